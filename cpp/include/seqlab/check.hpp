@@ -1,0 +1,43 @@
+// SEQLAB_CHECK: precondition checks at the API boundary. Each throws a standard exception
+// that pybind11 translates as PyTorch would raise it:
+//   std::invalid_argument -> ValueError, std::out_of_range -> IndexError,
+//   std::domain_error -> TypeError (dtype problems), std::runtime_error -> RuntimeError.
+#pragma once
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+#include <cstdint>
+
+namespace seqlab {
+
+namespace detail {
+inline void cat_to(std::ostringstream&) {}
+template <typename T, typename... Rest>
+void cat_to(std::ostringstream& os, const T& first, const Rest&... rest) {
+  os << first;
+  cat_to(os, rest...);
+}
+}  // namespace detail
+
+template <typename... Args>
+std::string str_cat(const Args&... args) {
+  std::ostringstream os;
+  detail::cat_to(os, args...);
+  return os.str();
+}
+
+// "[2, 3]" as PyTorch prints a size in its messages.
+std::string shape_str(const std::vector<int64_t>& shape);
+
+}  // namespace seqlab
+
+#define SEQLAB_CHECK_T(EXC, cond, ...) \
+  do {                                 \
+    if (!(cond)) throw EXC(::seqlab::str_cat(__VA_ARGS__)); \
+  } while (0)
+
+#define SEQLAB_CHECK(cond, ...) SEQLAB_CHECK_T(std::runtime_error, cond, __VA_ARGS__)
+#define SEQLAB_CHECK_INDEX(cond, ...) SEQLAB_CHECK_T(std::out_of_range, cond, __VA_ARGS__)
+#define SEQLAB_CHECK_VALUE(cond, ...) SEQLAB_CHECK_T(std::invalid_argument, cond, __VA_ARGS__)
+#define SEQLAB_CHECK_TYPE(cond, ...) SEQLAB_CHECK_T(std::domain_error, cond, __VA_ARGS__)

@@ -1,0 +1,70 @@
+// Pointwise ops with NumPy broadcasting and PyTorch's type promotion. cpp/src/ops/elementwise.cpp.
+#pragma once
+#include <optional>
+#include "seqlab/tensor.hpp"
+
+namespace seqlab {
+
+// Binary arithmetic (broadcasting; tensor operands promote bool < int64 < float32 < float64).
+Tensor add(const Tensor& a, const Tensor& b, double alpha = 1.0);  // a + alpha * b
+Tensor sub(const Tensor& a, const Tensor& b, double alpha = 1.0);  // a - alpha * b
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);  // true division: integers divide as floats
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, double exponent);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+
+// A Python number next to a tensor takes the tensor's dtype (float if the tensor is integral
+// and the number is not), as PyTorch's "wrapped number" rule says.
+Tensor scalar_like(double value, const Tensor& other, bool is_integral_value);
+Tensor scalar_tensor(double value, Dtype dtype);
+
+// Unary.
+Tensor neg(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
+
+// Comparisons and logic -> bool tensors, no gradient.
+enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
+Tensor compare(const Tensor& a, const Tensor& b, CompareOp op);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& a);
+
+// Copies and conversions.
+Tensor to_dtype(const Tensor& x, Dtype dtype);  // differentiable between float dtypes
+Tensor clone(const Tensor& x);                  // a contiguous copy, differentiable
+Tensor contiguous(const Tensor& x);             // x itself if already contiguous
+
+// In-place (bump the version counter; autograd-aware where PyTorch is).
+Tensor& copy_(Tensor& dst, const Tensor& src);  // broadcasting src into dst
+Tensor& fill_(Tensor& dst, double value);
+Tensor& zero_(Tensor& dst);
+enum class InplaceOp { Add, Sub, Mul, Div };
+Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double alpha = 1.0);
+Tensor& clamp_(Tensor& self, std::optional<double> min, std::optional<double> max);
+
+// Raise PyTorch's errors for an in-place write to `t` under grad mode.
+void check_inplace(const Tensor& t, const char* op);
+
+// C++ sugar.
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator+(const Tensor& a, double b);
+Tensor operator-(const Tensor& a, double b);
+Tensor operator*(const Tensor& a, double b);
+Tensor operator/(const Tensor& a, double b);
+Tensor operator+(double a, const Tensor& b);
+Tensor operator-(double a, const Tensor& b);
+Tensor operator*(double a, const Tensor& b);
+
+}  // namespace seqlab

@@ -1,0 +1,14 @@
+// matmul with NumPy/PyTorch semantics (1-D, 2-D, batched with broadcast batch dims), through
+// one BLAS entry point (cpp/src/blas.cpp). cpp/src/ops/linalg.cpp.
+#pragma once
+#include "seqlab/tensor.hpp"
+
+namespace seqlab {
+
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);   // 2-D only
+Tensor bmm(const Tensor& a, const Tensor& b);  // 3-D only, equal batch
+// y = x W^T + b, as torch.nn.functional.linear (bias may be undefined).
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+
+}  // namespace seqlab

@@ -1,0 +1,28 @@
+// Random numbers from one seeded generator (seqlab.manual_seed), creation ops, dropout.
+// cpp/src/ops/random.cpp and cpp/src/ops/creation.cpp.
+#pragma once
+#include <cstdint>
+#include "seqlab/tensor.hpp"
+
+namespace seqlab {
+
+void manual_seed(uint64_t seed);
+uint64_t initial_seed();
+
+Tensor zeros(const Shape& shape, Dtype dtype = Dtype::Float32);
+Tensor ones(const Shape& shape, Dtype dtype = Dtype::Float32);
+Tensor full(const Shape& shape, double value, Dtype dtype = Dtype::Float32);
+Tensor arange(double start, double end, double step, Dtype dtype);
+Tensor eye(int64_t n, int64_t m, Dtype dtype = Dtype::Float32);
+Tensor rand(const Shape& shape, Dtype dtype = Dtype::Float32);   // U[0, 1)
+Tensor randn(const Shape& shape, Dtype dtype = Dtype::Float32);  // N(0, 1)
+Tensor randint(int64_t low, int64_t high, const Shape& shape, Dtype dtype = Dtype::Int64);
+Tensor& uniform_(Tensor& x, double from = 0.0, double to = 1.0);
+Tensor& normal_(Tensor& x, double mean = 0.0, double std = 1.0);
+Tensor randperm(int64_t n);
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false);
+
+// Inverted dropout: zero with probability p, scale the rest by 1/(1-p).
+Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
+
+}  // namespace seqlab

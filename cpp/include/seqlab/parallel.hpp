@@ -1,0 +1,18 @@
+// One thread pool for seqlab's own loops, sized together with the BLAS threads so the two
+// never oversubscribe the cores (seqlab.set_num_threads). cpp/src/parallel.cpp.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace seqlab {
+
+void set_num_threads(int n);  // sets seqlab's pool and OpenBLAS
+int get_num_threads();
+// Run f(begin, end) over [0, n) in chunks of at least `grain` on the pool (inline when small).
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& f);
+// Flush-to-zero / denormals-are-zero on seqlab's compute threads (torch.set_flush_denormal).
+bool set_flush_denormal(bool on);
+std::string blas_info();  // "OpenBLAS 0.3.x DYNAMIC_ARCH ... (core: Haswell)"
+
+}  // namespace seqlab

@@ -1,0 +1,112 @@
+// Tensor: a handle to a TensorImpl = storage + shape + strides + dtype + autograd metadata.
+// Follows torch.Tensor (https://pytorch.org/docs/stable/tensors.html): views share storage
+// (and its version counter), copies do not. xtensor owns the memory but never appears here:
+// ops see raw pointers and strides (cpp/src/ops/*.cpp). Tests: cpp/tests/test_tensor.cpp.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "seqlab/check.hpp"
+#include "seqlab/dtype.hpp"
+
+namespace seqlab {
+
+using Shape = std::vector<int64_t>;
+class Node;
+
+// A flat buffer. `owner` keeps the memory alive: an xtensor buffer for tensors seqlab
+// allocates, a NumPy array or a DLPack capsule for tensors that borrow memory.
+struct Storage {
+  void* data = nullptr;
+  size_t nbytes = 0;
+  std::shared_ptr<void> owner;
+  // Bumped by every in-place write through any view; saved tensors compare it at backward.
+  uint32_t version = 0;
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  int64_t offset = 0;  // in elements
+  Shape shape;
+  Shape strides;       // in elements
+  int64_t numel = 0;
+  Dtype dtype = Dtype::Float32;
+
+  // --- autograd metadata (see autograd.hpp) ---
+  bool requires_grad = false;  // the user's flag on a leaf; non-leaves have grad_fn instead
+  bool retains_grad = false;
+  bool is_view = false;
+  std::shared_ptr<Node> grad_fn;  // the node that produced this tensor (null for leaves)
+  uint32_t output_nr = 0;         // which output of grad_fn this is
+  std::shared_ptr<TensorImpl> grad;
+  std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, shared by all uses
+};
+
+Shape contiguous_strides(const Shape& shape);
+int64_t shape_numel(const Shape& shape);
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // A new, uninitialised, contiguous tensor.
+  static Tensor empty(const Shape& shape, Dtype dtype = Dtype::Float32);
+  // A tensor over memory someone else owns (NumPy, DLPack); strides in elements.
+  static Tensor from_blob(void* data, const Shape& shape, const Shape& strides, Dtype dtype,
+                          std::shared_ptr<void> owner, size_t nbytes);
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+  const Shape& shape() const { return impl_->shape; }
+  const Shape& strides() const { return impl_->strides; }
+  int64_t dim() const { return static_cast<int64_t>(impl_->shape.size()); }
+  int64_t numel() const { return impl_->numel; }
+  int64_t size(int64_t d) const;  // negative d counts from the end
+  Dtype dtype() const { return impl_->dtype; }
+  int64_t offset() const { return impl_->offset; }
+  bool is_contiguous() const;
+
+  void* raw_data() const {
+    return static_cast<char*>(impl_->storage->data) + impl_->offset * itemsize(impl_->dtype);
+  }
+  template <typename T>
+  T* data() const {
+    SEQLAB_CHECK_TYPE(dtype_of<T>() == impl_->dtype, "expected dtype ", dtype_name(dtype_of<T>()),
+                      " but tensor has dtype ", dtype_name(impl_->dtype));
+    return static_cast<T*>(raw_data());
+  }
+  template <typename T>
+  T item() const;  // the value of a one-element tensor, converted to T
+
+  // --- autograd ---
+  bool requires_grad() const { return impl_->requires_grad || impl_->grad_fn != nullptr; }
+  Tensor& set_requires_grad(bool value);  // leaves only, floating dtypes only
+  bool is_leaf() const { return impl_->grad_fn == nullptr; }
+  const std::shared_ptr<Node>& grad_fn() const { return impl_->grad_fn; }
+  Tensor grad() const { return Tensor(impl_->grad); }
+  void set_grad(const Tensor& g) { impl_->grad = g.impl_; }
+  void retain_grad();
+  // Reverse-mode sweep from this tensor; `gradient` may be omitted for a one-element tensor.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  // Same data, no history (shares storage and its version counter).
+  Tensor detach() const;
+  uint32_t version() const { return impl_->storage->version; }
+  void bump_version() const { ++impl_->storage->version; }
+
+  std::string repr() const;  // a short description: "Tensor(shape=[2, 3], dtype=float32)"
+
+ private:
+  template <typename T>
+  T dispatch_value() const;
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// Normalise a dim in [-ndim, ndim) to [0, ndim), or throw IndexError as PyTorch does.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op = nullptr);
+
+}  // namespace seqlab

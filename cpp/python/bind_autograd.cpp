@@ -1,0 +1,18 @@
+// Grad mode and the engine entry points (seqlab.no_grad and friends are built on these in
+// python/seqlab/autograd.py).
+#include "bind_common.hpp"
+
+namespace seqlab::bind {
+
+void bind_autograd(py::module_& m) {
+  m.def("is_grad_enabled", &GradMode::is_enabled);
+  m.def("_set_grad_enabled", &GradMode::set_enabled, py::arg("mode"));
+  m.def("_run_backward", [](const TensorList& roots, const TensorList& grads, bool retain_graph) {
+    SEQLAB_CHECK(roots.size() == grads.size(), "backward: got ", roots.size(), " tensors and ", grads.size(),
+                 " gradients");
+    run_backward(roots, grads, retain_graph);
+  }, py::arg("tensors"), py::arg("grad_tensors"), py::arg("retain_graph") = false,
+        py::call_guard<py::gil_scoped_release>());
+}
+
+}  // namespace seqlab::bind

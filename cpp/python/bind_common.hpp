@@ -1,0 +1,46 @@
+// Shared by the binding files: Tensor <-> Python conversion (seqlab.Tensor wraps the
+// TensorImpl, so the same tensor is the same Python object) and argument parsing helpers.
+#pragma once
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "seqlab/seqlab.hpp"
+
+namespace py = pybind11;
+
+namespace pybind11::detail {
+template <>
+struct type_caster<seqlab::Tensor> {
+  PYBIND11_TYPE_CASTER(seqlab::Tensor, const_name("Tensor"));
+  bool load(handle src, bool convert) {
+    if (src.is_none()) return false;  // optional tensors are std::optional<Tensor>
+    make_caster<std::shared_ptr<seqlab::TensorImpl>> c;
+    if (!c.load(src, convert)) return false;
+    value = seqlab::Tensor(cast_op<std::shared_ptr<seqlab::TensorImpl>>(c));
+    return static_cast<bool>(value.impl());
+  }
+  static handle cast(const seqlab::Tensor& t, return_value_policy, handle parent) {
+    if (!t.defined()) return none().release();
+    return make_caster<std::shared_ptr<seqlab::TensorImpl>>::cast(t.impl_ptr(), return_value_policy::take_ownership,
+                                                                  parent);
+  }
+};
+}  // namespace pybind11::detail
+
+namespace seqlab::bind {
+
+// A Python number or tensor as an operand next to `like` (PyTorch's wrapped-number rule).
+// Returns an undefined Tensor when `o` is neither (the caller returns NotImplemented).
+Tensor operand(const py::handle& o, const Tensor& like);
+// dim=None / int / tuple -> list of dims (empty = all).
+std::vector<int64_t> dims_arg(const py::handle& o);
+// *size varargs or one sequence -> Shape.
+Shape size_args(const py::args& args);
+Shape size_arg(const py::handle& o);
+
+void bind_tensor(py::module_& m);
+void bind_ops(py::module_& m);
+void bind_autograd(py::module_& m);
+void bind_interop(py::module_& m);
+
+}  // namespace seqlab::bind

@@ -1,0 +1,372 @@
+// The ops, each bound twice from one definition: as seqlab.NAME(input, ...) and as the
+// method Tensor.NAME(...), with PyTorch's argument names and defaults.
+#include "bind_common.hpp"
+
+namespace seqlab::bind {
+
+using Release = py::call_guard<py::gil_scoped_release>;
+
+namespace {
+
+py::class_<TensorImpl, std::shared_ptr<TensorImpl>> tensor_class(py::module_& m) {
+  return py::reinterpret_borrow<py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(m.attr("Tensor"));
+}
+
+// Bind f as a module function (first argument named "input") and as a Tensor method.
+template <typename F, typename... Extra>
+void both(py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls, const char* name, F f,
+          const Extra&... extra) {
+  cls.def(name, f, extra...);
+  m.def(name, f, py::arg("input"), extra...);
+}
+
+py::object values_indices(py::module_& m, std::pair<Tensor, Tensor> r) {
+  return m.attr("_values_indices")(py::cast(r.first), py::cast(r.second));
+}
+
+}  // namespace
+
+void bind_ops(py::module_& m) {
+  auto cls = tensor_class(m);
+  // ------------------------------------------------------------ elementwise
+  both(m, cls, "add", [](const Tensor& a, py::handle b, double alpha) -> py::object {
+    Tensor o = operand(b, a);
+    if (!o.defined()) throw py::type_error("add(): argument 'other' must be a Tensor or a number");
+    py::gil_scoped_release r;
+    Tensor out = add(a, o, alpha);
+    py::gil_scoped_acquire acq;
+    return py::cast(out);
+  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
+  both(m, cls, "sub", [](const Tensor& a, py::handle b, double alpha) -> py::object {
+    Tensor o = operand(b, a);
+    if (!o.defined()) throw py::type_error("sub(): argument 'other' must be a Tensor or a number");
+    py::gil_scoped_release r;
+    Tensor out = sub(a, o, alpha);
+    py::gil_scoped_acquire acq;
+    return py::cast(out);
+  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
+  auto def_binary = [&](const char* name, Tensor (*fn)(const Tensor&, const Tensor&)) {
+    both(m, cls, name, [fn, name](const Tensor& a, py::handle b) -> py::object {
+      Tensor o = operand(b, a);
+      if (!o.defined()) throw py::type_error(std::string(name) + "(): argument 'other' must be a Tensor or a number");
+      py::gil_scoped_release r;
+      Tensor out = fn(a, o);
+      py::gil_scoped_acquire acq;
+      return py::cast(out);
+    }, py::arg("other"));
+  };
+  def_binary("mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); });
+  def_binary("div", [](const Tensor& a, const Tensor& b) { return div(a, b); });
+  def_binary("true_divide", [](const Tensor& a, const Tensor& b) { return div(a, b); });
+  def_binary("maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); });
+  def_binary("minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); });
+  def_binary("eq", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Eq); });
+  def_binary("ne", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Ne); });
+  def_binary("lt", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Lt); });
+  def_binary("le", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Le); });
+  def_binary("gt", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Gt); });
+  def_binary("ge", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Ge); });
+  def_binary("logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); });
+  def_binary("logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); });
+  def_binary("logical_xor", [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); });
+  both(m, cls, "pow", [](const Tensor& a, py::handle b) -> py::object {
+    if (py::isinstance<py::int_>(b) || py::isinstance<py::float_>(b)) {
+      const double e = b.cast<double>();
+      py::gil_scoped_release r;
+      Tensor out = pow(a, e);
+      py::gil_scoped_acquire acq;
+      return py::cast(out);
+    }
+    Tensor o = operand(b, a);
+    if (!o.defined()) throw py::type_error("pow(): argument 'exponent' must be a Tensor or a number");
+    py::gil_scoped_release r;
+    Tensor out = pow(a, o);
+    py::gil_scoped_acquire acq;
+    return py::cast(out);
+  }, py::arg("exponent"));
+  m.def("where", [](const Tensor& cond, py::handle a, py::handle b) {
+    Tensor ta = py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor();
+    Tensor tb = py::isinstance<TensorImpl>(b) ? b.cast<Tensor>() : Tensor();
+    const Tensor& like = ta.defined() ? ta : (tb.defined() ? tb : scalar_tensor(0.0, Dtype::Float32));
+    if (!ta.defined()) ta = operand(a, like);
+    if (!tb.defined()) tb = operand(b, like);
+    if (!ta.defined() || !tb.defined()) throw py::type_error("where(): input and other must be Tensors or numbers");
+    py::gil_scoped_release r;
+    return where(cond, ta, tb);
+  }, py::arg("condition"), py::arg("input"), py::arg("other"));
+  cls.def("where", [](const Tensor& self, const Tensor& cond, py::handle other) {
+    Tensor o = operand(other, self);
+    if (!o.defined()) throw py::type_error("where(): other must be a Tensor or a number");
+    py::gil_scoped_release r;
+    return where(cond, self, o);
+  }, py::arg("condition"), py::arg("other"));
+
+  both(m, cls, "neg", [](const Tensor& x) { return neg(x); }, Release());
+  both(m, cls, "negative", [](const Tensor& x) { return neg(x); }, Release());
+  both(m, cls, "exp", [](const Tensor& x) { return exp(x); }, Release());
+  both(m, cls, "log", [](const Tensor& x) { return log(x); }, Release());
+  both(m, cls, "sqrt", [](const Tensor& x) { return sqrt(x); }, Release());
+  both(m, cls, "abs", [](const Tensor& x) { return abs(x); }, Release());
+  both(m, cls, "logical_not", [](const Tensor& x) { return logical_not(x); }, Release());
+  both(m, cls, "tanh", [](const Tensor& x) { return tanh(x); }, Release());
+  both(m, cls, "sigmoid", [](const Tensor& x) { return sigmoid(x); }, Release());
+  both(m, cls, "relu", [](const Tensor& x) { return relu(x); }, Release());
+  both(m, cls, "clamp", [](const Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp(x, lo, hi); },
+       py::arg("min") = py::none(), py::arg("max") = py::none(), Release());
+  both(m, cls, "clip", [](const Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp(x, lo, hi); },
+       py::arg("min") = py::none(), py::arg("max") = py::none(), Release());
+  cls.def("clamp_", [](Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp_(x, lo, hi); },
+          py::arg("min") = py::none(), py::arg("max") = py::none(), Release());
+
+  // ------------------------------------------------------------ in place
+  auto def_inplace = [&](const char* name, InplaceOp op) {
+    cls.def(name, [op, name](Tensor& self, py::handle other, double alpha) -> Tensor {
+      Tensor o = operand(other, self);
+      if (!o.defined()) throw py::type_error(std::string(name) + "(): argument 'other' must be a Tensor or a number");
+      py::gil_scoped_release r;
+      inplace_binary(self, o, op, alpha);
+      return self;
+    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
+  };
+  def_inplace("add_", InplaceOp::Add);
+  def_inplace("sub_", InplaceOp::Sub);
+  def_inplace("mul_", InplaceOp::Mul);
+  def_inplace("div_", InplaceOp::Div);
+  cls.def("zero_", [](Tensor& x) -> Tensor { return zero_(x); }, Release());
+  cls.def("fill_", [](Tensor& x, double v) -> Tensor { return fill_(x, v); }, py::arg("value"), Release());
+  cls.def("copy_", [](Tensor& x, const Tensor& src) -> Tensor { return copy_(x, src); }, py::arg("src"), Release());
+  cls.def("uniform_", [](Tensor& x, double a, double b) -> Tensor { return uniform_(x, a, b); },
+          py::arg("from") = 0.0, py::arg("to") = 1.0, Release());
+  cls.def("normal_", [](Tensor& x, double mean, double std) -> Tensor { return normal_(x, mean, std); },
+          py::arg("mean") = 0.0, py::arg("std") = 1.0, Release());
+  cls.def("masked_fill_", [](Tensor& x, const Tensor& mask, double v) -> Tensor { return masked_fill_(x, mask, v); },
+          py::arg("mask"), py::arg("value"), Release());
+  cls.def("scatter_add_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor {
+    return scatter_add_(x, dim, index, src);
+  }, py::arg("dim"), py::arg("index"), py::arg("src"), Release());
+  cls.def("_index_put_", [](Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) -> Tensor {
+    TensorList l;
+    for (auto& i : idx) l.push_back(i ? *i : Tensor());
+    return index_put_(x, l, v, acc);
+  }, Release());
+
+  // ------------------------------------------------------------ copies and dtypes
+  both(m, cls, "clone", [](const Tensor& x) { return clone(x); }, Release());
+  cls.def("contiguous", [](const Tensor& x) { return contiguous(x); }, Release());
+  cls.def("to", [](const Tensor& x, Dtype d) { return to_dtype(x, d); }, py::arg("dtype"), Release());
+  cls.def("type", [](const Tensor& x, Dtype d) { return to_dtype(x, d); }, py::arg("dtype"), Release());
+  cls.def("float", [](const Tensor& x) { return to_dtype(x, Dtype::Float32); }, Release());
+  cls.def("double", [](const Tensor& x) { return to_dtype(x, Dtype::Float64); }, Release());
+  cls.def("long", [](const Tensor& x) { return to_dtype(x, Dtype::Int64); }, Release());
+  cls.def("bool", [](const Tensor& x) { return to_dtype(x, Dtype::Bool); }, Release());
+
+  // ------------------------------------------------------------ reductions
+  both(m, cls, "sum", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype) {
+    auto dims = dims_arg(dim);
+    py::gil_scoped_release r;
+    const Tensor in = dtype ? to_dtype(x, *dtype) : x;
+    return sum(in, dims, keepdim);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  both(m, cls, "mean", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype) {
+    auto dims = dims_arg(dim);
+    py::gil_scoped_release r;
+    const Tensor in = dtype ? to_dtype(x, *dtype) : x;
+    return mean(in, dims, keepdim);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  both(m, cls, "var", [](const Tensor& x, py::object dim, std::optional<bool> unbiased, bool keepdim,
+                         std::optional<double> correction) {
+    auto dims = dims_arg(dim);
+    const double c = correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
+    py::gil_scoped_release r;
+    return var(x, dims, c, keepdim);
+  }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+     py::arg("correction") = py::none());
+  auto def_extreme = [&](const char* name, bool is_max) {
+    both(m, cls, name, [m, is_max](const Tensor& x, py::object dim, bool keepdim) -> py::object {
+      py::module_ mod = m;
+      if (dim.is_none()) {
+        Tensor r;
+        {
+          py::gil_scoped_release rel;
+          r = is_max ? max(x) : min(x);
+        }
+        return py::cast(r);
+      }
+      if (py::isinstance<TensorImpl>(dim)) {  // torch.max(a, b) = maximum
+        Tensor o = dim.cast<Tensor>();
+        py::gil_scoped_release rel;
+        Tensor r = is_max ? maximum(x, o) : minimum(x, o);
+        py::gil_scoped_acquire acq;
+        return py::cast(r);
+      }
+      const int64_t d = dim.cast<int64_t>();
+      std::pair<Tensor, Tensor> r;
+      {
+        py::gil_scoped_release rel;
+        r = is_max ? max(x, d, keepdim) : min(x, d, keepdim);
+      }
+      return values_indices(mod, r);
+    }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  };
+  def_extreme("max", true);
+  def_extreme("min", false);
+  both(m, cls, "argmax", [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return argmax(x, dim, keepdim); },
+       py::arg("dim") = py::none(), py::arg("keepdim") = false, Release());
+  both(m, cls, "argmin", [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return argmin(x, dim, keepdim); },
+       py::arg("dim") = py::none(), py::arg("keepdim") = false, Release());
+
+  // ------------------------------------------------------------ linalg
+  both(m, cls, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, py::arg("other"), Release());
+  both(m, cls, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, py::arg("mat2"), Release());
+  both(m, cls, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, py::arg("mat2"), Release());
+  m.def("_linear", [](const Tensor& x, const Tensor& w, std::optional<Tensor> b) { return linear(x, w, b ? *b : Tensor()); },
+        Release());
+
+  // ------------------------------------------------------------ shape
+  cls.def("view", [](const Tensor& x, py::args size) {
+    if (size.size() == 1 && py::isinstance<Dtype>(size[0]))
+      throw py::type_error("view(dtype) is not supported by seqlab; use .to(dtype)");
+    Shape s = size_args(size);
+    py::gil_scoped_release r;
+    return view(x, s);
+  });
+  cls.def("reshape", [](const Tensor& x, py::args size) {
+    Shape s = size_args(size);
+    py::gil_scoped_release r;
+    return reshape(x, s);
+  });
+  m.def("reshape", [](const Tensor& x, py::handle shape) { return reshape(x, size_arg(shape)); }, py::arg("input"),
+        py::arg("shape"));
+  cls.def("expand", [](const Tensor& x, py::args size) {
+    Shape s = size_args(size);
+    py::gil_scoped_release r;
+    return expand(x, s);
+  });
+  cls.def("permute", [](const Tensor& x, py::args dims) {
+    Shape s = size_args(dims);
+    py::gil_scoped_release r;
+    return permute(x, s);
+  });
+  m.def("permute", [](const Tensor& x, std::vector<int64_t> dims) { return permute(x, dims); }, py::arg("input"),
+        py::arg("dims"), Release());
+  both(m, cls, "flatten", [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); },
+       py::arg("start_dim") = 0, py::arg("end_dim") = -1, Release());
+  both(m, cls, "transpose", [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); }, py::arg("dim0"),
+       py::arg("dim1"), Release());
+  both(m, cls, "swapaxes", [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); }, py::arg("axis0"),
+       py::arg("axis1"), Release());
+  both(m, cls, "t", [](const Tensor& x) { return t(x); }, Release());
+  cls.def_property_readonly("T", [](const Tensor& x) {
+    std::vector<int64_t> perm;
+    for (int64_t d = x.dim() - 1; d >= 0; --d) perm.push_back(d);
+    return permute(x, perm);
+  });
+  cls.def_property_readonly("mT", [](const Tensor& x) { return transpose(x, -2, -1); });
+  both(m, cls, "unsqueeze", [](const Tensor& x, int64_t d) { return unsqueeze(x, d); }, py::arg("dim"), Release());
+  both(m, cls, "squeeze", [](const Tensor& x, py::object dim) {
+    if (dim.is_none()) return squeeze(x);
+    auto dims = dims_arg(dim);
+    Tensor r = x;
+    std::vector<int64_t> ws;
+    for (int64_t d : dims) ws.push_back(wrap_dim(d, std::max<int64_t>(x.dim(), 1), "squeeze"));
+    std::sort(ws.rbegin(), ws.rend());
+    for (int64_t d : ws) r = squeeze(r, d);
+    return r;
+  }, py::arg("dim") = py::none());
+  both(m, cls, "narrow", [](const Tensor& x, int64_t d, int64_t s, int64_t l) { return narrow(x, d, s, l); },
+       py::arg("dim"), py::arg("start"), py::arg("length"), Release());
+  both(m, cls, "select", [](const Tensor& x, int64_t d, int64_t i) { return select(x, d, i); }, py::arg("dim"),
+       py::arg("index"), Release());
+  cls.def("_slice", [](const Tensor& x, int64_t d, int64_t s, int64_t e, int64_t st) { return slice(x, d, s, e, st); },
+          Release());
+  both(m, cls, "split", [](const Tensor& x, py::handle size, int64_t dim) {
+    if (py::isinstance<py::int_>(size)) return split(x, size.cast<int64_t>(), dim);
+    return split(x, size.cast<std::vector<int64_t>>(), dim);
+  }, py::arg("split_size_or_sections"), py::arg("dim") = 0);
+  both(m, cls, "chunk", [](const Tensor& x, int64_t c, int64_t d) { return chunk(x, c, d); }, py::arg("chunks"),
+       py::arg("dim") = 0, Release());
+  m.def("cat", [](const TensorList& xs, int64_t dim) { return cat(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
+        Release());
+  m.def("concat", [](const TensorList& xs, int64_t dim) { return cat(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
+        Release());
+  m.def("stack", [](const TensorList& xs, int64_t dim) { return stack(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
+        Release());
+
+  // ------------------------------------------------------------ indexing
+  cls.def("_index", [](const Tensor& x, std::vector<std::optional<Tensor>> idx) {
+    TensorList l;
+    for (auto& i : idx) l.push_back(i ? *i : Tensor());
+    return index(x, l);
+  }, Release());
+  both(m, cls, "gather", [](const Tensor& x, int64_t dim, const Tensor& index) { return gather(x, dim, index); },
+       py::arg("dim"), py::arg("index"), Release());
+  both(m, cls, "index_select", [](const Tensor& x, int64_t dim, const Tensor& index) { return index_select(x, dim, index); },
+       py::arg("dim"), py::arg("index"), Release());
+  both(m, cls, "masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value) {
+    double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>() : value.cast<double>();
+    py::gil_scoped_release r;
+    return masked_fill(x, mask, v);
+  }, py::arg("mask"), py::arg("value"));
+  both(m, cls, "nonzero", [](const Tensor& x) { return nonzero(x); }, Release());
+  both(m, cls, "triu", [](const Tensor& x, int64_t d) { return triu(x, d); }, py::arg("diagonal") = 0, Release());
+  both(m, cls, "tril", [](const Tensor& x, int64_t d) { return tril(x, d); }, py::arg("diagonal") = 0, Release());
+
+  // ------------------------------------------------------------ softmax family, losses (seqlab.nn.functional)
+  both(m, cls, "softmax", [](const Tensor& x, int64_t dim) { return softmax(x, dim); }, py::arg("dim"), Release());
+  both(m, cls, "log_softmax", [](const Tensor& x, int64_t dim) { return log_softmax(x, dim); }, py::arg("dim"), Release());
+  m.def("gelu", [](const Tensor& x, const std::string& approximate) {
+    SEQLAB_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+                       "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
+    py::gil_scoped_release r;
+    return gelu(x, approximate == "tanh");
+  }, py::arg("input"), py::arg("approximate") = "none");
+  m.def("cross_entropy", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
+                            int64_t ignore_index, const std::string& reduction, double label_smoothing) {
+    const Reduction red = parse_reduction(reduction);
+    py::gil_scoped_release r;
+    return cross_entropy(input, target, weight ? *weight : Tensor(), ignore_index, red, label_smoothing);
+  }, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("ignore_index") = -100,
+        py::arg("reduction") = "mean", py::arg("label_smoothing") = 0.0);
+  m.def("nll_loss", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight, int64_t ignore_index,
+                       const std::string& reduction) {
+    const Reduction red = parse_reduction(reduction);
+    py::gil_scoped_release r;
+    return nll_loss(input, target, weight ? *weight : Tensor(), ignore_index, red);
+  }, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("ignore_index") = -100,
+        py::arg("reduction") = "mean");
+  m.def("mse_loss", [](const Tensor& input, const Tensor& target, const std::string& reduction) {
+    const Reduction red = parse_reduction(reduction);
+    py::gil_scoped_release r;
+    return mse_loss(input, target, red);
+  }, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean");
+  m.def("binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
+                                               const std::string& reduction, std::optional<Tensor> pos_weight) {
+    const Reduction red = parse_reduction(reduction);
+    py::gil_scoped_release r;
+    return binary_cross_entropy_with_logits(input, target, weight ? *weight : Tensor(), red,
+                                            pos_weight ? *pos_weight : Tensor());
+  }, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = "mean",
+        py::arg("pos_weight") = py::none());
+  m.def("dropout", [](const Tensor& x, double p, bool training) { return dropout(x, p, training); }, py::arg("input"),
+        py::arg("p") = 0.5, py::arg("training") = true, Release());
+
+  // ------------------------------------------------------------ creation and randomness
+  m.def("_empty", [](const Shape& s, Dtype d) { return Tensor::empty(s, d); });
+  m.def("_full", [](const Shape& s, double v, Dtype d) { return full(s, v, d); }, Release());
+  m.def("_arange", [](double a, double b, double st, Dtype d) { return arange(a, b, st, d); }, Release());
+  m.def("_eye", [](int64_t n, int64_t mm, Dtype d) { return eye(n, mm, d); }, Release());
+  m.def("_rand", [](const Shape& s, Dtype d) { return rand(s, d); }, Release());
+  m.def("_randn", [](const Shape& s, Dtype d) { return randn(s, d); }, Release());
+  m.def("_randint", [](int64_t lo, int64_t hi, const Shape& s, Dtype d) { return randint(lo, hi, s, d); }, Release());
+  m.def("randperm", [](int64_t n) { return randperm(n); }, py::arg("n"), Release());
+  both(m, cls, "multinomial", [](const Tensor& p, int64_t n, bool repl) { return multinomial(p, n, repl); },
+       py::arg("num_samples"), py::arg("replacement") = false, Release());
+  m.def("manual_seed", [](uint64_t s) { manual_seed(s); }, py::arg("seed"));
+  m.def("initial_seed", &initial_seed);
+  m.def("set_num_threads", &set_num_threads, py::arg("n"));
+  m.def("get_num_threads", &get_num_threads);
+  m.def("set_flush_denormal", &set_flush_denormal, py::arg("mode"));
+  m.def("_blas_info", &blas_info);
+}
+
+}  // namespace seqlab::bind

@@ -1,0 +1,187 @@
+// seqlab.Tensor: properties, autograd methods, operators. Ops that are both functions and
+// methods (x.tanh() and seqlab.tanh(x)) are bound in bind_ops.cpp.
+#include "bind_common.hpp"
+
+namespace seqlab::bind {
+
+using Release = py::call_guard<py::gil_scoped_release>;
+
+namespace {
+
+py::tuple shape_tuple(const Shape& s) {
+  py::tuple t(s.size());
+  for (size_t i = 0; i < s.size(); ++i) t[i] = py::int_(s[i]);
+  return t;
+}
+
+// a OP b for a tensor and a Python operand; NotImplemented for unknown operands.
+template <typename F>
+py::object binary(const Tensor& self, const py::handle& other, bool reflected, F f) {
+  Tensor o = operand(other, self);
+  if (!o.defined()) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  Tensor r;
+  {
+    py::gil_scoped_release release;
+    r = reflected ? f(o, self) : f(self, o);
+  }
+  return py::cast(r);
+}
+
+template <typename F>
+py::object inplace(Tensor self, const py::handle& other, F f) {
+  Tensor o = operand(other, self);
+  if (!o.defined()) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  {
+    py::gil_scoped_release release;
+    f(self, o);
+  }
+  return py::cast(self);
+}
+
+}  // namespace
+
+void bind_tensor(py::module_& m) {
+  py::enum_<Dtype>(m, "dtype")
+      .value("float32", Dtype::Float32)
+      .value("float64", Dtype::Float64)
+      .value("int64", Dtype::Int64)
+      .value("bool", Dtype::Bool)
+      .def("__repr__", [](Dtype d) { return std::string("seqlab.") + dtype_name(d); })
+      .def("__str__", [](Dtype d) { return std::string("seqlab.") + dtype_name(d); })
+      .def_property_readonly("is_floating_point", [](Dtype d) { return is_floating(d); })
+      .def_property_readonly("itemsize", [](Dtype d) { return itemsize(d); });
+
+  py::class_<Node, std::shared_ptr<Node>>(m, "Node", "A recorded op (a tensor's grad_fn).")
+      .def("name", [](const Node& n) { return std::string(n.name()); })
+      .def("__repr__", [](const Node& n) { return "<" + std::string(n.name()) + " object>"; })
+      .def_property_readonly("next_functions", [](const Node& n) {
+        py::list out;
+        for (const Edge& e : n.next_edges) {
+          if (e.fn)
+            out.append(py::make_tuple(py::cast(e.fn), e.input_nr));
+          else
+            out.append(py::make_tuple(py::none(), 0));
+        }
+        return py::tuple(out);
+      });
+
+  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", py::dynamic_attr(), py::buffer_protocol());
+  cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
+      .def("size", [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
+        if (dim) return py::int_(t.size(*dim));
+        return shape_tuple(t.shape());
+      }, py::arg("dim") = py::none())
+      .def("dim", [](const Tensor& t) { return t.dim(); })
+      .def("ndimension", [](const Tensor& t) { return t.dim(); })
+      .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
+      .def("numel", [](const Tensor& t) { return t.numel(); })
+      .def("nelement", [](const Tensor& t) { return t.numel(); })
+      .def("__len__", [](const Tensor& t) {
+        if (t.dim() == 0) throw py::type_error("len() of a 0-d tensor");
+        return t.shape()[0];
+      })
+      .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); })
+      .def("stride", [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
+        if (dim) return py::int_(t.strides()[wrap_dim(*dim, t.dim(), "stride")]);
+        return shape_tuple(t.strides());
+      }, py::arg("dim") = py::none())
+      .def("storage_offset", [](const Tensor& t) { return t.offset(); })
+      .def("element_size", [](const Tensor& t) { return itemsize(t.dtype()); })
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw_data()); })
+      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
+      .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
+      .def_property_readonly("device", [](const Tensor&) { return "cpu"; })
+      .def_property_readonly("_version", [](const Tensor& t) { return t.version(); })
+      .def_property_readonly("_base_is_view", [](const Tensor& t) { return t.impl()->is_view; })
+      // --- autograd
+      .def_property("requires_grad", [](const Tensor& t) { return t.requires_grad(); },
+                    [](Tensor& t, bool v) { t.set_requires_grad(v); })
+      .def("requires_grad_", [](Tensor& t, bool v) { t.set_requires_grad(v); return t; },
+           py::arg("requires_grad") = true)
+      .def_property("grad", [](const Tensor& t) { return t.grad(); }, [](Tensor& t, std::optional<Tensor> g) {
+        if (g) {
+          SEQLAB_CHECK(g->shape() == t.shape(), "assigned grad has data of a different size: ", shape_str(g->shape()),
+                       " vs ", shape_str(t.shape()));
+          SEQLAB_CHECK_TYPE(g->dtype() == t.dtype(), "assigned grad has data of a different type");
+        }
+        t.set_grad(g ? *g : Tensor());
+      })
+      .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); })
+      .def_property_readonly("is_leaf", [](const Tensor& t) { return t.is_leaf(); })
+      .def_property_readonly("retains_grad", [](const Tensor& t) { return t.impl()->retains_grad; })
+      .def("retain_grad", [](Tensor& t) { t.retain_grad(); })
+      .def("backward", [](const Tensor& t, std::optional<Tensor> gradient, std::optional<bool> retain_graph) {
+        py::gil_scoped_release release;
+        t.backward(gradient ? *gradient : Tensor(), retain_graph.value_or(false));
+      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none())
+      .def("detach", [](const Tensor& t) { return t.detach(); })
+      .def("detach_", [](Tensor& t) {
+        t.impl()->grad_fn = nullptr;
+        t.impl()->requires_grad = false;
+        return t;
+      })
+      // --- conversions
+      .def("item", [](const Tensor& t) -> py::object {
+        switch (t.dtype()) {
+          case Dtype::Bool: return py::bool_(t.item<bool>());
+          case Dtype::Int64: return py::int_(t.item<int64_t>());
+          default: return py::float_(t.item<double>());
+        }
+      })
+      .def("__float__", [](const Tensor& t) { return t.item<double>(); })
+      .def("__int__", [](const Tensor& t) { return t.item<int64_t>(); })
+      .def("__index__", [](const Tensor& t) {
+        if (t.dtype() != Dtype::Int64 && t.dtype() != Dtype::Bool)
+          throw py::type_error("only integer tensors of a single element can be converted to an index");
+        return t.item<int64_t>();
+      })
+      .def("__bool__", [](const Tensor& t) {
+        SEQLAB_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+        return t.item<double>() != 0.0;
+      })
+      .def("__hash__", [](const py::object& self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); })
+      // --- operators
+      .def("__add__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return add(x, y); }); }, py::is_operator())
+      .def("__radd__", [](const Tensor& a, py::handle b) { return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return add(x, y); }); }, py::is_operator())
+      .def("__sub__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return sub(x, y); }); }, py::is_operator())
+      .def("__rsub__", [](const Tensor& a, py::handle b) { return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return sub(x, y); }); }, py::is_operator())
+      .def("__mul__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return mul(x, y); }); }, py::is_operator())
+      .def("__rmul__", [](const Tensor& a, py::handle b) { return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return mul(x, y); }); }, py::is_operator())
+      .def("__truediv__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return div(x, y); }); }, py::is_operator())
+      .def("__rtruediv__", [](const Tensor& a, py::handle b) { return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return div(x, y); }); }, py::is_operator())
+      .def("__pow__", [](const Tensor& a, py::handle b) -> py::object {
+        if (py::isinstance<py::int_>(b) || py::isinstance<py::float_>(b)) {
+          const double e = b.cast<double>();
+          py::gil_scoped_release r;
+          Tensor out = pow(a, e);
+          py::gil_scoped_acquire acq;
+          return py::cast(out);
+        }
+        return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return pow(x, y); });
+      }, py::is_operator())
+      .def("__rpow__", [](const Tensor& a, py::handle b) { return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return pow(x, y); }); }, py::is_operator())
+      .def("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, Release(), py::is_operator())
+      .def("__neg__", [](const Tensor& a) { return neg(a); }, Release())
+      .def("__abs__", [](const Tensor& a) { return abs(a); }, Release())
+      .def("__invert__", [](const Tensor& a) {
+        SEQLAB_CHECK_TYPE(a.dtype() == Dtype::Bool, "~ (bitwise_not) is only implemented for bool tensors in seqlab");
+        return logical_not(a);
+      })
+      .def("__and__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return logical_and(x, y); }); }, py::is_operator())
+      .def("__or__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return logical_or(x, y); }); }, py::is_operator())
+      .def("__xor__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return logical_xor(x, y); }); }, py::is_operator())
+      .def("__iadd__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Add); }); }, py::is_operator())
+      .def("__isub__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Sub); }); }, py::is_operator())
+      .def("__imul__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Mul); }); }, py::is_operator())
+      .def("__itruediv__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Div); }); }, py::is_operator());
+
+  const std::pair<const char*, CompareOp> cmps[] = {{"__eq__", CompareOp::Eq}, {"__ne__", CompareOp::Ne},
+                                                    {"__lt__", CompareOp::Lt}, {"__le__", CompareOp::Le},
+                                                    {"__gt__", CompareOp::Gt}, {"__ge__", CompareOp::Ge}};
+  for (auto [name, op] : cmps)
+    cls.def(name, [op = op](const Tensor& a, py::handle b) {
+      return binary(a, b, false, [op](const Tensor& x, const Tensor& y) { return compare(x, y, op); });
+    }, py::is_operator());
+}
+
+}  // namespace seqlab::bind

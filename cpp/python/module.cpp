@@ -1,0 +1,56 @@
+// seqlab._core: the compiled core. Bindings only convert and forward; the Python package
+// (python/seqlab) re-exports them with PyTorch's module layout.
+#include "bind_common.hpp"
+
+namespace seqlab::bind {
+
+Tensor operand(const py::handle& o, const Tensor& like) {
+  if (py::isinstance<py::bool_>(o)) return scalar_like(o.cast<bool>() ? 1.0 : 0.0, like, true);
+  if (py::isinstance<py::int_>(o)) return scalar_like(static_cast<double>(o.cast<int64_t>()), like, true);
+  if (py::isinstance<py::float_>(o)) return scalar_like(o.cast<double>(), like, false);
+  if (py::isinstance<TensorImpl>(o)) return o.cast<Tensor>();
+  // NumPy scalars and 0-d arrays behave like numbers.
+  if (py::hasattr(o, "dtype") && py::hasattr(o, "item") && py::hasattr(o, "ndim") && o.attr("ndim").cast<int>() == 0)
+    return operand(o.attr("item")(), like);
+  return Tensor();
+}
+
+std::vector<int64_t> dims_arg(const py::handle& o) {
+  if (o.is_none()) return {};
+  if (py::isinstance<py::int_>(o)) return {o.cast<int64_t>()};
+  return o.cast<std::vector<int64_t>>();
+}
+
+Shape size_arg(const py::handle& o) {
+  if (py::isinstance<py::int_>(o)) return {o.cast<int64_t>()};
+  return o.cast<std::vector<int64_t>>();
+}
+
+Shape size_args(const py::args& args) {
+  if (args.size() == 1 && !py::isinstance<py::int_>(args[0])) return size_arg(args[0]);
+  Shape s;
+  for (auto a : args) {
+    if (!py::isinstance<py::int_>(a))
+      throw py::type_error("size must be a sequence of ints or ints, got " + std::string(py::str(py::type::of(a))));
+    s.push_back(a.cast<int64_t>());
+  }
+  return s;
+}
+
+}  // namespace seqlab::bind
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "seqlab's C++ core: tensors, autograd and ops";
+  // std::domain_error carries dtype problems: TypeError, as PyTorch raises.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const std::domain_error& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    }
+  });
+  seqlab::bind::bind_tensor(m);
+  seqlab::bind::bind_ops(m);
+  seqlab::bind::bind_autograd(m);
+  seqlab::bind::bind_interop(m);
+}

@@ -1,0 +1,187 @@
+// The backward engine: a reverse topological sweep over the recorded nodes (Kahn's algorithm
+// on the dependency counts), gradient accumulation into leaves, freeing of saved tensors.
+// Follows torch/csrc/autograd/engine.cpp in behaviour, not in machinery.
+#include "seqlab/autograd.hpp"
+
+#include <atomic>
+#include <unordered_map>
+
+#include "seqlab/ops/elementwise.hpp"
+
+namespace seqlab {
+
+namespace {
+thread_local bool grad_enabled = true;
+std::atomic<uint64_t> next_sequence_nr{0};
+}  // namespace
+
+bool GradMode::is_enabled() { return grad_enabled; }
+void GradMode::set_enabled(bool enabled) { grad_enabled = enabled; }
+
+SavedTensor::SavedTensor(const Tensor& t) {
+  if (!t.defined()) return;
+  data_ = t.detach();  // no history: an op may save its own output without a cycle
+  saved_version_ = t.version();
+  producer_ = t.grad_fn() ? t.grad_fn()->name() : nullptr;
+}
+
+Tensor SavedTensor::unpack() const {
+  if (data_.defined() && data_.version() != saved_version_) {
+    throw std::runtime_error(str_cat(
+        "one of the variables needed for gradient computation has been modified by an inplace operation: [",
+        dtype_name(data_.dtype()), " ", shape_str(data_.shape()), "]",
+        producer_ ? str_cat(", which is output 0 of ", producer_, ",") : std::string(","), " is at version ",
+        data_.version(), "; expected version ", saved_version_,
+        " instead. Hint: replace the in-place op (x += ..., x.mul_(...), x[...] = ...) by its out-of-place form."));
+  }
+  return data_;
+}
+
+bool any_requires_grad(std::initializer_list<Tensor> inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+bool any_requires_grad(const TensorList& inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+TensorList FunctionNode::apply(TensorList&& grads) {
+  SEQLAB_CHECK(!released_, "Trying to backward through the graph a second time (or directly access saved tensors "
+                           "after they have already been freed). Saved intermediate values of the graph are freed "
+                           "when you call .backward(). Specify retain_graph=True if you need to backward through "
+                           "the graph a second time (in ", name_, ").");
+  return fn_(grads);
+}
+
+// Adds the incoming gradient into a leaf's .grad (in place once it exists, as PyTorch does).
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::move(leaf)) {}
+  const char* name() const override { return "AccumulateGrad"; }
+  TensorList apply(TensorList&& grads) override {
+    Tensor g = grads[0];
+    if (!g.defined()) return {};
+    Tensor leaf(leaf_);
+    SEQLAB_CHECK(g.shape() == leaf.shape(), "AccumulateGrad: gradient of shape ", shape_str(g.shape()),
+                 " for a leaf of shape ", shape_str(leaf.shape()));
+    if (g.dtype() != leaf.dtype()) g = to_dtype(g, leaf.dtype());
+    if (!leaf_->grad) {
+      // Steal the buffer when nobody else holds it; otherwise keep a private copy.
+      const bool steal = g.impl_ptr().use_count() <= 2 && g.is_contiguous() && !g.impl()->is_view &&
+                         g.impl()->storage.use_count() == 1;
+      leaf_->grad = steal ? g.detach().impl_ptr() : clone(g).impl_ptr();
+    } else {
+      Tensor acc(leaf_->grad);
+      inplace_binary(acc, g, InplaceOp::Add);
+    }
+    return {};
+  }
+
+ private:
+  std::shared_ptr<TensorImpl> leaf_;
+};
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
+  TensorImpl* impl = leaf.impl();
+  if (auto acc = impl->grad_accumulator.lock()) return acc;
+  auto acc = std::make_shared<AccumulateGrad>(leaf.impl_ptr());
+  impl->grad_accumulator = acc;
+  return acc;
+}
+
+void attach_node(const TensorList& outputs, const std::shared_ptr<Node>& node, const TensorList& inputs) {
+  node->sequence_nr = next_sequence_nr++;
+  node->next_edges.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& x = inputs[i];
+    if (!x.defined() || !x.requires_grad()) continue;
+    if (x.grad_fn())
+      node->next_edges[i] = Edge{x.grad_fn(), x.impl()->output_nr};
+    else
+      node->next_edges[i] = Edge{grad_accumulator(x), 0};
+  }
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    TensorImpl* o = outputs[j].impl();
+    o->grad_fn = node;
+    o->output_nr = static_cast<uint32_t>(j);
+  }
+}
+
+static void accumulate(TensorList& buffer, uint32_t slot, const Tensor& g) {
+  if (buffer.size() <= slot) buffer.resize(slot + 1);
+  if (!buffer[slot].defined())
+    buffer[slot] = g;
+  else
+    buffer[slot] = add(buffer[slot], g);
+}
+
+void run_backward(const TensorList& roots, const TensorList& grads, bool retain_graph) {
+  NoGradGuard no_grad;  // backward computes plain tensors (no double backward)
+
+  // The node each root starts from.
+  std::vector<std::pair<std::shared_ptr<Node>, uint32_t>> starts;
+  for (const Tensor& r : roots)
+    starts.emplace_back(r.grad_fn() ? r.grad_fn() : grad_accumulator(r), r.grad_fn() ? r.impl()->output_nr : 0);
+
+  // 1. Dependency counts: how many edges point at each node reachable from the roots.
+  std::unordered_map<Node*, int> deps;
+  std::vector<Node*> stack;
+  for (auto& s : starts) {
+    if (deps.emplace(s.first.get(), 0).second) stack.push_back(s.first.get());
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge& e : n->next_edges) {
+      if (!e.fn) continue;
+      auto it = deps.find(e.fn.get());
+      if (it == deps.end()) {
+        deps.emplace(e.fn.get(), 1);
+        stack.push_back(e.fn.get());
+      } else {
+        ++it->second;
+      }
+    }
+  }
+
+  // 2. Seed the roots' input buffers, then run every node once all its inputs arrived.
+  std::unordered_map<Node*, TensorList> buffers;
+  for (size_t i = 0; i < starts.size(); ++i) accumulate(buffers[starts[i].first.get()], starts[i].second, grads[i]);
+  std::vector<Node*> ready;
+  for (auto& s : starts)
+    if (deps[s.first.get()] == 0 && std::find(ready.begin(), ready.end(), s.first.get()) == ready.end())
+      ready.push_back(s.first.get());
+
+  while (!ready.empty()) {
+    Node* n = ready.back();
+    ready.pop_back();
+    TensorList in;
+    if (auto it = buffers.find(n); it != buffers.end()) {
+      in = std::move(it->second);
+      buffers.erase(it);
+    }
+    in.resize(n->num_outputs);
+    for (auto& [slot, weak] : n->retained) {
+      if (auto impl = weak.lock(); impl && slot < in.size() && in[slot].defined())
+        impl->grad = clone(in[slot]).impl_ptr();
+    }
+    bool any = false;
+    for (const Tensor& g : in) any |= g.defined();
+    TensorList out;
+    if (any) out = n->apply(std::move(in));
+    if (!retain_graph) n->release_saved();
+    for (size_t i = 0; i < n->next_edges.size(); ++i) {
+      const Edge& e = n->next_edges[i];
+      if (!e.fn) continue;
+      if (i < out.size() && out[i].defined()) accumulate(buffers[e.fn.get()], e.input_nr, out[i]);
+      if (--deps[e.fn.get()] == 0) ready.push_back(e.fn.get());
+    }
+  }
+}
+
+}  // namespace seqlab

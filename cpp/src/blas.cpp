@@ -1,0 +1,30 @@
+// GEMM through OpenBLAS. Chosen in DESIGN.md ("BLAS"): PyPI's scipy-openblas32 (0.3.3x,
+// DYNAMIC_ARCH) picks the right kernels on every x86 CPU at run time, where Debian's
+// 0.3.21 misdetected a Xeon as "Prescott" and ran 6x slower.
+#include "blas.hpp"
+
+#include <cblas.h>
+
+namespace seqlab {
+
+template <>
+void gemm<float>(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                 const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M,
+                    (blasint)N, (blasint)K, alpha, A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+}
+
+template <>
+void gemm<double>(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+                  const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
+  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M,
+                    (blasint)N, (blasint)K, alpha, A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+}
+
+template <>
+void gemm<int64_t>(bool ta, bool tb, int64_t M, int64_t N, int64_t K, int64_t alpha, const int64_t* A, int64_t lda,
+                   const int64_t* B, int64_t ldb, int64_t beta, int64_t* C, int64_t ldc) {
+  gemm_naive(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+}  // namespace seqlab

@@ -1,0 +1,182 @@
+// Internal helpers shared by the op files: dtype dispatch and strided loops over one output
+// and any number of broadcast inputs. Not part of the public headers.
+#pragma once
+#include <array>
+#include <cstring>
+#include <vector>
+
+#include "seqlab/parallel.hpp"
+#include "seqlab/tensor.hpp"
+
+namespace seqlab {
+
+// Call f(T{}) with T the C++ type of `d`.
+template <typename F>
+decltype(auto) dispatch_all(Dtype d, F&& f) {
+  switch (d) {
+    case Dtype::Float32: return f(float{});
+    case Dtype::Float64: return f(double{});
+    case Dtype::Int64: return f(int64_t{});
+    case Dtype::Bool: break;
+  }
+  return f(bool{});
+}
+template <typename F>
+decltype(auto) dispatch_float(Dtype d, const char* op, F&& f) {
+  SEQLAB_CHECK_TYPE(is_floating(d), op, ": expected a floating point tensor (float32 or float64), got ",
+                    dtype_name(d));
+  if (d == Dtype::Float64) return f(double{});
+  return f(float{});
+}
+template <typename F>
+decltype(auto) dispatch_numeric(Dtype d, const char* op, F&& f) {
+  SEQLAB_CHECK_TYPE(d != Dtype::Bool, op, ": not implemented for dtype bool");
+  switch (d) {
+    case Dtype::Float64: return f(double{});
+    case Dtype::Int64: return f(int64_t{});
+    default: break;
+  }
+  return f(float{});
+}
+
+// Strides (in elements) of `t` seen with shape `out_shape` (t broadcast to it): 0 where
+// t has size 1 or is missing. Assumes broadcast compatibility was checked.
+inline Shape broadcast_strides(const Tensor& t, const Shape& out_shape) {
+  const int64_t nd = static_cast<int64_t>(out_shape.size());
+  const int64_t td = t.dim();
+  Shape s(nd, 0);
+  for (int64_t i = 0; i < td; ++i) {
+    const int64_t o = nd - td + i;
+    s[o] = (t.shape()[i] == 1 && out_shape[o] != 1) ? 0 : t.strides()[i];
+  }
+  return s;
+}
+
+// Iterate over `shape` with N operands whose element strides are given; dims are coalesced
+// so that contiguous data become one long inner loop. inner(ptrs, strides_bytes, n).
+template <size_t N, typename Inner>
+void strided_loop(const Shape& shape, std::array<char*, N> ptrs, const std::array<Shape, N>& strides,
+                  const std::array<int64_t, N>& itemsizes, Inner&& inner) {
+  // Collect dims (size, byte strides) dropping size-1 dims, innermost last.
+  struct Dim {
+    int64_t size;
+    std::array<int64_t, N> st;
+  };
+  std::vector<Dim> dims;
+  dims.reserve(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) return;
+    if (shape[d] == 1) continue;
+    Dim dim{shape[d], {}};
+    for (size_t k = 0; k < N; ++k) dim.st[k] = strides[k][d] * itemsizes[k];
+    // Merge with the previous (outer) dim when it continues it for every operand.
+    if (!dims.empty()) {
+      Dim& prev = dims.back();
+      bool mergeable = true;
+      for (size_t k = 0; k < N; ++k) mergeable &= prev.st[k] == dim.st[k] * dim.size;
+      if (mergeable) {
+        prev.size *= dim.size;
+        prev.st = dim.st;
+        continue;
+      }
+    }
+    dims.push_back(dim);
+  }
+  if (dims.empty()) {  // a single element
+    std::array<int64_t, N> st{};
+    inner(ptrs, st, int64_t{1});
+    return;
+  }
+  const Dim in = dims.back();
+  dims.pop_back();
+  const size_t outer = dims.size();
+  if (outer == 0) {
+    inner(ptrs, in.st, in.size);
+    return;
+  }
+  std::vector<int64_t> counter(outer, 0);
+  while (true) {
+    inner(ptrs, in.st, in.size);
+    // Advance the odometer over the outer dims, innermost first.
+    size_t d = outer;
+    while (d > 0) {
+      --d;
+      for (size_t k = 0; k < N; ++k) ptrs[k] += dims[d].st[k];
+      if (++counter[d] < dims[d].size) break;
+      for (size_t k = 0; k < N; ++k) ptrs[k] -= dims[d].st[k] * dims[d].size;
+      counter[d] = 0;
+      if (d == 0) return;
+    }
+  }
+}
+
+// out[i] = f(x[i]) for x broadcast/strided, out contiguous (a new tensor of dtype R).
+template <typename T, typename R, typename F>
+void unary_kernel(const Tensor& out, const Tensor& x, F f) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  R* po = static_cast<R*>(out.raw_data());
+  if (x.is_contiguous() && x.shape() == out.shape()) {
+    const T* px = static_cast<const T*>(x.raw_data());
+    parallel_for(n, 32768, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) po[i] = f(px[i]);
+    });
+    return;
+  }
+  std::array<Shape, 2> st{contiguous_strides(out.shape()), broadcast_strides(x, out.shape())};
+  strided_loop<2>(out.shape(), {reinterpret_cast<char*>(po), static_cast<char*>(x.raw_data())}, st,
+                  {int64_t(sizeof(R)), int64_t(sizeof(T))}, [&](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t len) {
+                    R* o = reinterpret_cast<R*>(p[0]);
+                    const char* xp = p[1];
+                    for (int64_t i = 0; i < len; ++i) o[i] = f(*reinterpret_cast<const T*>(xp + i * s[1]));
+                  });
+}
+
+// out[i] = f(a[i], b[i]) with a, b broadcast to out's shape; out contiguous of dtype R.
+template <typename T, typename R, typename F>
+void binary_kernel(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  R* po = static_cast<R*>(out.raw_data());
+  const bool a_full = a.is_contiguous() && a.shape() == out.shape();
+  const bool b_full = b.is_contiguous() && b.shape() == out.shape();
+  if (a_full && (b_full || b.numel() == 1)) {
+    const T* pa = static_cast<const T*>(a.raw_data());
+    const T* pb = static_cast<const T*>(b.raw_data());
+    if (b_full) {
+      parallel_for(n, 32768, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) po[i] = f(pa[i], pb[i]);
+      });
+    } else {
+      const T bv = *pb;
+      parallel_for(n, 32768, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) po[i] = f(pa[i], bv);
+      });
+    }
+    return;
+  }
+  std::array<Shape, 3> st{contiguous_strides(out.shape()), broadcast_strides(a, out.shape()),
+                          broadcast_strides(b, out.shape())};
+  strided_loop<3>(out.shape(),
+                  {reinterpret_cast<char*>(po), static_cast<char*>(a.raw_data()), static_cast<char*>(b.raw_data())},
+                  st, {int64_t(sizeof(R)), int64_t(sizeof(T)), int64_t(sizeof(T))},
+                  [&](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t len) {
+                    R* o = reinterpret_cast<R*>(p[0]);
+                    const char* ap = p[1];
+                    const char* bp = p[2];
+                    if (s[1] == int64_t(sizeof(T)) && s[2] == 0) {
+                      const T bv = *reinterpret_cast<const T*>(bp);
+                      const T* av = reinterpret_cast<const T*>(ap);
+                      for (int64_t i = 0; i < len; ++i) o[i] = f(av[i], bv);
+                    } else if (s[1] == 0 && s[2] == int64_t(sizeof(T))) {
+                      const T avv = *reinterpret_cast<const T*>(ap);
+                      const T* bv = reinterpret_cast<const T*>(bp);
+                      for (int64_t i = 0; i < len; ++i) o[i] = f(avv, bv[i]);
+                    } else {
+                      for (int64_t i = 0; i < len; ++i)
+                        o[i] = f(*reinterpret_cast<const T*>(ap + i * s[1]), *reinterpret_cast<const T*>(bp + i * s[2]));
+                    }
+                  });
+}
+
+}  // namespace seqlab

@@ -1,0 +1,221 @@
+// Activations and softmax, each a fused kernel with its backward beside it.
+// softmax/log_softmax subtract the row max first (log-sum-exp), so they never overflow.
+// Tests: tests/test_activation_loss.py.
+#include "seqlab/ops/activation.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "kernel_utils.hpp"
+#include "seqlab/autograd.hpp"
+#include "seqlab/ops/elementwise.hpp"
+
+namespace seqlab {
+
+namespace {
+
+template <typename MakeF>
+Tensor float_map(const Tensor& x, const char* op, MakeF make_f) {
+  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    unary_kernel<T, T>(out, x, make_f(tag));
+  });
+  return out;
+}
+
+// Elementwise backward kernel: dx = f(g, saved) with g and saved of x's shape.
+template <typename MakeF>
+Tensor float_map2(const Tensor& g, const Tensor& s, const char* op, MakeF make_f) {
+  Tensor out = Tensor::empty(s.shape(), s.dtype());
+  dispatch_float(s.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    binary_kernel<T, T>(out, g, s, make_f(tag));
+  });
+  return out;
+}
+
+Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : to_dtype(x, Dtype::Float32); }
+
+}  // namespace
+
+// y = tanh(x).   dx = g * (1 - y^2)
+Tensor tanh(const Tensor& x_) {
+  const Tensor x = as_float(x_);
+  Tensor y = float_map(x, "tanh", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::tanh(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(y, "TanhBackward0", {x}, [sy = save(y)](const Tensor& g) -> TensorList {
+      return {float_map2(g, sy.unpack(), "tanh_backward", [](auto tag) {
+        using T = decltype(tag);
+        return [](T gv, T yv) { return gv * (T(1) - yv * yv); };
+      })};
+    });
+  return y;
+}
+
+// y = 1 / (1 + e^-x).   dx = g * y * (1 - y)
+Tensor sigmoid(const Tensor& x_) {
+  const Tensor x = as_float(x_);
+  Tensor y = float_map(x, "sigmoid", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return T(1) / (T(1) + std::exp(-v)); };
+  });
+  if (any_requires_grad({x}))
+    attach(y, "SigmoidBackward0", {x}, [sy = save(y)](const Tensor& g) -> TensorList {
+      return {float_map2(g, sy.unpack(), "sigmoid_backward", [](auto tag) {
+        using T = decltype(tag);
+        return [](T gv, T yv) { return gv * yv * (T(1) - yv); };
+      })};
+    });
+  return y;
+}
+
+// y = max(x, 0).   dx = g where y > 0. Trap: using x >= 0 would pass gradient at x = 0,
+// where PyTorch (and the subgradient convention) gives 0.
+Tensor relu(const Tensor& x) {
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  dispatch_numeric(x.dtype(), "relu", [&](auto tag) {
+    using T = decltype(tag);
+    unary_kernel<T, T>(y, x, [](T v) { return v > T(0) ? v : T(0); });
+  });
+  if (any_requires_grad({x}))
+    attach(y, "ReluBackward0", {x}, [sy = save(y)](const Tensor& g) -> TensorList {
+      return {float_map2(g, sy.unpack(), "relu_backward", [](auto tag) {
+        using T = decltype(tag);
+        return [](T gv, T yv) { return yv > T(0) ? gv : T(0); };
+      })};
+    });
+  return y;
+}
+
+// Exact:  y = x Φ(x) = x/2 (1 + erf(x/√2)),      dy/dx = Φ(x) + x φ(x)
+// Tanh:   y = x/2 (1 + tanh(u)), u = √(2/π)(x + 0.044715 x³)
+//         dy/dx = (1 + tanh u)/2 + x/2 (1 - tanh² u) √(2/π)(1 + 3·0.044715 x²)
+// (Hendrycks & Gimpel 2016; torch.nn.functional.gelu)
+Tensor gelu(const Tensor& x_, bool approx) {
+  const Tensor x = as_float(x_);
+  Tensor y = float_map(x, "gelu", [approx](auto tag) {
+    using T = decltype(tag);
+    return [approx](T v) {
+      if (approx) {
+        const T u = T(0.7978845608028654) * (v + T(0.044715) * v * v * v);
+        return T(0.5) * v * (T(1) + std::tanh(u));
+      }
+      return T(0.5) * v * (T(1) + std::erf(v * T(0.7071067811865476)));
+    };
+  });
+  if (any_requires_grad({x}))
+    attach(y, "GeluBackward0", {x}, [sx = save(x), approx](const Tensor& g) -> TensorList {
+      return {float_map2(g, sx.unpack(), "gelu_backward", [approx](auto tag) {
+        using T = decltype(tag);
+        return [approx](T gv, T v) {
+          if (approx) {
+            const T k = T(0.7978845608028654);
+            const T u = k * (v + T(0.044715) * v * v * v);
+            const T th = std::tanh(u);
+            return gv * (T(0.5) * (T(1) + th) + T(0.5) * v * (T(1) - th * th) * k * (T(1) + T(3 * 0.044715) * v * v));
+          }
+          const T cdf = T(0.5) * (T(1) + std::erf(v * T(0.7071067811865476)));
+          const T pdf = std::exp(T(-0.5) * v * v) * T(0.3989422804014327);
+          return gv * (cdf + v * pdf);
+        };
+      })};
+    });
+  return y;
+}
+
+// ---------------------------------------------------------------- softmax family
+namespace {
+
+// A contiguous tensor seen as (outer, D, inner) around `dim`.
+struct Around {
+  int64_t outer = 1, D = 1, inner = 1;
+};
+Around around(const Tensor& x, int64_t dim) {
+  Around a;
+  for (int64_t d = 0; d < dim; ++d) a.outer *= x.shape()[d];
+  a.D = x.dim() == 0 ? 1 : x.shape()[dim];
+  for (int64_t d = dim + 1; d < x.dim(); ++d) a.inner *= x.shape()[d];
+  return a;
+}
+
+// y = softmax(x) or log_softmax(x) along D:  m = max_d x,  s = Σ_d e^(x-m),
+// softmax = e^(x-m)/s,  log_softmax = x - m - ln s
+template <typename T>
+void softmax_kernel(const T* x, T* y, Around a, bool log) {
+  parallel_for(a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, a.D * a.inner)), [&](int64_t s, int64_t e) {
+    for (int64_t o = s; o < e; ++o)
+      for (int64_t i = 0; i < a.inner; ++i) {
+        const T* xr = x + o * a.D * a.inner + i;
+        T* yr = y + o * a.D * a.inner + i;
+        const int64_t st = a.inner;
+        T m = -std::numeric_limits<T>::infinity();
+        for (int64_t d = 0; d < a.D; ++d) m = std::max(m, xr[d * st]);
+        if (std::isinf(m) && m < 0) m = 0;  // an all -inf row: keep NaN-free shift
+        T sum = 0;
+        for (int64_t d = 0; d < a.D; ++d) {
+          const T ev = std::exp(xr[d * st] - m);
+          sum += ev;
+          if (!log) yr[d * st] = ev;
+        }
+        if (log) {
+          const T lse = m + std::log(sum);
+          for (int64_t d = 0; d < a.D; ++d) yr[d * st] = xr[d * st] - lse;
+        } else {
+          const T inv = T(1) / sum;
+          for (int64_t d = 0; d < a.D; ++d) yr[d * st] *= inv;
+        }
+      }
+  });
+}
+
+// softmax:      dx = y ⊙ (g - Σ_d g⊙y)
+// log_softmax:  dx = g - e^y ⊙ Σ_d g
+template <typename T>
+void softmax_backward_kernel(const T* g, const T* y, T* dx, Around a, bool log) {
+  for (int64_t o = 0; o < a.outer; ++o)
+    for (int64_t i = 0; i < a.inner; ++i) {
+      const int64_t base = o * a.D * a.inner + i, st = a.inner;
+      T acc = 0;
+      for (int64_t d = 0; d < a.D; ++d) acc += log ? g[base + d * st] : g[base + d * st] * y[base + d * st];
+      for (int64_t d = 0; d < a.D; ++d) {
+        const int64_t k = base + d * st;
+        dx[k] = log ? g[k] - std::exp(y[k]) * acc : y[k] * (g[k] - acc);
+      }
+    }
+}
+
+Tensor softmax_impl(const Tensor& x_, int64_t dim_in, bool log) {
+  const char* name = log ? "log_softmax" : "softmax";
+  const Tensor x = as_float(x_);
+  const int64_t dim = wrap_dim(dim_in, x.dim(), name);
+  const Tensor xc = contiguous(x.detach());
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  const Around a = around(xc, dim);
+  dispatch_float(x.dtype(), name, [&](auto tag) {
+    using T = decltype(tag);
+    softmax_kernel<T>(xc.data<T>(), y.data<T>(), a, log);
+  });
+  if (any_requires_grad({x}))
+    attach(y, log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {x}, [sy = save(y), a, log](const Tensor& g_) -> TensorList {
+      const Tensor g = contiguous(g_);
+      const Tensor yy = sy.unpack();
+      Tensor dx = Tensor::empty(yy.shape(), yy.dtype());
+      dispatch_float(yy.dtype(), "softmax_backward", [&](auto tag) {
+        using T = decltype(tag);
+        softmax_backward_kernel<T>(g.data<T>(), yy.data<T>(), dx.data<T>(), a, log);
+      });
+      return {dx};
+    });
+  return y;
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, false); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, true); }
+
+}  // namespace seqlab

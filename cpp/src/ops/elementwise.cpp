@@ -1,0 +1,577 @@
+// Pointwise ops: arithmetic with broadcasting, unary math, comparisons, copies and in-place
+// writes. Each forward is followed by its backward closure; broadcasting's backward is
+// sum_to (reduce.cpp). Tests: tests/test_elementwise.py.
+#include "seqlab/ops/elementwise.hpp"
+
+#include <cmath>
+#include <tuple>
+
+#include "kernel_utils.hpp"
+#include "seqlab/autograd.hpp"
+#include "seqlab/ops/reduce.hpp"
+#include "seqlab/ops/shape.hpp"
+
+namespace seqlab {
+
+namespace {
+
+struct Prepared {
+  Tensor a, b;
+  Shape shape;
+};
+
+// Broadcast shape + common dtype (integers become float32 for true division).
+Prepared prepare_binary(const Tensor& a, const Tensor& b, const char* op, bool int_to_float = false) {
+  SEQLAB_CHECK(a.defined() && b.defined(), op, ": undefined tensor argument");
+  Shape shape = broadcast_shapes(a.shape(), b.shape(), op);
+  Dtype d = promote(a.dtype(), b.dtype());
+  if (d == Dtype::Bool) d = Dtype::Int64;
+  if (int_to_float && !is_floating(d)) d = Dtype::Float32;
+  return {a.dtype() == d ? a : to_dtype(a, d), b.dtype() == d ? b : to_dtype(b, d), std::move(shape)};
+}
+
+// out = f(a, b) elementwise (no autograd), a and b already of one dtype T.
+template <typename R = void, typename MakeF>
+Tensor map2(const Tensor& a, const Tensor& b, const Shape& shape, const char* op, MakeF make_f) {
+  Tensor out;
+  dispatch_numeric(a.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    using Out = std::conditional_t<std::is_void_v<R>, T, R>;
+    out = Tensor::empty(shape, dtype_of<Out>());
+    binary_kernel<T, Out>(out, a, b, make_f(tag));
+  });
+  return out;
+}
+
+template <typename MakeF>
+Tensor map1(const Tensor& x, const char* op, MakeF make_f) {
+  Tensor out;
+  dispatch_numeric(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    out = Tensor::empty(x.shape(), x.dtype());
+    unary_kernel<T, T>(out, x, make_f(tag));
+  });
+  return out;
+}
+
+template <typename MakeF>
+Tensor map1_float(const Tensor& x, const char* op, MakeF make_f) {
+  const Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, Dtype::Float32);
+  Tensor out = Tensor::empty(x.shape(), xf.dtype());
+  dispatch_float(xf.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    unary_kernel<T, T>(out, xf, make_f(tag));
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor scalar_tensor(double value, Dtype dtype) {
+  Tensor t = Tensor::empty({}, dtype);
+  dispatch_all(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    *t.data<T>() = static_cast<T>(value);
+  });
+  return t;
+}
+
+Tensor scalar_like(double value, const Tensor& other, bool is_integral_value) {
+  Dtype d = other.dtype();
+  if (!is_floating(d)) d = is_integral_value ? Dtype::Int64 : Dtype::Float32;
+  return scalar_tensor(value, d);
+}
+
+// ---------------------------------------------------------------- add / sub
+// out = a + alpha*b.   da = g, db = alpha*g (each summed back over broadcast dims)
+Tensor add(const Tensor& a_, const Tensor& b_, double alpha) {
+  auto [a, b, shape] = prepare_binary(a_, b_, "add");
+  Tensor out = map2(a, b, shape, "add", [alpha](auto tag) {
+    using T = decltype(tag);
+    const T al = static_cast<T>(alpha);
+    return [al](T x, T y) { return x + al * y; };
+  });
+  if (any_requires_grad({a, b})) {
+    attach(out, "AddBackward0", {a, b}, [sa = a.shape(), sb = b.shape(), alpha](const Tensor& g) -> TensorList {
+      return {sum_to(g, sa), alpha == 1.0 ? sum_to(g, sb) : sum_to(g * alpha, sb)};
+    });
+  }
+  return out;
+}
+
+Tensor sub(const Tensor& a, const Tensor& b, double alpha) { return add(a, b, -alpha); }
+
+// ---------------------------------------------------------------- mul / div
+// out = a*b.   da = g*b, db = g*a
+Tensor mul(const Tensor& a_, const Tensor& b_) {
+  auto [a, b, shape] = prepare_binary(a_, b_, "mul");
+  Tensor out = map2(a, b, shape, "mul", [](auto tag) {
+    using T = decltype(tag);
+    return [](T x, T y) { return x * y; };
+  });
+  if (any_requires_grad({a, b})) {
+    const bool need_a = a.requires_grad(), need_b = b.requires_grad();
+    // Save only what the other gradient needs, as PyTorch does (so x.mul_(2) stays legal).
+    attach(out, "MulBackward0", {a, b},
+           [sa = need_b ? save(a) : SavedTensor(), sb = need_a ? save(b) : SavedTensor(), shape_a = a.shape(),
+            shape_b = b.shape(), need_a, need_b](const Tensor& g) -> TensorList {
+             return {need_a ? sum_to(g * sb.unpack(), shape_a) : Tensor(),
+                     need_b ? sum_to(g * sa.unpack(), shape_b) : Tensor()};
+           });
+  }
+  return out;
+}
+
+// out = a/b.   da = g/b, db = -g*a/b^2 = -g*out/b
+Tensor div(const Tensor& a_, const Tensor& b_) {
+  auto [a, b, shape] = prepare_binary(a_, b_, "div", /*int_to_float=*/true);
+  Tensor out = map2(a, b, shape, "div", [](auto tag) {
+    using T = decltype(tag);
+    return [](T x, T y) { return x / y; };
+  });
+  if (any_requires_grad({a, b})) {
+    const bool need_b = b.requires_grad();
+    attach(out, "DivBackward0", {a, b},
+           [sb = save(b), so = need_b ? save(out) : SavedTensor(), shape_a = a.shape(), shape_b = b.shape(),
+            need_a = a.requires_grad(), need_b](const Tensor& g) -> TensorList {
+             Tensor bb = sb.unpack();
+             Tensor ga = need_a || need_b ? g / bb : Tensor();
+             return {need_a ? sum_to(ga, shape_a) : Tensor(), need_b ? sum_to(-(ga * so.unpack()), shape_b) : Tensor()};
+           });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- pow
+// out = a^b.   da = g*b*a^(b-1), db = g*out*ln(a) (0 where a == 0 and b >= 0, as PyTorch)
+Tensor pow(const Tensor& a_, const Tensor& b_) {
+  auto [a, b, shape] = prepare_binary(a_, b_, "pow");
+  Tensor out = map2(a, b, shape, "pow", [](auto tag) {
+    using T = decltype(tag);
+    return [](T x, T y) {
+      if constexpr (std::is_integral_v<T>) {
+        T r = 1;
+        for (T i = 0; i < y; ++i) r *= x;
+        return r;
+      } else {
+        return std::pow(x, y);
+      }
+    };
+  });
+  if (any_requires_grad({a, b})) {
+    attach(out, "PowBackward1", {a, b},
+           [sa = save(a), sb = save(b), so = save(out), need_a = a.requires_grad(),
+            need_b = b.requires_grad()](const Tensor& g) -> TensorList {
+             Tensor aa = sa.unpack(), bb = sb.unpack();
+             Tensor da, db;
+             if (need_a) {
+               Tensor d = map2(aa, bb, broadcast_shapes(aa.shape(), bb.shape(), "pow"), "pow", [](auto tag) {
+                 using T = decltype(tag);
+                 return [](T x, T y) { return y == T(0) ? T(0) : y * std::pow(x, y - T(1)); };
+               });
+               da = sum_to(g * d, aa.shape());
+             }
+             if (need_b) {
+               Tensor oo = so.unpack();
+               Tensor l = map2(aa, bb, oo.shape(), "pow", [](auto tag) {
+                 using T = decltype(tag);
+                 return [](T x, T y) { return (x == T(0) && y >= T(0)) ? T(0) : std::log(x); };
+               });
+               db = sum_to(g * oo * l, bb.shape());
+             }
+             return {da, db};
+           });
+  }
+  return out;
+}
+
+// out = x^e for a number e.   dx = g*e*x^(e-1)
+Tensor pow(const Tensor& x_, double e) {
+  const Tensor x = is_floating(x_.dtype()) || e == std::floor(e) ? x_ : to_dtype(x_, Dtype::Float32);
+  Tensor out = map1(x, "pow", [e](auto tag) {
+    using T = decltype(tag);
+    return [e](T v) -> T {
+      if (e == 2.0) return v * v;
+      if (e == 1.0) return v;
+      return static_cast<T>(std::pow(static_cast<double>(v), e));
+    };
+  });
+  if (any_requires_grad({x})) {
+    attach(out, "PowBackward0", {x}, [sx = save(x), e](const Tensor& g) -> TensorList {
+      if (e == 0.0) return {mul(g, scalar_tensor(0.0, g.dtype()))};
+      Tensor xx = sx.unpack();
+      Tensor d = map1(xx, "pow", [e](auto tag) {
+        using T = decltype(tag);
+        return [e](T v) -> T { return static_cast<T>(e * std::pow(static_cast<double>(v), e - 1.0)); };
+      });
+      return {g * d};
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- maximum / minimum
+// Ties split the gradient in half between a and b, as PyTorch does.
+static Tensor extremum(const Tensor& a_, const Tensor& b_, bool is_max) {
+  const char* op = is_max ? "maximum" : "minimum";
+  auto [a, b, shape] = prepare_binary(a_, b_, op);
+  Tensor out = map2(a, b, shape, op, [is_max](auto tag) {
+    using T = decltype(tag);
+    return [is_max](T x, T y) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) || std::isnan(y)) return x + y;  // NaN propagates
+      }
+      return is_max ? (x > y ? x : y) : (x < y ? x : y);
+    };
+  });
+  if (any_requires_grad({a, b})) {
+    attach(out, is_max ? "MaximumBackward0" : "MinimumBackward0", {a, b},
+           [sa = save(a), sb = save(b), is_max](const Tensor& g) -> TensorList {
+             Tensor aa = sa.unpack(), bb = sb.unpack();
+             // weight of a: 1 where a wins, 1/2 on ties, 0 where b wins
+             Tensor wa = map2(aa, bb, broadcast_shapes(aa.shape(), bb.shape(), "maximum"), "maximum",
+                              [is_max](auto tag) {
+                                using T = decltype(tag);
+                                return [is_max](T x, T y) {
+                                  if (x == y) return T(0.5);
+                                  return (is_max ? x > y : x < y) ? T(1) : T(0);
+                                };
+                              });
+             Tensor ga = g * wa;
+             return {sum_to(ga, aa.shape()), sum_to(g - ga, bb.shape())};
+           });
+  }
+  return out;
+}
+Tensor maximum(const Tensor& a, const Tensor& b) { return extremum(a, b, true); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return extremum(a, b, false); }
+
+// ---------------------------------------------------------------- where
+// out = cond ? a : b.   da = cond ? g : 0, db = cond ? 0 : g
+Tensor where(const Tensor& cond, const Tensor& a_, const Tensor& b_) {
+  SEQLAB_CHECK_TYPE(cond.dtype() == Dtype::Bool,
+                    "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+                    dtype_name(cond.dtype()));
+  auto [a, b, shape_ab] = prepare_binary(a_, b_, "where");
+  const Shape shape = broadcast_shapes(cond.shape(), shape_ab, "where");
+  Tensor out;
+  dispatch_all(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    out = Tensor::empty(shape, a.dtype());
+    std::array<Shape, 4> st{contiguous_strides(shape), broadcast_strides(cond, shape), broadcast_strides(a, shape),
+                            broadcast_strides(b, shape)};
+    strided_loop<4>(shape,
+                    {static_cast<char*>(out.raw_data()), static_cast<char*>(cond.raw_data()),
+                     static_cast<char*>(a.raw_data()), static_cast<char*>(b.raw_data())},
+                    st, {int64_t(sizeof(T)), 1, int64_t(sizeof(T)), int64_t(sizeof(T))},
+                    [](std::array<char*, 4> p, std::array<int64_t, 4> s, int64_t n) {
+                      for (int64_t i = 0; i < n; ++i)
+                        *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const bool*>(p[1] + i * s[1])
+                                                                     ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                                                                     : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+                    });
+  });
+  if (any_requires_grad({a, b})) {
+    attach(out, "WhereBackward0", {a, b}, [c = cond, sa = a.shape(), sb = b.shape()](const Tensor& g) -> TensorList {
+      Tensor zero = scalar_tensor(0.0, g.dtype());
+      return {sum_to(where(c, g, zero), sa), sum_to(where(c, zero, g), sb)};
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- unary
+// out = -x.   dx = -g
+Tensor neg(const Tensor& x) {
+  SEQLAB_CHECK_TYPE(x.dtype() != Dtype::Bool, "Negation, the `-` operator, on a bool tensor is not supported.");
+  Tensor out = map1(x, "neg", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return -v; };
+  });
+  if (any_requires_grad({x})) attach(out, "NegBackward0", {x}, [](const Tensor& g) -> TensorList { return {neg(g)}; });
+  return out;
+}
+
+// out = e^x.   dx = g*out
+Tensor exp(const Tensor& x) {
+  Tensor out = map1_float(x, "exp", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::exp(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "ExpBackward0", {x}, [so = save(out)](const Tensor& g) -> TensorList { return {g * so.unpack()}; });
+  return out;
+}
+
+// out = ln x.   dx = g/x
+Tensor log(const Tensor& x) {
+  Tensor out = map1_float(x, "log", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::log(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "LogBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList { return {g / sx.unpack()}; });
+  return out;
+}
+
+// out = sqrt(x).   dx = g/(2*out)
+Tensor sqrt(const Tensor& x) {
+  Tensor out = map1_float(x, "sqrt", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::sqrt(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "SqrtBackward0", {x}, [so = save(out)](const Tensor& g) -> TensorList {
+      return {g / (so.unpack() * 2.0)};
+    });
+  return out;
+}
+
+// out = |x|.   dx = g*sign(x)   (sign(0) = 0, as PyTorch)
+Tensor abs(const Tensor& x) {
+  Tensor out = map1(x, "abs", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return v < T(0) ? -v : v; };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "AbsBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
+      Tensor sign = map1(sx.unpack(), "abs", [](auto tag) {
+        using T = decltype(tag);
+        return [](T v) { return T((v > T(0)) - (v < T(0))); };
+      });
+      return {g * sign};
+    });
+  return out;
+}
+
+// out = min(max(x, lo), hi).   dx = g where lo <= x <= hi, else 0
+Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  SEQLAB_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  const double l = lo.value_or(-INFINITY), h = hi.value_or(INFINITY);
+  Tensor out = map1(x, "clamp", [l, h](auto tag) {
+    using T = decltype(tag);
+    return [l, h](T v) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(v)) return v;
+      }
+      const double dv = static_cast<double>(v);
+      return dv < l ? static_cast<T>(l) : (dv > h ? static_cast<T>(h) : v);
+    };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "ClampBackward1", {x}, [sx = save(x), l, h](const Tensor& g) -> TensorList {
+      Tensor pass = map1(sx.unpack(), "clamp", [l, h](auto tag) {
+        using T = decltype(tag);
+        return [l, h](T v) { return T(static_cast<double>(v) >= l && static_cast<double>(v) <= h); };
+      });
+      return {g * pass};
+    });
+  return out;
+}
+
+// ---------------------------------------------------------------- comparisons, logic
+Tensor compare(const Tensor& a_, const Tensor& b_, CompareOp op) {
+  static const char* names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  const char* name = names[static_cast<int>(op)];
+  Shape shape = broadcast_shapes(a_.shape(), b_.shape(), name);
+  const Dtype d = promote(a_.dtype(), b_.dtype());
+  const Tensor a = a_.dtype() == d ? a_ : to_dtype(a_, d), b = b_.dtype() == d ? b_ : to_dtype(b_, d);
+  Tensor out = Tensor::empty(shape, Dtype::Bool);
+  dispatch_all(d, [&](auto tag) {
+    using T = decltype(tag);
+    switch (op) {
+      case CompareOp::Eq: binary_kernel<T, bool>(out, a, b, [](T x, T y) { return x == y; }); break;
+      case CompareOp::Ne: binary_kernel<T, bool>(out, a, b, [](T x, T y) { return x != y; }); break;
+      case CompareOp::Lt: binary_kernel<T, bool>(out, a, b, [](T x, T y) { return x < y; }); break;
+      case CompareOp::Le: binary_kernel<T, bool>(out, a, b, [](T x, T y) { return x <= y; }); break;
+      case CompareOp::Gt: binary_kernel<T, bool>(out, a, b, [](T x, T y) { return x > y; }); break;
+      case CompareOp::Ge: binary_kernel<T, bool>(out, a, b, [](T x, T y) { return x >= y; }); break;
+    }
+  });
+  return out;
+}
+
+static Tensor as_bool(const Tensor& t) { return t.dtype() == Dtype::Bool ? t : compare(t, scalar_tensor(0, t.dtype()), CompareOp::Ne); }
+
+template <typename F>
+static Tensor logical(const Tensor& a_, const Tensor& b_, const char* name, F f) {
+  const Tensor a = as_bool(a_), b = as_bool(b_);
+  Tensor out = Tensor::empty(broadcast_shapes(a.shape(), b.shape(), name), Dtype::Bool);
+  binary_kernel<bool, bool>(out, a, b, f);
+  return out;
+}
+Tensor logical_and(const Tensor& a, const Tensor& b) { return logical(a, b, "logical_and", [](bool x, bool y) { return x && y; }); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return logical(a, b, "logical_or", [](bool x, bool y) { return x || y; }); }
+Tensor logical_xor(const Tensor& a, const Tensor& b) { return logical(a, b, "logical_xor", [](bool x, bool y) { return x != y; }); }
+Tensor logical_not(const Tensor& a_) {
+  const Tensor a = as_bool(a_);
+  Tensor out = Tensor::empty(a.shape(), Dtype::Bool);
+  unary_kernel<bool, bool>(out, a, [](bool x) { return !x; });
+  return out;
+}
+
+// ---------------------------------------------------------------- copies
+// Strided copy with conversion: dst[...] = src[...] (src broadcast to dst's shape).
+static void copy_kernel(const Tensor& dst, const Tensor& src) {
+  std::array<Shape, 2> st{dst.strides(), broadcast_strides(src, dst.shape())};
+  dispatch_all(dst.dtype(), [&](auto dtag) {
+    using D = decltype(dtag);
+    dispatch_all(src.dtype(), [&](auto stag) {
+      using S = decltype(stag);
+      strided_loop<2>(dst.shape(), {static_cast<char*>(dst.raw_data()), static_cast<char*>(src.raw_data())}, st,
+                      {int64_t(sizeof(D)), int64_t(sizeof(S))},
+                      [](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {
+                        if (s[0] == int64_t(sizeof(D)) && s[1] == int64_t(sizeof(S))) {
+                          D* d = reinterpret_cast<D*>(p[0]);
+                          const S* x = reinterpret_cast<const S*>(p[1]);
+                          for (int64_t i = 0; i < n; ++i) d[i] = static_cast<D>(x[i]);
+                        } else {
+                          for (int64_t i = 0; i < n; ++i)
+                            *reinterpret_cast<D*>(p[0] + i * s[0]) = static_cast<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
+                        }
+                      });
+    });
+  });
+}
+
+// dx = g converted back to x's dtype
+Tensor to_dtype(const Tensor& x, Dtype dtype) {
+  if (x.dtype() == dtype) return x;
+  Tensor out = Tensor::empty(x.shape(), dtype);
+  copy_kernel(out, x);
+  if (is_floating(dtype) && any_requires_grad({x}))
+    attach(out, "ToCopyBackward0", {x}, [d = x.dtype()](const Tensor& g) -> TensorList { return {to_dtype(g, d)}; });
+  return out;
+}
+
+// dx = g
+Tensor clone(const Tensor& x) {
+  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  copy_kernel(out, x);
+  if (any_requires_grad({x})) attach(out, "CloneBackward0", {x}, [](const Tensor& g) -> TensorList { return {g}; });
+  return out;
+}
+
+Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : clone(x); }
+
+// ---------------------------------------------------------------- in place
+void check_inplace(const Tensor& t, const char* op) {
+  if (!GradMode::is_enabled()) return;
+  SEQLAB_CHECK(!(t.is_leaf() && t.requires_grad()),
+               "a leaf Variable that requires grad is being used in an in-place operation (", op, ").");
+}
+
+// Give `self` the history of `result` (same shape), writing result's values into self's
+// storage: how an in-place op on a tensor in the graph is recorded.
+static void rebase_history(Tensor& self, const Tensor& result, const char* op) {
+  SEQLAB_CHECK(!self.impl()->is_view, op, ": in-place operation on a view of a tensor that requires grad is not "
+                                          "supported by seqlab; use the out-of-place form");
+  SEQLAB_CHECK(result.shape() == self.shape(), op, ": output with shape ", shape_str(self.shape()),
+               " doesn't match the broadcast shape ", shape_str(result.shape()));
+  copy_kernel(self, result);
+  self.bump_version();
+  self.impl()->grad_fn = result.grad_fn();
+  self.impl()->output_nr = result.impl()->output_nr;
+  self.impl()->requires_grad = false;
+}
+
+Tensor& copy_(Tensor& dst, const Tensor& src) {
+  check_inplace(dst, "copy_");
+  broadcast_shapes(dst.shape(), src.shape(), "copy_");
+  SEQLAB_CHECK(broadcast_shapes(dst.shape(), src.shape(), "copy_") == dst.shape(), "copy_: source of shape ",
+               shape_str(src.shape()), " cannot be broadcast to destination of shape ", shape_str(dst.shape()));
+  if (any_requires_grad({src}) || (GradMode::is_enabled() && dst.requires_grad())) {
+    // dsrc = g summed to src's shape (expand's backward); dst's old value gets no gradient
+    Tensor result = expand(to_dtype(src, dst.dtype()), dst.shape());
+    rebase_history(dst, result, "copy_");
+    return dst;
+  }
+  copy_kernel(dst, src);
+  dst.bump_version();
+  return dst;
+}
+
+Tensor& fill_(Tensor& dst, double value) {
+  check_inplace(dst, "fill_");
+  copy_kernel(dst, scalar_tensor(value, dst.dtype()));
+  dst.bump_version();
+  if (GradMode::is_enabled() && dst.grad_fn()) {
+    dst.impl()->grad_fn = nullptr;  // a constant now: no history
+  }
+  return dst;
+}
+
+Tensor& zero_(Tensor& dst) { return fill_(dst, 0.0); }
+
+Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double alpha) {
+  static const char* names[] = {"add_", "sub_", "mul_", "div_"};
+  const char* name = names[static_cast<int>(op)];
+  check_inplace(self, name);
+  auto compute = [&](const Tensor& a) {
+    switch (op) {
+      case InplaceOp::Add: return add(a, other, alpha);
+      case InplaceOp::Sub: return sub(a, other, alpha);
+      case InplaceOp::Mul: return mul(a, other);
+      case InplaceOp::Div: return div(a, other);
+    }
+    return Tensor();
+  };
+  const bool track = GradMode::is_enabled() && (self.requires_grad() || other.requires_grad());
+  if (track) {
+    rebase_history(self, compute(self), name);
+    return self;
+  }
+  const Dtype result = op == InplaceOp::Div && !is_floating(self.dtype()) ? Dtype::Float32
+                                                                          : promote(self.dtype(), other.dtype());
+  SEQLAB_CHECK(result == self.dtype() || (self.dtype() != Dtype::Bool && !is_floating(result)) ||
+                   is_floating(self.dtype()),
+               "result type ", dtype_name(result), " can't be cast to the desired output type ",
+               dtype_name(self.dtype()), " (", name, ")");
+  const Shape shape = broadcast_shapes(self.shape(), other.shape(), name);
+  SEQLAB_CHECK(shape == self.shape(), name, ": output with shape ", shape_str(self.shape()),
+               " doesn't match the broadcast shape ", shape_str(shape));
+  if (self.is_contiguous() && other.dtype() == self.dtype() && op != InplaceOp::Div) {
+    // Write straight into self: out[i] depends on self[i] only, so aliasing is safe.
+    dispatch_numeric(self.dtype(), name, [&](auto tag) {
+      using T = decltype(tag);
+      const T al = static_cast<T>(alpha);
+      switch (op) {
+        case InplaceOp::Add: binary_kernel<T, T>(self, self, other, [al](T x, T y) { return x + al * y; }); break;
+        case InplaceOp::Sub: binary_kernel<T, T>(self, self, other, [al](T x, T y) { return x - al * y; }); break;
+        default: binary_kernel<T, T>(self, self, other, [](T x, T y) { return x * y; }); break;
+      }
+    });
+  } else {
+    copy_kernel(self, compute(self));
+  }
+  self.bump_version();
+  return self;
+}
+
+Tensor& clamp_(Tensor& self, std::optional<double> lo, std::optional<double> hi) {
+  check_inplace(self, "clamp_");
+  Tensor r = clamp(self, lo, hi);
+  if (GradMode::is_enabled() && self.requires_grad()) {
+    rebase_history(self, r, "clamp_");
+  } else {
+    copy_kernel(self, r);
+    self.bump_version();
+  }
+  return self;
+}
+
+// ---------------------------------------------------------------- C++ sugar
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator+(const Tensor& a, double b) { return add(a, scalar_like(b, a, false)); }
+Tensor operator-(const Tensor& a, double b) { return sub(a, scalar_like(b, a, false)); }
+Tensor operator*(const Tensor& a, double b) { return mul(a, scalar_like(b, a, false)); }
+Tensor operator/(const Tensor& a, double b) { return div(a, scalar_like(b, a, false)); }
+Tensor operator+(double a, const Tensor& b) { return add(scalar_like(a, b, false), b); }
+Tensor operator-(double a, const Tensor& b) { return sub(scalar_like(a, b, false), b); }
+Tensor operator*(double a, const Tensor& b) { return mul(scalar_like(a, b, false), b); }
+
+}  // namespace seqlab

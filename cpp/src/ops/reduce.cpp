@@ -1,0 +1,320 @@
+// Reductions: sum, mean, var, max/min (with indices), argmax/argmin, and sum_to (the backward
+// of broadcasting). A reduction over a block of adjacent dims of a contiguous tensor runs on
+// the (outer, R, inner) view of it; other dim sets are permuted into such a block first.
+// Tests: tests/test_reduce.py.
+#include "seqlab/ops/reduce.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernel_utils.hpp"
+#include "seqlab/autograd.hpp"
+#include "seqlab/ops/elementwise.hpp"
+#include "seqlab/ops/shape.hpp"
+#include "seqlab/ops/index.hpp"
+#include "seqlab/ops/random.hpp"
+
+namespace seqlab {
+
+namespace {
+
+// The dims to reduce, sorted and unique; empty input = all dims.
+std::vector<int64_t> normalize_dims(const std::vector<int64_t>& dims, int64_t ndim, const char* op) {
+  std::vector<int64_t> out;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
+    return out;
+  }
+  std::vector<bool> seen(std::max<int64_t>(ndim, 1), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, ndim, op);
+    SEQLAB_CHECK(!seen[w], op, ": dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+    if (ndim > 0) out.push_back(w);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// x laid out as (outer, R, inner) with the reduced dims as the middle block.
+struct Blocked {
+  Tensor x;  // contiguous
+  int64_t outer = 1, R = 1, inner = 1;
+  Shape kept_shape;  // keepdim=True output shape (in x's original dim order)
+};
+
+Blocked block(const Tensor& x_in, const std::vector<int64_t>& rdims) {
+  Blocked b;
+  const int64_t nd = x_in.dim();
+  b.kept_shape = x_in.shape();
+  for (int64_t d : rdims) b.kept_shape[d] = 1;
+  const bool adjacent = rdims.empty() || rdims.back() - rdims.front() + 1 == static_cast<int64_t>(rdims.size());
+  Tensor x = x_in.detach();
+  int64_t first = rdims.empty() ? nd : rdims.front(), last = rdims.empty() ? nd : rdims.back() + 1;
+  if (!adjacent) {
+    // Move reduced dims to the end: (kept..., reduced...).
+    std::vector<int64_t> perm;
+    std::vector<bool> red(nd, false);
+    for (int64_t d : rdims) red[d] = true;
+    for (int64_t d = 0; d < nd; ++d)
+      if (!red[d]) perm.push_back(d);
+    for (int64_t d : rdims) perm.push_back(d);
+    x = permute(x, perm);
+    first = nd - static_cast<int64_t>(rdims.size());
+    last = nd;
+  }
+  b.x = contiguous(x);
+  for (int64_t d = 0; d < first; ++d) b.outer *= b.x.shape()[d];
+  for (int64_t d = first; d < last; ++d) b.R *= b.x.shape()[d];
+  for (int64_t d = last; d < nd; ++d) b.inner *= b.x.shape()[d];
+  return b;
+}
+
+Shape drop_dims(const Shape& kept, const std::vector<int64_t>& rdims, bool keepdim) {
+  if (keepdim) return kept;
+  Shape s;
+  std::vector<bool> red(kept.size(), false);
+  for (int64_t d : rdims) red[d] = true;
+  for (size_t d = 0; d < kept.size(); ++d)
+    if (!red[d]) s.push_back(kept[d]);
+  return s;
+}
+
+// The gradient of a reduction, broadcast back to the input's shape.
+Tensor expand_grad(const Tensor& g, const Shape& kept_shape, const Shape& in_shape) {
+  return expand(reshape(g, kept_shape), in_shape);
+}
+
+template <typename T>
+using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
+
+// out[o, i] = sum_r x[o, r, i]
+template <typename T, typename O>
+void sum_kernel(const Blocked& b, O* out) {
+  const T* x = static_cast<const T*>(b.x.raw_data());
+  const int64_t R = b.R, inner = b.inner;
+  if (inner == 1) {
+    parallel_for(b.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(R, 1)), [&](int64_t s, int64_t e) {
+      for (int64_t o = s; o < e; ++o) {
+        Acc<O> acc = 0;
+        const T* row = x + o * R;
+        for (int64_t r = 0; r < R; ++r) acc += static_cast<O>(row[r]);
+        out[o] = static_cast<O>(acc);
+      }
+    });
+    return;
+  }
+  for (int64_t o = 0; o < b.outer; ++o) {
+    O* orow = out + o * inner;
+    std::fill(orow, orow + inner, O(0));
+    for (int64_t r = 0; r < R; ++r) {
+      const T* row = x + (o * R + r) * inner;
+      for (int64_t i = 0; i < inner; ++i) orow[i] += static_cast<O>(row[i]);
+    }
+  }
+}
+
+}  // namespace
+
+// out = sum over dims.   dx = g broadcast back
+Tensor sum(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim) {
+  const auto dims = normalize_dims(dims_in, x.dim(), "sum");
+  const Blocked b = block(x, dims);
+  const Dtype out_dtype = is_floating(x.dtype()) ? x.dtype() : Dtype::Int64;
+  Tensor out = Tensor::empty(drop_dims(b.kept_shape, dims, keepdim), out_dtype);
+  dispatch_all(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>)
+      sum_kernel<T, T>(b, out.data<T>());
+    else
+      sum_kernel<T, int64_t>(b, out.data<int64_t>());
+  });
+  if (any_requires_grad({x}))
+    attach(out, "SumBackward1", {x}, [kept = b.kept_shape, in = x.shape()](const Tensor& g) -> TensorList {
+      return {expand_grad(g, kept, in)};
+    });
+  return out;
+}
+
+// out = sum / R.   dx = g/R broadcast back
+Tensor mean(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim) {
+  SEQLAB_CHECK_TYPE(is_floating(x.dtype()), "mean(): could not infer output dtype. Input dtype must be either a "
+                                            "floating point or complex dtype. Got: ", dtype_name(x.dtype()));
+  const auto dims = normalize_dims(dims_in, x.dim(), "mean");
+  int64_t R = 1;
+  for (int64_t d : dims) R *= x.shape()[d];
+  Tensor s;
+  {
+    NoGradGuard ng;
+    s = sum(x, dims, keepdim);
+  }
+  Tensor out = Tensor::empty(s.shape(), s.dtype());
+  dispatch_float(x.dtype(), "mean", [&](auto tag) {
+    using T = decltype(tag);
+    const T inv = R > 0 ? T(1) / T(R) : std::numeric_limits<T>::quiet_NaN();
+    unary_kernel<T, T>(out, s, [inv](T v) { return v * inv; });
+  });
+  if (any_requires_grad({x})) {
+    Shape kept = x.shape();
+    for (int64_t d : dims) kept[d] = 1;
+    attach(out, "MeanBackward1", {x}, [kept, in = x.shape(), R](const Tensor& g) -> TensorList {
+      return {expand_grad(g * (1.0 / static_cast<double>(R)), kept, in)};
+    });
+  }
+  return out;
+}
+
+// out = sum((x - mean)^2) / (R - correction).   dx = g * 2 (x - mean) / (R - correction)
+Tensor var(const Tensor& x, const std::vector<int64_t>& dims_in, double correction, bool keepdim) {
+  SEQLAB_CHECK_TYPE(is_floating(x.dtype()), "var: expected a floating point tensor, got ", dtype_name(x.dtype()));
+  const auto dims = normalize_dims(dims_in, x.dim(), "var");
+  const Blocked b = block(x, dims);
+  Tensor out = Tensor::empty(drop_dims(b.kept_shape, dims, keepdim), x.dtype());
+  Tensor mu = Tensor::empty(b.kept_shape, x.dtype());
+  const double denom = std::max(0.0, static_cast<double>(b.R) - correction);
+  dispatch_float(x.dtype(), "var", [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = b.x.data<T>();
+    T* po = out.data<T>();
+    T* pm = mu.data<T>();
+    for (int64_t o = 0; o < b.outer; ++o)
+      for (int64_t i = 0; i < b.inner; ++i) {
+        double m = 0;
+        for (int64_t r = 0; r < b.R; ++r) m += px[(o * b.R + r) * b.inner + i];
+        m /= static_cast<double>(b.R);
+        double ss = 0;
+        for (int64_t r = 0; r < b.R; ++r) {
+          const double dlt = px[(o * b.R + r) * b.inner + i] - m;
+          ss += dlt * dlt;
+        }
+        pm[o * b.inner + i] = static_cast<T>(m);
+        po[o * b.inner + i] = static_cast<T>(ss / denom);
+      }
+  });
+  if (any_requires_grad({x})) {
+    // mu is laid out in (outer, inner) order = kept_shape order only when dims are adjacent;
+    // recompute it in the backward from x instead, which is always right.
+    attach(out, "VarBackward0", {x},
+           [sx = save(x), dims, kept = b.kept_shape, denom](const Tensor& g) -> TensorList {
+             Tensor xx = sx.unpack();
+             Tensor m = mean(xx, dims, true);
+             return {expand_grad(g, kept, xx.shape()) * (xx - m) * (2.0 / denom)};
+           });
+  }
+  return out;
+}
+
+Tensor sum_to(const Tensor& g, const Shape& shape) {
+  if (g.shape() == shape) return g;
+  const int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
+  SEQLAB_CHECK(lead >= 0, "sum_to: cannot reduce a gradient of shape ", shape_str(g.shape()), " to ",
+               shape_str(shape));
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] == 1 && g.shape()[lead + i] != 1) dims.push_back(lead + static_cast<int64_t>(i));
+  Tensor s = dims.empty() ? g : sum(g, dims, true);
+  return reshape(s, shape);
+}
+
+// ---------------------------------------------------------------- max / min
+namespace {
+
+// Full reduction: the extreme value; backward shares g evenly among the tied positions.
+Tensor extreme_all(const Tensor& x, bool is_max) {
+  const char* op = is_max ? "max" : "min";
+  SEQLAB_CHECK(x.numel() > 0, op, "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                              "reduction dim with the 'dim' argument.");
+  Tensor xc = contiguous(x.detach());
+  Tensor out = Tensor::empty({}, x.dtype());
+  dispatch_numeric(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = xc.data<T>();
+    T best = p[0];
+    for (int64_t i = 1; i < xc.numel(); ++i) {
+      const T v = p[i];
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(best)) break;
+        if (std::isnan(v)) { best = v; break; }
+      }
+      if (is_max ? v > best : v < best) best = v;
+    }
+    *out.data<T>() = best;
+  });
+  if (any_requires_grad({x}))
+    attach(out, is_max ? "MaxBackward1" : "MinBackward1", {x}, [sx = save(x), so = save(out)](const Tensor& g) -> TensorList {
+      Tensor xx = sx.unpack();
+      Tensor mask = to_dtype(compare(xx, so.unpack(), CompareOp::Eq), xx.dtype());
+      Tensor count = sum(mask);
+      return {mask * (g / count)};
+    });
+  return out;
+}
+
+std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, int64_t dim_in, bool keepdim, bool is_max) {
+  const char* op = is_max ? "max" : "min";
+  const int64_t dim = wrap_dim(dim_in, x.dim(), op);
+  std::vector<int64_t> dims;
+  if (x.dim() > 0) dims.push_back(dim);
+  const Blocked b = block(x, dims);
+  SEQLAB_CHECK_INDEX(b.R > 0 || b.outer * b.inner == 0, op, "(): Expected reduction dim ", dim,
+                     " to have non-zero size.");
+  const Shape out_shape = drop_dims(b.kept_shape, dims, keepdim);
+  Tensor values = Tensor::empty(out_shape, x.dtype());
+  Tensor indices = Tensor::empty(out_shape, Dtype::Int64);
+  dispatch_numeric(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = b.x.data<T>();
+    T* pv = values.data<T>();
+    int64_t* pi = indices.data<int64_t>();
+    for (int64_t o = 0; o < b.outer; ++o)
+      for (int64_t i = 0; i < b.inner; ++i) {
+        int64_t bi = 0;
+        T best = p[o * b.R * b.inner + i];
+        for (int64_t r = 1; r < b.R; ++r) {
+          const T v = p[(o * b.R + r) * b.inner + i];
+          if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(best)) break;
+            if (std::isnan(v)) { best = v; bi = r; break; }
+          }
+          if (is_max ? v > best : v < best) { best = v; bi = r; }
+        }
+        pv[o * b.inner + i] = best;
+        pi[o * b.inner + i] = bi;
+      }
+  });
+  if (any_requires_grad({x})) {
+    // dx = g scattered to the chosen index along dim
+    attach(values, is_max ? "MaxBackward0" : "MinBackward0", {x},
+           [idx = indices, dim, keepdim, in = x.shape(), has_dim = x.dim() > 0](const Tensor& g) -> TensorList {
+             Tensor gk = (keepdim || !has_dim) ? g : unsqueeze(g, dim);
+             Tensor ik = (keepdim || !has_dim) ? idx : unsqueeze(idx, dim);
+             Tensor dx = zeros(in, g.dtype());
+             if (!has_dim) return {reshape(g, in)};
+             scatter_add_(dx, dim, ik, gk);
+             return {dx};
+           });
+  }
+  return {values, indices};
+}
+
+}  // namespace
+
+Tensor max(const Tensor& x) { return extreme_all(x, true); }
+Tensor min(const Tensor& x) { return extreme_all(x, false); }
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) { return extreme_dim(x, dim, keepdim, true); }
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) { return extreme_dim(x, dim, keepdim, false); }
+
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  NoGradGuard ng;
+  if (!dim) return extreme_dim(reshape(x, {-1}), 0, false, true).second;
+  return extreme_dim(x, *dim, keepdim, true).second;
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  NoGradGuard ng;
+  if (!dim) return extreme_dim(reshape(x, {-1}), 0, false, false).second;
+  return extreme_dim(x, *dim, keepdim, false).second;
+}
+
+}  // namespace seqlab

@@ -1,0 +1,158 @@
+// seqlab's thread pool and the BLAS thread count, set together (seqlab.set_num_threads), so
+// that BLAS threads and seqlab's loops never oversubscribe the cores. Workers sleep on a
+// condition variable between jobs (no spinning that would steal a core from OpenBLAS) and
+// run with flush-to-zero / denormals-are-zero.
+#include "seqlab/parallel.hpp"
+
+#include <sched.h>
+#include <xmmintrin.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <cblas.h>
+
+namespace seqlab {
+
+namespace {
+
+thread_local bool in_worker = false;
+constexpr unsigned kFtzDaz = 0x8040;  // MXCSR bits: flush-to-zero (15) and denormals-are-zero (6)
+
+int default_threads() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+class Pool {
+ public:
+  explicit Pool(int threads) { resize(threads); }
+  ~Pool() { stop(); }
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  void resize(int threads) {
+    stop();
+    stopping_ = false;
+    for (int i = 0; i < threads - 1; ++i) workers_.emplace_back([this, i] { loop(i + 1); });
+  }
+
+  // Chunk k of `chunks` runs on worker k (k >= 1); the caller runs chunk 0.
+  void run(int chunks, const std::function<void(int)>& job) {
+    std::unique_lock<std::mutex> lock(m_);
+    job_ = &job;
+    chunks_ = chunks;
+    pending_ = chunks - 1;
+    ++generation_;
+    lock.unlock();
+    cv_.notify_all();
+    job(0);
+    lock.lock();
+    done_.wait(lock, [this] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void loop(int id) {
+    in_worker = true;
+    _mm_setcsr(_mm_getcsr() | kFtzDaz);
+    uint64_t seen = 0;
+    while (true) {
+      std::unique_lock<std::mutex> lock(m_);
+      cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+      if (id >= chunks_) continue;
+      const auto* job = job_;
+      lock.unlock();
+      (*job)(id);
+      lock.lock();
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex m_;
+  std::condition_variable cv_, done_;
+  const std::function<void(int)>* job_ = nullptr;
+  int chunks_ = 0, pending_ = 0;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+};
+
+int g_threads = 0;
+std::mutex g_pool_mutex;
+
+Pool& pool() {
+  static Pool p([] {
+    g_threads = default_threads();
+    scipy_openblas_set_num_threads(g_threads);
+    return g_threads;
+  }());
+  return p;
+}
+
+}  // namespace
+
+void set_num_threads(int n) {
+  if (n < 1) throw std::invalid_argument("set_num_threads expects a positive integer, got " + std::to_string(n));
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  pool().resize(n);
+  g_threads = n;
+  scipy_openblas_set_num_threads(n);
+}
+
+int get_num_threads() {
+  pool();
+  return g_threads;
+}
+
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  if (in_worker || n <= grain) {
+    f(0, n);
+    return;
+  }
+  std::unique_lock<std::mutex> lock(g_pool_mutex, std::try_to_lock);
+  if (!lock.owns_lock()) {  // another thread is using the pool: run inline
+    f(0, n);
+    return;
+  }
+  Pool& p = pool();
+  const int chunks = static_cast<int>(std::min<int64_t>(p.size(), (n + grain - 1) / grain));
+  if (chunks <= 1) {
+    f(0, n);
+    return;
+  }
+  const int64_t per = (n + chunks - 1) / chunks;
+  p.run(chunks, [&](int k) {
+    const int64_t b = k * per, e = std::min(n, b + per);
+    if (b < e) f(b, e);
+  });
+}
+
+bool set_flush_denormal(bool on) {
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(on ? (csr | kFtzDaz) : (csr & ~kFtzDaz));
+  return true;
+}
+
+std::string blas_info() {
+  return std::string(scipy_openblas_get_config()) + " (core: " + scipy_openblas_get_corename() + ")";
+}
+
+}  // namespace seqlab

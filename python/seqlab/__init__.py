@@ -1,0 +1,40 @@
+"""seqlab: sequence models for learning and teaching, with a PyTorch-like C++ core.
+
+    import seqlab
+    x = seqlab.randn(3, 4, requires_grad=True)
+    (x.tanh() ** 2).sum().backward()
+    x.grad
+
+The compiled core is seqlab._core; this package gives it PyTorch's layout
+(seqlab.nn.functional, seqlab.autograd, ...)."""
+from . import _blas
+
+_blas.load()
+
+from . import _core  # noqa: E402
+from ._core import (  # noqa: E402,F401
+    Tensor, dtype, Node,
+    add, sub, mul, div, true_divide, pow, neg, negative, exp, log, sqrt, abs, clamp, clip, maximum, minimum, where,
+    eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
+    tanh, sigmoid, relu, softmax, log_softmax,
+    sum, mean, var, max, min, argmax, argmin,
+    matmul, mm, bmm, t, reshape, permute, flatten, transpose, swapaxes, unsqueeze, squeeze, narrow, select,
+    split, chunk, cat, concat, stack, gather, index_select, masked_fill, nonzero, triu, tril, clone,
+    randperm, multinomial, manual_seed, initial_seed, set_num_threads, get_num_threads, set_flush_denormal,
+    is_grad_enabled, from_numpy, from_dlpack,
+)
+from ._tensor import (  # noqa: E402,F401
+    float32, float64, int64, bool, float, double, long,
+    tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint,
+    zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
+    std, allclose, numel, is_tensor, unbind, diff_shapes,
+)
+from .autograd import no_grad, enable_grad, set_grad_enabled  # noqa: E402,F401
+from . import autograd, nn  # noqa: E402,F401
+
+__version__ = "0.1.0"
+
+
+def blas_info():
+    """The BLAS in use and the kernel it chose for this CPU."""
+    return _core._blas_info()

@@ -1,0 +1,343 @@
+"""The pure-Python parts of seqlab.Tensor (repr, indexing, tolist) and the creation
+functions, with PyTorch's signatures. Everything numeric happens in seqlab._core."""
+import builtins
+import collections
+
+import numpy as np
+
+from . import _core
+from ._core import Tensor
+
+float32 = _core.dtype.float32
+float64 = _core.dtype.float64
+int64 = _core.dtype.int64
+bool = _core.dtype.bool
+float = float32
+double = float64
+long = int64
+
+_default_dtype = float32
+_NP = {float32: np.float32, float64: np.float64, int64: np.int64, bool: np.bool_}
+
+# torch.return_types.max and friends: a named (values, indices) pair.
+values_indices = collections.namedtuple("values_indices", ["values", "indices"])
+_core._values_indices = values_indices
+
+
+def _size(size):
+    if len(size) == 1 and not isinstance(size[0], int):
+        return [int(s) for s in size[0]]
+    return [int(s) for s in size]
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+# ------------------------------------------------------------------ creation
+def tensor(data, dtype=None, requires_grad=False):
+    """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array or a tensor)."""
+    if isinstance(data, Tensor):
+        arr = data.detach().numpy()
+    else:
+        arr = np.asarray(data)
+    if dtype is None:
+        if arr.dtype.kind == "f":
+            dtype = _default_dtype
+        elif arr.dtype.kind in "iu":
+            dtype = int64
+        elif arr.dtype.kind == "b":
+            dtype = bool
+        elif arr.size == 0:
+            dtype = _default_dtype
+        else:
+            raise TypeError(f"tensor(): can't convert data of type {arr.dtype} to a tensor")
+    arr = np.ascontiguousarray(arr, dtype=_NP[dtype]).copy()
+    return _finish(_core.from_numpy(arr), requires_grad)
+
+
+def as_tensor(data, dtype=None):
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or _NP.get(dtype) == data.dtype) and data.dtype in _NP.values():
+        return _core.from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def empty(*size, dtype=None, requires_grad=False):
+    return _finish(_core._empty(_size(size), dtype or _default_dtype), requires_grad)
+
+
+def zeros(*size, dtype=None, requires_grad=False):
+    return _finish(_core._full(_size(size), 0.0, dtype or _default_dtype), requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False):
+    return _finish(_core._full(_size(size), 1.0, dtype or _default_dtype), requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False):
+    if dtype is None:
+        dtype = bool if isinstance(fill_value, builtins.bool) else int64 if isinstance(fill_value, int) else _default_dtype
+    return _finish(_core._full(_size((size,)), builtins.float(fill_value), dtype), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        dtype = int64 if all(isinstance(v, int) for v in (start, end, step)) else _default_dtype
+    return _finish(_core._arange(builtins.float(start), builtins.float(end), builtins.float(step), dtype), requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False):
+    return _finish(_core._eye(n, n if m is None else m, dtype or _default_dtype), requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad=False):
+    return _finish(_core._rand(_size(size), dtype or _default_dtype), requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False):
+    return _finish(_core._randn(_size(size), dtype or _default_dtype), requires_grad)
+
+
+def randint(low=0, high=None, size=None, dtype=None, requires_grad=False):
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    return _core._randint(int(low), int(high), _size((size,)), dtype or int64)
+
+
+def zeros_like(x, dtype=None, requires_grad=False):
+    return zeros(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def ones_like(x, dtype=None, requires_grad=False):
+    return ones(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def empty_like(x, dtype=None, requires_grad=False):
+    return empty(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def full_like(x, fill_value, dtype=None, requires_grad=False):
+    return full(x.shape, fill_value, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def rand_like(x, dtype=None, requires_grad=False):
+    return rand(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def randn_like(x, dtype=None, requires_grad=False):
+    return randn(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def randint_like(x, low=0, high=None, dtype=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, x.shape, dtype=dtype or x.dtype)
+
+
+# ------------------------------------------------------------------ composed helpers
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return input.var(dim, unbiased, keepdim, correction=correction).sqrt()
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return builtins.bool(np.allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def numel(x):
+    return x.numel()
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def unbind(x, dim=0):
+    return tuple(x.select(dim, i) for i in range(x.shape[dim]))
+
+
+def diff_shapes(a, b):
+    """The shapes of two tensors side by side, for messages."""
+    return f"{list(a.shape)} vs {list(b.shape)}"
+
+
+# ------------------------------------------------------------------ indexing
+def _as_index_tensor(obj):
+    if isinstance(obj, Tensor):
+        return obj
+    return tensor(obj)
+
+
+def _parse_index(x, key):
+    """Split a Python index into basic steps (applied as views) and advanced index tensors.
+
+    Returns (view, advanced) where `view` is x after ints, slices, None and Ellipsis, and
+    `advanced` is a list (one entry per dim of `view`) of index tensors or None."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    # Bool masks become integer index tensors (one per masked dim), as NumPy does.
+    expanded = []
+    for k in key:
+        if isinstance(k, (list, np.ndarray)) and np.asarray(k).dtype == np.bool_:
+            k = tensor(k)
+        if isinstance(k, Tensor) and k.dtype == bool:
+            if k.dim() == 0:
+                raise IndexError("seqlab does not support indexing with a 0-d boolean tensor")
+            nz = k.nonzero()
+            expanded.extend(nz.select(1, i) for i in range(k.dim()))
+            continue
+        expanded.append(k)
+    key = expanded
+    n_ellipsis = builtins.sum(1 for k in key if k is Ellipsis)
+    if n_ellipsis > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
+    if consumed > x.dim():
+        raise IndexError(f"too many indices for tensor of dimension {x.dim()} (got {consumed})")
+    out = x
+    dim = 0
+    advanced = []
+    for k in key:
+        if k is Ellipsis:
+            skip = x.dim() - consumed
+            advanced.extend([None] * skip)
+            dim += skip
+        elif k is None:
+            out = out.unsqueeze(dim)
+            advanced.append(None)
+            dim += 1
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, builtins.bool):
+            size = out.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            out = out.select(dim, int(k))
+        elif isinstance(k, slice):
+            start, stop, step = k.start, k.stop, k.step
+            step = 1 if step is None else int(step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            size = out.shape[dim]
+            start = 0 if start is None else int(start)
+            stop = size if stop is None else int(stop)
+            if not (start == 0 and stop >= size and step == 1):
+                out = out._slice(dim, start, stop, step)
+            advanced.append(None)
+            dim += 1
+        elif isinstance(k, (Tensor, list, tuple, np.ndarray)):
+            t = _as_index_tensor(k)
+            if t.dtype != int64:
+                raise IndexError(f"tensors used as indices must be long (int64) or bool tensors, got {t.dtype}")
+            advanced.append(t)
+            dim += 1
+        else:
+            raise TypeError(f"invalid index of type {type(k).__name__}: only integers, slices (`:`), ellipsis (`...`), "
+                            "None and long or bool tensors are valid indices")
+    return out, advanced
+
+
+def _getitem(self, key):
+    view, advanced = _parse_index(self, key)
+    if any(a is not None for a in advanced):
+        return view._index(advanced)
+    return view
+
+
+def _setitem(self, key, value):
+    view, advanced = _parse_index(self, key)
+    if not isinstance(value, Tensor):
+        value = tensor(value, dtype=self.dtype)
+    if any(a is not None for a in advanced):
+        view._index_put_(advanced, value, False)
+        return
+    if view.dim() == self.dim() and view.shape == self.shape and view.data_ptr() == self.data_ptr() \
+            and view.stride() == self.stride():
+        self.copy_(value)
+    else:
+        view.copy_(value)
+
+
+def _repr(self):
+    arr = self.detach().numpy()
+    if self.dtype == float32 or self.dtype == float64:
+        body = np.array2string(arr, separator=", ", prefix="tensor(", precision=4, floatmode="maxprec_equal")
+    else:
+        body = np.array2string(arr, separator=", ", prefix="tensor(")
+    extras = []
+    if self.dtype not in (float32, int64, bool) or (self.numel() == 0 and self.dtype != float32):
+        extras.append(f"dtype={self.dtype}")
+    if self.grad_fn is not None:
+        extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+    elif self.requires_grad:
+        extras.append("requires_grad=True")
+    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+
+def _tolist(self):
+    return self.detach().numpy().tolist()
+
+
+def _iter(self):
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(unbind(self, 0))
+
+
+def _array(self, dtype=None, copy=None):
+    arr = self.numpy()
+    return arr if dtype is None else arr.astype(dtype)
+
+
+def _expand_as(self, other):
+    return self.expand(other.shape)
+
+
+def _view_as(self, other):
+    return self.view(other.shape)
+
+
+def _type_as(self, other):
+    return self.to(other.dtype)
+
+
+def _new_zeros(self, *size, dtype=None, requires_grad=False):
+    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_ones(self, *size, dtype=None, requires_grad=False):
+    return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_tensor(self, data, dtype=None, requires_grad=False):
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _norm(self, p=2, dim=None, keepdim=False):
+    if p == 2:
+        return (self * self).sum(dim, keepdim).sqrt()
+    if p == 1:
+        return self.abs().sum(dim, keepdim)
+    return (self.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
+
+
+Tensor.__getitem__ = _getitem
+Tensor.__setitem__ = _setitem
+Tensor.__repr__ = _repr
+Tensor.__str__ = _repr
+Tensor.__iter__ = _iter
+Tensor.__array__ = _array
+Tensor.tolist = _tolist
+Tensor.std = std
+Tensor.expand_as = _expand_as
+Tensor.view_as = _view_as
+Tensor.type_as = _type_as
+Tensor.new_zeros = _new_zeros
+Tensor.new_ones = _new_ones
+Tensor.new_tensor = _new_tensor
+Tensor.norm = _norm
+Tensor.unbind = unbind
+Tensor.__array_priority__ = 1000  # ndarray + tensor defers to Tensor.__radd__

@@ -1,0 +1,157 @@
+"""Grad mode (no_grad, enable_grad, set_grad_enabled) and gradcheck, as torch.autograd.
+
+The engine itself is C++ (cpp/src/autograd.cpp); see DESIGN.md "Autograd"."""
+import functools
+
+import numpy as np
+
+from . import _core
+
+
+class _GradModeContext:
+    """Base of the grad-mode context managers: usable as `with` and as a decorator."""
+
+    _mode = True
+
+    def __enter__(self):
+        self._prev = _core.is_grad_enabled()
+        _core._set_grad_enabled(self._mode)
+        return self
+
+    def __exit__(self, *exc):
+        _core._set_grad_enabled(self._prev)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Disable gradient recording: ops inside produce tensors without history."""
+    _mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Enable gradient recording inside a no_grad block."""
+    _mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Set grad mode on or off; works as a function call, a context manager or a decorator."""
+
+    def __init__(self, mode):
+        self._prev = _core.is_grad_enabled()
+        self._mode = bool(mode)
+        _core._set_grad_enabled(self._mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _core._set_grad_enabled(self._prev)
+        return False
+
+    def __call__(self, fn):
+        mode = self._mode
+        _core._set_grad_enabled(self._prev)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """Run backward from several tensors at once (torch.autograd.backward)."""
+    from ._tensor import ones_like
+    if isinstance(tensors, _core.Tensor):
+        tensors = [tensors]
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    elif isinstance(grad_tensors, _core.Tensor):
+        grad_tensors = [grad_tensors]
+    grads = []
+    for t, g in zip(tensors, grad_tensors):
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = ones_like(t)
+        grads.append(g)
+    _core._run_backward(list(tensors), grads, bool(retain_graph))
+
+
+class GradcheckError(RuntimeError):
+    """Analytical and numerical gradients disagree."""
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+    """Compare the gradients of `func` from backward with central finite differences.
+
+    As torch.autograd.gradcheck: `inputs` is a tensor or a tuple of tensors; those that
+    require grad are checked (use float64). For every output element o and input element
+    x_j:  d o / d x_j ≈ (o(x_j + eps) - o(x_j - eps)) / (2 eps).  Returns True, or raises
+    GradcheckError naming the input and the largest difference."""
+    from ._tensor import zeros_like
+    if isinstance(inputs, _core.Tensor):
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    diff_inputs = [i for i, x in enumerate(inputs) if isinstance(x, _core.Tensor) and x.requires_grad]
+    for i in diff_inputs:
+        if inputs[i].dtype != _core.dtype.float64:
+            import warnings
+            warnings.warn(f"gradcheck: input {i} is {inputs[i].dtype}, not float64; the check may fail from rounding")
+
+    def outputs_of(args):
+        with no_grad():
+            out = func(*args)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        return [o.detach().numpy().astype(np.float64).copy() for o in outs if isinstance(o, _core.Tensor)]
+
+    base = outputs_of(inputs)
+    # Numerical Jacobian, one column per input element.
+    numerical = {}
+    for i in diff_inputs:
+        x = inputs[i]
+        arr = x.detach().numpy()  # shares memory with x: perturb in place
+        cols = []
+        for j in np.ndindex(*arr.shape):
+            orig = arr[j].copy()
+            arr[j] = orig + eps
+            plus = outputs_of(inputs)
+            arr[j] = orig - eps
+            minus = outputs_of(inputs)
+            arr[j] = orig
+            cols.append([(p - m).ravel() / (2 * eps) for p, m in zip(plus, minus)])
+        numerical[i] = cols
+    # Analytical Jacobian: one backward per output element.
+    out = func(*inputs)
+    outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(o, _core.Tensor)]
+    for k, o in enumerate(outs):
+        if not o.requires_grad:
+            continue
+        for e in range(o.numel()):
+            for i in diff_inputs:
+                inputs[i].grad = None
+            g = zeros_like(o)
+            g.view(-1)[e] = 1.0
+            o.backward(g, retain_graph=True)
+            for i in diff_inputs:
+                grad = inputs[i].grad
+                ana = np.zeros(inputs[i].shape).ravel() if grad is None else grad.numpy().astype(np.float64).ravel()
+                num = np.array([col[k][e] for col in numerical[i]])
+                if not np.allclose(ana, num, rtol=rtol, atol=atol):
+                    worst = int(np.argmax(np.abs(ana - num)))
+                    msg = (f"Jacobian mismatch for output {k} element {e} with respect to input {i}: "
+                           f"numerical {num[worst]:.8g} vs analytical {ana[worst]:.8g} at input element {worst} "
+                           f"(max abs diff {np.max(np.abs(ana - num)):.3g})")
+                    if raise_exception:
+                        raise GradcheckError(msg)
+                    return False
+    for i in diff_inputs:
+        inputs[i].grad = None
+    return True

@@ -1,0 +1,31 @@
+"""seqlab.nn.functional: activations and losses with PyTorch's signatures.
+
+softmax, log_softmax and cross_entropy are fused C++ kernels with hand-written backward
+(cpp/src/ops/activation.cpp, cpp/src/ops/loss.cpp)."""
+from .. import _core
+from .._core import (  # noqa: F401
+    relu, tanh, sigmoid, gelu, cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits,
+)
+
+
+def softmax(input, dim=None, dtype=None):
+    if dim is None:
+        raise TypeError("softmax(): dim must be given (implicit dim is deprecated in PyTorch)")
+    x = input if dtype is None else input.to(dtype)
+    return _core.softmax(x, dim)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    if dim is None:
+        raise TypeError("log_softmax(): dim must be given (implicit dim is deprecated in PyTorch)")
+    x = input if dtype is None else input.to(dtype)
+    return _core.log_softmax(x, dim)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    return _core.dropout(input, p, training)
+
+
+def linear(input, weight, bias=None):
+    """y = x W^T + b"""
+    return _core._linear(input, weight, bias)
