@@ -144,6 +144,12 @@ void bind_ops(py::module_& m) {
   cls.def("scatter_add_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor {
     return scatter_add_(x, dim, index, src);
   }, py::arg("dim"), py::arg("index"), py::arg("src"), Release());
+  m.def("_index_put", [](const Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) {
+    TensorList l;
+    for (auto& i : idx) l.push_back(i ? *i : Tensor());
+    return index_put(x, l, v, acc);
+  }, Release());
+  cls.def("_rebase", [](Tensor& self, const Tensor& result) { rebase_history(self, result, "setitem"); }, Release());
   cls.def("_index_put_", [](Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) -> Tensor {
     TensorList l;
     for (auto& i : idx) l.push_back(i ? *i : Tensor());
@@ -315,7 +321,7 @@ void bind_ops(py::module_& m) {
   both(m, cls, "softmax", [](const Tensor& x, int64_t dim) { return softmax(x, dim); }, py::arg("dim"), Release());
   both(m, cls, "log_softmax", [](const Tensor& x, int64_t dim) { return log_softmax(x, dim); }, py::arg("dim"), Release());
   m.def("gelu", [](const Tensor& x, const std::string& approximate) {
-    SEQLAB_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+    SEQLAB_CHECK(approximate == "none" || approximate == "tanh",
                        "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
     py::gil_scoped_release r;
     return gelu(x, approximate == "tanh");

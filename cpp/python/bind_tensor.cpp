@@ -167,9 +167,27 @@ void bind_tensor(py::module_& m) {
         SEQLAB_CHECK_TYPE(a.dtype() == Dtype::Bool, "~ (bitwise_not) is only implemented for bool tensors in seqlab");
         return logical_not(a);
       })
-      .def("__and__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return logical_and(x, y); }); }, py::is_operator())
-      .def("__or__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return logical_or(x, y); }); }, py::is_operator())
-      .def("__xor__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return logical_xor(x, y); }); }, py::is_operator())
+      .def("__and__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, false, [](const Tensor& x, const Tensor& y) {
+          SEQLAB_CHECK(x.dtype() == Dtype::Bool && y.dtype() == Dtype::Bool, "bitwise_and (&): seqlab supports bool "
+                       "tensors only, got ", dtype_name(x.dtype()), " & ", dtype_name(y.dtype()));
+          return logical_and(x, y);
+        });
+      }, py::is_operator())
+      .def("__or__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, false, [](const Tensor& x, const Tensor& y) {
+          SEQLAB_CHECK(x.dtype() == Dtype::Bool && y.dtype() == Dtype::Bool, "bitwise_or (|): seqlab supports bool "
+                       "tensors only, got ", dtype_name(x.dtype()), " | ", dtype_name(y.dtype()));
+          return logical_or(x, y);
+        });
+      }, py::is_operator())
+      .def("__xor__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, false, [](const Tensor& x, const Tensor& y) {
+          SEQLAB_CHECK(x.dtype() == Dtype::Bool && y.dtype() == Dtype::Bool, "bitwise_xor (^): seqlab supports bool "
+                       "tensors only, got ", dtype_name(x.dtype()), " ^ ", dtype_name(y.dtype()));
+          return logical_xor(x, y);
+        });
+      }, py::is_operator())
       .def("__iadd__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Add); }); }, py::is_operator())
       .def("__isub__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Sub); }); }, py::is_operator())
       .def("__imul__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Mul); }); }, py::is_operator())

@@ -37,7 +37,8 @@ class Pool {
   void resize(int threads) {
     stop();
     stopping_ = false;
-    for (int i = 0; i < threads - 1; ++i) workers_.emplace_back([this, i] { loop(i + 1); });
+    for (int i = 0; i < threads - 1; ++i)
+      workers_.emplace_back([this, i, gen = generation_] { loop(i + 1, gen); });
   }
 
   // Chunk k of `chunks` runs on worker k (k >= 1); the caller runs chunk 0.
@@ -56,10 +57,10 @@ class Pool {
   }
 
  private:
-  void loop(int id) {
+  void loop(int id, uint64_t first_generation) {
     in_worker = true;
     _mm_setcsr(_mm_getcsr() | kFtzDaz);
-    uint64_t seen = 0;
+    uint64_t seen = first_generation;  // jobs posted before this worker existed are not its own
     while (true) {
       std::unique_lock<std::mutex> lock(m_);
       cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });

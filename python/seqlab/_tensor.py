@@ -41,10 +41,17 @@ def tensor(data, dtype=None, requires_grad=False):
     """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array or a tensor)."""
     if isinstance(data, Tensor):
         arr = data.detach().numpy()
+    elif isinstance(data, (str, bytes)):
+        raise TypeError(f"tensor(): new(): invalid data type '{type(data).__name__}'")
     else:
-        arr = np.asarray(data)
+        try:
+            arr = np.asarray(data)
+        except ValueError as e:
+            raise ValueError(f"tensor(): expected a sequence of equal-length sequences (a ragged list has no shape): {e}")
     if dtype is None:
-        if arr.dtype.kind == "f":
+        if isinstance(data, (np.ndarray, np.generic, Tensor)) and arr.dtype in (np.float64, np.float32):
+            dtype = float64 if arr.dtype == np.float64 else float32  # arrays keep their dtype, as in torch
+        elif arr.dtype.kind == "f":
             dtype = _default_dtype
         elif arr.dtype.kind in "iu":
             dtype = int64
@@ -54,7 +61,7 @@ def tensor(data, dtype=None, requires_grad=False):
             dtype = _default_dtype
         else:
             raise TypeError(f"tensor(): can't convert data of type {arr.dtype} to a tensor")
-    arr = np.ascontiguousarray(arr, dtype=_NP[dtype]).copy()
+    arr = np.array(arr, dtype=_NP[dtype], order="C", copy=True)  # (ascontiguousarray would make 0-d 1-d)
     return _finish(_core.from_numpy(arr), requires_grad)
 
 
@@ -188,6 +195,11 @@ def _parse_index(x, key):
         if isinstance(k, Tensor) and k.dtype == bool:
             if k.dim() == 0:
                 raise IndexError("seqlab does not support indexing with a 0-d boolean tensor")
+            at = builtins.sum(1 for e in expanded if e is not None and e is not Ellipsis)
+            for j in range(k.dim()):
+                if at + j >= x.dim() or k.shape[j] != x.shape[at + j]:
+                    raise IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the shape "
+                                     f"of the indexed tensor {list(x.shape)} at index {at + j}")
             nz = k.nonzero()
             expanded.extend(nz.select(1, i) for i in range(k.dim()))
             continue
@@ -248,9 +260,20 @@ def _getitem(self, key):
 
 
 def _setitem(self, key, value):
-    view, advanced = _parse_index(self, key)
     if not isinstance(value, Tensor):
         value = tensor(value, dtype=self.dtype)
+    if _core.is_grad_enabled() and (self.requires_grad or value.requires_grad):
+        # Recorded as out = index_put(self, positions, value): the flat positions of the
+        # target region come from indexing an arange the same way.
+        if self.is_leaf and self.requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation "
+                               "(setitem).")
+        where_ = arange(self.numel()).view(self.shape)[key]
+        value = value.to(self.dtype).expand(where_.shape).reshape(-1)
+        new = _core._index_put(self.reshape(-1), [where_.reshape(-1)], value, False).view(self.shape)
+        self._rebase(new)
+        return
+    view, advanced = _parse_index(self, key)
     if any(a is not None for a in advanced):
         view._index_put_(advanced, value, False)
         return

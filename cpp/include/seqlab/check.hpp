@@ -1,7 +1,7 @@
 // SEQLAB_CHECK: precondition checks at the API boundary. Each throws a standard exception
 // that pybind11 translates as PyTorch would raise it:
 //   std::invalid_argument -> ValueError, std::out_of_range -> IndexError,
-//   std::domain_error -> TypeError (dtype problems), std::runtime_error -> RuntimeError.
+//   std::domain_error -> TypeError, std::runtime_error -> RuntimeError.
 #pragma once
 #include <sstream>
 #include <stdexcept>
@@ -40,4 +40,5 @@ std::string shape_str(const std::vector<int64_t>& shape);
 #define SEQLAB_CHECK(cond, ...) SEQLAB_CHECK_T(std::runtime_error, cond, __VA_ARGS__)
 #define SEQLAB_CHECK_INDEX(cond, ...) SEQLAB_CHECK_T(std::out_of_range, cond, __VA_ARGS__)
 #define SEQLAB_CHECK_VALUE(cond, ...) SEQLAB_CHECK_T(std::invalid_argument, cond, __VA_ARGS__)
-#define SEQLAB_CHECK_TYPE(cond, ...) SEQLAB_CHECK_T(std::domain_error, cond, __VA_ARGS__)
+// dtype problems: PyTorch raises RuntimeError for these (TypeError only from argument parsing).
+#define SEQLAB_CHECK_TYPE(cond, ...) SEQLAB_CHECK_T(std::runtime_error, cond, __VA_ARGS__)

@@ -84,9 +84,9 @@ Tensor scalar_like(double value, const Tensor& other, bool is_integral_value) {
 
 // ---------------------------------------------------------------- add / sub
 // out = a + alpha*b.   da = g, db = alpha*g (each summed back over broadcast dims)
-Tensor add(const Tensor& a_, const Tensor& b_, double alpha) {
-  auto [a, b, shape] = prepare_binary(a_, b_, "add");
-  Tensor out = map2(a, b, shape, "add", [alpha](auto tag) {
+static Tensor add_impl(const Tensor& a_, const Tensor& b_, double alpha, const char* op) {
+  auto [a, b, shape] = prepare_binary(a_, b_, op);
+  Tensor out = map2(a, b, shape, op, [alpha](auto tag) {
     using T = decltype(tag);
     const T al = static_cast<T>(alpha);
     return [al](T x, T y) { return x + al * y; };
@@ -99,7 +99,8 @@ Tensor add(const Tensor& a_, const Tensor& b_, double alpha) {
   return out;
 }
 
-Tensor sub(const Tensor& a, const Tensor& b, double alpha) { return add(a, b, -alpha); }
+Tensor add(const Tensor& a, const Tensor& b, double alpha) { return add_impl(a, b, alpha, "add"); }
+Tensor sub(const Tensor& a, const Tensor& b, double alpha) { return add_impl(a, b, -alpha, "sub"); }
 
 // ---------------------------------------------------------------- mul / div
 // out = a*b.   da = g*b, db = g*a
@@ -187,6 +188,9 @@ Tensor pow(const Tensor& a_, const Tensor& b_) {
 
 // out = x^e for a number e.   dx = g*e*x^(e-1)
 Tensor pow(const Tensor& x_, double e) {
+  SEQLAB_CHECK(is_floating(x_.dtype()) || e >= 0 || e != std::floor(e),
+               "pow: Integers to negative integer powers are not allowed (", dtype_name(x_.dtype()), " tensor of shape ",
+               shape_str(x_.shape()), " ** ", e, ").");
   const Tensor x = is_floating(x_.dtype()) || e == std::floor(e) ? x_ : to_dtype(x_, Dtype::Float32);
   Tensor out = map1(x, "pow", [e](auto tag) {
     using T = decltype(tag);
@@ -463,7 +467,7 @@ void check_inplace(const Tensor& t, const char* op) {
 
 // Give `self` the history of `result` (same shape), writing result's values into self's
 // storage: how an in-place op on a tensor in the graph is recorded.
-static void rebase_history(Tensor& self, const Tensor& result, const char* op) {
+void rebase_history(Tensor& self, const Tensor& result, const char* op) {
   SEQLAB_CHECK(!self.impl()->is_view, op, ": in-place operation on a view of a tensor that requires grad is not "
                                           "supported by seqlab; use the out-of-place form");
   SEQLAB_CHECK(result.shape() == self.shape(), op, ": output with shape ", shape_str(self.shape()),
@@ -518,7 +522,9 @@ Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double a
   };
   const bool track = GradMode::is_enabled() && (self.requires_grad() || other.requires_grad());
   if (track) {
-    rebase_history(self, compute(self), name);
+    // Compute from a copy: the backward may need self's old value, which this op overwrites
+    // (PyTorch's "original_self").
+    rebase_history(self, compute(clone(self)), name);
     return self;
   }
   const Dtype result = op == InplaceOp::Div && !is_floating(self.dtype()) ? Dtype::Float32
@@ -550,8 +556,9 @@ Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double a
 
 Tensor& clamp_(Tensor& self, std::optional<double> lo, std::optional<double> hi) {
   check_inplace(self, "clamp_");
-  Tensor r = clamp(self, lo, hi);
-  if (GradMode::is_enabled() && self.requires_grad()) {
+  const bool track = GradMode::is_enabled() && self.requires_grad();
+  Tensor r = clamp(track ? clone(self) : self, lo, hi);
+  if (track) {
     rebase_history(self, r, "clamp_");
   } else {
     copy_kernel(self, r);

@@ -8,6 +8,7 @@
 #include "kernel_utils.hpp"
 #include "seqlab/ops/elementwise.hpp"
 #include "seqlab/ops/random.hpp"
+#include "seqlab/ops/reduce.hpp"
 #include "seqlab/ops/shape.hpp"
 
 namespace seqlab {
@@ -176,9 +177,32 @@ Tensor& index_put_(Tensor& x, const TensorList& indices, const Tensor& values, b
   return x;
 }
 
+// out = x with out[idx] = values (or += when accumulate).
+// dx = g with the written positions zeroed (kept when accumulate),  dvalues = g[idx] summed to values' shape
+Tensor index_put(const Tensor& x, const TensorList& indices, const Tensor& values, bool accumulate) {
+  Tensor out = clone(x.detach());
+  {
+    NoGradGuard ng;
+    index_put_(out, indices, values, accumulate);
+  }
+  if (any_requires_grad({x, values})) {
+    attach(out, "IndexPutBackward0", {x, values},
+           [indices, accumulate, vshape = values.shape(), vdtype = values.dtype()](const Tensor& g) -> TensorList {
+             Tensor dx = g;
+             if (!accumulate) {
+               dx = clone(g);
+               index_put_(dx, indices, scalar_tensor(0.0, g.dtype()), false);
+             }
+             Tensor dv = sum_to(seqlab::index(g, indices), vshape);
+             return {dx, is_floating(vdtype) ? to_dtype(dv, vdtype) : Tensor()};
+           });
+  }
+  return out;
+}
+
 // out[i][j][k] = x[i][index[i][j][k]][k]  (dim = 1).   dx = zeros.scatter_add_(dim, index, g)
 Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index) {
-  SEQLAB_CHECK_INDEX(index.dtype() == Dtype::Int64, "gather(): Expected dtype int64 for index, got ",
+  SEQLAB_CHECK(index.dtype() == Dtype::Int64, "gather(): Expected dtype int64 for index, got ",
                      dtype_name(index.dtype()));
   const int64_t dim = wrap_dim(dim_in, x.dim(), "gather");
   SEQLAB_CHECK(index.dim() == x.dim() || (x.dim() == 0 && index.dim() <= 1),

@@ -78,7 +78,7 @@ void gemm_batched(const Tensor& out, const Tensor& a, const Tensor& b, int64_t b
 Tensor mm(const Tensor& a, const Tensor& b) {
   SEQLAB_CHECK(a.dim() == 2, "mm: self must be a matrix, got a tensor of shape ", shape_str(a.shape()));
   SEQLAB_CHECK(b.dim() == 2, "mm: mat2 must be a matrix, got a tensor of shape ", shape_str(b.shape()));
-  SEQLAB_CHECK(a.shape()[1] == b.shape()[0], "mat1 and mat2 shapes cannot be multiplied (", a.shape()[0], "x",
+  SEQLAB_CHECK(a.shape()[1] == b.shape()[0], "mm: mat1 and mat2 shapes cannot be multiplied (", a.shape()[0], "x",
                a.shape()[1], " and ", b.shape()[0], "x", b.shape()[1], ")");
   check_same_dtype(a, b, "mm");
   Tensor out = Tensor::empty({a.shape()[0], b.shape()[1]}, a.dtype());
@@ -96,8 +96,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 
 // C[i] = A[i] B[i].   dA = dC B^T,   dB = A^T dC   (per batch)
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  SEQLAB_CHECK(a.dim() == 3, "batch1 must be a 3D tensor, got a tensor of shape ", shape_str(a.shape()));
-  SEQLAB_CHECK(b.dim() == 3, "batch2 must be a 3D tensor, got a tensor of shape ", shape_str(b.shape()));
+  SEQLAB_CHECK(a.dim() == 3, "bmm: batch1 must be a 3D tensor, got a tensor of shape ", shape_str(a.shape()));
+  SEQLAB_CHECK(b.dim() == 3, "bmm: batch2 must be a 3D tensor, got a tensor of shape ", shape_str(b.shape()));
   SEQLAB_CHECK(a.shape()[0] == b.shape()[0], "bmm: batch1 and batch2 must have same number of batches, got ",
                a.shape()[0], " and ", b.shape()[0], " (shapes ", shape_str(a.shape()), " and ", shape_str(b.shape()), ")");
   SEQLAB_CHECK(a.shape()[2] == b.shape()[1], "bmm: Expected size for first two dimensions of batch2 tensor to be: [",

@@ -43,13 +43,17 @@ ClassRows class_rows(const Tensor& input, const Tensor& target, const char* op) 
   r.C = input.shape()[cdim];
   r.soft = is_floating(target.dtype());
   if (r.soft) {
-    SEQLAB_CHECK(target.shape() == input.shape(), op, ": class-probability targets must have the input's shape; input ",
-                 shape_str(input.shape()), ", target ", shape_str(target.shape()));
+    SEQLAB_CHECK(target.shape() == input.shape(), op, ": expected class-index targets of dtype int64 (long), or "
+                 "class-probability targets of the input's shape; input ", shape_str(input.shape()), ", target ",
+                 shape_str(target.shape()), " of dtype ", dtype_name(target.dtype()));
   } else {
     SEQLAB_CHECK_TYPE(target.dtype() == Dtype::Int64, op, ": expected target of dtype int64 (class indices) or float "
                                                           "(class probabilities), got ", dtype_name(target.dtype()));
     Shape expect = input.shape();
     expect.erase(expect.begin() + cdim);
+    SEQLAB_CHECK_VALUE(nd == 1 || target.dim() == 0 || target.shape()[0] == input.shape()[0], op,
+                       ": Expected input batch_size (", input.shape()[0], ") to match target batch_size (",
+                       target.dim() ? target.shape()[0] : 0, ").");
     SEQLAB_CHECK(target.shape() == expect, op, ": Expected target of shape ", shape_str(expect), " for input of shape ",
                  shape_str(input.shape()), ", got target of shape ", shape_str(target.shape()));
   }
@@ -119,7 +123,7 @@ void row_coef(const ClassRows& r, const T* w, int64_t i, double eps, int64_t ign
 // loss_i = -Σ_c coef_ic log p_ic.   dz_i = (p_i S_i - coef_i) · (dL/dloss_i)
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                      Reduction reduction, double label_smoothing) {
-  SEQLAB_CHECK_VALUE(label_smoothing >= 0.0 && label_smoothing <= 1.0,
+  SEQLAB_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
                      "cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
   SEQLAB_CHECK_TYPE(is_floating(input.dtype()), "cross_entropy: expected a floating point input, got ",
                     dtype_name(input.dtype()));
@@ -154,11 +158,14 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   });
   if (r.soft) denom = static_cast<double>(r.M);
   Tensor loss = reduce_rows(per_row, reduction, denom, r.out_shape).detach();
-  if (any_requires_grad({input})) {
-    attach(loss, "CrossEntropyLossBackward0", {input},
-           [r, w, logp, reduction, denom, label_smoothing, ignore_index, in_shape = input.shape()](const Tensor& g_) -> TensorList {
+  if (any_requires_grad({input, target})) {
+    // Soft targets get a gradient too:  d loss_i / d y_ic = -w_c (1-ε) log p_ic
+    attach(loss, "CrossEntropyLossBackward0", {input, target},
+           [r, w, logp, reduction, denom, label_smoothing, ignore_index, in_shape = input.shape(),
+            need_x = input.requires_grad(), need_y = r.soft && target.requires_grad()](const Tensor& g_) -> TensorList {
              const Tensor g = contiguous(g_);
              Tensor dz = Tensor::empty({r.M, r.C}, logp.dtype());
+             Tensor dy = need_y ? Tensor::empty({r.M, r.C}, logp.dtype()) : Tensor();
              dispatch_float(logp.dtype(), "cross_entropy_backward", [&](auto tag) {
                using T = decltype(tag);
                const T* lp = logp.data<T>();
@@ -177,9 +184,12 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                  for (int64_t c = 0; c < r.C; ++c) S += coef[c];
                  for (int64_t c = 0; c < r.C; ++c)
                    d[i * r.C + c] = ignored ? T(0) : scale * (std::exp(lp[i * r.C + c]) * S - coef[c]);
+                 if (need_y)
+                   for (int64_t c = 0; c < r.C; ++c)
+                     dy.data<T>()[i * r.C + c] = -scale * (pw ? pw[c] : T(1)) * T(1 - label_smoothing) * lp[i * r.C + c];
                }
              });
-             return {rows_to_input(dz, in_shape)};
+             return {need_x ? rows_to_input(dz, in_shape) : Tensor(), need_y ? rows_to_input(dy, in_shape) : Tensor()};
            });
   }
   return loss;
@@ -254,7 +264,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
 // dl/dx = w [ σ(x)(pw·y + 1 - y) - pw·y ],   dl/dy = w [ (pw-1) softplus(-x) - x ]
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         Reduction reduction, const Tensor& pos_weight) {
-  SEQLAB_CHECK(target.shape() == input.shape(), "binary_cross_entropy_with_logits: Target size (",
+  SEQLAB_CHECK_VALUE(target.shape() == input.shape(), "binary_cross_entropy_with_logits: Target size (",
                shape_str(target.shape()), ") must be the same as input size (", shape_str(input.shape()), ")");
   SEQLAB_CHECK_TYPE(is_floating(input.dtype()), "binary_cross_entropy_with_logits: expected a floating point input");
   const Dtype dt = input.dtype();

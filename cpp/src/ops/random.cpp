@@ -45,8 +45,8 @@ Tensor full(const Shape& shape, double value, Dtype dtype) {
 }
 
 Tensor arange(double start, double end, double step, Dtype dtype) {
-  SEQLAB_CHECK_VALUE(step != 0, "arange: step must be nonzero");
-  SEQLAB_CHECK_VALUE((step > 0 && end >= start) || (step < 0 && end <= start),
+  SEQLAB_CHECK(step != 0, "arange: step must be nonzero");
+  SEQLAB_CHECK((step > 0 && end >= start) || (step < 0 && end <= start),
                      "arange: upper bound and larger bound inconsistent with step sign");
   const int64_t n = static_cast<int64_t>(std::ceil((end - start) / step));
   Tensor t = Tensor::empty({n}, dtype);
@@ -59,7 +59,7 @@ Tensor arange(double start, double end, double step, Dtype dtype) {
 }
 
 Tensor eye(int64_t n, int64_t m, Dtype dtype) {
-  SEQLAB_CHECK_VALUE(n >= 0 && m >= 0, "eye: n and m must be non-negative, got ", n, " and ", m);
+  SEQLAB_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got ", n, " and ", m);
   Tensor t = zeros({n, m}, dtype);
   dispatch_all(dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -108,7 +108,7 @@ Tensor randn(const Shape& shape, Dtype dtype) {
 }
 
 Tensor randint(int64_t low, int64_t high, const Shape& shape, Dtype dtype) {
-  SEQLAB_CHECK_VALUE(high > low, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
+  SEQLAB_CHECK(high > low, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   Tensor t = Tensor::empty(shape, Dtype::Int64);
   std::uniform_int_distribution<int64_t> dist(low, high - 1);
   int64_t* p = t.data<int64_t>();

@@ -208,7 +208,8 @@ Tensor squeeze(const Tensor& x, int64_t dim) {
 Tensor expand(const Tensor& x, const Shape& shape_in) {
   const int64_t nd = static_cast<int64_t>(shape_in.size()), xd = x.dim();
   SEQLAB_CHECK(nd >= xd, "expand: the number of sizes provided (", nd,
-               ") must be greater or equal to the number of dimensions in the tensor (", xd, ")");
+               ") must be greater or equal to the number of dimensions in the tensor (", xd, "); tensor of shape ",
+               shape_str(x.shape()), " expanded to ", shape_str(shape_in));
   Shape shape(nd), strides(nd);
   for (int64_t i = 0; i < nd; ++i) {
     const int64_t j = i - (nd - xd);
@@ -260,7 +261,7 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   const int64_t d = wrap_dim(dim, x.dim(), "narrow");
   const int64_t n = x.shape()[d];
   if (start < 0) start += n;
-  SEQLAB_CHECK_INDEX(start >= 0 && length >= 0 && start + length <= n, "narrow: start (", start, ") + length (", length,
+  SEQLAB_CHECK(start >= 0 && length >= 0 && start + length <= n, "narrow: start (", start, ") + length (", length,
                      ") exceeds dimension size (", n, ").");
   return slice(x, d, start, start + length, 1);
 }
@@ -288,12 +289,13 @@ Tensor select(const Tensor& x, int64_t dim_in, int64_t index) {
 
 // out = inputs laid end to end along dim.   dx_i = the slice of g that x_i filled
 Tensor cat(const TensorList& xs, int64_t dim_in) {
-  SEQLAB_CHECK(!xs.empty(), "torch.cat(): expected a non-empty list of Tensors");
-  // Legacy rule kept by PyTorch: 1-D empty tensors are skipped.
+  SEQLAB_CHECK_VALUE(!xs.empty(), "cat(): expected a non-empty list of Tensors");
+  // Legacy rule kept by PyTorch: 1-D empty tensors are skipped in the shape checks.
+  auto skipped = [](const Tensor& x) { return x.dim() == 1 && x.numel() == 0; };
   TensorList parts;
   for (const Tensor& x : xs)
-    if (!(x.dim() == 1 && x.numel() == 0)) parts.push_back(x);
-  if (parts.empty()) return xs[0];
+    if (!skipped(x)) parts.push_back(x);
+  if (parts.empty()) return clone(xs[0]);
   const Tensor& ref = parts[0];
   SEQLAB_CHECK(ref.dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
   const int64_t dim = wrap_dim(dim_in, ref.dim(), "cat");
@@ -304,31 +306,39 @@ Tensor cat(const TensorList& xs, int64_t dim_in) {
     const Tensor& x = parts[i];
     SEQLAB_CHECK(x.dim() == ref.dim(), "Tensors must have same number of dimensions: got ", ref.dim(), " and ", x.dim());
     for (int64_t d = 0; d < ref.dim(); ++d)
-      SEQLAB_CHECK(d == dim || x.shape()[d] == ref.shape()[d], "Sizes of tensors must match except in dimension ", dim,
+      SEQLAB_CHECK(d == dim || x.shape()[d] == ref.shape()[d], "cat: Sizes of tensors must match except in dimension ", dim,
                    ". Expected size ", ref.shape()[d], " but got size ", x.shape()[d], " for tensor number ", i,
                    " in the list (shapes ", shape_str(ref.shape()), " and ", shape_str(x.shape()), ").");
     shape[dim] += x.shape()[dim];
     dtype = promote(dtype, x.dtype());
   }
   Tensor out = Tensor::empty(shape, dtype);
-  std::vector<int64_t> sizes;
+  std::vector<int64_t> sizes;  // along dim, per input (0 for a skipped one)
   {
     NoGradGuard ng;
     int64_t at = 0;
-    for (const Tensor& x : parts) {
-      Tensor dst = slice(out, dim, at, at + x.shape()[dim], 1);
-      copy_(dst, x);
-      sizes.push_back(x.shape()[dim]);
-      at += x.shape()[dim];
+    for (const Tensor& x : xs) {
+      const int64_t n = skipped(x) ? 0 : x.shape()[dim];
+      if (n > 0) {
+        Tensor dst = slice(out, dim, at, at + n, 1);
+        copy_(dst, x);
+      }
+      sizes.push_back(n);
+      at += n;
     }
   }
   out.impl()->storage->version = 0;
-  if (any_requires_grad(parts)) {
+  if (any_requires_grad(xs)) {
     std::vector<Dtype> dtypes;
-    for (const Tensor& x : parts) dtypes.push_back(x.dtype());
-    attach(out, "CatBackward0", parts, [sizes, dim, dtypes](const Tensor& g) -> TensorList {
+    std::vector<Shape> shapes;
+    for (const Tensor& x : xs) {
+      dtypes.push_back(x.dtype());
+      shapes.push_back(x.shape());
+    }
+    attach(out, "CatBackward0", xs, [sizes, dim, dtypes, shapes](const Tensor& g) -> TensorList {
       TensorList dxs = split(g, sizes, dim);
-      for (size_t i = 0; i < dxs.size(); ++i) dxs[i] = to_dtype(dxs[i], dtypes[i]);
+      for (size_t i = 0; i < dxs.size(); ++i)
+        dxs[i] = dxs[i].shape() == shapes[i] ? to_dtype(dxs[i], dtypes[i]) : zeros(shapes[i], dtypes[i]);
       return dxs;
     });
   }
@@ -378,7 +388,7 @@ TensorList split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t dim
 }
 
 TensorList chunk(const Tensor& x, int64_t chunks, int64_t dim) {
-  SEQLAB_CHECK_VALUE(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  SEQLAB_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   const int64_t d = wrap_dim(dim, x.dim(), "chunk");
   const int64_t n = x.shape()[d];
   return split(x, std::max<int64_t>((n + chunks - 1) / chunks, n == 0 ? 0 : 1), d);

@@ -52,6 +52,9 @@ Tensor& clamp_(Tensor& self, std::optional<double> min, std::optional<double> ma
 
 // Raise PyTorch's errors for an in-place write to `t` under grad mode.
 void check_inplace(const Tensor& t, const char* op);
+// Record an in-place op: write `result` (same shape) into self's storage and give self
+// result's history. Not for views (PyTorch's CopySlices is not implemented).
+void rebase_history(Tensor& self, const Tensor& result, const char* op);
 
 // C++ sugar.
 Tensor operator+(const Tensor& a, const Tensor& b);

@@ -12,6 +12,8 @@ namespace seqlab {
 Tensor index(const Tensor& x, const TensorList& indices);
 // x[indices...] = values (accumulate adds instead), in place.
 Tensor& index_put_(Tensor& x, const TensorList& indices, const Tensor& values, bool accumulate = false);
+// The out-of-place, differentiable twin (what x[idx] = v records under autograd).
+Tensor index_put(const Tensor& x, const TensorList& indices, const Tensor& values, bool accumulate = false);
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 // x.scatter_add_(dim, index, src): x[..., index[i], ...] += src[i] along dim (no autograd).
 Tensor& scatter_add_(Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
