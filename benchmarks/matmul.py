@@ -1,0 +1,113 @@
+"""float32 matrix multiplication: seqlab.matmul against torch.matmul, same process, same threads.
+
+Square sizes 64..2048 and the per-step GEMMs of a small LSTM/GRU (batch 20, hidden 200:
+all four LSTM gates are one 20x200 @ 200x800 GEMM, the three GRU gates 20x200 @ 200x600).
+Steady state is the median of repeated timings after a warm-up; the first call on fresh
+operands (weight packing, allocation, thread start-up) is reported separately.
+
+    python benchmarks/matmul.py [--threads 2] [--repeats 7] [--min-time 0.2]
+"""
+
+import argparse
+import platform
+import statistics
+import time
+
+import numpy as np
+import torch
+
+import seqlab
+
+SHAPES = [(n, n, n) for n in (64, 128, 256, 512, 1024, 2048)] + [
+    (20, 200, 800),   # LSTM step: h (B,H) @ W_hh^T (H,4H), B=20, H=200
+    (20, 200, 600),   # GRU step:  h (B,H) @ W_hh^T (H,3H)
+]
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def first_call_seconds(matmul, a, b):
+    start = time.perf_counter()
+    matmul(a, b)
+    return time.perf_counter() - start
+
+
+def steady_seconds(matmul, a, b, repeats, min_time):
+    """Median seconds per call: calls are batched so that each timing lasts >= min_time."""
+    for _ in range(3):                     # warm-up
+        matmul(a, b)
+    calls, elapsed = 1, 0.0
+    while True:                            # find a batch size that lasts long enough
+        start = time.perf_counter()
+        for _ in range(calls):
+            matmul(a, b)
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time or calls >= 1 << 20:
+            break
+        calls *= 2 if elapsed <= 0 else max(2, min(10, int(1.2 * min_time / elapsed) + 1))
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            matmul(a, b)
+        samples.append((time.perf_counter() - start) / calls)
+    return statistics.median(samples)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=7, help="timings per shape; the median is shown")
+    parser.add_argument("--min-time", type=float, default=0.2, help="seconds per timing")
+    args = parser.parse_args()
+
+    seqlab.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
+    print(f"{cpu_name()}; threads: seqlab {seqlab.get_num_threads()}, torch {torch.get_num_threads()}; "
+          f"torch {torch.__version__}, float32")
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for m, k, n in SHAPES:
+        a_np = rng.standard_normal((m, k), dtype=np.float32)
+        b_np = rng.standard_normal((k, n), dtype=np.float32)
+        a_s, b_s = seqlab.from_numpy(a_np.copy()), seqlab.from_numpy(b_np.copy())
+        a_t, b_t = torch.from_numpy(a_np.copy()), torch.from_numpy(b_np.copy())
+
+        # the first call of this shape (for the first shape, the first call in the process)
+        first_s = first_call_seconds(seqlab.matmul, a_s, b_s)
+        first_t = first_call_seconds(torch.matmul, a_t, b_t)
+
+        # both compute the same product
+        c_s = np.asarray(seqlab.matmul(a_s, b_s))
+        c_t = torch.matmul(a_t, b_t).numpy()
+        np.testing.assert_allclose(c_s, c_t, rtol=1e-3, atol=1e-3 * np.sqrt(k))
+
+        sec_s = steady_seconds(seqlab.matmul, a_s, b_s, args.repeats, args.min_time)
+        sec_t = steady_seconds(torch.matmul, a_t, b_t, args.repeats, args.min_time)
+        flops = 2.0 * m * k * n
+        rows.append((f"{m}x{k} @ {k}x{n}", flops / sec_s / 1e9, flops / sec_t / 1e9,
+                     sec_t / sec_s, sec_s * 1e6, sec_t * 1e6, first_s * 1e6, first_t * 1e6))
+
+    header = ("shape", "seqlab GF/s", "torch GF/s", "ratio", "seqlab us", "torch us",
+              "seqlab 1st us", "torch 1st us")
+    print()
+    print(f"{header[0]:<22}" + "".join(f"{h:>14}" for h in header[1:]))
+    for shape, gs, gt, ratio, us_s, us_t, f_s, f_t in rows:
+        print(f"{shape:<22}{gs:>14.1f}{gt:>14.1f}{ratio:>14.2f}{us_s:>14.1f}{us_t:>14.1f}"
+              f"{f_s:>14.1f}{f_t:>14.1f}")
+    print("\nratio = seqlab GF/s / torch GF/s (above 1: seqlab is faster). "
+          "us = microseconds per call, steady state (median); 1st = first call of that shape.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+// Kernels against their references: BLAS GEMM against the naive loop (every transpose
+// combination), broadcasting, reductions, the fused cross-entropy against log_softmax + NLL.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../src/blas.hpp"
+#include "seqlab/seqlab.hpp"
+
+using namespace seqlab;
+
+TEST(Gemm, BlasMatchesNaiveForAllTransposes) {
+  manual_seed(0);
+  const int64_t M = 7, N = 5, K = 9;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      Tensor A = randn(ta ? Shape{K, M} : Shape{M, K}, Dtype::Float64);
+      Tensor B = randn(tb ? Shape{N, K} : Shape{K, N}, Dtype::Float64);
+      Tensor C1 = zeros({M, N}, Dtype::Float64), C2 = zeros({M, N}, Dtype::Float64);
+      const int64_t lda = ta ? M : K, ldb = tb ? K : N;
+      gemm<double>(ta, tb, M, N, K, 1.0, A.data<double>(), lda, B.data<double>(), ldb, 0.0, C1.data<double>(), N);
+      gemm_naive<double>(ta, tb, M, N, K, 1.0, A.data<double>(), lda, B.data<double>(), ldb, 0.0, C2.data<double>(), N);
+      for (int64_t i = 0; i < M * N; ++i) EXPECT_NEAR(C1.data<double>()[i], C2.data<double>()[i], 1e-12);
+    }
+}
+
+TEST(Ops, MatmulOfTransposedViewNeedsNoCopyAndIsRight) {
+  manual_seed(1);
+  Tensor a = randn({4, 3}, Dtype::Float64);
+  Tensor b = randn({4, 2}, Dtype::Float64);
+  Tensor c = matmul(t(a), b);  // (3, 2)
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      double ref = 0;
+      for (int64_t k = 0; k < 4; ++k) ref += a.data<double>()[k * 3 + i] * b.data<double>()[k * 2 + j];
+      EXPECT_NEAR(c.data<double>()[i * 2 + j], ref, 1e-12);
+    }
+}
+
+TEST(Ops, BroadcastAddAndShapeErrors) {
+  Tensor a = ones({2, 1, 3}), b = full({4, 1}, 2.0);
+  Tensor c = add(a, b);
+  EXPECT_EQ(c.shape(), (Shape{2, 4, 3}));
+  for (int64_t i = 0; i < c.numel(); ++i) EXPECT_EQ(c.data<float>()[i], 3.0f);
+  EXPECT_THROW(add(ones({2, 3}), ones({2, 4})), std::runtime_error);
+}
+
+TEST(Ops, SumMeanVarOverDims) {
+  Tensor x = view(arange(0, 24, 1, Dtype::Float64), {2, 3, 4});
+  Tensor s = sum(x, {0, 2});
+  EXPECT_EQ(s.shape(), (Shape{3}));
+  // sum over i, k of 12 i + 4 j + k = 24*... : j=0 -> (0+12)*4 + 2*(0+1+2+3) = 48 + 12 = 60
+  EXPECT_DOUBLE_EQ(s.data<double>()[0], 60.0);
+  EXPECT_DOUBLE_EQ(mean(x).item<double>(), 11.5);
+  Tensor v = var(x, {2}, 1.0, true);
+  EXPECT_EQ(v.shape(), (Shape{2, 3, 1}));
+  EXPECT_NEAR(v.data<double>()[0], 5.0 / 3.0, 1e-12);
+}
+
+TEST(Ops, CrossEntropyEqualsLogSoftmaxPlusNll) {
+  manual_seed(2);
+  Tensor z = randn({5, 7}, Dtype::Float64);
+  Tensor target = randint(0, 7, {5});
+  const double fused = cross_entropy(z, target).item<double>();
+  const double composed = nll_loss(log_softmax(z, 1), target).item<double>();
+  EXPECT_NEAR(fused, composed, 1e-12);
+}
+
+TEST(Ops, SoftmaxIsStableForLargeLogits) {
+  Tensor z = full({1, 3}, 1000.0);
+  Tensor p = softmax(z, 1);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(p.data<float>()[i], 1.0f / 3.0f, 1e-6);
+}

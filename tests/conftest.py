@@ -1,0 +1,278 @@
+"""Shared helpers for the seqlab test suite.
+
+torch (2.13, CPU) is the oracle: every op is run on the same NumPy data through seqlab and
+through torch, and the outputs and every input's gradient are compared.
+See tests/test_*.py for the per-family tests.
+"""
+
+import zlib
+
+import numpy as np
+import pytest
+import torch
+
+import seqlab
+import seqlab.nn.functional  # noqa: F401  (makes seqlab.nn.functional reachable as an attribute)
+
+# Default tolerances per dtype: (atol, rtol).
+TOL = {
+    np.float32: (1e-5, 1e-4),
+    np.float64: (1e-10, 1e-8),
+}
+
+FLOAT_DTYPES = [np.float32, np.float64]
+DTYPE_IDS = ["f32", "f64"]
+
+# numpy dtype -> library dtype
+SEQLAB_DTYPE = {
+    np.dtype(np.float32): seqlab.float32,
+    np.dtype(np.float64): seqlab.float64,
+    np.dtype(np.int64): seqlab.int64,
+    np.dtype(np.bool_): seqlab.bool,
+}
+TORCH_DTYPE = {
+    np.dtype(np.float32): torch.float32,
+    np.dtype(np.float64): torch.float64,
+    np.dtype(np.int64): torch.int64,
+    np.dtype(np.bool_): torch.bool,
+}
+
+
+def tol(dtype, scale=1.0):
+    """(atol, rtol) for a numpy float dtype, optionally loosened by `scale`."""
+    atol, rtol = TOL[np.dtype(dtype).type]
+    return atol * scale, rtol * scale
+
+
+def shape_id(*shapes):
+    """Readable parametrize id for a list of shapes: (3,1)x(4)."""
+    def one(s):
+        return "(" + ",".join(str(d) for d in s) + ")"
+    return "x".join(one(s) for s in shapes)
+
+
+# ----------------------------------------------------------------------------------------
+# Seeding
+# ----------------------------------------------------------------------------------------
+
+@pytest.fixture(autouse=True)
+def _seed_everything(request):
+    """Seed numpy, torch and seqlab deterministically per test (derived from the test id)."""
+    seed = zlib.crc32(request.node.nodeid.encode()) & 0x7FFFFFFF
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    seqlab.manual_seed(seed)
+    yield
+
+
+@pytest.fixture
+def rng(request):
+    """A numpy Generator seeded from the test id, so every test is reproducible."""
+    seed = zlib.crc32(request.node.nodeid.encode()) & 0x7FFFFFFF
+    return np.random.default_rng(seed)
+
+
+def make_rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+# ----------------------------------------------------------------------------------------
+# Random data
+# ----------------------------------------------------------------------------------------
+
+def randn(rng, shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def uniform(rng, shape, low, high, dtype=np.float32):
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def away_from_zero(rng, shape, dtype=np.float32, low=0.5, high=2.0):
+    """Random values with |v| in [low, high] and random sign (safe for div, abs, relu)."""
+    mag = rng.uniform(low, high, size=shape)
+    sign = np.where(rng.random(size=shape) < 0.5, -1.0, 1.0)
+    return (mag * sign).astype(dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# Conversions
+# ----------------------------------------------------------------------------------------
+
+def _is_float(arr):
+    return np.issubdtype(arr.dtype, np.floating)
+
+
+def sl_leaf(arr, requires_grad=None):
+    """A fresh seqlab leaf tensor holding a copy of `arr`."""
+    arr = np.array(arr, copy=True, order="C")
+    t = seqlab.from_numpy(arr)
+    if requires_grad is None:
+        requires_grad = _is_float(arr)
+    if requires_grad:
+        t.requires_grad_()
+    return t
+
+
+def th_leaf(arr, requires_grad=None):
+    arr = np.array(arr, copy=True, order="C")
+    t = torch.from_numpy(arr)
+    if requires_grad is None:
+        requires_grad = _is_float(arr)
+    if requires_grad:
+        t.requires_grad_()
+    return t
+
+
+def sl_np(t):
+    """seqlab tensor -> numpy copy (works for non-contiguous and requires_grad tensors)."""
+    return np.array(t.detach().contiguous().numpy(), copy=True)
+
+
+def th_np(t):
+    return t.detach().contiguous().numpy().copy()
+
+
+def _flatten_outputs(out):
+    if isinstance(out, (tuple, list)):
+        res = []
+        for o in out:
+            res.extend(_flatten_outputs(o))
+        return res
+    return [out]
+
+
+def assert_close(got, expected, atol, rtol, what=""):
+    got = np.asarray(got)
+    expected = np.asarray(expected)
+    assert got.shape == expected.shape, f"{what}: shape {got.shape} != torch {expected.shape}"
+    assert got.dtype == expected.dtype, f"{what}: dtype {got.dtype} != torch {expected.dtype}"
+    if got.dtype == np.bool_ or np.issubdtype(got.dtype, np.integer):
+        np.testing.assert_array_equal(got, expected, err_msg=what)
+    else:
+        np.testing.assert_allclose(got, expected, atol=atol, rtol=rtol, equal_nan=True, err_msg=what)
+
+
+# ----------------------------------------------------------------------------------------
+# The central comparison
+# ----------------------------------------------------------------------------------------
+
+def _make_layout(arr, layout):
+    """Return (storage array, view function) so that view(storage) has the values of `arr`.
+
+    layout: "contig" -> arr itself; "T" -> stored transposed, viewed with transpose(-1, -2);
+    "slice" -> stored with a doubled last dim, viewed with [..., ::2].
+    Both views are non-contiguous, so the op under test sees strided input.
+    """
+    if layout == "contig" or arr.ndim == 0:
+        return arr, (lambda t: t)
+    if layout == "T":
+        if arr.ndim < 2:
+            return arr, (lambda t: t)
+        return np.ascontiguousarray(np.swapaxes(arr, -1, -2)), (lambda t: t.transpose(-1, -2))
+    if layout == "slice":
+        big_shape = arr.shape[:-1] + (arr.shape[-1] * 2,)
+        big = np.zeros(big_shape, dtype=arr.dtype)
+        if _is_float(arr):
+            big[...] = 7.0  # junk in the skipped positions
+        big[..., ::2] = arr
+        return big, (lambda t: t[..., ::2])
+    raise ValueError(layout)
+
+
+def assert_matches_torch(seqlab_fn, torch_fn, inputs, atol=None, rtol=None, grad=True,
+                         layout="contig", upstream_seed=1234):
+    """Run `seqlab_fn` and `torch_fn` on tensors built from the same numpy `inputs`.
+
+    Float inputs become leaves with requires_grad=True (when grad=True). The outputs are
+    compared (values, shape, dtype). Then a random upstream gradient, identical for both
+    libraries, is backpropagated from every floating output that requires grad, and every
+    input's .grad is compared.
+    """
+    inputs = [np.asarray(a) for a in inputs]
+    float_dtypes = [a.dtype for a in inputs if _is_float(a)]
+    if atol is None or rtol is None:
+        d_atol, d_rtol = tol(float_dtypes[0] if float_dtypes else np.float64)
+        atol = d_atol if atol is None else atol
+        rtol = d_rtol if rtol is None else rtol
+
+    storages, views = zip(*[_make_layout(a, layout) for a in inputs]) if inputs else ((), ())
+    sl_leaves = [sl_leaf(s, requires_grad=grad and _is_float(s)) for s in storages]
+    th_leaves = [th_leaf(s, requires_grad=grad and _is_float(s)) for s in storages]
+    sl_args = [v(t) for v, t in zip(views, sl_leaves)]
+    th_args = [v(t) for v, t in zip(views, th_leaves)]
+
+    th_out = torch_fn(*th_args)
+    sl_out = seqlab_fn(*sl_args)
+
+    th_outs = _flatten_outputs(th_out)
+    sl_outs = _flatten_outputs(sl_out)
+    assert len(sl_outs) == len(th_outs), f"seqlab returned {len(sl_outs)} outputs, torch {len(th_outs)}"
+    for i, (s, t) in enumerate(zip(sl_outs, th_outs)):
+        assert tuple(s.shape) == tuple(t.shape), f"output {i}: shape {tuple(s.shape)} != torch {tuple(t.shape)}"
+        assert_close(sl_np(s), th_np(t), atol, rtol, what=f"forward output {i}")
+
+    if not grad:
+        return sl_out
+
+    rng = np.random.default_rng(upstream_seed)
+    for i, (s, t) in enumerate(zip(sl_outs, th_outs)):
+        assert bool(s.requires_grad) == bool(t.requires_grad), (
+            f"output {i}: requires_grad {s.requires_grad} != torch {t.requires_grad}")
+        if not t.requires_grad:
+            continue
+        g = rng.standard_normal(tuple(t.shape)).astype(th_np(t).dtype)
+        t.backward(torch.from_numpy(g.copy()), retain_graph=True)
+        s.backward(seqlab.from_numpy(g.copy()), retain_graph=True)
+
+    for i, (s, t) in enumerate(zip(sl_leaves, th_leaves)):
+        if not t.requires_grad:
+            continue
+        if t.grad is None:
+            assert s.grad is None or not np.any(sl_np(s.grad)), f"input {i}: torch grad is None, seqlab has one"
+            continue
+        assert s.grad is not None, f"input {i}: seqlab grad is None, torch has a gradient"
+        assert_close(sl_np(s.grad), th_np(t.grad), atol, rtol, what=f"grad of input {i}")
+    return sl_out
+
+
+def assert_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+    """seqlab.autograd.gradcheck on float64 leaves built from `inputs` (numpy arrays)."""
+    leaves = []
+    for a in inputs:
+        a = np.asarray(a)
+        if _is_float(a):
+            leaves.append(sl_leaf(a.astype(np.float64), requires_grad=True))
+        else:
+            leaves.append(sl_leaf(a, requires_grad=False))
+    ok = seqlab.autograd.gradcheck(fn, tuple(leaves), eps=eps, atol=atol, rtol=rtol)
+    assert ok is True
+
+
+def assert_raises_like_torch(seqlab_fn, torch_fn, *fragments):
+    """Both calls raise; seqlab raises the same (builtin) exception type as torch and its
+    message contains every regex in `fragments` (case-insensitive)."""
+    import re
+    import warnings
+
+    with pytest.raises(Exception) as th_info, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch warns on some of these (e.g. mse_loss size mismatch)
+        torch_fn()
+    expected_type = next(c for c in type(th_info.value).__mro__ if c.__module__ == "builtins")
+    with pytest.raises(Exception) as sl_info:
+        seqlab_fn()
+    assert isinstance(sl_info.value, expected_type), (
+        f"seqlab raised {type(sl_info.value).__name__}: {sl_info.value!s}; torch raises {expected_type.__name__}")
+    msg = str(sl_info.value)
+    for frag in fragments:
+        assert re.search(frag, msg, flags=re.IGNORECASE), f"message {msg!r} does not match {frag!r}"
+    return sl_info.value
+
+
+def rss_bytes():
+    """Resident set size of this process in bytes."""
+    import os
+
+    with open("/proc/self/statm") as f:
+        resident_pages = int(f.read().split()[1])
+    return resident_pages * os.sysconf("SC_PAGE_SIZE")
