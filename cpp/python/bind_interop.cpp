@@ -107,7 +107,7 @@ void bind_interop(py::module_& m) {
   cls.def("__dlpack__", [](const Tensor& t, py::object stream, py::object max_version, py::object dl_device,
                            py::object copy) {
     if (!copy.is_none() && copy.cast<bool>()) throw py::buffer_error("seqlab's __dlpack__ does not copy (copy=True)");
-    check_numpy_ok(*t.impl());
+    if (t.requires_grad()) throw py::buffer_error("Can't export tensors that require gradient, use tensor.detach()");
     auto ctx = std::make_unique<DLContext>();
     ctx->tensor = t;
     ctx->shape = t.shape();

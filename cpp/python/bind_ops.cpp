@@ -1,6 +1,7 @@
 // The ops, each bound twice from one definition: as seqlab.NAME(input, ...) and as the
 // method Tensor.NAME(...), with PyTorch's argument names and defaults.
 #include "bind_common.hpp"
+#include "simd/vec_math.hpp"
 
 namespace seqlab::bind {
 
@@ -373,6 +374,7 @@ void bind_ops(py::module_& m) {
   m.def("get_num_threads", &get_num_threads);
   m.def("set_flush_denormal", &set_flush_denormal, py::arg("mode"));
   m.def("_blas_info", &blas_info);
+  m.def("_simd_isa", &simd::isa_name);
 }
 
 }  // namespace seqlab::bind

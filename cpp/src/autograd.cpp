@@ -15,6 +15,22 @@ thread_local bool grad_enabled = true;
 std::atomic<uint64_t> next_sequence_nr{0};
 }  // namespace
 
+Node::~Node() {
+  thread_local bool draining = false;
+  thread_local std::vector<std::shared_ptr<Node>> pending;
+  for (Edge& e : next_edges)
+    if (e.fn) pending.push_back(std::move(e.fn));
+  next_edges.clear();
+  if (draining) return;  // an outer destructor is draining the stack
+  draining = true;
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    n.reset();  // if this was the last reference, its destructor pushes its edges and returns
+  }
+  draining = false;
+}
+
 bool GradMode::is_enabled() { return grad_enabled; }
 void GradMode::set_enabled(bool enabled) { grad_enabled = enabled; }
 

@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "seqlab/parallel.hpp"
+#include "simd/vec_math.hpp"
 #include "seqlab/tensor.hpp"
 
 namespace seqlab {
+
+Tensor contiguous_copy(const Tensor& x);  // a contiguous copy, no autograd (elementwise.cpp)
 
 // Call f(T{}) with T the C++ type of `d`.
 template <typename F>
@@ -177,6 +180,19 @@ void binary_kernel(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
                         o[i] = f(*reinterpret_cast<const T*>(ap + i * s[1]), *reinterpret_cast<const T*>(bp + i * s[2]));
                     }
                   });
+}
+
+// y = op(x) through the run-time dispatched SIMD kernels (x made contiguous first).
+inline Tensor vec_map(const Tensor& x_in, simd::VecOp op, const char* name) {
+  const Tensor x = x_in.is_contiguous() ? x_in : contiguous_copy(x_in);
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  dispatch_float(x.dtype(), name, [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = static_cast<const T*>(x.raw_data());
+    T* py = static_cast<T*>(y.raw_data());
+    parallel_for(x.numel(), 16384, [&](int64_t b, int64_t e) { simd::unary(op, px + b, py + b, e - b); });
+  });
+  return y;
 }
 
 }  // namespace seqlab

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <xmmintrin.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -27,6 +28,8 @@ int default_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// Workers spin briefly after each job (a back-to-back op then starts in a microsecond
+// instead of a futex wake-up's tens), then sleep on a condition variable.
 class Pool {
  public:
   explicit Pool(int threads) { resize(threads); }
@@ -38,40 +41,51 @@ class Pool {
     stop();
     stopping_ = false;
     for (int i = 0; i < threads - 1; ++i)
-      workers_.emplace_back([this, i, gen = generation_] { loop(i + 1, gen); });
+      workers_.emplace_back([this, i, gen = generation_.load()] { loop(i + 1, gen); });
   }
 
   // Chunk k of `chunks` runs on worker k (k >= 1); the caller runs chunk 0.
   void run(int chunks, const std::function<void(int)>& job) {
-    std::unique_lock<std::mutex> lock(m_);
     job_ = &job;
     chunks_ = chunks;
-    pending_ = chunks - 1;
-    ++generation_;
-    lock.unlock();
-    cv_.notify_all();
+    pending_.store(chunks - 1, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(m_);  // no lost wake-up for a worker about to sleep
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    if (sleepers_.load() > 0) cv_.notify_all();
     job(0);
-    lock.lock();
-    done_.wait(lock, [this] { return pending_ == 0; });
+    for (int spin = 0; spin < kSpin && pending_.load(std::memory_order_acquire) > 0; ++spin) _mm_pause();
+    if (pending_.load(std::memory_order_acquire) > 0) {
+      std::unique_lock<std::mutex> lock(m_);
+      done_.wait(lock, [this] { return pending_.load() == 0; });
+    }
     job_ = nullptr;
   }
 
  private:
-  void loop(int id, uint64_t first_generation) {
+  static constexpr int kSpin = 4000;
+
+  void loop(int id, uint64_t seen) {
     in_worker = true;
     _mm_setcsr(_mm_getcsr() | kFtzDaz);
-    uint64_t seen = first_generation;  // jobs posted before this worker existed are not its own
     while (true) {
-      std::unique_lock<std::mutex> lock(m_);
-      cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      for (int spin = 0; spin < kSpin && generation_.load(std::memory_order_acquire) == seen && !stopping_; ++spin)
+        _mm_pause();
+      if (generation_.load(std::memory_order_acquire) == seen) {
+        std::unique_lock<std::mutex> lock(m_);
+        ++sleepers_;
+        cv_.wait(lock, [&] { return stopping_ || generation_.load() != seen; });
+        --sleepers_;
+      }
       if (stopping_) return;
-      seen = generation_;
+      seen = generation_.load(std::memory_order_acquire);
       if (id >= chunks_) continue;
-      const auto* job = job_;
-      lock.unlock();
-      (*job)(id);
-      lock.lock();
-      if (--pending_ == 0) done_.notify_one();
+      (*job_)(id);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(m_);
+        done_.notify_one();
+      }
     }
   }
 
@@ -89,9 +103,11 @@ class Pool {
   std::mutex m_;
   std::condition_variable cv_, done_;
   const std::function<void(int)>* job_ = nullptr;
-  int chunks_ = 0, pending_ = 0;
-  uint64_t generation_ = 0;
-  bool stopping_ = false;
+  int chunks_ = 0;
+  std::atomic<int> pending_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stopping_{false};
 };
 
 int g_threads = 0;

@@ -38,3 +38,9 @@ __version__ = "0.1.0"
 def blas_info():
     """The BLAS in use and the kernel it chose for this CPU."""
     return _core._blas_info()
+
+
+def show_config():
+    """What seqlab chose on this machine: BLAS kernel, SIMD instruction set, threads."""
+    return (f"seqlab {__version__}\n  BLAS: {_core._blas_info()}\n  SIMD: {_core._simd_isa()}\n"
+            f"  threads: {_core.get_num_threads()}")

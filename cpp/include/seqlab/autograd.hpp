@@ -39,7 +39,9 @@ struct Edge {
 
 class Node {
  public:
-  virtual ~Node() = default;
+  // Releases the edges iteratively: a long chain (total = total + loss over 10^5 steps)
+  // destroyed recursively would overflow the stack.
+  virtual ~Node();
   // Gradients w.r.t. this node's outputs (undefined = zero) -> gradients w.r.t. its inputs.
   virtual TensorList apply(TensorList&& grads) = 0;
   virtual const char* name() const = 0;

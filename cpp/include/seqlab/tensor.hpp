@@ -38,6 +38,7 @@ struct TensorImpl {
   bool requires_grad = false;  // the user's flag on a leaf; non-leaves have grad_fn instead
   bool retains_grad = false;
   bool is_view = false;
+  std::shared_ptr<TensorImpl> view_base;  // the tensor a view was taken from (for in-place autograd)
   std::shared_ptr<Node> grad_fn;  // the node that produced this tensor (null for leaves)
   uint32_t output_nr = 0;         // which output of grad_fn this is
   std::shared_ptr<TensorImpl> grad;

@@ -14,16 +14,6 @@ namespace seqlab {
 
 namespace {
 
-template <typename MakeF>
-Tensor float_map(const Tensor& x, const char* op, MakeF make_f) {
-  Tensor out = Tensor::empty(x.shape(), x.dtype());
-  dispatch_float(x.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    unary_kernel<T, T>(out, x, make_f(tag));
-  });
-  return out;
-}
-
 // Elementwise backward kernel: dx = f(g, saved) with g and saved of x's shape.
 template <typename MakeF>
 Tensor float_map2(const Tensor& g, const Tensor& s, const char* op, MakeF make_f) {
@@ -42,10 +32,7 @@ Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : to_dtype(
 // y = tanh(x).   dx = g * (1 - y^2)
 Tensor tanh(const Tensor& x_) {
   const Tensor x = as_float(x_);
-  Tensor y = float_map(x, "tanh", [](auto tag) {
-    using T = decltype(tag);
-    return [](T v) { return std::tanh(v); };
-  });
+  Tensor y = vec_map(x, simd::VecOp::Tanh, "tanh");
   if (any_requires_grad({x}))
     attach(y, "TanhBackward0", {x}, [sy = save(y)](const Tensor& g) -> TensorList {
       return {float_map2(g, sy.unpack(), "tanh_backward", [](auto tag) {
@@ -59,10 +46,7 @@ Tensor tanh(const Tensor& x_) {
 // y = 1 / (1 + e^-x).   dx = g * y * (1 - y)
 Tensor sigmoid(const Tensor& x_) {
   const Tensor x = as_float(x_);
-  Tensor y = float_map(x, "sigmoid", [](auto tag) {
-    using T = decltype(tag);
-    return [](T v) { return T(1) / (T(1) + std::exp(-v)); };
-  });
+  Tensor y = vec_map(x, simd::VecOp::Sigmoid, "sigmoid");
   if (any_requires_grad({x}))
     attach(y, "SigmoidBackward0", {x}, [sy = save(y)](const Tensor& g) -> TensorList {
       return {float_map2(g, sy.unpack(), "sigmoid_backward", [](auto tag) {
@@ -76,11 +60,16 @@ Tensor sigmoid(const Tensor& x_) {
 // y = max(x, 0).   dx = g where y > 0. Trap: using x >= 0 would pass gradient at x = 0,
 // where PyTorch (and the subgradient convention) gives 0.
 Tensor relu(const Tensor& x) {
-  Tensor y = Tensor::empty(x.shape(), x.dtype());
-  dispatch_numeric(x.dtype(), "relu", [&](auto tag) {
-    using T = decltype(tag);
-    unary_kernel<T, T>(y, x, [](T v) { return v > T(0) ? v : T(0); });
-  });
+  Tensor y;
+  if (is_floating(x.dtype())) {
+    y = vec_map(x, simd::VecOp::Relu, "relu");
+  } else {
+    y = Tensor::empty(x.shape(), x.dtype());
+    dispatch_numeric(x.dtype(), "relu", [&](auto tag) {
+      using T = decltype(tag);
+      unary_kernel<T, T>(y, x, [](T v) { return v < T(0) ? T(0) : v; });
+    });
+  }
   if (any_requires_grad({x}))
     attach(y, "ReluBackward0", {x}, [sy = save(y)](const Tensor& g) -> TensorList {
       return {float_map2(g, sy.unpack(), "relu_backward", [](auto tag) {
@@ -97,16 +86,7 @@ Tensor relu(const Tensor& x) {
 // (Hendrycks & Gimpel 2016; torch.nn.functional.gelu)
 Tensor gelu(const Tensor& x_, bool approx) {
   const Tensor x = as_float(x_);
-  Tensor y = float_map(x, "gelu", [approx](auto tag) {
-    using T = decltype(tag);
-    return [approx](T v) {
-      if (approx) {
-        const T u = T(0.7978845608028654) * (v + T(0.044715) * v * v * v);
-        return T(0.5) * v * (T(1) + std::tanh(u));
-      }
-      return T(0.5) * v * (T(1) + std::erf(v * T(0.7071067811865476)));
-    };
-  });
+  Tensor y = vec_map(x, approx ? simd::VecOp::GeluTanh : simd::VecOp::GeluErf, "gelu");
   if (any_requires_grad({x}))
     attach(y, "GeluBackward0", {x}, [sx = save(x), approx](const Tensor& g) -> TensorList {
       return {float_map2(g, sx.unpack(), "gelu_backward", [approx](auto tag) {
@@ -146,6 +126,32 @@ Around around(const Tensor& x, int64_t dim) {
 // softmax = e^(x-m)/s,  log_softmax = x - m - ln s
 template <typename T>
 void softmax_kernel(const T* x, T* y, Around a, bool log) {
+  if (a.inner == 1) {  // rows are contiguous: vector max, vector exp, vector sum
+    const int64_t D = a.D;
+    parallel_for(a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, D)), [&](int64_t s, int64_t e) {
+      for (int64_t o = s; o < e; ++o) {
+        const T* xr = x + o * D;
+        T* yr = y + o * D;
+        T m = -std::numeric_limits<T>::infinity();
+#pragma omp simd reduction(max : m)
+        for (int64_t d = 0; d < D; ++d) m = xr[d] > m ? xr[d] : m;
+        if (std::isinf(m) && m < 0) m = 0;  // an all -inf row: keep NaN-free shift
+        for (int64_t d = 0; d < D; ++d) yr[d] = xr[d] - m;
+        simd::unary(simd::VecOp::Exp, yr, yr, D);
+        double sum = 0;
+#pragma omp simd reduction(+ : sum)
+        for (int64_t d = 0; d < D; ++d) sum += yr[d];
+        if (log) {
+          const T lse = m + static_cast<T>(std::log(sum));
+          for (int64_t d = 0; d < D; ++d) yr[d] = xr[d] - lse;
+        } else {
+          const T inv = static_cast<T>(1.0 / sum);
+          for (int64_t d = 0; d < D; ++d) yr[d] *= inv;
+        }
+      }
+    });
+    return;
+  }
   parallel_for(a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, a.D * a.inner)), [&](int64_t s, int64_t e) {
     for (int64_t o = s; o < e; ++o)
       for (int64_t i = 0; i < a.inner; ++i) {

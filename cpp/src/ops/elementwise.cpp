@@ -10,6 +10,7 @@
 #include "seqlab/autograd.hpp"
 #include "seqlab/ops/reduce.hpp"
 #include "seqlab/ops/shape.hpp"
+#include "seqlab/ops/index.hpp"
 
 namespace seqlab {
 
@@ -28,6 +29,25 @@ Prepared prepare_binary(const Tensor& a, const Tensor& b, const char* op, bool i
   if (d == Dtype::Bool) d = Dtype::Int64;
   if (int_to_float && !is_floating(d)) d = Dtype::Float32;
   return {a.dtype() == d ? a : to_dtype(a, d), b.dtype() == d ? b : to_dtype(b, d), std::move(shape)};
+}
+
+// The SIMD path for float arithmetic on contiguous operands (b full or a single number).
+// Returns an undefined tensor when the operands do not qualify.
+Tensor vec_binary(const Tensor& a, const Tensor& b, const Shape& shape, simd::BinOp op, double alpha) {
+  if (!is_floating(a.dtype()) || !a.is_contiguous() || a.shape() != shape) return Tensor();
+  const bool b_full = b.is_contiguous() && b.shape() == shape;
+  if (!b_full && b.numel() != 1) return Tensor();
+  Tensor out = Tensor::empty(shape, a.dtype());
+  dispatch_float(a.dtype(), "binary", [&](auto tag) {
+    using T = decltype(tag);
+    const T* pa = static_cast<const T*>(a.raw_data());
+    const T* pb = static_cast<const T*>(b.raw_data());
+    T* po = static_cast<T*>(out.raw_data());
+    parallel_for(out.numel(), 32768, [&](int64_t s, int64_t e) {
+      simd::binary(op, pa + s, b_full ? pb + s : pb, !b_full, static_cast<T>(alpha), po + s, e - s);
+    });
+  });
+  return out;
 }
 
 // out = f(a, b) elementwise (no autograd), a and b already of one dtype T.
@@ -86,11 +106,13 @@ Tensor scalar_like(double value, const Tensor& other, bool is_integral_value) {
 // out = a + alpha*b.   da = g, db = alpha*g (each summed back over broadcast dims)
 static Tensor add_impl(const Tensor& a_, const Tensor& b_, double alpha, const char* op) {
   auto [a, b, shape] = prepare_binary(a_, b_, op);
-  Tensor out = map2(a, b, shape, op, [alpha](auto tag) {
-    using T = decltype(tag);
-    const T al = static_cast<T>(alpha);
-    return [al](T x, T y) { return x + al * y; };
-  });
+  Tensor out = vec_binary(a, b, shape, simd::BinOp::Add, alpha);
+  if (!out.defined())
+    out = map2(a, b, shape, op, [alpha](auto tag) {
+      using T = decltype(tag);
+      const T al = static_cast<T>(alpha);
+      return [al](T x, T y) { return x + al * y; };
+    });
   if (any_requires_grad({a, b})) {
     attach(out, "AddBackward0", {a, b}, [sa = a.shape(), sb = b.shape(), alpha](const Tensor& g) -> TensorList {
       return {sum_to(g, sa), alpha == 1.0 ? sum_to(g, sb) : sum_to(g * alpha, sb)};
@@ -106,10 +128,12 @@ Tensor sub(const Tensor& a, const Tensor& b, double alpha) { return add_impl(a, 
 // out = a*b.   da = g*b, db = g*a
 Tensor mul(const Tensor& a_, const Tensor& b_) {
   auto [a, b, shape] = prepare_binary(a_, b_, "mul");
-  Tensor out = map2(a, b, shape, "mul", [](auto tag) {
-    using T = decltype(tag);
-    return [](T x, T y) { return x * y; };
-  });
+  Tensor out = vec_binary(a, b, shape, simd::BinOp::Mul, 1.0);
+  if (!out.defined())
+    out = map2(a, b, shape, "mul", [](auto tag) {
+      using T = decltype(tag);
+      return [](T x, T y) { return x * y; };
+    });
   if (any_requires_grad({a, b})) {
     const bool need_a = a.requires_grad(), need_b = b.requires_grad();
     // Save only what the other gradient needs, as PyTorch does (so x.mul_(2) stays legal).
@@ -126,10 +150,12 @@ Tensor mul(const Tensor& a_, const Tensor& b_) {
 // out = a/b.   da = g/b, db = -g*a/b^2 = -g*out/b
 Tensor div(const Tensor& a_, const Tensor& b_) {
   auto [a, b, shape] = prepare_binary(a_, b_, "div", /*int_to_float=*/true);
-  Tensor out = map2(a, b, shape, "div", [](auto tag) {
-    using T = decltype(tag);
-    return [](T x, T y) { return x / y; };
-  });
+  Tensor out = vec_binary(a, b, shape, simd::BinOp::Div, 1.0);
+  if (!out.defined())
+    out = map2(a, b, shape, "div", [](auto tag) {
+      using T = decltype(tag);
+      return [](T x, T y) { return x / y; };
+    });
   if (any_requires_grad({a, b})) {
     const bool need_b = b.requires_grad();
     attach(out, "DivBackward0", {a, b},
@@ -298,10 +324,7 @@ Tensor neg(const Tensor& x) {
 
 // out = e^x.   dx = g*out
 Tensor exp(const Tensor& x) {
-  Tensor out = map1_float(x, "exp", [](auto tag) {
-    using T = decltype(tag);
-    return [](T v) { return std::exp(v); };
-  });
+  Tensor out = vec_map(is_floating(x.dtype()) ? x : to_dtype(x, Dtype::Float32), simd::VecOp::Exp, "exp");
   if (any_requires_grad({x}))
     attach(out, "ExpBackward0", {x}, [so = save(out)](const Tensor& g) -> TensorList { return {g * so.unpack()}; });
   return out;
@@ -309,10 +332,7 @@ Tensor exp(const Tensor& x) {
 
 // out = ln x.   dx = g/x
 Tensor log(const Tensor& x) {
-  Tensor out = map1_float(x, "log", [](auto tag) {
-    using T = decltype(tag);
-    return [](T v) { return std::log(v); };
-  });
+  Tensor out = vec_map(is_floating(x.dtype()) ? x : to_dtype(x, Dtype::Float32), simd::VecOp::Log, "log");
   if (any_requires_grad({x}))
     attach(out, "LogBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList { return {g / sx.unpack()}; });
   return out;
@@ -458,6 +478,12 @@ Tensor clone(const Tensor& x) {
 
 Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : clone(x); }
 
+Tensor contiguous_copy(const Tensor& x) {
+  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  copy_kernel(out, x);
+  return out;
+}
+
 // ---------------------------------------------------------------- in place
 void check_inplace(const Tensor& t, const char* op) {
   if (!GradMode::is_enabled()) return;
@@ -467,11 +493,45 @@ void check_inplace(const Tensor& t, const char* op) {
 
 // Give `self` the history of `result` (same shape), writing result's values into self's
 // storage: how an in-place op on a tensor in the graph is recorded.
+// Flat positions, in a contiguous base, of the elements of a view of it.
+static Tensor view_positions(const Tensor& view, const Tensor& base) {
+  Tensor pos = Tensor::empty(view.shape(), Dtype::Int64);
+  int64_t* p = pos.data<int64_t>();
+  const int64_t nd = view.dim();
+  std::vector<int64_t> idx(nd, 0);
+  for (int64_t e = 0; e < view.numel(); ++e) {
+    int64_t off = view.offset() - base.offset();
+    for (int64_t d = 0; d < nd; ++d) off += idx[d] * view.strides()[d];
+    p[e] = off;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < view.shape()[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return pos;
+}
+
 void rebase_history(Tensor& self, const Tensor& result, const char* op) {
-  SEQLAB_CHECK(!self.impl()->is_view, op, ": in-place operation on a view of a tensor that requires grad is not "
-                                          "supported by seqlab; use the out-of-place form");
   SEQLAB_CHECK(result.shape() == self.shape(), op, ": output with shape ", shape_str(self.shape()),
                " doesn't match the broadcast shape ", shape_str(result.shape()));
+  if (self.impl()->is_view && self.impl()->view_base) {
+    // An in-place op on a view (PyTorch's CopySlices): the base becomes
+    // index_put(base, positions of the view, result), and the view is re-read from it.
+    Tensor base(self.impl()->view_base);
+    SEQLAB_CHECK(!(base.is_leaf() && base.requires_grad()),
+                 "a view of a leaf Variable that requires grad is being used in an in-place operation (", op, ").");
+    SEQLAB_CHECK(base.is_contiguous() && !base.impl()->is_view, op,
+                 ": in-place operation on a view of a non-contiguous tensor that requires grad is not supported by "
+                 "seqlab; use the out-of-place form");
+    const Tensor flat_pos = reshape(view_positions(self, base), {-1});
+    Tensor base_new = reshape(index_put(reshape(base, {-1}), {flat_pos}, reshape(result, {-1})), base.shape());
+    rebase_history(base, base_new, op);
+    Tensor reread = reshape(index(reshape(base, {-1}), {flat_pos}), self.shape());
+    self.impl()->grad_fn = reread.grad_fn();
+    self.impl()->output_nr = reread.impl()->output_nr;
+    self.impl()->requires_grad = false;
+    return;
+  }
   copy_kernel(self, result);
   self.bump_version();
   self.impl()->grad_fn = result.grad_fn();
@@ -497,11 +557,13 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
 
 Tensor& fill_(Tensor& dst, double value) {
   check_inplace(dst, "fill_");
+  if (GradMode::is_enabled() && dst.requires_grad()) {
+    // A constant now: no gradient flows to the old values (nor, for a view, to that region of the base).
+    rebase_history(dst, expand(scalar_tensor(value, dst.dtype()), dst.shape()), "fill_");
+    return dst;
+  }
   copy_kernel(dst, scalar_tensor(value, dst.dtype()));
   dst.bump_version();
-  if (GradMode::is_enabled() && dst.grad_fn()) {
-    dst.impl()->grad_fn = nullptr;  // a constant now: no history
-  }
   return dst;
 }
 

@@ -311,13 +311,7 @@ Tensor& masked_fill_(Tensor& x, const Tensor& mask, double value) {
   check_inplace(x, "masked_fill_");
   Tensor r = masked_fill(x, mask, value);
   if (GradMode::is_enabled() && x.requires_grad()) {
-    SEQLAB_CHECK(!x.impl()->is_view, "masked_fill_: in-place on a view of a tensor that requires grad is not supported");
-    {
-      NoGradGuard ng;
-      copy_(x, r.detach());
-    }
-    x.impl()->grad_fn = r.grad_fn();
-    x.impl()->output_nr = r.impl()->output_nr;
+    rebase_history(x, r, "masked_fill_");
     return x;
   }
   NoGradGuard ng;

@@ -86,6 +86,7 @@ Tensor expand_grad(const Tensor& g, const Shape& kept_shape, const Shape& in_sha
   return expand(reshape(g, kept_shape), in_shape);
 }
 
+// Accumulator type: float32 sums accumulate in double (PyTorch's cascade sum is as accurate).
 template <typename T>
 using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
 
@@ -99,19 +100,25 @@ void sum_kernel(const Blocked& b, O* out) {
       for (int64_t o = s; o < e; ++o) {
         Acc<O> acc = 0;
         const T* row = x + o * R;
-        for (int64_t r = 0; r < R; ++r) acc += static_cast<O>(row[r]);
+#pragma omp simd reduction(+ : acc)
+        for (int64_t r = 0; r < R; ++r) acc += static_cast<Acc<O>>(row[r]);
         out[o] = static_cast<O>(acc);
       }
     });
     return;
   }
+  // Reducing an outer dim: accumulate whole rows (vectorised over i), in double for float32.
+  std::vector<Acc<O>> acc(static_cast<size_t>(inner));
   for (int64_t o = 0; o < b.outer; ++o) {
-    O* orow = out + o * inner;
-    std::fill(orow, orow + inner, O(0));
+    std::fill(acc.begin(), acc.end(), Acc<O>(0));
+    Acc<O>* pa = acc.data();
     for (int64_t r = 0; r < R; ++r) {
       const T* row = x + (o * R + r) * inner;
-      for (int64_t i = 0; i < inner; ++i) orow[i] += static_cast<O>(row[i]);
+#pragma omp simd
+      for (int64_t i = 0; i < inner; ++i) pa[i] += static_cast<Acc<O>>(row[i]);
     }
+    O* orow = out + o * inner;
+    for (int64_t i = 0; i < inner; ++i) orow[i] = static_cast<O>(pa[i]);
   }
 }
 

@@ -23,6 +23,7 @@ Tensor make_view(const Tensor& x, Shape shape, Shape strides, int64_t offset) {
   impl->strides = std::move(strides);
   impl->dtype = x.dtype();
   impl->is_view = true;
+  impl->view_base = x.impl()->is_view && x.impl()->view_base ? x.impl()->view_base : x.impl_ptr();
   return Tensor(std::move(impl));
 }
 

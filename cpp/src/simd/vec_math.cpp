@@ -1,0 +1,49 @@
+// Run-time dispatch of the vectorised kernels: xsimd picks the best architecture the CPU
+// supports once, on first use. No -march flags anywhere: the wheel runs on any x86-64.
+#include "simd/vec_math.hpp"
+
+#include <xsimd/xsimd.hpp>
+
+namespace seqlab::simd {
+
+using Archs = xsimd::arch_list<xsimd::avx512f, xsimd::fma3<xsimd::avx2>, xsimd::sse2>;
+
+#define SEQLAB_EXTERN_ARCH(A)                                                                                     \
+  extern template void UnaryKernel::operator()<A, float>(A, VecOp, const float*, float*, int64_t) const noexcept; \
+  extern template void UnaryKernel::operator()<A, double>(A, VecOp, const double*, double*, int64_t) const noexcept; \
+  extern template void BinaryKernel::operator()<A, float>(A, BinOp, const float*, const float*, bool, float, float*, \
+                                                          int64_t) const noexcept;                                  \
+  extern template void BinaryKernel::operator()<A, double>(A, BinOp, const double*, const double*, bool, double,   \
+                                                           double*, int64_t) const noexcept;
+SEQLAB_EXTERN_ARCH(xsimd::avx512f)
+SEQLAB_EXTERN_ARCH(xsimd::fma3<xsimd::avx2>)
+SEQLAB_EXTERN_ARCH(xsimd::sse2)
+
+namespace {
+auto& unary_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(UnaryKernel{});
+  return d;
+}
+auto& binary_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(BinaryKernel{});
+  return d;
+}
+}  // namespace
+
+void unary(VecOp op, const float* x, float* y, int64_t n) { unary_dispatcher()(op, x, y, n); }
+void unary(VecOp op, const double* x, double* y, int64_t n) { unary_dispatcher()(op, x, y, n); }
+void binary(BinOp op, const float* a, const float* b, bool s, float alpha, float* y, int64_t n) {
+  binary_dispatcher()(op, a, b, s, alpha, y, n);
+}
+void binary(BinOp op, const double* a, const double* b, bool s, double alpha, double* y, int64_t n) {
+  binary_dispatcher()(op, a, b, s, alpha, y, n);
+}
+
+const char* isa_name() {
+  const auto a = xsimd::available_architectures();
+  if (a.avx512f) return "avx512f";
+  if (a.fma3_avx2) return "avx2+fma";
+  return "sse2";
+}
+
+}  // namespace seqlab::simd

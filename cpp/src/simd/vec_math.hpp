@@ -1,0 +1,44 @@
+// Vectorised transcendental kernels over contiguous float/double arrays, dispatched at run
+// time to the best instruction set the CPU has (AVX-512F, AVX2+FMA, SSE2) with xsimd.
+// Each instruction set's code is compiled in its own translation unit with its own flags
+// (vec_math_<isa>.cpp); this header is all the rest of seqlab sees.
+#pragma once
+#include <cstdint>
+
+namespace seqlab::simd {
+
+enum class VecOp {
+  Exp,       // e^x
+  Log,       // ln x
+  Tanh,      // tanh x
+  Sigmoid,   // 1 / (1 + e^-x)
+  Relu,      // max(x, 0)
+  GeluErf,   // x/2 (1 + erf(x/√2))
+  GeluTanh,  // x/2 (1 + tanh(√(2/π)(x + 0.044715 x³)))
+};
+
+enum class BinOp { Add, Mul, Div };  // Add computes a + alpha*b (alpha = -1 for sub)
+
+// y[i] = a[i] op b[i], or a[i] op b[0] when b_is_scalar (y may equal a or b).
+void binary(BinOp op, const float* a, const float* b, bool b_is_scalar, float alpha, float* y, int64_t n);
+void binary(BinOp op, const double* a, const double* b, bool b_is_scalar, double alpha, double* y, int64_t n);
+
+// y[i] = op(x[i]) for i < n (y may equal x).
+void unary(VecOp op, const float* x, float* y, int64_t n);
+void unary(VecOp op, const double* x, double* y, int64_t n);
+
+// The instruction set the dispatcher chose on this CPU, e.g. "avx2+fma".
+const char* isa_name();
+
+// The functor xsimd dispatches: operator() is instantiated once per architecture, each in
+// the translation unit compiled for it (vec_math_<isa>.cpp).
+struct UnaryKernel {
+  template <class Arch, class T>
+  void operator()(Arch, VecOp op, const T* x, T* y, int64_t n) const noexcept;
+};
+struct BinaryKernel {
+  template <class Arch, class T>
+  void operator()(Arch, BinOp op, const T* a, const T* b, bool b_is_scalar, T alpha, T* y, int64_t n) const noexcept;
+};
+
+}  // namespace seqlab::simd

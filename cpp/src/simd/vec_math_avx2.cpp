@@ -1,0 +1,9 @@
+// The kernels of vec_math_impl.hpp for xsimd::fma3<xsimd::avx2> (this file is compiled with its flags).
+#include "simd/vec_math_impl.hpp"
+
+namespace seqlab::simd {
+template void UnaryKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fma3<xsimd::avx2>, VecOp, const float*, float*, int64_t) const noexcept;
+template void UnaryKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, VecOp, const double*, double*, int64_t) const noexcept;
+template void BinaryKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fma3<xsimd::avx2>, BinOp, const float*, const float*, bool, float, float*, int64_t) const noexcept;
+template void BinaryKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, BinOp, const double*, const double*, bool, double, double*, int64_t) const noexcept;
+}  // namespace seqlab::simd

@@ -1,0 +1,9 @@
+// The kernels of vec_math_impl.hpp for xsimd::avx512f (this file is compiled with its flags).
+#include "simd/vec_math_impl.hpp"
+
+namespace seqlab::simd {
+template void UnaryKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, VecOp, const float*, float*, int64_t) const noexcept;
+template void UnaryKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, VecOp, const double*, double*, int64_t) const noexcept;
+template void BinaryKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, BinOp, const float*, const float*, bool, float, float*, int64_t) const noexcept;
+template void BinaryKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, BinOp, const double*, const double*, bool, double, double*, int64_t) const noexcept;
+}  // namespace seqlab::simd

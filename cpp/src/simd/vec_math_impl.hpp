@@ -1,0 +1,73 @@
+// The kernels behind vec_math.hpp, written once for any xsimd architecture. Included only by
+// the per-ISA translation units, which are compiled with that ISA's flags.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include <xsimd/xsimd.hpp>
+
+#include "simd/vec_math.hpp"
+
+namespace seqlab::simd {
+
+template <class Arch, class T>
+void UnaryKernel::operator()(Arch, VecOp op, const T* x, T* y, int64_t n) const noexcept {
+  using B = xsimd::batch<T, Arch>;
+  constexpr int64_t W = static_cast<int64_t>(B::size);
+  int64_t i = 0;
+  // The switch is outside the loops: one tight loop per op.
+  auto run = [&](auto f_vec, auto f_scalar) {
+    for (; i + W <= n; i += W) f_vec(B::load_unaligned(x + i)).store_unaligned(y + i);
+    for (; i < n; ++i) y[i] = f_scalar(x[i]);
+  };
+  const B one(T(1)), half(T(0.5)), zero(T(0));
+  const T k_erf = T(0.7071067811865476);                        // 1/√2
+  const T k_tanh = T(0.7978845608028654), c = T(0.044715);      // √(2/π), GELU's cubic term
+  switch (op) {
+    case VecOp::Exp: run([](B v) { return xsimd::exp(v); }, [](T v) { return std::exp(v); }); break;
+    case VecOp::Log: run([](B v) { return xsimd::log(v); }, [](T v) { return std::log(v); }); break;
+    case VecOp::Tanh: run([](B v) { return xsimd::tanh(v); }, [](T v) { return std::tanh(v); }); break;
+    case VecOp::Sigmoid:
+      run([&](B v) { return one / (one + xsimd::exp(-v)); }, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
+      break;
+    case VecOp::Relu:
+      // v < 0 ? 0 : v, not v > 0 ? v : 0: NaN must come out as NaN, as in PyTorch
+      run([&](B v) { return xsimd::select(v < zero, zero, v); }, [](T v) { return v < T(0) ? T(0) : v; });
+      break;
+    case VecOp::GeluErf:
+      run([&](B v) { return half * v * (one + xsimd::erf(v * B(k_erf))); },
+          [&](T v) { return T(0.5) * v * (T(1) + std::erf(v * k_erf)); });
+      break;
+    case VecOp::GeluTanh:
+      run([&](B v) { return half * v * (one + xsimd::tanh(B(k_tanh) * (v + B(c) * v * v * v))); },
+          [&](T v) { return T(0.5) * v * (T(1) + std::tanh(k_tanh * (v + c * v * v * v))); });
+      break;
+  }
+}
+
+template <class Arch, class T>
+void BinaryKernel::operator()(Arch, BinOp op, const T* a, const T* b, bool b_is_scalar, T alpha, T* y,
+                              int64_t n) const noexcept {
+  using B = xsimd::batch<T, Arch>;
+  constexpr int64_t W = static_cast<int64_t>(B::size);
+  const B al(alpha);
+  int64_t i = 0;
+  // One loop per case keeps each inner loop free of branches.
+  auto run = [&](auto f_vec, auto f_scalar) {
+    if (b_is_scalar) {
+      const B bv(b[0]);
+      for (; i + W <= n; i += W) f_vec(B::load_unaligned(a + i), bv).store_unaligned(y + i);
+      for (; i < n; ++i) y[i] = f_scalar(a[i], b[0]);
+    } else {
+      for (; i + W <= n; i += W) f_vec(B::load_unaligned(a + i), B::load_unaligned(b + i)).store_unaligned(y + i);
+      for (; i < n; ++i) y[i] = f_scalar(a[i], b[i]);
+    }
+  };
+  switch (op) {
+    case BinOp::Add: run([&](B x, B z) { return xsimd::fma(al, z, x); }, [&](T x, T z) { return x + alpha * z; }); break;
+    case BinOp::Mul: run([](B x, B z) { return x * z; }, [](T x, T z) { return x * z; }); break;
+    case BinOp::Div: run([](B x, B z) { return x / z; }, [](T x, T z) { return x / z; }); break;
+  }
+}
+
+}  // namespace seqlab::simd

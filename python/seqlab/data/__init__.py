@@ -1,0 +1,27 @@
+"""seqlab.data: from text to batches of token ids, and the course's corpora.
+
+    from seqlab.data import WordTokenizer, Vocab, batchify, get_batch, DataLoader, PadCollate
+    from seqlab.data import corpora
+    c = corpora.kjv("word")                         # train/valid/test verses + a vocab, offline
+    train = batchify(c.ids("train"), batch_size=20)  # (N, 20) int64
+    x, y = get_batch(train, 0, bptt=35)              # (35, 20) inputs and next-token targets
+
+One concept per file: tokenize.py, vocab.py, batching.py, loader.py, text.py (plain-text
+corpora and splits), corpora.py (the named corpora). Tests: tests/test_data.py, tests/test_corpora.py.
+"""
+
+from . import corpora
+from .batching import BPTTBatches, PadCollate, batchify, get_batch, pad_collate, pad_sequence
+from .loader import DataLoader, default_collate
+from .text import TextCorpus, read_corpus, train_valid_test_split
+from .tokenize import CharTokenizer, WordTokenizer
+from .vocab import SPECIALS, Vocab
+
+__all__ = [
+    "CharTokenizer", "WordTokenizer",
+    "Vocab", "SPECIALS",
+    "batchify", "get_batch", "BPTTBatches", "pad_sequence", "pad_collate", "PadCollate",
+    "DataLoader", "default_collate",
+    "TextCorpus", "read_corpus", "train_valid_test_split",
+    "corpora",
+]

@@ -1,0 +1,56 @@
+"""Atomic file writes: a temporary file in the same directory, fsync, then os.replace.
+
+A crash or an exception mid-write leaves the previous file (if any) untouched, because the
+only step that changes `path` is the rename, which POSIX makes atomic within a file system.
+Used by Vocab.save and the corpus cache; tested in tests/test_data.py.
+"""
+
+import contextlib
+import os
+import tempfile
+
+
+@contextlib.contextmanager
+def atomic_open(path, mode="wb"):
+    """Open a temporary file beside `path` for writing; on a clean exit it replaces `path`.
+
+        with atomic_open("vocab.json", "w") as f:
+            json.dump(obj, f)
+
+    On an exception the temporary file is removed and `path` keeps its old contents.
+    The new file gets the old file's permissions, or 0o644 when there was none.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open: mode must be 'w' or 'wb', got {mode!r}")
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        try:
+            permissions = os.stat(path).st_mode & 0o777
+        except FileNotFoundError:
+            permissions = 0o644
+        os.chmod(tmp, permissions)
+        with open(fd, mode, encoding="utf-8" if mode == "w" else None) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _fsync_directory(directory)  # make the rename itself durable
+
+
+def _fsync_directory(directory):
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return  # some file systems do not allow opening a directory; the rename still happened
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
