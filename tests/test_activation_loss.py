@@ -167,6 +167,15 @@ def test_cross_entropy(rng, case, input_shape, dtype):
         [x, target], atol=atol, rtol=rtol)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_all_targets_ignored(rng, reduction):
+    """torch: mean over zero kept targets is nan (0/0); sum is 0; none is all zeros."""
+    x = randn(rng, (3, 4), np.float32)
+    t = np.array([-100, -100, -100], dtype=np.int64)
+    assert_matches_torch(lambda a, b: F.cross_entropy(a, b, reduction=reduction),
+                         lambda a, b: TF.cross_entropy(a, b, reduction=reduction), [x, t], grad=False)
+
+
 def test_cross_entropy_noncontiguous_and_large_logits(rng):
     x = (randn(rng, (5, 6), np.float32) * 500).astype(np.float32)
     target = rng.integers(0, 5, size=6).astype(np.int64)

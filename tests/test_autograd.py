@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import seqlab
+import seqlab.nn.functional as F
 from conftest import randn, rss_bytes, sl_leaf, sl_np
 
 
@@ -415,3 +416,90 @@ def test_memory_flat_when_graphs_are_dropped_without_backward():
     growth_mb = (rss_bytes() - before) / 2**20
     # 3000 leaked graphs would hold 3000 * (16*64*4*2) bytes ~ 24 MB of saved activations
     assert growth_mb < 10, f"RSS grew by {growth_mb:.1f} MB"
+
+
+# ----------------------------------------------------------------------------------------
+# Threads: compute calls release the GIL; independent graphs in several Python threads
+# ----------------------------------------------------------------------------------------
+
+def test_concurrent_forward_backward_in_threads():
+    import threading
+
+    rng = np.random.default_rng(7)
+    problems = [(rng.standard_normal((32, 48)), rng.standard_normal((48, 16))) for _ in range(4)]
+
+    def run(a, w):
+        x, wl = sl_leaf(a), sl_leaf(w)
+        out = (x @ wl).tanh()
+        loss = (out * out).mean() + F.log_softmax(out, dim=1).sum() * 1e-3
+        loss.backward()
+        return loss.item(), sl_np(x.grad), sl_np(wl.grad)
+
+    expected = [run(a, w) for a, w in problems]
+    errors, results = [], {}
+
+    def worker(k):
+        try:
+            for _ in range(25):
+                results[k] = run(*problems[k])
+                got = results[k]
+                assert got[0] == pytest.approx(expected[k][0], rel=1e-12)
+                np.testing.assert_allclose(got[1], expected[k][1], rtol=1e-10)
+                np.testing.assert_allclose(got[2], expected[k][2], rtol=1e-10)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append((k, repr(e)))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "threads deadlocked"
+    assert not errors, errors
+
+# ----------------------------------------------------------------------------------------
+# Deep graphs: no recursion limits or stack overflows (run in a subprocess: a crash must be
+# reported as a failure, not take the test session down)
+# ----------------------------------------------------------------------------------------
+
+def _run_isolated(code):
+    import subprocess
+    import sys
+    import textwrap
+
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"exit code {proc.returncode}\nstdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}"
+    return proc.stdout
+
+
+def test_backward_through_very_deep_graph():
+    out = _run_isolated("""
+        import seqlab
+        x = seqlab.tensor([1.0, 2.0], dtype=seqlab.float64, requires_grad=True)
+        y = x
+        for _ in range(100_000):
+            y = y * 1.00001
+        y.sum().backward()
+        print(x.grad.tolist())
+    """)
+    g = eval(out.strip().splitlines()[-1])
+    np.testing.assert_allclose(g, [1.00001 ** 100_000] * 2, rtol=1e-9)
+
+
+def test_dropping_very_deep_graph_without_backward():
+    """The course anti-pattern `total = total + loss` builds a long chain; freeing it must not crash."""
+    out = _run_isolated("""
+        import gc
+        import seqlab
+        w = seqlab.ones(3, requires_grad=True)
+        total = seqlab.zeros(())
+        for _ in range(200_000):
+            total = total + (w * 2.0).sum()
+        print(total.item())
+        del total
+        gc.collect()
+        print("freed")
+    """)
+    lines = out.strip().splitlines()
+    assert lines[-1] == "freed"
+    assert float(lines[-2]) == pytest.approx(1_200_000.0)

@@ -201,6 +201,38 @@ def test_exp_log_extreme_values():
     assert_matches_torch(lambda a: seqlab.sqrt(a), lambda a: torch.sqrt(a), [z], grad=False)
 
 
+NAN_OPS = {
+    "relu": lambda lib, x: lib.relu(x),
+    "maximum": lambda lib, x: lib.maximum(x, lib.zeros_like(x)),
+    "minimum": lambda lib, x: lib.minimum(lib.zeros_like(x), x),
+    "clamp": lambda lib, x: lib.clamp(x, 0.0, 0.5),
+    "sigmoid": lambda lib, x: lib.sigmoid(x),
+    "tanh": lambda lib, x: lib.tanh(x),
+    "abs": lambda lib, x: lib.abs(x),
+    "max": lambda lib, x: x.max(),
+    "min": lambda lib, x: x.min(),
+    "max-dim": lambda lib, x: tuple(x.max(dim=0)),
+    "argmax": lambda lib, x: x.argmax(),
+    "sum": lambda lib, x: x.sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(NAN_OPS))
+def test_nan_propagates(name):
+    """NaN is never silently turned into a number (torch propagates it): a diverging loss must show."""
+    x = np.array([np.nan, 1.0, -1.0, 0.25], dtype=np.float32)
+    fn = NAN_OPS[name]
+    assert_matches_torch(lambda a: fn(seqlab, a), lambda a: fn(torch, a), [x], grad=False)
+
+
+@pytest.mark.parametrize("expo", [2, 3, -1, 2.0, 0])
+def test_pow_negative_base_integer_exponent(rng, expo):
+    """(pred - y) ** 2 with negative bases: must not go through log(base)."""
+    x = away_from_zero(rng, (3, 4), np.float64)
+    assert_matches_torch(lambda a: a ** expo, lambda a: a ** expo, [x])
+    assert_matches_torch(lambda a: seqlab.pow(a, expo), lambda a: torch.pow(a, expo), [x])
+
+
 def test_relu_gradient_at_zero_is_zero():
     """torch's relu has derivative 0 at exactly 0 (the subgradient choice matters for tests)."""
     x = np.array([-1.0, 0.0, 2.0], dtype=np.float32)
@@ -445,6 +477,19 @@ def test_inplace_autograd_on_intermediate(rng, name):
     x = randn(rng, (3, 4), np.float64)
     z = away_from_zero(rng, (4,), np.float64)
     assert_matches_torch(lambda a, b: fn(a * 2.0, b).exp(), lambda a, b: fn(a * 2.0, b).exp(), [x, z])
+
+
+def test_inplace_on_view_of_intermediate_autograd(rng):
+    """y = x * 1; y[:, 1:].add_(z); (y * y).sum(): torch rebases the view's history."""
+    x = randn(rng, (3, 4), np.float64)
+    z = randn(rng, (3, 3), np.float64)
+
+    def f(a, b):
+        y = a * 1.0
+        y[:, 1:].mul_(b)
+        return y * y
+
+    assert_matches_torch(f, f, [x, z])
 
 
 def test_inplace_int_tensor(rng):

@@ -65,6 +65,7 @@ CASES = {
     "index-too-many": (lambda lib, f: lib.ones(2, 3)[0, 0, 0], ["too many indices"]),
     "index-float-tensor": (lambda lib, f: lib.ones(2, 3)[lib.tensor([0.0])], [r"long|int64|integer"]),
     "index-mask-shape": (lambda lib, f: lib.ones(2, 3)[lib.ones(3, dtype=lib.bool)], ["mask", shp(3), shp(2, 3)]),
+    "index-negative-step": (lambda lib, f: lib.ones(4)[::-1], [r"step"]),
     "setitem-oob": (lambda lib, f: lib.ones(2, 3).__setitem__(4, 1.0), [r"\b4\b", "out of (range|bounds)"]),
     "setitem-shape": (lambda lib, f: lib.zeros(2, 3).__setitem__(0, lib.ones(4)), [shp(3), shp(4)]),
     "gather-oob": (lambda lib, f: lib.ones(2, 3).gather(1, lib.tensor([[0], [5]])),
@@ -169,6 +170,8 @@ CASES = {
     "from_numpy-negative-stride": (lambda lib, f: lib.from_numpy(np.arange(5.0)[::-1]), ["stride", "negative"]),
     "from_numpy-object-dtype": (lambda lib, f: lib.from_numpy(np.array([object()])), ["object"]),
     # --- conversions
+    "dlpack-export-requires-grad": (lambda lib, f: torch.from_dlpack(lib.ones(2, requires_grad=True)),
+                                    [r"dlpack|export", "grad", "detach"]),
     "numpy-requires-grad": (lambda lib, f: lib.ones(2, requires_grad=True).numpy(),
                             [r"requires[_ ]grad", "detach"]),
     "item-multi-element": (lambda lib, f: lib.ones(2, 3).item(), [r"\b6\b", r"element|scalar"]),

@@ -86,6 +86,17 @@ def test_matmul_blas_sized(rng, m, k, n, dtype):
     assert_matches_torch(lambda x, y: x @ y, lambda x, y: x @ y, [a, b], atol=atol, rtol=rtol)
 
 
+def test_matmul_expanded_operands(rng):
+    """Stride-0 (expanded) operands must be handled (BLAS needs real strides)."""
+    a, b = randn(rng, (3, 1), np.float64), randn(rng, (4, 2), np.float64)
+    f = lambda x, y: x.expand(3, 4) @ y  # noqa: E731
+    assert_matches_torch(f, f, [a, b])
+    w, xs = randn(rng, (4, 3), np.float64), randn(rng, (5, 2, 4), np.float64)
+    g = lambda ww, xx: seqlab.bmm(xx, ww.unsqueeze(0).expand(5, 4, 3)) if isinstance(ww, seqlab.Tensor) \
+        else torch.bmm(xx, ww.unsqueeze(0).expand(5, 4, 3))  # noqa: E731
+    assert_matches_torch(g, g, [w, xs])
+
+
 def test_matmul_value_matches_numpy(rng):
     a, b = randn(rng, (3, 4), np.float64), randn(rng, (4, 2), np.float64)
     np.testing.assert_allclose(sl_np(sl_leaf(a, False) @ sl_leaf(b, False)), a @ b, rtol=1e-12)

@@ -103,6 +103,39 @@ def test_sum_of_broadcast_result(rng):
     assert_matches_torch(lambda x, y: (x * y).sum(dim=0), lambda x, y: (x * y).sum(dim=0), [a, b])
 
 
+def test_sum_mean_large_float32_accurate():
+    """Naive float32 accumulation of 4M values drifts by ~1%; torch (pairwise/cascade) does not."""
+    x = np.full(4_000_000, 0.1, dtype=np.float32)
+    exact = float(x.astype(np.float64).sum())
+    s = seqlab.from_numpy(x)
+    assert s.sum().item() == pytest.approx(exact, rel=1e-5)
+    assert s.mean().item() == pytest.approx(0.1, rel=1e-5)
+    # reducing over an outer (strided) dim must be as accurate as over the innermost one
+    x2 = np.full((20000, 50), 0.1, dtype=np.float32)
+    exact2 = 20000 * float(np.float32(0.1))
+    np.testing.assert_allclose(sl_np(seqlab.from_numpy(x2).sum(dim=0)), np.full(50, exact2), rtol=1e-5)
+    np.testing.assert_allclose(sl_np(seqlab.from_numpy(x2).mean(dim=0)), np.full(50, exact2 / 20000), rtol=1e-5)
+    np.testing.assert_allclose(sl_np(seqlab.from_numpy(x2.T.copy()).sum(dim=1)), np.full(50, exact2), rtol=1e-5)
+
+
+def test_var_numerically_stable_float32(rng):
+    """Large mean, small spread: E[x^2] - E[x]^2 cancels catastrophically in float32; torch is stable."""
+    x = (10_000.0 + rng.standard_normal((4, 5000))).astype(np.float32)
+    expected = x.astype(np.float64).var(axis=1, ddof=1)
+    got = sl_np(seqlab.from_numpy(x).var(dim=1))
+    np.testing.assert_allclose(got, expected, rtol=1e-3)
+    got_all = seqlab.from_numpy(x).var().item()
+    assert got_all == pytest.approx(x.astype(np.float64).var(ddof=1), rel=1e-3)
+
+
+def test_reduce_expanded_input(rng):
+    x = randn(rng, (3, 1), np.float64)
+    assert_matches_torch(lambda a: a.expand(3, 5).sum(0), lambda a: a.expand(3, 5).sum(0), [x])
+    assert_matches_torch(lambda a: a.expand(3, 5).var(1), lambda a: a.expand(3, 5).var(1), [x])
+    assert_matches_torch(lambda a: tuple(a.expand(2, 3, 4).max(dim=2)), lambda a: tuple(a.expand(2, 3, 4).max(dim=2)),
+                         [x], grad=False)
+
+
 def test_mean_value_matches_formula(rng):
     x = randn(rng, (6, 5), np.float64)
     t = sl_leaf(x)
