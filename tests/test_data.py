@@ -244,6 +244,10 @@ def test_batchify_small_example():
     b = batchify(list(range(10)), 3)
     assert isinstance(b, seqlab.Tensor) and b.dtype == seqlab.int64
     assert np_of(b).tolist() == [[0, 3, 6], [1, 4, 7], [2, 5, 8]]   # column j = the j-th piece; 9 dropped
+    stream = seqlab.tensor([1, 2, 3])
+    one = batchify(stream, 1)
+    stream[0] = 7                                                     # the result owns its memory
+    assert np_of(one).tolist() == [[1], [2], [3]]
 
 
 @pytest.mark.parametrize("n, batch_size", [(1000, 20), (1001, 7), (35, 35), (100, 1)])

@@ -11,7 +11,7 @@ import seqlab
 __all__ = ["batchify", "get_batch", "BPTTBatches", "pad_sequence", "pad_collate", "PadCollate"]
 
 
-def _as_numpy(data, what):
+def _as_numpy(data):
     """A NumPy view or copy of a list, array or seqlab tensor."""
     if isinstance(data, seqlab.Tensor):
         return data.detach().numpy()
@@ -20,7 +20,7 @@ def _as_numpy(data, what):
 
 def _as_ids(data, what):
     """A 1-D int64 NumPy array of token ids."""
-    arr = _as_numpy(data, what)
+    arr = _as_numpy(data)
     if arr.ndim != 1:
         raise ValueError(f"{what}: expected a 1-D sequence of token ids, got shape {tuple(arr.shape)}")
     if arr.size and arr.dtype.kind not in "iu":
@@ -51,7 +51,7 @@ def batchify(data, batch_size):
         raise ValueError(f"batchify: a stream of {len(ids)} tokens is too short for batch_size={batch_size}")
     # data.view(B, -1).t().contiguous() in the PyTorch example
     streams = ids[: n_rows * batch_size].reshape(batch_size, n_rows)
-    return seqlab.from_numpy(np.ascontiguousarray(streams.T))
+    return seqlab.from_numpy(np.array(streams.T, order="C"))   # a copy, even when B = 1
 
 
 def get_batch(source, i, bptt):
@@ -107,7 +107,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0):
     array or tensor); bools give bool.
     """
     sequences = list(sequences)
-    return _pad([_as_numpy(s, "pad_sequence") for s in sequences], sequences, batch_first, padding_value,
+    return _pad([_as_numpy(s) for s in sequences], sequences, batch_first, padding_value,
                 "pad_sequence")[0]
 
 
@@ -120,7 +120,7 @@ def pad_collate(batch, padding_value=0, batch_first=False):
              PyTorch's key_padding_mask is its negation, True on padding.
     """
     batch = list(batch)
-    arrays = [_as_numpy(s, "pad_collate") for s in batch]
+    arrays = [_as_numpy(s) for s in batch]
     padded, lengths = _pad(arrays, batch, batch_first, padding_value, "pad_collate")
     mask = np.arange(lengths.max(initial=0))[None, :] < lengths[:, None]   # (B, L)
     if not batch_first:

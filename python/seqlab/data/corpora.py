@@ -14,6 +14,7 @@ notebook reloads them in a fraction of a second.
 import dataclasses
 import functools
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -44,7 +45,24 @@ class MissingPackageError(RuntimeError):
     """A corpus's source package is not installed; the message says how to install it."""
 
 
-# ----------------------------------------------------------------------------- disk cache
+# ----------------------------------------------------------------------------- caches
+
+def _memoize(fn):
+    """functools.lru_cache keyed by the bound arguments, so that kjv() and kjv(level="word")
+    are one entry. The wrapper keeps cache_clear() and __wrapped__ (the uncached loader)."""
+    signature = inspect.signature(fn)
+    cached = functools.lru_cache(maxsize=None)(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return cached(*bound.args)
+
+    wrapper.cache_clear = cached.cache_clear
+    wrapper.cache_info = cached.cache_info
+    return wrapper
+
 
 _CACHE_FORMAT = 1  # bump when the processing below changes, to invalidate old caches
 
@@ -169,7 +187,7 @@ def shannon27(text):
     return _NOT_A_TO_Z.sub(" ", text).strip()
 
 
-@functools.lru_cache(maxsize=None)
+@_memoize
 def kjv(level="word"):
     """The King James Bible from Debian's bible-kjv, split 90/5/5 by verse (seeded, fixed).
 
@@ -219,7 +237,7 @@ WORDS_FILE = "/usr/share/dict/american-english"  # from Debian's wamerican
 _A_TO_Z_WORD = re.compile(r"[a-z]+")
 
 
-@functools.lru_cache(maxsize=None)
+@_memoize
 def words():
     """English words from Debian's wamerican, for character-level models (as makemore's names).
 
@@ -316,7 +334,7 @@ def _parse_questions(path, lower):
     return {name: tuple(qs) for name, qs in sections.items()}
 
 
-@functools.lru_cache(maxsize=None)
+@_memoize
 def analogies(lower=True):
     """The 19,544 word-analogy questions of questions-words.txt, shipped inside gensim.
 
@@ -356,7 +374,7 @@ class ZipfCorpus(TextCorpus):
         return float(-(self.probs * np.log(self.probs)).sum())
 
 
-@functools.lru_cache(maxsize=None)
+@_memoize
 def zipf(n_tokens=100_000, vocab_size=1_000, exponent=1.0, seed=0, line_length=50):
     """Tokens drawn independently from a Zipf law: P(k-th most frequent word) ∝ 1 / k**exponent.
 
@@ -397,7 +415,7 @@ class LongRangeCorpus(TextCorpus):
         return seqlab.from_numpy(ids.reshape(len(lines), self.length))
 
 
-@functools.lru_cache(maxsize=None)
+@_memoize
 def long_range(n_seqs=2_000, length=32, gap=16, seed=0, n_keys=4, n_fillers=16):
     """Sequences with a planted long-range dependency, for RNN vs LSTM/GRU experiments.
 
@@ -444,7 +462,7 @@ class PlantedAnalogiesCorpus(TextCorpus):
     questions: tuple
 
 
-@functools.lru_cache(maxsize=None)
+@_memoize
 def planted_analogies(seed=0, n_entities=20, n_relations=4, n_contexts=10, n_sentences=20_000, window=2):
     """A corpus in which word2vec recovers a : b :: c : d, because the offsets are planted.
 
