@@ -42,5 +42,6 @@ void bind_tensor(py::module_& m);
 void bind_ops(py::module_& m);
 void bind_autograd(py::module_& m);
 void bind_interop(py::module_& m);
+void bind_nn(py::module_& m);
 
 }  // namespace seqlab::bind

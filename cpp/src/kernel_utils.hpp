@@ -12,6 +12,7 @@
 namespace seqlab {
 
 Tensor contiguous_copy(const Tensor& x);  // a contiguous copy, no autograd (elementwise.cpp)
+inline Tensor contiguous_copy_if_needed(const Tensor& x) { return x.is_contiguous() ? x : contiguous_copy(x); }
 
 // Call f(T{}) with T the C++ type of `d`.
 template <typename F>

@@ -10,4 +10,5 @@
 #include "seqlab/ops/activation.hpp"
 #include "seqlab/ops/loss.hpp"
 #include "seqlab/ops/random.hpp"
+#include "seqlab/ops/norm.hpp"
 #include "seqlab/parallel.hpp"

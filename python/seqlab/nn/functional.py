@@ -5,6 +5,7 @@ softmax, log_softmax and cross_entropy are fused C++ kernels with hand-written b
 from .. import _core
 from .._core import (  # noqa: F401
     relu, tanh, sigmoid, gelu, cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits,
+    layer_norm, embedding,
 )
 
 

@@ -1,0 +1,17 @@
+// Normalisation and lookup layers' functional forms, fused with hand-written backward:
+// torch.nn.functional.layer_norm and embedding. cpp/src/ops/norm.cpp.
+#pragma once
+#include <optional>
+#include "seqlab/tensor.hpp"
+
+namespace seqlab {
+
+// Normalise over the last len(normalized_shape) dims: y = (x - mean) / sqrt(var + eps) * w + b
+// (biased variance, as PyTorch). weight and bias may be undefined.
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+
+// out[..., :] = weight[index[...], :]; the row padding_idx gets no gradient.
+Tensor embedding(const Tensor& index, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
+
+}  // namespace seqlab

@@ -1,0 +1,48 @@
+// seqlab.nn's C++ pieces: fused layer_norm and embedding (seqlab.nn.functional) and
+// torch.nn.init's initialisers (seqlab.nn.init).
+#include "bind_common.hpp"
+#include "seqlab/nn/init.hpp"
+
+namespace seqlab::bind {
+
+using Release = py::call_guard<py::gil_scoped_release>;
+
+void bind_nn(py::module_& m) {
+  m.def("layer_norm", [](const Tensor& x, py::handle normalized_shape, std::optional<Tensor> w, std::optional<Tensor> b,
+                         double eps) {
+    Shape ns = size_arg(normalized_shape);
+    py::gil_scoped_release r;
+    return layer_norm(x, ns, w ? *w : Tensor(), b ? *b : Tensor(), eps);
+  }, py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
+        py::arg("eps") = 1e-5);
+  m.def("embedding", [](const Tensor& idx, const Tensor& w, std::optional<int64_t> padding_idx) {
+    return embedding(idx, w, padding_idx);
+  }, py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(), Release());
+
+  py::module_ init = m.def_submodule("init", "torch.nn.init's initialisers, in C++");
+  namespace I = seqlab::nn::init;
+  init.def("calculate_gain", &I::calculate_gain, py::arg("nonlinearity"), py::arg("param") = 0.01);
+  init.def("_calculate_fan_in_and_fan_out", &I::calculate_fan_in_and_fan_out, py::arg("tensor"));
+  init.def("uniform_", [](Tensor& t, double a, double b) -> Tensor { return I::uniform_(t, a, b); }, py::arg("tensor"),
+           py::arg("a") = 0.0, py::arg("b") = 1.0, Release());
+  init.def("normal_", [](Tensor& t, double mean, double std) -> Tensor { return I::normal_(t, mean, std); },
+           py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, Release());
+  init.def("constant_", [](Tensor& t, double v) -> Tensor { return I::constant_(t, v); }, py::arg("tensor"),
+           py::arg("val"), Release());
+  init.def("zeros_", [](Tensor& t) -> Tensor { return I::zeros_(t); }, py::arg("tensor"), Release());
+  init.def("ones_", [](Tensor& t) -> Tensor { return I::ones_(t); }, py::arg("tensor"), Release());
+  init.def("xavier_uniform_", [](Tensor& t, double g) -> Tensor { return I::xavier_uniform_(t, g); }, py::arg("tensor"),
+           py::arg("gain") = 1.0, Release());
+  init.def("xavier_normal_", [](Tensor& t, double g) -> Tensor { return I::xavier_normal_(t, g); }, py::arg("tensor"),
+           py::arg("gain") = 1.0, Release());
+  init.def("kaiming_uniform_", [](Tensor& t, double a, const std::string& mode, const std::string& nl) -> Tensor {
+    return I::kaiming_uniform_(t, a, mode, nl);
+  }, py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu", Release());
+  init.def("kaiming_normal_", [](Tensor& t, double a, const std::string& mode, const std::string& nl) -> Tensor {
+    return I::kaiming_normal_(t, a, mode, nl);
+  }, py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu", Release());
+  init.def("orthogonal_", [](Tensor& t, double g) -> Tensor { return I::orthogonal_(t, g); }, py::arg("tensor"),
+           py::arg("gain") = 1.0, Release());
+}
+
+}  // namespace seqlab::bind

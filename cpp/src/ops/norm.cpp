@@ -1,0 +1,176 @@
+// layer_norm and embedding: one fused node each. layer_norm caches mean and rstd for the
+// backward pass, as llm.c's layernorm_forward does (https://pytorch.org/docs/stable/generated/
+// torch.nn.LayerNorm.html). Tests: tests/test_nn_layers.py, tests/test_norm.py.
+#include "seqlab/ops/norm.hpp"
+
+#include <cmath>
+
+#include "kernel_utils.hpp"
+#include "seqlab/autograd.hpp"
+#include "seqlab/ops/elementwise.hpp"
+#include "seqlab/ops/random.hpp"
+#include "seqlab/ops/shape.hpp"
+
+namespace seqlab {
+
+namespace {
+
+// x: (M, N) rows.   mean_m = Σ_n x/N,  rstd_m = 1/sqrt(Σ_n (x - mean)²/N + eps),
+// y = (x - mean) rstd w + b
+template <typename T>
+void layer_norm_forward(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t M, int64_t N, double eps) {
+  parallel_for(M, std::max<int64_t>(1, 8192 / std::max<int64_t>(N, 1)), [&](int64_t s, int64_t e) {
+    for (int64_t m = s; m < e; ++m) {
+      const T* xr = x + m * N;
+      double sum = 0;
+#pragma omp simd reduction(+ : sum)
+      for (int64_t n = 0; n < N; ++n) sum += xr[n];
+      const double mu = sum / static_cast<double>(N);
+      double ss = 0;
+#pragma omp simd reduction(+ : ss)
+      for (int64_t n = 0; n < N; ++n) ss += (xr[n] - mu) * (xr[n] - mu);
+      const double rs = 1.0 / std::sqrt(ss / static_cast<double>(N) + eps);
+      mean[m] = static_cast<T>(mu);
+      rstd[m] = static_cast<T>(rs);
+      T* yr = y + m * N;
+      const T mu_t = static_cast<T>(mu), rs_t = static_cast<T>(rs);
+      for (int64_t n = 0; n < N; ++n) {
+        const T xhat = (xr[n] - mu_t) * rs_t;
+        yr[n] = xhat * (w ? w[n] : T(1)) + (b ? b[n] : T(0));
+      }
+    }
+  });
+}
+
+// xhat = (x - mean) rstd,  dxhat = dy w
+// dx = rstd (dxhat - mean_n(dxhat) - xhat mean_n(dxhat xhat)),  dw = Σ_m dy xhat,  db = Σ_m dy
+template <typename T>
+void layer_norm_backward(const T* dy, const T* x, const T* w, const T* mean, const T* rstd, T* dx, T* dw, T* db,
+                         int64_t M, int64_t N) {
+  std::vector<double> dw_acc(dw ? N : 0, 0.0), db_acc(db ? N : 0, 0.0);
+  for (int64_t m = 0; m < M; ++m) {
+    const T* xr = x + m * N;
+    const T* gr = dy + m * N;
+    const double mu = mean[m], rs = rstd[m];
+    double mean_dxhat = 0, mean_dxhat_xhat = 0;
+    for (int64_t n = 0; n < N; ++n) {
+      const double xhat = (xr[n] - mu) * rs;
+      const double dxhat = gr[n] * (w ? static_cast<double>(w[n]) : 1.0);
+      mean_dxhat += dxhat;
+      mean_dxhat_xhat += dxhat * xhat;
+      if (dw) dw_acc[n] += gr[n] * xhat;
+      if (db) db_acc[n] += gr[n];
+    }
+    mean_dxhat /= static_cast<double>(N);
+    mean_dxhat_xhat /= static_cast<double>(N);
+    if (dx) {
+      T* dr = dx + m * N;
+      for (int64_t n = 0; n < N; ++n) {
+        const double xhat = (xr[n] - mu) * rs;
+        const double dxhat = gr[n] * (w ? static_cast<double>(w[n]) : 1.0);
+        dr[n] = static_cast<T>(rs * (dxhat - mean_dxhat - xhat * mean_dxhat_xhat));
+      }
+    }
+  }
+  for (int64_t n = 0; dw && n < N; ++n) dw[n] = static_cast<T>(dw_acc[n]);
+  for (int64_t n = 0; db && n < N; ++n) db[n] = static_cast<T>(db_acc[n]);
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  SEQLAB_CHECK(k >= 1 && k <= x_in.dim() &&
+                   Shape(x_in.shape().end() - k, x_in.shape().end()) == normalized_shape,
+               "layer_norm: Given normalized_shape=", shape_str(normalized_shape),
+               ", expected input with shape [*, ", shape_str(normalized_shape).substr(1), ", but got input of size ",
+               shape_str(x_in.shape()));
+  SEQLAB_CHECK(!weight.defined() || weight.shape() == normalized_shape, "layer_norm: weight of shape ",
+               shape_str(weight.defined() ? weight.shape() : Shape{}), " does not match normalized_shape ",
+               shape_str(normalized_shape));
+  SEQLAB_CHECK(!bias.defined() || bias.shape() == normalized_shape, "layer_norm: bias of shape ",
+               shape_str(bias.defined() ? bias.shape() : Shape{}), " does not match normalized_shape ",
+               shape_str(normalized_shape));
+  SEQLAB_CHECK_TYPE(is_floating(x_in.dtype()), "layer_norm: expected a floating point input, got ",
+                    dtype_name(x_in.dtype()));
+  const int64_t N = shape_numel(normalized_shape), M = N == 0 ? 0 : x_in.numel() / N;
+  const Tensor x = contiguous_copy_if_needed(x_in.detach());
+  const Tensor w = weight.defined() ? contiguous_copy_if_needed(to_dtype(weight.detach(), x.dtype())) : Tensor();
+  const Tensor b = bias.defined() ? contiguous_copy_if_needed(to_dtype(bias.detach(), x.dtype())) : Tensor();
+  Tensor y = Tensor::empty(x.shape(), x.dtype());
+  Tensor mean = Tensor::empty({M}, x.dtype()), rstd = Tensor::empty({M}, x.dtype());
+  dispatch_float(x.dtype(), "layer_norm", [&](auto tag) {
+    using T = decltype(tag);
+    layer_norm_forward<T>(x.data<T>(), w.defined() ? w.data<T>() : nullptr, b.defined() ? b.data<T>() : nullptr,
+                          y.data<T>(), mean.data<T>(), rstd.data<T>(), M, N, eps);
+  });
+  if (any_requires_grad({x_in, weight, bias})) {
+    attach(y, "NativeLayerNormBackward0", {x_in, weight, bias},
+           [sx = save(x), sw = save(w), mean, rstd, M, N, need_x = x_in.requires_grad(),
+            need_w = weight.defined() && weight.requires_grad(), need_b = bias.defined() && bias.requires_grad(),
+            wshape = normalized_shape](const Tensor& g_) -> TensorList {
+             const Tensor g = contiguous(g_);
+             const Tensor xx = sx.unpack(), ww = sw.unpack();
+             Tensor dx = need_x ? Tensor::empty(xx.shape(), xx.dtype()) : Tensor();
+             Tensor dw = need_w ? Tensor::empty(wshape, xx.dtype()) : Tensor();
+             Tensor db = need_b ? Tensor::empty(wshape, xx.dtype()) : Tensor();
+             dispatch_float(xx.dtype(), "layer_norm_backward", [&](auto tag) {
+               using T = decltype(tag);
+               layer_norm_backward<T>(g.data<T>(), xx.data<T>(), ww.defined() ? ww.data<T>() : nullptr,
+                                      mean.data<T>(), rstd.data<T>(), need_x ? dx.data<T>() : nullptr,
+                                      need_w ? dw.data<T>() : nullptr, need_b ? db.data<T>() : nullptr, M, N);
+             });
+             return {dx, dw, db};
+           });
+  }
+  return y;
+}
+
+// out = weight[index].   dweight = zeros with g's rows added at index (none at padding_idx)
+Tensor embedding(const Tensor& index, const Tensor& weight, std::optional<int64_t> padding_idx) {
+  SEQLAB_CHECK(index.dtype() == Dtype::Int64, "embedding: Expected tensor for argument #1 'indices' to have scalar "
+                                              "type int64 (Long); but got ", dtype_name(index.dtype()), " instead");
+  SEQLAB_CHECK(weight.dim() == 2, "embedding: 'weight' must be 2-D, got shape ", shape_str(weight.shape()));
+  const int64_t V = weight.shape()[0], D = weight.shape()[1];
+  int64_t pad = -1;
+  if (padding_idx) {
+    pad = *padding_idx < 0 ? *padding_idx + V : *padding_idx;
+    SEQLAB_CHECK_VALUE(pad >= 0 && pad < V, "embedding: padding_idx must be within num_embeddings (", V, "), got ",
+                       *padding_idx);
+  }
+  const Tensor idx = contiguous_copy_if_needed(index.detach());
+  const int64_t* pi = idx.data<int64_t>();
+  for (int64_t i = 0; i < idx.numel(); ++i)
+    SEQLAB_CHECK_INDEX(pi[i] >= 0 && pi[i] < V, "embedding: index ", pi[i], " is out of range in self (num_embeddings ",
+                       V, ")");
+  const Tensor w = contiguous_copy_if_needed(weight.detach());
+  Shape out_shape = idx.shape();
+  out_shape.push_back(D);
+  Tensor out = Tensor::empty(out_shape, w.dtype());
+  const size_t row = static_cast<size_t>(D) * itemsize(w.dtype());
+  for (int64_t i = 0; i < idx.numel(); ++i)
+    if (row) std::memcpy(static_cast<char*>(out.raw_data()) + i * row, static_cast<const char*>(w.raw_data()) + pi[i] * row, row);
+  if (any_requires_grad({weight})) {
+    attach(out, "EmbeddingBackward0", {weight}, [idx, V, D, pad](const Tensor& g_) -> TensorList {
+      const Tensor g = contiguous(g_);
+      Tensor dw = zeros({V, D}, g.dtype());
+      dispatch_float(g.dtype(), "embedding_backward", [&](auto tag) {
+        using T = decltype(tag);
+        const int64_t* p = idx.data<int64_t>();
+        const T* pg = g.data<T>();
+        T* pd = dw.data<T>();
+        for (int64_t i = 0; i < idx.numel(); ++i) {
+          if (p[i] == pad) continue;
+          T* dst = pd + p[i] * D;
+          const T* src = pg + i * D;
+          for (int64_t d = 0; d < D; ++d) dst[d] += src[d];
+        }
+      });
+      return {dw};
+    });
+  }
+  return out;
+}
+
+}  // namespace seqlab
