@@ -1,5 +1,5 @@
-// A C++-only use of seqlab: a 2-layer MLP on random data, trained with plain SGD, with one
-// gradient checked against central differences. No Python involved.
+// A C++-only use of seqlab: a 2-layer MLP on random data, trained with optim::SGD (momentum),
+// with one gradient checked against central differences. No Python involved.
 //   build/cpp/seqlab_example_mlp        (exit code 0 = the check passed)
 #include <cmath>
 #include <cstdio>
@@ -19,22 +19,21 @@ int main() {
 
   auto loss_fn = [&] { return cross_entropy(matmul(tanh(matmul(x, W1)), W2), y); };
 
+  optim::SGD opt({{"lr", 0.2}, {"momentum", 0.9}});
+  opt.add_param_group({W1, W2});
   double first = 0, last = 0;
   for (int step = 0; step < 200; ++step) {
+    opt.zero_grad();
     Tensor loss = loss_fn();
     loss.backward();
+    opt.step();
     if (step == 0) first = loss.item<double>();
     last = loss.item<double>();
-    NoGradGuard ng;
-    for (Tensor* p : {&W1, &W2}) {
-      Tensor g = p->grad();
-      inplace_binary(*p, g, InplaceOp::Sub, 0.5);  // p -= lr * grad
-      p->set_grad(Tensor());
-    }
   }
   std::printf("loss: %.4f -> %.4f\n", first, last);
 
   // d loss / d W1[0, 0] by backward and by central differences.
+  opt.zero_grad();
   Tensor loss = loss_fn();
   loss.backward();
   const double analytic = W1.grad().data<double>()[0];

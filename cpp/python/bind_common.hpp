@@ -43,5 +43,6 @@ void bind_ops(py::module_& m);
 void bind_autograd(py::module_& m);
 void bind_interop(py::module_& m);
 void bind_nn(py::module_& m);
+void bind_optim(py::module_& m);
 
 }  // namespace seqlab::bind

@@ -54,4 +54,5 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_autograd(m);
   seqlab::bind::bind_interop(m);
   seqlab::bind::bind_nn(m);
+  seqlab::bind::bind_optim(m);
 }

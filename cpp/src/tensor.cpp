@@ -91,6 +91,7 @@ Tensor Tensor::from_blob(void* data, const Shape& shape, const Shape& strides, D
 int64_t Tensor::size(int64_t d) const { return impl_->shape[wrap_dim(d, dim(), "size")]; }
 
 bool Tensor::is_contiguous() const {
+  if (impl_->numel == 0) return true;  // as PyTorch: no element is out of place
   int64_t expected = 1;
   const auto& sh = impl_->shape;
   const auto& st = impl_->strides;

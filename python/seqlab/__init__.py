@@ -30,7 +30,8 @@ from ._tensor import (  # noqa: E402,F401
     std, allclose, numel, is_tensor, unbind, diff_shapes,
 )
 from .autograd import no_grad, enable_grad, set_grad_enabled  # noqa: E402,F401
-from . import autograd, nn, data  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401
+from . import autograd, nn, data, optim  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

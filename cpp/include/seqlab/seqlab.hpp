@@ -11,4 +11,6 @@
 #include "seqlab/ops/loss.hpp"
 #include "seqlab/ops/random.hpp"
 #include "seqlab/ops/norm.hpp"
+#include "seqlab/optim/optimizer.hpp"
+#include "seqlab/nn/init.hpp"
 #include "seqlab/parallel.hpp"

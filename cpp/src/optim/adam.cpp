@@ -1,0 +1,55 @@
+// Adam (Kingma & Ba 2015) and AdamW (Loshchilov & Hutter 2019), as torch.optim.Adam/AdamW:
+//   AdamW: p *= 1 - lr·wd          Adam: g = ∇ + wd·p
+//   m = β1·m + (1-β1)·g,  v = β2·v + (1-β2)·g²,  v̂max = max(v̂max, v) (amsgrad)
+//   p -= (lr / (1-β1^t)) · m / (sqrt(v) / sqrt(1-β2^t) + eps)
+#include "optim_utils.hpp"
+
+namespace seqlab::optim {
+
+Adam::Adam(const Options& d, bool decoupled)
+    : Optimizer({{"lr", 1e-3}, {"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8}, {"weight_decay", decoupled ? 1e-2 : 0.0},
+                 {"amsgrad", 0}, {"maximize", 0}}),
+      decoupled_(decoupled) {
+  for (const auto& [k, v] : d) {
+    SEQLAB_CHECK_VALUE(defaults_.count(k), name(), ": unknown option '", k, "'");
+    defaults_[k] = v;
+  }
+  validate(defaults_);
+}
+
+void Adam::validate(const Options& o) const {
+  SEQLAB_CHECK_VALUE(get(o, "lr") >= 0, "Invalid learning rate: ", get(o, "lr"));
+  SEQLAB_CHECK_VALUE(get(o, "eps") >= 0, "Invalid epsilon value: ", get(o, "eps"));
+  SEQLAB_CHECK_VALUE(get(o, "beta1") >= 0 && get(o, "beta1") < 1, "Invalid beta parameter at index 0: ", get(o, "beta1"));
+  SEQLAB_CHECK_VALUE(get(o, "beta2") >= 0 && get(o, "beta2") < 1, "Invalid beta parameter at index 1: ", get(o, "beta2"));
+  SEQLAB_CHECK_VALUE(get(o, "weight_decay") >= 0, "Invalid weight_decay value: ", get(o, "weight_decay"));
+}
+
+void Adam::step() {
+  const bool decoupled = decoupled_;
+  detail::for_each_param(*this, [decoupled](auto tag, const Tensor& p, auto* w, const auto* grad, int64_t n,
+                                            const Options& o, std::map<std::string, Tensor>& st) {
+    using T = decltype(tag);
+    const double lr = o.at("lr"), b1 = o.at("beta1"), b2 = o.at("beta2"), eps = o.at("eps"), wd = o.at("weight_decay");
+    const bool amsgrad = o.at("amsgrad") != 0, maximize = o.at("maximize") != 0;
+    T* m = detail::state_like(st, "exp_avg", p).template data<T>();
+    T* v = detail::state_like(st, "exp_avg_sq", p).template data<T>();
+    T* vmax = amsgrad ? detail::state_like(st, "max_exp_avg_sq", p).template data<T>() : nullptr;
+    const double t = detail::bump_step(st);
+    const T step_size = T(lr / (1.0 - std::pow(b1, t)));
+    const T bc2_sqrt = T(std::sqrt(1.0 - std::pow(b2, t)));
+    const T decay = T(1.0 - lr * wd), l2 = T(decoupled ? 0.0 : wd), tb1 = T(b1), tb2 = T(b2), teps = T(eps);
+    for (int64_t i = 0; i < n; ++i) {
+      if (decoupled) w[i] *= decay;
+      T g = maximize ? -grad[i] : grad[i];
+      if (l2 != T(0)) g += l2 * w[i];
+      m[i] += (g - m[i]) * (T(1) - tb1);  // = β1·m + (1-β1)·g, written as PyTorch's lerp
+      v[i] = tb2 * v[i] + (T(1) - tb2) * g * g;
+      T vv = v[i];
+      if (vmax) vv = vmax[i] = std::max(vmax[i], v[i]);
+      w[i] -= step_size * m[i] / (std::sqrt(vv) / bc2_sqrt + teps);
+    }
+  });
+}
+
+}  // namespace seqlab::optim

@@ -1,0 +1,55 @@
+// Shared by the optimizer files: the loop over parameters that have gradients, with raw
+// typed pointers to the parameter, its gradient and a state tensor created on demand.
+#pragma once
+#include <cmath>
+
+#include "kernel_utils.hpp"
+#include "seqlab/autograd.hpp"
+#include "seqlab/ops/elementwise.hpp"
+#include "seqlab/ops/random.hpp"
+#include "seqlab/optim/optimizer.hpp"
+
+namespace seqlab::optim::detail {
+
+// The named state tensor of p, zero-filled (or `init`-filled) like p on first use.
+inline Tensor& state_like(std::map<std::string, Tensor>& st, const char* key, const Tensor& p, double init = 0.0) {
+  auto it = st.find(key);
+  if (it == st.end()) it = st.emplace(key, full(p.shape(), init, p.dtype())).first;
+  return it->second;
+}
+
+// state["step"] += 1 (a float32 0-d tensor, as PyTorch keeps it); returns the new count.
+inline double bump_step(std::map<std::string, Tensor>& st) {
+  auto it = st.find("step");
+  if (it == st.end()) it = st.emplace("step", zeros({}, Dtype::Float32)).first;
+  float* s = it->second.data<float>();
+  *s += 1.0f;
+  return *s;
+}
+
+// Calls f(T*, const T* grad, n, state) for every parameter with a gradient, under no-grad,
+// and bumps each parameter's version (the update is an in-place write).
+template <typename F>
+void for_each_param(Optimizer& opt, F&& f) {
+  NoGradGuard ng;
+  auto& groups = opt.param_groups();
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Options& o = groups[gi].options;
+    for (Tensor& p : groups[gi].params) {
+      Tensor g = p.grad();
+      if (!g.defined()) continue;
+      SEQLAB_CHECK(g.shape() == p.shape(), opt.name(), ": gradient of shape ", shape_str(g.shape()),
+                   " for a parameter of shape ", shape_str(p.shape()));
+      if (g.dtype() != p.dtype()) g = to_dtype(g, p.dtype());
+      g = contiguous(g);
+      auto& st = opt.state(p);
+      dispatch_float(p.dtype(), opt.name(), [&](auto tag) {
+        using T = decltype(tag);
+        f(tag, p, static_cast<T*>(p.raw_data()), static_cast<const T*>(g.raw_data()), p.numel(), o, st);
+      });
+      p.bump_version();
+    }
+  }
+}
+
+}  // namespace seqlab::optim::detail

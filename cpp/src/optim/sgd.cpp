@@ -1,0 +1,44 @@
+// SGD with momentum, dampening, Nesterov and weight decay (torch.optim.SGD):
+//   g = ∇ + wd·p;   b = g (first step) or μ·b + (1-τ)·g;   g = g + μ·b (Nesterov) or b;   p -= lr·g
+#include "optim_utils.hpp"
+
+namespace seqlab::optim {
+
+SGD::SGD(const Options& d)
+    : Optimizer({{"lr", 1e-3}, {"momentum", 0}, {"dampening", 0}, {"weight_decay", 0}, {"nesterov", 0}, {"maximize", 0}}) {
+  for (const auto& [k, v] : d) {
+    SEQLAB_CHECK_VALUE(defaults_.count(k), "SGD: unknown option '", k, "'");
+    defaults_[k] = v;
+  }
+  validate(defaults_);
+}
+
+void SGD::validate(const Options& o) const {
+  SEQLAB_CHECK_VALUE(get(o, "lr") >= 0, "Invalid learning rate: ", get(o, "lr"));
+  SEQLAB_CHECK_VALUE(get(o, "momentum") >= 0, "Invalid momentum value: ", get(o, "momentum"));
+  SEQLAB_CHECK_VALUE(get(o, "weight_decay") >= 0, "Invalid weight_decay value: ", get(o, "weight_decay"));
+  SEQLAB_CHECK_VALUE(!get(o, "nesterov") || (get(o, "momentum") > 0 && get(o, "dampening") == 0),
+                     "Nesterov momentum requires a momentum and zero dampening");
+}
+
+void SGD::step() {
+  detail::for_each_param(*this, [](auto tag, const Tensor& p, auto* w, const auto* grad, int64_t n, const Options& o,
+                                   std::map<std::string, Tensor>& st) {
+    using T = decltype(tag);
+    const T lr = T(o.at("lr")), mu = T(o.at("momentum")), damp = T(o.at("dampening")), wd = T(o.at("weight_decay"));
+    const bool nesterov = o.at("nesterov") != 0, maximize = o.at("maximize") != 0;
+    const bool first = !st.count("momentum_buffer");
+    T* buf = mu != T(0) ? detail::state_like(st, "momentum_buffer", p).template data<T>() : nullptr;
+    for (int64_t i = 0; i < n; ++i) {
+      T g = maximize ? -grad[i] : grad[i];
+      if (wd != T(0)) g += wd * w[i];
+      if (buf) {
+        buf[i] = first ? g : mu * buf[i] + (T(1) - damp) * g;
+        g = nesterov ? g + mu * buf[i] : buf[i];
+      }
+      w[i] -= lr * g;
+    }
+  });
+}
+
+}  // namespace seqlab::optim

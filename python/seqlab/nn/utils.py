@@ -1,0 +1,16 @@
+"""torch.nn.utils' gradient clipping; both run in C++ over all parameters at once."""
+from .. import _core
+
+
+def _params(parameters):
+    return [parameters] if isinstance(parameters, _core.Tensor) else list(parameters)
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scale all gradients so that their joint norm is at most max_norm; returns the norm before."""
+    return _core.optim.clip_grad_norm_(_params(parameters), float(max_norm), float(norm_type), error_if_nonfinite)
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamp every gradient element to [-clip_value, clip_value]."""
+    _core.optim.clip_grad_value_(_params(parameters), float(clip_value))

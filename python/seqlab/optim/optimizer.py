@@ -1,0 +1,173 @@
+"""The Python face of the C++ optimizers: torch.optim.Optimizer's interface.
+
+`param_groups` is a list of dicts as in PyTorch; assigning `group['lr'] = ...` (what the
+schedulers do) updates the C++ optimizer at once. `step()` is one C++ call that updates
+every parameter of every group (cpp/src/optim/)."""
+import collections
+import numbers
+
+from .. import _core
+from ..autograd import enable_grad
+
+_FLAG_KEYS = ("nesterov", "amsgrad", "maximize", "centered")
+
+
+def _to_core(options, known):
+    """Group options as torch names them -> the C++ options (betas split, bools as 0/1).
+
+    Keys the C++ optimizer does not know are kept in the Python group only: the schedulers'
+    bookkeeping ('initial_lr', 'max_lr', ...) and torch's implementation switches
+    ('foreach', 'fused', 'capturable', 'differentiable', ...)."""
+    out = {}
+    for key, value in options.items():
+        if key not in known and not (key == "betas" and "beta1" in known):
+            continue
+        if key == "betas":
+            b1, b2 = value
+            out["beta1"], out["beta2"] = float(b1), float(b2)
+        elif key in _FLAG_KEYS:
+            out[key] = 1.0 if value else 0.0
+        elif isinstance(value, numbers.Real):
+            out[key] = float(value)
+        elif isinstance(value, _core.Tensor) and value.numel() == 1:
+            out[key] = float(value.item())
+        else:
+            raise TypeError(f"optimizer option {key!r} must be a number, got {type(value).__name__}")
+    return out
+
+
+class _ParamGroup(dict):
+    """A parameter group: a dict whose option changes reach the C++ optimizer."""
+
+    def __init__(self, optimizer, index, items):
+        super().__init__(items)
+        self._optimizer = optimizer
+        self._index = index
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        if self._optimizer is None:
+            return
+        for k, v in _to_core({key: value}, self._optimizer._known).items():
+            self._optimizer._core.set_option(self._index, k, v)
+
+    def __reduce__(self):  # copy/pickle as a plain dict
+        return (dict, (dict(self),))
+
+
+class Optimizer:
+    """Base class: `params` is an iterable of tensors or of dicts (parameter groups)."""
+
+    _core_factory = None  # the C++ constructor, set by subclasses
+
+    def __init__(self, params, defaults):
+        if isinstance(params, _core.Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            "but got a Tensor")
+        self.defaults = dict(defaults)
+        self._core = type(self)._core_factory({})
+        self._known = set(self._core.defaults())
+        self._core = type(self)._core_factory(_to_core(self.defaults, self._known))
+        self.param_groups = []
+        groups = list(params)
+        if len(groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group):
+        group = dict(param_group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, _core.Tensor) else list(params)
+        for key, value in self.defaults.items():
+            group.setdefault(key, value)
+        self._core.add_param_group(group["params"], _to_core(group, self._known))
+        self.param_groups.append(_ParamGroup(self, len(self.param_groups), group))
+
+    @property
+    def state(self):
+        """optimizer.state[p]: the named state tensors of each parameter that has any."""
+        out = collections.defaultdict(dict)
+        for group in self.param_groups:
+            for p in group["params"]:
+                st = self._core.get_state(p)
+                if st is not None:
+                    out[p] = dict(st)
+        return out
+
+    def zero_grad(self, set_to_none=True):
+        self._core.zero_grad(set_to_none)
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        self._core.step()
+        return loss
+
+    def state_dict(self):
+        """{'state': {index: {name: tensor}}, 'param_groups': [{options..., 'params': [indices]}]}
+        with parameters numbered across groups in order, as torch.optim does."""
+        state, groups, index = {}, [], 0
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = list(range(index, index + len(group["params"])))
+            for p in group["params"]:
+                st = self._core.get_state(p)
+                if st is not None:
+                    state[index] = {k: v.clone() for k, v in st.items()}
+                index += 1
+            groups.append(packed)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for ours, theirs in zip(self.param_groups, groups):
+            if len(ours["params"]) != len(theirs["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                                 "optimizer's group")
+        from .._tensor import as_tensor
+        by_index = {}
+        for ours, theirs in zip(self.param_groups, groups):
+            for p, i in zip(ours["params"], theirs["params"]):
+                by_index[i] = p
+        self._core.clear_state()
+        for i, st in state_dict["state"].items():
+            p = by_index[int(i)]
+            tensors = {}
+            for k, v in st.items():
+                t = _as_seqlab(v, as_tensor)
+                tensors[k] = t.clone() if k == "step" else t.to(p.dtype).clone()
+                if k != "step" and tuple(t.shape) != tuple(p.shape):
+                    raise ValueError(f"state {k!r} of parameter {i} has shape {list(t.shape)}, the parameter "
+                                     f"{list(p.shape)}")
+            self._core.set_state(p, tensors)
+        for gi, (ours, theirs) in enumerate(zip(self.param_groups, groups)):
+            for key, value in theirs.items():
+                if key != "params":
+                    ours[key] = value
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(k for k in group if k != "params"):
+                lines.append(f"    {key}: {group[key]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def _as_seqlab(value, as_tensor):
+    if isinstance(value, _core.Tensor):
+        return value
+    if hasattr(value, "__dlpack__") and not hasattr(value, "__array_interface__"):  # a torch tensor
+        value = value.detach().cpu().numpy()
+    t = as_tensor(value)
+    if t.dtype not in (_core.dtype.float32, _core.dtype.float64):
+        t = t.to(_core.dtype.float32)
+    return t

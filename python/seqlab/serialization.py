@@ -1,0 +1,319 @@
+"""Checkpoints: seqlab.save(obj, path) and seqlab.load(path), for state dicts.
+
+    seqlab.save({"model": model.state_dict(), "optim": opt.state_dict(), "epoch": 3}, "ckpt.safetensors")
+    ckpt = seqlab.load("ckpt.safetensors")
+
+`obj` is what PyTorch users put in a checkpoint: nested dicts, lists and tuples of tensors and
+plain values (int, float, bool, str, None). Dict keys may be str, int, float, bool or None, and
+keep their type (an optimizer's {'state': {0: {...}}} comes back with the int key 0).
+
+The file is one safetensors file (https://github.com/huggingface/safetensors), the open format
+that the `safetensors` package, PyTorch (safetensors.torch.load_file), NumPy, JAX and Rust read:
+
+    8 bytes        N, the header length, unsigned little-endian
+    N bytes        a JSON object {name: {"dtype", "shape", "data_offsets": [begin, end]}, ...,
+                   "__metadata__": {str: str}}, padded with spaces to a multiple of 8 bytes
+    the rest       the tensors' bytes, C order, little-endian, back to back (offsets relative here)
+
+Tensors are named by their path in `obj` joined with '.', as PyTorch names state-dict entries
+("fc.weight", "state.0.exp_avg"), so any safetensors reader sees a flat {name: array} dict.
+The rest of `obj` (nesting, key types, plain values, where each tensor goes) is JSON in the
+metadata under "seqlab.structure". dtypes: F32, F64, I64, BOOL (seqlab's four).
+
+Semantics, as torch.save/torch.load where they agree:
+- Non-contiguous tensors are written contiguously; `requires_grad` and `.grad` are not saved
+  (a state dict holds detached tensors); loaded tensors are fresh leaves that own their memory
+  (copied out of the file, no mmap kept).
+- Tensors that share storage (tied weights, views of one another) are saved as separate
+  copies and load as independent tensors; torch.save would keep the sharing.
+- Writes are atomic (seqlab.data._atomic): a temporary file beside `path`, flush + fsync, then
+  os.replace and an fsync of the directory. An exception mid-save (an unsupported object, a
+  full disk) leaves the previous file untouched and removes the temporary file; a process
+  killed mid-save leaves the previous file untouched too, plus a stray `.<name>.*.tmp` file
+  that no one can clean up for it.
+- A truncated or corrupt file raises ValueError naming the file and what is wrong with it.
+- A safetensors file written by another tool (no "seqlab.structure") loads as {name: tensor}.
+"""
+
+import collections
+import collections.abc
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+
+from ._core import Tensor
+from ._tensor import bool as _bool, empty, float32, float64, int64
+from .data._atomic import atomic_open
+
+__all__ = ["save", "load"]
+
+STRUCTURE_KEY = "seqlab.structure"
+FORMAT_VERSION = 1
+
+# safetensors dtype code -> (little-endian numpy dtype, seqlab dtype)
+_DTYPES = {
+    "F32": (np.dtype("<f4"), float32),
+    "F64": (np.dtype("<f8"), float64),
+    "I64": (np.dtype("<i8"), int64),
+    "BOOL": (np.dtype("|b1"), _bool),
+}
+_CODE_OF = {sl: code for code, (_, sl) in _DTYPES.items()}
+
+_NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+_MAX_HEADER = 100_000_000  # the Rust safetensors reader refuses larger headers
+
+
+# ---------------------------------------------------------------------------------- save
+
+def save(obj, path):
+    """Save `obj` (nested dicts/lists/tuples of tensors and plain values) to `path`, atomically.
+
+    The file is a safetensors file; see the module docstring for the layout. Nothing is written
+    (and the previous file at `path` stays as it was) if `obj` holds an unsupported object.
+    """
+    path = os.fspath(path)
+    tensors = []  # [(name, detached tensor)] in file order
+    structure = {"version": FORMAT_VERSION, "root": _Encoder(tensors).encode(obj, ())}
+    header = _header(tensors, structure)
+    with atomic_open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(header)))
+        f.write(header)
+        for _, t in tensors:
+            _write_tensor(f, t)
+
+
+class _Encoder:
+    """Turns `obj` into the JSON structure, collecting the tensors it meets with their names.
+
+    Structure nodes: a JSON null/bool/int/str/finite float is that plain value;
+    {"float": "nan"|"inf"|"-inf"}; {"tensor": name}; {"list": [node...]}; {"tuple": [node...]};
+    {"dict": [[key, node]...]} and {"odict": ...} for an OrderedDict (keys are plain-value nodes,
+    so int keys stay ints).
+    """
+
+    def __init__(self, tensors):
+        self.tensors = tensors
+        self.names = {"", "__metadata__"}  # reserved: never a tensor name
+        self.active = set()  # ids of the containers on the current path (cycle detection)
+
+    def encode(self, obj, path):
+        if isinstance(obj, Tensor):
+            if obj.dtype not in _CODE_OF:
+                raise TypeError(f"seqlab.save: tensor at {_where(path)} has dtype {obj.dtype}, "
+                                f"which a checkpoint cannot hold")
+            name = self._name(path)
+            self.tensors.append((name, obj.detach()))
+            return {"tensor": name}
+        if obj is None or isinstance(obj, (bool, int, float, str)):
+            return _plain(obj)
+        if isinstance(obj, (collections.abc.Mapping, list, tuple)):
+            if id(obj) in self.active:
+                raise ValueError(f"seqlab.save: the object at {_where(path)} contains itself")
+            self.active.add(id(obj))
+            try:
+                if isinstance(obj, collections.abc.Mapping):
+                    tag = "odict" if isinstance(obj, collections.OrderedDict) else "dict"
+                    return {tag: [[self._key(k, path), self.encode(v, path + (k,))] for k, v in obj.items()]}
+                tag = "tuple" if isinstance(obj, tuple) else "list"
+                return {tag: [self.encode(v, path + (i,)) for i, v in enumerate(obj)]}
+            finally:
+                self.active.discard(id(obj))
+        raise TypeError(f"seqlab.save: cannot save an object of type {type(obj).__name__} (at {_where(path)}); "
+                        f"a checkpoint holds nested dicts, lists and tuples of tensors, int, float, bool, "
+                        f"str and None")
+
+    def _key(self, key, path):
+        if key is None or isinstance(key, (bool, int, float, str)):
+            return _plain(key)
+        raise TypeError(f"seqlab.save: cannot save a dict key of type {type(key).__name__} ({key!r} in "
+                        f"{_where(path)}); keys must be str, int, float, bool or None")
+
+    def _name(self, path):
+        base = ".".join(str(k) for k in path)
+        name, i = base, 1
+        while name in self.names:  # two paths with one dotted name ({'a.b': x, 'a': {'b': y}})
+            name = f"{base or 'tensor'}#{i}"
+            i += 1
+        self.names.add(name)
+        return name
+
+
+def _plain(value):
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)  # an IntEnum or another int subclass is saved as its value
+    value = float(value)
+    if math.isfinite(value):
+        return value
+    return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+
+
+def _where(path):
+    return "obj" + "".join(f"[{k!r}]" for k in path)
+
+
+def _header(tensors, structure):
+    header = {"__metadata__": {STRUCTURE_KEY: json.dumps(structure, separators=(",", ":"), allow_nan=False)}}
+    offset = 0
+    for name, t in tensors:
+        nbytes = t.numel() * t.element_size()
+        header[name] = {"dtype": _CODE_OF[t.dtype], "shape": [int(s) for s in t.shape],
+                        "data_offsets": [offset, offset + nbytes]}
+        offset += nbytes
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    return text + b" " * (-len(text) % 8)  # the data start 8-byte aligned, as safetensors writes
+
+
+def _write_tensor(f, t):
+    """Write one tensor's bytes: C order (a non-contiguous tensor is copied), little-endian."""
+    if t.numel() == 0:
+        return
+    arr = t.contiguous().numpy().reshape(-1)
+    if sys.byteorder != "little":
+        arr = arr.astype(arr.dtype.newbyteorder("<"))
+    f.write(memoryview(np.ascontiguousarray(arr).view(np.uint8)))
+
+
+# ---------------------------------------------------------------------------------- load
+
+def load(path, map_location=None, weights_only=True):
+    """Load what seqlab.save wrote to `path`.
+
+    `map_location` and `weights_only` are accepted for torch.load compatibility and ignored:
+    seqlab tensors live on the CPU, and a checkpoint holds only tensors and plain values (no
+    pickled code), so loading is always "weights only".
+    A truncated or corrupt file raises ValueError naming the file.
+    """
+    del map_location, weights_only
+    path = os.fspath(path)
+
+    def bad(why):
+        return ValueError(f"seqlab.load: {path} is not a valid checkpoint (safetensors file): {why}")
+
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size < 8:
+            raise bad(f"the file has {size} bytes, fewer than the 8-byte header length (truncated?)")
+        first = f.read(8)
+        (n,) = struct.unpack("<Q", first)
+        if n > size - 8 or n > _MAX_HEADER:
+            hint = " (it looks like a zip file: torch.save's format, which seqlab does not read)" \
+                if first.startswith(b"PK\x03\x04") else " (truncated?)"
+            raise bad(f"the header length is {n} bytes but the file has {size - 8} bytes after it{hint}")
+        try:
+            header = json.loads(f.read(n).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise bad(f"the header is not valid JSON ({e})") from None
+        if not isinstance(header, dict):
+            raise bad(f"the header is a JSON {type(header).__name__}, not an object")
+        metadata = header.pop("__metadata__", {})
+        if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+            raise bad("__metadata__ must map strings to strings")
+
+        data_start, data_len = 8 + n, size - 8 - n
+        entries = [(name,) + _check_entry(name, info, data_len, bad) for name, info in header.items()]
+        end = 0
+        for name, _, _, begin, stop in sorted(entries, key=lambda e: (e[3], e[4])):
+            if begin != end:
+                raise bad(f"tensor {name!r} starts at byte {begin} of the data, expected {end} "
+                          f"(tensors overlap or leave a gap)")
+            end = stop
+        if end != data_len:
+            raise bad(f"the tensors cover {end} bytes of data but the file holds {data_len}")
+
+        tensors = {}
+        for name, np_dtype, shape, begin, stop in sorted(entries, key=lambda e: e[3]):
+            t = empty(shape, dtype=_DTYPES[np_dtype][1])  # seqlab-owned memory; the bytes go straight in
+            if stop > begin:
+                arr = t.numpy().reshape(-1)
+                f.seek(data_start + begin)
+                if _read_into(f, memoryview(arr.view(np.uint8))) != stop - begin:
+                    raise bad(f"tensor {name!r}: the file ended early (truncated while being read?)")
+                if sys.byteorder != "little":
+                    arr.byteswap(inplace=True)
+            tensors[name] = t
+    tensors = {name: tensors[name] for name in header}  # header order
+
+    if STRUCTURE_KEY not in metadata:
+        return tensors  # a plain safetensors file from another tool
+    try:
+        structure = json.loads(metadata[STRUCTURE_KEY])
+    except json.JSONDecodeError as e:
+        raise bad(f"the {STRUCTURE_KEY} metadata is not valid JSON ({e})") from None
+    if not isinstance(structure, dict) or structure.get("version") != FORMAT_VERSION or "root" not in structure:
+        raise bad(f"the {STRUCTURE_KEY} metadata is not a version-{FORMAT_VERSION} structure")
+    try:
+        return _decode(structure["root"], tensors)
+    except _Invalid as e:
+        raise bad(f"the {STRUCTURE_KEY} metadata is invalid: {e}") from None
+
+
+def _check_entry(name, info, data_len, bad):
+    """(dtype code, shape, begin, end) of one header entry, or raise `bad`."""
+    if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= info.keys():
+        raise bad(f"tensor {name!r}: expected an object with dtype, shape and data_offsets, got {info!r}")
+    code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+    if code not in _DTYPES:
+        raise bad(f"tensor {name!r} has dtype {code!r}; seqlab reads {', '.join(_DTYPES)}")
+    if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
+        raise bad(f"tensor {name!r}: shape {shape!r} is not a list of non-negative integers")
+    if (not isinstance(offsets, list) or len(offsets) != 2 or not all(type(o) is int for o in offsets)
+            or not 0 <= offsets[0] <= offsets[1]):
+        raise bad(f"tensor {name!r}: data_offsets {offsets!r} is not [begin, end] with 0 <= begin <= end")
+    begin, end = offsets
+    if end > data_len:
+        raise bad(f"tensor {name!r}: data_offsets {offsets} reach beyond the {data_len} bytes of data "
+                  f"in the file (truncated?)")
+    need = math.prod(shape) * _DTYPES[code][0].itemsize
+    if end - begin != need:
+        raise bad(f"tensor {name!r}: data_offsets {offsets} span {end - begin} bytes but a {code} tensor "
+                  f"of shape {shape} has {need}")
+    return code, shape, begin, end
+
+
+def _read_into(f, buf):
+    got = 0
+    while got < len(buf):
+        k = f.readinto(buf[got:])
+        if not k:
+            break
+        got += k
+    return got
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _decode(node, tensors):
+    if node is None or isinstance(node, (bool, int, float, str)):
+        return node
+    if isinstance(node, dict) and len(node) == 1:
+        ((tag, value),) = node.items()
+        if tag == "tensor":
+            if not isinstance(value, str) or value not in tensors:
+                raise _Invalid(f"it refers to a tensor {value!r} that the file does not hold")
+            return tensors[value]
+        if tag == "float" and value in _NONFINITE:
+            return _NONFINITE[value]
+        if tag in ("list", "tuple") and isinstance(value, list):
+            items = [_decode(v, tensors) for v in value]
+            return tuple(items) if tag == "tuple" else items
+        if tag in ("dict", "odict") and isinstance(value, list):
+            out = collections.OrderedDict() if tag == "odict" else {}
+            for pair in value:
+                if not isinstance(pair, list) or len(pair) != 2:
+                    raise _Invalid(f"a dict item must be a [key, value] pair, got {pair!r}")
+                key = _decode(pair[0], {})
+                if isinstance(key, (dict, list, tuple)):
+                    raise _Invalid(f"a dict key must be a plain value, got {pair[0]!r}")
+                out[key] = _decode(pair[1], tensors)
+            return out
+    raise _Invalid(f"unexpected node {json.dumps(node)[:200]}")
