@@ -13,4 +13,5 @@
 #include "seqlab/ops/norm.hpp"
 #include "seqlab/optim/optimizer.hpp"
 #include "seqlab/nn/init.hpp"
+#include "seqlab/nn/module.hpp"
 #include "seqlab/parallel.hpp"
