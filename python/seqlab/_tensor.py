@@ -297,7 +297,36 @@ def _repr(self):
         extras.append(f"grad_fn=<{self.grad_fn.name()}>")
     elif self.requires_grad:
         extras.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+    text = "tensor(" + body + "".join(", " + e for e in extras) + ")"
+    if getattr(self, "_is_param", False) is True:  # an nn.Parameter (seqlab/nn/module.py)
+        return "Parameter containing:\n" + text
+    return text
+
+
+def _deepcopy(self, memo):
+    """A copy with its own storage; keeps requires_grad and the Parameter mark, drops history."""
+    out = self.detach().clone()
+    if self.is_leaf and self.requires_grad:
+        out.requires_grad_(True)
+    if getattr(self, "_is_param", False) is True:
+        out._is_param = True
+    memo[id(self)] = out
+    return out
+
+
+def _rebuild(array, requires_grad, is_param):
+    t = _core.from_numpy(array)
+    if requires_grad:
+        t.requires_grad_(True)
+    if is_param:
+        t._is_param = True
+    return t
+
+
+def _reduce(self):
+    """Pickling: the data as a NumPy array, plus requires_grad and the Parameter mark."""
+    return (_rebuild, (self.detach().numpy().copy(), self.is_leaf and self.requires_grad,
+                       getattr(self, "_is_param", False) is True))
 
 
 def _tolist(self):
@@ -354,6 +383,8 @@ Tensor.__str__ = _repr
 Tensor.__iter__ = _iter
 Tensor.__array__ = _array
 Tensor.tolist = _tolist
+Tensor.__deepcopy__ = _deepcopy
+Tensor.__reduce__ = _reduce
 Tensor.std = std
 Tensor.expand_as = _expand_as
 Tensor.view_as = _view_as

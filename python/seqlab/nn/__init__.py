@@ -1,2 +1,27 @@
-"""seqlab.nn: the functional API for now (seqlab.nn.functional); modules come next."""
-from . import functional  # noqa: F401
+"""seqlab.nn: modules with torch.nn's names and semantics, and the functional API.
+
+    import seqlab.nn as nn
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+    loss = nn.CrossEntropyLoss()(model(x), y)
+
+Module and Parameter: module.py; Sequential, ModuleList, ModuleDict: containers.py; the
+layers: layers.py; losses: loss.py; PyTorch state dicts: interop.py."""
+from . import functional, init, utils  # noqa: F401
+from .module import Module, Parameter, RemovableHandle  # noqa: F401
+from .containers import Sequential, ModuleList, ModuleDict  # noqa: F401
+from .layers import (  # noqa: F401
+    Identity, Linear, Bilinear, Embedding, Dropout, LayerNorm, BatchNorm1d,
+    Tanh, Sigmoid, ReLU, GELU, Softmax, LogSoftmax, Flatten,
+)
+from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss  # noqa: F401
+from .interop import to_torch_state_dict  # noqa: F401
+
+__all__ = [
+    "functional", "init", "utils",
+    "Module", "Parameter", "RemovableHandle",
+    "Sequential", "ModuleList", "ModuleDict",
+    "Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
+    "Tanh", "Sigmoid", "ReLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
+    "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss",
+    "to_torch_state_dict",
+]
