@@ -62,7 +62,7 @@ def train(model, optimizer, train_batches, *, epochs=1, loss_fn=F.cross_entropy,
         if hasattr(model, "train"):
             model.train()
         bar = tqdm(batches, total=total, desc=f"{desc} {epoch + 1}/{epochs}" if epochs > 1 else desc,
-                   disable=not progress, leave=True, dynamic_ncols=True)
+                   disable=not progress, leave=True, dynamic_ncols=True, unit="batch")
         for inputs, targets in bar:
             optimizer.zero_grad()
             loss = loss_fn(model(inputs), targets)
