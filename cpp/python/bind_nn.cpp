@@ -15,6 +15,16 @@ void bind_nn(py::module_& m) {
     return layer_norm(x, ns, w ? *w : Tensor(), b ? *b : Tensor(), eps);
   }, py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
         py::arg("eps") = 1e-5);
+  m.def("batch_norm", [](const Tensor& x, std::optional<Tensor> rm, std::optional<Tensor> rv, std::optional<Tensor> w,
+                         std::optional<Tensor> b, bool training, double momentum, double eps) {
+    return batch_norm(x, rm ? *rm : Tensor(), rv ? *rv : Tensor(), w ? *w : Tensor(), b ? *b : Tensor(), training,
+                      momentum, eps);
+  }, py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight") = py::none(),
+        py::arg("bias") = py::none(), py::arg("training") = false, py::arg("momentum") = 0.1, py::arg("eps") = 1e-5,
+        Release());
+  m.def("bilinear", [](const Tensor& x1, const Tensor& x2, const Tensor& w, std::optional<Tensor> b) {
+    return bilinear(x1, x2, w, b ? *b : Tensor());
+  }, py::arg("input1"), py::arg("input2"), py::arg("weight"), py::arg("bias") = py::none(), Release());
   m.def("embedding", [](const Tensor& idx, const Tensor& w, std::optional<int64_t> padding_idx) {
     return embedding(idx, w, padding_idx);
   }, py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(), Release());

@@ -86,6 +86,34 @@ TEST(NN, StateDictRoundTripAndStrictErrors) {
   }
 }
 
+TEST(NN, SequentialChainsAndPrintsLikeTorch) {
+  manual_seed(2);
+  nn::Sequential seq({std::make_shared<nn::Linear>(4, 8), std::make_shared<nn::GELU>("tanh"),
+                      std::make_shared<nn::LayerNorm>(Shape{8}), std::make_shared<nn::Linear>(8, 2)});
+  EXPECT_EQ(seq.forward(randn({5, 4})).shape(), (Shape{5, 2}));
+  EXPECT_EQ(seq.repr(),
+            "Sequential(\n  (0): Linear(in_features=4, out_features=8, bias=True)\n  (1): GELU(approximate='tanh')\n"
+            "  (2): LayerNorm((8,), eps=1e-05, elementwise_affine=True)\n"
+            "  (3): Linear(in_features=8, out_features=2, bias=True)\n)");
+  EXPECT_EQ(seq.named_parameters()[2].first, "2.weight");
+}
+
+TEST(NN, BatchNorm1dNormalisesAndTracksRunningStats) {
+  nn::BatchNorm1d bn(3, 1e-5, 0.1);
+  Tensor x = view(arange(0, 12, 1, Dtype::Float32), {4, 3});  // column c: c, c+3, c+6, c+9
+  Tensor y = bn.forward(x);
+  Tensor col_mean = mean(y, {0});
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(col_mean.data<float>()[c], 0.0f, 1e-6);
+  // running_mean = 0.9 * 0 + 0.1 * (c + 4.5);  running_var = 0.9 * 1 + 0.1 * unbiased var (15)
+  EXPECT_NEAR(bn.running_mean.data<float>()[1], 0.55f, 1e-6);
+  EXPECT_NEAR(bn.running_var.data<float>()[0], 0.9f + 1.5f, 1e-5);
+  EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 1);
+  bn.eval();
+  Tensor z = bn.forward(x);  // uses the running statistics now
+  EXPECT_NEAR(z.data<float>()[0], (0.0f - 0.45f) / std::sqrt(2.4f + 1e-5f), 1e-5);
+  EXPECT_EQ(bn.repr(), "BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)");
+}
+
 TEST(NN, DropoutFollowsTrainEval) {
   nn::Dropout d(0.5);
   Tensor x = ones({1000});

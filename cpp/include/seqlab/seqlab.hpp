@@ -14,4 +14,5 @@
 #include "seqlab/optim/optimizer.hpp"
 #include "seqlab/nn/init.hpp"
 #include "seqlab/nn/module.hpp"
+#include "seqlab/nn/layers.hpp"
 #include "seqlab/parallel.hpp"

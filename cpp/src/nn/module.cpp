@@ -1,4 +1,5 @@
-// nn::Module and the basic layers for C++ users; the Python twins are in python/seqlab/nn/.
+// nn::Module and Sequential for C++ users; the Python twins are in python/seqlab/nn/module.py
+// and containers.py.
 #include "seqlab/nn/module.hpp"
 
 #include <cmath>
@@ -6,13 +7,7 @@
 #include <sstream>
 
 #include "seqlab/autograd.hpp"
-#include "seqlab/nn/init.hpp"
 #include "seqlab/ops/elementwise.hpp"
-#include "seqlab/ops/linalg.hpp"
-#include "seqlab/ops/norm.hpp"
-#include "seqlab/ops/random.hpp"
-#include "seqlab/ops/shape.hpp"
-#include "seqlab/ops/activation.hpp"
 
 namespace seqlab::nn {
 
@@ -135,86 +130,20 @@ std::string Module::repr() const {
   return os.str();
 }
 
-// ------------------------------------------------------------------ Linear
-Linear::Linear(int64_t in, int64_t out, bool with_bias, Dtype dtype)
-    : Module("Linear"), in_features(in), out_features(out) {
-  SEQLAB_CHECK_VALUE(in >= 0 && out >= 0, "Linear: in_features and out_features must be non-negative, got ", in,
-                     " and ", out);
-  weight = register_parameter("weight", Tensor::empty({out, in}, dtype));
-  if (with_bias) bias = register_parameter("bias", Tensor::empty({out}, dtype));
-  reset_parameters();
+// ------------------------------------------------------------------ Sequential
+Sequential::Sequential(std::vector<std::shared_ptr<UnaryModule>> modules) : UnaryModule("Sequential") {
+  for (auto& m : modules) push_back(std::move(m));
 }
 
-void Linear::reset_parameters() {
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const double bound = in_features > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features)) : 0.0;
-    init::uniform_(bias, -bound, bound);
-  }
+void Sequential::push_back(std::shared_ptr<UnaryModule> m) {
+  register_module(std::to_string(layers_.size()), m);
+  layers_.push_back(std::move(m));
 }
 
-Tensor Linear::forward(const Tensor& x) const { return linear(x, weight, bias); }
-
-std::string Linear::extra_repr() const {
-  return str_cat("in_features=", in_features, ", out_features=", out_features, ", bias=", bias.defined() ? "True" : "False");
-}
-
-// ------------------------------------------------------------------ Embedding
-Embedding::Embedding(int64_t n, int64_t d, std::optional<int64_t> pad, Dtype dtype)
-    : Module("Embedding"), num_embeddings(n), embedding_dim(d),
-      padding_idx(pad ? std::optional<int64_t>(*pad < 0 ? *pad + n : *pad) : std::nullopt) {
-  SEQLAB_CHECK_VALUE(!padding_idx || (*padding_idx >= 0 && *padding_idx < n),
-                     "Embedding: padding_idx must be within num_embeddings");
-  weight = register_parameter("weight", Tensor::empty({n, d}, dtype));
-  reset_parameters();
-}
-
-void Embedding::reset_parameters() {
-  init::normal_(weight);
-  if (padding_idx) {
-    NoGradGuard ng;
-    Tensor row = seqlab::select(weight, 0, *padding_idx);
-    fill_(row, 0.0);
-  }
-}
-
-Tensor Embedding::forward(const Tensor& index) const { return embedding(index, weight, padding_idx); }
-
-std::string Embedding::extra_repr() const {
-  return str_cat(num_embeddings, ", ", embedding_dim, padding_idx ? str_cat(", padding_idx=", *padding_idx) : "");
-}
-
-// ------------------------------------------------------------------ LayerNorm
-LayerNorm::LayerNorm(Shape shape, double eps_, bool affine, bool with_bias, Dtype dtype)
-    : Module("LayerNorm"), normalized_shape(std::move(shape)), eps(eps_) {
-  if (affine) {
-    weight = register_parameter("weight", ones(normalized_shape, dtype));
-    if (with_bias) bias = register_parameter("bias", zeros(normalized_shape, dtype));
-  }
-}
-
-Tensor LayerNorm::forward(const Tensor& x) const { return layer_norm(x, normalized_shape, weight, bias, eps); }
-
-std::string LayerNorm::extra_repr() const {
-  std::string shape = "(";
-  for (size_t i = 0; i < normalized_shape.size(); ++i) shape += std::to_string(normalized_shape[i]) + (normalized_shape.size() == 1 ? "," : (i + 1 < normalized_shape.size() ? ", " : ""));
-  shape += ")";
-  std::ostringstream e;
-  e << eps;
-  return str_cat(shape, ", eps=", e.str(), ", elementwise_affine=", weight.defined() ? "True" : "False");
-}
-
-// ------------------------------------------------------------------ Dropout
-Dropout::Dropout(double p_) : Module("Dropout"), p(p_) {
-  SEQLAB_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
-}
-
-Tensor Dropout::forward(const Tensor& x) const { return dropout(x, p, training_); }
-
-std::string Dropout::extra_repr() const {
-  std::ostringstream e;
-  e << "p=" << p << ", inplace=False";
-  return e.str();
+Tensor Sequential::forward(const Tensor& x) {
+  Tensor y = x;
+  for (auto& m : layers_) y = m->forward(y);
+  return y;
 }
 
 }  // namespace seqlab::nn

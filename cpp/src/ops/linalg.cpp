@@ -166,4 +166,27 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   return bias.defined() ? add(y, bias) : y;
 }
 
+// One GEMM: t[n,k,j] = Σ_i x1[n,i] A[k,i,j] with A viewed as (I1, O·I2); then y = Σ_j t ⊙ x2.
+Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const Tensor& bias) {
+  SEQLAB_CHECK(x1.dim() == x2.dim(), "bilinear(): input dimensions do not match: got ", x1.dim(), " and ", x2.dim());
+  SEQLAB_CHECK(x1.dim() >= 1 && Shape(x1.shape().begin(), x1.shape().end() - 1) == Shape(x2.shape().begin(), x2.shape().end() - 1),
+               "bilinear(): input batch dimensions do not match: got ", shape_str(x1.shape()), " and ",
+               shape_str(x2.shape()));
+  SEQLAB_CHECK(weight.dim() == 3, "bilinear(): weight must be 3-D (out, in1, in2), got ", weight.dim(), "-D");
+  const int64_t O = weight.shape()[0], I1 = weight.shape()[1], I2 = weight.shape()[2];
+  SEQLAB_CHECK(x1.shape().back() == I1, "bilinear(): input1 size does not match weight size: got ", x1.shape().back(),
+               " but expected ", I1);
+  SEQLAB_CHECK(x2.shape().back() == I2, "bilinear(): input2 size does not match weight size: got ", x2.shape().back(),
+               " but expected ", I2);
+  SEQLAB_CHECK(!bias.defined() || (bias.dim() == 1 && bias.shape()[0] == O), "bilinear(): bias size does not match "
+               "weight size: got ", shape_str(bias.defined() ? bias.shape() : Shape{}), " but expected [", O, "]");
+  Tensor a = reshape(x1, {-1, I1}), b = reshape(x2, {-1, I2});
+  Tensor t = view(mm(a, reshape(permute(weight, {1, 0, 2}), {I1, O * I2})), {-1, O, I2});
+  Tensor y = sum(mul(t, unsqueeze(b, 1)), {-1});
+  if (bias.defined()) y = add(y, bias);
+  Shape out(x1.shape().begin(), x1.shape().end() - 1);
+  out.push_back(O);
+  return reshape(y, out);
+}
+
 }  // namespace seqlab

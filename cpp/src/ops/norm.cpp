@@ -10,6 +10,8 @@
 #include "seqlab/ops/elementwise.hpp"
 #include "seqlab/ops/random.hpp"
 #include "seqlab/ops/shape.hpp"
+#include "seqlab/ops/reduce.hpp"
+#include "seqlab/ops/activation.hpp"
 
 namespace seqlab {
 
@@ -124,6 +126,47 @@ Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tenso
              return {dx, dw, db};
            });
   }
+  return y;
+}
+
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps) {
+  SEQLAB_CHECK_VALUE(x.dim() >= 2, "batch_norm(): expected input of shape (N, C, *), got ", x.dim(), "D input ",
+                     shape_str(x.shape()));
+  const int64_t C = x.shape()[1];
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  Shape bshape(x.dim(), 1);
+  bshape[1] = C;
+  for (const Tensor* t : {&running_mean, &running_var, &weight, &bias})
+    SEQLAB_CHECK(!t->defined() || t->numel() == C, "batch_norm(): expected running stats, weight and bias of size ",
+                 C, " (channels of input ", shape_str(x.shape()), "), got ", shape_str(t->shape()));
+  Tensor mean, var;
+  if (training) {
+    const int64_t n = C ? x.numel() / C : 0;
+    SEQLAB_CHECK_VALUE(n != 1, "Expected more than 1 value per channel when training, got input size ",
+                       shape_str(x.shape()));
+    mean = seqlab::mean(x, dims);
+    var = seqlab::var(x, dims, 0.0);
+    NoGradGuard ng;
+    if (running_mean.defined()) {
+      Tensor r = running_mean;
+      copy_(r, add(mul(running_mean, scalar_tensor(1.0 - momentum, running_mean.dtype())), mean * momentum));
+    }
+    if (running_var.defined()) {
+      Tensor r = running_var;
+      const double unbias = n > 1 ? static_cast<double>(n) / static_cast<double>(n - 1) : 1.0;
+      copy_(r, add(mul(running_var, scalar_tensor(1.0 - momentum, running_var.dtype())), var * (momentum * unbias)));
+    }
+  } else {
+    SEQLAB_CHECK(running_mean.defined() && running_var.defined(),
+                 "batch_norm(): running_mean and running_var must be defined in evaluation mode");
+    mean = running_mean;
+    var = running_var;
+  }
+  Tensor y = div(sub(x, view(mean, bshape)), view(sqrt(add(var, scalar_tensor(eps, var.dtype()))), bshape));
+  if (weight.defined()) y = mul(y, view(weight, bshape));
+  if (bias.defined()) y = add(y, view(bias, bshape));
   return y;
 }
 

@@ -64,51 +64,26 @@ class Module {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
 };
 
-// y = x Wᵀ + b, W: (out_features, in_features), initialised as torch.nn.Linear:
-// W ~ kaiming_uniform(a=√5) = U(±1/√in), b ~ U(±1/√in).
-class Linear : public Module {
+// A module with one tensor in and one out: what Sequential chains.
+class UnaryModule : public Module {
  public:
-  Linear(int64_t in_features, int64_t out_features, bool bias = true, Dtype dtype = Dtype::Float32);
-  Tensor forward(const Tensor& x) const;
-  void reset_parameters();
-  std::string extra_repr() const override;
-  Tensor weight, bias;
-  const int64_t in_features, out_features;
+  using Module::Module;
+  virtual Tensor forward(const Tensor& x) = 0;
+  Tensor operator()(const Tensor& x) { return forward(x); }
 };
 
-// A lookup table (num_embeddings, embedding_dim) ~ N(0, 1); the padding row is zero and gets
-// no gradient.
-class Embedding : public Module {
+// Modules applied in order (torch.nn.Sequential); children are named "0", "1", ...
+class Sequential : public UnaryModule {
  public:
-  Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt,
-            Dtype dtype = Dtype::Float32);
-  Tensor forward(const Tensor& index) const;
-  void reset_parameters();
-  std::string extra_repr() const override;
-  Tensor weight;
-  const int64_t num_embeddings, embedding_dim;
-  const std::optional<int64_t> padding_idx;
-};
+  Sequential() : UnaryModule("Sequential") {}
+  explicit Sequential(std::vector<std::shared_ptr<UnaryModule>> modules);
+  void push_back(std::shared_ptr<UnaryModule> m);
+  Tensor forward(const Tensor& x) override;
+  size_t size() const { return layers_.size(); }
+  std::shared_ptr<UnaryModule> operator[](size_t i) const { return layers_.at(i); }
 
-// Layer normalisation over the last dims (Ba et al. 2016); weight 1, bias 0.
-class LayerNorm : public Module {
- public:
-  explicit LayerNorm(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true, bool bias = true,
-                     Dtype dtype = Dtype::Float32);
-  Tensor forward(const Tensor& x) const;
-  std::string extra_repr() const override;
-  Tensor weight, bias;
-  const Shape normalized_shape;
-  const double eps;
-};
-
-// Inverted dropout in training mode, identity in eval mode.
-class Dropout : public Module {
- public:
-  explicit Dropout(double p = 0.5);
-  Tensor forward(const Tensor& x) const;
-  std::string extra_repr() const override;
-  const double p;
+ private:
+  std::vector<std::shared_ptr<UnaryModule>> layers_;
 };
 
 }  // namespace seqlab::nn

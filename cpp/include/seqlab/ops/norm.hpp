@@ -11,6 +11,13 @@ namespace seqlab {
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 
+// Batch normalisation over channel dim 1 of (N, C, *) (Ioffe & Szegedy 2015, Algorithm 1),
+// composed from ops: y = (x - mean) / sqrt(var + eps) * weight + bias. training: batch mean and
+// biased var over every dim but 1, and running stats (if defined) updated in place,
+// r = (1 - momentum) r + momentum s, with the unbiased var for running_var; else the running stats.
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps);
+
 // out[..., :] = weight[index[...], :]; the row padding_idx gets no gradient.
 Tensor embedding(const Tensor& index, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
 

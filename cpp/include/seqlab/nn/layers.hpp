@@ -1,0 +1,137 @@
+// The layers of seqlab.nn for C++ users, twins of python/seqlab/nn/layers.py and of
+// torch::nn's: same parameter names, shapes, initialisation and reprs, and a forward that
+// delegates to the functional op. cpp/src/nn/layers.cpp; tests: cpp/tests/test_nn.cpp.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "seqlab/nn/module.hpp"
+
+namespace seqlab::nn {
+
+// y = x Wᵀ + b, W: (out_features, in_features), initialised as torch.nn.Linear:
+// W ~ kaiming_uniform(a=√5) = U(±1/√in), b ~ U(±1/√in).
+class Linear : public UnaryModule {
+ public:
+  Linear(int64_t in_features, int64_t out_features, bool bias = true, Dtype dtype = Dtype::Float32);
+  Tensor forward(const Tensor& x) override;
+  void reset_parameters();
+  std::string extra_repr() const override;
+  Tensor weight, bias;
+  const int64_t in_features, out_features;
+};
+
+// A lookup table (num_embeddings, embedding_dim) ~ N(0, 1); the padding row is zero and gets
+// no gradient.
+class Embedding : public UnaryModule {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt,
+            Dtype dtype = Dtype::Float32);
+  Tensor forward(const Tensor& index) override;
+  void reset_parameters();
+  std::string extra_repr() const override;
+  Tensor weight;
+  const int64_t num_embeddings, embedding_dim;
+  const std::optional<int64_t> padding_idx;
+};
+
+// Layer normalisation over the last dims (Ba et al. 2016); weight 1, bias 0.
+class LayerNorm : public UnaryModule {
+ public:
+  explicit LayerNorm(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true, bool bias = true,
+                     Dtype dtype = Dtype::Float32);
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  Tensor weight, bias;
+  const Shape normalized_shape;
+  const double eps;
+};
+
+// Inverted dropout in training mode, identity in eval mode.
+class Dropout : public UnaryModule {
+ public:
+  explicit Dropout(double p = 0.5);
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double p;
+};
+
+// y_k = x1ᵀ A_k x2 + b_k, A: (out_features, in1_features, in2_features), all ~ U(±1/√in1).
+class Bilinear : public Module {
+ public:
+  Bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias = true,
+           Dtype dtype = Dtype::Float32);
+  Tensor forward(const Tensor& x1, const Tensor& x2);
+  std::string extra_repr() const override;
+  Tensor weight, bias;
+  const int64_t in1_features, in2_features, out_features;
+};
+
+// Batch normalisation of (N, C) or (N, C, L) over N (and L), with running statistics
+// (buffers running_mean, running_var, num_batches_tracked); momentum nullopt = cumulative average.
+class BatchNorm1d : public UnaryModule {
+ public:
+  explicit BatchNorm1d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
+                       bool affine = true, bool track_running_stats = true, Dtype dtype = Dtype::Float32);
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+  const int64_t num_features;
+  const double eps;
+  const std::optional<double> momentum;
+};
+
+// Activations and reshaping as modules.
+class Identity : public UnaryModule {
+ public:
+  Identity() : UnaryModule("Identity") {}
+  Tensor forward(const Tensor& x) override { return x; }
+};
+class Tanh : public UnaryModule {
+ public:
+  Tanh() : UnaryModule("Tanh") {}
+  Tensor forward(const Tensor& x) override;
+};
+class Sigmoid : public UnaryModule {
+ public:
+  Sigmoid() : UnaryModule("Sigmoid") {}
+  Tensor forward(const Tensor& x) override;
+};
+class ReLU : public UnaryModule {
+ public:
+  ReLU() : UnaryModule("ReLU") {}
+  Tensor forward(const Tensor& x) override;
+};
+class GELU : public UnaryModule {
+ public:
+  explicit GELU(std::string approximate = "none");
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override { return "approximate='" + approximate + "'"; }
+  const std::string approximate;
+};
+class Softmax : public UnaryModule {
+ public:
+  explicit Softmax(int64_t dim) : UnaryModule("Softmax"), dim(dim) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim); }
+  const int64_t dim;
+};
+class LogSoftmax : public UnaryModule {
+ public:
+  explicit LogSoftmax(int64_t dim) : UnaryModule("LogSoftmax"), dim(dim) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim); }
+  const int64_t dim;
+};
+class Flatten : public UnaryModule {
+ public:
+  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)
+      : UnaryModule("Flatten"), start_dim(start_dim), end_dim(end_dim) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override {
+    return "start_dim=" + std::to_string(start_dim) + ", end_dim=" + std::to_string(end_dim);
+  }
+  const int64_t start_dim, end_dim;
+};
+
+}  // namespace seqlab::nn

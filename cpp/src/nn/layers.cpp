@@ -1,0 +1,167 @@
+// The basic layers for C++ users; the Python twins are in python/seqlab/nn/layers.py.
+#include "seqlab/nn/layers.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "seqlab/autograd.hpp"
+#include "seqlab/nn/init.hpp"
+#include "seqlab/ops/activation.hpp"
+#include "seqlab/ops/elementwise.hpp"
+#include "seqlab/ops/linalg.hpp"
+#include "seqlab/ops/norm.hpp"
+#include "seqlab/ops/random.hpp"
+#include "seqlab/ops/shape.hpp"
+
+namespace seqlab::nn {
+
+// ------------------------------------------------------------------ Linear
+Linear::Linear(int64_t in, int64_t out, bool with_bias, Dtype dtype)
+    : UnaryModule("Linear"), in_features(in), out_features(out) {
+  SEQLAB_CHECK_VALUE(in >= 0 && out >= 0, "Linear: in_features and out_features must be non-negative, got ", in,
+                     " and ", out);
+  weight = register_parameter("weight", Tensor::empty({out, in}, dtype));
+  if (with_bias) bias = register_parameter("bias", Tensor::empty({out}, dtype));
+  reset_parameters();
+}
+
+void Linear::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const double bound = in_features > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features)) : 0.0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+Tensor Linear::forward(const Tensor& x) { return linear(x, weight, bias); }
+
+std::string Linear::extra_repr() const {
+  return str_cat("in_features=", in_features, ", out_features=", out_features, ", bias=", bias.defined() ? "True" : "False");
+}
+
+// ------------------------------------------------------------------ Embedding
+Embedding::Embedding(int64_t n, int64_t d, std::optional<int64_t> pad, Dtype dtype)
+    : UnaryModule("Embedding"), num_embeddings(n), embedding_dim(d),
+      padding_idx(pad ? std::optional<int64_t>(*pad < 0 ? *pad + n : *pad) : std::nullopt) {
+  SEQLAB_CHECK_VALUE(!padding_idx || (*padding_idx >= 0 && *padding_idx < n),
+                     "Embedding: padding_idx must be within num_embeddings");
+  weight = register_parameter("weight", Tensor::empty({n, d}, dtype));
+  reset_parameters();
+}
+
+void Embedding::reset_parameters() {
+  init::normal_(weight);
+  if (padding_idx) {
+    NoGradGuard ng;
+    Tensor row = seqlab::select(weight, 0, *padding_idx);
+    fill_(row, 0.0);
+  }
+}
+
+Tensor Embedding::forward(const Tensor& index) { return embedding(index, weight, padding_idx); }
+
+std::string Embedding::extra_repr() const {
+  return str_cat(num_embeddings, ", ", embedding_dim, padding_idx ? str_cat(", padding_idx=", *padding_idx) : "");
+}
+
+// ------------------------------------------------------------------ LayerNorm
+LayerNorm::LayerNorm(Shape shape, double eps_, bool affine, bool with_bias, Dtype dtype)
+    : UnaryModule("LayerNorm"), normalized_shape(std::move(shape)), eps(eps_) {
+  if (affine) {
+    weight = register_parameter("weight", ones(normalized_shape, dtype));
+    if (with_bias) bias = register_parameter("bias", zeros(normalized_shape, dtype));
+  }
+}
+
+Tensor LayerNorm::forward(const Tensor& x) { return layer_norm(x, normalized_shape, weight, bias, eps); }
+
+std::string LayerNorm::extra_repr() const {
+  std::string shape = "(";
+  for (size_t i = 0; i < normalized_shape.size(); ++i) shape += std::to_string(normalized_shape[i]) + (normalized_shape.size() == 1 ? "," : (i + 1 < normalized_shape.size() ? ", " : ""));
+  shape += ")";
+  std::ostringstream e;
+  e << eps;
+  return str_cat(shape, ", eps=", e.str(), ", elementwise_affine=", weight.defined() ? "True" : "False");
+}
+
+// ------------------------------------------------------------------ Dropout
+Dropout::Dropout(double p_) : UnaryModule("Dropout"), p(p_) {
+  SEQLAB_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+}
+
+Tensor Dropout::forward(const Tensor& x) { return dropout(x, p, training_); }
+
+std::string Dropout::extra_repr() const {
+  std::ostringstream e;
+  e << "p=" << p << ", inplace=False";
+  return e.str();
+}
+
+// ------------------------------------------------------------------ Bilinear
+Bilinear::Bilinear(int64_t in1, int64_t in2, int64_t out, bool with_bias, Dtype dtype)
+    : Module("Bilinear"), in1_features(in1), in2_features(in2), out_features(out) {
+  weight = register_parameter("weight", Tensor::empty({out, in1, in2}, dtype));
+  if (with_bias) bias = register_parameter("bias", Tensor::empty({out}, dtype));
+  const double bound = in1 > 0 ? 1.0 / std::sqrt(static_cast<double>(in1)) : 0.0;
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+
+Tensor Bilinear::forward(const Tensor& x1, const Tensor& x2) { return bilinear(x1, x2, weight, bias); }
+
+std::string Bilinear::extra_repr() const {
+  return str_cat("in1_features=", in1_features, ", in2_features=", in2_features, ", out_features=", out_features,
+                 ", bias=", bias.defined() ? "True" : "False");
+}
+
+// ------------------------------------------------------------------ BatchNorm1d
+BatchNorm1d::BatchNorm1d(int64_t n, double eps_, std::optional<double> momentum_, bool affine, bool track, Dtype dtype)
+    : UnaryModule("BatchNorm1d"), num_features(n), eps(eps_), momentum(momentum_) {
+  if (affine) {
+    weight = register_parameter("weight", ones({n}, dtype));
+    bias = register_parameter("bias", zeros({n}, dtype));
+  }
+  if (track) {
+    running_mean = register_buffer("running_mean", zeros({n}, dtype));
+    running_var = register_buffer("running_var", ones({n}, dtype));
+    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, Dtype::Int64));
+  }
+}
+
+Tensor BatchNorm1d::forward(const Tensor& x) {
+  SEQLAB_CHECK_VALUE(x.dim() == 2 || x.dim() == 3, "BatchNorm1d: expected 2D or 3D input (got ", x.dim(), "D input ",
+                     shape_str(x.shape()), ")");
+  double factor = momentum.value_or(0.0);
+  if (training_ && running_mean.defined()) {
+    int64_t& n = *num_batches_tracked.data<int64_t>();
+    n += 1;
+    num_batches_tracked.bump_version();
+    if (!momentum) factor = 1.0 / static_cast<double>(n);  // cumulative moving average
+  }
+  const bool use_batch_stats = training_ || !running_mean.defined();
+  return batch_norm(x, running_mean, running_var, weight, bias, use_batch_stats, factor, eps);
+}
+
+std::string BatchNorm1d::extra_repr() const {
+  std::ostringstream e;
+  e << num_features << ", eps=" << eps << ", momentum=";
+  if (momentum) e << *momentum; else e << "None";
+  e << ", affine=" << (weight.defined() ? "True" : "False")
+    << ", track_running_stats=" << (running_mean.defined() ? "True" : "False");
+  return e.str();
+}
+
+// ------------------------------------------------------------------ activations
+Tensor Tanh::forward(const Tensor& x) { return tanh(x); }
+Tensor Sigmoid::forward(const Tensor& x) { return sigmoid(x); }
+Tensor ReLU::forward(const Tensor& x) { return relu(x); }
+GELU::GELU(std::string a) : UnaryModule("GELU"), approximate(std::move(a)) {
+  SEQLAB_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+                     "GELU: approximate argument must be either none or tanh, got '", approximate, "'");
+}
+Tensor GELU::forward(const Tensor& x) { return gelu(x, approximate == "tanh"); }
+Tensor Softmax::forward(const Tensor& x) { return softmax(x, dim); }
+Tensor LogSoftmax::forward(const Tensor& x) { return log_softmax(x, dim); }
+Tensor Flatten::forward(const Tensor& x) { return flatten(x, start_dim, end_dim); }
+
+}  // namespace seqlab::nn
