@@ -2,21 +2,22 @@
 
 Square sizes 64..2048 and the per-step GEMMs of a small LSTM/GRU (batch 20, hidden 200:
 all four LSTM gates are one 20x200 @ 200x800 GEMM, the three GRU gates 20x200 @ 200x600).
-Steady state is the median of repeated timings after a warm-up; the first call on fresh
-operands (weight packing, allocation, thread start-up) is reported separately.
+Steady state is the median of repeated timings after a warm-up, the two libraries taking
+turns; the first call of each shape (weight packing, allocation, thread start-up) is
+reported separately.
 
     python benchmarks/matmul.py [--threads 2] [--repeats 7] [--min-time 0.2]
 """
 
 import argparse
 import platform
-import statistics
 import time
 
 import numpy as np
 import torch
 
 import seqlab
+import timing
 
 SHAPES = [(n, n, n) for n in (64, 128, 256, 512, 1024, 2048)] + [
     (20, 200, 800),   # LSTM step: h (B,H) @ W_hh^T (H,4H), B=20, H=200
@@ -41,26 +42,8 @@ def first_call_seconds(matmul, a, b):
     return time.perf_counter() - start
 
 
-def steady_seconds(matmul, a, b, repeats, min_time):
-    """Median seconds per call: calls are batched so that each timing lasts >= min_time."""
-    for _ in range(3):                     # warm-up
-        matmul(a, b)
-    calls, elapsed = 1, 0.0
-    while True:                            # find a batch size that lasts long enough
-        start = time.perf_counter()
-        for _ in range(calls):
-            matmul(a, b)
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_time or calls >= 1 << 20:
-            break
-        calls *= 2 if elapsed <= 0 else max(2, min(10, int(1.2 * min_time / elapsed) + 1))
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            matmul(a, b)
-        samples.append((time.perf_counter() - start) / calls)
-    return statistics.median(samples)
+def steady_seconds(fns, repeats, min_time):
+    return timing.steady_seconds(fns, repeats, min_time, warmup=3, start_calls=1)
 
 
 def main():
@@ -92,8 +75,8 @@ def main():
         c_t = torch.matmul(a_t, b_t).numpy()
         np.testing.assert_allclose(c_s, c_t, rtol=1e-3, atol=1e-3 * np.sqrt(k))
 
-        sec_s = steady_seconds(seqlab.matmul, a_s, b_s, args.repeats, args.min_time)
-        sec_t = steady_seconds(torch.matmul, a_t, b_t, args.repeats, args.min_time)
+        sec_s, sec_t = steady_seconds([lambda: seqlab.matmul(a_s, b_s), lambda: torch.matmul(a_t, b_t)],
+                                      args.repeats, args.min_time)
         flops = 2.0 * m * k * n
         rows.append((f"{m}x{k} @ {k}x{n}", flops / sec_s / 1e9, flops / sec_t / 1e9,
                      sec_t / sec_s, sec_s * 1e6, sec_t * 1e6, first_s * 1e6, first_t * 1e6))

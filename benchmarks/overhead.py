@@ -13,7 +13,6 @@ record in the graph and differentiate matters more than its arithmetic.
 
 import argparse
 import math
-import statistics
 import time
 
 import numpy as np
@@ -21,29 +20,12 @@ import torch
 import torch.nn.functional as torch_F
 
 import seqlab
+import timing
 import seqlab.nn.functional as seqlab_F
 
 
-def median_seconds(fn, repeats, min_time):
-    """Median seconds per call of fn(); calls are batched so each timing lasts >= min_time."""
-    for _ in range(100):                   # warm-up
-        fn()
-    calls = 100
-    while True:
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_time:
-            break
-        calls = int(calls * max(2.0, 1.2 * min_time / max(elapsed, 1e-9)))
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        samples.append((time.perf_counter() - start) / calls)
-    return statistics.median(samples)
+def steady_seconds(fns, repeats, min_time):
+    return timing.steady_seconds(fns, repeats, min_time, warmup=100, start_calls=100)
 
 
 def make_add(lib, data):
@@ -115,8 +97,8 @@ def main():
     print()
     print(f"{'case':<42}{'seqlab us':>12}{'torch us':>12}{'ratio':>10}")
     for name, seqlab_fn, torch_fn in cases:
-        us_s = median_seconds(seqlab_fn, args.repeats, args.min_time) * 1e6
-        us_t = median_seconds(torch_fn, args.repeats, args.min_time) * 1e6
+        sec_s, sec_t = steady_seconds([seqlab_fn, torch_fn], args.repeats, args.min_time)
+        us_s, us_t = sec_s * 1e6, sec_t * 1e6
         print(f"{name:<42}{us_s:>12.2f}{us_t:>12.2f}{us_s / us_t:>10.2f}")
     print("\nus = microseconds per call (median); ratio = seqlab time / torch time (below 1: seqlab is faster).")
 

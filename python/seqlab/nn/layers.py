@@ -360,30 +360,28 @@ def _legacy_softmax_dim(name, ndim):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-class Softmax(Module):
+class _SoftmaxOverDim(Module):
+    """Softmax and LogSoftmax: a function applied over `dim` (None: torch's legacy choice)."""
+    _name = None
+
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
 
     def forward(self, input):
-        dim = self.dim if self.dim is not None else _legacy_softmax_dim("softmax", input.dim())
-        return F.softmax(input, dim)
+        dim = self.dim if self.dim is not None else _legacy_softmax_dim(self._name, input.dim())
+        return getattr(F, self._name)(input, dim)
 
     def extra_repr(self):
         return f"dim={self.dim}"
 
 
-class LogSoftmax(Module):
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
+class Softmax(_SoftmaxOverDim):
+    _name = "softmax"
 
-    def forward(self, input):
-        dim = self.dim if self.dim is not None else _legacy_softmax_dim("log_softmax", input.dim())
-        return F.log_softmax(input, dim)
 
-    def extra_repr(self):
-        return f"dim={self.dim}"
+class LogSoftmax(_SoftmaxOverDim):
+    _name = "log_softmax"
 
 
 class Flatten(Module):
