@@ -13,7 +13,6 @@ record in the graph and differentiate matters more than its arithmetic.
 
 import argparse
 import math
-import time
 
 import numpy as np
 import torch

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import seqlab
-from conftest import assert_close, sl_leaf, sl_np
+from conftest import assert_close, sl_np
 
 
 def same_dtype(s_dtype, t_dtype):

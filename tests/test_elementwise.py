@@ -11,7 +11,7 @@ import torch
 import seqlab
 from conftest import (
     DTYPE_IDS, FLOAT_DTYPES, assert_close, assert_gradcheck, assert_matches_torch,
-    away_from_zero, randn, shape_id, sl_leaf, sl_np, th_leaf, th_np, tol, uniform,
+    away_from_zero, randn, shape_id, sl_leaf, sl_np, th_leaf, th_np, uniform,
 )
 
 # ----------------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ import pytest
 
 import seqlab
 import seqlab.nn as nn
-import seqlab.nn.functional as F
 from seqlab.data import DataLoader
 from seqlab.data import corpora
 

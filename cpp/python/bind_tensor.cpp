@@ -92,7 +92,6 @@ void bind_tensor(py::module_& m) {
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       .def_property_readonly("device", [](const Tensor&) { return "cpu"; })
       .def_property_readonly("_version", [](const Tensor& t) { return t.version(); })
-      .def_property_readonly("_base_is_view", [](const Tensor& t) { return t.impl()->is_view; })
       // --- autograd
       .def_property("requires_grad", [](const Tensor& t) { return t.requires_grad(); },
                     [](Tensor& t, bool v) { t.set_requires_grad(v); })

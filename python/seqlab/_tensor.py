@@ -168,11 +168,6 @@ def unbind(x, dim=0):
     return tuple(x.select(dim, i) for i in range(x.shape[dim]))
 
 
-def diff_shapes(a, b):
-    """The shapes of two tensors side by side, for messages."""
-    return f"{list(a.shape)} vs {list(b.shape)}"
-
-
 # ------------------------------------------------------------------ indexing
 def _as_index_tensor(obj):
     if isinstance(obj, Tensor):

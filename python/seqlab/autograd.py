@@ -112,7 +112,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         outs = out if isinstance(out, (tuple, list)) else (out,)
         return [o.detach().numpy().astype(np.float64).copy() for o in outs if isinstance(o, _core.Tensor)]
 
-    base = outputs_of(inputs)
     # Numerical Jacobian, one column per input element.
     numerical = {}
     for i in diff_inputs:

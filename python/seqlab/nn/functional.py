@@ -3,7 +3,6 @@
 softmax, log_softmax and cross_entropy are fused C++ kernels with hand-written backward
 (cpp/src/ops/activation.cpp, cpp/src/ops/loss.cpp)."""
 from .. import _core
-from ..autograd import no_grad
 from .._core import (  # noqa: F401
     relu, tanh, sigmoid, gelu, cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits,
     layer_norm, embedding, batch_norm, bilinear,
