@@ -4,6 +4,7 @@
 #include "seqlab/ops/elementwise.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <tuple>
 
 #include "kernel_utils.hpp"
@@ -31,20 +32,48 @@ Prepared prepare_binary(const Tensor& a, const Tensor& b, const char* op, bool i
   return {a.dtype() == d ? a : to_dtype(a, d), b.dtype() == d ? b : to_dtype(b, d), std::move(shape)};
 }
 
-// The SIMD path for float arithmetic on contiguous operands (b full or a single number).
-// Returns an undefined tensor when the operands do not qualify.
+// Does contiguous `b` repeat over the leading dims of `shape` (a bias row, say)? Then b has
+// `row` elements and the result is shape.numel() / row copies of it.
+static bool is_trailing_row(const Tensor& b, const Shape& shape, int64_t& row) {
+  if (!b.is_contiguous() || b.numel() == 0) return false;
+  size_t k = 0;
+  while (k < b.shape().size() && b.shape()[k] == 1) ++k;  // leading 1s broadcast anyway
+  const size_t nb = b.shape().size() - k;
+  if (nb > shape.size() || !std::equal(b.shape().begin() + k, b.shape().end(), shape.end() - nb)) return false;
+  row = b.numel();
+  return true;
+}
+
+// The SIMD path for float arithmetic on contiguous operands: b full, a single number, or a
+// row repeated over the leading dims. Returns an undefined tensor when they do not qualify.
 Tensor vec_binary(const Tensor& a, const Tensor& b, const Shape& shape, simd::BinOp op, double alpha) {
-  if (!is_floating(a.dtype()) || !a.is_contiguous() || a.shape() != shape) return Tensor();
+  if (!is_floating(a.dtype()) || !a.is_contiguous() || a.shape() != shape) {
+    // x + bias / bias * x with the full operand second: swap when the op commutes.
+    if ((op == simd::BinOp::Mul || (op == simd::BinOp::Add && alpha == 1.0)) && is_floating(b.dtype()) &&
+        b.is_contiguous() && b.shape() == shape && a.shape() != shape)
+      return vec_binary(b, a, shape, op, alpha);
+    return Tensor();
+  }
   const bool b_full = b.is_contiguous() && b.shape() == shape;
-  if (!b_full && b.numel() != 1) return Tensor();
+  int64_t row = 0;
+  const bool b_row = !b_full && b.numel() > 1 && is_trailing_row(b, shape, row);
+  if (!b_full && !b_row && b.numel() != 1) return Tensor();
   Tensor out = Tensor::empty(shape, a.dtype());
   dispatch_float(a.dtype(), "binary", [&](auto tag) {
     using T = decltype(tag);
     const T* pa = static_cast<const T*>(a.raw_data());
     const T* pb = static_cast<const T*>(b.raw_data());
     T* po = static_cast<T*>(out.raw_data());
+    const T al = static_cast<T>(alpha);
+    if (b_row) {
+      const int64_t rows = out.numel() / row;
+      parallel_for(rows, std::max<int64_t>(1, 32768 / row), [&](int64_t s, int64_t e) {
+        for (int64_t r = s; r < e; ++r) simd::binary(op, pa + r * row, pb, false, al, po + r * row, row);
+      });
+      return;
+    }
     parallel_for(out.numel(), 32768, [&](int64_t s, int64_t e) {
-      simd::binary(op, pa + s, b_full ? pb + s : pb, !b_full, static_cast<T>(alpha), po + s, e - s);
+      simd::binary(op, pa + s, b_full ? pb + s : pb, !b_full, al, po + s, e - s);
     });
   });
   return out;

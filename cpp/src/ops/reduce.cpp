@@ -96,6 +96,27 @@ void sum_kernel(const Blocked& b, O* out) {
   const T* x = static_cast<const T*>(b.x.raw_data());
   const int64_t R = b.R, inner = b.inner;
   if (inner == 1) {
+    if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, O>) {
+      if (b.outer == 1) {  // one long row: split it over the pool, add the partial sums in order
+        const int64_t chunks = std::min<int64_t>(get_num_threads(), std::max<int64_t>(1, R / 65536));
+        std::vector<double> part(static_cast<size_t>(chunks), 0.0);
+        const int64_t per = (R + chunks - 1) / chunks;
+        parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
+          for (int64_t c = s; c < e; ++c) {
+            const int64_t lo = c * per, hi = std::min(R, lo + per);
+            if (lo < hi) part[c] = simd::sum(x + lo, hi - lo);
+          }
+        });
+        double total = 0;
+        for (double p : part) total += p;
+        out[0] = static_cast<O>(total);
+        return;
+      }
+      parallel_for(b.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(R, 1)), [&](int64_t s, int64_t e) {
+        for (int64_t o = s; o < e; ++o) out[o] = static_cast<O>(simd::sum(x + o * R, R));
+      });
+      return;
+    }
     parallel_for(b.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(R, 1)), [&](int64_t s, int64_t e) {
       for (int64_t o = s; o < e; ++o) {
         Acc<O> acc = 0;
@@ -107,19 +128,29 @@ void sum_kernel(const Blocked& b, O* out) {
     });
     return;
   }
-  // Reducing an outer dim: accumulate whole rows (vectorised over i), in double for float32.
-  std::vector<Acc<O>> acc(static_cast<size_t>(inner));
-  for (int64_t o = 0; o < b.outer; ++o) {
-    std::fill(acc.begin(), acc.end(), Acc<O>(0));
-    Acc<O>* pa = acc.data();
-    for (int64_t r = 0; r < R; ++r) {
-      const T* row = x + (o * R + r) * inner;
-#pragma omp simd
-      for (int64_t i = 0; i < inner; ++i) pa[i] += static_cast<Acc<O>>(row[i]);
+  // Reducing an outer dim: add whole rows (vectorised over i); blocks of 64 rows add up in
+  // the input type, the block sums in double for float32 (a cascade, like PyTorch's).
+  constexpr int64_t kRows = 64;
+  parallel_for(inner, 4096, [&](int64_t i0, int64_t i1) {
+    const int64_t w = i1 - i0;
+    std::vector<Acc<O>> acc(static_cast<size_t>(w));
+    std::vector<O> block(static_cast<size_t>(w));
+    for (int64_t o = 0; o < b.outer; ++o) {
+      std::fill(acc.begin(), acc.end(), Acc<O>(0));
+      for (int64_t r0 = 0; r0 < R; r0 += kRows) {
+        std::fill(block.begin(), block.end(), O(0));
+        O* pb = block.data();
+        for (int64_t r = r0; r < std::min(R, r0 + kRows); ++r) {
+          const T* row = x + (o * R + r) * inner + i0;
+          for (int64_t i = 0; i < w; ++i) pb[i] += static_cast<O>(row[i]);
+        }
+        Acc<O>* pa = acc.data();
+        for (int64_t i = 0; i < w; ++i) pa[i] += static_cast<Acc<O>>(pb[i]);
+      }
+      O* orow = out + o * inner + i0;
+      for (int64_t i = 0; i < w; ++i) orow[i] = static_cast<O>(acc[i]);
     }
-    O* orow = out + o * inner;
-    for (int64_t i = 0; i < inner; ++i) orow[i] = static_cast<O>(pa[i]);
-  }
+  });
 }
 
 }  // namespace

@@ -11,6 +11,8 @@ using Archs = xsimd::arch_list<xsimd::avx512f, xsimd::fma3<xsimd::avx2>, xsimd::
 #define SEQLAB_EXTERN_ARCH(A)                                                                                     \
   extern template void UnaryKernel::operator()<A, float>(A, VecOp, const float*, float*, int64_t) const noexcept; \
   extern template void UnaryKernel::operator()<A, double>(A, VecOp, const double*, double*, int64_t) const noexcept; \
+  extern template double SumKernel::operator()<A, float>(A, const float*, int64_t) const noexcept;                   \
+  extern template double SumKernel::operator()<A, double>(A, const double*, int64_t) const noexcept;                 \
   extern template void BinaryKernel::operator()<A, float>(A, BinOp, const float*, const float*, bool, float, float*, \
                                                           int64_t) const noexcept;                                  \
   extern template void BinaryKernel::operator()<A, double>(A, BinOp, const double*, const double*, bool, double,   \
@@ -24,6 +26,10 @@ auto& unary_dispatcher() {
   static auto d = xsimd::dispatch<Archs>(UnaryKernel{});
   return d;
 }
+auto& sum_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(SumKernel{});
+  return d;
+}
 auto& binary_dispatcher() {
   static auto d = xsimd::dispatch<Archs>(BinaryKernel{});
   return d;
@@ -32,6 +38,8 @@ auto& binary_dispatcher() {
 
 void unary(VecOp op, const float* x, float* y, int64_t n) { unary_dispatcher()(op, x, y, n); }
 void unary(VecOp op, const double* x, double* y, int64_t n) { unary_dispatcher()(op, x, y, n); }
+double sum(const float* x, int64_t n) { return sum_dispatcher()(x, n); }
+double sum(const double* x, int64_t n) { return sum_dispatcher()(x, n); }
 void binary(BinOp op, const float* a, const float* b, bool s, float alpha, float* y, int64_t n) {
   binary_dispatcher()(op, a, b, s, alpha, y, n);
 }

@@ -23,6 +23,11 @@ enum class BinOp { Add, Mul, Div };  // Add computes a + alpha*b (alpha = -1 for
 void binary(BinOp op, const float* a, const float* b, bool b_is_scalar, float alpha, float* y, int64_t n);
 void binary(BinOp op, const double* a, const double* b, bool b_is_scalar, double alpha, double* y, int64_t n);
 
+// Σ x[i]: float lanes accumulate blocks of 4096 elements, the block sums add up in double
+// (a cascade, as accurate as PyTorch's for float32).
+double sum(const float* x, int64_t n);
+double sum(const double* x, int64_t n);
+
 // y[i] = op(x[i]) for i < n (y may equal x).
 void unary(VecOp op, const float* x, float* y, int64_t n);
 void unary(VecOp op, const double* x, double* y, int64_t n);
@@ -35,6 +40,10 @@ const char* isa_name();
 struct UnaryKernel {
   template <class Arch, class T>
   void operator()(Arch, VecOp op, const T* x, T* y, int64_t n) const noexcept;
+};
+struct SumKernel {
+  template <class Arch, class T>
+  double operator()(Arch, const T* x, int64_t n) const noexcept;
 };
 struct BinaryKernel {
   template <class Arch, class T>

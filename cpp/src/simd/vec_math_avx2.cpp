@@ -6,4 +6,6 @@ template void UnaryKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fm
 template void UnaryKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, VecOp, const double*, double*, int64_t) const noexcept;
 template void BinaryKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fma3<xsimd::avx2>, BinOp, const float*, const float*, bool, float, float*, int64_t) const noexcept;
 template void BinaryKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, BinOp, const double*, const double*, bool, double, double*, int64_t) const noexcept;
+template double SumKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fma3<xsimd::avx2>, const float*, int64_t) const noexcept;
+template double SumKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, const double*, int64_t) const noexcept;
 }  // namespace seqlab::simd

@@ -2,6 +2,7 @@
 // the per-ISA translation units, which are compiled with that ISA's flags.
 #pragma once
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 
 #include <xsimd/xsimd.hpp>
@@ -43,6 +44,32 @@ void UnaryKernel::operator()(Arch, VecOp op, const T* x, T* y, int64_t n) const 
           [&](T v) { return T(0.5) * v * (T(1) + std::tanh(k_tanh * (v + c * v * v * v))); });
       break;
   }
+}
+
+template <class Arch, class T>
+double SumKernel::operator()(Arch, const T* x, int64_t n) const noexcept {
+  using B = xsimd::batch<T, Arch>;
+  constexpr int64_t W = static_cast<int64_t>(B::size);
+  constexpr int64_t kBlock = 4096;
+  double total = 0;
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t end = std::min(n, start + kBlock);
+    B a0(T(0)), a1(T(0)), a2(T(0)), a3(T(0));  // four chains hide the add latency
+    int64_t i = start;
+    for (; i + 4 * W <= end; i += 4 * W) {
+      a0 += B::load_unaligned(x + i);
+      a1 += B::load_unaligned(x + i + W);
+      a2 += B::load_unaligned(x + i + 2 * W);
+      a3 += B::load_unaligned(x + i + 3 * W);
+    }
+    alignas(64) T lanes[W];  // horizontal sum by hand: xsimd 8.1's AVX-512 hadd needs AVX512DQ
+    ((a0 + a1) + (a2 + a3)).store_aligned(lanes);
+    double block = 0;
+    for (int64_t k = 0; k < W; ++k) block += lanes[k];
+    for (; i < end; ++i) block += x[i];
+    total += block;
+  }
+  return total;
 }
 
 template <class Arch, class T>

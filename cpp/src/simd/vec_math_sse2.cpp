@@ -6,4 +6,6 @@ template void UnaryKernel::operator()<xsimd::sse2, float>(xsimd::sse2, VecOp, co
 template void UnaryKernel::operator()<xsimd::sse2, double>(xsimd::sse2, VecOp, const double*, double*, int64_t) const noexcept;
 template void BinaryKernel::operator()<xsimd::sse2, float>(xsimd::sse2, BinOp, const float*, const float*, bool, float, float*, int64_t) const noexcept;
 template void BinaryKernel::operator()<xsimd::sse2, double>(xsimd::sse2, BinOp, const double*, const double*, bool, double, double*, int64_t) const noexcept;
+template double SumKernel::operator()<xsimd::sse2, float>(xsimd::sse2, const float*, int64_t) const noexcept;
+template double SumKernel::operator()<xsimd::sse2, double>(xsimd::sse2, const double*, int64_t) const noexcept;
 }  // namespace seqlab::simd
