@@ -7,10 +7,7 @@ namespace seqlab::optim {
 Adagrad::Adagrad(const Options& d)
     : Optimizer({{"lr", 1e-2}, {"lr_decay", 0}, {"weight_decay", 0}, {"initial_accumulator_value", 0}, {"eps", 1e-10},
                  {"maximize", 0}}) {
-  for (const auto& [k, v] : d) {
-    SEQLAB_CHECK_VALUE(defaults_.count(k), "Adagrad: unknown option '", k, "'");
-    defaults_[k] = v;
-  }
+  override_defaults(d);
   validate(defaults_);
 }
 

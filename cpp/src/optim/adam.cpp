@@ -10,10 +10,7 @@ Adam::Adam(const Options& d, bool decoupled)
     : Optimizer({{"lr", 1e-3}, {"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8}, {"weight_decay", decoupled ? 1e-2 : 0.0},
                  {"amsgrad", 0}, {"maximize", 0}}),
       decoupled_(decoupled) {
-  for (const auto& [k, v] : d) {
-    SEQLAB_CHECK_VALUE(defaults_.count(k), name(), ": unknown option '", k, "'");
-    defaults_[k] = v;
-  }
+  override_defaults(d);
   validate(defaults_);
 }
 

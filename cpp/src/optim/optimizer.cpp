@@ -6,6 +6,13 @@
 
 namespace seqlab::optim {
 
+void Optimizer::override_defaults(const Options& user) {
+  for (const auto& [k, v] : user) {
+    SEQLAB_CHECK_VALUE(defaults_.count(k), name(), ": unknown option '", k, "'");
+    defaults_[k] = v;
+  }
+}
+
 void Optimizer::add_param_group(std::vector<Tensor> params, const Options& options) {
   SEQLAB_CHECK_VALUE(!params.empty(), name(), ": optimizer got an empty parameter list");
   for (const Tensor& p : params) {

@@ -8,10 +8,7 @@ namespace seqlab::optim {
 RMSprop::RMSprop(const Options& d)
     : Optimizer({{"lr", 1e-2}, {"alpha", 0.99}, {"eps", 1e-8}, {"weight_decay", 0}, {"momentum", 0}, {"centered", 0},
                  {"maximize", 0}}) {
-  for (const auto& [k, v] : d) {
-    SEQLAB_CHECK_VALUE(defaults_.count(k), "RMSprop: unknown option '", k, "'");
-    defaults_[k] = v;
-  }
+  override_defaults(d);
   validate(defaults_);
 }
 

@@ -6,10 +6,7 @@ namespace seqlab::optim {
 
 SGD::SGD(const Options& d)
     : Optimizer({{"lr", 1e-3}, {"momentum", 0}, {"dampening", 0}, {"weight_decay", 0}, {"nesterov", 0}, {"maximize", 0}}) {
-  for (const auto& [k, v] : d) {
-    SEQLAB_CHECK_VALUE(defaults_.count(k), "SGD: unknown option '", k, "'");
-    defaults_[k] = v;
-  }
+  override_defaults(d);
   validate(defaults_);
 }
 

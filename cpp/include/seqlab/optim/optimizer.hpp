@@ -43,6 +43,9 @@ class Optimizer {
 
  protected:
   explicit Optimizer(Options defaults) : defaults_(std::move(defaults)) {}
+  // Overrides the built-in defaults with the user's (unknown keys throw); subclasses call it,
+  // then validate(defaults_), from their constructors.
+  void override_defaults(const Options& user);
   // Throws std::invalid_argument naming the option, as PyTorch's "Invalid learning rate: -1".
   virtual void validate(const Options& o) const = 0;
   static double get(const Options& o, const char* key) { return o.at(key); }
