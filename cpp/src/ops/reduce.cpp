@@ -131,7 +131,7 @@ void sum_kernel(const Blocked& b, O* out) {
   // Reducing an outer dim: add whole rows (vectorised over i); blocks of 64 rows add up in
   // the input type, the block sums in double for float32 (a cascade, like PyTorch's).
   constexpr int64_t kRows = 64;
-  parallel_for(inner, 4096, [&](int64_t i0, int64_t i1) {
+  parallel_for(inner, std::max<int64_t>(64, 32768 / std::max<int64_t>(R * b.outer, 1)), [&](int64_t i0, int64_t i1) {
     const int64_t w = i1 - i0;
     std::vector<Acc<O>> acc(static_cast<size_t>(w));
     std::vector<O> block(static_cast<size_t>(w));
@@ -306,6 +306,39 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, int64_t dim_in, bool keep
     const T* p = b.x.data<T>();
     T* pv = values.data<T>();
     int64_t* pi = indices.data<int64_t>();
+    if (b.inner == 1 && b.R > 0) {
+      // Contiguous rows: a vectorised pass for the extreme value (and any NaN), then the
+      // first index holding it (the first NaN if there is one, as PyTorch).
+      parallel_for(b.outer, std::max<int64_t>(1, 16384 / b.R), [&](int64_t s, int64_t e) {
+        for (int64_t o = s; o < e; ++o) {
+          const T* row = p + o * b.R;
+          T best = row[0];
+          bool nan = false;
+          if (is_max) {
+#pragma omp simd reduction(max : best) reduction(|| : nan)
+            for (int64_t r = 0; r < b.R; ++r) {
+              best = row[r] > best ? row[r] : best;
+              nan = nan || (row[r] != row[r]);
+            }
+          } else {
+#pragma omp simd reduction(min : best) reduction(|| : nan)
+            for (int64_t r = 0; r < b.R; ++r) {
+              best = row[r] < best ? row[r] : best;
+              nan = nan || (row[r] != row[r]);
+            }
+          }
+          int64_t bi = 0;
+          if (nan) {
+            while (row[bi] == row[bi]) ++bi;
+          } else {
+            while (row[bi] != best) ++bi;
+          }
+          pv[o] = row[bi];
+          pi[o] = bi;
+        }
+      });
+      return;
+    }
     for (int64_t o = 0; o < b.outer; ++o)
       for (int64_t i = 0; i < b.inner; ++i) {
         int64_t bi = 0;
