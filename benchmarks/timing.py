@@ -1,7 +1,16 @@
-"""Timing shared by the benchmark scripts: interleaved median timings, so that whatever
-else the machine does weighs on seqlab and its peer alike."""
+"""Timing shared by the benchmark scripts.
+
+Each library is timed in a block of its own, after a pause: thread pools spin for a while
+after work (OpenBLAS's workers, PyTorch's OpenMP threads), and a library timed right after
+the other one pays for the other's spinning threads (measured: torch's 512² matmul takes
+1.9 ms rested, 3.9 ms right after seqlab's; seqlab's 1.7 ms vs 2.4 ms right after torch's).
+The blocks run in both orders (A B, then B A) and the median of all timings is reported, so
+slow drift of the machine weighs on both alike."""
 import statistics
 import time
+
+PAUSE = 0.3  # seconds between blocks: longer than either library's spin-wait
+SETTLE_SECONDS = PAUSE
 
 
 def calls_per_timing(fn, min_time, start=1):
@@ -18,18 +27,20 @@ def calls_per_timing(fn, min_time, start=1):
 
 
 def steady_seconds(fns, repeats, min_time, warmup=3, start_calls=1):
-    """Median seconds per call of each fn in fns, after `warmup` calls of each.
-
-    The libraries take turns (one timing of each per round)."""
+    """Median seconds per call of each fn in fns, after `warmup` calls of each."""
     for fn in fns:
         for _ in range(warmup):
             fn()
     calls = [calls_per_timing(fn, min_time, start_calls) for fn in fns]
     samples = [[] for _ in fns]
-    for _ in range(repeats):
-        for fn, n, out in zip(fns, calls, samples):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            out.append((time.perf_counter() - t0) / n)
+    half = max(1, (repeats + 1) // 2)
+    for order in (list(range(len(fns))), list(reversed(range(len(fns))))):
+        for k in order:
+            time.sleep(PAUSE)
+            fns[k]()  # one untimed call after the pause
+            for _ in range(half):
+                t0 = time.perf_counter()
+                for _ in range(calls[k]):
+                    fns[k]()
+                samples[k].append((time.perf_counter() - t0) / calls[k])
     return [statistics.median(s) for s in samples]

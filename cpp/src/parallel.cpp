@@ -8,6 +8,8 @@
 #include <xmmintrin.h>
 
 #include <atomic>
+#include <exception>
+#include <utility>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -54,13 +56,22 @@ class Pool {
       generation_.fetch_add(1, std::memory_order_release);
     }
     if (sleepers_.load() > 0) cv_.notify_all();
-    job(0);
+    std::exception_ptr error;
+    try {
+      job(0);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    // Always wait for the workers: they still use `job` (and its captures) until they finish.
     for (int spin = 0; spin < kSpin && pending_.load(std::memory_order_acquire) > 0; ++spin) _mm_pause();
     if (pending_.load(std::memory_order_acquire) > 0) {
       std::unique_lock<std::mutex> lock(m_);
       done_.wait(lock, [this] { return pending_.load() == 0; });
     }
     job_ = nullptr;
+    if (!error) error = std::exchange(worker_error_, nullptr);
+    worker_error_ = nullptr;
+    if (error) std::rethrow_exception(error);
   }
 
  private:
@@ -81,7 +92,12 @@ class Pool {
       if (stopping_) return;
       seen = generation_.load(std::memory_order_acquire);
       if (id >= chunks_) continue;
-      (*job_)(id);
+      try {
+        (*job_)(id);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m_);
+        if (!worker_error_) worker_error_ = std::current_exception();  // rethrown by run()
+      }
       if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(m_);
         done_.notify_one();
@@ -108,6 +124,7 @@ class Pool {
   std::atomic<int> sleepers_{0};
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stopping_{false};
+  std::exception_ptr worker_error_;
 };
 
 int g_threads = 0;
