@@ -84,6 +84,7 @@ asan-test:
 bench: setup
 	$(PYTHON) benchmarks/matmul.py
 	$(PYTHON) benchmarks/overhead.py
+	$(PYTHON) benchmarks/elementwise.py
 
 clean:
 	rm -rf build
