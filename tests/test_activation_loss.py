@@ -412,3 +412,15 @@ def test_gradcheck_cross_entropy_probability_targets(rng):
     p = rng.random((3, 4))
     p /= p.sum(1, keepdims=True)
     assert_gradcheck(lambda a, t: F.cross_entropy(a, t, label_smoothing=0.1), [x, p])
+
+
+def test_one_hot_matches_torch():
+    idx = np.array([[0, 2], [1, 1]])
+    ours = seqlab.nn.functional.one_hot(seqlab.tensor(idx), 4)
+    theirs = torch.nn.functional.one_hot(torch.tensor(idx), 4)
+    assert ours.dtype == seqlab.int64
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    np.testing.assert_array_equal(seqlab.nn.functional.one_hot(seqlab.tensor([0, 3])).numpy(),
+                                  torch.nn.functional.one_hot(torch.tensor([0, 3])).numpy())
+    with pytest.raises(RuntimeError, match="one_hot"):
+        seqlab.nn.functional.one_hot(seqlab.tensor([0, 5]), 3)

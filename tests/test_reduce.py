@@ -330,3 +330,15 @@ GRADCHECK_REDUCTIONS = {
 def test_gradcheck_reductions(rng, name):
     x = distinct(rng, (2, 3, 4), np.float64)
     assert_gradcheck(GRADCHECK_REDUCTIONS[name], [x])
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "var", "max", "min"])
+def test_keepdims_spelling_is_accepted_like_torch(op):
+    """Course code (makemore) writes keepdims=True; torch accepts it as keepdim."""
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    ours = getattr(seqlab.tensor(x), op)(1, keepdims=True)
+    theirs = getattr(torch.tensor(x), op)(1, keepdims=True)
+    if op in ("max", "min"):
+        ours, theirs = ours.values, theirs.values
+    assert tuple(ours.shape) == tuple(theirs.shape) == (3, 1)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy())

@@ -168,29 +168,33 @@ void bind_ops(py::module_& m) {
   cls.def("bool", [](const Tensor& x) { return to_dtype(x, Dtype::Bool); }, Release());
 
   // ------------------------------------------------------------ reductions
-  both(m, cls, "sum", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype) {
+  // `keepdims` is accepted as PyTorch accepts it (NumPy's spelling, common in course code).
+  both(m, cls, "sum", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype, bool keepdims) {
     auto dims = dims_arg(dim);
     py::gil_scoped_release r;
     const Tensor in = dtype ? to_dtype(x, *dtype) : x;
-    return sum(in, dims, keepdim);
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  both(m, cls, "mean", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype) {
+    return sum(in, dims, keepdim || keepdims);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
+     py::arg("keepdims") = false);
+  both(m, cls, "mean", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype, bool keepdims) {
     auto dims = dims_arg(dim);
     py::gil_scoped_release r;
     const Tensor in = dtype ? to_dtype(x, *dtype) : x;
-    return mean(in, dims, keepdim);
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+    return mean(in, dims, keepdim || keepdims);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
+     py::arg("keepdims") = false);
   both(m, cls, "var", [](const Tensor& x, py::object dim, std::optional<bool> unbiased, bool keepdim,
-                         std::optional<double> correction) {
+                         std::optional<double> correction, bool keepdims) {
     auto dims = dims_arg(dim);
     const double c = correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
     py::gil_scoped_release r;
-    return var(x, dims, c, keepdim);
+    return var(x, dims, c, keepdim || keepdims);
   }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-     py::arg("correction") = py::none());
+     py::arg("correction") = py::none(), py::arg("keepdims") = false);
   auto def_extreme = [&](const char* name, bool is_max) {
-    both(m, cls, name, [m, is_max](const Tensor& x, py::object dim, bool keepdim) -> py::object {
+    both(m, cls, name, [m, is_max](const Tensor& x, py::object dim, bool keepdim, bool keepdims) -> py::object {
       py::module_ mod = m;
+      keepdim = keepdim || keepdims;
       if (dim.is_none()) {
         Tensor r;
         {
@@ -213,7 +217,7 @@ void bind_ops(py::module_& m) {
         r = is_max ? max(x, d, keepdim) : min(x, d, keepdim);
       }
       return values_indices(mod, r);
-    }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("keepdims") = false);
   };
   def_extreme("max", true);
   def_extreme("min", false);

@@ -35,3 +35,15 @@ def linear(input, weight, bias=None):
 # ------------------------------------------------------------------ composed from primitives
 # (Python, autograd through the primitives; used by nn.Bilinear and nn.BatchNorm1d.)
 
+
+
+def one_hot(tensor, num_classes=-1):
+    """(…) int64 class indices -> (…, num_classes) int64 one-hot rows, as torch's one_hot."""
+    if tensor.dtype != _core.dtype.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type int64 (Long).")
+    if num_classes == -1:
+        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+    if tensor.numel() and (tensor.min().item() < 0 or tensor.max().item() >= num_classes):
+        raise RuntimeError(f"one_hot: class values must be in [0, {num_classes}), got "
+                           f"[{tensor.min().item()}, {tensor.max().item()}]")
+    return _core._eye(num_classes, num_classes, _core.dtype.int64)[tensor]
