@@ -503,3 +503,19 @@ def test_dropping_very_deep_graph_without_backward():
     lines = out.strip().splitlines()
     assert lines[-1] == "freed"
     assert float(lines[-2]) == pytest.approx(1_200_000.0)
+
+
+def test_data_attribute_updates_without_history_like_torch():
+    """makemore's update `p.data += -lr * p.grad` works as in torch."""
+    import torch
+    for lib in (seqlab, torch):
+        p = lib.tensor([1.0, 2.0], requires_grad=True)
+        (p * p).sum().backward()
+        p.data += -0.1 * p.grad
+        assert p.is_leaf and p.requires_grad and p.grad_fn is None
+        np.testing.assert_allclose(p.detach().numpy(), [0.8, 1.6])
+    p = seqlab.tensor([1.0, 2.0], requires_grad=True)
+    p.data = seqlab.tensor([5.0, 6.0])
+    np.testing.assert_array_equal(p.detach().numpy(), [5.0, 6.0])
+    with pytest.raises(RuntimeError, match="shape"):
+        p.data = seqlab.zeros(3)

@@ -324,6 +324,21 @@ def _reduce(self):
                        getattr(self, "_is_param", False) is True))
 
 
+def _get_data(self):
+    """x.data: the same storage without history (as torch's), e.g. `p.data -= lr * p.grad`."""
+    return self.detach()
+
+
+def _set_data(self, value):
+    """x.data = t copies t's values in (seqlab cannot swap a tensor's storage, so the shape and
+    dtype must stay: torch allows changing them)."""
+    if tuple(value.shape) != tuple(self.shape) or value.dtype != self.dtype:
+        raise RuntimeError(f"seqlab: assigning .data of shape {list(value.shape)} and dtype {value.dtype} to a "
+                           f"tensor of shape {list(self.shape)} and dtype {self.dtype} is not supported; "
+                           "seqlab can only copy values of the same shape and dtype into .data")
+    self.detach().copy_(value)
+
+
 def _tolist(self):
     return self.detach().numpy().tolist()
 
@@ -378,6 +393,7 @@ Tensor.__str__ = _repr
 Tensor.__iter__ = _iter
 Tensor.__array__ = _array
 Tensor.tolist = _tolist
+Tensor.data = property(_get_data, _set_data)
 Tensor.__deepcopy__ = _deepcopy
 Tensor.__reduce__ = _reduce
 Tensor.std = std
