@@ -1,5 +1,7 @@
 // seqlab.Tensor: properties, autograd methods, operators. Ops that are both functions and
 // methods (x.tanh() and seqlab.tanh(x)) are bound in bind_ops.cpp.
+#include <tuple>
+
 #include "bind_common.hpp"
 
 namespace seqlab::bind {
@@ -166,31 +168,25 @@ void bind_tensor(py::module_& m) {
         SEQLAB_CHECK_TYPE(a.dtype() == Dtype::Bool, "~ (bitwise_not) is only implemented for bool tensors in seqlab");
         return logical_not(a);
       })
-      .def("__and__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, false, [](const Tensor& x, const Tensor& y) {
-          SEQLAB_CHECK(x.dtype() == Dtype::Bool && y.dtype() == Dtype::Bool, "bitwise_and (&): seqlab supports bool "
-                       "tensors only, got ", dtype_name(x.dtype()), " & ", dtype_name(y.dtype()));
-          return logical_and(x, y);
-        });
-      }, py::is_operator())
-      .def("__or__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, false, [](const Tensor& x, const Tensor& y) {
-          SEQLAB_CHECK(x.dtype() == Dtype::Bool && y.dtype() == Dtype::Bool, "bitwise_or (|): seqlab supports bool "
-                       "tensors only, got ", dtype_name(x.dtype()), " | ", dtype_name(y.dtype()));
-          return logical_or(x, y);
-        });
-      }, py::is_operator())
-      .def("__xor__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, false, [](const Tensor& x, const Tensor& y) {
-          SEQLAB_CHECK(x.dtype() == Dtype::Bool && y.dtype() == Dtype::Bool, "bitwise_xor (^): seqlab supports bool "
-                       "tensors only, got ", dtype_name(x.dtype()), " ^ ", dtype_name(y.dtype()));
-          return logical_xor(x, y);
-        });
-      }, py::is_operator())
       .def("__iadd__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Add); }); }, py::is_operator())
       .def("__isub__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Sub); }); }, py::is_operator())
       .def("__imul__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Mul); }); }, py::is_operator())
       .def("__itruediv__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Div); }); }, py::is_operator());
+
+  // & | ^ on bool tensors (PyTorch's bitwise ops; seqlab has no integer bitwise ops).
+  using Logical = Tensor (*)(const Tensor&, const Tensor&);
+  const std::tuple<const char*, const char*, Logical> logicals[] = {
+      {"__and__", "bitwise_and (&)", [](const Tensor& x, const Tensor& y) { return logical_and(x, y); }},
+      {"__or__", "bitwise_or (|)", [](const Tensor& x, const Tensor& y) { return logical_or(x, y); }},
+      {"__xor__", "bitwise_xor (^)", [](const Tensor& x, const Tensor& y) { return logical_xor(x, y); }}};
+  for (auto [name, op, fn] : logicals)
+    cls.def(name, [op = op, fn = fn](const Tensor& a, py::handle b) {
+      return binary(a, b, false, [op, fn](const Tensor& x, const Tensor& y) {
+        SEQLAB_CHECK(x.dtype() == Dtype::Bool && y.dtype() == Dtype::Bool, op, ": seqlab supports bool tensors only, got ",
+                     dtype_name(x.dtype()), " and ", dtype_name(y.dtype()));
+        return fn(x, y);
+      });
+    }, py::is_operator());
 
   const std::pair<const char*, CompareOp> cmps[] = {{"__eq__", CompareOp::Eq}, {"__ne__", CompareOp::Ne},
                                                     {"__lt__", CompareOp::Lt}, {"__le__", CompareOp::Le},

@@ -4,6 +4,7 @@
 schedulers do) updates the C++ optimizer at once. `step()` is one C++ call that updates
 every parameter of every group (cpp/src/optim/)."""
 import collections
+import functools
 import numbers
 
 from .. import _core
@@ -36,6 +37,12 @@ def _to_core(options, known):
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def _known_options(core_factory):
+    """The option names a C++ optimizer knows (its built-in defaults), asked once per class."""
+    return frozenset(core_factory({}).defaults())
+
+
 class _ParamGroup(dict):
     """A parameter group: a dict whose option changes reach the C++ optimizer."""
 
@@ -65,8 +72,7 @@ class Optimizer:
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             "but got a Tensor")
         self.defaults = dict(defaults)
-        self._core = type(self)._core_factory({})
-        self._known = set(self._core.defaults())
+        self._known = _known_options(type(self)._core_factory)
         self._core = type(self)._core_factory(_to_core(self.defaults, self._known))
         self.param_groups = []
         groups = list(params)
