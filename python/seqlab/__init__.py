@@ -33,7 +33,7 @@ from .autograd import no_grad, enable_grad, set_grad_enabled  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from .nn.interop import to_torch_state_dict  # noqa: E402,F401
 from .training import train, evaluate  # noqa: E402,F401
-from . import autograd, nn, data, optim  # noqa: E402,F401
+from . import autograd, nn, data, optim, lm, embed  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,8 @@
+// Placeholder: filled in by the issue-5 work on this part.
+#include "bind_common.hpp"
+
+namespace seqlab::bind {
+
+void bind_lm(py::module_& m) { (void)m; }
+
+}  // namespace seqlab::bind

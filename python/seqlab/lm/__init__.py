@@ -1,0 +1,1 @@
+"""seqlab.lm: n-gram language models (KenLM-compatible ARPA files) and the Shannon game."""
