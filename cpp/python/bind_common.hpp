@@ -44,6 +44,7 @@ void bind_autograd(py::module_& m);
 void bind_interop(py::module_& m);
 void bind_nn(py::module_& m);
 void bind_optim(py::module_& m);
+void bind_text(py::module_& m);      // bind_text.cpp: corpus encoding
 void bind_lm(py::module_& m);        // bind_lm.cpp: n-gram counting and smoothing
 void bind_word2vec(py::module_& m);  // bind_word2vec.cpp: word2vec and FastText training
 void bind_glove(py::module_& m);     // bind_glove.cpp: GloVe training

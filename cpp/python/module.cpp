@@ -55,6 +55,7 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_interop(m);
   seqlab::bind::bind_nn(m);
   seqlab::bind::bind_optim(m);
+  seqlab::bind::bind_text(m);
   seqlab::bind::bind_lm(m);
   seqlab::bind::bind_word2vec(m);
   seqlab::bind::bind_glove(m);

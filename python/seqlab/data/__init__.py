@@ -11,6 +11,7 @@ corpora and splits), corpora.py (the named corpora). Tests: tests/test_data.py, 
 """
 
 from . import corpora
+from .encode import EncodedCorpus, encode_corpus
 from .batching import BPTTBatches, PadCollate, batchify, get_batch, pad_collate, pad_sequence
 from .loader import DataLoader, default_collate
 from .text import TextCorpus, read_corpus, train_valid_test_split
