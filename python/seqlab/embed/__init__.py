@@ -10,3 +10,4 @@ queries and reads and writes the word2vec text and binary formats. Training runs
 threads without the GIL."""
 from .keyedvectors import KeyedVectors  # noqa: F401
 from .glove import GloVe  # noqa: F401
+from .ppmi import PPMI  # noqa: F401
