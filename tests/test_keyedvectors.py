@@ -378,9 +378,9 @@ def test_malformed_binary_files_raise_valueerror_naming_the_file(tmp_path, count
     cases = {
         data[:-5]: r"truncated: vector 46 \('\w+'\) has 23 of its 28 bytes",
         data.replace(b"47 7\n", b"48 7\n", 1): "truncated: the header declares 48 vectors, the file ends after 47",
-        data.replace(b"47 7\n", b"40 7\n", 1): "bytes follow the 40 vectors the header declares",
+        data.replace(b"47 7\n", b"40 7\n", 1): "data follow the 40 vectors the header declares",
         data.replace(b"47 7\n", b"47 6\n", 1): "",   # a wrong vector size derails the parse somewhere
-        b"47 7\n" + b"\xff\xfe " + data[5:]: r"word 0 \(byte 0\) is not valid utf8",
+        b"47 7\n" + b"\xff\xfe " + data[5:]: r"word 0 \(byte 0 after the header\) is not valid utf8",
     }
     for content, message in cases.items():
         path = tmp_path / "broken.bin"
@@ -437,3 +437,17 @@ def test_save_and_load_full_keyedvectors(tmp_path, counted_pair):
     with pytest.raises(ValueError, match="is not a readable KeyedVectors file") as info:
         KeyedVectors.load(str(path))
     assert str(path) in str(info.value)
+
+
+def test_binary_file_larger_than_a_read_chunk(tmp_path):
+    # 3,000 x 100 float32 = 1.2 MB: entries straddle the reader's 1 MiB chunks
+    rng = np.random.default_rng(7)
+    keys = [f"word{i}" * (1 + i % 5) for i in range(3000)]
+    _, theirs = both(keys, rng.standard_normal((3000, 100)).astype(np.float32))
+    path = str(tmp_path / "big.bin")
+    theirs.save_word2vec_format(path, binary=True)
+    s = KeyedVectors.load_word2vec_format(path, binary=True)
+    assert s.index_to_key == keys
+    np.testing.assert_array_equal(s.vectors, theirs.vectors)
+    s = KeyedVectors.load_word2vec_format(path, binary=True, limit=2900)
+    np.testing.assert_array_equal(s.vectors, theirs.vectors[:2900])

@@ -83,10 +83,11 @@ double GloveTrainer::train_block(const std::vector<int64_t>& block) {
   for (int64_t e : block) {
     const int64_t i = X_.row[e], j = X_.col[e];
     const double x = X_.value[e];
-    double* w = &p_.W[i * d];
-    double* c = &p_.C[j * d];
-    double* gw = &p_.gW[i * d];
-    double* gc = &p_.gC[j * d];
+    // four distinct rows (W and C are separate arrays), so the loops below may vectorise
+    double* __restrict w = &p_.W[i * d];
+    double* __restrict c = &p_.C[j * d];
+    double* __restrict gw = &p_.gW[i * d];
+    double* __restrict gc = &p_.gC[j * d];
     // J_ij = 1/2 f(x) diff^2,  diff = w . c + bw_i + bc_j - log x
     double diff = p_.bw[i] + p_.bc[j] - std::log(x);
     for (int64_t k = 0; k < d; ++k) diff += w[k] * c[k];

@@ -494,7 +494,7 @@ class KeyedVectors:
         return score, sections
 
     def _answer_analogies(self, questions, ok_vocab, restrict_vocab, case_insensitive, cosmul=False,
-                          candidates=5, batch=1024):
+                          candidates=5):
         """The answer (in ok_vocab's case) to each question (a, b, c, d): the first of the
         `candidates` best rows, a/b/c's rows excluded, that is not a case variant of a, b, c."""
         if not questions:
@@ -507,6 +507,7 @@ class KeyedVectors:
         keys = [k.upper() for k in self.index_to_key[:n]] if case_insensitive else self.index_to_key[:n]
         rows = np.array([[ok_vocab[w] for w in q[:3]] for q in questions], dtype=np.int64)  # (Q, 3): a, b, c
         answers = []
+        batch = max(1, min(1024, (1 << 24) // max(n, 1)))   # score matrices of at most 64 MiB
         for lo in range(0, len(questions), batch):
             r = rows[lo:lo + batch]
             B = len(r)
@@ -825,24 +826,35 @@ class _Word2VecReader:
         if check_end and fin.read(1 << 16).strip():
             self.fail(f"the file holds more than the {vocab_size} vectors its header declares")
 
-    def binary(self, fin, vocab_size, vector_size, check_end):
-        data = fin.read()
+    def binary(self, fin, vocab_size, vector_size, check_end, chunk_size=1 << 20):
+        """Entries are "<word> " + vector_size float32, read in chunks (a limit reads no further)."""
         n_bytes = vector_size * np.dtype(np.float32).itemsize
-        pos = 0
-        for i in range(vocab_size):
-            space = data.find(b" ", pos)
-            if space < 0:
-                self.fail(f"truncated: the header declares {vocab_size} vectors, the file ends after {i}")
-            word = self.decode(data[pos:space], f"word {i} (byte {pos})").lstrip("\n")
-            if len(data) - (space + 1) < n_bytes:
-                self.fail(f"truncated: vector {i} ('{word[:40]}') has {len(data) - space - 1} of its "
-                          f"{n_bytes} bytes ({vector_size} float32); the header declares {vocab_size} vectors")
-            vector = np.frombuffer(data, dtype=np.float32, count=vector_size, offset=space + 1).astype(self.datatype)
+        buf, pos, consumed, eof = b"", 0, 0, False   # consumed: file offset of buf[0] after the header
+        i = 0
+        while i < vocab_size:
+            space = buf.find(b" ", pos)
+            if space < 0 or len(buf) - (space + 1) < n_bytes:
+                if eof:
+                    if space < 0:
+                        self.fail(f"truncated: the header declares {vocab_size} vectors, the file ends after {i}")
+                    word = self.decode(buf[pos:space], f"word {i}").lstrip("\n")
+                    self.fail(f"truncated: vector {i} ('{word[:40]}') has {len(buf) - space - 1} of its "
+                              f"{n_bytes} bytes ({vector_size} float32); the header declares {vocab_size} vectors")
+                more = fin.read(chunk_size)
+                eof = not more
+                consumed += pos
+                buf, pos = buf[pos:] + more, 0
+                continue
+            word = self.decode(buf[pos:space], f"word {i} (byte {consumed + pos} after the header)").lstrip("\n")
+            vector = np.frombuffer(buf, dtype=np.float32, count=vector_size, offset=space + 1).astype(self.datatype)
             pos = space + 1 + n_bytes
+            i += 1
             yield word, vector
-        if check_end and data[pos:].strip():
-            self.fail(f"{len(data) - pos} bytes follow the {vocab_size} vectors the header declares "
-                      f"(is the header's count or vector size wrong?)")
+        if check_end:
+            rest = buf[pos:] + fin.read(1 << 16)
+            if rest.strip():
+                self.fail(f"data follow the {vocab_size} vectors the header declares "
+                          f"(is the header's count or vector size wrong?)")
 
 
 def _is_number(text):
