@@ -320,7 +320,7 @@ def test_load_without_fvocab_limit_and_datatype_match_gensim(tmp_path, counted_p
 
 
 def test_no_header_compressed_and_duplicates(tmp_path, counted_pair):
-    ours, theirs = counted_pair
+    ours, _ = counted_pair
     ours.save_word2vec_format(str(tmp_path / "noheader.txt"), write_header=False)
     s = KeyedVectors.load_word2vec_format(str(tmp_path / "noheader.txt"), no_header=True)
     g = GensimKV.load_word2vec_format(str(tmp_path / "noheader.txt"), no_header=True)

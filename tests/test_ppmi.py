@@ -39,7 +39,7 @@ def test_ppmi_matrix_equals_numpy(cds_alpha, neg, window):
     np.testing.assert_array_equal(model.cooccurrence_matrix(dense=True), X)
     expected = numpy_sppmi(X, cds_alpha, neg)
     np.testing.assert_allclose(model.ppmi_matrix(dense=True), expected, rtol=1e-12, atol=1e-14)
-    row, col, value = model.ppmi_matrix()
+    _, _, value = model.ppmi_matrix()
     assert np.all(value > 0) and len(value) == np.count_nonzero(expected)
 
 
@@ -59,7 +59,7 @@ def test_dense_factorisation_matches_numpy_svd(eig):
     sentences = corpora.planted_analogies().train[:2000]
     model = PPMI(sentences, window=2, min_count=1, vector_size=12, eig=eig, svd="dense")
     M = model.ppmi_matrix(dense=True)
-    U, S, Vt = np.linalg.svd(M)
+    U, S, _ = np.linalg.svd(M)
     np.testing.assert_allclose(model.singular_values, S[:12], rtol=1e-10)
     W = model.wv.vectors.astype(np.float64)
     expected = U[:, :12] * S[:12] ** eig

@@ -336,7 +336,10 @@ class KeyedVectors:
 
         V = self.vectors[start:end]
         norms = self.norms[start:end]
-        shifted = lambda items: [(1 + V @ unit(t) / norms) / 2 for t in items]  # noqa: E731
+
+        def shifted(items):  # s(x, t) = (1 + cos(x, t)) / 2 for every row x, per item t
+            return [(1 + V @ unit(t) / norms) / 2 for t in items]
+
         scores = np.prod(shifted(positive), axis=0) / (np.prod(shifted(negative), axis=0) + _COSMUL_EPSILON)
         if not topn:
             return scores
