@@ -379,7 +379,8 @@ def test_malformed_binary_files_raise_valueerror_naming_the_file(tmp_path, count
         data[:-5]: r"truncated: vector 46 \('\w+'\) has 23 of its 28 bytes",
         data.replace(b"47 7\n", b"48 7\n", 1): "truncated: the header declares 48 vectors, the file ends after 47",
         data.replace(b"47 7\n", b"40 7\n", 1): "data follow the 40 vectors the header declares",
-        data.replace(b"47 7\n", b"47 6\n", 1): "",   # a wrong vector size derails the parse somewhere
+        # a wrong vector size derails the parse: a word spans float bytes, or the counts stop adding up
+        data.replace(b"47 7\n", b"47 6\n", 1): "is not valid utf8|truncated|data follow",
         b"47 7\n" + b"\xff\xfe " + data[5:]: r"word 0 \(byte 0 after the header\) is not valid utf8",
     }
     for content, message in cases.items():
@@ -451,3 +452,11 @@ def test_binary_file_larger_than_a_read_chunk(tmp_path):
     np.testing.assert_array_equal(s.vectors, theirs.vectors)
     s = KeyedVectors.load_word2vec_format(path, binary=True, limit=2900)
     np.testing.assert_array_equal(s.vectors, theirs.vectors[:2900])
+
+
+def test_queries_skip_unfilled_preallocated_rows():
+    kv = KeyedVectors(2, count=10)
+    kv.add_vector("a", np.array([1, 0], np.float32))
+    kv.add_vector("b", np.array([1, 1], np.float32))
+    assert kv.most_similar("a") == [("b", pytest.approx(2 ** -0.5))]
+    assert kv.most_similar("a", topn=None).shape == (2,)

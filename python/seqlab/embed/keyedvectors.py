@@ -277,9 +277,12 @@ class KeyedVectors:
         return keys, np.array(weights)
 
     def _clip(self, restrict_vocab, clip_start=0, clip_end=None):
+        """The rows searched: the first restrict_vocab, else clip_start:clip_end; never the
+        unfilled rows of a preallocated KeyedVectors(d, count)."""
+        n = min(len(self.index_to_key), len(self.vectors))
         if restrict_vocab:
-            return 0, min(int(restrict_vocab), len(self.vectors))
-        return clip_start, clip_end or len(self.vectors)
+            return 0, min(int(restrict_vocab), n)
+        return clip_start, min(clip_end or n, n)
 
     def _ranked(self, scores, topn, start, exclude):
         """[(key, score)] of the topn best rows of `scores` (rows start..), skipping rows in `exclude`."""

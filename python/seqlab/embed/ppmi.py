@@ -33,8 +33,8 @@ DENSE_SVD_MAX_WORDS = 2000   # svd="auto": np.linalg.svd up to this many words
 class _CSR:
     """A sparse matrix in compressed rows, from COO entries sorted by (row, col)."""
 
-    def __init__(self, row, col, value, shape):
-        self.shape = shape
+    def __init__(self, row, col, value, shape, workers=2):
+        self.shape, self.workers = shape, workers
         self.indptr = np.zeros(shape[0] + 1, dtype=np.int64)
         np.cumsum(np.bincount(row, minlength=shape[0]), out=self.indptr[1:])
         self.indices = np.ascontiguousarray(col, dtype=np.int32)
@@ -44,11 +44,11 @@ class _CSR:
     def transpose(self):
         row, col, value = self._coo
         order = np.lexsort((row, col))   # by (col, row)
-        return _CSR(col[order], row[order], value[order], self.shape[::-1])
+        return _CSR(col[order], row[order], value[order], self.shape[::-1], self.workers)
 
     def __matmul__(self, X):
         X = np.ascontiguousarray(X, dtype=np.float64)
-        return _core.glove.csr_matmul(self.indptr, self.indices, self.data, X, 2)
+        return _core.glove.csr_matmul(self.indptr, self.indices, self.data, X, self.workers)
 
     def toarray(self):
         A = np.zeros(self.shape)
@@ -140,7 +140,8 @@ class PPMI:
             U, Vt = _flip_signs(U[:, :k], Vt[:k])
             S = S[:k]
         else:
-            U, S, Vt = randomized_svd(_CSR(*self._ppmi, (V, V)), k, self.n_oversamples, self.n_iter, self.seed)
+            A = _CSR(*self._ppmi, (V, V), self.workers)
+            U, S, Vt = randomized_svd(A, k, self.n_oversamples, self.n_iter, self.seed)
         self.singular_values = S
         self.svd_method = method
         self.wv = _make_keyed_vectors(self._words, self._counts, U * S ** self.eig)
