@@ -425,15 +425,25 @@ def test_save_word2vec_format_is_atomic(tmp_path, counted_pair):
 def test_save_and_load_full_keyedvectors(tmp_path, counted_pair):
     ours, _ = counted_pair
     ours.set_vecattr("the", "sample_int", np.uint32(5))
+    ours.set_vecattr("the", "note", "a str attribute")
     path = tmp_path / "kv.npz"
     ours.save(str(path))
     back = KeyedVectors.load(str(path))
+    assert back.get_vecattr("the", "note") == "a str attribute" and back.expandos["note"].dtype == object
     assert back.index_to_key == ours.index_to_key and back.key_to_index == ours.key_to_index
     np.testing.assert_array_equal(back.vectors, ours.vectors)
     for attr in ("count", "sample_int"):
         np.testing.assert_array_equal(back.expandos[attr], ours.expandos[attr])
         assert back.expandos[attr].dtype == ours.expandos[attr].dtype
     assert back.most_similar("the", topn=3) == ours.most_similar("the", topn=3)
+    int_keys = KeyedVectors(2)
+    int_keys.add_vectors([np.int64(10), 20], np.eye(2, dtype=np.float32))
+    int_keys.save(str(tmp_path / "ints.npz"))
+    assert KeyedVectors.load(str(tmp_path / "ints.npz")).index_to_key == [10, 20]
+    float_keys = KeyedVectors(2)
+    float_keys.add_vectors([1.5, 2.5], np.eye(2, dtype=np.float32))
+    with pytest.raises(ValueError, match="must be str or int"):
+        float_keys.save(str(tmp_path / "floats.npz"))
     path.write_bytes(path.read_bytes()[:200])
     with pytest.raises(ValueError, match="is not a readable KeyedVectors file") as info:
         KeyedVectors.load(str(path))

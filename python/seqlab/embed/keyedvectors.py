@@ -692,15 +692,20 @@ class KeyedVectors:
 
     def save(self, fname):
         """Write everything (keys, vectors, per-key attributes) to one .npz file, atomically.
-        Keys are stored as JSON (str and int keys round-trip), arrays without pickle."""
-        arrays = {f"attr.{name}": values for name, values in self.expandos.items()
-                  if values.dtype != object}
+        Keys and object-typed attributes are stored as JSON (str and int round-trip), numeric
+        arrays as arrays; nothing is pickled."""
+        bad = next((k for k in self.index_to_key if not isinstance(k, (str, int, np.integer))), None)
+        if bad is not None:
+            raise ValueError(f"KeyedVectors.save: keys must be str or int, got {bad!r} ({type(bad).__name__})")
+        arrays = {f"attr.{name}": values for name, values in self.expandos.items() if values.dtype != object}
         meta = {"format": _SAVE_FORMAT, "vector_size": self.vector_size, "keys": list(self.index_to_key),
-                "class": type(self).__name__}
+                "class": type(self).__name__,
+                "object_attrs": {name: values.tolist() for name, values in self.expandos.items()
+                                 if values.dtype == object}}
         try:
-            meta_text = json.dumps(meta, ensure_ascii=False, default=lambda o: int(o))
+            meta_text = json.dumps(meta, ensure_ascii=False, default=_json_integer)
         except (TypeError, ValueError) as e:
-            raise ValueError(f"KeyedVectors.save: keys must be str or int to be saved: {e}") from None
+            raise ValueError(f"KeyedVectors.save: keys and object attributes must be str or int: {e}") from None
         with atomic_open(fname, "wb") as f:
             np.savez(f, meta=np.array(meta_text), vectors=self.vectors, **arrays)
 
@@ -728,6 +733,9 @@ class KeyedVectors:
         kv.index_to_key = keys
         kv.key_to_index = {k: i for i, k in enumerate(keys)}
         kv.vectors = np.ascontiguousarray(vectors)
+        for name, values in meta.get("object_attrs", {}).items():
+            attrs[name] = np.empty(len(values), dtype=object)
+            attrs[name][:] = values
         for name, values in attrs.items():
             if len(values) != len(keys):
                 raise ValueError(f"KeyedVectors.load: {fname}: attribute {name!r} has {len(values)} "
@@ -861,6 +869,13 @@ class _Word2VecReader:
             if rest.strip():
                 self.fail(f"data follow the {vocab_size} vectors the header declares "
                           f"(is the header's count or vector size wrong?)")
+
+
+def _json_integer(o):
+    """json.dumps' fallback: NumPy integers become ints; anything else is refused."""
+    if isinstance(o, np.integer):
+        return int(o)
+    raise TypeError(f"{o!r} of type {type(o).__name__} is not JSON serialisable")
 
 
 def _is_number(text):
