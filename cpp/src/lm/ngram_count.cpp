@@ -26,10 +26,12 @@ uint32_t NGramModel::id(std::string_view token) const {
 }
 
 int64_t NGramModel::context_of(int n, size_t e) const {
+  if (!context_index_.empty()) return context_index_[n - 1][e];
   return orders_[n - 2].table.find(orders_[n - 1].table.key(e));
 }
 
 int64_t NGramModel::suffix_of(int n, size_t e) const {
+  if (!suffix_index_.empty()) return suffix_index_[n - 1][e];
   return orders_[n - 2].table.find(orders_[n - 1].table.key(e) + 1);
 }
 
@@ -85,7 +87,7 @@ NGramModel NGramModel::build(const std::vector<std::string>& words, const int32_
     Order& hi = m.orders_[n];
     Order& lo = m.orders_[n - 1];
     std::vector<uint64_t>& cont = adjusted[n - 1];
-    lo.table.reserve(hi.table.size() / 2 + 16);
+    lo.table.reserve(hi.table.size() + 16);
     for (size_t e = 0; e < hi.table.size(); ++e) {
       bool added;
       size_t i = lo.table.insert(hi.table.key(e) + 1, added);
@@ -138,6 +140,25 @@ NGramModel NGramModel::build(const std::vector<std::string>& words, const int32_
     adjusted[n - 1] = std::move(adj);
   }
 
+  // Each n-gram's context (its first n-1 words) and suffix (its last n-1): seen n-grams
+  // always have both in the order below.
+  m.context_index_.assign(N, {});
+  m.suffix_index_.assign(N, {});
+  for (int n = 2; n <= N; ++n) {
+    const Order& o = m.orders_[n - 1];
+    const NGramTable& lower = m.orders_[n - 2].table;
+    auto& ctx = m.context_index_[n - 1];
+    auto& suf = m.suffix_index_[n - 1];
+    ctx.resize(o.table.size());
+    suf.resize(o.table.size());
+    for (size_t e = 0; e < o.table.size(); ++e) {
+      int64_t c = lower.find(o.table.key(e)), x = lower.find(o.table.key(e) + 1);
+      SEQLAB_CHECK(c >= 0 && x >= 0, "NGram: internal error: a ", n, "-gram without its context or suffix");
+      ctx[e] = static_cast<uint32_t>(c);
+      suf[e] = static_cast<uint32_t>(x);
+    }
+  }
+
   // Context counts: c(h) = sum over w of c(h w); the unigrams' context is the empty history.
   for (int n = 1; n <= N; ++n) m.orders_[n - 1].ctx_count.assign(m.orders_[n - 1].table.size(), 0);
   m.root_total_ = 0;
@@ -158,6 +179,8 @@ NGramModel NGramModel::build(const std::vector<std::string>& words, const int32_
     case Smoothing::AddK: m.smooth_mle_add_k(opt.k); break;
     case Smoothing::Arpa: SEQLAB_CHECK_VALUE(false, "NGram: 'arpa' is not a smoothing to build with");
   }
+  m.context_index_.clear();
+  m.suffix_index_.clear();
   return m;
 }
 

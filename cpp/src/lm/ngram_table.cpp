@@ -18,13 +18,26 @@ uint64_t NGramTable::hash(const uint32_t* ids) const {
   return h;
 }
 
+// A slot holds (tag << 32) | (entry + 1), the tag being the hash's high half: most probes
+// of other keys are rejected without reading their ids (a cache miss each).
+namespace {
+inline uint64_t slot_of(uint64_t h, size_t e) { return (h & 0xFFFFFFFF00000000ull) | static_cast<uint64_t>(e + 1); }
+inline bool same_ids(const uint32_t* a, const uint32_t* b, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+}  // namespace
+
 int64_t NGramTable::find(const uint32_t* ids) const {
   if (slots_.empty()) return -1;
   const size_t mask = slots_.size() - 1;
-  for (size_t s = hash(ids) & mask;; s = (s + 1) & mask) {
-    uint32_t v = slots_[s];
+  const uint64_t h = hash(ids), tag = h & 0xFFFFFFFF00000000ull;
+  for (size_t s = h & mask;; s = (s + 1) & mask) {
+    uint64_t v = slots_[s];
     if (v == 0) return -1;
-    if (std::memcmp(key(v - 1), ids, sizeof(uint32_t) * n_) == 0) return v - 1;
+    if ((v & 0xFFFFFFFF00000000ull) == tag && same_ids(key((v & 0xFFFFFFFFu) - 1), ids, n_))
+      return static_cast<int64_t>((v & 0xFFFFFFFFu) - 1);
   }
 }
 
@@ -32,9 +45,10 @@ void NGramTable::rehash(size_t n_slots) {
   slots_.assign(n_slots, 0);
   const size_t mask = n_slots - 1;
   for (size_t e = 0; e < size(); ++e) {
-    size_t s = hash(key(e)) & mask;
+    const uint64_t h = hash(key(e));
+    size_t s = h & mask;
     while (slots_[s] != 0) s = (s + 1) & mask;
-    slots_[s] = static_cast<uint32_t>(e + 1);
+    slots_[s] = slot_of(h, e);
   }
 }
 
@@ -48,19 +62,20 @@ void NGramTable::reserve(size_t entries) {
 size_t NGramTable::insert(const uint32_t* ids, bool& added) {
   if (2 * (size() + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
   const size_t mask = slots_.size() - 1;
-  size_t s = hash(ids) & mask;
+  const uint64_t h = hash(ids), tag = h & 0xFFFFFFFF00000000ull;
+  size_t s = h & mask;
   for (;; s = (s + 1) & mask) {
-    uint32_t v = slots_[s];
+    uint64_t v = slots_[s];
     if (v == 0) break;
-    if (std::memcmp(key(v - 1), ids, sizeof(uint32_t) * n_) == 0) {
+    if ((v & 0xFFFFFFFF00000000ull) == tag && same_ids(key((v & 0xFFFFFFFFu) - 1), ids, n_)) {
       added = false;
-      return v - 1;
+      return (v & 0xFFFFFFFFu) - 1;
     }
   }
   SEQLAB_CHECK(size() < UINT32_MAX - 1, "NGram: more than 2^32 distinct ", n_, "-grams");
   size_t e = size();
   ids_.insert(ids_.end(), ids, ids + n_);
-  slots_[s] = static_cast<uint32_t>(e + 1);
+  slots_[s] = slot_of(h, e);
   added = true;
   return e;
 }

@@ -1,7 +1,8 @@
 // N-gram language models: counting, smoothing (MLE, add-k, Katz, Witten-Bell, interpolated
 // modified Kneser-Ney as KenLM's lmplz), ARPA files, scoring. Python: seqlab.lm.NGram
 // (python/seqlab/lm/ngram.py); tests: tests/test_ngram*.py. Memory is proportional to the
-// number of distinct n-grams: each order is one flat table of ids with an open-addressing index.
+// number of distinct n-grams: each order is one flat table of ids with an open-addressing index
+// (4n + 16 bytes per n-gram of order n, plus its counts and probabilities).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -39,7 +40,7 @@ class NGramTable {
   void rehash(size_t slots);
   int n_;
   std::vector<uint32_t> ids_;
-  std::vector<uint32_t> slots_;  // entry + 1, 0 = empty; power-of-two size, load <= 1/2
+  std::vector<uint64_t> slots_;  // hash tag << 32 | entry + 1, 0 = empty; power of two, load <= 1/2
 };
 
 // What each smoothing stores per n-gram, as in an ARPA file: log10 p(w | context) and, for
@@ -111,6 +112,9 @@ class NGramModel {
   int64_t context_of(int n, size_t e) const;
   // For entry e of order n >= 2: the entry of its suffix (last n-1 ids) in order n-1.
   int64_t suffix_of(int n, size_t e) const;
+  // While building: per order n >= 2, each entry's context and suffix entries in order n-1
+  // (found once, used by the context counts and the smoothing; freed afterwards).
+  std::vector<std::vector<uint32_t>> context_index_, suffix_index_;
   double root_total_ = 0;  // sum of the unigram counts (all but <s>): MLE's and add-k's denominator
   double direct_log10_prob(const uint32_t* history, size_t history_len, uint32_t w, int* ngram_length) const;
 
