@@ -66,7 +66,6 @@ NGramModel NGramModel::build(const std::vector<std::string>& words, const int32_
   m.orders_.clear();
   for (int n = 1; n <= N; ++n) m.orders_.push_back(Order{NGramTable(n), {}, {}, {}, {}});
   Order& top = m.orders_[N - 1];
-  top.table.reserve(static_cast<size_t>(offsets[n_sentences]) / 2 + 16);
   std::vector<uint32_t> buf;
   for (int64_t s = 0; s < n_sentences; ++s) {
     buf.assign(N - 1, kBos);

@@ -2,6 +2,7 @@
 //   log p(w | h) = logprob(h_k w) + sum of backoff(h_j) for j = k .. |h|,
 // where h_k w is the longest n-gram in the model ending in w and h_j are the histories of
 // length j (those in the model; a missing one has weight 1). MLE and add-k read the counts.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -85,17 +86,56 @@ std::vector<uint32_t> NGramModel::encode(std::string_view sentence, text::Level 
   return ids;
 }
 
+// Left to right with KenLM's state: the n-grams that end at the previous token and are in the
+// model are exactly the histories whose back-off weights the next token may need, and none
+// longer than them can match; so each token costs only the lookups of its own n-grams.
 void NGramModel::score(const uint32_t* ids, size_t n, bool bos, bool eos, double* out_log10, int* out_len) const {
-  const size_t keep = static_cast<size_t>(order() - 1);
-  std::vector<uint32_t> hist;
+  if (smoothing_ == Smoothing::MLE || smoothing_ == Smoothing::AddK) {
+    const size_t keep = static_cast<size_t>(order() - 1);
+    std::vector<uint32_t> hist;
+    if (bos) hist.push_back(kBos);
+    for (size_t i = 0; i < n + (eos ? 1 : 0); ++i) {
+      uint32_t w = i == n ? kEos : ids[i];
+      size_t L = std::min(hist.size(), keep);
+      out_log10[i] = log10_prob(hist.data() + hist.size() - L, L, w, out_len ? out_len + i : nullptr);
+      hist.push_back(w);
+    }
+    return;
+  }
+  const int N = order();
+  SEQLAB_CHECK(N <= 64, "NGram: order ", N, " is above the supported 64");
+  std::vector<uint32_t> hist;  // <s>? then the tokens so far
   hist.reserve(n + 2);
-  if (bos) hist.push_back(kBos);
-  for (size_t i = 0; i <= n; ++i) {
-    if (i == n && !eos) break;
-    uint32_t w = i == n ? kEos : ids[i];
-    size_t L = std::min(hist.size(), keep);
-    out_log10[i] = log10_prob(hist.data() + hist.size() - L, L, w, out_len ? out_len + i : nullptr);
+  float bo_prev[65], bo_cur[65];  // bo_prev[j]: back-off of the j-gram ending at the previous token
+  int prev_match = 0;             // how many of those are in the model
+  if (bos) {
+    hist.push_back(kBos);
+    bo_prev[1] = orders_[0].backoff[kBos];
+    prev_match = 1;
+  }
+  uint32_t key[64];
+  for (size_t i = 0; i < n + (eos ? 1 : 0); ++i) {
+    const uint32_t w = i == n ? kEos : ids[i];
+    SEQLAB_CHECK_INDEX(w < vocab_.size() && w != kBos, "NGram: token id ", w, " cannot be predicted");
+    double lp = orders_[0].logprob[w];
+    bo_cur[1] = orders_[0].backoff[w];
+    int match = 1;
+    const int longest = std::min(prev_match + 1, N);
+    for (int k = 2; k <= longest; ++k) {
+      for (int j = 0; j < k - 1; ++j) key[j] = hist[hist.size() - (k - 1) + j];
+      key[k - 1] = w;
+      int64_t e = orders_[k - 1].table.find(key);
+      if (e < 0) break;
+      lp = orders_[k - 1].logprob[e];
+      bo_cur[k] = orders_[k - 1].backoff[e];
+      match = k;
+    }
+    for (int j = match; j <= std::min(prev_match, N - 1); ++j) lp += bo_prev[j];
+    out_log10[i] = lp;
+    if (out_len) out_len[i] = match;
     hist.push_back(w);
+    std::copy(bo_cur + 1, bo_cur + match + 1, bo_prev + 1);
+    prev_match = match;
   }
 }
 
