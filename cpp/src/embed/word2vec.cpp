@@ -416,18 +416,23 @@ void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, in
   slot.last_alpha = alpha;
 }
 
-// Adds slot deltas to the rows this worker owns (row % n_workers == worker), in slot order:
-// every row sees the same additions in the same order whoever owns it. With `average`, a
-// row's deltas are divided by the number of chunks that changed it (model averaging): for
-// rows that every chunk updates many times (the inner nodes near the Huffman root), summing
-// K chunks' worth of converged updates would overshoot K-fold. `touched` is the worker's
-// scratch (one counter per row, left zero).
+// Adds the slots' deltas to the rows this worker owns (row % n_workers == worker), in slot
+// order: every row sees the same additions in the same order whoever owns it.
+//
+// A row changed by n chunks of the block gets min(1, 2/n) times the sum of their deltas.
+// Each chunk moved the row from the same block-start value; for a row that every chunk
+// updates many times (the frequent words' output rows, the inner nodes near the Huffman
+// root) each delta is already most of the way to that chunk's optimum, and adding n of them
+// overshoots n-fold and diverges. In a linear model of one chunk's effect (error e -> ρ e,
+// 0 < ρ < 1) a step of s times the sum leaves (1 - s n (1 - ρ)) e, which stays below e in size
+// whenever s n <= 2: so rare rows (n <= 2) keep the full sum, as sequential SGD would give
+// them, and hot rows move at most two chunks' worth per block.
+// `touched` is the worker's scratch (one counter per row, left zero).
 void merge(float* param, int64_t d, std::vector<Slot>& slots, int n_slots, RowCache Slot::*cache, int worker,
-           int n_workers, bool average, std::vector<int32_t>& touched) {
-  if (average)
-    for (int c = 0; c < n_slots; ++c)
-      for (int32_t r : (slots[c].*cache).rows)
-        if (r % n_workers == worker) ++touched[r];
+           int n_workers, std::vector<int32_t>& touched) {
+  for (int c = 0; c < n_slots; ++c)
+    for (int32_t r : (slots[c].*cache).rows)
+      if (r % n_workers == worker) ++touched[r];
   for (int c = 0; c < n_slots; ++c) {
     RowCache& rc = slots[c].*cache;
     for (size_t i = 0; i < rc.rows.size(); ++i) {
@@ -435,14 +440,13 @@ void merge(float* param, int64_t d, std::vector<Slot>& slots, int n_slots, RowCa
       if (r % n_workers != worker) continue;
       float* p = param + r * d;
       const float* delta = rc.at(i);
-      const float scale = average ? 1.0f / static_cast<float>(touched[r]) : 1.0f;
+      const float scale = touched[r] <= 2 ? 1.0f : 2.0f / static_cast<float>(touched[r]);
 #pragma omp simd
       for (int64_t k = 0; k < d; ++k) p[k] += scale * delta[k];
     }
   }
-  if (average)
-    for (int c = 0; c < n_slots; ++c)
-      for (int32_t r : (slots[c].*cache).rows) touched[r] = 0;
+  for (int c = 0; c < n_slots; ++c)
+    for (int32_t r : (slots[c].*cache).rows) touched[r] = 0;
 }
 
 // A reusable barrier whose last arriving thread runs `on_complete` before releasing the rest.
@@ -543,7 +547,7 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
     std::vector<int32_t> touched;
     try {
       wk = std::make_unique<Worker>(shared, max_subwords);
-      if (opt.hs) touched.assign(data.V, 0);
+      touched.assign(data.n_input_rows, 0);  // n_input_rows >= V
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mu);
       if (!error) error = std::current_exception();
@@ -563,9 +567,9 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
       barrier.arrive_and_wait([] {});
       if (error) continue;  // next_block stops everyone
       const int n_slots = block_end - block_begin;
-      merge(data.syn0, d, slots, n_slots, &Slot::in, worker, W, false, touched);
-      if (opt.negative > 0) merge(data.syn1neg, d, slots, n_slots, &Slot::out, worker, W, false, touched);
-      if (opt.hs) merge(data.syn1, d, slots, n_slots, &Slot::hs, worker, W, true, touched);
+      merge(data.syn0, d, slots, n_slots, &Slot::in, worker, W, touched);
+      if (opt.negative > 0) merge(data.syn1neg, d, slots, n_slots, &Slot::out, worker, W, touched);
+      if (opt.hs) merge(data.syn1, d, slots, n_slots, &Slot::hs, worker, W, touched);
     }
   };
   // The first call of next_block must not account anything: start with an empty block.

@@ -37,7 +37,7 @@ class Word2Vec:
                  max_vocab_size=None, sample=1e-3, seed=1, workers=3, min_alpha=0.0001, sg=0, hs=0, negative=5,
                  ns_exponent=0.75, cbow_mean=1, hashfxn=hash, epochs=5, null_word=0, trim_rule=None, sorted_vocab=1,
                  batch_words=10000, compute_loss=False, callbacks=(), comment=None, max_final_vocab=None,
-                 shrink_windows=True, *, progress=True, chunk_words=2048, block_chunks=8):
+                 shrink_windows=True, *, progress=True, chunk_words=256, block_chunks=4):
         if int(vector_size) < 1:
             raise ValueError(f"{type(self).__name__}: vector_size must be >= 1, got {vector_size}")
         if int(window) < 1:

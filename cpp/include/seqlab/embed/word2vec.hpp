@@ -56,8 +56,8 @@ struct Word2VecOptions {
   bool shrink_windows = true;  // window drawn uniformly from 1..window per word
   uint64_t seed = 1;
   int workers = 3;
-  int64_t chunk_words = 2048;  // words per chunk (a chunk ends at a sentence end)
-  int block_chunks = 8;        // chunks per block (see docs/embeddings-design.md)
+  int64_t chunk_words = 256;   // words per chunk (a chunk ends at a sentence end)
+  int block_chunks = 4;        // chunks per block (see docs/embeddings-design.md)
   void check() const;          // std::invalid_argument naming the field
 };
 
