@@ -10,3 +10,4 @@ queries and reads and writes the word2vec text and binary formats. Training runs
 threads without the GIL."""
 from .keyedvectors import KeyedVectors  # noqa: F401
 from .word2vec import Word2Vec  # noqa: F401
+from .fasttext import FastText, FastTextKeyedVectors  # noqa: F401

@@ -230,11 +230,8 @@ class Word2Vec:
         numpy.random.default_rng(seed) (gensim 4's prep_vectors, so they equal gensim's),
         output weights zero."""
         n, d = len(self.wv), self.vector_size
-        rng = np.random.default_rng(seed=self.seed)
-        vectors = rng.random((n, d), dtype=np.float32)
-        vectors *= 2.0
-        vectors -= 1.0
-        vectors /= d
+        vectors = np.empty((n, d), dtype=np.float32)
+        prep_vectors(vectors, self.seed)
         self.wv.vectors = vectors
         self.syn1neg = np.zeros((n, d), dtype=np.float32) if self.negative else None
         self.syn1 = np.zeros((n, d), dtype=np.float32) if self.hs else None
@@ -343,6 +340,17 @@ class Word2Vec:
 
     def _set_input_matrix(self, m):
         self.wv.vectors = m
+
+
+def prep_vectors(out, seed):
+    """Fills `out` (float32 (n, d), C-contiguous) as gensim 4's prep_vectors: uniform in
+    [-1, 1) / d from numpy.random.default_rng(seed), with gensim's operations in its order, so
+    the values are gensim's bit for bit."""
+    rng = np.random.default_rng(seed=seed)
+    rng.random(out=out, dtype=np.float32)
+    out *= 2.0
+    out -= 1.0
+    out /= out.shape[1]
 
 
 def _run_with_progress(fn, progress, total, enabled, desc):
