@@ -6,8 +6,6 @@ Katz back-off with Good-Turing discounts, interpolated Witten-Bell, MLE and add-
 Comparisons with KenLM's own binaries are in tests/test_ngram_kenlm.py.
 """
 import math
-import os
-import pathlib
 import random
 import warnings
 from collections import Counter, defaultdict
@@ -15,7 +13,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from seqlab.lm import Interpolated, NGram, interpolate
 
 BOS, EOS, UNK, SPACE = "<s>", "</s>", "<unk>", "<space>"
@@ -810,6 +807,16 @@ def test_malformed_arpa_line_numbers(tmp_path):
         NGram.load_arpa(path)
 
 
+@pytest.mark.parametrize("value", ["nan", "NaN", "-nan"])
+def test_arpa_nan_probability_is_rejected(tmp_path, value):
+    """A log10 probability of NaN is not a number: the file is malformed (otherwise every score
+    through that n-gram is silently NaN)."""
+    path = tmp_path / "nan_model.arpa"
+    path.write_text(ARPA_OK.replace("-0.3\ta b", f"{value}\ta b"))  # line 14
+    with pytest.raises(ValueError, match=r"nan_model\.arpa.*line 14"):
+        NGram.load_arpa(path)
+
+
 def test_load_arpa_missing_file(tmp_path):
     with pytest.raises(FileNotFoundError, match="nope.arpa"):
         NGram.load_arpa(tmp_path / "nope.arpa")
@@ -928,6 +935,22 @@ def test_token_list_equals_string(level):
                 assert lm.full_scores(toks, bos, eos) == lm.full_scores(s, bos, eos)
         assert lm.evaluate([toks]) == lm.evaluate([s])
         np.testing.assert_array_equal(lm.next_probs(toks), lm.next_probs(s))
+
+
+def test_char_model_reads_token_lists_alike_in_fit_and_evaluate():
+    """At character level a token-list sentence is a list of characters everywhere: fit()
+    (encode_corpus), score(), evaluate() / perplexity() and Interpolated.evaluate read it alike,
+    so a model scored on its own training data as lists gets the same (finite) perplexity."""
+    as_text = ["in the", "the end"]
+    sents = [list(s) for s in as_text]
+    lm = fit(sents, 2, "mle", "char")
+    assert lm.ngrams(2) == fit(as_text, 2, "mle", "char").ngrams(2)
+    expected = lm.evaluate(as_text)
+    assert math.isfinite(expected["perplexity"])
+    assert lm.evaluate(sents) == expected
+    assert lm.perplexity(sents) == pytest.approx(expected["perplexity"])
+    mix = interpolate(lm, fit(as_text, 1, "witten_bell", "char"), 0.5)
+    assert mix.evaluate(sents) == mix.evaluate(as_text)
 
 
 def test_fit_from_token_lists_equals_fit_from_strings():

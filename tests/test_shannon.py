@@ -4,13 +4,13 @@ Shannon (1951): from the rank frequencies q_1..q_K of the true symbol among the 
 guesses, upper = -sum q_i log2 q_i and lower = sum_i i (q_i - q_{i+1}) log2 i (q_{K+1} = 0).
 Every expected value below is worked out by hand or recomputed independently.
 """
+import itertools
 import math
 import warnings
 from collections import Counter
 
 import numpy as np
 import pytest
-
 from seqlab.lm import SHANNON_1951, NGram, ShannonResult, shannon_bounds, shannon_game
 
 
@@ -119,9 +119,8 @@ class TableModel:
     """A model-agnostic predictor: `vocab`, `order` and next_probs(context, bos=False), as an RNN
     wrapper will offer. p depends on the last symbol only; every call is recorded."""
 
-    vocab = ["<unk>", "<s>", "</s>", "x", "y", "<space>"]
-
     def __init__(self, order=2):
+        self.vocab = ["<unk>", "<s>", "</s>", "x", "y", "<space>"]
         if order is not None:
             self.order = order
         self.calls = []
@@ -237,8 +236,8 @@ def test_kjv_5gram_bounds_fall_with_N(kjv27):
         assert r.lower <= r.upper
     uppers = [r.upper for r in results]
     lowers = [r.lower for r in results]
-    assert all(a > b for a, b in zip(uppers, uppers[1:])), uppers
-    assert all(a > b for a, b in zip(lowers, lowers[1:])), lowers
+    assert all(a > b for a, b in itertools.pairwise(uppers)), uppers
+    assert all(a > b for a, b in itertools.pairwise(lowers)), lowers
     # N = 1: the guessing order is the same at every position, so the ranks are a relabelling of
     # the symbols and the upper bound is exactly the entropy of the test text's symbol frequencies
     assert uppers[0] == pytest.approx(entropy_bits(Counter(test)), abs=1e-9)

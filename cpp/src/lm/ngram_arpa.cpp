@@ -49,6 +49,7 @@ float parse_float(const ArpaReader& r, std::string_view s) {
   if (!s.empty() && s[0] == '+') s.remove_prefix(1);
   auto res = std::from_chars(s.data(), end, v);
   if (res.ec != std::errc() || res.ptr != end) r.fail(str_cat("'", s, "' is not a number"));
+  if (std::isnan(v) || v > 0 && std::isinf(v)) r.fail(str_cat("'", s, "' is not a log10 probability or weight"));
   return v;
 }
 
@@ -185,6 +186,8 @@ NGramModel NGramModel::read_arpa(const std::string& path) {
                      " entries"));
   }
   r.skip_blank();
+  if (r.more() && r.line().size() > 1 && r.line()[0] == '\\' && r.line().find("-grams:") != std::string_view::npos)
+    r.fail(str_cat("the section '", r.line(), "' is not announced in the \\data\\ header (", N, " orders)"));
   if (!r.more() || r.line() != "\\end\\") r.fail("missing '\\end\\' (file truncated?)");
   if (m.orders_[0].logprob[kUnk] == -99.0f)
     m.warnings_.push_back(str_cat("ARPA file '", path, "' has no <unk>; unknown words get log10 p = -99"));

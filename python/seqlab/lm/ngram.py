@@ -197,7 +197,8 @@ class NGram:
     # ------------------------------------------------------------------ sampling
     def generate(self, max_tokens=100, context=(), seed=None, bos=True):
         """Samples tokens from p(w | history) until </s> or max_tokens. Returns the text
-        (words joined by spaces, characters joined as they are). seed: int or None."""
+        (words joined by spaces, characters joined as they are). seed: int or None.
+        <unk> is never sampled (the rest is renormalised): it stands for no particular token."""
         rng = np.random.default_rng(seed)
         history = list(self._ids(context))
         if bos:
@@ -208,6 +209,7 @@ class NGram:
         for _ in range(max_tokens):
             h = np.array(history[len(history) - keep:] if keep else [], dtype=np.uint32)
             p = 10.0 ** self.model.distribution(h)
+            p[0] = 0.0  # <unk>
             p /= p.sum()
             w = int(rng.choice(len(p), p=p))
             if w == 2:
@@ -297,5 +299,10 @@ def _lines(corpus, level):
             return f.read().splitlines()
     out = []
     for s in corpus:
-        out.append(s if isinstance(s, str) else ("" if level == "char" else " ").join(s))
+        if isinstance(s, str):
+            out.append(s)
+        elif level == "char":  # a token list of a character model is its characters, as fit reads it
+            out.append("".join(" " if t == SPACE else t for t in s))
+        else:
+            out.append(" ".join(s))
     return out

@@ -56,7 +56,8 @@ def shannon_game(model, text, N=None, alphabet=None):
 
     At every position the model orders the alphabet by p(symbol | the previous N-1 symbols)
     (ties in alphabet order), and the rank of the true symbol is recorded. N defaults to the
-    model's order; N=1 guesses from no context (letter frequencies only). The first N-1
+    model's order; N=1 guesses from no context (the model's unigram distribution: letter
+    frequencies for an MLE model; Kneser-Ney's continuation unigram ranks otherwise). The first N-1
     positions use what context there is, as Shannon's subjects did at a text's start.
     alphabet: the symbols to guess among; by default the model's characters (its vocabulary
     without <s>, </s>, <unk>). A symbol of the text outside the alphabet raises a ValueError.
