@@ -1,7 +1,7 @@
 # seqlab: set up, run the demo, test, benchmark.
 #   make demo    set up, then train a character-level language model on the KJV Bible
 #   make test    set up, then pytest, the C++ tests, and the C++ tests under ASan/UBSan
-#   make bench   set up, then the seqlab-vs-PyTorch benchmarks
+#   make bench   set up, then the benchmarks against PyTorch, KenLM and gensim
 # `make setup` is idempotent: on a machine that has everything it takes a few seconds.
 
 PYTHON ?= python
@@ -88,6 +88,8 @@ bench: setup
 	$(PYTHON) benchmarks/matmul.py
 	$(PYTHON) benchmarks/overhead.py
 	$(PYTHON) benchmarks/elementwise.py
+	$(PYTHON) benchmarks/ngram.py
+	$(PYTHON) benchmarks/word2vec.py
 
 clean:
 	rm -rf build

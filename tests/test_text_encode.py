@@ -45,7 +45,7 @@ def test_char_level_counts_code_points_and_spaces():
     assert enc.vocab == ["a", "b", " ", "ñ", "é"]
     assert enc.counts.tolist() == [2, 1, 1, 1, 1]
     assert enc.offsets.tolist() == [0, 4, 6]
-    enc2 = encode_corpus([["ab", "a"]], level="char")
+    enc2 = encode_corpus([["a", "b", " ", "a"]], level="char")  # a token list is the characters
     assert [enc2.vocab[i] for i in enc2.sentence(0)] == ["a", "b", " ", "a"]
 
 

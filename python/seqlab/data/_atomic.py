@@ -43,6 +43,34 @@ def atomic_open(path, mode="wb"):
     _fsync_directory(directory)  # make the rename itself durable
 
 
+@contextlib.contextmanager
+def atomic_path(path):
+    """A temporary path beside `path` for a writer that opens files itself (C++): on a clean
+    exit the file is fsynced and replaces `path`; on an exception it is removed."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    os.close(fd)
+    try:
+        try:
+            permissions = os.stat(path).st_mode & 0o777
+        except FileNotFoundError:
+            permissions = 0o644
+        os.chmod(tmp, permissions)
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _fsync_directory(directory)
+
+
 def _fsync_directory(directory):
     try:
         fd = os.open(directory, os.O_RDONLY)

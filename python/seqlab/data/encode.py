@@ -33,7 +33,7 @@ def encode_corpus(corpus, level="word", vocab=None):
 
     corpus: a path (str or os.PathLike: one sentence per line), or an iterable of sentences,
     each a string (split on whitespace for level='word', into characters for level='char')
-    or a list of tokens (used as they are).
+    or a list of tokens (used as they are: at level='char' each element is one token, a character).
     vocab: a fixed vocabulary (list of str) to encode against; otherwise one is built.
     """
     if level not in ("word", "char"):
@@ -54,8 +54,6 @@ def encode_corpus(corpus, level="word", vocab=None):
             if not isinstance(s, str):
                 raise TypeError(f"encode_corpus: sentence {i} is a {type(s).__name__}, expected str like sentence 0")
         return EncodedCorpus(*_core.text.encode_lines(sentences, level, vocab))
-    if level == "char":  # token lists at character level: the words joined by single spaces
-        return encode_corpus([" ".join(s) for s in sentences], "char", vocab)
     try:
         return EncodedCorpus(*_core.text.encode_tokens(sentences, vocab))
     except TypeError:

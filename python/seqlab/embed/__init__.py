@@ -9,5 +9,7 @@ Word2Vec and FastText (word2vec.py, fasttext.py), GloVe (glove.py), PPMI + trunc
 queries and reads and writes the word2vec text and binary formats. Training runs in C++
 threads without the GIL."""
 from .keyedvectors import KeyedVectors  # noqa: F401
+from .word2vec import Word2Vec  # noqa: F401
+from .fasttext import FastText, FastTextKeyedVectors  # noqa: F401
 from .glove import GloVe  # noqa: F401
 from .ppmi import PPMI  # noqa: F401

@@ -1,0 +1,584 @@
+// Word2Vec and FastText training (seqlab/embed/word2vec.hpp): skip-gram and CBOW, negative
+// sampling and hierarchical softmax, gensim 4's subsampling, windows and learning-rate decay.
+// Deterministic for any number of threads: see docs/embeddings-design.md. Tested in
+// tests/test_word2vec.py and tests/test_fasttext.py.
+//
+// The work of an epoch is cut into chunks of whole sentences (~chunk_words words), each with
+// its own random stream seeded by (seed, epoch, chunk). Chunks run in blocks of block_chunks:
+// every chunk of a block reads the parameters as they were at the block's start plus its own
+// changes (copy-on-write rows), and at the block's end the chunks' changes are added to the
+// parameters in chunk order. Threads only decide who computes which chunk, never the result.
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "../simd/vec_math.hpp"
+#include "seqlab/check.hpp"
+#include "seqlab/embed/word2vec.hpp"
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
+namespace seqlab::embed {
+
+void Word2VecOptions::check() const {
+  SEQLAB_CHECK_VALUE(vector_size >= 1, "Word2Vec: vector_size must be >= 1, got ", vector_size);
+  SEQLAB_CHECK_VALUE(window >= 1, "Word2Vec: window must be >= 1, got ", window);
+  SEQLAB_CHECK_VALUE(negative >= 0, "Word2Vec: negative must be >= 0, got ", negative);
+  SEQLAB_CHECK_VALUE(hs || negative > 0, "Word2Vec: one of hs=1 or negative>0 is needed to train");
+  SEQLAB_CHECK_VALUE(epochs >= 0, "Word2Vec: epochs must be >= 0, got ", epochs);
+  SEQLAB_CHECK_VALUE(workers >= 1, "Word2Vec: workers must be >= 1, got ", workers);
+  SEQLAB_CHECK_VALUE(alpha > 0 && min_alpha >= 0, "Word2Vec: alpha must be > 0 and min_alpha >= 0, got alpha=", alpha,
+                     ", min_alpha=", min_alpha);
+  SEQLAB_CHECK_VALUE(chunk_words >= 1 && block_chunks >= 1, "Word2Vec: chunk_words and block_chunks must be >= 1");
+}
+
+double decayed_alpha(double alpha, double min_alpha, int64_t words_done, int64_t total_words) {
+  double progress = total_words > 0 ? static_cast<double>(words_done) / static_cast<double>(total_words) : 0.0;
+  return std::max(min_alpha, alpha - (alpha - min_alpha) * progress);
+}
+
+// ---------------------------------------------------------------------------- Huffman tree
+
+HuffmanTree build_huffman(const std::vector<int64_t>& counts) {
+  // word2vec.c's construction: leaves sorted by count descending are one queue, the inner
+  // nodes (created in increasing weight) the other; always merge the two lightest.
+  const int64_t V = static_cast<int64_t>(counts.size());
+  HuffmanTree tree;
+  tree.code_offsets.assign(V + 1, 0);
+  if (V < 2) return tree;  // a single word has an empty path
+  std::vector<int64_t> order(V);
+  for (int64_t i = 0; i < V; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return counts[a] > counts[b]; });
+  // Nodes 0..V-1 are leaves in `order`; V..2V-2 inner nodes.
+  std::vector<int64_t> weight(2 * V - 1), parent(2 * V - 1, -1);
+  std::vector<uint8_t> branch(2 * V - 1, 0);
+  for (int64_t i = 0; i < V; ++i) weight[i] = counts[order[i]];
+  int64_t leaf = V - 1, inner = V;  // next lightest leaf, next lightest inner node
+  for (int64_t node = V; node < 2 * V - 1; ++node) {
+    int64_t pick[2];
+    for (int64_t& p : pick) {
+      if (leaf >= 0 && (inner >= node || weight[leaf] < weight[inner])) p = leaf--;
+      else p = inner++;
+    }
+    weight[node] = weight[pick[0]] + weight[pick[1]];
+    parent[pick[0]] = parent[pick[1]] = node;
+    branch[pick[1]] = 1;
+  }
+  // Paths: leaf -> root collected, then stored root first. Inner node k is syn1 row k - V.
+  std::vector<std::vector<int32_t>> points(V);
+  std::vector<std::vector<uint8_t>> codes(V);
+  for (int64_t i = 0; i < V; ++i) {
+    int64_t w = order[i];
+    for (int64_t node = i; parent[node] >= 0; node = parent[node]) {
+      codes[w].push_back(branch[node]);
+      points[w].push_back(static_cast<int32_t>(parent[node] - V));
+    }
+    std::reverse(codes[w].begin(), codes[w].end());
+    std::reverse(points[w].begin(), points[w].end());
+  }
+  for (int64_t w = 0; w < V; ++w) {
+    tree.code_offsets[w + 1] = tree.code_offsets[w] + static_cast<int64_t>(codes[w].size());
+    tree.codes.insert(tree.codes.end(), codes[w].begin(), codes[w].end());
+    tree.points.insert(tree.points.end(), points[w].begin(), points[w].end());
+  }
+  return tree;
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------- random numbers
+
+// SplitMix64 (Steele et al. 2014): one 64-bit state, a fresh stream per (seed, epoch, chunk).
+struct Rng {
+  uint64_t state;
+  static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  Rng(uint64_t seed, uint64_t epoch, uint64_t chunk) : state(mix(mix(mix(seed) + epoch) + chunk)) {}
+  uint64_t next() { return mix(state += 0x9E3779B97F4A7C15ull); }
+  uint32_t next_u32() { return static_cast<uint32_t>(next() >> 32); }
+};
+
+// Walker's alias method (Vose's construction): O(1) draws from count^ns_exponent, in place
+// of word2vec.c's 10^8-entry unigram table and gensim's bisection of a cumulative table.
+struct AliasTable {
+  std::vector<uint32_t> keep;  // column i keeps i when the 32-bit draw is < keep[i]
+  std::vector<int32_t> alias;
+  int64_t n = 0;
+
+  AliasTable(const int64_t* counts, int64_t V, double power) : keep(V), alias(V), n(V) {
+    std::vector<double> p(V);
+    double total = 0;
+    for (int64_t i = 0; i < V; ++i) total += p[i] = std::pow(static_cast<double>(counts[i]), power);
+    SEQLAB_CHECK_VALUE(total > 0, "Word2Vec: negative sampling needs a word with a positive count");
+    std::vector<int64_t> small, large;
+    for (int64_t i = 0; i < V; ++i) {
+      p[i] *= static_cast<double>(V) / total;
+      (p[i] < 1.0 ? small : large).push_back(i);
+    }
+    while (!small.empty() && !large.empty()) {
+      int64_t s = small.back(), l = large.back();
+      small.pop_back();
+      keep[s] = static_cast<uint32_t>(std::min(p[s] * 4294967296.0, 4294967295.0));
+      alias[s] = static_cast<int32_t>(l);
+      p[l] -= 1.0 - p[s];
+      if (p[l] < 1.0) {
+        large.pop_back();
+        small.push_back(l);
+      }
+    }
+    for (int64_t i : large) keep[i] = UINT32_MAX, alias[i] = static_cast<int32_t>(i);
+    for (int64_t i : small) keep[i] = UINT32_MAX, alias[i] = static_cast<int32_t>(i);  // rounding leftovers
+  }
+  int32_t draw(Rng& rng) const {
+    uint64_t r = rng.next();
+    int64_t column = static_cast<int64_t>(((r & 0xFFFFFFFFull) * static_cast<uint64_t>(n)) >> 32);
+    return static_cast<uint32_t>(r >> 32) < keep[column] ? static_cast<int32_t>(column) : alias[column];
+  }
+};
+
+// ---------------------------------------------------------------------------- the update
+
+inline float dot(const float* a, const float* b, int64_t d) {
+  float s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t k = 0; k < d; ++k) s += a[k] * b[k];
+  return s;
+}
+
+inline void axpy(float g, const float* x, float* y, int64_t d) {
+#pragma omp simd
+  for (int64_t k = 0; k < d; ++k) y[k] += g * x[k];
+}
+
+// See sgd_block in the header. G: m*n scratch, dH: m*d output.
+inline void sgd_block_impl(int m, int n, int64_t d, const float* const* H, float* const* O, const float* L, float alpha,
+                           float* G, float* dH) {
+  // S = H Oᵀ
+  for (int j = 0; j < m; ++j)
+    for (int k = 0; k < n; ++k) G[j * n + k] = dot(H[j], O[k], d);
+  // G = alpha (L - σ(S))
+  simd::unary(simd::VecOp::Sigmoid, G, G, static_cast<int64_t>(m) * n);
+  for (int j = 0; j < m; ++j)
+    for (int k = 0; k < n; ++k) G[j * n + k] = alpha * (L[k] - G[j * n + k]);
+  // dH = G O   (O before its update)
+  for (int j = 0; j < m; ++j) {
+    float* dh = dH + j * d;
+    std::fill(dh, dh + d, 0.0f);
+    for (int k = 0; k < n; ++k) axpy(G[j * n + k], O[k], dh, d);
+  }
+  // O += Gᵀ H
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < m; ++j) axpy(G[j * n + k], H[j], O[k], d);
+}
+
+// ---------------------------------------------------------------------------- copy-on-write rows
+
+// The rows of one matrix that one chunk has touched: a private copy of each, made at first
+// touch from the block-start parameters. Pages never move, so row pointers stay valid.
+struct RowCache {
+  static constexpr int64_t kPageRows = 512;
+  int64_t d = 0;
+  std::vector<int32_t> rows;  // matrix row of each copy, in first-touch order
+  std::vector<std::unique_ptr<float[]>> pages;
+
+  float* at(size_t i) { return pages[i / kPageRows].get() + static_cast<int64_t>(i % kPageRows) * d; }
+  float* push(int32_t row) {
+    size_t i = rows.size();
+    if (i / kPageRows == pages.size()) pages.push_back(std::make_unique<float[]>(kPageRows * d));
+    rows.push_back(row);
+    return at(i);
+  }
+};
+
+// A matrix as one chunk sees it: param rows, or the chunk's copies of them.
+struct CowMatrix {
+  float* param = nullptr;
+  int64_t d = 0;
+  std::vector<int32_t>* index = nullptr;  // the worker's row -> copy map (-1: none)
+  RowCache* cache = nullptr;
+
+  float* row(int32_t r) {
+    int32_t& i = (*index)[r];
+    if (i >= 0) return cache->at(static_cast<size_t>(i));
+    i = static_cast<int32_t>(cache->rows.size());
+    float* copy = cache->push(r);
+    std::memcpy(copy, param + r * d, sizeof(float) * d);
+    return copy;
+  }
+  // At the chunk's end: copies become deltas (copy - param), the worker's map is reset.
+  void to_deltas() {
+    for (size_t i = 0; i < cache->rows.size(); ++i) {
+      int32_t r = cache->rows[i];
+      float* delta = cache->at(i);
+      const float* p = param + r * d;
+#pragma omp simd
+      for (int64_t k = 0; k < d; ++k) delta[k] -= p[k];
+      (*index)[r] = -1;
+    }
+  }
+};
+
+// One slot of a block: the chunk's changes, kept until the block's end.
+struct Slot {
+  RowCache in, out, hs;
+  int64_t words = 0, effective_words = 0;
+  double last_alpha = 0;
+};
+
+// ---------------------------------------------------------------------------- one chunk
+
+struct Chunk {
+  int64_t sentence_begin, sentence_end, word_begin;  // word_begin: words of the epoch before it
+};
+
+struct Shared {
+  const Word2VecData& data;
+  const Word2VecOptions& opt;
+  const AliasTable* negatives;
+  const HuffmanTree* tree;
+  int64_t d, words_per_epoch, total_words;
+};
+
+// A worker's scratch, sized once.
+struct Worker {
+  std::vector<int32_t> index_in, index_out, index_hs;
+  std::vector<int32_t> sentence;  // after subsampling
+  std::vector<const float*> H;
+  std::vector<float*> O, rows;
+  std::vector<float> L, G, dH, h;
+
+  Worker(const Shared& s, int64_t max_subwords) {
+    const auto& opt = s.opt;
+    index_in.assign(s.data.n_input_rows, -1);
+    if (opt.negative > 0) index_out.assign(s.data.V, -1);
+    if (opt.hs) index_hs.assign(s.data.V, -1);
+    int64_t max_code = 0;
+    if (opt.hs)
+      for (int64_t w = 0; w < s.data.V; ++w)
+        max_code = std::max(max_code, s.tree->code_offsets[w + 1] - s.tree->code_offsets[w]);
+    const int64_t ctx = 2 * static_cast<int64_t>(opt.window);
+    const int64_t n_max = ctx * (max_code + opt.negative + 1);  // FastText skip-gram: all contexts in one block
+    H.resize(ctx + 1);
+    O.resize(n_max);
+    L.resize(n_max);
+    rows.resize(ctx * max_subwords + max_subwords);
+    G.resize((ctx + 1) * n_max);
+    dH.resize((ctx + 1) * s.d);
+    h.resize(s.d);
+  }
+};
+
+// Appends word w's path in the Huffman tree (labels 1 - code, as word2vec.c) to O, L.
+inline int add_hs_outputs(const HuffmanTree& tree, CowMatrix& syn1, int32_t w, Worker& wk, int n) {
+  for (int64_t s = tree.code_offsets[w]; s < tree.code_offsets[w + 1]; ++s) {
+    wk.O[n] = syn1.row(tree.points[s]);
+    wk.L[n] = 1.0f - static_cast<float>(tree.codes[s]);
+    ++n;
+  }
+  return n;
+}
+
+// Appends w as the positive and `negative` draws (not equal to w) as negatives.
+inline int add_ns_outputs(const Shared& s, CowMatrix& syn1neg, Rng& rng, int32_t w, Worker& wk, int n) {
+  wk.O[n] = syn1neg.row(w);
+  wk.L[n++] = 1.0f;
+  for (int k = 0; k < s.opt.negative; ++k) {
+    int32_t t = s.negatives->draw(rng);
+    if (t == w) continue;  // as word2vec.c and gensim: a draw of the positive is dropped
+    wk.O[n] = syn1neg.row(t);
+    wk.L[n++] = 0.0f;
+  }
+  return n;
+}
+
+// Trains one chunk into `slot`. Compiled for several instruction sets, chosen at load time
+// (GCC's target_clones), so the dot/axpy loops use AVX2+FMA or AVX-512 where the CPU has them.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("default", "arch=haswell", "arch=skylake-avx512")))
+#endif
+void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, int epoch, int64_t chunk_index) {
+  const Word2VecData& data = s.data;
+  const Word2VecOptions& opt = s.opt;
+  const int64_t d = s.d;
+  const bool fasttext = data.sub_offsets != nullptr;
+  Rng rng(opt.seed, static_cast<uint64_t>(epoch), static_cast<uint64_t>(chunk_index));
+  slot.in.rows.clear();
+  slot.out.rows.clear();
+  slot.hs.rows.clear();
+  CowMatrix syn0{data.syn0, d, &wk.index_in, &slot.in};
+  CowMatrix syn1neg{data.syn1neg, d, &wk.index_out, &slot.out};
+  CowMatrix syn1{data.syn1, d, &wk.index_hs, &slot.hs};
+  int64_t words_before = epoch * s.words_per_epoch + chunk.word_begin, effective = 0;
+  float alpha = 0;
+
+  // The input rows of word w: itself, and for FastText its n-gram buckets.
+  auto input_rows = [&](int32_t w, int64_t n_rows) -> int64_t {
+    if (!fasttext) {
+      wk.rows[n_rows] = syn0.row(w);
+      return n_rows + 1;
+    }
+    for (int64_t i = data.sub_offsets[w]; i < data.sub_offsets[w + 1]; ++i) wk.rows[n_rows++] = syn0.row(data.sub_rows[i]);
+    return n_rows;
+  };
+
+  for (int64_t sent = chunk.sentence_begin; sent < chunk.sentence_end; ++sent) {
+    const int64_t begin = data.offsets[sent], end = data.offsets[sent + 1];
+    alpha = static_cast<float>(decayed_alpha(opt.alpha, opt.min_alpha, words_before, s.total_words));
+    words_before += end - begin;
+    // Subsampling (Mikolov et al. 2013, §2.3, gensim's form): keep w if sample_int[w] >= a
+    // uniform 32-bit draw. Windows are then taken over the kept words.
+    wk.sentence.clear();
+    for (int64_t t = begin; t < end; ++t) {
+      int32_t w = data.ids[t];
+      if (data.sample_int && data.sample_int[w] < rng.next_u32()) continue;
+      wk.sentence.push_back(w);
+    }
+    const int n = static_cast<int>(wk.sentence.size());
+    effective += n;
+    for (int i = 0; i < n; ++i) {
+      const int32_t w = wk.sentence[i];
+      // Reduced window: b uniform in 0..window-1, the window spans window - b words each side.
+      const int b = opt.shrink_windows ? static_cast<int>(rng.next() % static_cast<uint64_t>(opt.window)) : 0;
+      const int lo = std::max(0, i - opt.window + b), hi = std::min(n - 1, i + opt.window - b);
+      if (hi == lo) continue;  // a one-word sentence has no context
+
+      if (opt.sg && !fasttext) {
+        // Skip-gram: each context word's input vector predicts w. The contexts share the
+        // negatives (Ji et al. 2016), so one block updates them all.
+        int m = 0;
+        for (int j = lo; j <= hi; ++j)
+          if (j != i) wk.H[m++] = syn0.row(wk.sentence[j]);
+        for (int pass = 0; pass < 2; ++pass) {
+          int n_out = 0;
+          if (pass == 0 && opt.hs) n_out = add_hs_outputs(*s.tree, syn1, w, wk, 0);
+          if (pass == 1 && opt.negative > 0) n_out = add_ns_outputs(s, syn1neg, rng, w, wk, 0);
+          if (n_out == 0) continue;
+          sgd_block_impl(m, n_out, d, wk.H.data(), wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
+          for (int j = 0; j < m; ++j) axpy(1.0f, wk.dH.data() + j * d, const_cast<float*>(wk.H[j]), d);
+        }
+      } else if (opt.sg) {
+        // FastText skip-gram (gensim's direction): the centre's subword mean predicts each
+        // context word, each with its own negatives; one block of 1 input.
+        int64_t n_rows = input_rows(w, 0);
+        std::fill(wk.h.begin(), wk.h.end(), 0.0f);
+        for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.rows[r], wk.h.data(), d);
+        const float inv = 1.0f / static_cast<float>(n_rows);
+        for (int64_t k = 0; k < d; ++k) wk.h[k] *= inv;
+        int n_out = 0;
+        for (int j = lo; j <= hi; ++j) {
+          if (j == i) continue;
+          if (opt.hs) n_out = add_hs_outputs(*s.tree, syn1, wk.sentence[j], wk, n_out);
+          if (opt.negative > 0) n_out = add_ns_outputs(s, syn1neg, rng, wk.sentence[j], wk, n_out);
+        }
+        if (n_out == 0) continue;
+        const float* hp = wk.h.data();
+        sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
+        // The gradient of the mean reaches every row whole, as in fastText and gensim.
+        for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.dH.data(), wk.rows[r], d);
+      } else {
+        // CBOW: the context's mean (cbow_mean) or sum predicts w; the input gradient goes to
+        // every context row whole (mean), or divided by their number (sum), as gensim.
+        for (int pass = 0; pass < 2; ++pass) {
+          if ((pass == 0 && !opt.hs) || (pass == 1 && opt.negative == 0)) continue;
+          int64_t n_rows = 0;
+          for (int j = lo; j <= hi; ++j)
+            if (j != i) n_rows = input_rows(wk.sentence[j], n_rows);
+          std::fill(wk.h.begin(), wk.h.end(), 0.0f);
+          for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.rows[r], wk.h.data(), d);
+          const float inv = 1.0f / static_cast<float>(n_rows);
+          if (opt.cbow_mean)
+            for (int64_t k = 0; k < d; ++k) wk.h[k] *= inv;
+          int n_out = pass == 0 ? add_hs_outputs(*s.tree, syn1, w, wk, 0) : add_ns_outputs(s, syn1neg, rng, w, wk, 0);
+          if (n_out == 0) continue;
+          const float* hp = wk.h.data();
+          sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
+          const float scale = opt.cbow_mean ? 1.0f : inv;
+          for (int64_t r = 0; r < n_rows; ++r) axpy(scale, wk.dH.data(), wk.rows[r], d);
+        }
+      }
+    }
+  }
+  syn0.to_deltas();
+  if (opt.negative > 0) syn1neg.to_deltas();
+  if (opt.hs) syn1.to_deltas();
+  slot.words = words_before - (epoch * s.words_per_epoch + chunk.word_begin);
+  slot.effective_words = effective;
+  slot.last_alpha = alpha;
+}
+
+// Adds the slots' deltas to the rows this worker owns (row % n_workers == worker), in slot
+// order: every row sees the same additions in the same order whoever owns it.
+//
+// A row changed by n chunks of the block gets min(1, 2/n) times the sum of their deltas.
+// Each chunk moved the row from the same block-start value; for a row that every chunk
+// updates many times (the frequent words' output rows, the inner nodes near the Huffman
+// root) each delta is already most of the way to that chunk's optimum, and adding n of them
+// overshoots n-fold and diverges. In a linear model of one chunk's effect (error e -> ρ e,
+// 0 < ρ < 1) a step of s times the sum leaves (1 - s n (1 - ρ)) e, which stays below e in size
+// whenever s n <= 2: so rare rows (n <= 2) keep the full sum, as sequential SGD would give
+// them, and hot rows move at most two chunks' worth per block.
+// `touched` is the worker's scratch (one counter per row, left zero).
+void merge(float* param, int64_t d, std::vector<Slot>& slots, int n_slots, RowCache Slot::*cache, int worker,
+           int n_workers, std::vector<int32_t>& touched) {
+  for (int c = 0; c < n_slots; ++c)
+    for (int32_t r : (slots[c].*cache).rows)
+      if (r % n_workers == worker) ++touched[r];
+  for (int c = 0; c < n_slots; ++c) {
+    RowCache& rc = slots[c].*cache;
+    for (size_t i = 0; i < rc.rows.size(); ++i) {
+      int32_t r = rc.rows[i];
+      if (r % n_workers != worker) continue;
+      float* p = param + r * d;
+      const float* delta = rc.at(i);
+      const float scale = touched[r] <= 2 ? 1.0f : 2.0f / static_cast<float>(touched[r]);
+#pragma omp simd
+      for (int64_t k = 0; k < d; ++k) p[k] += scale * delta[k];
+    }
+  }
+  for (int c = 0; c < n_slots; ++c)
+    for (int32_t r : (slots[c].*cache).rows) touched[r] = 0;
+}
+
+// A reusable barrier whose last arriving thread runs `on_complete` before releasing the rest.
+class Barrier {
+ public:
+  explicit Barrier(int n) : n_(n) {}
+  template <class F>
+  void arrive_and_wait(F&& on_complete) {
+    std::unique_lock<std::mutex> lock(mu_);
+    const uint64_t gen = generation_;
+    if (++arrived_ == n_) {
+      on_complete();
+      arrived_ = 0;
+      ++generation_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(lock, [&] { return generation_ != gen; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int n_, arrived_ = 0;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace
+
+void sgd_block(int m, int n, int64_t d, const float* const* H, float* const* O, const float* L, float alpha, float* G,
+               float* dH) {
+  sgd_block_impl(m, n, d, H, O, L, alpha, G, dH);
+}
+
+void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progress& progress) {
+  opt.check();
+  SEQLAB_CHECK_VALUE(data.V >= 1, "Word2Vec: the vocabulary is empty");
+  SEQLAB_CHECK_VALUE(data.n_input_rows >= data.V, "Word2Vec: syn0 has fewer rows than the vocabulary");
+  SEQLAB_CHECK_VALUE(opt.negative == 0 || data.syn1neg, "Word2Vec: negative > 0 needs syn1neg");
+  SEQLAB_CHECK_VALUE(!opt.hs || data.syn1, "Word2Vec: hs needs syn1");
+  const int64_t d = opt.vector_size;
+
+  // Chunks: whole sentences, closed once they hold chunk_words words.
+  std::vector<Chunk> chunks;
+  for (int64_t sent = 0, begin = 0; sent < data.n_sentences; ++sent) {
+    if (data.offsets[sent + 1] - data.offsets[begin] >= opt.chunk_words || sent + 1 == data.n_sentences) {
+      chunks.push_back({begin, sent + 1, data.offsets[begin] - data.offsets[0]});
+      begin = sent + 1;
+    }
+  }
+  const int64_t words_per_epoch = data.offsets[data.n_sentences] - data.offsets[0];
+  if (chunks.empty() || words_per_epoch == 0 || opt.epochs == 0) return;
+
+  std::unique_ptr<AliasTable> negatives;
+  if (opt.negative > 0) negatives = std::make_unique<AliasTable>(data.counts, data.V, opt.ns_exponent);
+  HuffmanTree tree;
+  if (opt.hs) tree = build_huffman(std::vector<int64_t>(data.counts, data.counts + data.V));
+  int64_t max_subwords = 1;
+  if (data.sub_offsets)
+    for (int64_t w = 0; w < data.V; ++w) max_subwords = std::max(max_subwords, data.sub_offsets[w + 1] - data.sub_offsets[w]);
+  Shared shared{data, opt, negatives.get(), &tree, d, words_per_epoch, words_per_epoch * opt.epochs};
+
+  const int K = opt.block_chunks;
+  std::vector<Slot> slots(K);
+  for (Slot& sl : slots) sl.in.d = sl.out.d = sl.hs.d = d;
+  const int n_chunks = static_cast<int>(chunks.size());
+  const int W = std::max(1, std::min(opt.workers, K));
+  Barrier barrier(W);
+  std::atomic<int> next_chunk{0};
+  int epoch = 0, block_begin = 0, block_end = 0;  // written by the barrier's completion only
+  bool done = false;
+  std::exception_ptr error;
+  std::mutex error_mu;
+
+  // Runs at each block boundary by the last thread to arrive: account for the finished
+  // block, then pick the next one (or stop).
+  auto next_block = [&]() {
+    for (int c = 0; c < block_end - block_begin; ++c) {
+      progress.words_done += slots[c].words;
+      progress.effective_words += slots[c].effective_words;
+      progress.last_alpha = slots[c].last_alpha;
+    }
+    block_begin = block_end;
+    if (block_begin == n_chunks) {
+      block_begin = 0;
+      ++epoch;
+    }
+    block_end = std::min(n_chunks, block_begin + K);
+    next_chunk = block_begin;
+    done = epoch == opt.epochs || progress.stop.load() || error != nullptr;
+  };
+
+  auto run = [&](int worker) {
+#if defined(__SSE__)
+    _mm_setcsr(_mm_getcsr() | 0x8040);  // flush-to-zero, denormals-are-zero
+#endif
+    std::unique_ptr<Worker> wk;
+    std::vector<int32_t> touched;
+    try {
+      wk = std::make_unique<Worker>(shared, max_subwords);
+      touched.assign(data.n_input_rows, 0);  // n_input_rows >= V
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (!error) error = std::current_exception();
+    }
+    barrier.arrive_and_wait([] {});
+    while (true) {
+      barrier.arrive_and_wait(next_block);
+      if (done) break;
+      for (int c; (c = next_chunk.fetch_add(1)) < block_end;) {
+        try {
+          train_chunk(shared, *wk, slots[c - block_begin], chunks[c], epoch, c);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(error_mu);
+          if (!error) error = std::current_exception();
+        }
+      }
+      barrier.arrive_and_wait([] {});
+      if (error) continue;  // next_block stops everyone
+      const int n_slots = block_end - block_begin;
+      merge(data.syn0, d, slots, n_slots, &Slot::in, worker, W, touched);
+      if (opt.negative > 0) merge(data.syn1neg, d, slots, n_slots, &Slot::out, worker, W, touched);
+      if (opt.hs) merge(data.syn1, d, slots, n_slots, &Slot::hs, worker, W, touched);
+    }
+  };
+  // The first call of next_block must not account anything: start with an empty block.
+  block_begin = block_end = 0;
+  std::vector<std::thread> threads;
+  for (int w = 1; w < W; ++w) threads.emplace_back(run, w);
+  run(0);
+  for (auto& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace seqlab::embed

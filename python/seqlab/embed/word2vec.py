@@ -1,0 +1,389 @@
+"""Word2Vec with gensim 4's names, arguments and vocabulary rules; training runs in C++ threads
+(cpp/src/embed/word2vec.cpp) and is bit-for-bit reproducible for a seed, whatever `workers` is.
+
+    model = Word2Vec(sentences, vector_size=100, window=5, min_count=5, sg=1, workers=2, seed=1)
+    model.wv.most_similar("king")
+
+Follows Mikolov et al. 2013 and gensim.models.Word2Vec; the deterministic parallel design is
+in docs/embeddings-design.md. Tested in tests/test_word2vec.py.
+"""
+import os
+import threading
+
+import numpy as np
+
+from .. import _core
+from ..data.encode import encode_corpus
+from .keyedvectors import KeyedVectors
+
+__all__ = ["Word2Vec"]
+
+MAX_WORDS_IN_SENTENCE = 10000  # gensim's MAX_WORDS_IN_BATCH; longer sentences are split (gensim truncates)
+FORMAT = "seqlab.embed.Word2Vec"
+FORMAT_VERSION = 1
+
+
+class Word2Vec:
+    """gensim.models.Word2Vec's constructor; with `sentences` or `corpus_file` it builds the
+    vocabulary and trains at once.
+
+    seqlab-only arguments: `progress` shows a tqdm bar with words/s during training;
+    `chunk_words` and `block_chunks` set the deterministic schedule (docs/embeddings-design.md).
+    Not supported (NotImplementedError when set): trim_rule, null_word, callbacks, compute_loss,
+    build_vocab(update=True).
+    """
+
+    def __init__(self, sentences=None, corpus_file=None, vector_size=100, alpha=0.025, window=5, min_count=5,
+                 max_vocab_size=None, sample=1e-3, seed=1, workers=3, min_alpha=0.0001, sg=0, hs=0, negative=5,
+                 ns_exponent=0.75, cbow_mean=1, hashfxn=hash, epochs=5, null_word=0, trim_rule=None, sorted_vocab=1,
+                 batch_words=10000, compute_loss=False, callbacks=(), comment=None, max_final_vocab=None,
+                 shrink_windows=True, *, progress=True, chunk_words=256, block_chunks=4):
+        if int(vector_size) < 1:
+            raise ValueError(f"{type(self).__name__}: vector_size must be >= 1, got {vector_size}")
+        if int(window) < 1:
+            raise ValueError(f"{type(self).__name__}: window must be >= 1, got {window}")
+        if int(workers) < 1:
+            raise ValueError(f"{type(self).__name__}: workers must be >= 1, got {workers}")
+        if int(negative) < 0:
+            raise ValueError(f"{type(self).__name__}: negative must be >= 0, got {negative}")
+        if not hs and not negative:
+            raise ValueError(f"{type(self).__name__}: one of hs=1 or negative>0 is needed to train")
+        if int(epochs) < 0:
+            raise ValueError(f"{type(self).__name__}: epochs must be >= 0, got {epochs}")
+        for name, value in (("trim_rule", trim_rule), ("callbacks", tuple(callbacks)), ("null_word", null_word),
+                            ("compute_loss", compute_loss)):
+            if value:
+                raise NotImplementedError(f"{type(self).__name__}: {name} is not supported by seqlab")
+        self.vector_size = int(vector_size)
+        self.layer1_size = self.vector_size
+        self.alpha = float(alpha)
+        self.min_alpha = float(min_alpha)
+        self.window = int(window)
+        self.min_count = int(min_count)
+        self.max_vocab_size = max_vocab_size
+        self.max_final_vocab = max_final_vocab
+        self.sample = sample
+        self.seed = int(seed)
+        self.workers = int(workers)
+        self.sg = int(sg)
+        self.hs = int(hs)
+        self.negative = int(negative)
+        self.ns_exponent = float(ns_exponent)
+        self.cbow_mean = int(cbow_mean)
+        self.epochs = int(epochs)
+        self.sorted_vocab = int(sorted_vocab)
+        self.batch_words = int(batch_words)
+        self.shrink_windows = bool(shrink_windows)
+        self.comment = comment
+        self.progress = progress
+        self.chunk_words = int(chunk_words)
+        self.block_chunks = int(block_chunks)
+        self.wv = self._new_keyed_vectors()
+        self.syn1neg = self.syn1 = None
+        self.corpus_count = self.corpus_total_words = 0
+        self.train_count = 0
+        self.min_alpha_yet_reached = self.alpha
+        self.effective_min_count = self.min_count
+        self._cache = None  # (source, ids, offsets) of the corpus build_vocab encoded
+        if sentences is not None and corpus_file is not None:
+            raise ValueError(f"{type(self).__name__}: pass sentences or corpus_file, not both")
+        if sentences is not None or corpus_file is not None:
+            if isinstance(sentences, (str, bytes)):
+                raise TypeError(f"{type(self).__name__}: sentences must be an iterable of token lists, got "
+                                f"{type(sentences).__name__} (use corpus_file= for a path)")
+            self.build_vocab(corpus_iterable=sentences, corpus_file=corpus_file)
+            self.train(corpus_iterable=sentences, corpus_file=corpus_file, total_examples=self.corpus_count,
+                       total_words=self.corpus_total_words, epochs=self.epochs)
+
+    def __repr__(self):
+        return f"{type(self).__name__}<vocab={len(self.wv)}, vector_size={self.vector_size}, alpha={self.alpha}>"
+
+    def _new_keyed_vectors(self):
+        return KeyedVectors(self.vector_size)
+
+    # ------------------------------------------------------------------------ vocabulary
+
+    def _encode(self, corpus_iterable, corpus_file, vocab=None):
+        if corpus_file is not None:
+            if not os.path.exists(os.fspath(corpus_file)):
+                raise FileNotFoundError(f"{type(self).__name__}: no such corpus_file '{os.fspath(corpus_file)}'")
+            return encode_corpus(os.fspath(corpus_file), vocab=vocab)
+        if corpus_iterable is None:
+            raise ValueError(f"{type(self).__name__}: pass corpus_iterable (lists of tokens) or corpus_file")
+        return encode_corpus(corpus_iterable, vocab=vocab)
+
+    def scan_vocab(self, corpus_iterable=None, corpus_file=None):
+        """Counts every word (gensim's raw_vocab: a dict in first-occurrence order, pruned as
+        gensim prunes it when max_vocab_size is exceeded). Returns the encoded corpus."""
+        enc = self._encode(corpus_iterable, corpus_file)
+        self.corpus_count = enc.n_sentences
+        self.corpus_total_words = int(len(enc.ids))
+        if len(enc.ids) == 0:
+            raise ValueError(f"{type(self).__name__}: the corpus is empty (no words in {enc.n_sentences} sentences)")
+        if self.max_vocab_size and len(enc.vocab) > self.max_vocab_size:
+            self.raw_vocab = self._pruned_counts(enc)
+        else:
+            _, first = np.unique(enc.ids, return_index=True)  # first occurrence of each id
+            order = np.argsort(first, kind="stable")
+            self.raw_vocab = {enc.vocab[i]: int(enc.counts[i]) for i in order}
+        return enc
+
+    def _pruned_counts(self, enc):
+        """gensim's _scan_vocab with max_vocab_size: after each sentence that leaves more than
+        max_vocab_size words, drop those seen fewer than min_reduce times, then min_reduce += 1."""
+        counts, min_reduce = {}, 1
+        ids, offsets = enc.ids, enc.offsets
+        for s in range(enc.n_sentences):
+            for i in ids[offsets[s]:offsets[s + 1]].tolist():
+                counts[i] = counts.get(i, 0) + 1
+            if len(counts) > self.max_vocab_size:
+                counts = {i: c for i, c in counts.items() if c >= min_reduce}
+                min_reduce += 1
+        return {enc.vocab[i]: c for i, c in counts.items()}
+
+    def build_vocab(self, corpus_iterable=None, corpus_file=None, update=False, progress_per=10000,
+                    keep_raw_vocab=False, trim_rule=None, **kwargs):
+        """Vocabulary and subsampling thresholds as gensim's build_vocab (scan_vocab, then
+        prepare_vocab), then fresh weights (gensim's init_weights)."""
+        if update:
+            raise NotImplementedError(f"{type(self).__name__}: build_vocab(update=True) is not supported by seqlab")
+        if trim_rule is not None:
+            raise NotImplementedError(f"{type(self).__name__}: trim_rule is not supported by seqlab")
+        enc = self.scan_vocab(corpus_iterable, corpus_file)
+        self.prepare_vocab()
+        # Keep the corpus as ids of the final vocabulary for train() on the same corpus.
+        index = {w: i for i, w in enumerate(enc.vocab)}
+        remap = np.full(len(enc.vocab), -1, dtype=np.int32)
+        for w, i in self.wv.key_to_index.items():
+            remap[index[w]] = i
+        ids, offsets = self._drop_unknown(remap[enc.ids], enc.offsets)
+        self._cache = (corpus_file if corpus_file is not None else corpus_iterable, ids, offsets)
+        if not keep_raw_vocab:
+            self.raw_vocab = {}
+        self.init_weights()
+
+    @staticmethod
+    def _drop_unknown(ids, offsets):
+        """Removes ids < 0 and splits sentences longer than MAX_WORDS_IN_SENTENCE."""
+        keep = ids >= 0
+        kept = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
+        ids = np.ascontiguousarray(ids[keep], dtype=np.int32)
+        offsets = kept[offsets]
+        lengths = np.diff(offsets)
+        if len(lengths) and lengths.max() > MAX_WORDS_IN_SENTENCE:
+            pieces = []
+            for s in range(len(lengths)):
+                pieces.append(np.arange(offsets[s], offsets[s + 1], MAX_WORDS_IN_SENTENCE))
+            offsets = np.concatenate(pieces + [offsets[-1:]])
+        return ids, np.ascontiguousarray(offsets, dtype=np.int64)
+
+    def prepare_vocab(self):
+        """gensim's prepare_vocab: min_count (raised to meet max_final_vocab), the order
+        (descending count; gensim's tie order is reverse first occurrence), sample_int."""
+        raw = self.raw_vocab
+        self.effective_min_count = self.min_count
+        if self.max_final_vocab is not None:
+            sorted_counts = sorted(raw.values(), reverse=True)
+            calc_min_count = 1
+            if self.max_final_vocab < len(sorted_counts):
+                calc_min_count = sorted_counts[self.max_final_vocab] + 1
+            self.effective_min_count = max(calc_min_count, self.min_count)
+        words = [w for w, c in raw.items() if c >= self.effective_min_count]
+        if not words:
+            raise ValueError(f"{type(self).__name__}: no word occurs at least min_count={self.effective_min_count} times "
+                             f"in the corpus ({len(raw)} distinct words, the most frequent "
+                             f"{max(raw.values()) if raw else 0} times); lower min_count")
+        counts = np.array([raw[w] for w in words], dtype=np.int64)
+        if self.sorted_vocab:
+            # np.lexsort((-position, -count)): gensim's KeyedVectors.sort_by_descending_frequency
+            order = np.lexsort((-np.arange(len(words)), -counts))
+            words = [words[i] for i in order]
+            counts = counts[order]
+        self.wv = self._new_keyed_vectors()
+        self.wv.index_to_key = words
+        self.wv.key_to_index = {w: i for i, w in enumerate(words)}
+        self.wv.expandos["count"] = counts
+        self.wv.expandos["sample_int"] = self._sample_ints(counts)
+        self._after_vocab()
+
+    def _after_vocab(self):
+        """Hook for FastText (n-gram buckets of the new vocabulary)."""
+
+    def _sample_ints(self, counts):
+        """gensim's downsampling thresholds: a word of count v is kept with probability
+        (sqrt(v / t) + 1) t / v (at most 1), t = sample * total (sample < 1) or
+        sample * (3 + sqrt 5) / 2 (sample >= 1); stored as uint32(p * (2^32 - 1))."""
+        retain_total = int(counts.sum())
+        sample = self.sample
+        if not sample:
+            threshold = retain_total
+        elif sample < 1.0:
+            threshold = sample * retain_total
+        else:
+            threshold = int(sample * (3 + np.sqrt(5)) / 2)
+        v = counts.astype(np.float64)
+        p = np.minimum((np.sqrt(v / threshold) + 1) * (threshold / v), 1.0)
+        return (p * (2**32 - 1)).astype(np.uint32)
+
+    def init_weights(self):
+        """gensim's init_weights: input vectors uniform in [-1, 1) / vector_size from
+        numpy.random.default_rng(seed) (gensim 4's prep_vectors, so they equal gensim's),
+        output weights zero."""
+        n, d = len(self.wv), self.vector_size
+        vectors = np.empty((n, d), dtype=np.float32)
+        prep_vectors(vectors, self.seed)
+        self.wv.vectors = vectors
+        self.syn1neg = np.zeros((n, d), dtype=np.float32) if self.negative else None
+        self.syn1 = np.zeros((n, d), dtype=np.float32) if self.hs else None
+
+    # ------------------------------------------------------------------------ training
+
+    def _input_matrix(self):
+        return self.wv.vectors
+
+    def _subwords(self):
+        return None, None
+
+    def train(self, corpus_iterable=None, corpus_file=None, total_examples=None, total_words=None, epochs=None,
+              start_alpha=None, end_alpha=None, word_count=0, queue_factor=2, report_delay=1.0, compute_loss=False,
+              callbacks=(), **kwargs):
+        """Trains `epochs` epochs, the learning rate falling linearly from start_alpha (alpha)
+        to end_alpha (min_alpha) over all of their words. As gensim, epochs and one of
+        total_examples/total_words must be given. Returns (effective words, corpus words)."""
+        name = type(self).__name__
+        if not len(self.wv):
+            raise RuntimeError(f"{name}: you must first build vocabulary before training the model")
+        if epochs is None:
+            raise ValueError("You must specify an explicit epochs count. The usual value is epochs=model.epochs.")
+        if total_examples is None and total_words is None:
+            raise ValueError("You must specify either total_examples or total_words, for proper learning-rate "
+                             "and progress calculations. The usual value is total_examples=model.corpus_count.")
+        if compute_loss or callbacks:
+            raise NotImplementedError(f"{name}: compute_loss and callbacks are not supported by seqlab")
+        source = corpus_file if corpus_file is not None else corpus_iterable
+        if self._cache is not None and source is self._cache[0]:
+            ids, offsets = self._cache[1], self._cache[2]
+        else:
+            enc = self._encode(corpus_iterable, corpus_file, vocab=self.wv.index_to_key)
+            ids, offsets = self._drop_unknown(enc.ids, enc.offsets)
+        alpha = self.alpha if start_alpha is None else float(start_alpha)
+        min_alpha = self.min_alpha if end_alpha is None else float(end_alpha)
+        sub_offsets, sub_rows = self._subwords()
+        progress = _core.word2vec.Progress()
+        args = (ids, offsets, self.wv.expandos["count"], self.wv.expandos["sample_int"] if self.sample else None,
+                self._input_matrix(), self.syn1neg, self.syn1, sub_offsets, sub_rows, progress)
+        options = dict(vector_size=self.vector_size, window=self.window, sg=bool(self.sg), hs=bool(self.hs),
+                       negative=self.negative, ns_exponent=self.ns_exponent, cbow_mean=bool(self.cbow_mean),
+                       alpha=alpha, min_alpha=min_alpha, epochs=int(epochs), shrink_windows=self.shrink_windows,
+                       seed=self.seed, workers=self.workers, chunk_words=self.chunk_words,
+                       block_chunks=self.block_chunks)
+        _run_with_progress(lambda: _core.word2vec.train(*args, **options), progress, int(epochs) * len(ids),
+                           enabled=self.progress, desc=name)
+        self.train_count += 1
+        self.min_alpha_yet_reached = progress.last_alpha
+        self._after_train()
+        return progress.effective_words, progress.words_done
+
+    def _after_train(self):
+        """Hook for FastText (word vectors from their n-grams)."""
+
+    # ------------------------------------------------------------------------ save / load
+
+    def _state(self):
+        params = {k: getattr(self, k) for k in (
+            "vector_size", "alpha", "min_alpha", "window", "min_count", "max_vocab_size", "max_final_vocab", "sample",
+            "seed", "workers", "sg", "hs", "negative", "ns_exponent", "cbow_mean", "epochs", "sorted_vocab",
+            "batch_words", "shrink_windows", "comment", "chunk_words", "block_chunks", "corpus_count",
+            "corpus_total_words", "train_count", "min_alpha_yet_reached", "effective_min_count")}
+        arrays = {"vectors": self._input_matrix(), "syn1neg": self.syn1neg, "syn1": self.syn1,
+                  "count": self.wv.expandos.get("count"), "sample_int": self.wv.expandos.get("sample_int")}
+        return params, arrays
+
+    def save(self, fname):
+        """Writes the whole model (vocabulary, counts, all weights, parameters) to one
+        safetensors file with seqlab.save (atomic: a crash leaves any previous file intact)."""
+        import seqlab
+        params, arrays = self._state()
+        tensors = {k: seqlab.from_numpy(np.ascontiguousarray(v if k != "sample_int" else v.astype(np.int64)))
+                   for k, v in arrays.items() if v is not None}
+        seqlab.save({"format": FORMAT, "version": FORMAT_VERSION, "class": type(self).__name__, "params": params,
+                     "index_to_key": list(self.wv.index_to_key), "arrays": tensors}, fname)
+
+    @classmethod
+    def load(cls, fname):
+        """Reads a model written by save()."""
+        import seqlab
+        state = seqlab.load(fname)
+        if not isinstance(state, dict) or state.get("format") != FORMAT:
+            raise ValueError(f"{cls.__name__}.load: '{os.fspath(fname)}' is not a seqlab Word2Vec/FastText file")
+        if state["class"] != cls.__name__:
+            raise ValueError(f"{cls.__name__}.load: '{os.fspath(fname)}' holds a {state['class']}, "
+                             f"load it with {state['class']}.load")
+        params = state["params"]
+        model = cls.__new__(cls)
+        for k, v in params.items():
+            setattr(model, k, v)
+        model.layer1_size = model.vector_size
+        model.progress = True
+        model._cache = None
+        model.raw_vocab = {}
+        arrays = {k: t.numpy().copy() for k, t in state["arrays"].items()}
+        model.wv = model._new_keyed_vectors()
+        model.wv.index_to_key = list(state["index_to_key"])
+        model.wv.key_to_index = {w: i for i, w in enumerate(model.wv.index_to_key)}
+        model.wv.expandos["count"] = arrays["count"]
+        model.wv.expandos["sample_int"] = arrays["sample_int"].astype(np.uint32)
+        model.syn1neg = arrays.get("syn1neg")
+        model.syn1 = arrays.get("syn1")
+        model._set_input_matrix(arrays["vectors"])
+        return model
+
+    def _set_input_matrix(self, m):
+        self.wv.vectors = m
+
+
+def prep_vectors(out, seed):
+    """Fills `out` (float32 (n, d), C-contiguous) as gensim 4's prep_vectors: uniform in
+    [-1, 1) / d from numpy.random.default_rng(seed), with gensim's operations in its order, so
+    the values are gensim's bit for bit."""
+    rng = np.random.default_rng(seed=seed)
+    rng.random(out=out, dtype=np.float32)
+    out *= 2.0
+    out -= 1.0
+    out /= out.shape[1]
+
+
+def _run_with_progress(fn, progress, total, enabled, desc):
+    """Runs fn (a C++ call that releases the GIL) in a thread; meanwhile a tqdm bar follows
+    progress.words_done. Ctrl-C asks the C++ side to stop at the next block."""
+    result = {}
+
+    def target():
+        try:
+            fn()
+        except BaseException as e:  # noqa: BLE001 -- re-raised in the caller's thread
+            result["error"] = e
+
+    thread = threading.Thread(target=target, daemon=True)
+    bar = None
+    if enabled:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=total, desc=desc, unit="word", unit_scale=True, smoothing=0.1)
+    thread.start()
+    try:
+        done = 0
+        while thread.is_alive():
+            thread.join(0.1)
+            if bar is not None:
+                now = progress.words_done
+                bar.update(now - done)
+                done = now
+    except KeyboardInterrupt:
+        progress.stop()
+        thread.join()
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    if "error" in result:
+        raise result["error"]

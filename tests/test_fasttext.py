@@ -1,0 +1,131 @@
+"""seqlab.embed.FastText: n-grams and hash buckets equal gensim's, OOV vectors are the mean of
+their bucket rows, learning on the planted-analogies corpus, reproducibility, save/load, errors."""
+import numpy as np
+import pytest
+from gensim.models import FastText as GensimFastText
+from gensim.models.fasttext import ft_ngram_hashes as gensim_ft_ngram_hashes
+from gensim.models.fasttext_inner import compute_ngrams_bytes, ft_hash_bytes
+
+from seqlab import _core
+from seqlab.data import corpora
+from seqlab.embed import FastText, FastTextKeyedVectors, KeyedVectors
+from seqlab.embed.fasttext import ft_ngram_hashes
+
+WORDS = ["where", "a", "", "naïve", "日本語", "über-cool", "x" * 40, "don't", "😀ok"]
+
+
+def test_where_trigrams():
+    assert _core.word2vec.char_ngrams("where", 3, 3) == [b"<wh", b"whe", b"her", b"ere", b"re>"]
+
+
+@pytest.mark.parametrize("min_n,max_n", [(3, 6), (1, 3), (2, 2), (5, 5), (4, 3)])
+def test_ngrams_and_buckets_equal_gensim(min_n, max_n):
+    for word in WORDS:
+        assert _core.word2vec.char_ngrams(word, min_n, max_n) == compute_ngrams_bytes(word, min_n, max_n)
+        for bucket in (2_000_000, 1000, 7):
+            np.testing.assert_array_equal(ft_ngram_hashes(word, min_n, max_n, bucket),
+                                          np.array(gensim_ft_ngram_hashes(word, min_n, max_n, bucket), dtype=np.uint32))
+
+
+def test_hash_equals_gensim_including_bytes_above_127():
+    for b in [b"", b"<wh", "ü".encode(), bytes(range(256)), "日本語".encode()]:
+        assert _core.word2vec.ft_hash(b) == ft_hash_bytes(b)
+
+
+@pytest.fixture(scope="module")
+def planted():
+    pa = corpora.planted_analogies()
+    return pa, [list(line) for line in pa.lines("train")]
+
+
+def analogy_accuracy(wv, questions):
+    unit = wv.vectors / np.linalg.norm(wv.vectors, axis=1, keepdims=True)
+    idx = wv.key_to_index
+    a, b, c, d = (np.array([idx[q[k]] for q in questions]) for k in range(4))
+    scores = (unit[b] - unit[a] + unit[c]) @ unit.T
+    rows = np.arange(len(questions))
+    for ex in (a, b, c):
+        scores[rows, ex] = -np.inf
+    return float((scores.argmax(axis=1) == d).mean())
+
+
+@pytest.mark.parametrize("sg,hs,negative", [(1, 0, 5), (0, 0, 5), (1, 1, 0)])
+def test_recovers_planted_analogies(planted, sg, hs, negative):
+    pa, sentences = planted
+    model = FastText(sentences, vector_size=32, window=2, min_count=1, sg=sg, hs=hs, negative=negative,
+                     bucket=5000, workers=2, progress=False)
+    assert isinstance(model.wv, FastTextKeyedVectors) and isinstance(model.wv, KeyedVectors)
+    assert analogy_accuracy(model.wv, pa.questions) > 0.9  # chance ~1/340
+
+
+def test_initial_weights_and_vocab_equal_gensim(planted):
+    _, sentences = planted
+    ours = FastText(vector_size=8, min_count=1, bucket=1000, seed=3, progress=False)
+    ours.build_vocab(sentences[:500])
+    theirs = GensimFastText(vector_size=8, min_count=1, bucket=1000, seed=3)
+    theirs.build_vocab(sentences[:500])
+    assert ours.wv.index_to_key == theirs.wv.index_to_key
+    np.testing.assert_array_equal(ours.wv.vectors_vocab, theirs.wv.vectors_vocab)
+    np.testing.assert_array_equal(ours.wv.vectors_ngrams, theirs.wv.vectors_ngrams)
+    np.testing.assert_allclose(ours.wv.vectors, theirs.wv.vectors, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(ours.wv["unseen-word"], theirs.wv["unseen-word"], rtol=1e-6, atol=1e-8)
+
+
+def test_oov_vector_is_mean_of_bucket_rows_and_vocab_vector_includes_word_row(planted):
+    _, sentences = planted
+    model = FastText(sentences[:3000], vector_size=16, window=2, min_count=1, bucket=3000, min_n=2, max_n=4,
+                     workers=2, progress=False)
+    word = "e99_r77"
+    assert word not in model.wv.key_to_index and word in model.wv
+    hashes = ft_ngram_hashes(word, 2, 4, 3000)
+    expected = model.wv.vectors_ngrams[hashes].astype(np.float64).mean(axis=0)
+    np.testing.assert_allclose(model.wv[word], expected, rtol=1e-5, atol=1e-7)
+    known = model.wv.index_to_key[5]
+    h = ft_ngram_hashes(known, 2, 4, 3000)
+    mean = (model.wv.vectors_vocab[5].astype(np.float64) + model.wv.vectors_ngrams[h].sum(axis=0)) / (1 + len(h))
+    np.testing.assert_allclose(model.wv[known], mean, rtol=1e-5, atol=1e-7)
+    # the trained n-gram rows moved away from their initial values
+    assert np.abs(model.wv.vectors_ngrams[hashes]).max() > 1.0 / 16
+
+
+def test_reproducible_across_workers(planted):
+    _, sentences = planted
+    results = [FastText(sentences[:2000], vector_size=8, window=2, min_count=1, bucket=500, sg=sg, workers=w,
+                        seed=2, progress=False) for sg in (0, 1) for w in (1, 2)]
+    for a, b in ((0, 1), (2, 3)):
+        np.testing.assert_array_equal(results[a].wv.vectors_ngrams, results[b].wv.vectors_ngrams)
+        np.testing.assert_array_equal(results[a].wv.vectors, results[b].wv.vectors)
+        np.testing.assert_array_equal(results[a].syn1neg, results[b].syn1neg)
+
+
+def test_save_load_round_trip(tmp_path, planted):
+    _, sentences = planted
+    model = FastText(sentences[:2000], vector_size=8, window=2, min_count=1, bucket=500, min_n=2, max_n=5,
+                     workers=2, progress=False)
+    path = tmp_path / "ft.safetensors"
+    model.save(path)
+    loaded = FastText.load(path)
+    assert (loaded.min_n, loaded.max_n, loaded.bucket) == (2, 5, 500)
+    np.testing.assert_array_equal(loaded.wv.vectors_ngrams, model.wv.vectors_ngrams)
+    np.testing.assert_array_equal(loaded.wv.vectors, model.wv.vectors)
+    np.testing.assert_array_equal(loaded.wv["brand-new"], model.wv["brand-new"])
+    from seqlab.embed import Word2Vec
+    with pytest.raises(ValueError, match="holds a FastText"):
+        Word2Vec.load(path)
+
+
+def test_errors(planted):
+    _, sentences = planted
+    model = FastText(sentences[:500], vector_size=4, min_count=1, bucket=0, progress=False)
+    with pytest.raises(KeyError, match="without ngrams"):
+        model.wv["never-seen"]
+    assert "never-seen" not in model.wv
+    model = FastText(sentences[:500], vector_size=4, min_count=1, bucket=100, min_n=5, max_n=6, progress=False)
+    with pytest.raises(KeyError, match="without ngrams"):
+        model.wv["ab"]  # "<ab>" has 4 characters: no 5-gram
+    with pytest.raises(NotImplementedError, match="word_ngrams"):
+        FastText(word_ngrams=2)
+    with pytest.raises(ValueError, match="vector_size must be >= 1"):
+        FastText(vector_size=0)
+    with pytest.raises(ValueError, match="corpus is empty"):
+        FastText([[]], progress=False)

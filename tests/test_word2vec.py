@@ -1,0 +1,256 @@
+"""seqlab.embed.Word2Vec: the update's gradient, gensim's vocabulary rules, learning on the
+planted-analogies corpus, reproducibility across worker counts, save/load, errors."""
+import numpy as np
+import pytest
+
+from seqlab import _core
+from seqlab.data import corpora
+from seqlab.embed import KeyedVectors, Word2Vec
+
+from gensim.models import Word2Vec as GensimWord2Vec
+
+
+def analogy_accuracy(wv, questions):
+    unit = wv.vectors / np.linalg.norm(wv.vectors, axis=1, keepdims=True)
+    idx = wv.key_to_index
+    qs = [q for q in questions if all(w in idx for w in q)]
+    a, b, c, d = (np.array([idx[q[k]] for q in qs]) for k in range(4))
+    scores = (unit[b] - unit[a] + unit[c]) @ unit.T
+    rows = np.arange(len(qs))
+    for ex in (a, b, c):
+        scores[rows, ex] = -np.inf
+    return float((scores.argmax(axis=1) == d).mean())
+
+
+@pytest.fixture(scope="module")
+def planted():
+    pa = corpora.planted_analogies()
+    return pa, [list(line) for line in pa.lines("train")]
+
+
+def small_corpus():
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(60)]
+    p = 1.0 / np.arange(1, 61)
+    p /= p.sum()
+    return [list(rng.choice(words, size=rng.integers(1, 12), p=p)) for _ in range(300)]
+
+
+# ------------------------------------------------------------------------------ the update
+
+def log_sigmoid(x):
+    return -np.logaddexp(0.0, -x)
+
+
+def sgns_loss(w, c, negs):
+    # log σ(w·c) + Σ_i log σ(-w·c_i)
+    return log_sigmoid(w @ c) + sum(log_sigmoid(-(w @ n)) for n in negs)
+
+
+def test_sgns_step_is_alpha_times_the_finite_difference_gradient():
+    rng = np.random.default_rng(0)
+    d, k, alpha = 7, 4, 0.1
+    w, c = rng.normal(size=d) * 0.5, rng.normal(size=d) * 0.5
+    negs = rng.normal(size=(k, d)) * 0.5
+    w_new, c_new, negs_new = _core.word2vec.sgns_step(w.astype(np.float32), c.astype(np.float32),
+                                                       negs.astype(np.float32), alpha)
+    w32, c32, n32 = (x.astype(np.float32).astype(np.float64) for x in (w, c, negs))
+    eps = 1e-6
+
+    def numeric(x, f):
+        g = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            xp, xm = x.copy(), x.copy()
+            xp[i] += eps
+            xm[i] -= eps
+            g[i] = (f(xp) - f(xm)) / (2 * eps)
+        return g
+
+    gw = numeric(w32, lambda x: sgns_loss(x, c32, n32))
+    gc = numeric(c32, lambda x: sgns_loss(w32, x, n32))
+    gn = numeric(n32, lambda x: sgns_loss(w32, c32, x))
+    np.testing.assert_allclose((w_new - w32) / alpha, gw, rtol=1e-3, atol=1e-5)
+    np.testing.assert_allclose((c_new - c32) / alpha, gc, rtol=1e-3, atol=1e-5)
+    np.testing.assert_allclose((negs_new - n32) / alpha, gn, rtol=1e-3, atol=1e-5)
+    assert np.abs(gw).max() > 0.05  # the check is not vacuous
+
+
+def test_sgd_block_equals_per_input_updates_from_the_same_outputs():
+    # m inputs sharing outputs: dH_j = Σ_k G_jk O_k and O_k += Σ_j G_jk H_j, all from old values.
+    rng = np.random.default_rng(1)
+    H, O = rng.normal(size=(3, 5)).astype(np.float32), rng.normal(size=(4, 5)).astype(np.float32)
+    L = np.array([1, 0, 0, 1], dtype=np.float32)
+    Hn, On = _core.word2vec.sgd_block(H, O, L, 0.05)
+    G = 0.05 * (L - 1 / (1 + np.exp(-(H.astype(np.float64) @ O.T.astype(np.float64)))))
+    np.testing.assert_allclose(Hn, H + G @ O, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(On, O + G.T @ H, rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------------------ vocabulary
+
+@pytest.mark.parametrize("kwargs", [dict(min_count=1), dict(min_count=3), dict(min_count=1, max_final_vocab=20),
+                                    dict(min_count=2, max_final_vocab=7), dict(min_count=1, max_vocab_size=30)])
+def test_vocabulary_equals_gensim(kwargs):
+    corpus = small_corpus()
+    ours = Word2Vec(vector_size=8, progress=False, **kwargs)
+    ours.build_vocab(corpus)
+    theirs = GensimWord2Vec(vector_size=8, **kwargs)
+    theirs.build_vocab(corpus)
+    assert ours.wv.index_to_key == theirs.wv.index_to_key
+    np.testing.assert_array_equal(ours.wv.expandos["count"], theirs.wv.expandos["count"])
+    assert ours.effective_min_count == theirs.effective_min_count
+    assert ours.corpus_count == theirs.corpus_count and ours.corpus_total_words == theirs.corpus_total_words
+
+
+@pytest.mark.parametrize("sample", [1e-3, 1e-2, 0, 5])
+def test_subsampling_thresholds_equal_gensim(sample):
+    corpus = small_corpus()
+    ours = Word2Vec(vector_size=8, min_count=1, sample=sample, progress=False)
+    ours.build_vocab(corpus)
+    theirs = GensimWord2Vec(vector_size=8, min_count=1, sample=sample)
+    theirs.build_vocab(corpus)
+    np.testing.assert_array_equal(ours.wv.expandos["sample_int"], theirs.wv.expandos["sample_int"])
+    if sample == 1e-2:
+        assert (ours.wv.expandos["sample_int"] < 2**32 - 1).sum() > 0  # some words are downsampled
+
+
+def test_initial_vectors_equal_gensim():
+    corpus = small_corpus()
+    ours = Word2Vec(vector_size=16, min_count=1, seed=7, progress=False)
+    ours.build_vocab(corpus)
+    theirs = GensimWord2Vec(vector_size=16, min_count=1, seed=7)
+    theirs.build_vocab(corpus)
+    np.testing.assert_array_equal(ours.wv.vectors, theirs.wv.vectors)
+    assert isinstance(ours.wv, KeyedVectors) and ours.wv.vectors.dtype == np.float32
+    assert not ours.syn1neg.any()
+
+
+# ------------------------------------------------------------------------------ learning
+
+@pytest.mark.parametrize("sg,hs,negative", [(1, 0, 5), (0, 0, 5), (1, 1, 0), (0, 1, 0)])
+def test_recovers_planted_analogies(planted, sg, hs, negative):
+    pa, sentences = planted
+    model = Word2Vec(sentences, vector_size=32, window=2, min_count=1, sg=sg, hs=hs, negative=negative, epochs=5,
+                     workers=2, seed=3, progress=False)
+    assert (model.syn1 is not None) == bool(hs) and (model.syn1neg is not None) == bool(negative)
+    # chance is 1 / vocabulary (~1/340); gensim gets 1.0 with these settings
+    assert analogy_accuracy(model.wv, pa.questions) > 0.9
+
+
+def test_cbow_sum_trains(planted):
+    pa, sentences = planted
+    model = Word2Vec(sentences, vector_size=32, window=2, min_count=1, sg=0, cbow_mean=0, workers=2,
+                     progress=False)
+    assert analogy_accuracy(model.wv, pa.questions) > 0.9
+
+
+# ------------------------------------------------------------------------------ reproducibility
+
+def test_same_seed_same_vectors_for_any_number_of_workers(planted):
+    _, sentences = planted
+    runs = {}
+    for workers in (1, 2, 3, 1):
+        m = Word2Vec(sentences[:4000], vector_size=16, window=2, min_count=1, sg=1, hs=1, negative=3, workers=workers,
+                     seed=5, progress=False)
+        runs.setdefault(workers, []).append((m.wv.vectors.copy(), m.syn1neg.copy(), m.syn1.copy()))
+    reference = runs[1][0]
+    for workers, results in runs.items():
+        for result in results:
+            for ours, ref in zip(result, reference):
+                np.testing.assert_array_equal(ours, ref)
+    other = Word2Vec(sentences[:4000], vector_size=16, window=2, min_count=1, sg=1, hs=1, negative=3, workers=2,
+                     seed=6, progress=False)
+    assert not np.array_equal(other.wv.vectors, reference[0])
+
+
+def test_alpha_decays_linearly_to_min_alpha(planted):
+    _, sentences = planted
+    f = _core.word2vec.decayed_alpha
+    assert f(0.025, 0.0001, 0, 1000) == 0.025
+    assert f(0.025, 0.0001, 500, 1000) == pytest.approx(0.025 - (0.025 - 0.0001) * 0.5)
+    assert f(0.025, 0.0001, 1000, 1000) == pytest.approx(0.0001)
+    assert f(0.025, 0.0001, 2000, 1000) == 0.0001  # never below min_alpha
+    model = Word2Vec(sentences[:2000], vector_size=8, window=2, min_count=1, epochs=3, workers=2, progress=False)
+    total = 3 * model.corpus_total_words
+    last_sentence = len(sentences[1999])
+    # the last sentence trains at the rate reached after all the words before it
+    assert model.min_alpha_yet_reached == pytest.approx(f(0.025, 0.0001, total - last_sentence, total), rel=1e-6)
+    # a second train() decays from start_alpha to end_alpha over its own epochs
+    model.train(sentences[:2000], total_examples=2000, epochs=1, start_alpha=0.01, end_alpha=0.005)
+    assert model.min_alpha_yet_reached == pytest.approx(f(0.01, 0.005, total // 3 - last_sentence, total // 3),
+                                                        rel=1e-6)
+
+
+def test_train_returns_word_counts(planted):
+    _, sentences = planted
+    model = Word2Vec(vector_size=8, window=2, min_count=1, sample=0, progress=False)
+    model.build_vocab(sentences[:1000])
+    effective, raw = model.train(sentences[:1000], total_examples=1000, epochs=2)
+    assert raw == 2 * model.corpus_total_words and effective == raw  # sample=0 keeps every word
+
+
+# ------------------------------------------------------------------------------ save / load
+
+def test_save_load_round_trip(tmp_path, planted):
+    _, sentences = planted
+    model = Word2Vec(sentences[:2000], vector_size=8, window=2, min_count=1, hs=1, negative=2, workers=1,
+                     progress=False)
+    path = tmp_path / "model.safetensors"
+    model.save(path)
+    loaded = Word2Vec.load(path)
+    assert loaded.wv.index_to_key == model.wv.index_to_key
+    np.testing.assert_array_equal(loaded.wv.vectors, model.wv.vectors)
+    np.testing.assert_array_equal(loaded.syn1neg, model.syn1neg)
+    np.testing.assert_array_equal(loaded.syn1, model.syn1)
+    np.testing.assert_array_equal(loaded.wv.expandos["count"], model.wv.expandos["count"])
+    np.testing.assert_array_equal(loaded.wv.expandos["sample_int"], model.wv.expandos["sample_int"])
+    assert (loaded.window, loaded.sg, loaded.hs, loaded.negative) == (model.window, model.sg, model.hs, model.negative)
+    # training continues identically from the loaded model
+    model.train(sentences[:500], total_examples=500, epochs=1)
+    loaded.train(sentences[:500], total_examples=500, epochs=1)
+    np.testing.assert_array_equal(loaded.wv.vectors, model.wv.vectors)
+
+
+def test_load_rejects_other_files(tmp_path):
+    import seqlab
+    path = tmp_path / "other.safetensors"
+    seqlab.save({"x": 1}, path)
+    with pytest.raises(ValueError, match="not a seqlab Word2Vec"):
+        Word2Vec.load(path)
+
+
+# ------------------------------------------------------------------------------ errors
+
+def test_errors():
+    with pytest.raises(ValueError, match="corpus is empty"):
+        Word2Vec([], progress=False)
+    with pytest.raises(ValueError, match="corpus is empty"):
+        Word2Vec([[], []], progress=False)
+    with pytest.raises(ValueError, match="vector_size must be >= 1"):
+        Word2Vec(vector_size=0)
+    with pytest.raises(ValueError, match="hs=1 or negative>0"):
+        Word2Vec(hs=0, negative=0)
+    with pytest.raises(ValueError, match="no word occurs at least min_count=5"):
+        Word2Vec([["a", "b"], ["c"]], progress=False)
+    with pytest.raises(TypeError, match="corpus_file="):
+        Word2Vec("a path", progress=False)
+    model = Word2Vec([["a", "b"]] * 3, min_count=1, vector_size=4, progress=False)
+    with pytest.raises(KeyError, match="'zebra' not present"):
+        model.wv["zebra"]
+    with pytest.raises(ValueError, match="explicit epochs"):
+        model.train([["a"]], total_examples=1)
+    with pytest.raises(ValueError, match="total_examples or total_words"):
+        model.train([["a"]], epochs=1)
+    with pytest.raises(RuntimeError, match="build vocabulary"):
+        Word2Vec(progress=False).train([["a"]], total_examples=1, epochs=1)
+
+
+def test_corpus_file_and_unknown_words(tmp_path, planted):
+    _, sentences = planted
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(" ".join(s) for s in sentences[:3000]) + "\n")
+    from_file = Word2Vec(corpus_file=str(path), vector_size=8, window=2, min_count=1, workers=2, progress=False)
+    from_list = Word2Vec(sentences[:3000], vector_size=8, window=2, min_count=1, workers=1, progress=False)
+    np.testing.assert_array_equal(from_file.wv.vectors, from_list.wv.vectors)
+    # words outside the vocabulary are skipped in train()
+    from_list.train([s + ["never-seen"] for s in sentences[:100]], total_examples=100, epochs=1)
