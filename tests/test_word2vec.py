@@ -254,3 +254,17 @@ def test_corpus_file_and_unknown_words(tmp_path, planted):
     np.testing.assert_array_equal(from_file.wv.vectors, from_list.wv.vectors)
     # words outside the vocabulary are skipped in train()
     from_list.train([s + ["never-seen"] for s in sentences[:100]], total_examples=100, epochs=1)
+
+
+def test_second_train_refreshes_vector_lengths():
+    """train() updates wv.vectors in place: most_similar must not rank with the old lengths."""
+    from seqlab.embed import Word2Vec
+    sents = [["a", "b", "c", "d"], ["b", "c", "d", "e"], ["c", "d", "e", "a"]] * 50
+    m = Word2Vec(sents, vector_size=8, min_count=1, window=2, epochs=1, seed=3, workers=1)
+    m.wv.most_similar("a")  # fills the cached lengths
+    m.train(sents, total_examples=len(sents), epochs=3)
+    v = m.wv.vectors
+    unit = v / np.linalg.norm(v, axis=1, keepdims=True)
+    sims = unit @ unit[m.wv.key_to_index["a"]]
+    expected = [m.wv.index_to_key[i] for i in np.argsort(-sims) if m.wv.index_to_key[i] != "a"]
+    assert [w for w, _ in m.wv.most_similar("a", topn=4)] == expected[:4]

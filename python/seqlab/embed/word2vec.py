@@ -281,6 +281,7 @@ class Word2Vec:
                            enabled=self.progress, desc=name)
         self.train_count += 1
         self.min_alpha_yet_reached = progress.last_alpha
+        self.wv.norms = None  # the vectors changed in place: lengths are recomputed on demand, as gensim
         self._after_train()
         return progress.effective_words, progress.words_done
 
