@@ -22,31 +22,16 @@ def atomic_open(path, mode="wb"):
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open: mode must be 'w' or 'wb', got {mode!r}")
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        try:
-            permissions = os.stat(path).st_mode & 0o777
-        except FileNotFoundError:
-            permissions = 0o644
-        os.chmod(tmp, permissions)
-        with open(fd, mode, encoding="utf-8" if mode == "w" else None) as f:
+    with atomic_path(path) as tmp:
+        with open(tmp, mode, encoding="utf-8" if mode == "w" else None) as f:
             yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_directory(directory)  # make the rename itself durable
 
 
 @contextlib.contextmanager
 def atomic_path(path):
-    """A temporary path beside `path` for a writer that opens files itself (C++): on a clean
-    exit the file is fsynced and replaces `path`; on an exception it is removed."""
+    """A temporary path beside `path` for a writer that opens files itself (C++, atomic_open):
+    on a clean exit the file is fsynced and replaces `path`; on an exception it is removed.
+    The new file gets the old file's permissions, or 0o644 when there was none."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
