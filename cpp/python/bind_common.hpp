@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "seqlab/seqlab.hpp"
+#include "seqlab/text/corpus.hpp"
 
 namespace py = pybind11;
 
@@ -45,6 +46,8 @@ void bind_interop(py::module_& m);
 void bind_nn(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_text(py::module_& m);      // bind_text.cpp: corpus encoding
+// level='word' / 'char' of seqlab.data and seqlab.lm; ValueError otherwise (bind_text.cpp).
+text::Level text_level_arg(const std::string& level);
 void bind_lm(py::module_& m);        // bind_lm.cpp: n-gram counting and smoothing
 void bind_word2vec(py::module_& m);  // bind_word2vec.cpp: word2vec and FastText training
 void bind_glove(py::module_& m);     // bind_glove.cpp: GloVe training

@@ -1,9 +1,8 @@
 // seqlab._core.lm: the C++ n-gram model (seqlab/lm/ngram.hpp). python/seqlab/lm/ngram.py
 // gives it KenLM's and NLTK-like methods; counting and scoring run without the GIL.
-#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include "bind_common.hpp"
+#include "bind_numpy.hpp"
 #include "seqlab/lm/ngram.hpp"
 
 namespace seqlab::bind {
@@ -32,19 +31,6 @@ const char* smoothing_name(Smoothing s) {
     case Smoothing::Arpa: return "arpa";
   }
   return "?";
-}
-
-text::Level level_of(const std::string& level) {
-  if (level == "word") return text::Level::Word;
-  if (level == "char") return text::Level::Char;
-  throw py::value_error("level must be 'word' or 'char', got '" + level + "'");
-}
-
-template <class T>
-py::array_t<T> to_numpy(std::vector<T>&& v) {
-  auto* heap = new std::vector<T>(std::move(v));
-  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, {static_cast<py::ssize_t>(sizeof(T))}, heap->data(), owner);
 }
 
 }  // namespace
@@ -115,7 +101,7 @@ void bind_lm(py::module_& m) {
       .def(
           "encode",
           [](const NGramModel& self, const std::string& sentence, const std::string& level) {
-            return to_numpy(self.encode(sentence, level_of(level)));
+            return move_to_numpy(self.encode(sentence, text_level_arg(level)));
           },
           py::arg("sentence"), py::arg("level"))
       .def(
@@ -133,13 +119,13 @@ void bind_lm(py::module_& m) {
               py::gil_scoped_release nogil;
               self.score(ids.data(), n, bos, eos, lp.data(), len.data());
             }
-            return py::make_tuple(to_numpy(std::move(lp)), to_numpy(std::move(len)));
+            return py::make_tuple(move_to_numpy(std::move(lp)), move_to_numpy(std::move(len)));
           },
           py::arg("ids"), py::arg("bos"), py::arg("eos"))
       .def(
           "score",
           [](const NGramModel& self, std::string_view sentence, const std::string& level, bool bos, bool eos) {
-            auto ids = self.encode(sentence, level_of(level));
+            auto ids = self.encode(sentence, text_level_arg(level));
             std::vector<double> lp(ids.size() + 1);
             self.score(ids.data(), ids.size(), bos, eos, lp.data(), nullptr);
             double total = 0;
@@ -151,7 +137,7 @@ void bind_lm(py::module_& m) {
           "score_corpus",
           [](const NGramModel& self, const std::vector<std::string_view>& lines, const std::string& level, bool bos,
              bool eos) {
-            text::Level lv = level_of(level);
+            text::Level lv = text_level_arg(level);
             std::vector<double> total(lines.size());
             std::vector<int64_t> tokens(lines.size()), oov(lines.size());
             {
@@ -170,7 +156,7 @@ void bind_lm(py::module_& m) {
                 oov[s] = static_cast<int64_t>(n_oov);
               }
             }
-            return py::make_tuple(to_numpy(std::move(total)), to_numpy(std::move(tokens)), to_numpy(std::move(oov)));
+            return py::make_tuple(move_to_numpy(std::move(total)), move_to_numpy(std::move(tokens)), move_to_numpy(std::move(oov)));
           },
           py::arg("lines"), py::arg("level"), py::arg("bos"), py::arg("eos"))
       .def(
@@ -179,7 +165,7 @@ void bind_lm(py::module_& m) {
             for (py::ssize_t i = 0; i < history.size(); ++i)
               SEQLAB_CHECK_INDEX(history.data()[i] < self.vocab().size(), "NGram: history id ", history.data()[i],
                                  " is outside the vocabulary (size ", self.vocab().size(), ")");
-            return to_numpy(self.distribution(history.data(), static_cast<size_t>(history.size())));
+            return move_to_numpy(self.distribution(history.data(), static_cast<size_t>(history.size())));
           },
           py::arg("history"));
 }

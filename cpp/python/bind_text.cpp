@@ -1,36 +1,27 @@
 // seqlab._core.text: the C++ corpus encoder (seqlab/text/corpus.hpp) for seqlab.lm and
 // seqlab.embed. Python strings are read in place (UTF-8 views), arrays are returned without copies.
-#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include "bind_common.hpp"
+#include "bind_numpy.hpp"
 #include "seqlab/text/corpus.hpp"
 
 namespace seqlab::bind {
 namespace {
 
-// Moves a vector into a NumPy array that owns it.
-template <class T>
-py::array_t<T> to_numpy(std::vector<T>&& v) {
-  auto* heap = new std::vector<T>(std::move(v));
-  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, {static_cast<py::ssize_t>(sizeof(T))}, heap->data(), owner);
-}
-
-text::Level level_arg(const std::string& level) {
-  if (level == "word") return text::Level::Word;
-  if (level == "char") return text::Level::Char;
-  throw py::value_error("level must be 'word' or 'char', got '" + level + "'");
-}
-
 py::tuple to_python(text::Encoded&& e) {
   py::list vocab(e.vocab.size());
   for (size_t i = 0; i < e.vocab.size(); ++i) vocab[i] = py::str(e.vocab[i]);
-  return py::make_tuple(vocab, to_numpy(std::move(e.counts)), to_numpy(std::move(e.ids)), to_numpy(std::move(e.offsets)),
+  return py::make_tuple(vocab, move_to_numpy(std::move(e.counts)), move_to_numpy(std::move(e.ids)), move_to_numpy(std::move(e.offsets)),
                         e.n_unknown);
 }
 
 }  // namespace
+
+text::Level text_level_arg(const std::string& level) {
+  if (level == "word") return text::Level::Word;
+  if (level == "char") return text::Level::Char;
+  throw py::value_error("level must be 'word' or 'char', got '" + level + "'");
+}
 
 void bind_text(py::module_& m) {
   py::module_ t = m.def_submodule("text", "corpus encoding: tokens -> ids and counts");
@@ -38,7 +29,7 @@ void bind_text(py::module_& m) {
   t.def(
       "encode_lines",
       [](const std::vector<std::string_view>& lines, const std::string& level, std::optional<std::vector<std::string>> vocab) {
-        text::Level lv = level_arg(level);
+        text::Level lv = text_level_arg(level);
         text::Encoded e;
         {
           py::gil_scoped_release nogil;
@@ -61,7 +52,7 @@ void bind_text(py::module_& m) {
   t.def(
       "encode_file",
       [](const std::string& path, const std::string& level, std::optional<std::vector<std::string>> vocab) {
-        text::Level lv = level_arg(level);
+        text::Level lv = text_level_arg(level);
         text::Encoded e;
         {
           py::gil_scoped_release nogil;
