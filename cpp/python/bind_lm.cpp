@@ -1,5 +1,7 @@
 // seqlab._core.lm: the C++ n-gram model (seqlab/lm/ngram.hpp). python/seqlab/lm/ngram.py
 // gives it KenLM's and NLTK-like methods; counting and scoring run without the GIL.
+#include <algorithm>
+
 #include <pybind11/stl.h>
 
 #include "bind_numpy.hpp"
@@ -93,9 +95,14 @@ void bind_lm(py::module_& m) {
             for (size_t e = 0; e < E; ++e)
               for (int j = 0; j < n; ++j) ids.mutable_at(e, j) = o.table.key(e)[j];
             py::object counts = py::none();
-            if (!o.count.empty()) counts = py::array_t<uint64_t>(static_cast<py::ssize_t>(E), o.count.data());
-            return py::make_tuple(ids, py::array_t<float>(static_cast<py::ssize_t>(E), o.logprob.data()),
-                                  py::array_t<float>(static_cast<py::ssize_t>(E), o.backoff.data()), counts);
+            if (!o.count.empty()) counts = py::array_t<uint32_t>(static_cast<py::ssize_t>(E), o.count.data());
+            py::array_t<float> backoff(static_cast<py::ssize_t>(E));
+            if (o.backoff.empty())  // a built model's top order: no back-off weights
+              std::fill_n(backoff.mutable_data(), E, 0.0f);
+            else
+              std::copy_n(o.backoff.data(), E, backoff.mutable_data());
+            return py::make_tuple(ids, py::array_t<float>(static_cast<py::ssize_t>(E), o.logprob.data()), backoff,
+                                  counts);
           },
           py::arg("n"))
       .def(

@@ -157,17 +157,13 @@ NGramModel NGramModel::read_arpa(const std::string& path) {
       if (lp <= -99.0f) lp = -std::numeric_limits<float>::infinity();
       if (bo <= -99.0f) bo = -std::numeric_limits<float>::infinity();
       for (int j = 0; j < n; ++j) {
-        std::string w(fields[j + 1]);
-        auto it = m.index_.find(w);
-        if (it != m.index_.end()) {
-          key[j] = it->second;
-        } else if (n == 1) {
-          key[j] = static_cast<uint32_t>(m.vocab_.size());
-          m.vocab_.push_back(w);
-          m.index_.emplace(w, key[j]);
-        } else {
-          r.fail(str_cat("the word '", w, "' of this ", n, "-gram is not among the unigrams"));
-        }
+        std::string_view w = fields[j + 1];
+        key[j] = m.index_.find(m.vocab_, w);
+        if (key[j] != text::TokenIndex::kMissing) continue;
+        if (n > 1) r.fail(str_cat("the word '", w, "' of this ", n, "-gram is not among the unigrams"));
+        key[j] = static_cast<uint32_t>(m.vocab_.size());
+        m.vocab_.emplace_back(w);
+        m.index_.add(m.vocab_, key[j]);
       }
       bool added;
       size_t e = o.table.insert(key.data(), added);

@@ -71,15 +71,8 @@ std::vector<uint32_t> NGramModel::encode(std::string_view sentence, text::Level 
   text::split_tokens(sentence, level, tokens);
   std::vector<uint32_t> ids(tokens.size());
   size_t oov = 0;
-  std::string buf;
   for (size_t i = 0; i < tokens.size(); ++i) {
-    if (level == text::Level::Char && tokens[i] == " ") {
-      buf = "<space>";
-    } else {
-      buf.assign(tokens[i]);
-    }
-    auto it = index_.find(buf);
-    ids[i] = it == index_.end() ? kUnk : it->second;
+    ids[i] = id(level == text::Level::Char && tokens[i] == " " ? std::string_view("<space>") : tokens[i]);
     oov += ids[i] == kUnk;
   }
   if (n_oov) *n_oov = oov;
@@ -127,7 +120,7 @@ void NGramModel::score(const uint32_t* ids, size_t n, bool bos, bool eos, double
       int64_t e = orders_[k - 1].table.find(key);
       if (e < 0) break;
       lp = orders_[k - 1].logprob[e];
-      bo_cur[k] = orders_[k - 1].backoff[e];
+      bo_cur[k] = k < N ? orders_[k - 1].backoff[e] : 0.0f;
       match = k;
     }
     for (int j = match; j <= std::min(prev_match, N - 1); ++j) lp += bo_prev[j];

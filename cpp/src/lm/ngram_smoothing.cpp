@@ -4,7 +4,6 @@
 // reproduces the smoothed distribution (for MLE and add-k the scorer also reads the counts).
 // V below is the vocabulary without <s> (<unk> and </s> included): the support of p(. | h).
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <cmath>
 
@@ -17,16 +16,18 @@ namespace {
 float log10f_of(double p) { return p > 0 ? static_cast<float>(std::log10(p)) : -std::numeric_limits<float>::infinity(); }
 
 // Per-context sums over the n-grams of one order (the contexts are the entries of the order below).
+// Per context h (an entry of the order below): the total of the (adjusted) counts c(h x)
+// and a weighted number of continuations, sum over the x seen after h of weight(c(h x)):
+// KN's discount D(c) gives g(h)'s numerator, weight 1 gives Witten-Bell's N1+(h .).
+// Totals are 32-bit: they add counts of one order, whose sum is below 2^32 (checked by build).
 struct ContextSums {
-  std::vector<double> total;                 // sum of (adjusted) counts of the continuations
-  std::vector<uint64_t> types;               // distinct continuations N1+(h .)
-  std::vector<std::array<uint64_t, 3>> nk;   // continuations with count 1, 2, 3+ (for KN's gamma)
-  explicit ContextSums(size_t n) : total(n, 0), types(n, 0), nk(n, {0, 0, 0}) {}
-  void add(size_t c, uint64_t count) {
+  std::vector<uint32_t> total;
+  std::vector<double> weighted;
+  explicit ContextSums(size_t n) : total(n, 0), weighted(n, 0.0) {}
+  void add(size_t c, uint32_t count, double weight) {
     if (count == 0) return;
-    total[c] += static_cast<double>(count);
-    types[c] += 1;
-    nk[c][std::min<uint64_t>(count, 3) - 1] += 1;
+    total[c] += count;
+    weighted[c] += weight;
   }
 };
 
@@ -38,14 +39,15 @@ struct ContextSums {
 //   u(w | h) = (a(h w) - D(a(h w))) / sum_x a(h x)
 //   g(h)     = (D1 N1(h .) + D2 N2(h .) + D3 N3+(h .)) / sum_x a(h x)
 //   p(w | h) = u(w | h) + g(h) p(w | h'),   h' = h without its first word;  p(w | empty) ends in 1/V.
-void NGramModel::smooth_kneser_ney(const BuildOptions& opt, const std::vector<std::vector<uint64_t>>& adjusted) {
+void NGramModel::smooth_kneser_ney(const BuildOptions& opt, const std::vector<std::vector<uint32_t>>& adjusted) {
   const int N = order();
   const double V = static_cast<double>(vocab_size_without_bos());
   discounts_.assign(N, Discounts{});
-  std::vector<double> lower;  // interpolated p of the previous order, per entry
+  std::vector<float> lower;  // interpolated p of the previous order, per entry
   for (int n = 1; n <= N; ++n) {
     Order& o = orders_[n - 1];
-    const std::vector<uint64_t>& a = adjusted[n - 1];
+    link(n);
+    const std::vector<uint32_t>& a = n == N ? o.count : adjusted[n - 1];
     Discounts& d = discounts_[n - 1];
     for (size_t e = 0; e < a.size(); ++e)
       if (a[e] >= 1 && a[e] <= 4) ++d.counts_of_counts[a[e] - 1];
@@ -66,32 +68,29 @@ void NGramModel::smooth_kneser_ney(const BuildOptions& opt, const std::vector<st
                                   "), as on a small corpus; using D1=", opt.fallback[0], " D2=", opt.fallback[1],
                                   " D3+=", opt.fallback[2], " (KenLM's --discount_fallback)"));
     }
-    auto discount = [&](uint64_t c) { return c == 0 ? 0.0 : d.d[std::min<uint64_t>(c, 3) - 1]; };
+    auto discount = [&](uint32_t c) { return c == 0 ? 0.0 : d.d[std::min<uint32_t>(c, 3) - 1]; };
+    auto ctx = [&](size_t e) -> size_t { return n == 1 ? 0 : context_of(n, e); };
 
     const size_t n_ctx = n == 1 ? 1 : orders_[n - 2].table.size();
     ContextSums sums(n_ctx);
-    std::vector<int64_t> ctx(o.table.size(), 0);
-    for (size_t e = 0; e < o.table.size(); ++e) {
-      if (n > 1) ctx[e] = context_of(n, e);
-      sums.add(ctx[e], a[e]);
-    }
-    std::vector<double> gamma(n_ctx, 0.0);
-    for (size_t c = 0; c < n_ctx; ++c)
-      if (sums.total[c] > 0)
-        gamma[c] = (d.d[0] * sums.nk[c][0] + d.d[1] * sums.nk[c][1] + d.d[2] * sums.nk[c][2]) / sums.total[c];
+    for (size_t e = 0; e < o.table.size(); ++e) sums.add(ctx(e), a[e], discount(a[e]));
+    auto gamma = [&](size_t c) { return sums.weighted[c] / sums.total[c]; };
     if (n > 1)
       for (size_t c = 0; c < n_ctx; ++c)
-        if (sums.total[c] > 0) orders_[n - 2].backoff[c] = log10f_of(gamma[c]);
+        if (sums.total[c] > 0) orders_[n - 2].backoff[c] = log10f_of(gamma(c));
 
-    std::vector<double> p(o.table.size(), 0.0);
+    std::vector<float> p(o.table.size(), 0.0f);
     for (size_t e = 0; e < o.table.size(); ++e) {
       if (n == 1 && e == kBos) continue;
-      double u = (static_cast<double>(a[e]) - discount(a[e])) / sums.total[ctx[e]];
+      const size_t c = ctx(e);
+      double u = (static_cast<double>(a[e]) - discount(a[e])) / sums.total[c];
       double back = n == 1 ? 1.0 / V : lower[suffix_of(n, e)];
-      p[e] = u + gamma[ctx[e]] * back;
-      o.logprob[e] = log10f_of(p[e]);
+      double pe = u + gamma(c) * back;
+      p[e] = static_cast<float>(pe);
+      o.logprob[e] = log10f_of(pe);
     }
     if (n == 1) o.logprob[kBos] = 0.0f;  // KenLM writes 0 for <s>, which is never predicted
+    unlink(n);
     lower = std::move(p);
   }
 }
@@ -101,29 +100,30 @@ void NGramModel::smooth_kneser_ney(const BuildOptions& opt, const std::vector<st
 void NGramModel::smooth_witten_bell() {
   const int N = order();
   const double V = static_cast<double>(vocab_size_without_bos());
-  std::vector<double> lower;
+  std::vector<float> lower;
   for (int n = 1; n <= N; ++n) {
     Order& o = orders_[n - 1];
+    link(n);
     const size_t n_ctx = n == 1 ? 1 : orders_[n - 2].table.size();
-    ContextSums sums(n_ctx);
-    std::vector<int64_t> ctx(o.table.size(), 0);
-    for (size_t e = 0; e < o.table.size(); ++e) {
-      if (n > 1) ctx[e] = context_of(n, e);
-      sums.add(ctx[e], o.count[e]);
-    }
+    auto ctx = [&](size_t e) -> size_t { return n == 1 ? 0 : context_of(n, e); };
+    ContextSums sums(n_ctx);  // weighted = N1+(h .)
+    for (size_t e = 0; e < o.table.size(); ++e) sums.add(ctx(e), o.count[e], 1.0);
     if (n > 1)
       for (size_t c = 0; c < n_ctx; ++c)
         if (sums.total[c] > 0)
-          orders_[n - 2].backoff[c] = log10f_of(sums.types[c] / (sums.total[c] + sums.types[c]));
-    std::vector<double> p(o.table.size(), 0.0);
+          orders_[n - 2].backoff[c] = log10f_of(sums.weighted[c] / (sums.total[c] + sums.weighted[c]));
+    std::vector<float> p(o.table.size(), 0.0f);
     for (size_t e = 0; e < o.table.size(); ++e) {
       if (n == 1 && e == kBos) continue;
-      const size_t c = ctx[e];
+      const size_t c = ctx(e);
+      const double types = sums.weighted[c], total = sums.total[c];
       double back = n == 1 ? 1.0 / V : lower[suffix_of(n, e)];
-      p[e] = (static_cast<double>(o.count[e]) + sums.types[c] * back) / (sums.total[c] + sums.types[c]);
-      o.logprob[e] = log10f_of(p[e]);
+      double pe = (static_cast<double>(o.count[e]) + types * back) / (total + types);
+      p[e] = static_cast<float>(pe);
+      o.logprob[e] = log10f_of(pe);
     }
     if (n == 1) o.logprob[kBos] = 0.0f;
+    unlink(n);
     lower = std::move(p);
   }
 }
@@ -141,7 +141,7 @@ void NGramModel::smooth_katz(int K) {
     Order& o = orders_[n - 1];
     std::vector<uint64_t> nr(K + 2, 0);
     for (size_t e = 0; e < o.table.size(); ++e)
-      if (o.count[e] >= 1 && o.count[e] <= static_cast<uint64_t>(K + 1)) ++nr[o.count[e]];
+      if (o.count[e] >= 1 && o.count[e] <= static_cast<uint32_t>(K + 1)) ++nr[o.count[e]];
     std::vector<double> dr;
     int k = K;
     for (; k >= 1; --k) {
@@ -163,8 +163,8 @@ void NGramModel::smooth_katz(int K) {
                                  : str_cat("Katz: Good-Turing discounts for order ", n, " could not be estimated ",
                                            "(counts of counts too sparse, as on a small corpus); using absolute ",
                                            "discounting by 0.5 for that order"));
-    auto discounted = [&](uint64_t r) {
-      if (k >= 1) return r <= static_cast<uint64_t>(k) ? dr[r] * r : static_cast<double>(r);
+    auto discounted = [&](uint32_t r) {
+      if (k >= 1) return r <= static_cast<uint32_t>(k) ? dr[r] * r : static_cast<double>(r);
       return r - 0.5;
     };
 

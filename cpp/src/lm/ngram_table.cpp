@@ -1,5 +1,7 @@
 // NGramTable: the distinct n-grams of one order in a flat id array with an open-addressing
-// (linear probing) index of entry numbers. 4n + ~8 bytes per n-gram; no node allocations.
+// (linear probing) index of entry numbers: 4n bytes per n-gram for the ids and 8 per slot at
+// a load between 3/8 and 3/4 (the slots' tags keep probes of a full table cheap); no node
+// allocations.
 #include <cstring>
 
 #include "seqlab/check.hpp"
@@ -42,6 +44,7 @@ int64_t NGramTable::find(const uint32_t* ids) const {
 }
 
 void NGramTable::rehash(size_t n_slots) {
+  std::vector<uint64_t>().swap(slots_);  // the old slots are not needed: free them first
   slots_.assign(n_slots, 0);
   const size_t mask = n_slots - 1;
   for (size_t e = 0; e < size(); ++e) {
@@ -52,15 +55,10 @@ void NGramTable::rehash(size_t n_slots) {
   }
 }
 
-void NGramTable::reserve(size_t entries) {
-  ids_.reserve(entries * n_);
-  size_t want = 16;
-  while (want < 2 * entries) want <<= 1;
-  if (want > slots_.size()) rehash(want);
-}
+void NGramTable::reserve(size_t entries) { ids_.reserve(entries * n_); }
 
 size_t NGramTable::insert(const uint32_t* ids, bool& added) {
-  if (2 * (size() + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
+  if (4 * (size() + 1) > 3 * slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
   const size_t mask = slots_.size() - 1;
   const uint64_t h = hash(ids), tag = h & 0xFFFFFFFF00000000ull;
   size_t s = h & mask;
@@ -78,22 +76,6 @@ size_t NGramTable::insert(const uint32_t* ids, bool& added) {
   slots_[s] = slot_of(h, e);
   added = true;
   return e;
-}
-
-std::vector<int64_t> NGramTable::compact(const std::vector<char>& keep) {
-  std::vector<int64_t> remap(size(), -1);
-  size_t out = 0;
-  for (size_t e = 0; e < size(); ++e) {
-    if (!keep[e]) continue;
-    if (out != e) std::memmove(ids_.data() + out * n_, ids_.data() + e * n_, sizeof(uint32_t) * n_);
-    remap[e] = static_cast<int64_t>(out++);
-  }
-  ids_.resize(out * n_);
-  ids_.shrink_to_fit();
-  size_t want = 16;
-  while (want < 2 * out) want <<= 1;
-  rehash(want);
-  return remap;
 }
 
 }  // namespace seqlab::lm

@@ -2,15 +2,17 @@
 // modified Kneser-Ney as KenLM's lmplz), ARPA files, scoring. Python: seqlab.lm.NGram
 // (python/seqlab/lm/ngram.py); tests: tests/test_ngram*.py. Memory is proportional to the
 // number of distinct n-grams: each order is one flat table of ids with an open-addressing index
-// (4n + 16 bytes per n-gram of order n, plus its counts and probabilities).
+// (4n + 11..21 bytes per n-gram of order n, plus 4 bytes each for its count, log10 p and
+// back-off weight; building adds 4 for the Kneser-Ney adjusted count and 8 for the links
+// to its context and suffix, freed at the end).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "seqlab/text/corpus.hpp"
+#include "seqlab/text/token_index.hpp"
 
 namespace seqlab::lm {
 
@@ -31,8 +33,7 @@ class NGramTable {
   int64_t find(const uint32_t* ids) const;
   // The entry with these ids, added if new; `added` tells which.
   size_t insert(const uint32_t* ids, bool& added);
-  // Keeps the entries with keep[e] (in order) and rebuilds the index; returns old -> new (-1 = dropped).
-  std::vector<int64_t> compact(const std::vector<char>& keep);
+  // Room for `entries` ids without reallocation (pages are touched only as they fill).
   void reserve(size_t entries);
 
  private:
@@ -40,15 +41,16 @@ class NGramTable {
   void rehash(size_t slots);
   int n_;
   std::vector<uint32_t> ids_;
-  std::vector<uint64_t> slots_;  // hash tag << 32 | entry + 1, 0 = empty; power of two, load <= 1/2
+  std::vector<uint64_t> slots_;  // hash tag << 32 | entry + 1, 0 = empty; power of two, load <= 3/4
 };
 
 // What each smoothing stores per n-gram, as in an ARPA file: log10 p(w | context) and, for
-// n-grams that are contexts, the log10 back-off weight (0 where there is none).
+// n-grams that are contexts, the log10 back-off weight (0 where there is none; empty at the
+// top order of a built model). Counts are 32-bit: fit refuses corpora of 2^32 tokens or more.
 struct Order {
   NGramTable table;
-  std::vector<uint64_t> count;      // raw count (empty for a model read from ARPA)
-  std::vector<uint64_t> ctx_count;  // sum of the raw counts of the n-grams this one is the context of
+  std::vector<uint32_t> count;      // raw count (empty for a model read from ARPA)
+  std::vector<uint32_t> ctx_count;  // Katz, MLE, add-k: sum of the raw counts of the n-grams this one is the context of
   std::vector<float> logprob;
   std::vector<float> backoff;
 };
@@ -103,7 +105,8 @@ class NGramModel {
   std::vector<double> distribution(const uint32_t* history, size_t history_len) const;
 
  private:
-  void smooth_kneser_ney(const BuildOptions& opt, const std::vector<std::vector<uint64_t>>& adjusted);
+  // adjusted[n-1]: Kneser-Ney's adjusted counts of order n < N (the top order's are its counts).
+  void smooth_kneser_ney(const BuildOptions& opt, const std::vector<std::vector<uint32_t>>& adjusted);
   void smooth_witten_bell();
   void smooth_katz(int katz_k);
   void smooth_mle_add_k(double k);
@@ -112,14 +115,17 @@ class NGramModel {
   int64_t context_of(int n, size_t e) const;
   // For entry e of order n >= 2: the entry of its suffix (last n-1 ids) in order n-1.
   int64_t suffix_of(int n, size_t e) const;
-  // While building: per order n >= 2, each entry's context and suffix entries in order n-1
-  // (found once, used by the context counts and the smoothing; freed afterwards).
+  // While the smoothing works on order n: every entry's context and suffix, found once (two
+  // lookups per n-gram, which context_of/suffix_of otherwise repeat); unlink frees them, so
+  // that only one order's links exist at a time.
+  void link(int n);
+  void unlink(int n);
   std::vector<std::vector<uint32_t>> context_index_, suffix_index_;
   double root_total_ = 0;  // sum of the unigram counts (all but <s>): MLE's and add-k's denominator
   double direct_log10_prob(const uint32_t* history, size_t history_len, uint32_t w, int* ngram_length) const;
 
   std::vector<std::string> vocab_;
-  std::unordered_map<std::string, uint32_t> index_;
+  text::TokenIndex index_;  // vocab_ -> id
   std::vector<Order> orders_;
   std::vector<Discounts> discounts_;
   std::vector<std::string> warnings_;
