@@ -129,3 +129,91 @@ def test_errors(planted):
         FastText(vector_size=0)
     with pytest.raises(ValueError, match="corpus is empty"):
         FastText([[]], progress=False)
+
+
+# ------------------------------------------------------------------------------ trim_rule, build_vocab(update=True)
+
+def small_corpus():
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(60)]
+    p = 1.0 / np.arange(1, 61)
+    p /= p.sum()
+    return [list(rng.choice(words, size=rng.integers(1, 12), p=p)) for _ in range(300)]
+
+
+def numbered_rule(word, count, min_count):
+    from gensim import utils
+    n = int("".join(ch for ch in word if ch.isdigit()) or 1)
+    if n % 7 == 0:
+        return utils.RULE_DISCARD
+    if n % 5 == 0:
+        return utils.RULE_KEEP
+    return utils.RULE_DEFAULT
+
+
+def test_trim_rule_equals_gensim():
+    corpus = small_corpus()
+    ours = FastText(corpus, vector_size=8, min_count=3, bucket=500, epochs=1, workers=1, trim_rule=numbered_rule,
+                    progress=False)
+    theirs = GensimFastText(corpus, vector_size=8, min_count=3, bucket=500, epochs=1, workers=1,
+                            trim_rule=numbered_rule)
+    assert ours.wv.index_to_key == theirs.wv.index_to_key
+    np.testing.assert_array_equal(ours.wv.expandos["count"], theirs.wv.expandos["count"])
+    assert "w7" not in ours.wv.key_to_index and "w55" in ours.wv.key_to_index
+    assert not any(v is numbered_rule for v in vars(ours).values())
+
+
+@pytest.mark.parametrize("kwargs", [dict(min_count=3, bucket=500), dict(min_count=2, bucket=0, sg=1, hs=1, negative=0),
+                                    dict(min_count=3, bucket=300, trim_rule=numbered_rule)])
+def test_update_equals_gensim_and_training_continues(kwargs):
+    kwargs = dict(kwargs)
+    rule = kwargs.pop("trim_rule", None)
+    corpus = small_corpus()
+    more = [s + [f"new{i % 13}"] for i, s in enumerate(corpus[:150])] + [["zz", "w1"]] * 2
+    ours = FastText(corpus[:200], vector_size=8, epochs=1, workers=1, progress=False, **kwargs)
+    theirs = GensimFastText(corpus[:200], vector_size=8, epochs=1, workers=1, **kwargs)
+    n_old = len(ours.wv)
+    old = {k: getattr(ours.wv, k).copy() for k in ("vectors", "vectors_vocab", "vectors_ngrams")}
+    oov_before = ours.wv["new3"] if kwargs["bucket"] else None
+    ours.build_vocab(more, update=True, trim_rule=rule)
+    theirs.build_vocab(more, update=True, trim_rule=rule)
+    assert ours.wv.index_to_key == theirs.wv.index_to_key and len(ours.wv) > n_old
+    np.testing.assert_array_equal(ours.wv.expandos["count"], theirs.wv.expandos["count"])
+    np.testing.assert_array_equal(ours.wv.expandos["sample_int"], theirs.wv.expandos["sample_int"])
+    # existing rows kept (n-gram rows all of them), new words' own rows are gensim's
+    np.testing.assert_array_equal(ours.wv.vectors_vocab[:n_old], old["vectors_vocab"])
+    np.testing.assert_array_equal(ours.wv.vectors_ngrams, old["vectors_ngrams"])
+    np.testing.assert_array_equal(ours.wv.vectors[:n_old], old["vectors"])
+    np.testing.assert_array_equal(ours.wv.vectors_vocab[n_old:], theirs.wv.vectors_vocab[n_old:])
+    for w in ("new3", "new12"):  # a word's vector: the mean of its own row and its n-gram rows
+        i, h = ours.wv.key_to_index[w], ft_ngram_hashes(w, 3, 6, kwargs["bucket"])
+        mean = (ours.wv.vectors_vocab[i].astype(np.float64) + ours.wv.vectors_ngrams[h].sum(axis=0)) / (1 + len(h))
+        np.testing.assert_allclose(ours.wv[w], mean, rtol=1e-5, atol=1e-7)
+    assert ours.wv.has_index_for("new3")
+    if oov_before is not None:  # now in the vocabulary: its own row joins the mean of its n-grams
+        assert not np.allclose(ours.wv["new3"], oov_before)
+    out = ours.syn1neg if ours.negative else ours.syn1
+    assert out.shape == (len(ours.wv), 8) and not out[n_old:].any()
+    # training continues over the grown vocabulary
+    ours.train(more, total_examples=ours.corpus_count, epochs=1)
+    assert ours.wv.vectors.shape == (len(ours.wv), 8)
+    row = ours.wv.key_to_index["new3"]
+    assert (ours.wv.vectors_vocab[row] != theirs.wv.vectors_vocab[row]).all()
+    assert (ours.wv.vectors_vocab[:n_old] != old["vectors_vocab"]).any()
+
+
+def test_update_after_load(tmp_path):
+    corpus = small_corpus()
+    more = [s + ["extra"] for s in corpus[:50]]
+    model = FastText(corpus, vector_size=8, min_count=2, bucket=200, epochs=1, workers=1, progress=False)
+    path = tmp_path / "ft.safetensors"
+    model.save(path)
+    loaded = FastText.load(path)
+    for m in (model, loaded):
+        m.build_vocab(more, update=True)
+        m.train(more, total_examples=m.corpus_count, epochs=1)
+    assert loaded.wv.index_to_key == model.wv.index_to_key and "extra" in model.wv.key_to_index
+    np.testing.assert_array_equal(loaded.wv.vectors_vocab, model.wv.vectors_vocab)
+    np.testing.assert_array_equal(loaded.wv.vectors_ngrams, model.wv.vectors_ngrams)
+    with pytest.raises(RuntimeError, match="FastText.build_vocab: update=True needs a model"):
+        FastText(vector_size=8, progress=False).build_vocab(corpus, update=True)

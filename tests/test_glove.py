@@ -272,3 +272,120 @@ def test_glove_argument_errors():
         GloVe(TOY, x_max=0)
     with pytest.raises(RuntimeError, match="call build_vocab"):
         GloVe().train()
+
+
+# ----------------------------------------------------------------------------- save / load
+
+def test_save_load_round_trip_and_training_continues(tmp_path, planted):
+    model = GloVe(planted.train[:3000], vector_size=8, window=2, min_count=1, epochs=3, workers=2, seed=4,
+                  x_max=50, alpha=0.7, learning_rate=0.04, symmetric=False, progress=False)
+    path = tmp_path / "glove.safetensors"
+    model.save(path)
+    loaded = GloVe.load(path)
+    loaded.progress = False
+    assert isinstance(loaded, GloVe) and repr(loaded) == repr(model)
+    for k in ("vector_size", "window", "min_count", "x_max", "alpha", "learning_rate", "epochs", "workers", "seed",
+              "symmetric", "distance_weighting"):
+        assert getattr(loaded, k) == getattr(model, k), k
+    assert loaded.wv.index_to_key == model.wv.index_to_key
+    np.testing.assert_array_equal(loaded.wv.vectors, model.wv.vectors)
+    np.testing.assert_array_equal(loaded.wv.expandos["count"], model.wv.expandos["count"])
+    word = model.wv.index_to_key[7]
+    assert loaded.wv.most_similar(word, topn=10) == model.wv.most_similar(word, topn=10)
+    assert loaded.cost_history == model.cost_history and len(loaded.cost_history) == 3
+    for a, b in zip(loaded.cooccurrence_matrix(), model.cooccurrence_matrix()):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+    for k, v in model.parameters().items():  # AdaGrad's accumulators too
+        np.testing.assert_array_equal(loaded.parameters()[k], v)
+    assert loaded.cost() == model.cost()
+    # training continues exactly as without the round trip
+    assert loaded.train(epochs=2) == model.train(epochs=2)
+    np.testing.assert_array_equal(loaded.wv.vectors, model.wv.vectors)
+    assert len(loaded.cost_history) == 5
+    # a model loaded from a file is saved again the same way
+    loaded.save(tmp_path / "again.safetensors")
+    np.testing.assert_array_equal(GloVe.load(tmp_path / "again.safetensors").wv.vectors, model.wv.vectors)
+
+
+def test_save_is_atomic(tmp_path, monkeypatch):
+    from seqlab import serialization
+    path = tmp_path / "glove.safetensors"
+    first = GloVe(TOY, window=2, min_count=1, vector_size=4, epochs=2, progress=False)
+    first.save(path)
+    second = GloVe(TOY, window=2, min_count=1, vector_size=4, epochs=5, seed=9, progress=False)
+    calls = []
+
+    def failing(f, t):
+        calls.append(t)
+        if len(calls) == 3:
+            raise OSError("disk full")
+        return original(f, t)
+
+    original = serialization._write_tensor
+    monkeypatch.setattr(serialization, "_write_tensor", failing)
+    with pytest.raises(OSError, match="disk full"):
+        second.save(path)
+    monkeypatch.undo()
+    np.testing.assert_array_equal(GloVe.load(path).wv.vectors, first.wv.vectors)
+    assert [p.name for p in tmp_path.iterdir()] == ["glove.safetensors"]  # no temporary file left
+
+
+def rewrite(path, change):
+    """Loads the raw state of a model file, applies change(state), writes it back."""
+    import seqlab
+    state = seqlab.load(path)
+    change(state)
+    seqlab.save(state, path)
+
+
+def test_load_errors_name_the_function_and_the_file(tmp_path):
+    import re
+
+    import seqlab
+    from seqlab.embed import PPMI, Word2Vec
+    with pytest.raises(RuntimeError, match=r"GloVe.save: .*call build_vocab\(\)"):
+        GloVe().save(tmp_path / "empty.safetensors")
+    good = tmp_path / "glove.safetensors"
+    GloVe(TOY, window=2, min_count=1, vector_size=3, epochs=1, progress=False).save(good)
+    content = good.read_bytes()
+    bad = tmp_path / "bad.safetensors"
+    # every truncation of the file (seqlab.load's checks, named by GloVe.load)
+    for size in range(len(content)):
+        bad.write_bytes(content[:size])
+        with pytest.raises(ValueError, match=f"GloVe.load: cannot read '{re.escape(str(bad))}'"):
+            GloVe.load(bad)
+    bad.write_bytes(b"not a model at all, just text" * 3)
+    with pytest.raises(ValueError, match=f"GloVe.load: cannot read '{re.escape(str(bad))}'.*not a valid checkpoint"):
+        GloVe.load(bad)
+    with pytest.raises(FileNotFoundError):
+        GloVe.load(tmp_path / "missing.safetensors")
+    # other files
+    seqlab.save({"x": 1}, bad)
+    with pytest.raises(ValueError, match=f"GloVe.load: '{re.escape(str(bad))}' is not a seqlab GloVe file"):
+        GloVe.load(bad)
+    Word2Vec([["a", "b"]] * 3, min_count=1, vector_size=4, progress=False).save(bad)
+    with pytest.raises(ValueError, match="is not a seqlab GloVe file"):
+        GloVe.load(bad)
+    PPMI(TOY, min_count=1, vector_size=2).save(bad)
+    with pytest.raises(ValueError, match="is not a seqlab GloVe file"):
+        GloVe.load(bad)
+    with pytest.raises(ValueError, match="not a seqlab Word2Vec/FastText file"):
+        Word2Vec.load(good)
+    # well-formed safetensors whose content does not fit
+    corruptions = [
+        (lambda s: s.update(version=2), "version-2 GloVe file"),
+        (lambda s: s["params"].pop("window"), "is corrupt: its params must hold"),
+        (lambda s: s.update(index_to_key=["a", "a", "b", "c", "x"]), "index_to_key must be a list of distinct"),
+        (lambda s: s["arrays"].pop("gW"), "is corrupt: the array 'gW' is missing"),
+        (lambda s: s["arrays"].update(W=seqlab.zeros(2, 3, dtype=seqlab.float64)), r"the array 'W' is float64 \(2, 3\)"),
+        (lambda s: s["arrays"].update(count=seqlab.zeros(4)), "the array 'count' is float32"),
+        (lambda s: s["arrays"].update(value=seqlab.ones(1, dtype=seqlab.float64)), "row, col, value must be vectors"),
+        (lambda s: s["arrays"].update(col=s["arrays"]["col"] + 7), "co-occurrence index is outside the 4 words"),
+        (lambda s: s["arrays"].update(value=s["arrays"]["value"] * 0), "co-occurrence entry 0 has value 0"),
+    ]
+    for change, message in corruptions:
+        bad.write_bytes(content)
+        rewrite(bad, change)
+        with pytest.raises(ValueError, match=f"GloVe.load: '{re.escape(str(bad))}'.*{message}"):
+            GloVe.load(bad)

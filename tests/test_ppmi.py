@@ -130,3 +130,78 @@ def test_ppmi_argument_errors_and_small_vocabulary():
     with pytest.warns(UserWarning, match="vector_size=100 exceeds the vocabulary"):
         model = PPMI(TOY, min_count=1)
     assert model.wv.vector_size == len(model.wv) == 7
+
+
+# ----------------------------------------------------------------------------- save / load
+
+@pytest.mark.parametrize("svd", ["dense", "randomized"])
+def test_save_load_round_trip(tmp_path, svd):
+    sentences = corpora.planted_analogies().train[:3000]
+    model = PPMI(sentences, window=2, min_count=1, vector_size=8, cds_alpha=0.6, neg=2, eig=0.25, seed=3, svd=svd)
+    path = tmp_path / "ppmi.safetensors"
+    model.save(path)
+    loaded = PPMI.load(path)
+    assert isinstance(loaded, PPMI) and repr(loaded) == repr(model) and loaded.svd_method == svd
+    for k in ("window", "min_count", "vector_size", "cds_alpha", "neg", "eig", "seed", "workers", "svd",
+              "n_oversamples", "n_iter"):
+        assert getattr(loaded, k) == getattr(model, k), k
+    assert loaded.wv.index_to_key == model.wv.index_to_key
+    np.testing.assert_array_equal(loaded.wv.vectors, model.wv.vectors)
+    np.testing.assert_array_equal(loaded.context_vectors, model.context_vectors)
+    np.testing.assert_array_equal(loaded.singular_values, model.singular_values)
+    np.testing.assert_array_equal(loaded.wv.expandos["count"], model.wv.expandos["count"])
+    word = model.wv.index_to_key[5]
+    assert loaded.wv.most_similar(word, topn=10) == model.wv.most_similar(word, topn=10)
+    for a, b in zip(loaded.ppmi_matrix() + loaded.cooccurrence_matrix(),
+                    model.ppmi_matrix() + model.cooccurrence_matrix()):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+    # factorising again after load gives the same vectors
+    loaded.train()
+    np.testing.assert_array_equal(loaded.wv.vectors, model.wv.vectors)
+
+
+def test_save_load_before_train_and_errors(tmp_path):
+    import re
+
+    import seqlab
+    from seqlab.embed import GloVe
+    with pytest.raises(RuntimeError, match=r"PPMI.save: .*call build_vocab\(\)"):
+        PPMI().save(tmp_path / "x.safetensors")
+    path = tmp_path / "ppmi.safetensors"
+    counted = PPMI(window=2, min_count=1, vector_size=3).build_vocab(TOY)
+    counted.save(path)
+    loaded = PPMI.load(path)
+    assert loaded.wv is None
+    np.testing.assert_array_equal(loaded.ppmi_matrix(dense=True), counted.ppmi_matrix(dense=True))
+    loaded.train()
+    counted.train()
+    np.testing.assert_array_equal(loaded.wv.vectors, counted.wv.vectors)
+
+    trained = tmp_path / "trained.safetensors"
+    counted.save(trained)
+    content = trained.read_bytes()
+    bad = tmp_path / "bad.safetensors"
+    for size in range(0, len(content), 7):
+        bad.write_bytes(content[:size])
+        with pytest.raises(ValueError, match=f"PPMI.load: cannot read '{re.escape(str(bad))}'"):
+            PPMI.load(bad)
+    GloVe(TOY, window=2, min_count=1, vector_size=3, epochs=1, progress=False).save(bad)
+    with pytest.raises(ValueError, match=f"PPMI.load: '{re.escape(str(bad))}' is not a seqlab PPMI file"):
+        PPMI.load(bad)
+    corruptions = [
+        (lambda s: s["arrays"].pop("ppmi_value"), "the array 'ppmi_value' is missing"),
+        (lambda s: s["arrays"].pop("context_vectors"), "go together"),
+        (lambda s: s["arrays"].update(vectors=seqlab.zeros(2, 3)), "go together"),
+        (lambda s: s["arrays"].update(ppmi_row=s["arrays"]["ppmi_row"] + 100), "ppmi index is outside the 7 words"),
+        (lambda s: s["arrays"].update(cooccurrence_col=s["arrays"]["cooccurrence_col"][:-1]),
+         "cooccurrence_row, cooccurrence_col, cooccurrence_value must be vectors of one length"),
+        (lambda s: s.update(index_to_key="the cat"), "index_to_key must be a list"),
+    ]
+    for change, message in corruptions:
+        bad.write_bytes(content)
+        state = seqlab.load(bad)
+        change(state)
+        seqlab.save(state, bad)
+        with pytest.raises(ValueError, match=f"PPMI.load: '{re.escape(str(bad))}' is corrupt: .*{message}"):
+            PPMI.load(bad)

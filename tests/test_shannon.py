@@ -265,3 +265,11 @@ def test_kjv_unigram_frequency_ranks(kjv27):
     assert (r.upper, r.lower) == pytest.approx((up, lo))
     assert r.lower < r.upper
     assert r.upper == pytest.approx(entropy_bits(Counter(test)), abs=1e-9)
+
+
+def test_shannon_1951_table_is_the_papers():
+    """Every value of Shannon (1951), BSTJ 30(1) p. 64, section 6 (the bounds plotted in Fig. 4)."""
+    t = SHANNON_1951
+    assert t["N"] == [*range(1, 16), 100]
+    assert t["upper"] == [4.03, 3.42, 3.0, 2.6, 2.7, 2.2, 2.8, 1.8, 1.9, 2.1, 2.2, 2.3, 2.1, 1.7, 2.1, 1.3]
+    assert t["lower"] == [3.19, 2.50, 2.1, 1.7, 1.7, 1.3, 1.8, 1.0, 1.0, 1.0, 1.3, 1.3, 1.2, 0.9, 1.2, 0.6]

@@ -268,3 +268,197 @@ def test_second_train_refreshes_vector_lengths():
     sims = unit @ unit[m.wv.key_to_index["a"]]
     expected = [m.wv.index_to_key[i] for i in np.argsort(-sims) if m.wv.index_to_key[i] != "a"]
     assert [w for w, _ in m.wv.most_similar("a", topn=4)] == expected[:4]
+
+
+# ------------------------------------------------------------------------------ trim_rule (gensim's)
+
+def numbered_rule(word, count, min_count):
+    """Drops every word whose number is a multiple of 7, keeps multiples of 5 whatever their count."""
+    from gensim import utils
+    n = int("".join(ch for ch in word if ch.isdigit()) or 1)
+    if n % 7 == 0:
+        return utils.RULE_DISCARD
+    if n % 5 == 0:
+        return utils.RULE_KEEP
+    return utils.RULE_DEFAULT
+
+
+def test_rule_constants_equal_gensim():
+    from gensim import utils
+    from seqlab.embed import RULE_DEFAULT, RULE_DISCARD, RULE_KEEP
+    assert (RULE_DEFAULT, RULE_DISCARD, RULE_KEEP) == (utils.RULE_DEFAULT, utils.RULE_DISCARD, utils.RULE_KEEP)
+    assert (RULE_DEFAULT, RULE_DISCARD, RULE_KEEP) == (0, 1, 2)
+
+
+@pytest.mark.parametrize("kwargs", [dict(min_count=3), dict(min_count=1), dict(min_count=2, max_vocab_size=30),
+                                    dict(min_count=2, max_final_vocab=10), dict(min_count=4, sorted_vocab=0)])
+def test_trim_rule_vocabulary_equals_gensim(kwargs):
+    corpus = small_corpus()
+    ours = Word2Vec(vector_size=8, progress=False, **kwargs)
+    ours.build_vocab(corpus, trim_rule=numbered_rule)
+    theirs = GensimWord2Vec(vector_size=8, **kwargs)
+    theirs.build_vocab(corpus, trim_rule=numbered_rule)
+    assert ours.wv.index_to_key == theirs.wv.index_to_key
+    np.testing.assert_array_equal(ours.wv.expandos["count"], theirs.wv.expandos["count"])
+    np.testing.assert_array_equal(ours.wv.expandos["sample_int"], theirs.wv.expandos["sample_int"])
+    np.testing.assert_array_equal(ours.wv.vectors, theirs.wv.vectors)
+    assert not any(w in ours.wv.key_to_index for w in ("w7", "w14", "w21", "w28"))
+    # the rule changed something: without it the vocabulary differs
+    plain = Word2Vec(vector_size=8, progress=False, **kwargs)
+    plain.build_vocab(corpus)
+    assert plain.wv.index_to_key != ours.wv.index_to_key
+
+
+def test_trim_rule_keeps_rare_words_and_accepts_plain_ints():
+    from seqlab.embed import RULE_DEFAULT, RULE_DISCARD, RULE_KEEP
+    corpus = small_corpus()
+    seen = []
+
+    def rule(word, count, min_count):
+        seen.append((word, count, min_count))
+        return {"w59": 2, "w0": 1}.get(word, 0)  # plain integers, as gensim accepts
+
+    ours = Word2Vec(corpus, vector_size=8, min_count=5, epochs=1, workers=1, trim_rule=rule, progress=False)
+    theirs = GensimWord2Vec(corpus, vector_size=8, min_count=5, epochs=1, workers=1, trim_rule=rule)
+    assert ours.wv.index_to_key == theirs.wv.index_to_key
+    assert "w59" in ours.wv.key_to_index and "w0" not in ours.wv.key_to_index
+    count_59 = sum(s.count("w59") for s in corpus)
+    assert 0 < count_59 < 5  # kept although rarer than min_count
+    assert ours.wv.expandos["count"][ours.wv.key_to_index["w59"]] == count_59
+    # called with (word, count, min_count), plain Python types
+    assert ("w59", count_59, 5) in seen and all(type(c) is int and m == 5 for _, c, m in seen)
+    # the constants work as well as the integers (and keep_vocab_item answers as gensim's)
+    from gensim.utils import keep_vocab_item as gensim_keep
+    from seqlab.embed.word2vec import keep_vocab_item
+    for answer in (RULE_DEFAULT, RULE_DISCARD, RULE_KEEP, None):
+        for count in (1, 5, 9):
+            def rule(*args, answer=answer):
+                return answer
+            assert keep_vocab_item("x", count, 5, rule) == gensim_keep("x", count, 5, rule)
+
+
+def test_trim_rule_is_not_kept_by_the_model(tmp_path):
+    corpus = small_corpus()
+    rule = lambda word, count, min_count: 1 if word == "w1" else 0
+    model = Word2Vec(corpus, vector_size=8, min_count=2, epochs=1, workers=1, trim_rule=rule, progress=False)
+    assert "w1" not in model.wv.key_to_index
+    assert not any(v is rule for v in vars(model).values())
+    path = tmp_path / "m.safetensors"
+    model.save(path)  # a lambda could not be written: it is not part of the model
+    assert Word2Vec.load(path).wv.index_to_key == model.wv.index_to_key
+    # a later build_vocab without a rule uses min_count alone
+    model.build_vocab(corpus)
+    assert "w1" in model.wv.key_to_index
+    # a rule given to the constructor without sentences is ignored, with a warning (gensim logs one)
+    with pytest.warns(UserWarning, match="trim_rule"):
+        Word2Vec(vector_size=8, trim_rule=rule, progress=False)
+
+
+def test_trim_rule_errors():
+    corpus = small_corpus()
+    with pytest.raises(TypeError, match="Word2Vec: trim_rule must be None or a callable"):
+        Word2Vec(corpus, trim_rule=2, progress=False)
+    model = Word2Vec(vector_size=8, min_count=1, progress=False)
+    with pytest.raises(TypeError, match="Word2Vec.build_vocab: trim_rule must be None or a callable"):
+        model.build_vocab(corpus, trim_rule="keep")
+    # True would be RULE_DISCARD in gensim: ambiguous, so refused, naming the word
+    with pytest.raises(ValueError, match=r"Word2Vec.build_vocab: trim_rule returned True for 'w\d+'"):
+        model.build_vocab(corpus, trim_rule=lambda w, c, m: c > 3)
+    with pytest.raises(ValueError, match="trim_rule returned 7"):
+        model.build_vocab(corpus, trim_rule=lambda w, c, m: 7)
+    with pytest.raises(ValueError, match="Word2Vec.build_vocab: no word of the corpus .* is kept by trim_rule"):
+        model.build_vocab(corpus, trim_rule=lambda w, c, m: 1)
+
+
+# ------------------------------------------------------------------------------ build_vocab(update=True)
+
+def grown_corpus():
+    """Half of small_corpus, each sentence with a new word new0..new12 (11 or 12 times each,
+    new1 3 times more), then a rare new 'zz' (twice) and old words again."""
+    corpus = small_corpus()
+    return [s + [f"new{i % 13}"] for i, s in enumerate(corpus[:150])] + [["zz", "w1"]] * 2 + [["new1", "w3"]] * 3
+
+
+@pytest.mark.parametrize("kwargs,rule", [(dict(min_count=3), None), (dict(min_count=2, hs=1, negative=0), None),
+                                         (dict(min_count=3), numbered_rule),
+                                         (dict(min_count=2, max_final_vocab=40, sample=1e-2), None)])
+def test_update_vocabulary_equals_gensim(kwargs, rule):
+    corpus = small_corpus()
+    ours = Word2Vec(corpus[:200], vector_size=8, epochs=2, workers=1, progress=False, **kwargs)
+    theirs = GensimWord2Vec(corpus[:200], vector_size=8, epochs=2, workers=1, **kwargs)
+    n_old = len(ours.wv)
+    old_vectors, old_counts = ours.wv.vectors.copy(), ours.wv.expandos["count"].copy()
+    old_out = (ours.syn1neg if ours.negative else ours.syn1).copy()
+    more = grown_corpus()
+    ours.build_vocab(more, update=True, trim_rule=rule)
+    theirs.build_vocab(more, update=True, trim_rule=rule)
+    # new words after the old ones in gensim's order, counts summed, thresholds as gensim's
+    assert ours.wv.index_to_key == theirs.wv.index_to_key
+    assert len(ours.wv) > n_old and ours.wv.index_to_key[n_old].startswith("new")
+    np.testing.assert_array_equal(ours.wv.expandos["count"], theirs.wv.expandos["count"])
+    assert (ours.wv.expandos["count"][:n_old] > old_counts).any()
+    np.testing.assert_array_equal(ours.wv.expandos["sample_int"], theirs.wv.expandos["sample_int"])
+    assert ours.corpus_count == theirs.corpus_count == len(more)
+    # old vectors untouched, new ones are gensim's seeded rows, new output rows zero
+    np.testing.assert_array_equal(ours.wv.vectors[:n_old], old_vectors)
+    np.testing.assert_array_equal(ours.wv.vectors[n_old:], theirs.wv.vectors[n_old:])
+    out = ours.syn1neg if ours.negative else ours.syn1
+    assert out.shape == (len(ours.wv), 8)
+    np.testing.assert_array_equal(out[:n_old], old_out)
+    assert not out[n_old:].any()
+    assert ours.wv.vectors.dtype == np.float32 and ours.wv.vectors.flags.c_contiguous
+    # training continues: every word seen moves, old and new
+    ours.train(more, total_examples=ours.corpus_count, epochs=1)
+    new_rows = [ours.wv.key_to_index[w] for w in ("new1", "new3")]
+    assert (ours.wv.vectors[new_rows] != theirs.wv.vectors[new_rows]).all(axis=1).all()
+    assert (ours.wv.vectors[ours.wv.key_to_index["w3"]] != old_vectors[ours.wv.key_to_index["w3"]]).all()
+
+
+def test_update_learns_the_new_words(planted):
+    """Entities e3, e7, e11 are held out of the first corpus; after the update and train() on the
+    whole corpus their analogies are answered as well as the others'."""
+    pa, sentences = planted
+    held = {"e3", "e7", "e11"}
+    is_held = lambda w: w.split("_")[0] in held
+    first = [s for s in sentences if not any(is_held(w) for w in s)]
+    model = Word2Vec(first, vector_size=32, window=2, min_count=1, sg=1, workers=2, seed=3, progress=False)
+    assert not any(is_held(w) for w in model.wv.index_to_key)
+    before = model.wv.vectors.copy()
+    model.build_vocab(sentences, update=True)
+    np.testing.assert_array_equal(model.wv.vectors[:len(before)], before)
+    model.train(sentences, total_examples=model.corpus_count, epochs=model.epochs)
+    new_questions = [q for q in pa.questions if any(is_held(w) for w in q)]
+    old_questions = [q for q in pa.questions if not any(is_held(w) for w in q)]
+    assert len(new_questions) > 500
+    assert analogy_accuracy(model.wv, new_questions) > 0.9
+    assert analogy_accuracy(model.wv, old_questions) > 0.9
+
+
+def test_update_after_load_and_reproducibility(tmp_path):
+    corpus, more = small_corpus(), grown_corpus()
+    model = Word2Vec(corpus, vector_size=8, min_count=2, epochs=1, hs=1, workers=1, progress=False)
+    path = tmp_path / "m.safetensors"
+    model.save(path)
+    loaded = Word2Vec.load(path)
+    for m in (model, loaded):
+        m.build_vocab(more, update=True)
+        m.train(more, total_examples=m.corpus_count, epochs=2)
+    assert loaded.wv.index_to_key == model.wv.index_to_key
+    for a, b in ((loaded.wv.vectors, model.wv.vectors), (loaded.syn1neg, model.syn1neg), (loaded.syn1, model.syn1)):
+        np.testing.assert_array_equal(a, b)
+    # and the updated model saves and loads
+    model.save(path)
+    again = Word2Vec.load(path)
+    assert again.wv.index_to_key == model.wv.index_to_key
+    np.testing.assert_array_equal(again.wv.vectors, model.wv.vectors)
+
+
+def test_update_errors():
+    with pytest.raises(RuntimeError, match="Word2Vec.build_vocab: update=True needs a model that has a vocabulary"):
+        Word2Vec(vector_size=8, progress=False).build_vocab(small_corpus(), update=True)
+    # a corpus without any word that stays changes only the counts (as gensim)
+    model = Word2Vec(small_corpus(), vector_size=8, min_count=2, epochs=1, workers=1, progress=False)
+    words, counts = list(model.wv.index_to_key), model.wv.expandos["count"].copy()
+    model.build_vocab([["w0", "brand-new"]], update=True)
+    assert model.wv.index_to_key == words
+    assert model.wv.expandos["count"][model.wv.key_to_index["w0"]] == counts[model.wv.key_to_index["w0"]] + 1

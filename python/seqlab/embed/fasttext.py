@@ -122,6 +122,19 @@ class FastText(Word2Vec):
         self.syn1neg = np.zeros((n, d), dtype=np.float32) if self.negative else None
         self.syn1 = np.zeros((n, d), dtype=np.float32) if self.hs else None
 
+    def update_weights(self):
+        """gensim's FastText update: new words' own rows are the rows of prep_vectors(seed) for the
+        grown vocabulary (gensim's resize_vectors), the n-gram rows and all existing rows are kept,
+        new output rows are zero."""
+        n_old, n, d = len(self.wv.vectors_vocab), len(self.wv), self.vector_size
+        vocab_rows = np.empty((n, d), dtype=np.float32)
+        prep_vectors(vocab_rows, self.seed)
+        vocab_rows[:n_old] = self._syn0[:n_old]
+        syn0 = np.concatenate([vocab_rows, self._syn0[n_old:]])
+        self._set_input_matrix(syn0, recompute_subwords=False)
+        self.syn1neg, self.syn1 = (None if m is None else np.vstack([m, np.zeros((n - n_old, d), dtype=np.float32)])
+                                   for m in (self.syn1neg, self.syn1))
+
     def _set_input_matrix(self, syn0, recompute_subwords=True):
         n = len(self.wv)
         self._syn0 = syn0

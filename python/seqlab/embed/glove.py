@@ -13,7 +13,13 @@ with AdaGrad as Stanford's glove.c, and .wv holds W + C (glove.c's default outpu
 Arguments keep gensim's names where gensim has them (sentences, corpus_file, vector_size,
 window, min_count, epochs, workers, seed) and Stanford's glove otherwise (x_max, alpha,
 learning_rate = glove's -eta, symmetric, distance_weighting). Tested in tests/test_glove.py.
+
+save()/load() keep the whole model in one safetensors file (seqlab.save, atomic): the
+co-occurrence matrix, W, C, the biases and AdaGrad's accumulators, so train() goes on after
+load() exactly as it would have without it.
 """
+import os
+
 import numpy as np
 
 from .. import _core
@@ -21,6 +27,11 @@ from ..data.encode import encode_corpus
 from .keyedvectors import KeyedVectors
 
 __all__ = ["GloVe"]
+
+FORMAT = "seqlab.embed.GloVe"
+FORMAT_VERSION = 1
+_PARAMS = ("vector_size", "window", "min_count", "x_max", "alpha", "learning_rate", "epochs", "workers", "seed",
+           "symmetric", "distance_weighting")
 
 
 def _vocabulary(sentences, corpus_file, min_count, who):
@@ -38,6 +49,60 @@ def _vocabulary(sentences, corpus_file, min_count, who):
         raise ValueError(f"{who}: no word occurs at least min_count={min_count} times "
                          f"({len(enc.vocab)} distinct words in the corpus)")
     return enc.vocab[:n_kept], enc.counts[:n_kept], ids, enc.offsets
+
+
+def _save_model(model, fname, fmt, params, arrays, extra):
+    """One safetensors file via seqlab.save (atomic): JSON metadata (format, version, class,
+    params, index_to_key, `extra`) and the arrays (None ones left out)."""
+    import seqlab
+    tensors = {k: seqlab.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items() if v is not None}
+    seqlab.save({"format": fmt, "version": FORMAT_VERSION, "class": type(model).__name__, "params": params,
+                 "index_to_key": list(model._words), **extra, "arrays": tensors}, fname)
+
+
+def _load_state(cls, fname, fmt, params, expected):
+    """Reads a file written by _save_model and checks it: ValueError naming `cls.load` and the
+    file when it is unreadable (truncated, not safetensors), of another kind, or inconsistent.
+    `expected(V, state)` gives {array name: (dtype, shape or None to skip, required)}.
+    Returns (state, arrays as NumPy copies)."""
+    import seqlab
+    who, path = f"{cls.__name__}.load", os.fspath(fname)
+    try:
+        state = seqlab.load(path)
+    except ValueError as e:  # seqlab.load's message names the file and the damage
+        raise ValueError(f"{who}: cannot read '{path}': {e}") from None
+
+    def corrupt(why):
+        return ValueError(f"{who}: '{path}' is corrupt: {why}")
+
+    if not isinstance(state, dict) or state.get("format") != fmt:
+        raise ValueError(f"{who}: '{path}' is not a seqlab {cls.__name__} file")
+    if state.get("version") != FORMAT_VERSION:
+        raise ValueError(f"{who}: '{path}' is a version-{state.get('version')!r} {cls.__name__} file; "
+                         f"this seqlab reads version {FORMAT_VERSION}")
+    if not isinstance(state.get("params"), dict) or not set(params) <= state["params"].keys():
+        raise corrupt(f"its params must hold {', '.join(params)}")
+    words = state.get("index_to_key")
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words) or len(set(words)) != len(words):
+        raise corrupt("index_to_key must be a list of distinct strings")
+    if not isinstance(state.get("arrays"), dict):
+        raise corrupt("it has no arrays")
+    arrays = {k: t.numpy().copy() for k, t in state["arrays"].items()}
+    for name, (dtype, shape, required) in expected(len(words), state).items():
+        if name not in arrays:
+            if required:
+                raise corrupt(f"the array {name!r} is missing")
+            continue
+        a = arrays[name]
+        if a.dtype != dtype or (shape is not None and a.shape != shape):
+            raise corrupt(f"the array {name!r} is {a.dtype} {a.shape}, expected {np.dtype(dtype)} "
+                          f"{shape if shape is not None else ''}".rstrip())
+    return state, arrays
+
+
+def _same_length(arrays, names, who_path):
+    if len({arrays[n].shape for n in names}) != 1 or arrays[names[0]].ndim != 1:
+        raise ValueError(f"{who_path} is corrupt: {', '.join(names)} must be vectors of one length")
 
 
 def _make_keyed_vectors(words, counts, vectors):
@@ -111,6 +176,57 @@ class GloVe:
     def _update_wv(self):
         p = self._trainer.parameters()
         self.wv = _make_keyed_vectors(self._words, self._counts, p["W"] + p["C"])
+
+    # ------------------------------------------------------------------ save / load
+
+    def save(self, fname):
+        """Writes the model (parameters, vocabulary and counts, co-occurrences, W, C, biases,
+        AdaGrad accumulators, cost history) to one safetensors file with seqlab.save (atomic: a
+        crash leaves any previous file intact)."""
+        if self._trainer is None:
+            raise RuntimeError("GloVe.save: the model has nothing to save yet; call build_vocab() (or pass sentences "
+                               "to GloVe()) first")
+        row, col, value = self._cooccurrence
+        arrays = {"count": np.asarray(self._counts, dtype=np.int64), "row": row.astype(np.int64),
+                  "col": col.astype(np.int64), "value": value, **self._trainer.parameters()}
+        _save_model(self, fname, FORMAT, {k: getattr(self, k) for k in _PARAMS}, arrays,
+                    {"cost_history": [float(c) for c in self.cost_history]})
+
+    @classmethod
+    def load(cls, fname):
+        """Reads a model written by save(); train() continues it as if it had not been saved."""
+        def expected(V, state):
+            d = state["params"]["vector_size"]
+            f64 = np.float64
+            return {"count": (np.int64, (V,), True), "row": (np.int64, None, True), "col": (np.int64, None, True),
+                    "value": (f64, None, True), "W": (f64, (V, d), True), "C": (f64, (V, d), True),
+                    "bw": (f64, (V,), True), "bc": (f64, (V,), True), "gW": (f64, (V, d), True),
+                    "gC": (f64, (V, d), True), "gbw": (f64, (V,), True), "gbc": (f64, (V,), True)}
+
+        state, arrays = _load_state(cls, fname, FORMAT, _PARAMS, expected)
+        where = f"GloVe.load: '{os.fspath(fname)}'"
+        _same_length(arrays, ["row", "col", "value"], where)
+        model = cls.__new__(cls)
+        for k in _PARAMS:
+            setattr(model, k, state["params"][k])
+        model.progress = True
+        model._words = list(state["index_to_key"])
+        model._counts = arrays["count"]
+        cost_history = state.get("cost_history", [])
+        model.cost_history = [float(c) for c in cost_history] if isinstance(cost_history, list) else []
+        row, col = arrays["row"], arrays["col"]
+        V = len(model._words)
+        if len(row) and (min(row.min(), col.min()) < 0 or max(row.max(), col.max()) >= V):
+            raise ValueError(f"{where} is corrupt: a co-occurrence index is outside the {V} words")
+        model._cooccurrence = (row.astype(np.int32), col.astype(np.int32), arrays["value"])
+        try:
+            model._trainer = _core.glove.Trainer(*model._cooccurrence, V, model.vector_size, model.x_max, model.alpha,
+                                                 model.learning_rate, model.workers, model.seed)
+            model._trainer.set_parameters({k: arrays[k] for k in ("W", "C", "bw", "bc", "gW", "gC", "gbw", "gbc")})
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"{where} is corrupt: {e}") from None
+        model._update_wv()
+        return model
 
     # ------------------------------------------------------------------ for teaching
 

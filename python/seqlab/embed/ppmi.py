@@ -16,16 +16,28 @@ embeddings", whose hyperparameter names cds, neg, eig are kept).
 
 The SVD is NumPy's on the dense matrix when the vocabulary is small, else a seeded randomised
 SVD (Halko, Martinsson & Tropp 2011, Algorithms 4.4 and 5.1) whose sparse products run in C++.
-No SciPy. Tested in tests/test_ppmi.py.
+No SciPy. save()/load() keep the model (counts, co-occurrences, SPPMI, vectors, context
+vectors, singular values) in one safetensors file. Tested in tests/test_ppmi.py.
 """
+import os
 import warnings
 
 import numpy as np
 
 from .. import _core
-from .glove import _make_keyed_vectors, _vocabulary
+from .glove import (
+    _load_state,
+    _make_keyed_vectors,
+    _same_length,
+    _save_model,
+    _vocabulary,
+)
 
 __all__ = ["PPMI", "randomized_svd"]
+
+FORMAT = "seqlab.embed.PPMI"
+_PARAMS = ("window", "min_count", "vector_size", "cds_alpha", "neg", "eig", "seed", "workers", "svd", "n_oversamples",
+           "n_iter")
 
 DENSE_SVD_MAX_WORDS = 2000   # svd="auto": np.linalg.svd up to this many words
 
@@ -147,6 +159,69 @@ class PPMI:
         self.wv = _make_keyed_vectors(self._words, self._counts, U * S ** self.eig)
         self.context_vectors = (Vt.T * S ** self.eig).astype(np.float32)   # Levy et al.'s C, for w + c
         return self
+
+    def save(self, fname):
+        """Writes the model (parameters, vocabulary and counts, co-occurrence and SPPMI nonzeros,
+        and once trained the vectors, context vectors and singular values) to one safetensors
+        file with seqlab.save (atomic: a crash leaves any previous file intact)."""
+        if not hasattr(self, "_words"):
+            raise RuntimeError("PPMI.save: the model has nothing to save yet; call build_vocab() (or pass sentences "
+                               "to PPMI()) first")
+        (crow, ccol, cval), (prow, pcol, pval) = self._cooccurrence, self._ppmi
+        arrays = {"count": np.asarray(self._counts, dtype=np.int64),
+                  "cooccurrence_row": crow.astype(np.int64), "cooccurrence_col": ccol.astype(np.int64),
+                  "cooccurrence_value": cval, "ppmi_row": prow.astype(np.int64), "ppmi_col": pcol.astype(np.int64),
+                  "ppmi_value": pval}
+        extra = {}
+        if self.wv is not None:
+            arrays.update(vectors=self.wv.vectors, context_vectors=self.context_vectors,
+                          singular_values=np.asarray(self.singular_values, dtype=np.float64))
+            extra["svd_method"] = self.svd_method
+        _save_model(self, fname, FORMAT, {k: getattr(self, k) for k in _PARAMS}, arrays, extra)
+
+    @classmethod
+    def load(cls, fname):
+        """Reads a model written by save()."""
+        def expected(V, state):
+            i64, f64, f32 = np.int64, np.float64, np.float32
+            out = {name: (i64, None, True) for name in ("cooccurrence_row", "cooccurrence_col", "ppmi_row", "ppmi_col")}
+            out.update(count=(i64, (V,), True), cooccurrence_value=(f64, None, True), ppmi_value=(f64, None, True),
+                       vectors=(f32, None, False), context_vectors=(f32, None, False),
+                       singular_values=(f64, None, False))
+            return out
+
+        state, arrays = _load_state(cls, fname, FORMAT, _PARAMS, expected)
+        where = f"PPMI.load: '{os.fspath(fname)}'"
+        V = len(state["index_to_key"])
+        for part in ("cooccurrence", "ppmi"):
+            names = [f"{part}_row", f"{part}_col", f"{part}_value"]
+            _same_length(arrays, names, where)
+            row, col = arrays[names[0]], arrays[names[1]]
+            if len(row) and (min(row.min(), col.min()) < 0 or max(row.max(), col.max()) >= V):
+                raise ValueError(f"{where} is corrupt: a {part} index is outside the {V} words")
+        trained = [k for k in ("vectors", "context_vectors", "singular_values") if k in arrays]
+        if trained:
+            k = arrays["singular_values"].shape[0] if "singular_values" in arrays else -1
+            if (len(trained) != 3 or arrays["singular_values"].ndim != 1 or arrays["vectors"].shape != (V, k)
+                    or arrays["context_vectors"].shape != (V, k) or not isinstance(state.get("svd_method"), str)):
+                raise ValueError(f"{where} is corrupt: vectors ({V}, k), context_vectors ({V}, k), "
+                                 "singular_values (k,) and svd_method go together")
+        model = cls.__new__(cls)
+        for name in _PARAMS:
+            setattr(model, name, state["params"][name])
+        model._words = list(state["index_to_key"])
+        model._counts = arrays["count"]
+        # (row, col, value) as build_vocab leaves them: int32 indices
+        model._cooccurrence, model._ppmi = ((arrays[f"{part}_row"].astype(np.int32),
+                                             arrays[f"{part}_col"].astype(np.int32), arrays[f"{part}_value"])
+                                            for part in ("cooccurrence", "ppmi"))
+        model.wv = None
+        if trained:
+            model.singular_values = arrays["singular_values"]
+            model.svd_method = state["svd_method"]
+            model.wv = _make_keyed_vectors(model._words, model._counts, arrays["vectors"])
+            model.context_vectors = arrays["context_vectors"]
+        return model
 
     def ppmi_matrix(self, dense=False):
         """The shifted PPMI matrix: (row, col, value) of its nonzeros sorted by (row, col), or dense (V, V)."""

@@ -9,6 +9,7 @@ in docs/embeddings-design.md. Tested in tests/test_word2vec.py.
 """
 import os
 import threading
+import warnings
 
 import numpy as np
 
@@ -22,6 +23,38 @@ MAX_WORDS_IN_SENTENCE = 10000  # gensim's MAX_WORDS_IN_BATCH; longer sentences a
 FORMAT = "seqlab.embed.Word2Vec"
 FORMAT_VERSION = 1
 
+# gensim.utils' trim_rule answers: a rule(word, count, min_count) returns one of these.
+RULE_DEFAULT = 0   # keep the word if count >= min_count
+RULE_DISCARD = 1   # drop the word whatever its count
+RULE_KEEP = 2      # keep the word whatever its count
+
+
+def keep_vocab_item(word, count, min_count, trim_rule=None, who="keep_vocab_item"):
+    """gensim.utils.keep_vocab_item: whether `word` (seen `count` times) stays in the vocabulary.
+    Without a rule: count >= min_count. A rule's RULE_KEEP / RULE_DISCARD override that,
+    RULE_DEFAULT (or None, as gensim) falls back to it. Any other answer is a ValueError naming
+    `who` (gensim would read True as RULE_DISCARD and anything else as RULE_DEFAULT)."""
+    default = count >= min_count
+    if trim_rule is None:
+        return default
+    answer = trim_rule(word, count, min_count)
+    if answer is None:
+        return default
+    if isinstance(answer, (bool, np.bool_)) or answer not in (RULE_DEFAULT, RULE_DISCARD, RULE_KEEP):
+        raise ValueError(f"{who}: trim_rule returned {answer!r} for {word!r}; it must return RULE_DEFAULT (0), "
+                         f"RULE_DISCARD (1) or RULE_KEEP (2) (seqlab.embed or gensim.utils)")
+    if answer == RULE_KEEP:
+        return True
+    if answer == RULE_DISCARD:
+        return False
+    return default
+
+
+def _check_trim_rule(trim_rule, who):
+    if trim_rule is not None and not callable(trim_rule):
+        raise TypeError(f"{who}: trim_rule must be None or a callable (word, count, min_count) returning "
+                        f"RULE_DEFAULT, RULE_DISCARD or RULE_KEEP, got {type(trim_rule).__name__}")
+
 
 class Word2Vec:
     """gensim.models.Word2Vec's constructor; with `sentences` or `corpus_file` it builds the
@@ -29,8 +62,9 @@ class Word2Vec:
 
     seqlab-only arguments: `progress` shows a tqdm bar with words/s during training;
     `chunk_words` and `block_chunks` set the deterministic schedule (docs/embeddings-design.md).
-    Not supported (NotImplementedError when set): trim_rule, null_word, callbacks, compute_loss,
-    build_vocab(update=True).
+    `trim_rule` (word, count, min_count) -> RULE_DEFAULT / RULE_DISCARD / RULE_KEEP is applied by
+    build_vocab as gensim does and is not kept by the model.
+    Not supported (NotImplementedError when set): null_word, callbacks, compute_loss.
     """
 
     def __init__(self, sentences=None, corpus_file=None, vector_size=100, alpha=0.025, window=5, min_count=5,
@@ -50,8 +84,8 @@ class Word2Vec:
             raise ValueError(f"{type(self).__name__}: one of hs=1 or negative>0 is needed to train")
         if int(epochs) < 0:
             raise ValueError(f"{type(self).__name__}: epochs must be >= 0, got {epochs}")
-        for name, value in (("trim_rule", trim_rule), ("callbacks", tuple(callbacks)), ("null_word", null_word),
-                            ("compute_loss", compute_loss)):
+        _check_trim_rule(trim_rule, type(self).__name__)
+        for name, value in (("callbacks", tuple(callbacks)), ("null_word", null_word), ("compute_loss", compute_loss)):
             if value:
                 raise NotImplementedError(f"{type(self).__name__}: {name} is not supported by seqlab")
         self.vector_size = int(vector_size)
@@ -91,9 +125,12 @@ class Word2Vec:
             if isinstance(sentences, (str, bytes)):
                 raise TypeError(f"{type(self).__name__}: sentences must be an iterable of token lists, got "
                                 f"{type(sentences).__name__} (use corpus_file= for a path)")
-            self.build_vocab(corpus_iterable=sentences, corpus_file=corpus_file)
+            self.build_vocab(corpus_iterable=sentences, corpus_file=corpus_file, trim_rule=trim_rule)
             self.train(corpus_iterable=sentences, corpus_file=corpus_file, total_examples=self.corpus_count,
                        total_words=self.corpus_total_words, epochs=self.epochs)
+        elif trim_rule is not None:
+            warnings.warn(f"{type(self).__name__}: trim_rule is only used by build_vocab() and is not kept by the "
+                          "model; without sentences it is ignored (pass it to build_vocab)", stacklevel=2)
 
     def __repr__(self):
         return f"{type(self).__name__}<vocab={len(self.wv)}, vector_size={self.vector_size}, alpha={self.alpha}>"
@@ -112,55 +149,72 @@ class Word2Vec:
             raise ValueError(f"{type(self).__name__}: pass corpus_iterable (lists of tokens) or corpus_file")
         return encode_corpus(corpus_iterable, vocab=vocab)
 
-    def scan_vocab(self, corpus_iterable=None, corpus_file=None):
+    def scan_vocab(self, corpus_iterable=None, corpus_file=None, progress_per=10000, workers=None, trim_rule=None):
         """Counts every word (gensim's raw_vocab: a dict in first-occurrence order, pruned as
-        gensim prunes it when max_vocab_size is exceeded). Returns the encoded corpus."""
+        gensim prunes it when max_vocab_size is exceeded, trim_rule deciding with min_count the
+        pruning threshold). Returns the encoded corpus."""
+        _check_trim_rule(trim_rule, f"{type(self).__name__}.scan_vocab")
         enc = self._encode(corpus_iterable, corpus_file)
         self.corpus_count = enc.n_sentences
         self.corpus_total_words = int(len(enc.ids))
         if len(enc.ids) == 0:
             raise ValueError(f"{type(self).__name__}: the corpus is empty (no words in {enc.n_sentences} sentences)")
         if self.max_vocab_size and len(enc.vocab) > self.max_vocab_size:
-            self.raw_vocab = self._pruned_counts(enc)
+            self.raw_vocab = self._pruned_counts(enc, trim_rule)
         else:
             _, first = np.unique(enc.ids, return_index=True)  # first occurrence of each id
             order = np.argsort(first, kind="stable")
             self.raw_vocab = {enc.vocab[i]: int(enc.counts[i]) for i in order}
         return enc
 
-    def _pruned_counts(self, enc):
+    def _pruned_counts(self, enc, trim_rule=None):
         """gensim's _scan_vocab with max_vocab_size: after each sentence that leaves more than
-        max_vocab_size words, drop those seen fewer than min_reduce times, then min_reduce += 1."""
+        max_vocab_size words, drop those seen fewer than min_reduce times (gensim's prune_vocab:
+        keep_vocab_item with min_count=min_reduce, so trim_rule decides too), then min_reduce += 1."""
+        who = f"{type(self).__name__}.build_vocab"
         counts, min_reduce = {}, 1
         ids, offsets = enc.ids, enc.offsets
         for s in range(enc.n_sentences):
             for i in ids[offsets[s]:offsets[s + 1]].tolist():
                 counts[i] = counts.get(i, 0) + 1
             if len(counts) > self.max_vocab_size:
-                counts = {i: c for i, c in counts.items() if c >= min_reduce}
+                counts = {i: c for i, c in counts.items()
+                          if keep_vocab_item(enc.vocab[i], c, min_reduce, trim_rule, who)}
                 min_reduce += 1
         return {enc.vocab[i]: c for i, c in counts.items()}
 
     def build_vocab(self, corpus_iterable=None, corpus_file=None, update=False, progress_per=10000,
                     keep_raw_vocab=False, trim_rule=None, **kwargs):
         """Vocabulary and subsampling thresholds as gensim's build_vocab (scan_vocab, then
-        prepare_vocab), then fresh weights (gensim's init_weights)."""
-        if update:
-            raise NotImplementedError(f"{type(self).__name__}: build_vocab(update=True) is not supported by seqlab")
-        if trim_rule is not None:
-            raise NotImplementedError(f"{type(self).__name__}: trim_rule is not supported by seqlab")
-        enc = self.scan_vocab(corpus_iterable, corpus_file)
-        self.prepare_vocab()
+        prepare_vocab), then fresh weights (gensim's init_weights).
+
+        trim_rule(word, count, min_count) -> RULE_DEFAULT / RULE_DISCARD / RULE_KEEP decides with
+        min_count which words stay (gensim's keep_vocab_item); it is used now and not kept.
+        update=True (gensim's online update): the corpus' new words that stay are appended after
+        the existing ones, every existing word's count grows by its count in the corpus, the
+        existing vectors and output weights are kept and the new words' vectors are rows of
+        gensim's seeded initialisation (prep_vectors of the grown vocabulary); then train()."""
+        name = f"{type(self).__name__}.build_vocab"
+        _check_trim_rule(trim_rule, name)
+        if update and not len(self.wv):
+            raise RuntimeError(f"{name}: update=True needs a model that has a vocabulary already (you cannot do an "
+                               "online vocabulary update before build_vocab() on a first corpus, or load())")
+        enc = self.scan_vocab(corpus_iterable, corpus_file, trim_rule=trim_rule)
+        self.prepare_vocab(update=update, trim_rule=trim_rule)
         # Keep the corpus as ids of the final vocabulary for train() on the same corpus.
         index = {w: i for i, w in enumerate(enc.vocab)}
         remap = np.full(len(enc.vocab), -1, dtype=np.int32)
         for w, i in self.wv.key_to_index.items():
-            remap[index[w]] = i
+            if w in index:  # (after update=True, old words may be absent from this corpus)
+                remap[index[w]] = i
         ids, offsets = self._drop_unknown(remap[enc.ids], enc.offsets)
         self._cache = (corpus_file if corpus_file is not None else corpus_iterable, ids, offsets)
         if not keep_raw_vocab:
             self.raw_vocab = {}
-        self.init_weights()
+        if update:
+            self.update_weights()
+        else:
+            self.init_weights()
 
     @staticmethod
     def _drop_unknown(ids, offsets):
@@ -177,9 +231,11 @@ class Word2Vec:
             offsets = np.concatenate(pieces + [offsets[-1:]])
         return ids, np.ascontiguousarray(offsets, dtype=np.int64)
 
-    def prepare_vocab(self):
-        """gensim's prepare_vocab: min_count (raised to meet max_final_vocab), the order
-        (descending count; gensim's tie order is reverse first occurrence), sample_int."""
+    def prepare_vocab(self, update=False, trim_rule=None):
+        """gensim's prepare_vocab: min_count (raised to meet max_final_vocab) and trim_rule, the
+        order (descending count; gensim's tie order is reverse first occurrence), sample_int.
+        update=True: gensim's online update (see build_vocab)."""
+        who = f"{type(self).__name__}.build_vocab"
         raw = self.raw_vocab
         self.effective_min_count = self.min_count
         if self.max_final_vocab is not None:
@@ -188,8 +244,14 @@ class Word2Vec:
             if self.max_final_vocab < len(sorted_counts):
                 calc_min_count = sorted_counts[self.max_final_vocab] + 1
             self.effective_min_count = max(calc_min_count, self.min_count)
-        words = [w for w, c in raw.items() if c >= self.effective_min_count]
+        words = [w for w, c in raw.items() if keep_vocab_item(w, c, self.effective_min_count, trim_rule, who)]
+        if update:
+            self._update_vocab(words)
+            return
         if not words:
+            if trim_rule is not None:
+                raise ValueError(f"{who}: no word of the corpus ({len(raw)} distinct words) is kept by trim_rule "
+                                 f"with min_count={self.effective_min_count}")
             raise ValueError(f"{type(self).__name__}: no word occurs at least min_count={self.effective_min_count} times "
                              f"in the corpus ({len(raw)} distinct words, the most frequent "
                              f"{max(raw.values()) if raw else 0} times); lower min_count")
@@ -205,6 +267,44 @@ class Word2Vec:
         self.wv.expandos["count"] = counts
         self.wv.expandos["sample_int"] = self._sample_ints(counts)
         self._after_vocab()
+
+    def _update_vocab(self, retained):
+        """gensim's prepare_vocab(update=True). `retained`: the scanned words that pass min_count
+        and trim_rule, in first-occurrence order. The new ones among them are appended (no
+        re-sorting); every word's count grows by its count in this corpus (gensim adds it to the
+        words that did not pass too); sample_int is recomputed, from this corpus' counts alone,
+        for the retained words only (others keep theirs), all as gensim does."""
+        wv, raw = self.wv, self.raw_vocab
+        new_words = [w for w in retained if w not in wv.key_to_index]
+        for w in new_words:
+            wv.key_to_index[w] = len(wv.index_to_key)
+            wv.index_to_key.append(w)
+        n_old, n = len(wv.expandos["count"]), len(wv.index_to_key)
+        counts = np.zeros(n, dtype=np.int64)
+        counts[:n_old] = wv.expandos["count"]
+        counts += np.array([raw.get(w, 0) for w in wv.index_to_key], dtype=np.int64)
+        sample_int = np.zeros(n, dtype=np.uint32)
+        sample_int[:n_old] = wv.expandos["sample_int"]
+        if retained:
+            rows = np.array([wv.key_to_index[w] for w in retained], dtype=np.int64)
+            sample_int[rows] = self._sample_ints(np.array([raw[w] for w in retained], dtype=np.int64))
+        wv.expandos["count"] = counts
+        wv.expandos["sample_int"] = sample_int
+        wv.norms = None
+        self._after_vocab()
+
+    def update_weights(self):
+        """gensim's update_weights: the existing rows are kept; the new words' input vectors are
+        the rows of prep_vectors(seed) for the grown vocabulary (what gensim's resize_vectors
+        gives), their output rows zero."""
+        n_old, n, d = len(self.wv.vectors), len(self.wv), self.vector_size
+        vectors = np.empty((n, d), dtype=np.float32)
+        prep_vectors(vectors, self.seed)
+        vectors[:n_old] = self.wv.vectors
+        self.wv.vectors = vectors
+        self.wv.norms = None
+        self.syn1neg, self.syn1 = (None if m is None else np.vstack([m, np.zeros((n - n_old, d), dtype=np.float32)])
+                                   for m in (self.syn1neg, self.syn1))
 
     def _after_vocab(self):
         """Hook for FastText (n-gram buckets of the new vocabulary)."""
