@@ -71,8 +71,15 @@ std::vector<uint32_t> NGramModel::encode(std::string_view sentence, text::Level 
   text::split_tokens(sentence, level, tokens);
   std::vector<uint32_t> ids(tokens.size());
   size_t oov = 0;
+  std::vector<uint64_t> hashes(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {  // hash all first: the slots' loads overlap
+    if (level == text::Level::Char && tokens[i] == " ") tokens[i] = "<space>";
+    hashes[i] = text::TokenIndex::hash(tokens[i]);
+    index_.prefetch(hashes[i]);
+  }
   for (size_t i = 0; i < tokens.size(); ++i) {
-    ids[i] = id(level == text::Level::Char && tokens[i] == " " ? std::string_view("<space>") : tokens[i]);
+    uint32_t id = index_.find(vocab_, tokens[i], hashes[i]);
+    ids[i] = id == text::TokenIndex::kMissing ? kUnk : id;
     oov += ids[i] == kUnk;
   }
   if (n_oov) *n_oov = oov;
@@ -97,27 +104,54 @@ void NGramModel::score(const uint32_t* ids, size_t n, bool bos, bool eos, double
   }
   const int N = order();
   SEQLAB_CHECK(N <= 64, "NGram: order ", N, " is above the supported 64");
-  std::vector<uint32_t> hist;  // <s>? then the tokens so far
-  hist.reserve(n + 2);
+  const size_t T = n + (eos ? 1 : 0), first = bos ? 1 : 0;
+  // The sentence as the model sees it: <s>? tokens </s>?; token i is hist[first + i].
+  std::vector<uint32_t> hist(first + T);
+  if (bos) hist[0] = kBos;
+  for (size_t i = 0; i < T; ++i) {
+    const uint32_t w = i == n ? kEos : ids[i];
+    SEQLAB_CHECK_INDEX(w < vocab_.size() && w != kBos, "NGram: token id ", w, " cannot be predicted");
+    hist[first + i] = w;
+  }
+  // Lookups are memory-bound (a slot, then the entry's ids and values, per order). So they go
+  // in three passes over the sentence: hash every n-gram that can be looked up and prefetch
+  // its slot; read the slots and prefetch the candidate entries; then run the back-off rule,
+  // whose lookups now hit the cache. (KenLM's state limits which orders are needed; the
+  // first two passes cover all of them.)
+  auto max_order = [&](size_t i) { return static_cast<int>(std::min<size_t>(N, first + i + 1)); };
+  std::vector<uint64_t> hashes(T * N);
+  for (size_t i = 0; i < T; ++i) {
+    const uint32_t* end = hist.data() + first + i + 1;  // the order-k n-gram is end[-k .. 0)
+    for (int k = 2; k <= max_order(i); ++k) {
+      hashes[i * N + k - 1] = orders_[k - 1].table.hash(end - k);
+      orders_[k - 1].table.prefetch(hashes[i * N + k - 1]);
+    }
+  }
+  for (size_t i = 0; i < T; ++i)
+    for (int k = 2; k <= max_order(i); ++k) {
+      const NGramTable& t = orders_[k - 1].table;
+      int64_t e = t.candidate(hashes[i * N + k - 1]);
+      if (e < 0) continue;
+      __builtin_prefetch(t.key(e));
+      __builtin_prefetch(orders_[k - 1].logprob.data() + e);
+      if (k < N) __builtin_prefetch(orders_[k - 1].backoff.data() + e);
+    }
+
   float bo_prev[65], bo_cur[65];  // bo_prev[j]: back-off of the j-gram ending at the previous token
   int prev_match = 0;             // how many of those are in the model
   if (bos) {
-    hist.push_back(kBos);
     bo_prev[1] = orders_[0].backoff[kBos];
     prev_match = 1;
   }
-  uint32_t key[64];
-  for (size_t i = 0; i < n + (eos ? 1 : 0); ++i) {
-    const uint32_t w = i == n ? kEos : ids[i];
-    SEQLAB_CHECK_INDEX(w < vocab_.size() && w != kBos, "NGram: token id ", w, " cannot be predicted");
+  for (size_t i = 0; i < T; ++i) {
+    const uint32_t w = hist[first + i];
+    const uint32_t* end = hist.data() + first + i + 1;
+    const int longest = std::min(prev_match + 1, N);
     double lp = orders_[0].logprob[w];
     bo_cur[1] = orders_[0].backoff[w];
     int match = 1;
-    const int longest = std::min(prev_match + 1, N);
     for (int k = 2; k <= longest; ++k) {
-      for (int j = 0; j < k - 1; ++j) key[j] = hist[hist.size() - (k - 1) + j];
-      key[k - 1] = w;
-      int64_t e = orders_[k - 1].table.find(key);
+      int64_t e = orders_[k - 1].table.find(end - k, hashes[i * N + k - 1]);
       if (e < 0) break;
       lp = orders_[k - 1].logprob[e];
       bo_cur[k] = k < N ? orders_[k - 1].backoff[e] : 0.0f;
@@ -126,7 +160,6 @@ void NGramModel::score(const uint32_t* ids, size_t n, bool bos, bool eos, double
     for (int j = match; j <= std::min(prev_match, N - 1); ++j) lp += bo_prev[j];
     out_log10[i] = lp;
     if (out_len) out_len[i] = match;
-    hist.push_back(w);
     std::copy(bo_cur + 1, bo_cur + match + 1, bo_prev + 1);
     prev_match = match;
   }

@@ -60,9 +60,9 @@ void TokenIndex::add(const std::vector<std::string>& tokens, uint32_t id) {
   ++size_;
 }
 
-uint32_t TokenIndex::find(const std::vector<std::string>& tokens, std::string_view token) const {
+uint32_t TokenIndex::find(const std::vector<std::string>& tokens, std::string_view token, uint64_t h) const {
   if (slots_.empty()) return kMissing;
-  const uint64_t h = hash(token), tag = h & 0xFFFFFFFF00000000ull;
+  const uint64_t tag = h & 0xFFFFFFFF00000000ull;
   const size_t mask = slots_.size() - 1;
   for (size_t s = h & mask;; s = (s + 1) & mask) {
     const uint64_t v = slots_[s];

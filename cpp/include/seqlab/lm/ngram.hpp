@@ -30,14 +30,22 @@ class NGramTable {
   size_t size() const { return ids_.size() / n_; }
   const uint32_t* key(size_t e) const { return ids_.data() + e * n_; }
   // The entry with these n ids, or -1.
-  int64_t find(const uint32_t* ids) const;
+  int64_t find(const uint32_t* ids) const { return find(ids, hash(ids)); }
+  int64_t find(const uint32_t* ids, uint64_t h) const;  // h = hash(ids)
+  uint64_t hash(const uint32_t* ids) const;
+  // Starts loading the slot where hash h's probe begins (the scorer issues all of a token's
+  // lookups before it reads any, so their cache misses overlap).
+  void prefetch(uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(slots_.data() + (h & (slots_.size() - 1)));
+  }
+  // The entry that find(ids, h) will most likely return (the first whose tag matches), or -1.
+  int64_t candidate(uint64_t h) const;
   // The entry with these ids, added if new; `added` tells which.
   size_t insert(const uint32_t* ids, bool& added);
   // Room for `entries` ids without reallocation (pages are touched only as they fill).
   void reserve(size_t entries);
 
  private:
-  uint64_t hash(const uint32_t* ids) const;
   void rehash(size_t slots);
   int n_;
   std::vector<uint32_t> ids_;

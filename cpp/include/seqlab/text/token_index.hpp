@@ -17,10 +17,17 @@ class TokenIndex {
   void build(const std::vector<std::string>& tokens);
   // Adds tokens[id] (after the caller appended it); the caller keeps ids dense.
   void add(const std::vector<std::string>& tokens, uint32_t id);
-  uint32_t find(const std::vector<std::string>& tokens, std::string_view token) const;
+  uint32_t find(const std::vector<std::string>& tokens, std::string_view token) const {
+    return find(tokens, token, hash(token));
+  }
+  uint32_t find(const std::vector<std::string>& tokens, std::string_view token, uint64_t h) const;  // h = hash(token)
+  static uint64_t hash(std::string_view s);
+  // Starts loading the slot where hash h's probe begins (for batches of lookups).
+  void prefetch(uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(slots_.data() + (h & (slots_.size() - 1)));
+  }
 
  private:
-  static uint64_t hash(std::string_view s);
   void grow(const std::vector<std::string>& tokens);
   std::vector<uint64_t> slots_;  // (hash high 32 bits) << 32 | (id + 1); 0 = empty; load <= 1/2
   size_t size_ = 0;
