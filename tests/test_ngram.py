@@ -250,6 +250,10 @@ def katz_ref(counts, K=5):
             left = 1 - sum(P[1].values())
             for g in unseen:
                 P[1][g] = left / len(unseen)
+            if not unseen:  # as SRILM: the left-over mass is shared by all words
+                everyone = [g for g in c if g != (BOS,)]
+                for g in everyone:
+                    P[1][g] += left / len(everyone)
             continue
         P[n] = {g: disc(v) / counts.ctx[n][g[:-1]] for g, v in c.items()}
         seen, seen_lower = defaultdict(float), defaultdict(float)
@@ -260,6 +264,10 @@ def katz_ref(counts, K=5):
         for h in seen:
             num, den = 1 - seen[h], 1 - seen_lower[h]
             B[n - 1][h] = num / den if (num > 0 and den > 1e-12) else 0.0
+            if den <= 1e-12 and num > 1e-12:  # nothing to back off to: as SRILM, rescale the seen
+                for g in c:
+                    if g[:-1] == h:
+                        P[n][g] /= seen[h]
     B.setdefault(N, {})
     return BackoffRef(counts, P, B, used_k=used_k)
 
@@ -621,6 +629,10 @@ def test_backoff_models_match_reference_on_char_and_odd_corpora(corpus, smoothin
     lm = fit(sents, order, smoothing, level)
     ref = make(Counts(sents, order, level))
     compare_tables(lm, ref)
+    for ctx in contexts_for(sents, level, order):  # a literal <unk> leaves no unigram unseen
+        for bos in (True, False):
+            p = lm.next_probs(list(ctx), bos=bos)
+            assert abs(p.sum() - 1.0) < 1e-5, f"{smoothing} order {order} context {ctx} bos={bos}: sum {p.sum()}"
     tests = (["abba", "cab dab", "zz", ""] if level == "char" else ["a b", "", "q a b", "<unk> b", "b b b"])
     for s in tests:
         for bos in (True, False):

@@ -135,6 +135,10 @@ void NGramModel::smooth_witten_bell() {
 // Unigrams: p(w) = d_r c(w) / c, and the left-over mass is shared by the unseen words (<unk>).
 // Where Good-Turing fails for an order (some n_r = 0, or d_r outside (0, 1]), K is lowered; at
 // K = 0 the order uses absolute discounting by 0.5 instead, with a warning.
+// Where the left-over mass has nowhere to go, it is not lost (as SRILM): with no unseen word
+// (a corpus with <unk> in it) the unigrams share it equally; where the shorter history leaves
+// nothing for the words unseen after h (denominator 0, e.g. p(b | a) = 1 on a tiny corpus),
+// the seen n-grams of h are scaled to sum to 1 and alpha(h) = 0.
 void NGramModel::smooth_katz(int K) {
   const int N = order();
   for (int n = 1; n <= N; ++n) {
@@ -181,8 +185,12 @@ void NGramModel::smooth_katz(int K) {
           ++unseen;
         }
       }
-      for (size_t w = 0; w < o.table.size(); ++w)
-        if (w != kBos && o.count[w] == 0 && unseen > 0) o.logprob[w] = log10f_of((1 - seen_mass) / unseen);
+      const double share = (1 - seen_mass) / static_cast<double>(unseen > 0 ? unseen : vocab_size_without_bos());
+      for (size_t w = 0; w < o.table.size(); ++w) {
+        if (w == kBos) continue;
+        if (o.count[w] == 0) o.logprob[w] = log10f_of(share);
+        else if (unseen == 0) o.logprob[w] = log10f_of(discounted(o.count[w]) / root_total_ + share);
+      }
       o.logprob[kBos] = 0.0f;
       continue;
     }
@@ -197,11 +205,21 @@ void NGramModel::smooth_katz(int K) {
       const uint32_t* key = o.table.key(e);
       seen_lower[c] += std::pow(10.0, log10_prob(key + 1, n - 2, key[n - 1]));
     }
+    bool rescale = false;
     for (size_t c = 0; c < lo.table.size(); ++c) {
       if (lo.ctx_count[c] == 0) continue;
       double num = 1 - seen[c], den = 1 - seen_lower[c];
       lo.backoff[c] = den > 1e-12 && num > 0 ? log10f_of(num / den) : -std::numeric_limits<float>::infinity();
+      if (!(den > 1e-12) && num > 1e-12) {
+        rescale = true;
+        seen[c] = -seen[c];  // marks the context whose seen n-grams take the left-over mass
+      }
     }
+    if (rescale)
+      for (size_t e = 0; e < o.table.size(); ++e) {
+        const size_t c = context_of(n, e);
+        if (seen[c] < 0) o.logprob[e] = log10f_of(discounted(o.count[e]) / lo.ctx_count[c] / -seen[c]);
+      }
   }
 }
 
