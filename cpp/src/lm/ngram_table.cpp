@@ -31,27 +31,27 @@ inline bool same_ids(const uint32_t* a, const uint32_t* b, int n) {
 }
 }  // namespace
 
-int64_t NGramTable::find(const uint32_t* ids, uint64_t h) const {
+// Linear probing from h's slot: the first entry whose tag matches and that `accept`s, or -1
+// at the first empty slot.
+template <class Accept>
+int64_t NGramTable::probe(uint64_t h, Accept accept) const {
   if (slots_.empty()) return -1;
   const size_t mask = slots_.size() - 1;
   const uint64_t tag = h & 0xFFFFFFFF00000000ull;
   for (size_t s = h & mask;; s = (s + 1) & mask) {
     uint64_t v = slots_[s];
     if (v == 0) return -1;
-    if ((v & 0xFFFFFFFF00000000ull) == tag && same_ids(key((v & 0xFFFFFFFFu) - 1), ids, n_))
-      return static_cast<int64_t>((v & 0xFFFFFFFFu) - 1);
+    const size_t e = (v & 0xFFFFFFFFu) - 1;
+    if ((v & 0xFFFFFFFF00000000ull) == tag && accept(e)) return static_cast<int64_t>(e);
   }
 }
 
+int64_t NGramTable::find(const uint32_t* ids, uint64_t h) const {
+  return probe(h, [&](size_t e) { return same_ids(key(e), ids, n_); });
+}
+
 int64_t NGramTable::candidate(uint64_t h) const {
-  if (slots_.empty()) return -1;
-  const size_t mask = slots_.size() - 1;
-  const uint64_t tag = h & 0xFFFFFFFF00000000ull;
-  for (size_t s = h & mask;; s = (s + 1) & mask) {
-    uint64_t v = slots_[s];
-    if (v == 0) return -1;
-    if ((v & 0xFFFFFFFF00000000ull) == tag) return static_cast<int64_t>((v & 0xFFFFFFFFu) - 1);
-  }
+  return probe(h, [](size_t) { return true; });
 }
 
 void NGramTable::rehash(size_t n_slots) {

@@ -47,6 +47,8 @@ class NGramTable {
 
  private:
   void rehash(size_t slots);
+  template <class Accept>
+  int64_t probe(uint64_t h, Accept accept) const;
   int n_;
   std::vector<uint32_t> ids_;
   std::vector<uint64_t> slots_;  // hash tag << 32 | entry + 1, 0 = empty; power of two, load <= 3/4
