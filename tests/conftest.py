@@ -276,3 +276,15 @@ def rss_bytes():
     with open("/proc/self/statm") as f:
         resident_pages = int(f.read().split()[1])
     return resident_pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def numbered_rule(word, count, min_count):
+    """A gensim trim_rule for words numbered like "w35": drops multiples of 7, keeps multiples
+    of 5 whatever their count (tests/test_word2vec.py, test_fasttext.py)."""
+    from gensim import utils
+    n = int("".join(ch for ch in word if ch.isdigit()) or 1)
+    if n % 7 == 0:
+        return utils.RULE_DISCARD
+    if n % 5 == 0:
+        return utils.RULE_KEEP
+    return utils.RULE_DEFAULT

@@ -6,6 +6,7 @@ from gensim.models import FastText as GensimFastText
 from gensim.models.fasttext import ft_ngram_hashes as gensim_ft_ngram_hashes
 from gensim.models.fasttext_inner import compute_ngrams_bytes, ft_hash_bytes
 
+from conftest import numbered_rule
 from seqlab import _core
 from seqlab.data import corpora
 from seqlab.embed import FastText, FastTextKeyedVectors, KeyedVectors
@@ -141,14 +142,6 @@ def small_corpus():
     return [list(rng.choice(words, size=rng.integers(1, 12), p=p)) for _ in range(300)]
 
 
-def numbered_rule(word, count, min_count):
-    from gensim import utils
-    n = int("".join(ch for ch in word if ch.isdigit()) or 1)
-    if n % 7 == 0:
-        return utils.RULE_DISCARD
-    if n % 5 == 0:
-        return utils.RULE_KEEP
-    return utils.RULE_DEFAULT
 
 
 def test_trim_rule_equals_gensim():

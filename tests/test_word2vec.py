@@ -3,6 +3,7 @@ planted-analogies corpus, reproducibility across worker counts, save/load, error
 import numpy as np
 import pytest
 
+from conftest import numbered_rule
 from seqlab import _core
 from seqlab.data import corpora
 from seqlab.embed import KeyedVectors, Word2Vec
@@ -272,15 +273,6 @@ def test_second_train_refreshes_vector_lengths():
 
 # ------------------------------------------------------------------------------ trim_rule (gensim's)
 
-def numbered_rule(word, count, min_count):
-    """Drops every word whose number is a multiple of 7, keeps multiples of 5 whatever their count."""
-    from gensim import utils
-    n = int("".join(ch for ch in word if ch.isdigit()) or 1)
-    if n % 7 == 0:
-        return utils.RULE_DISCARD
-    if n % 5 == 0:
-        return utils.RULE_KEEP
-    return utils.RULE_DEFAULT
 
 
 def test_rule_constants_equal_gensim():
