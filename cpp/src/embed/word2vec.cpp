@@ -17,6 +17,8 @@
 #include <mutex>
 #include <thread>
 
+#include <xsimd/config/xsimd_cpuid.hpp>
+
 #include "../simd/vec_math.hpp"
 #include "seqlab/check.hpp"
 #include "seqlab/embed/word2vec.hpp"
@@ -148,20 +150,34 @@ struct AliasTable {
 
 // ---------------------------------------------------------------------------- the update
 
-inline float dot(const float* a, const float* b, int64_t d) {
-  float s = 0;
-#pragma omp simd reduction(+ : s)
-  for (int64_t k = 0; k < d; ++k) s += a[k] * b[k];
-  return s;
+// The kernels below are inlined into train_chunk's per-instruction-set copies (see
+// train_chunk), so they must inline whatever the compiler's heuristics say.
+#if defined(__GNUC__)
+#define SEQLAB_W2V_INLINE inline __attribute__((always_inline))
+#else
+#define SEQLAB_W2V_INLINE inline
+#endif
+
+// 16 partial sums in a fixed order (one AVX-512 register, two AVX ones, four SSE ones), then
+// a fixed tree: vectorised without -ffast-math, and the same summation order on every ISA.
+SEQLAB_W2V_INLINE float dot(const float* a, const float* b, int64_t d) {
+  float acc[16] = {};
+  int64_t k = 0;
+  for (; k + 16 <= d; k += 16)
+    for (int l = 0; l < 16; ++l) acc[l] += a[k + l] * b[k + l];
+  for (int l = 0; k < d; ++k, ++l) acc[l] += a[k] * b[k];
+  for (int w = 8; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
 }
 
-inline void axpy(float g, const float* x, float* y, int64_t d) {
+SEQLAB_W2V_INLINE void axpy(float g, const float* x, float* y, int64_t d) {
 #pragma omp simd
   for (int64_t k = 0; k < d; ++k) y[k] += g * x[k];
 }
 
 // See sgd_block in the header. G: m*n scratch, dH: m*d output.
-inline void sgd_block_impl(int m, int n, int64_t d, const float* const* H, float* const* O, const float* L, float alpha,
+SEQLAB_W2V_INLINE void sgd_block_impl(int m, int n, int64_t d, const float* const* H, float* const* O, const float* L, float alpha,
                            float* G, float* dH) {
   // S = H Oᵀ
   for (int j = 0; j < m; ++j)
@@ -185,10 +201,13 @@ inline void sgd_block_impl(int m, int n, int64_t d, const float* const* H, float
 
 // The rows of one matrix that one chunk has touched: a private copy of each, made at first
 // touch from the block-start parameters. Pages never move, so row pointers stay valid.
+// `where` maps a matrix row to its copy (-1: none); it lives until the block's merge, which
+// reads the copies through it and resets it.
 struct RowCache {
   static constexpr int64_t kPageRows = 512;
   int64_t d = 0;
-  std::vector<int32_t> rows;  // matrix row of each copy, in first-touch order
+  std::vector<int32_t> rows;   // matrix row of each copy, in first-touch order
+  std::vector<int32_t> where;  // matrix rows, -1 or the index of the row's copy
   std::vector<std::unique_ptr<float[]>> pages;
 
   float* at(size_t i) { return pages[i / kPageRows].get() + static_cast<int64_t>(i % kPageRows) * d; }
@@ -204,27 +223,15 @@ struct RowCache {
 struct CowMatrix {
   float* param = nullptr;
   int64_t d = 0;
-  std::vector<int32_t>* index = nullptr;  // the worker's row -> copy map (-1: none)
   RowCache* cache = nullptr;
 
-  float* row(int32_t r) {
-    int32_t& i = (*index)[r];
+  SEQLAB_W2V_INLINE float* row(int32_t r) {
+    int32_t& i = cache->where[r];
     if (i >= 0) return cache->at(static_cast<size_t>(i));
     i = static_cast<int32_t>(cache->rows.size());
     float* copy = cache->push(r);
     std::memcpy(copy, param + r * d, sizeof(float) * d);
     return copy;
-  }
-  // At the chunk's end: copies become deltas (copy - param), the worker's map is reset.
-  void to_deltas() {
-    for (size_t i = 0; i < cache->rows.size(); ++i) {
-      int32_t r = cache->rows[i];
-      float* delta = cache->at(i);
-      const float* p = param + r * d;
-#pragma omp simd
-      for (int64_t k = 0; k < d; ++k) delta[k] -= p[k];
-      (*index)[r] = -1;
-    }
   }
 };
 
@@ -251,7 +258,6 @@ struct Shared {
 
 // A worker's scratch, sized once.
 struct Worker {
-  std::vector<int32_t> index_in, index_out, index_hs;
   std::vector<int32_t> sentence;  // after subsampling
   std::vector<const float*> H;
   std::vector<float*> O, rows;
@@ -259,9 +265,6 @@ struct Worker {
 
   Worker(const Shared& s, int64_t max_subwords) {
     const auto& opt = s.opt;
-    index_in.assign(s.data.n_input_rows, -1);
-    if (opt.negative > 0) index_out.assign(s.data.V, -1);
-    if (opt.hs) index_hs.assign(s.data.V, -1);
     int64_t max_code = 0;
     if (opt.hs)
       for (int64_t w = 0; w < s.data.V; ++w)
@@ -279,7 +282,7 @@ struct Worker {
 };
 
 // Appends word w's path in the Huffman tree (labels 1 - code, as word2vec.c) to O, L.
-inline int add_hs_outputs(const HuffmanTree& tree, CowMatrix& syn1, int32_t w, Worker& wk, int n) {
+SEQLAB_W2V_INLINE int add_hs_outputs(const HuffmanTree& tree, CowMatrix& syn1, int32_t w, Worker& wk, int n) {
   for (int64_t s = tree.code_offsets[w]; s < tree.code_offsets[w + 1]; ++s) {
     wk.O[n] = syn1.row(tree.points[s]);
     wk.L[n] = 1.0f - static_cast<float>(tree.codes[s]);
@@ -289,7 +292,7 @@ inline int add_hs_outputs(const HuffmanTree& tree, CowMatrix& syn1, int32_t w, W
 }
 
 // Appends w as the positive and `negative` draws (not equal to w) as negatives.
-inline int add_ns_outputs(const Shared& s, CowMatrix& syn1neg, Rng& rng, int32_t w, Worker& wk, int n) {
+SEQLAB_W2V_INLINE int add_ns_outputs(const Shared& s, CowMatrix& syn1neg, Rng& rng, int32_t w, Worker& wk, int n) {
   wk.O[n] = syn1neg.row(w);
   wk.L[n++] = 1.0f;
   for (int k = 0; k < s.opt.negative; ++k) {
@@ -301,12 +304,10 @@ inline int add_ns_outputs(const Shared& s, CowMatrix& syn1neg, Rng& rng, int32_t
   return n;
 }
 
-// Trains one chunk into `slot`. Compiled for several instruction sets, chosen at load time
-// (GCC's target_clones), so the dot/axpy loops use AVX2+FMA or AVX-512 where the CPU has them.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("default", "arch=haswell", "arch=skylake-avx512")))
-#endif
-void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, int epoch, int64_t chunk_index) {
+// Trains one chunk into `slot`. The body is compiled once per instruction set (below), so the
+// dot/axpy loops use AVX2+FMA or AVX-512 where the CPU has them.
+SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, int epoch,
+                                        int64_t chunk_index) {
   const Word2VecData& data = s.data;
   const Word2VecOptions& opt = s.opt;
   const int64_t d = s.d;
@@ -315,9 +316,9 @@ void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, in
   slot.in.rows.clear();
   slot.out.rows.clear();
   slot.hs.rows.clear();
-  CowMatrix syn0{data.syn0, d, &wk.index_in, &slot.in};
-  CowMatrix syn1neg{data.syn1neg, d, &wk.index_out, &slot.out};
-  CowMatrix syn1{data.syn1, d, &wk.index_hs, &slot.hs};
+  CowMatrix syn0{data.syn0, d, &slot.in};
+  CowMatrix syn1neg{data.syn1neg, d, &slot.out};
+  CowMatrix syn1{data.syn1, d, &slot.hs};
   int64_t words_before = epoch * s.words_per_epoch + chunk.word_begin, effective = 0;
   float alpha = 0;
 
@@ -408,16 +409,15 @@ void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, in
       }
     }
   }
-  syn0.to_deltas();
-  if (opt.negative > 0) syn1neg.to_deltas();
-  if (opt.hs) syn1.to_deltas();
   slot.words = words_before - (epoch * s.words_per_epoch + chunk.word_begin);
   slot.effective_words = effective;
   slot.last_alpha = alpha;
 }
 
-// Adds the slots' deltas to the rows this worker owns (row % n_workers == worker), in slot
-// order: every row sees the same additions in the same order whoever owns it.
+// Adds the chunks' changes (copy - block-start value) to the rows this worker owns
+// (row % n_workers == worker), in slot order: every row sees the same additions in the same
+// order whoever owns it. Row by row: the first slot that holds a row merges all slots' copies
+// of it and clears their `where` entries, so later slots skip it.
 //
 // A row changed by n chunks of the block gets min(1, 2/n) times the sum of their deltas.
 // Each chunk moved the row from the same block-start value; for a row that every chunk
@@ -427,26 +427,70 @@ void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, in
 // 0 < ρ < 1) a step of s times the sum leaves (1 - s n (1 - ρ)) e, which stays below e in size
 // whenever s n <= 2: so rare rows (n <= 2) keep the full sum, as sequential SGD would give
 // them, and hot rows move at most two chunks' worth per block.
-// `touched` is the worker's scratch (one counter per row, left zero).
-void merge(float* param, int64_t d, std::vector<Slot>& slots, int n_slots, RowCache Slot::*cache, int worker,
-           int n_workers, std::vector<int32_t>& touched) {
-  for (int c = 0; c < n_slots; ++c)
-    for (int32_t r : (slots[c].*cache).rows)
-      if (r % n_workers == worker) ++touched[r];
+// `start` is the worker's scratch row (d floats).
+SEQLAB_W2V_INLINE void merge_body(float* param, int64_t d, std::vector<Slot>& slots, int n_slots,
+                                  RowCache Slot::*cache, int worker, int n_workers, float* start) {
   for (int c = 0; c < n_slots; ++c) {
     RowCache& rc = slots[c].*cache;
     for (size_t i = 0; i < rc.rows.size(); ++i) {
-      int32_t r = rc.rows[i];
-      if (r % n_workers != worker) continue;
+      const int32_t r = rc.rows[i];
+      if (r % n_workers != worker || rc.where[r] < 0) continue;  // another's row, or merged already
+      int n = 0;
+      for (int c2 = c; c2 < n_slots; ++c2) n += (slots[c2].*cache).where[r] >= 0;
       float* p = param + r * d;
-      const float* delta = rc.at(i);
-      const float scale = touched[r] <= 2 ? 1.0f : 2.0f / static_cast<float>(touched[r]);
+      if (n == 1) {  // one chunk changed the row (most rows): it takes that chunk's value
+        std::memcpy(p, rc.at(static_cast<size_t>(rc.where[r])), sizeof(float) * d);
+        rc.where[r] = -1;
+        continue;
+      }
+      const float scale = n <= 2 ? 1.0f : 2.0f / static_cast<float>(n);
+      std::memcpy(start, p, sizeof(float) * d);
+      for (int c2 = c; c2 < n_slots; ++c2) {
+        RowCache& other = slots[c2].*cache;
+        int32_t& j = other.where[r];
+        if (j < 0) continue;
+        const float* copy = other.at(static_cast<size_t>(j));
+        j = -1;
 #pragma omp simd
-      for (int64_t k = 0; k < d; ++k) p[k] += scale * delta[k];
+        for (int64_t k = 0; k < d; ++k) p[k] += scale * (copy[k] - start[k]);
+      }
     }
   }
-  for (int c = 0; c < n_slots; ++c)
-    for (int32_t r : (slots[c].*cache).rows) touched[r] = 0;
+}
+
+// train_chunk_body and merge_body for each instruction set, chosen at run time from the CPU's
+// features (as seqlab::simd, by xsimd's detection). Not GCC's target_clones("arch=haswell",
+// ...): its dispatcher tests the CPU *model* (__builtin_cpu_is), so every AMD CPU and every
+// Intel one newer than the listed models ran the SSE2 copy.
+struct Kernels {
+  void (*train_chunk)(const Shared&, Worker&, Slot&, const Chunk&, int, int64_t);
+  void (*merge)(float*, int64_t, std::vector<Slot>&, int, RowCache Slot::*, int, int, float*);
+};
+
+#define SEQLAB_W2V_KERNELS(NAME, TARGET)                                                                         \
+  TARGET void train_chunk_##NAME(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, int epoch,         \
+                                 int64_t chunk_index) {                                                           \
+    train_chunk_body(s, wk, slot, chunk, epoch, chunk_index);                                                     \
+  }                                                                                                               \
+  TARGET void merge_##NAME(float* param, int64_t d, std::vector<Slot>& slots, int n_slots, RowCache Slot::*cache, \
+                           int worker, int n_workers, float* start) {                                             \
+    merge_body(param, d, slots, n_slots, cache, worker, n_workers, start);                                        \
+  }
+SEQLAB_W2V_KERNELS(sse2, )
+#if defined(__GNUC__) && defined(__x86_64__)
+#define SEQLAB_W2V_X86_DISPATCH 1
+SEQLAB_W2V_KERNELS(avx2, __attribute__((target("avx2,fma"))))
+SEQLAB_W2V_KERNELS(avx512, __attribute__((target("avx512f,avx2,fma"))))
+#endif
+#undef SEQLAB_W2V_KERNELS
+
+Kernels pick_kernels() {
+#if defined(SEQLAB_W2V_X86_DISPATCH)
+  const auto isa = xsimd::available_architectures();
+  if (isa.avx512f) return {train_chunk_avx512, merge_avx512};
+  if (isa.fma3_avx2) return {train_chunk_avx2, merge_avx2};
+#endif
+  return {train_chunk_sse2, merge_sse2};
 }
 
 // A reusable barrier whose last arriving thread runs `on_complete` before releasing the rest.
@@ -508,10 +552,16 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
   if (data.sub_offsets)
     for (int64_t w = 0; w < data.V; ++w) max_subwords = std::max(max_subwords, data.sub_offsets[w + 1] - data.sub_offsets[w]);
   Shared shared{data, opt, negatives.get(), &tree, d, words_per_epoch, words_per_epoch * opt.epochs};
+  static const Kernels kernels = pick_kernels();
 
   const int K = opt.block_chunks;
   std::vector<Slot> slots(K);
-  for (Slot& sl : slots) sl.in.d = sl.out.d = sl.hs.d = d;
+  for (Slot& sl : slots) {
+    sl.in.d = sl.out.d = sl.hs.d = d;
+    sl.in.where.assign(data.n_input_rows, -1);
+    if (opt.negative > 0) sl.out.where.assign(data.V, -1);
+    if (opt.hs) sl.hs.where.assign(data.V, -1);
+  }
   const int n_chunks = static_cast<int>(chunks.size());
   const int W = std::max(1, std::min(opt.workers, K));
   Barrier barrier(W);
@@ -544,10 +594,10 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
     _mm_setcsr(_mm_getcsr() | 0x8040);  // flush-to-zero, denormals-are-zero
 #endif
     std::unique_ptr<Worker> wk;
-    std::vector<int32_t> touched;
+    std::vector<float> start;
     try {
       wk = std::make_unique<Worker>(shared, max_subwords);
-      touched.assign(data.n_input_rows, 0);  // n_input_rows >= V
+      start.resize(d);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mu);
       if (!error) error = std::current_exception();
@@ -558,7 +608,7 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
       if (done) break;
       for (int c; (c = next_chunk.fetch_add(1)) < block_end;) {
         try {
-          train_chunk(shared, *wk, slots[c - block_begin], chunks[c], epoch, c);
+          kernels.train_chunk(shared, *wk, slots[c - block_begin], chunks[c], epoch, c);
         } catch (...) {
           std::lock_guard<std::mutex> lock(error_mu);
           if (!error) error = std::current_exception();
@@ -567,9 +617,9 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
       barrier.arrive_and_wait([] {});
       if (error) continue;  // next_block stops everyone
       const int n_slots = block_end - block_begin;
-      merge(data.syn0, d, slots, n_slots, &Slot::in, worker, W, touched);
-      if (opt.negative > 0) merge(data.syn1neg, d, slots, n_slots, &Slot::out, worker, W, touched);
-      if (opt.hs) merge(data.syn1, d, slots, n_slots, &Slot::hs, worker, W, touched);
+      kernels.merge(data.syn0, d, slots, n_slots, &Slot::in, worker, W, start.data());
+      if (opt.negative > 0) kernels.merge(data.syn1neg, d, slots, n_slots, &Slot::out, worker, W, start.data());
+      if (opt.hs) kernels.merge(data.syn1, d, slots, n_slots, &Slot::hs, worker, W, start.data());
     }
   };
   // The first call of next_block must not account anything: start with an empty block.
