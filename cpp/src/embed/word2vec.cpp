@@ -158,18 +158,39 @@ struct AliasTable {
 #define SEQLAB_W2V_INLINE inline
 #endif
 
-// 16 partial sums in a fixed order (one AVX-512 register, two AVX ones, four SSE ones), then
-// a fixed tree: vectorised without -ffast-math, and the same summation order on every ISA.
+// Two 8-float partial sums (GCC/Clang vector extensions: one AVX register each, two SSE ones
+// each under SSE2), reduced in registers in a fixed order: vectorised without -ffast-math, and
+// the same summation order on every instruction set.
+#if defined(__GNUC__)
+typedef float v8f __attribute__((vector_size(32)));
+typedef float v8f_u __attribute__((vector_size(32), aligned(4)));  // unaligned loads
+typedef float v4f __attribute__((vector_size(16)));
+
 SEQLAB_W2V_INLINE float dot(const float* a, const float* b, int64_t d) {
-  float acc[16] = {};
+  v8f s0 = {}, s1 = {};
   int64_t k = 0;
-  for (; k + 16 <= d; k += 16)
-    for (int l = 0; l < 16; ++l) acc[l] += a[k + l] * b[k + l];
-  for (int l = 0; k < d; ++k, ++l) acc[l] += a[k] * b[k];
-  for (int w = 8; w >= 1; w /= 2)
-    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
-  return acc[0];
+  for (; k + 16 <= d; k += 16) {
+    s0 += *reinterpret_cast<const v8f_u*>(a + k) * *reinterpret_cast<const v8f_u*>(b + k);
+    s1 += *reinterpret_cast<const v8f_u*>(a + k + 8) * *reinterpret_cast<const v8f_u*>(b + k + 8);
+  }
+  if (k + 8 <= d) {
+    s0 += *reinterpret_cast<const v8f_u*>(a + k) * *reinterpret_cast<const v8f_u*>(b + k);
+    k += 8;
+  }
+  s0 += s1;
+  v4f h = __builtin_shufflevector(s0, s0, 0, 1, 2, 3) + __builtin_shufflevector(s0, s0, 4, 5, 6, 7);
+  float sum = (h[0] + h[2]) + (h[1] + h[3]);
+  for (; k < d; ++k) sum += a[k] * b[k];
+  return sum;
 }
+#else
+inline float dot(const float* a, const float* b, int64_t d) {
+  float s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t k = 0; k < d; ++k) s += a[k] * b[k];
+  return s;
+}
+#endif
 
 SEQLAB_W2V_INLINE void axpy(float g, const float* x, float* y, int64_t d) {
 #pragma omp simd
