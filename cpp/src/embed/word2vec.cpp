@@ -222,8 +222,8 @@ SEQLAB_W2V_INLINE void sgd_block_impl(int m, int n, int64_t d, const float* cons
 
 // The rows of one matrix that one chunk has touched: a private copy of each, made at first
 // touch from the block-start parameters. Pages never move, so row pointers stay valid.
-// `where` maps a matrix row to its copy (-1: none); it lives until the block's merge, which
-// reads the copies through it and resets it.
+// `where` maps a matrix row to its copy (-1: none); it lives through the block's merge, which
+// reads the copies through it, and is reset when the slot's next chunk starts.
 struct RowCache {
   static constexpr int64_t kPageRows = 512;
   int64_t d = 0;
@@ -261,6 +261,7 @@ struct Slot {
   RowCache in, out, hs;
   int64_t words = 0, effective_words = 0;
   double last_alpha = 0;
+  int worker = -1;  // the thread that trained it (merges its rows: they are in its cache)
 };
 
 // ---------------------------------------------------------------------------- one chunk
@@ -334,9 +335,10 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
   const int64_t d = s.d;
   const bool fasttext = data.sub_offsets != nullptr;
   Rng rng(opt.seed, static_cast<uint64_t>(epoch), static_cast<uint64_t>(chunk_index));
-  slot.in.rows.clear();
-  slot.out.rows.clear();
-  slot.hs.rows.clear();
+  for (RowCache* rc : {&slot.in, &slot.out, &slot.hs}) {  // the previous block's map, kept for its merge
+    for (int32_t r : rc->rows) rc->where[r] = -1;
+    rc->rows.clear();
+  }
   CowMatrix syn0{data.syn0, d, &slot.in};
   CowMatrix syn1neg{data.syn1neg, d, &slot.out};
   CowMatrix syn1{data.syn1, d, &slot.hs};
@@ -435,10 +437,11 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
   slot.last_alpha = alpha;
 }
 
-// Adds the chunks' changes (copy - block-start value) to the rows this worker owns
-// (row % n_workers == worker), in slot order: every row sees the same additions in the same
-// order whoever owns it. Row by row: the first slot that holds a row merges all slots' copies
-// of it and clears their `where` entries, so later slots skip it.
+// Adds the chunks' changes (copy - block-start value) to the parameters. Each row is merged
+// once, by the thread that trained the first slot holding it (that slot's copy is in its
+// cache), adding the slots' deltas in slot order: the result does not depend on which thread
+// merges a row. The `where` maps are only read here (reset at the slot's next chunk), so the
+// threads need no other agreement.
 //
 // A row changed by n chunks of the block gets min(1, 2/n) times the sum of their deltas.
 // Each chunk moved the row from the same block-start value; for a row that every chunk
@@ -447,31 +450,33 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
 // overshoots n-fold and diverges. In a linear model of one chunk's effect (error e -> ρ e,
 // 0 < ρ < 1) a step of s times the sum leaves (1 - s n (1 - ρ)) e, which stays below e in size
 // whenever s n <= 2: so rare rows (n <= 2) keep the full sum, as sequential SGD would give
-// them, and hot rows move at most two chunks' worth per block.
+// them, and hot rows move at most two chunks' worth per block. A row changed by one chunk
+// (most rows) takes that chunk's copy.
 // `start` is the worker's scratch row (d floats).
 SEQLAB_W2V_INLINE void merge_body(float* param, int64_t d, std::vector<Slot>& slots, int n_slots,
-                                  RowCache Slot::*cache, int worker, int n_workers, float* start) {
+                                  RowCache Slot::*cache, int worker, float* start) {
   for (int c = 0; c < n_slots; ++c) {
+    if (slots[c].worker != worker) continue;
     RowCache& rc = slots[c].*cache;
     for (size_t i = 0; i < rc.rows.size(); ++i) {
       const int32_t r = rc.rows[i];
-      if (r % n_workers != worker || rc.where[r] < 0) continue;  // another's row, or merged already
-      int n = 0;
-      for (int c2 = c; c2 < n_slots; ++c2) n += (slots[c2].*cache).where[r] >= 0;
+      bool first = true;
+      for (int c2 = 0; c2 < c && first; ++c2) first = (slots[c2].*cache).where[r] < 0;
+      if (!first) continue;  // merged by the thread of an earlier slot
+      int n = 1;
+      for (int c2 = c + 1; c2 < n_slots; ++c2) n += (slots[c2].*cache).where[r] >= 0;
       float* p = param + r * d;
-      if (n == 1) {  // one chunk changed the row (most rows): it takes that chunk's value
-        std::memcpy(p, rc.at(static_cast<size_t>(rc.where[r])), sizeof(float) * d);
-        rc.where[r] = -1;
+      if (n == 1) {
+        std::memcpy(p, rc.at(i), sizeof(float) * d);
         continue;
       }
       const float scale = n <= 2 ? 1.0f : 2.0f / static_cast<float>(n);
       std::memcpy(start, p, sizeof(float) * d);
       for (int c2 = c; c2 < n_slots; ++c2) {
-        RowCache& other = slots[c2].*cache;
-        int32_t& j = other.where[r];
+        const RowCache& other = slots[c2].*cache;
+        const int32_t j = other.where[r];
         if (j < 0) continue;
-        const float* copy = other.at(static_cast<size_t>(j));
-        j = -1;
+        const float* copy = const_cast<RowCache&>(other).at(static_cast<size_t>(j));
 #pragma omp simd
         for (int64_t k = 0; k < d; ++k) p[k] += scale * (copy[k] - start[k]);
       }
@@ -485,7 +490,7 @@ SEQLAB_W2V_INLINE void merge_body(float* param, int64_t d, std::vector<Slot>& sl
 // Intel one newer than the listed models ran the SSE2 copy.
 struct Kernels {
   void (*train_chunk)(const Shared&, Worker&, Slot&, const Chunk&, int, int64_t);
-  void (*merge)(float*, int64_t, std::vector<Slot>&, int, RowCache Slot::*, int, int, float*);
+  void (*merge)(float*, int64_t, std::vector<Slot>&, int, RowCache Slot::*, int, float*);
 };
 
 #define SEQLAB_W2V_KERNELS(NAME, TARGET)                                                                         \
@@ -494,8 +499,8 @@ struct Kernels {
     train_chunk_body(s, wk, slot, chunk, epoch, chunk_index);                                                     \
   }                                                                                                               \
   TARGET void merge_##NAME(float* param, int64_t d, std::vector<Slot>& slots, int n_slots, RowCache Slot::*cache, \
-                           int worker, int n_workers, float* start) {                                             \
-    merge_body(param, d, slots, n_slots, cache, worker, n_workers, start);                                        \
+                           int worker, float* start) {                                                            \
+    merge_body(param, d, slots, n_slots, cache, worker, start);                                                   \
   }
 SEQLAB_W2V_KERNELS(sse2, )
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -629,6 +634,7 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
       if (done) break;
       for (int c; (c = next_chunk.fetch_add(1)) < block_end;) {
         try {
+          slots[c - block_begin].worker = worker;
           kernels.train_chunk(shared, *wk, slots[c - block_begin], chunks[c], epoch, c);
         } catch (...) {
           std::lock_guard<std::mutex> lock(error_mu);
@@ -638,9 +644,9 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
       barrier.arrive_and_wait([] {});
       if (error) continue;  // next_block stops everyone
       const int n_slots = block_end - block_begin;
-      kernels.merge(data.syn0, d, slots, n_slots, &Slot::in, worker, W, start.data());
-      if (opt.negative > 0) kernels.merge(data.syn1neg, d, slots, n_slots, &Slot::out, worker, W, start.data());
-      if (opt.hs) kernels.merge(data.syn1, d, slots, n_slots, &Slot::hs, worker, W, start.data());
+      kernels.merge(data.syn0, d, slots, n_slots, &Slot::in, worker, start.data());
+      if (opt.negative > 0) kernels.merge(data.syn1neg, d, slots, n_slots, &Slot::out, worker, start.data());
+      if (opt.hs) kernels.merge(data.syn1, d, slots, n_slots, &Slot::hs, worker, start.data());
     }
   };
   // The first call of next_block must not account anything: start with an empty block.
