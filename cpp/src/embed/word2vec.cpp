@@ -197,6 +197,36 @@ SEQLAB_W2V_INLINE void axpy(float g, const float* x, float* y, int64_t d) {
   for (int64_t k = 0; k < d; ++k) y[k] += g * x[k];
 }
 
+// out = Σ_r w[r·stride] x_r (w null: all ones), or out += that sum when `accumulate`, summed
+// in r order exactly as repeated axpy would (into zeros, or into out), but in registers: out is
+// read and written once instead of n times.
+template <bool accumulate>
+SEQLAB_W2V_INLINE void weighted_sum(const float* const* x, const float* w, int64_t stride, int64_t n, int64_t d,
+                                    float* out) {
+  int64_t k = 0;
+#if defined(__GNUC__)
+  for (; k + 16 <= d; k += 16) {
+    v8f a0 = {}, a1 = {};
+    if (accumulate) {
+      a0 = *reinterpret_cast<const v8f_u*>(out + k);
+      a1 = *reinterpret_cast<const v8f_u*>(out + k + 8);
+    }
+    for (int64_t r = 0; r < n; ++r) {
+      const float g = w ? w[r * stride] : 1.0f;
+      a0 += g * *reinterpret_cast<const v8f_u*>(x[r] + k);
+      a1 += g * *reinterpret_cast<const v8f_u*>(x[r] + k + 8);
+    }
+    *reinterpret_cast<v8f_u*>(out + k) = a0;
+    *reinterpret_cast<v8f_u*>(out + k + 8) = a1;
+  }
+#endif
+  for (; k < d; ++k) {
+    float a = accumulate ? out[k] : 0.0f;
+    for (int64_t r = 0; r < n; ++r) a += (w ? w[r * stride] : 1.0f) * x[r][k];
+    out[k] = a;
+  }
+}
+
 // See sgd_block in the header. G: m*n scratch, dH: m*d output.
 SEQLAB_W2V_INLINE void sgd_block_impl(int m, int n, int64_t d, const float* const* H, float* const* O, const float* L, float alpha,
                            float* G, float* dH) {
@@ -208,14 +238,9 @@ SEQLAB_W2V_INLINE void sgd_block_impl(int m, int n, int64_t d, const float* cons
   for (int j = 0; j < m; ++j)
     for (int k = 0; k < n; ++k) G[j * n + k] = alpha * (L[k] - G[j * n + k]);
   // dH = G O   (O before its update)
-  for (int j = 0; j < m; ++j) {
-    float* dh = dH + j * d;
-    std::fill(dh, dh + d, 0.0f);
-    for (int k = 0; k < n; ++k) axpy(G[j * n + k], O[k], dh, d);
-  }
+  for (int j = 0; j < m; ++j) weighted_sum<false>(O, G + j * n, 1, n, d, dH + j * d);
   // O += Gᵀ H
-  for (int k = 0; k < n; ++k)
-    for (int j = 0; j < m; ++j) axpy(G[j * n + k], H[j], O[k], d);
+  for (int k = 0; k < n; ++k) weighted_sum<true>(H, G + k, n, m, d, O[k]);
 }
 
 // ---------------------------------------------------------------------------- copy-on-write rows
@@ -281,8 +306,8 @@ struct Shared {
 // A worker's scratch, sized once.
 struct Worker {
   std::vector<int32_t> sentence;  // after subsampling
-  std::vector<const float*> H;
-  std::vector<float*> O, rows;
+  std::vector<const float*> H, rows;
+  std::vector<float*> O;
   std::vector<float> L, G, dH, h;
 
   Worker(const Shared& s, int64_t max_subwords) {
@@ -394,8 +419,7 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
         // FastText skip-gram (gensim's direction): the centre's subword mean predicts each
         // context word, each with its own negatives; one block of 1 input.
         int64_t n_rows = input_rows(w, 0);
-        std::fill(wk.h.begin(), wk.h.end(), 0.0f);
-        for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.rows[r], wk.h.data(), d);
+        weighted_sum<false>(wk.rows.data(), nullptr, 0, n_rows, d, wk.h.data());
         const float inv = 1.0f / static_cast<float>(n_rows);
         for (int64_t k = 0; k < d; ++k) wk.h[k] *= inv;
         int n_out = 0;
@@ -408,7 +432,7 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
         const float* hp = wk.h.data();
         sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
         // The gradient of the mean reaches every row whole, as in fastText and gensim.
-        for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.dH.data(), wk.rows[r], d);
+        for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.dH.data(), const_cast<float*>(wk.rows[r]), d);
       } else {
         // CBOW: the context's mean (cbow_mean) or sum predicts w; the input gradient goes to
         // every context row whole (mean), or divided by their number (sum), as gensim.
@@ -417,8 +441,7 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
           int64_t n_rows = 0;
           for (int j = lo; j <= hi; ++j)
             if (j != i) n_rows = input_rows(wk.sentence[j], n_rows);
-          std::fill(wk.h.begin(), wk.h.end(), 0.0f);
-          for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.rows[r], wk.h.data(), d);
+          weighted_sum<false>(wk.rows.data(), nullptr, 0, n_rows, d, wk.h.data());
           const float inv = 1.0f / static_cast<float>(n_rows);
           if (opt.cbow_mean)
             for (int64_t k = 0; k < d; ++k) wk.h[k] *= inv;
@@ -427,7 +450,7 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
           const float* hp = wk.h.data();
           sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
           const float scale = opt.cbow_mean ? 1.0f : inv;
-          for (int64_t r = 0; r < n_rows; ++r) axpy(scale, wk.dH.data(), wk.rows[r], d);
+          for (int64_t r = 0; r < n_rows; ++r) axpy(scale, wk.dH.data(), const_cast<float*>(wk.rows[r]), d);
         }
       }
     }
