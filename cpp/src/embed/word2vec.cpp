@@ -39,6 +39,9 @@ void Word2VecOptions::check() const {
   SEQLAB_CHECK_VALUE(alpha > 0 && min_alpha >= 0, "Word2Vec: alpha must be > 0 and min_alpha >= 0, got alpha=", alpha,
                      ", min_alpha=", min_alpha);
   SEQLAB_CHECK_VALUE(chunk_words >= 1 && block_chunks >= 1, "Word2Vec: chunk_words and block_chunks must be >= 1");
+  const int end = epoch_end < 0 ? epochs : epoch_end;
+  SEQLAB_CHECK_VALUE(0 <= epoch_begin && epoch_begin <= end && end <= epochs,
+                     "Word2Vec: epochs to run [", epoch_begin, ", ", end, ") must lie in [0, ", epochs, "]");
 }
 
 double decayed_alpha(double alpha, double min_alpha, int64_t words_done, int64_t total_words) {
@@ -227,12 +230,23 @@ SEQLAB_W2V_INLINE void weighted_sum(const float* const* x, const float* w, int64
   }
 }
 
-// See sgd_block in the header. G: m*n scratch, dH: m*d output.
-SEQLAB_W2V_INLINE void sgd_block_impl(int m, int n, int64_t d, const float* const* H, float* const* O, const float* L, float alpha,
-                           float* G, float* dH) {
+// See sgd_block in the header. G: m*n scratch, dH: m*d output. With `loss` (else null):
+// *loss += Σ_jk -log σ(±S_jk), + for label 1, - for label 0 (gensim's compute_loss terms).
+SEQLAB_W2V_INLINE void sgd_block_impl(int m, int n, int64_t d, const float* const* H, float* const* O, const float* L,
+                                      float alpha, float* G, float* dH, double* loss = nullptr) {
   // S = H Oᵀ
   for (int j = 0; j < m; ++j)
     for (int k = 0; k < n; ++k) G[j * n + k] = dot(H[j], O[k], d);
+  if (loss) {
+    // -log σ(x) = softplus(-x) = max(-x, 0) + log1p(exp(-|x|)), stable for any x
+    double sum = 0;
+    for (int j = 0; j < m; ++j)
+      for (int k = 0; k < n; ++k) {
+        const float x = L[k] != 0.0f ? G[j * n + k] : -G[j * n + k];
+        sum += std::max(-x, 0.0f) + std::log1p(std::exp(-std::fabs(x)));
+      }
+    *loss += sum;
+  }
   // G = alpha (L - σ(S))
   simd::unary(simd::VecOp::Sigmoid, G, G, static_cast<int64_t>(m) * n);
   for (int j = 0; j < m; ++j)
@@ -285,7 +299,7 @@ struct CowMatrix {
 struct Slot {
   RowCache in, out, hs;
   int64_t words = 0, effective_words = 0;
-  double last_alpha = 0;
+  double last_alpha = 0, loss = 0;
   int worker = -1;  // the thread that trained it (merges its rows: they are in its cache)
 };
 
@@ -368,6 +382,8 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
   CowMatrix syn1neg{data.syn1neg, d, &slot.out};
   CowMatrix syn1{data.syn1, d, &slot.hs};
   int64_t words_before = epoch * s.words_per_epoch + chunk.word_begin, effective = 0;
+  slot.loss = 0;
+  double* const loss = opt.compute_loss ? &slot.loss : nullptr;
   float alpha = 0;
 
   // The input rows of word w: itself, and for FastText its n-gram buckets.
@@ -412,7 +428,7 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
           if (pass == 0 && opt.hs) n_out = add_hs_outputs(*s.tree, syn1, w, wk, 0);
           if (pass == 1 && opt.negative > 0) n_out = add_ns_outputs(s, syn1neg, rng, w, wk, 0);
           if (n_out == 0) continue;
-          sgd_block_impl(m, n_out, d, wk.H.data(), wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
+          sgd_block_impl(m, n_out, d, wk.H.data(), wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data(), loss);
           for (int j = 0; j < m; ++j) axpy(1.0f, wk.dH.data() + j * d, const_cast<float*>(wk.H[j]), d);
         }
       } else if (opt.sg) {
@@ -430,7 +446,7 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
         }
         if (n_out == 0) continue;
         const float* hp = wk.h.data();
-        sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
+        sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data(), loss);
         // The gradient of the mean reaches every row whole, as in fastText and gensim.
         for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.dH.data(), const_cast<float*>(wk.rows[r]), d);
       } else {
@@ -448,7 +464,7 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
           int n_out = pass == 0 ? add_hs_outputs(*s.tree, syn1, w, wk, 0) : add_ns_outputs(s, syn1neg, rng, w, wk, 0);
           if (n_out == 0) continue;
           const float* hp = wk.h.data();
-          sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
+          sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data(), loss);
           const float scale = opt.cbow_mean ? 1.0f : inv;
           for (int64_t r = 0; r < n_rows; ++r) axpy(scale, wk.dH.data(), const_cast<float*>(wk.rows[r]), d);
         }
@@ -591,7 +607,8 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
     }
   }
   const int64_t words_per_epoch = data.offsets[data.n_sentences] - data.offsets[0];
-  if (chunks.empty() || words_per_epoch == 0 || opt.epochs == 0) return;
+  const int epoch_end = opt.epoch_end < 0 ? opt.epochs : opt.epoch_end;
+  if (chunks.empty() || words_per_epoch == 0 || opt.epoch_begin == epoch_end) return;
 
   std::unique_ptr<AliasTable> negatives;
   if (opt.negative > 0) negatives = std::make_unique<AliasTable>(data.counts, data.V, opt.ns_exponent);
@@ -615,7 +632,7 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
   const int W = std::max(1, std::min(opt.workers, K));
   Barrier barrier(W);
   std::atomic<int> next_chunk{0};
-  int epoch = 0, block_begin = 0, block_end = 0;  // written by the barrier's completion only
+  int epoch = opt.epoch_begin, block_begin = 0, block_end = 0;  // written by the barrier's completion only
   bool done = false;
   std::exception_ptr error;
   std::mutex error_mu;
@@ -627,6 +644,7 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
       progress.words_done += slots[c].words;
       progress.effective_words += slots[c].effective_words;
       progress.last_alpha = slots[c].last_alpha;
+      progress.loss += slots[c].loss;
     }
     block_begin = block_end;
     if (block_begin == n_chunks) {
@@ -635,7 +653,7 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
     }
     block_end = std::min(n_chunks, block_begin + K);
     next_chunk = block_begin;
-    done = epoch == opt.epochs || progress.stop.load() || error != nullptr;
+    done = epoch == epoch_end || progress.stop.load() || error != nullptr;
   };
 
   auto run = [&](int worker) {
