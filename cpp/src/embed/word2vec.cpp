@@ -153,8 +153,9 @@ struct AliasTable {
 
 // ---------------------------------------------------------------------------- the update
 
-// The kernels below are inlined into train_chunk's per-instruction-set copies (see
-// train_chunk), so they must inline whatever the compiler's heuristics say.
+// The kernels below are inlined into the per-instruction-set copies of train_chunk_body and
+// merge_body (see Kernels), so they must inline whatever the compiler's heuristics say: a call
+// would run the SSE2 copy.
 #if defined(__GNUC__)
 #define SEQLAB_W2V_INLINE inline __attribute__((always_inline))
 #else
