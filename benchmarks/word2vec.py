@@ -5,7 +5,11 @@ train split), the same parameters and threads for both, each library timed in it
 Accuracy: 3CosAdd (Mikolov et al. 2013) top-1 on (a) the planted-analogies corpus, every
 question, (b) questions-words.txt items whose four words are in the KJV vocabulary.
 
-    python benchmarks/word2vec.py [--workers 2] [--epochs 5]
+    python benchmarks/word2vec.py [--workers 2] [--epochs 5] [--repeats 1]
+
+On a shared machine the speeds move with the load: compare the ratio, measured in one run;
+--repeats N times both libraries N times, alternating, and prints every ratio and their median
+(words/s: medians; accuracies: the first repeat's).
 """
 import argparse
 import os
@@ -55,6 +59,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=1)
     args = parser.parse_args()
     kjv = [list(line) for line in corpora.kjv().lines("train")]
     planted = corpora.planted_analogies()
@@ -67,15 +72,22 @@ def main():
         params = dict(vector_size=100, window=5, min_count=5, sample=1e-3, negative=5, sg=sg, seed=1,
                       workers=args.workers, epochs=args.epochs)
         planted_params = dict(params, vector_size=32, window=2, min_count=1)
-        result = {}
-        for library in ("seqlab", "gensim"):
-            speed, keys, vectors = run(library, kjv, params, args.epochs)
-            _, pkeys, pvectors = run(library, planted_sentences, planted_params, args.epochs)
-            result[library] = (speed, analogy_accuracy(pkeys, pvectors, planted.questions),
-                               analogy_accuracy(keys, vectors, questions))
-        (s_speed, s_pl, s_qw), (g_speed, g_pl, g_qw) = result["seqlab"], result["gensim"]
+        result, speeds = {}, {"seqlab": [], "gensim": []}
+        for repeat in range(args.repeats):
+            for library in ("seqlab", "gensim"):
+                speed, keys, vectors = run(library, kjv, params, args.epochs)
+                speeds[library].append(speed)
+                if repeat == 0:
+                    _, pkeys, pvectors = run(library, planted_sentences, planted_params, args.epochs)
+                    result[library] = (analogy_accuracy(pkeys, pvectors, planted.questions),
+                                       analogy_accuracy(keys, vectors, questions))
+        (s_pl, s_qw), (g_pl, g_qw) = result["seqlab"], result["gensim"]
+        s_speed, g_speed = np.median(speeds["seqlab"]), np.median(speeds["gensim"])
+        ratios = np.array(speeds["seqlab"]) / np.array(speeds["gensim"])
         print(f"\n{name}")
         print(f"  words/s     seqlab {s_speed:>10,.0f}   gensim {g_speed:>10,.0f}   ratio {s_speed / g_speed:.2f}")
+        if args.repeats > 1:
+            print(f"  ratios      {' '.join(f'{r:.2f}' for r in ratios)}   (median {np.median(ratios):.2f})")
         print(f"  per core    seqlab {s_speed / args.workers:>10,.0f}   gensim {g_speed / args.workers:>10,.0f}")
         print(f"  planted     seqlab {s_pl[0]:.3f}   gensim {g_pl[0]:.3f}   ({s_pl[1]} questions)")
         print(f"  q-words     seqlab {s_qw[0]:.3f}   gensim {g_qw[0]:.3f}   ({s_qw[1]} / {g_qw[1]} questions in vocab)")

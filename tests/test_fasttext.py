@@ -210,3 +210,41 @@ def test_update_after_load(tmp_path):
     np.testing.assert_array_equal(loaded.wv.vectors_ngrams, model.wv.vectors_ngrams)
     with pytest.raises(RuntimeError, match="FastText.build_vocab: update=True needs a model"):
         FastText(vector_size=8, progress=False).build_vocab(corpus, update=True)
+
+
+def test_callbacks_see_each_epoch_and_do_not_change_the_vectors(planted):
+    """gensim's callback protocol (FastText takes no compute_loss, as gensim's, but train()
+    does); the word vectors a callback sees are those of the n-grams so far."""
+    from gensim.models.callbacks import CallbackAny2Vec
+
+    class Recorder(CallbackAny2Vec):
+        def __init__(self):
+            self.events, self.vectors, self.losses = [], [], []
+
+        def on_train_begin(self, model):
+            self.events.append("train_begin")
+
+        def on_epoch_begin(self, model):
+            self.events.append("epoch_begin")
+
+        def on_epoch_end(self, model):
+            self.events.append("epoch_end")
+            self.vectors.append(np.array(model.wv.vectors))
+            self.losses.append(model.get_latest_training_loss())
+
+        def on_train_end(self, model):
+            self.events.append("train_end")
+
+    _, sentences = planted
+    kwargs = dict(vector_size=16, window=2, min_count=1, bucket=5000, seed=2, epochs=2, progress=False)
+    plain = FastText(sentences[:2000], **kwargs, workers=2)
+    recorder = Recorder()
+    model = FastText(vector_size=16, window=2, min_count=1, bucket=5000, seed=2, epochs=2, progress=False,
+                     workers=3)
+    model.build_vocab(sentences[:2000])
+    model.train(sentences[:2000], total_examples=2000, epochs=2, compute_loss=True, callbacks=[recorder])
+    assert recorder.events == ["train_begin"] + ["epoch_begin", "epoch_end"] * 2 + ["train_end"]
+    np.testing.assert_array_equal(model.wv.vectors, plain.wv.vectors)
+    np.testing.assert_array_equal(recorder.vectors[-1], plain.wv.vectors)
+    assert not np.array_equal(recorder.vectors[0], recorder.vectors[1])
+    assert 0 < recorder.losses[0] < recorder.losses[1] == model.get_latest_training_loss()

@@ -454,3 +454,120 @@ def test_update_errors():
     model.build_vocab([["w0", "brand-new"]], update=True)
     assert model.wv.index_to_key == words
     assert model.wv.expandos["count"][model.wv.key_to_index["w0"]] == counts[model.wv.key_to_index["w0"]] + 1
+
+
+# ------------------------------------------------------------------------------ loss and callbacks
+
+from gensim.models.callbacks import CallbackAny2Vec  # noqa: E402
+
+
+class Recorder(CallbackAny2Vec):
+    """gensim's callback protocol; records the calls, the cumulative loss and the vectors."""
+
+    def __init__(self):
+        self.events, self.losses, self.vectors = [], [], []
+
+    def on_train_begin(self, model):
+        self.events.append("train_begin")
+
+    def on_epoch_begin(self, model):
+        self.events.append("epoch_begin")
+
+    def on_epoch_end(self, model):
+        self.events.append("epoch_end")
+        self.losses.append(model.get_latest_training_loss())
+        self.vectors.append(np.array(model.wv.vectors))
+
+    def on_train_end(self, model):
+        self.events.append("train_end")
+
+
+@pytest.mark.parametrize("sg", [1, 0])
+def test_hs_loss_is_the_sum_of_minus_log_sigmoid_over_the_trained_pairs(sg):
+    """With hs, no subsampling and fixed windows nothing is random: with a negligible rate
+    the loss is Σ over (input, Huffman node) pairs of -log σ(±input·node), input the context
+    word (skip-gram) or the context mean (CBOW), + for label 1 - code, - for label 0."""
+    sentences = small_corpus()
+    model = Word2Vec(vector_size=8, window=2, min_count=1, sg=sg, hs=1, negative=0, sample=0, shrink_windows=False,
+                     alpha=1e-12, min_alpha=1e-12, seed=3, workers=2, progress=False)
+    model.build_vocab(sentences)
+    model.syn1[:] = np.random.default_rng(0).normal(scale=0.5, size=model.syn1.shape)
+    syn0, syn1 = model.wv.vectors.astype(np.float64), model.syn1.astype(np.float64)
+    model.train(sentences, total_examples=len(sentences), epochs=1, compute_loss=True)
+    code_offsets, codes, points = _core.word2vec.huffman(model.wv.expandos["count"].tolist())
+    expected = 0.0
+    for sentence in sentences:
+        ids = [model.wv.key_to_index[w] for w in sentence]
+        for i, w in enumerate(ids):
+            context = [ids[j] for j in range(max(0, i - 2), min(len(ids), i + 3)) if j != i]
+            inputs = [syn0[c] for c in context] if sg else ([syn0[context].mean(axis=0)] if context else [])
+            nodes = slice(code_offsets[w], code_offsets[w + 1])
+            for h in inputs:
+                x = syn1[points[nodes]] @ h
+                expected -= log_sigmoid(np.where(codes[nodes] == 0, x, -x)).sum()
+    assert expected > 0
+    assert model.get_latest_training_loss() == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize("sg,hs,negative", [(1, 0, 5), (0, 0, 5), (1, 1, 0), (0, 1, 0)])
+def test_loss_and_callbacks_as_gensim(planted, sg, hs, negative):
+    """Same callback calls in the same order as gensim; the first epoch's loss within 20% of
+    gensim's with one worker (gensim's own sum loses updates with more workers: each thread
+    writes back its job's start value plus its loss); the loss per epoch falls, every epoch."""
+    _, sentences = planted
+    kwargs = dict(vector_size=32, window=2, min_count=1, sg=sg, hs=hs, negative=negative, seed=1, epochs=5,
+                  compute_loss=True)
+    ours, theirs = Recorder(), Recorder()
+    model = Word2Vec(sentences, **kwargs, workers=2, progress=False, callbacks=[ours])
+    GensimWord2Vec(sentences, **kwargs, workers=1, callbacks=[theirs])
+    assert ours.events == theirs.events == ["train_begin"] + ["epoch_begin", "epoch_end"] * 5 + ["train_end"]
+    per_epoch = np.diff([0.0] + ours.losses)
+    assert 0.8 < per_epoch[0] / theirs.losses[0] < 1.2
+    assert np.all(per_epoch > 0) and np.all(np.diff(per_epoch) < 0) and per_epoch[-1] < 0.8 * per_epoch[0]
+    assert model.get_latest_training_loss() == ours.losses[-1]
+    # the callbacks saw each epoch's vectors, the last one the final vectors
+    assert not np.array_equal(ours.vectors[0], ours.vectors[1])
+    np.testing.assert_array_equal(ours.vectors[-1], model.wv.vectors)
+
+
+def test_callbacks_and_loss_do_not_change_the_vectors(planted):
+    """Callbacks run the trainer one epoch per call; the random streams and the learning rate
+    are the whole run's, so the vectors equal those of one call, for any number of workers."""
+    _, sentences = planted
+    kwargs = dict(vector_size=16, window=2, min_count=1, sg=0, hs=1, negative=3, seed=5, epochs=3, progress=False)
+    plain = Word2Vec(sentences[:4000], **kwargs, workers=2)
+    for workers in (1, 3):
+        with_callbacks = Word2Vec(sentences[:4000], **kwargs, workers=workers, callbacks=[Recorder()],
+                                  compute_loss=True)
+        for ours, ref in ((with_callbacks.wv.vectors, plain.wv.vectors), (with_callbacks.syn1neg, plain.syn1neg),
+                          (with_callbacks.syn1, plain.syn1)):
+            np.testing.assert_array_equal(ours, ref)
+
+
+def test_loss_counts_from_the_last_train_call_with_compute_loss(planted):
+    """As gensim: train()'s own compute_loss argument decides (default False), and every
+    train() call starts the sum again."""
+    _, sentences = planted
+    sentences = sentences[:2000]
+    model = Word2Vec(sentences, vector_size=16, window=2, min_count=1, epochs=1, workers=2, progress=False)
+    assert model.compute_loss is False and model.get_latest_training_loss() == 0.0
+    model.train(sentences, total_examples=len(sentences), epochs=1, compute_loss=True)
+    first = model.get_latest_training_loss()
+    model.train(sentences, total_examples=len(sentences), epochs=1, compute_loss=True)
+    second = model.get_latest_training_loss()
+    assert 0 < second < first  # not accumulated over calls; lower as the model has learnt
+    model.train(sentences, total_examples=len(sentences), epochs=1)
+    assert model.get_latest_training_loss() == 0.0
+    with_loss = Word2Vec(sentences, vector_size=16, window=2, min_count=1, epochs=1, workers=2, progress=False,
+                         compute_loss=True)
+    assert with_loss.compute_loss is True and with_loss.get_latest_training_loss() > 0
+
+
+def test_callbacks_without_a_corpus_warn_and_are_not_kept():
+    recorder = Recorder()
+    with pytest.warns(UserWarning, match="callbacks"):
+        model = Word2Vec(vector_size=8, min_count=1, callbacks=[recorder], progress=False)
+    sents = [["a", "b", "c"], ["b", "c", "a"]] * 20
+    model.build_vocab(sents)
+    model.train(sents, total_examples=len(sents), epochs=2)
+    assert recorder.events == []

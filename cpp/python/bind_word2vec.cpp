@@ -45,6 +45,8 @@ void bind_word2vec(py::module_& m) {
       .def_property_readonly("words_done", [](const Progress& p) { return p.words_done.load(); })
       .def_property_readonly("effective_words", [](const Progress& p) { return p.effective_words.load(); })
       .def_property_readonly("last_alpha", [](const Progress& p) { return p.last_alpha; })
+      .def_property_readonly("loss", [](const Progress& p) { return p.loss; },
+                             "with compute_loss: the summed -log sigma(+-s) of the pairs trained so far")
       .def("stop", [](Progress& p) { p.stop = true; }, "finish the current block and return");
 
   w.def(
@@ -53,12 +55,14 @@ void bind_word2vec(py::module_& m) {
          py::object syn0, py::object syn1neg, py::object syn1, std::optional<carray<int64_t>> sub_offsets,
          std::optional<carray<int32_t>> sub_rows, Progress& progress, int64_t vector_size, int window, bool sg, bool hs,
          int negative, double ns_exponent, bool cbow_mean, double alpha, double min_alpha, int epochs,
-         bool shrink_windows, uint64_t seed, int workers, int64_t chunk_words, int block_chunks) {
+         bool shrink_windows, uint64_t seed, int workers, int64_t chunk_words, int block_chunks, bool compute_loss,
+         int epoch_begin, int epoch_end) {
         Word2VecOptions opt;
         opt.vector_size = vector_size, opt.window = window, opt.sg = sg, opt.hs = hs, opt.negative = negative;
         opt.ns_exponent = ns_exponent, opt.cbow_mean = cbow_mean, opt.alpha = alpha, opt.min_alpha = min_alpha;
         opt.epochs = epochs, opt.shrink_windows = shrink_windows, opt.seed = seed, opt.workers = workers;
         opt.chunk_words = chunk_words, opt.block_chunks = block_chunks;
+        opt.compute_loss = compute_loss, opt.epoch_begin = epoch_begin, opt.epoch_end = epoch_end;
         opt.check();
         Word2VecData data;
         data.V = counts.size();
@@ -105,7 +109,8 @@ void bind_word2vec(py::module_& m) {
       py::arg("syn1"), py::arg("sub_offsets"), py::arg("sub_rows"), py::arg("progress"), py::kw_only(),
       py::arg("vector_size"), py::arg("window"), py::arg("sg"), py::arg("hs"), py::arg("negative"),
       py::arg("ns_exponent"), py::arg("cbow_mean"), py::arg("alpha"), py::arg("min_alpha"), py::arg("epochs"),
-      py::arg("shrink_windows"), py::arg("seed"), py::arg("workers"), py::arg("chunk_words"), py::arg("block_chunks"));
+      py::arg("shrink_windows"), py::arg("seed"), py::arg("workers"), py::arg("chunk_words"), py::arg("block_chunks"),
+      py::arg("compute_loss") = false, py::arg("epoch_begin") = 0, py::arg("epoch_end") = -1);
 
   w.def("decayed_alpha", &embed::decayed_alpha, py::arg("alpha"), py::arg("min_alpha"), py::arg("words_done"),
         py::arg("total_words"), "gensim's linear learning-rate decay");

@@ -17,6 +17,8 @@
 #include <mutex>
 #include <thread>
 
+#include <xsimd/config/xsimd_cpuid.hpp>
+
 #include "../simd/vec_math.hpp"
 #include "seqlab/check.hpp"
 #include "seqlab/embed/word2vec.hpp"
@@ -37,6 +39,9 @@ void Word2VecOptions::check() const {
   SEQLAB_CHECK_VALUE(alpha > 0 && min_alpha >= 0, "Word2Vec: alpha must be > 0 and min_alpha >= 0, got alpha=", alpha,
                      ", min_alpha=", min_alpha);
   SEQLAB_CHECK_VALUE(chunk_words >= 1 && block_chunks >= 1, "Word2Vec: chunk_words and block_chunks must be >= 1");
+  const int end = epoch_end < 0 ? epochs : epoch_end;
+  SEQLAB_CHECK_VALUE(0 <= epoch_begin && epoch_begin <= end && end <= epochs,
+                     "Word2Vec: epochs to run [", epoch_begin, ", ", end, ") must lie in [0, ", epochs, "]");
 }
 
 double decayed_alpha(double alpha, double min_alpha, int64_t words_done, int64_t total_words) {
@@ -148,47 +153,122 @@ struct AliasTable {
 
 // ---------------------------------------------------------------------------- the update
 
+// The kernels below are inlined into the per-instruction-set copies of train_chunk_body and
+// merge_body (see Kernels), so they must inline whatever the compiler's heuristics say: a call
+// would run the SSE2 copy.
+#if defined(__GNUC__)
+#define SEQLAB_W2V_INLINE inline __attribute__((always_inline))
+#else
+#define SEQLAB_W2V_INLINE inline
+#endif
+
+// Two 8-float partial sums (GCC/Clang vector extensions: one AVX register each, two SSE ones
+// each under SSE2), reduced in registers in a fixed order: vectorised without -ffast-math, and
+// the same summation order on every instruction set.
+#if defined(__GNUC__)
+typedef float v8f __attribute__((vector_size(32)));
+typedef float v8f_u __attribute__((vector_size(32), aligned(4)));  // unaligned loads
+typedef float v4f __attribute__((vector_size(16)));
+
+SEQLAB_W2V_INLINE float dot(const float* a, const float* b, int64_t d) {
+  v8f s0 = {}, s1 = {};
+  int64_t k = 0;
+  for (; k + 16 <= d; k += 16) {
+    s0 += *reinterpret_cast<const v8f_u*>(a + k) * *reinterpret_cast<const v8f_u*>(b + k);
+    s1 += *reinterpret_cast<const v8f_u*>(a + k + 8) * *reinterpret_cast<const v8f_u*>(b + k + 8);
+  }
+  if (k + 8 <= d) {
+    s0 += *reinterpret_cast<const v8f_u*>(a + k) * *reinterpret_cast<const v8f_u*>(b + k);
+    k += 8;
+  }
+  s0 += s1;
+  v4f h = __builtin_shufflevector(s0, s0, 0, 1, 2, 3) + __builtin_shufflevector(s0, s0, 4, 5, 6, 7);
+  float sum = (h[0] + h[2]) + (h[1] + h[3]);
+  for (; k < d; ++k) sum += a[k] * b[k];
+  return sum;
+}
+#else
 inline float dot(const float* a, const float* b, int64_t d) {
   float s = 0;
 #pragma omp simd reduction(+ : s)
   for (int64_t k = 0; k < d; ++k) s += a[k] * b[k];
   return s;
 }
+#endif
 
-inline void axpy(float g, const float* x, float* y, int64_t d) {
+SEQLAB_W2V_INLINE void axpy(float g, const float* x, float* y, int64_t d) {
 #pragma omp simd
   for (int64_t k = 0; k < d; ++k) y[k] += g * x[k];
 }
 
-// See sgd_block in the header. G: m*n scratch, dH: m*d output.
-inline void sgd_block_impl(int m, int n, int64_t d, const float* const* H, float* const* O, const float* L, float alpha,
-                           float* G, float* dH) {
+// out = Σ_r w[r·stride] x_r (w null: all ones), or out += that sum when `accumulate`, summed
+// in r order exactly as repeated axpy would (into zeros, or into out), but in registers: out is
+// read and written once instead of n times.
+template <bool accumulate>
+SEQLAB_W2V_INLINE void weighted_sum(const float* const* x, const float* w, int64_t stride, int64_t n, int64_t d,
+                                    float* out) {
+  int64_t k = 0;
+#if defined(__GNUC__)
+  for (; k + 16 <= d; k += 16) {
+    v8f a0 = {}, a1 = {};
+    if (accumulate) {
+      a0 = *reinterpret_cast<const v8f_u*>(out + k);
+      a1 = *reinterpret_cast<const v8f_u*>(out + k + 8);
+    }
+    for (int64_t r = 0; r < n; ++r) {
+      const float g = w ? w[r * stride] : 1.0f;
+      a0 += g * *reinterpret_cast<const v8f_u*>(x[r] + k);
+      a1 += g * *reinterpret_cast<const v8f_u*>(x[r] + k + 8);
+    }
+    *reinterpret_cast<v8f_u*>(out + k) = a0;
+    *reinterpret_cast<v8f_u*>(out + k + 8) = a1;
+  }
+#endif
+  for (; k < d; ++k) {
+    float a = accumulate ? out[k] : 0.0f;
+    for (int64_t r = 0; r < n; ++r) a += (w ? w[r * stride] : 1.0f) * x[r][k];
+    out[k] = a;
+  }
+}
+
+// See sgd_block in the header. G: m*n scratch, dH: m*d output. With `loss` (else null):
+// *loss += Σ_jk -log σ(±S_jk), + for label 1, - for label 0 (gensim's compute_loss terms).
+SEQLAB_W2V_INLINE void sgd_block_impl(int m, int n, int64_t d, const float* const* H, float* const* O, const float* L,
+                                      float alpha, float* G, float* dH, double* loss = nullptr) {
   // S = H Oᵀ
   for (int j = 0; j < m; ++j)
     for (int k = 0; k < n; ++k) G[j * n + k] = dot(H[j], O[k], d);
+  if (loss) {
+    // -log σ(x) = softplus(-x) = max(-x, 0) + log1p(exp(-|x|)), stable for any x
+    double sum = 0;
+    for (int j = 0; j < m; ++j)
+      for (int k = 0; k < n; ++k) {
+        const float x = L[k] != 0.0f ? G[j * n + k] : -G[j * n + k];
+        sum += std::max(-x, 0.0f) + std::log1p(std::exp(-std::fabs(x)));
+      }
+    *loss += sum;
+  }
   // G = alpha (L - σ(S))
   simd::unary(simd::VecOp::Sigmoid, G, G, static_cast<int64_t>(m) * n);
   for (int j = 0; j < m; ++j)
     for (int k = 0; k < n; ++k) G[j * n + k] = alpha * (L[k] - G[j * n + k]);
   // dH = G O   (O before its update)
-  for (int j = 0; j < m; ++j) {
-    float* dh = dH + j * d;
-    std::fill(dh, dh + d, 0.0f);
-    for (int k = 0; k < n; ++k) axpy(G[j * n + k], O[k], dh, d);
-  }
+  for (int j = 0; j < m; ++j) weighted_sum<false>(O, G + j * n, 1, n, d, dH + j * d);
   // O += Gᵀ H
-  for (int k = 0; k < n; ++k)
-    for (int j = 0; j < m; ++j) axpy(G[j * n + k], H[j], O[k], d);
+  for (int k = 0; k < n; ++k) weighted_sum<true>(H, G + k, n, m, d, O[k]);
 }
 
 // ---------------------------------------------------------------------------- copy-on-write rows
 
 // The rows of one matrix that one chunk has touched: a private copy of each, made at first
 // touch from the block-start parameters. Pages never move, so row pointers stay valid.
+// `where` maps a matrix row to its copy (-1: none); it lives through the block's merge, which
+// reads the copies through it, and is reset when the slot's next chunk starts.
 struct RowCache {
   static constexpr int64_t kPageRows = 512;
   int64_t d = 0;
-  std::vector<int32_t> rows;  // matrix row of each copy, in first-touch order
+  std::vector<int32_t> rows;   // matrix row of each copy, in first-touch order
+  std::vector<int32_t> where;  // matrix rows, -1 or the index of the row's copy
   std::vector<std::unique_ptr<float[]>> pages;
 
   float* at(size_t i) { return pages[i / kPageRows].get() + static_cast<int64_t>(i % kPageRows) * d; }
@@ -204,27 +284,15 @@ struct RowCache {
 struct CowMatrix {
   float* param = nullptr;
   int64_t d = 0;
-  std::vector<int32_t>* index = nullptr;  // the worker's row -> copy map (-1: none)
   RowCache* cache = nullptr;
 
-  float* row(int32_t r) {
-    int32_t& i = (*index)[r];
+  SEQLAB_W2V_INLINE float* row(int32_t r) {
+    int32_t& i = cache->where[r];
     if (i >= 0) return cache->at(static_cast<size_t>(i));
     i = static_cast<int32_t>(cache->rows.size());
     float* copy = cache->push(r);
     std::memcpy(copy, param + r * d, sizeof(float) * d);
     return copy;
-  }
-  // At the chunk's end: copies become deltas (copy - param), the worker's map is reset.
-  void to_deltas() {
-    for (size_t i = 0; i < cache->rows.size(); ++i) {
-      int32_t r = cache->rows[i];
-      float* delta = cache->at(i);
-      const float* p = param + r * d;
-#pragma omp simd
-      for (int64_t k = 0; k < d; ++k) delta[k] -= p[k];
-      (*index)[r] = -1;
-    }
   }
 };
 
@@ -232,7 +300,8 @@ struct CowMatrix {
 struct Slot {
   RowCache in, out, hs;
   int64_t words = 0, effective_words = 0;
-  double last_alpha = 0;
+  double last_alpha = 0, loss = 0;
+  int worker = -1;  // the thread that trained it (merges its rows: they are in its cache)
 };
 
 // ---------------------------------------------------------------------------- one chunk
@@ -251,17 +320,13 @@ struct Shared {
 
 // A worker's scratch, sized once.
 struct Worker {
-  std::vector<int32_t> index_in, index_out, index_hs;
   std::vector<int32_t> sentence;  // after subsampling
-  std::vector<const float*> H;
-  std::vector<float*> O, rows;
+  std::vector<const float*> H, rows;
+  std::vector<float*> O;
   std::vector<float> L, G, dH, h;
 
   Worker(const Shared& s, int64_t max_subwords) {
     const auto& opt = s.opt;
-    index_in.assign(s.data.n_input_rows, -1);
-    if (opt.negative > 0) index_out.assign(s.data.V, -1);
-    if (opt.hs) index_hs.assign(s.data.V, -1);
     int64_t max_code = 0;
     if (opt.hs)
       for (int64_t w = 0; w < s.data.V; ++w)
@@ -279,7 +344,7 @@ struct Worker {
 };
 
 // Appends word w's path in the Huffman tree (labels 1 - code, as word2vec.c) to O, L.
-inline int add_hs_outputs(const HuffmanTree& tree, CowMatrix& syn1, int32_t w, Worker& wk, int n) {
+SEQLAB_W2V_INLINE int add_hs_outputs(const HuffmanTree& tree, CowMatrix& syn1, int32_t w, Worker& wk, int n) {
   for (int64_t s = tree.code_offsets[w]; s < tree.code_offsets[w + 1]; ++s) {
     wk.O[n] = syn1.row(tree.points[s]);
     wk.L[n] = 1.0f - static_cast<float>(tree.codes[s]);
@@ -289,7 +354,7 @@ inline int add_hs_outputs(const HuffmanTree& tree, CowMatrix& syn1, int32_t w, W
 }
 
 // Appends w as the positive and `negative` draws (not equal to w) as negatives.
-inline int add_ns_outputs(const Shared& s, CowMatrix& syn1neg, Rng& rng, int32_t w, Worker& wk, int n) {
+SEQLAB_W2V_INLINE int add_ns_outputs(const Shared& s, CowMatrix& syn1neg, Rng& rng, int32_t w, Worker& wk, int n) {
   wk.O[n] = syn1neg.row(w);
   wk.L[n++] = 1.0f;
   for (int k = 0; k < s.opt.negative; ++k) {
@@ -301,24 +366,25 @@ inline int add_ns_outputs(const Shared& s, CowMatrix& syn1neg, Rng& rng, int32_t
   return n;
 }
 
-// Trains one chunk into `slot`. Compiled for several instruction sets, chosen at load time
-// (GCC's target_clones), so the dot/axpy loops use AVX2+FMA or AVX-512 where the CPU has them.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("default", "arch=haswell", "arch=skylake-avx512")))
-#endif
-void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, int epoch, int64_t chunk_index) {
+// Trains one chunk into `slot`. The body is compiled once per instruction set (below), so the
+// dot/axpy loops use AVX2+FMA or AVX-512 where the CPU has them.
+SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, int epoch,
+                                        int64_t chunk_index) {
   const Word2VecData& data = s.data;
   const Word2VecOptions& opt = s.opt;
   const int64_t d = s.d;
   const bool fasttext = data.sub_offsets != nullptr;
   Rng rng(opt.seed, static_cast<uint64_t>(epoch), static_cast<uint64_t>(chunk_index));
-  slot.in.rows.clear();
-  slot.out.rows.clear();
-  slot.hs.rows.clear();
-  CowMatrix syn0{data.syn0, d, &wk.index_in, &slot.in};
-  CowMatrix syn1neg{data.syn1neg, d, &wk.index_out, &slot.out};
-  CowMatrix syn1{data.syn1, d, &wk.index_hs, &slot.hs};
+  for (RowCache* rc : {&slot.in, &slot.out, &slot.hs}) {  // the previous block's map, kept for its merge
+    for (int32_t r : rc->rows) rc->where[r] = -1;
+    rc->rows.clear();
+  }
+  CowMatrix syn0{data.syn0, d, &slot.in};
+  CowMatrix syn1neg{data.syn1neg, d, &slot.out};
+  CowMatrix syn1{data.syn1, d, &slot.hs};
   int64_t words_before = epoch * s.words_per_epoch + chunk.word_begin, effective = 0;
+  slot.loss = 0;
+  double* const loss = opt.compute_loss ? &slot.loss : nullptr;
   float alpha = 0;
 
   // The input rows of word w: itself, and for FastText its n-gram buckets.
@@ -363,15 +429,14 @@ void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, in
           if (pass == 0 && opt.hs) n_out = add_hs_outputs(*s.tree, syn1, w, wk, 0);
           if (pass == 1 && opt.negative > 0) n_out = add_ns_outputs(s, syn1neg, rng, w, wk, 0);
           if (n_out == 0) continue;
-          sgd_block_impl(m, n_out, d, wk.H.data(), wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
+          sgd_block_impl(m, n_out, d, wk.H.data(), wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data(), loss);
           for (int j = 0; j < m; ++j) axpy(1.0f, wk.dH.data() + j * d, const_cast<float*>(wk.H[j]), d);
         }
       } else if (opt.sg) {
         // FastText skip-gram (gensim's direction): the centre's subword mean predicts each
         // context word, each with its own negatives; one block of 1 input.
         int64_t n_rows = input_rows(w, 0);
-        std::fill(wk.h.begin(), wk.h.end(), 0.0f);
-        for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.rows[r], wk.h.data(), d);
+        weighted_sum<false>(wk.rows.data(), nullptr, 0, n_rows, d, wk.h.data());
         const float inv = 1.0f / static_cast<float>(n_rows);
         for (int64_t k = 0; k < d; ++k) wk.h[k] *= inv;
         int n_out = 0;
@@ -382,9 +447,9 @@ void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, in
         }
         if (n_out == 0) continue;
         const float* hp = wk.h.data();
-        sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
+        sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data(), loss);
         // The gradient of the mean reaches every row whole, as in fastText and gensim.
-        for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.dH.data(), wk.rows[r], d);
+        for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.dH.data(), const_cast<float*>(wk.rows[r]), d);
       } else {
         // CBOW: the context's mean (cbow_mean) or sum predicts w; the input gradient goes to
         // every context row whole (mean), or divided by their number (sum), as gensim.
@@ -393,31 +458,30 @@ void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, in
           int64_t n_rows = 0;
           for (int j = lo; j <= hi; ++j)
             if (j != i) n_rows = input_rows(wk.sentence[j], n_rows);
-          std::fill(wk.h.begin(), wk.h.end(), 0.0f);
-          for (int64_t r = 0; r < n_rows; ++r) axpy(1.0f, wk.rows[r], wk.h.data(), d);
+          weighted_sum<false>(wk.rows.data(), nullptr, 0, n_rows, d, wk.h.data());
           const float inv = 1.0f / static_cast<float>(n_rows);
           if (opt.cbow_mean)
             for (int64_t k = 0; k < d; ++k) wk.h[k] *= inv;
           int n_out = pass == 0 ? add_hs_outputs(*s.tree, syn1, w, wk, 0) : add_ns_outputs(s, syn1neg, rng, w, wk, 0);
           if (n_out == 0) continue;
           const float* hp = wk.h.data();
-          sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data());
+          sgd_block_impl(1, n_out, d, &hp, wk.O.data(), wk.L.data(), alpha, wk.G.data(), wk.dH.data(), loss);
           const float scale = opt.cbow_mean ? 1.0f : inv;
-          for (int64_t r = 0; r < n_rows; ++r) axpy(scale, wk.dH.data(), wk.rows[r], d);
+          for (int64_t r = 0; r < n_rows; ++r) axpy(scale, wk.dH.data(), const_cast<float*>(wk.rows[r]), d);
         }
       }
     }
   }
-  syn0.to_deltas();
-  if (opt.negative > 0) syn1neg.to_deltas();
-  if (opt.hs) syn1.to_deltas();
   slot.words = words_before - (epoch * s.words_per_epoch + chunk.word_begin);
   slot.effective_words = effective;
   slot.last_alpha = alpha;
 }
 
-// Adds the slots' deltas to the rows this worker owns (row % n_workers == worker), in slot
-// order: every row sees the same additions in the same order whoever owns it.
+// Adds the chunks' changes (copy - block-start value) to the parameters. Each row is merged
+// once, by the thread that trained the first slot holding it (that slot's copy is in its
+// cache), adding the slots' deltas in slot order: the result does not depend on which thread
+// merges a row. The `where` maps are only read here (reset at the slot's next chunk), so the
+// threads need no other agreement.
 //
 // A row changed by n chunks of the block gets min(1, 2/n) times the sum of their deltas.
 // Each chunk moved the row from the same block-start value; for a row that every chunk
@@ -426,27 +490,73 @@ void train_chunk(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, in
 // overshoots n-fold and diverges. In a linear model of one chunk's effect (error e -> ρ e,
 // 0 < ρ < 1) a step of s times the sum leaves (1 - s n (1 - ρ)) e, which stays below e in size
 // whenever s n <= 2: so rare rows (n <= 2) keep the full sum, as sequential SGD would give
-// them, and hot rows move at most two chunks' worth per block.
-// `touched` is the worker's scratch (one counter per row, left zero).
-void merge(float* param, int64_t d, std::vector<Slot>& slots, int n_slots, RowCache Slot::*cache, int worker,
-           int n_workers, std::vector<int32_t>& touched) {
-  for (int c = 0; c < n_slots; ++c)
-    for (int32_t r : (slots[c].*cache).rows)
-      if (r % n_workers == worker) ++touched[r];
+// them, and hot rows move at most two chunks' worth per block. A row changed by one chunk
+// (most rows) takes that chunk's copy.
+// `start` is the worker's scratch row (d floats).
+SEQLAB_W2V_INLINE void merge_body(float* param, int64_t d, std::vector<Slot>& slots, int n_slots,
+                                  RowCache Slot::*cache, int worker, float* start) {
   for (int c = 0; c < n_slots; ++c) {
+    if (slots[c].worker != worker) continue;
     RowCache& rc = slots[c].*cache;
     for (size_t i = 0; i < rc.rows.size(); ++i) {
-      int32_t r = rc.rows[i];
-      if (r % n_workers != worker) continue;
+      const int32_t r = rc.rows[i];
+      bool first = true;
+      for (int c2 = 0; c2 < c && first; ++c2) first = (slots[c2].*cache).where[r] < 0;
+      if (!first) continue;  // merged by the thread of an earlier slot
+      int n = 1;
+      for (int c2 = c + 1; c2 < n_slots; ++c2) n += (slots[c2].*cache).where[r] >= 0;
       float* p = param + r * d;
-      const float* delta = rc.at(i);
-      const float scale = touched[r] <= 2 ? 1.0f : 2.0f / static_cast<float>(touched[r]);
+      if (n == 1) {
+        std::memcpy(p, rc.at(i), sizeof(float) * d);
+        continue;
+      }
+      const float scale = n <= 2 ? 1.0f : 2.0f / static_cast<float>(n);
+      std::memcpy(start, p, sizeof(float) * d);
+      for (int c2 = c; c2 < n_slots; ++c2) {
+        const RowCache& other = slots[c2].*cache;
+        const int32_t j = other.where[r];
+        if (j < 0) continue;
+        const float* copy = const_cast<RowCache&>(other).at(static_cast<size_t>(j));
 #pragma omp simd
-      for (int64_t k = 0; k < d; ++k) p[k] += scale * delta[k];
+        for (int64_t k = 0; k < d; ++k) p[k] += scale * (copy[k] - start[k]);
+      }
     }
   }
-  for (int c = 0; c < n_slots; ++c)
-    for (int32_t r : (slots[c].*cache).rows) touched[r] = 0;
+}
+
+// train_chunk_body and merge_body for each instruction set, chosen at run time from the CPU's
+// features (as seqlab::simd, by xsimd's detection). Not GCC's target_clones("arch=haswell",
+// ...): its dispatcher tests the CPU *model* (__builtin_cpu_is), so every AMD CPU and every
+// Intel one newer than the listed models ran the SSE2 copy.
+struct Kernels {
+  void (*train_chunk)(const Shared&, Worker&, Slot&, const Chunk&, int, int64_t);
+  void (*merge)(float*, int64_t, std::vector<Slot>&, int, RowCache Slot::*, int, float*);
+};
+
+#define SEQLAB_W2V_KERNELS(NAME, TARGET)                                                                         \
+  TARGET void train_chunk_##NAME(const Shared& s, Worker& wk, Slot& slot, const Chunk& chunk, int epoch,         \
+                                 int64_t chunk_index) {                                                           \
+    train_chunk_body(s, wk, slot, chunk, epoch, chunk_index);                                                     \
+  }                                                                                                               \
+  TARGET void merge_##NAME(float* param, int64_t d, std::vector<Slot>& slots, int n_slots, RowCache Slot::*cache, \
+                           int worker, float* start) {                                                            \
+    merge_body(param, d, slots, n_slots, cache, worker, start);                                                   \
+  }
+SEQLAB_W2V_KERNELS(sse2, )
+#if defined(__GNUC__) && defined(__x86_64__)
+#define SEQLAB_W2V_X86_DISPATCH 1
+SEQLAB_W2V_KERNELS(avx2, __attribute__((target("avx2,fma"))))
+SEQLAB_W2V_KERNELS(avx512, __attribute__((target("avx512f,avx2,fma"))))
+#endif
+#undef SEQLAB_W2V_KERNELS
+
+Kernels pick_kernels() {
+#if defined(SEQLAB_W2V_X86_DISPATCH)
+  const auto isa = xsimd::available_architectures();
+  if (isa.avx512f) return {train_chunk_avx512, merge_avx512};
+  if (isa.fma3_avx2) return {train_chunk_avx2, merge_avx2};
+#endif
+  return {train_chunk_sse2, merge_sse2};
 }
 
 // A reusable barrier whose last arriving thread runs `on_complete` before releasing the rest.
@@ -498,7 +608,8 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
     }
   }
   const int64_t words_per_epoch = data.offsets[data.n_sentences] - data.offsets[0];
-  if (chunks.empty() || words_per_epoch == 0 || opt.epochs == 0) return;
+  const int epoch_end = opt.epoch_end < 0 ? opt.epochs : opt.epoch_end;
+  if (chunks.empty() || words_per_epoch == 0 || opt.epoch_begin == epoch_end) return;
 
   std::unique_ptr<AliasTable> negatives;
   if (opt.negative > 0) negatives = std::make_unique<AliasTable>(data.counts, data.V, opt.ns_exponent);
@@ -508,15 +619,21 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
   if (data.sub_offsets)
     for (int64_t w = 0; w < data.V; ++w) max_subwords = std::max(max_subwords, data.sub_offsets[w + 1] - data.sub_offsets[w]);
   Shared shared{data, opt, negatives.get(), &tree, d, words_per_epoch, words_per_epoch * opt.epochs};
+  static const Kernels kernels = pick_kernels();
 
   const int K = opt.block_chunks;
   std::vector<Slot> slots(K);
-  for (Slot& sl : slots) sl.in.d = sl.out.d = sl.hs.d = d;
+  for (Slot& sl : slots) {
+    sl.in.d = sl.out.d = sl.hs.d = d;
+    sl.in.where.assign(data.n_input_rows, -1);
+    if (opt.negative > 0) sl.out.where.assign(data.V, -1);
+    if (opt.hs) sl.hs.where.assign(data.V, -1);
+  }
   const int n_chunks = static_cast<int>(chunks.size());
   const int W = std::max(1, std::min(opt.workers, K));
   Barrier barrier(W);
   std::atomic<int> next_chunk{0};
-  int epoch = 0, block_begin = 0, block_end = 0;  // written by the barrier's completion only
+  int epoch = opt.epoch_begin, block_begin = 0, block_end = 0;  // written by the barrier's completion only
   bool done = false;
   std::exception_ptr error;
   std::mutex error_mu;
@@ -528,6 +645,7 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
       progress.words_done += slots[c].words;
       progress.effective_words += slots[c].effective_words;
       progress.last_alpha = slots[c].last_alpha;
+      progress.loss += slots[c].loss;
     }
     block_begin = block_end;
     if (block_begin == n_chunks) {
@@ -536,7 +654,7 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
     }
     block_end = std::min(n_chunks, block_begin + K);
     next_chunk = block_begin;
-    done = epoch == opt.epochs || progress.stop.load() || error != nullptr;
+    done = epoch == epoch_end || progress.stop.load() || error != nullptr;
   };
 
   auto run = [&](int worker) {
@@ -544,10 +662,10 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
     _mm_setcsr(_mm_getcsr() | 0x8040);  // flush-to-zero, denormals-are-zero
 #endif
     std::unique_ptr<Worker> wk;
-    std::vector<int32_t> touched;
+    std::vector<float> start;
     try {
       wk = std::make_unique<Worker>(shared, max_subwords);
-      touched.assign(data.n_input_rows, 0);  // n_input_rows >= V
+      start.resize(d);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mu);
       if (!error) error = std::current_exception();
@@ -558,7 +676,8 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
       if (done) break;
       for (int c; (c = next_chunk.fetch_add(1)) < block_end;) {
         try {
-          train_chunk(shared, *wk, slots[c - block_begin], chunks[c], epoch, c);
+          slots[c - block_begin].worker = worker;
+          kernels.train_chunk(shared, *wk, slots[c - block_begin], chunks[c], epoch, c);
         } catch (...) {
           std::lock_guard<std::mutex> lock(error_mu);
           if (!error) error = std::current_exception();
@@ -567,9 +686,9 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
       barrier.arrive_and_wait([] {});
       if (error) continue;  // next_block stops everyone
       const int n_slots = block_end - block_begin;
-      merge(data.syn0, d, slots, n_slots, &Slot::in, worker, W, touched);
-      if (opt.negative > 0) merge(data.syn1neg, d, slots, n_slots, &Slot::out, worker, W, touched);
-      if (opt.hs) merge(data.syn1, d, slots, n_slots, &Slot::hs, worker, W, touched);
+      kernels.merge(data.syn0, d, slots, n_slots, &Slot::in, worker, start.data());
+      if (opt.negative > 0) kernels.merge(data.syn1neg, d, slots, n_slots, &Slot::out, worker, start.data());
+      if (opt.hs) kernels.merge(data.syn1, d, slots, n_slots, &Slot::hs, worker, start.data());
     }
   };
   // The first call of next_block must not account anything: start with an empty block.

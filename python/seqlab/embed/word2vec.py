@@ -64,7 +64,13 @@ class Word2Vec:
     `chunk_words` and `block_chunks` set the deterministic schedule (docs/embeddings-design.md).
     `trim_rule` (word, count, min_count) -> RULE_DEFAULT / RULE_DISCARD / RULE_KEEP is applied by
     build_vocab as gensim does and is not kept by the model.
-    Not supported (NotImplementedError when set): null_word, callbacks, compute_loss.
+    Not supported (NotImplementedError when set): null_word.
+
+    As gensim: `compute_loss` makes train() sum the loss, -log σ(±w·c) over every (input,
+    output) pair trained, into `get_latest_training_loss()` (reset by each train call, which
+    takes its own compute_loss argument); `callbacks` (gensim.models.callbacks.CallbackAny2Vec
+    or anything with its methods) get on_train_begin / on_epoch_begin / on_epoch_end /
+    on_train_end(model) around every epoch, with the vectors and the loss up to date.
     """
 
     def __init__(self, sentences=None, corpus_file=None, vector_size=100, alpha=0.025, window=5, min_count=5,
@@ -85,9 +91,8 @@ class Word2Vec:
         if int(epochs) < 0:
             raise ValueError(f"{type(self).__name__}: epochs must be >= 0, got {epochs}")
         _check_trim_rule(trim_rule, type(self).__name__)
-        for name, value in (("callbacks", tuple(callbacks)), ("null_word", null_word), ("compute_loss", compute_loss)):
-            if value:
-                raise NotImplementedError(f"{type(self).__name__}: {name} is not supported by seqlab")
+        if null_word:
+            raise NotImplementedError(f"{type(self).__name__}: null_word is not supported by seqlab")
         self.vector_size = int(vector_size)
         self.layer1_size = self.vector_size
         self.alpha = float(alpha)
@@ -112,6 +117,8 @@ class Word2Vec:
         self.progress = progress
         self.chunk_words = int(chunk_words)
         self.block_chunks = int(block_chunks)
+        self.compute_loss = bool(compute_loss)
+        self.running_training_loss = 0.0
         self.wv = self._new_keyed_vectors()
         self.syn1neg = self.syn1 = None
         self.corpus_count = self.corpus_total_words = 0
@@ -127,10 +134,16 @@ class Word2Vec:
                                 f"{type(sentences).__name__} (use corpus_file= for a path)")
             self.build_vocab(corpus_iterable=sentences, corpus_file=corpus_file, trim_rule=trim_rule)
             self.train(corpus_iterable=sentences, corpus_file=corpus_file, total_examples=self.corpus_count,
-                       total_words=self.corpus_total_words, epochs=self.epochs)
-        elif trim_rule is not None:
-            warnings.warn(f"{type(self).__name__}: trim_rule is only used by build_vocab() and is not kept by the "
-                          "model; without sentences it is ignored (pass it to build_vocab)", stacklevel=2)
+                       total_words=self.corpus_total_words, epochs=self.epochs, compute_loss=self.compute_loss,
+                       callbacks=callbacks)
+        else:
+            if trim_rule is not None:
+                warnings.warn(f"{type(self).__name__}: trim_rule is only used by build_vocab() and is not kept by "
+                              "the model; without sentences it is ignored (pass it to build_vocab)", stacklevel=2)
+            if callbacks:
+                warnings.warn(f"{type(self).__name__}: callbacks are only used by the training they are given to "
+                              "(as gensim: pass them to train()); without a corpus here they are ignored",
+                              stacklevel=2)
 
     def __repr__(self):
         return f"{type(self).__name__}<vocab={len(self.wv)}, vector_size={self.vector_size}, alpha={self.alpha}>"
@@ -358,8 +371,7 @@ class Word2Vec:
         if total_examples is None and total_words is None:
             raise ValueError("You must specify either total_examples or total_words, for proper learning-rate "
                              "and progress calculations. The usual value is total_examples=model.corpus_count.")
-        if compute_loss or callbacks:
-            raise NotImplementedError(f"{name}: compute_loss and callbacks are not supported by seqlab")
+        callbacks = tuple(callbacks)
         source = corpus_file if corpus_file is not None else corpus_iterable
         if self._cache is not None and source is self._cache[0]:
             ids, offsets = self._cache[1], self._cache[2]
@@ -368,22 +380,53 @@ class Word2Vec:
             ids, offsets = self._drop_unknown(enc.ids, enc.offsets)
         alpha = self.alpha if start_alpha is None else float(start_alpha)
         min_alpha = self.min_alpha if end_alpha is None else float(end_alpha)
+        epochs = int(epochs)
+        if epochs < 0:
+            raise ValueError(f"{name}: epochs must be >= 0, got {epochs}")
+        # As gensim: train's own compute_loss decides, and the loss counts from this call.
+        self.compute_loss = bool(compute_loss)
+        self.running_training_loss = 0.0
         sub_offsets, sub_rows = self._subwords()
         progress = _core.word2vec.Progress()
         args = (ids, offsets, self.wv.expandos["count"], self.wv.expandos["sample_int"] if self.sample else None,
                 self._input_matrix(), self.syn1neg, self.syn1, sub_offsets, sub_rows, progress)
         options = dict(vector_size=self.vector_size, window=self.window, sg=bool(self.sg), hs=bool(self.hs),
                        negative=self.negative, ns_exponent=self.ns_exponent, cbow_mean=bool(self.cbow_mean),
-                       alpha=alpha, min_alpha=min_alpha, epochs=int(epochs), shrink_windows=self.shrink_windows,
+                       alpha=alpha, min_alpha=min_alpha, epochs=epochs, shrink_windows=self.shrink_windows,
                        seed=self.seed, workers=self.workers, chunk_words=self.chunk_words,
-                       block_chunks=self.block_chunks)
-        _run_with_progress(lambda: _core.word2vec.train(*args, **options), progress, int(epochs) * len(ids),
-                           enabled=self.progress, desc=name)
+                       block_chunks=self.block_chunks, compute_loss=self.compute_loss)
+        for callback in callbacks:
+            callback.on_train_begin(self)
+        # Callbacks see epoch boundaries: then the C++ trainer runs one epoch per call. The
+        # random streams and learning rate are the whole run's, so the vectors are the same.
+        spans = [(e, e + 1) for e in range(epochs)] if callbacks else [(0, epochs)]
+        with _progress_bar(epochs * len(ids), enabled=self.progress, desc=name) as bar:
+            for begin, end in spans:
+                for callback in callbacks:
+                    callback.on_epoch_begin(self)
+                _run_with_progress(lambda: _core.word2vec.train(*args, **options, epoch_begin=begin, epoch_end=end),
+                                   progress, bar)
+                self.running_training_loss = progress.loss
+                self.min_alpha_yet_reached = progress.last_alpha
+                if callbacks:
+                    self.wv.norms = None
+                    self._after_train()
+                for callback in callbacks:
+                    callback.on_epoch_end(self)
         self.train_count += 1
         self.min_alpha_yet_reached = progress.last_alpha
         self.wv.norms = None  # the vectors changed in place: lengths are recomputed on demand, as gensim
         self._after_train()
+        for callback in callbacks:
+            callback.on_train_end(self)
         return progress.effective_words, progress.words_done
+
+    def get_latest_training_loss(self):
+        """gensim's: the loss summed by the last train() call with compute_loss=True (so far,
+        when read from a callback), else 0. Each (input, output) pair trained adds
+        -log σ(w·c) for the positive or a Huffman label 1, -log σ(-w·c) for a negative or
+        label 0; unlike gensim's table, exact and including |w·c| >= 6, summed in float64."""
+        return self.running_training_loss
 
     def _after_train(self):
         """Hook for FastText (word vectors from their n-grams)."""
@@ -395,7 +438,8 @@ class Word2Vec:
             "vector_size", "alpha", "min_alpha", "window", "min_count", "max_vocab_size", "max_final_vocab", "sample",
             "seed", "workers", "sg", "hs", "negative", "ns_exponent", "cbow_mean", "epochs", "sorted_vocab",
             "batch_words", "shrink_windows", "comment", "chunk_words", "block_chunks", "corpus_count",
-            "corpus_total_words", "train_count", "min_alpha_yet_reached", "effective_min_count")}
+            "corpus_total_words", "train_count", "min_alpha_yet_reached", "effective_min_count", "compute_loss",
+            "running_training_loss")}
         arrays = {"vectors": self._input_matrix(), "syn1neg": self.syn1neg, "syn1": self.syn1,
                   "count": self.wv.expandos.get("count"), "sample_int": self.wv.expandos.get("sample_int")}
         return params, arrays
@@ -422,6 +466,7 @@ class Word2Vec:
                              f"load it with {state['class']}.load")
         params = state["params"]
         model = cls.__new__(cls)
+        model.compute_loss, model.running_training_loss = False, 0.0  # files written before compute_loss
         for k, v in params.items():
             setattr(model, k, v)
         model.layer1_size = model.vector_size
@@ -454,8 +499,31 @@ def prep_vectors(out, seed):
     out /= out.shape[1]
 
 
-def _run_with_progress(fn, progress, total, enabled, desc):
-    """Runs fn (a C++ call that releases the GIL) in a thread; meanwhile a tqdm bar follows
+class _progress_bar:
+    """A tqdm bar over `total` words (a do-nothing one when not enabled), closed on exit."""
+
+    def __init__(self, total, enabled, desc):
+        self.bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=total, desc=desc, unit="word", unit_scale=True, smoothing=0.1)
+        self.shown = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+
+    def show(self, words_done):
+        if self.bar is not None:
+            self.bar.update(words_done - self.shown)
+            self.shown = words_done
+
+
+def _run_with_progress(fn, progress, bar):
+    """Runs fn (a C++ call that releases the GIL) in a thread; meanwhile `bar` follows
     progress.words_done. Ctrl-C asks the C++ side to stop at the next block."""
     result = {}
 
@@ -466,25 +534,14 @@ def _run_with_progress(fn, progress, total, enabled, desc):
             result["error"] = e
 
     thread = threading.Thread(target=target, daemon=True)
-    bar = None
-    if enabled:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=total, desc=desc, unit="word", unit_scale=True, smoothing=0.1)
     thread.start()
     try:
-        done = 0
         while thread.is_alive():
             thread.join(0.1)
-            if bar is not None:
-                now = progress.words_done
-                bar.update(now - done)
-                done = now
+            bar.show(progress.words_done)
     except KeyboardInterrupt:
         progress.stop()
         thread.join()
         raise
-    finally:
-        if bar is not None:
-            bar.close()
     if "error" in result:
         raise result["error"]

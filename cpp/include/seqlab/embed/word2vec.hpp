@@ -58,6 +58,11 @@ struct Word2VecOptions {
   int workers = 3;
   int64_t chunk_words = 256;   // words per chunk (a chunk ends at a sentence end)
   int block_chunks = 4;        // chunks per block (see docs/embeddings-design.md)
+  bool compute_loss = false;   // sum the loss into Progress::loss (gensim's compute_loss)
+  // Run only epochs [epoch_begin, epoch_end) of the `epochs` (-1: up to epochs); the random
+  // streams and the learning rate are those of the whole run, so running the epochs one call
+  // at a time gives the same vectors as one call (how Python calls back between epochs).
+  int epoch_begin = 0, epoch_end = -1;
   void check() const;          // std::invalid_argument naming the field
 };
 
@@ -86,6 +91,9 @@ struct Progress {
   std::atomic<int64_t> effective_words{0};  // after subsampling
   std::atomic<bool> stop{false};          // finish the current block, then return
   double last_alpha = 0;                  // the learning rate of the last sentence trained
+  // With compute_loss: Σ -log σ(±s) over every (input, output) pair trained (label 1: s,
+  // label 0: -s; NS and HS alike), added in chunk order after each block.
+  double loss = 0;
 };
 
 // Trains for options.epochs epochs. The result depends on (data, options without workers):
