@@ -90,10 +90,10 @@ void bind_lm(py::module_& m) {
           [](const NGramModel& self, int n) {
             SEQLAB_CHECK_INDEX(n >= 1 && n <= self.order(), "NGram: order ", n, " is outside 1..", self.order());
             const lm::Order& o = self.order_table(n);
-            size_t E = o.table.size();
+            size_t E = o.size();
             py::array_t<uint32_t> ids({static_cast<py::ssize_t>(E), static_cast<py::ssize_t>(n)});
-            for (size_t e = 0; e < E; ++e)
-              for (int j = 0; j < n; ++j) ids.mutable_at(e, j) = o.table.key(e)[j];
+            const std::vector<uint32_t> keys = self.keys(n);
+            std::copy(keys.begin(), keys.end(), ids.mutable_data());
             py::object counts = py::none();
             if (!o.count.empty()) counts = py::array_t<uint32_t>(static_cast<py::ssize_t>(E), o.count.data());
             py::array_t<float> backoff(static_cast<py::ssize_t>(E));

@@ -1,9 +1,11 @@
 // The n-gram model's building blocks from C++ (under ASan too): the vocabulary index, the
-// n-gram table across its rehashes, and scoring — the batched, prefetching score() must say
-// what the one-lookup-at-a-time log10_prob says, and every distribution must sum to 1.
+// trie (every n-gram of the text found, in sorted runs, with its count), and scoring — the
+// stateful score() must say what the one-lookup-at-a-time log10_prob says, and every
+// distribution must sum to 1.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,27 +32,6 @@ TEST(TokenIndex, FindsEveryTokenAcrossGrowthAndKeepsTheFirstOfDuplicates) {
   EXPECT_EQ(rebuilt.find(tokens, "w3"), 3u);
 }
 
-TEST(NGramTable, InsertFindAndCandidateAcrossRehashes) {
-  lm::NGramTable table(3);
-  std::vector<uint32_t> key(3);
-  for (uint32_t i = 0; i < 20000; ++i) {
-    key = {i, i * 7 + 1, i % 13};
-    bool added;
-    ASSERT_EQ(table.insert(key.data(), added), i);
-    ASSERT_TRUE(added);
-  }
-  for (uint32_t i = 0; i < 20000; ++i) {
-    key = {i, i * 7 + 1, i % 13};
-    ASSERT_EQ(table.find(key.data()), static_cast<int64_t>(i));
-    ASSERT_EQ(table.candidate(table.hash(key.data())), static_cast<int64_t>(i));
-    bool added;
-    ASSERT_EQ(table.insert(key.data(), added), i);
-    ASSERT_FALSE(added);
-  }
-  key = {1, 2, 3};
-  EXPECT_EQ(table.find(key.data()), -1);
-}
-
 namespace {
 lm::NGramModel toy_model(lm::Smoothing smoothing, int order) {
   // "a b c a b d" / "b c" / "c a b" as ids into words {a, b, c, d}.
@@ -63,6 +44,61 @@ lm::NGramModel toy_model(lm::Smoothing smoothing, int order) {
   return lm::NGramModel::build(words, ids.data(), offsets.data(), 3, opt);
 }
 }  // namespace
+
+// Counts by brute force: every n-gram ending at a predicted token, back to <s> at most.
+TEST(NGramTrie, HoldsEveryNGramOfTheTextWithItsCountInSortedRuns) {
+  std::vector<std::string> words;
+  std::vector<int32_t> ids;
+  std::vector<int64_t> offsets = {0};
+  uint64_t state = 12345;
+  for (int i = 0; i < 30; ++i) words.push_back("w" + std::to_string(i));
+  for (int s = 0; s < 400; ++s) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int len = static_cast<int>(state >> 60);  // 0..15 words
+    for (int i = 0; i < len; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const uint64_t r = state >> 33;
+      ids.push_back(static_cast<int32_t>(r % 7 == 0 ? r % 30 : r % 5));  // skewed: repeats
+    }
+    offsets.push_back(static_cast<int64_t>(ids.size()));
+  }
+  lm::BuildOptions opt;
+  opt.order = 4;
+  opt.smoothing = lm::Smoothing::WittenBell;
+  lm::NGramModel m = lm::NGramModel::build(words, ids.data(), offsets.data(), 400, opt);
+  std::map<std::vector<uint32_t>, uint32_t> want;
+  for (int s = 0; s < 400; ++s) {
+    std::vector<uint32_t> sent = {lm::kBos};
+    for (int64_t i = offsets[s]; i < offsets[s + 1]; ++i) sent.push_back(ids[i] + 3);
+    sent.push_back(lm::kEos);
+    for (size_t t = 1; t < sent.size(); ++t)
+      for (size_t n = 1; n <= 4 && n <= t + 1; ++n) ++want[std::vector<uint32_t>(sent.begin() + (t + 1 - n), sent.begin() + t + 1)];
+  }
+  size_t total = 0;
+  for (int n = 1; n <= 4; ++n) {
+    const lm::Order& o = m.order_table(n);
+    const std::vector<uint32_t> keys = m.keys(n);
+    ASSERT_EQ(keys.size(), o.size() * n);
+    for (size_t e = 0; e < o.size(); ++e) {
+      std::vector<uint32_t> key(keys.begin() + e * n, keys.begin() + (e + 1) * n);
+      if (e > 0) ASSERT_LT(std::vector<uint32_t>(keys.begin() + (e - 1) * n, keys.begin() + e * n), key);
+      ASSERT_EQ(m.find(key.data(), n), static_cast<int64_t>(e));
+      auto it = want.find(key);
+      if (n == 1 && it == want.end()) {  // every id is a unigram; unseen ones count 0
+        EXPECT_EQ(o.count[e], 0u);
+        continue;
+      }
+      ASSERT_NE(it, want.end()) << "order " << n << " entry " << e;
+      EXPECT_EQ(o.count[e], it->second);
+      ++total;
+    }
+  }
+  EXPECT_EQ(total, want.size());
+  const uint32_t missing[] = {3, 3, 3, 3};
+  EXPECT_EQ(m.find(missing, 4) >= 0, want.count({3, 3, 3, 3}) > 0);
+  const uint32_t beyond[] = {1000};
+  EXPECT_EQ(m.find(beyond, 1), -1);
+}
 
 class NGramScore : public ::testing::TestWithParam<std::tuple<lm::Smoothing, int>> {};
 

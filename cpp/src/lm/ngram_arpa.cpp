@@ -2,6 +2,7 @@
 //   \data\ / ngram n=<count> ... / \n-grams: / log10 p <TAB> w1 .. wn [<TAB> log10 backoff] / \end\
 // Numbers are written in the shortest form that reads back to the same float, so a file
 // round-trips exactly; log10 0 (-inf) is written as -99, SRILM's and KenLM's convention.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -53,38 +54,56 @@ float parse_float(const ArpaReader& r, std::string_view s) {
   return v;
 }
 
+// The n-grams of each order in trie order: a depth-first walk of the orders below it,
+// keeping the words so far; written in 1 MiB pieces.
+struct ArpaWriter {
+  const NGramModel& m;
+  std::FILE* f;
+  int n;  // the order being written
+  std::string out, words;
+  bool ok = true;
+
+  void visit(int k, uint32_t e) {
+    const Order& o = m.order_table(k);
+    const size_t mark = words.size();
+    words += m.vocab()[o.word[e]];
+    if (k == n) {
+      put_float(out, o.logprob[e]);
+      out += '\t';
+      out += words;
+      if (n < m.order()) {
+        out += '\t';
+        put_float(out, o.backoff[e]);
+      }
+      out += '\n';
+      if (out.size() > (1 << 20)) flush();
+    } else {
+      words += ' ';
+      for (uint32_t c = o.first_child[e]; c < o.first_child[e + 1]; ++c) visit(k + 1, c);
+    }
+    words.resize(mark);
+  }
+  void flush() {
+    ok = ok && std::fwrite(out.data(), 1, out.size(), f) == out.size();
+    out.clear();
+  }
+};
+
 }  // namespace
 
 void NGramModel::write_arpa(const std::string& path) const {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   SEQLAB_CHECK(f, "cannot open '", path, "' for writing");
-  std::string out = "\\data\\\n";
-  for (int n = 1; n <= order(); ++n) out += str_cat("ngram ", n, "=", orders_[n - 1].table.size(), "\n");
-  bool ok = true;
-  for (int n = 1; n <= order() && ok; ++n) {
-    out += str_cat("\n\\", n, "-grams:\n");
-    const Order& o = orders_[n - 1];
-    for (size_t e = 0; e < o.table.size(); ++e) {
-      put_float(out, o.logprob[e]);
-      const uint32_t* key = o.table.key(e);
-      for (int j = 0; j < n; ++j) {
-        out += j == 0 ? '\t' : ' ';
-        out += vocab_[key[j]];
-      }
-      if (n < order()) {
-        out += '\t';
-        put_float(out, o.backoff[e]);
-      }
-      out += '\n';
-      if (out.size() > (1 << 20)) {
-        ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
-        out.clear();
-      }
-    }
+  ArpaWriter w{*this, f, 0, "\\data\\\n", ""};
+  for (int n = 1; n <= order(); ++n) w.out += str_cat("ngram ", n, "=", orders_[n - 1].size(), "\n");
+  for (int n = 1; n <= order() && w.ok; ++n) {
+    w.out += str_cat("\n\\", n, "-grams:\n");
+    w.n = n;
+    for (uint32_t e = 0; e < orders_[0].size(); ++e) w.visit(1, e);
   }
-  out += "\n\\end\\\n";
-  ok = ok && std::fwrite(out.data(), 1, out.size(), f) == out.size();
-  ok = (std::fclose(f) == 0) && ok;
+  w.out += "\n\\end\\\n";
+  w.flush();
+  const bool ok = (std::fclose(f) == 0) && w.ok;
   SEQLAB_CHECK(ok, "error while writing '", path, "' (disk full?)");
 }
 
@@ -121,10 +140,17 @@ NGramModel NGramModel::read_arpa(const std::string& path) {
 
   NGramModel m;
   m.smoothing_ = Smoothing::Arpa;
-  for (int n = 1; n <= N; ++n) m.orders_.push_back(Order{NGramTable(n), {}, {}, {}, {}});
+  m.orders_.assign(N, Order{});
   // Unigrams first fix the vocabulary: <unk> <s> </s> keep ids 0 1 2 whatever their place.
   m.vocab_ = {"<unk>", "<s>", "</s>"};
   m.index_vocab();
+  // An n-gram above the unigrams, until its order is sorted into the trie.
+  struct Entry {
+    uint64_t key;  // context entry << 32 | word
+    float logprob, backoff;
+    size_t line;
+  };
+  std::vector<Entry> entries;
   std::vector<uint32_t> key(N);
   std::vector<std::string_view> fields;
   for (int n = 1; n <= N; ++n) {
@@ -134,15 +160,12 @@ NGramModel NGramModel::read_arpa(const std::string& path) {
     if (r.line() != header) r.fail(str_cat("expected '", header, "', got '", r.line(), "'"));
     ++r.i;
     Order& o = m.orders_[n - 1];
-    o.table.reserve(counts[n - 1]);
     if (n == 1) {
       o.logprob.assign(3, -99.0f);  // placeholders for specials missing from the file
       o.backoff.assign(3, 0.0f);
-      for (uint32_t w = 0; w < 3; ++w) {
-        bool added;
-        o.table.insert(&w, added);
-      }
     }
+    entries.clear();
+    entries.reserve(counts[n - 1]);
     size_t seen = 0;
     bool special_seen[3] = {false, false, false};
     for (; r.more(); ++r.i) {
@@ -156,31 +179,66 @@ NGramModel NGramModel::read_arpa(const std::string& path) {
       float bo = fields.size() == static_cast<size_t>(n) + 2 ? parse_float(r, fields[n + 1]) : 0.0f;
       if (lp <= -99.0f) lp = -std::numeric_limits<float>::infinity();
       if (bo <= -99.0f) bo = -std::numeric_limits<float>::infinity();
-      for (int j = 0; j < n; ++j) {
-        std::string_view w = fields[j + 1];
-        key[j] = m.index_.find(m.vocab_, w);
-        if (key[j] != text::TokenIndex::kMissing) continue;
-        if (n > 1) r.fail(str_cat("the word '", w, "' of this ", n, "-gram is not among the unigrams"));
-        key[j] = static_cast<uint32_t>(m.vocab_.size());
-        m.vocab_.emplace_back(w);
-        m.index_.add(m.vocab_, key[j]);
-      }
-      bool added;
-      size_t e = o.table.insert(key.data(), added);
-      if (n == 1 && e < 3 && !added && !special_seen[e]) added = special_seen[e] = true;  // a special's own line
-      if (!added) r.fail(str_cat("duplicate ", n, "-gram '", l, "'"));
-      if (e >= o.logprob.size()) {
-        o.logprob.resize(e + 1);
-        o.backoff.resize(e + 1);
-      }
-      o.logprob[e] = lp;
-      o.backoff[e] = bo;
       ++seen;
+      if (n == 1) {
+        std::string_view w = fields[1];
+        uint32_t id = m.index_.find(m.vocab_, w);
+        if (id == text::TokenIndex::kMissing) {
+          id = static_cast<uint32_t>(m.vocab_.size());
+          m.vocab_.emplace_back(w);
+          m.index_.add(m.vocab_, id);
+          o.logprob.push_back(lp);
+          o.backoff.push_back(bo);
+          continue;
+        }
+        if (id >= 3 || special_seen[id]) r.fail(str_cat("duplicate 1-gram '", l, "'"));
+        special_seen[id] = true;
+        o.logprob[id] = lp;
+        o.backoff[id] = bo;
+        continue;
+      }
+      for (int j = 0; j < n; ++j) {
+        key[j] = m.index_.find(m.vocab_, fields[j + 1]);
+        if (key[j] == text::TokenIndex::kMissing)
+          r.fail(str_cat("the word '", fields[j + 1], "' of this ", n, "-gram is not among the unigrams"));
+      }
+      const int64_t context = m.find(key.data(), n - 1);
+      if (context < 0)
+        r.fail(str_cat("the ", n, "-gram '", l, "' has no context (its first ", n - 1, " words) among the ", n - 1,
+                       "-grams; seqlab's trie needs every n-gram's context, as KenLM's does"));
+      entries.push_back({static_cast<uint64_t>(context) << 32 | key[n - 1], lp, bo, r.i});
     }
     if (seen != counts[n - 1])
       r.fail(str_cat("the \\data\\ header says ngram ", n, "=", counts[n - 1], " but the section has ", seen,
                      " entries"));
+    if (n == 1) {
+      o.word.resize(m.vocab_.size());
+      for (uint32_t w = 0; w < o.word.size(); ++w) o.word[w] = w;
+    } else {
+      // Into trie order: sorted by (context entry, word); a repeated key is a duplicate line.
+      std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return a.key != b.key ? a.key < b.key : a.line < b.line;
+      });
+      Order& ctx = m.orders_[n - 2];
+      ctx.first_child.assign(ctx.size() + 1, 0);
+      o.word.resize(entries.size());
+      o.logprob.resize(entries.size());
+      if (n < N) o.backoff.resize(entries.size());
+      for (size_t e = 0; e < entries.size(); ++e) {
+        const Entry& x = entries[e];
+        if (e > 0 && x.key == entries[e - 1].key) {
+          r.i = x.line;
+          r.fail(str_cat("duplicate ", n, "-gram '", r.line(), "'"));
+        }
+        ++ctx.first_child[(x.key >> 32) + 1];
+        o.word[e] = static_cast<uint32_t>(x.key);
+        o.logprob[e] = x.logprob;
+        if (n < N) o.backoff[e] = x.backoff;
+      }
+      for (size_t c = 0; c < ctx.size(); ++c) ctx.first_child[c + 1] += ctx.first_child[c];
+    }
   }
+  std::vector<Entry>().swap(entries);
   r.skip_blank();
   if (r.more() && r.line().size() > 1 && r.line()[0] == '\\' && r.line().find("-grams:") != std::string_view::npos)
     r.fail(str_cat("the section '", r.line(), "' is not announced in the \\data\\ header (", N, " orders)"));

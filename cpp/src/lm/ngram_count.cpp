@@ -2,12 +2,18 @@
 // <s> w_1 .. w_m </s>, and every predicted token (the words and </s>) is counted with its
 // full window of order-1 tokens before it, or, near the start, with all of them back to <s>
 // (lmplz pads with more <s> and drops the n-grams made of padding; counting the shorter
-// n-gram directly is the same and never stores the padding). Each lower order is then
-// derived from the suffixes of the order above, which gives in the same pass
-//   raw count  c(w_2..w_n)   = sum of c(v w_2..w_n) over the left extensions v, and
-//   N1+(. w_2..w_n)          = the number of distinct left extensions v,
-// the continuation count that Kneser-Ney uses for n-grams below the top order that do not
+// n-gram directly is the same and never stores the padding). So the raw count of any
+// n-gram is the number of places in the sentences where it ends, and
+//   N1+(. w_2..w_n) = the number of distinct left extensions v of w_2..w_n
+// is the continuation count that Kneser-Ney uses for n-grams below the top order that do not
 // start with <s> (Chen & Goodman 1998, sec. 3.6; Heafield et al. 2013, sec. 3.1).
+//
+// One order at a time, by sorting rather than hashing (lmplz sorts too): idx[t] is the entry
+// of the n-gram ending at position t; the (n+1)-gram ending at t is (idx[t-1], token t). A
+// counting sort by idx[t-1] groups each context's positions, a sort of each group by word
+// gives the context's children in trie order, and each run of one word is a new entry whose
+// count is the run's length. Memory: the stream and idx (4 bytes per token each), 8 bytes per
+// position being sorted, and the trie itself; no hash slots.
 #include <algorithm>
 #include <cmath>
 
@@ -25,41 +31,58 @@ uint32_t NGramModel::id(std::string_view token) const {
   return id == text::TokenIndex::kMissing ? kUnk : id;
 }
 
-int64_t NGramModel::context_of(int n, size_t e) const {
-  if (static_cast<size_t>(n) <= context_index_.size() && !context_index_[n - 1].empty()) return context_index_[n - 1][e];
-  return orders_[n - 2].table.find(orders_[n - 1].table.key(e));
-}
+void NGramModel::count_ngrams(const std::vector<uint32_t>& stream, const std::vector<uint64_t>& starts, int N) {
+  const size_t T = stream.size(), V = vocab_.size();
+  // Unigrams: entry = id; nothing precedes <s>, so it is never predicted (count 0).
+  Order& uni = orders_[0];
+  uni.word.resize(V);
+  for (uint32_t w = 0; w < V; ++w) uni.word[w] = w;
+  uni.count.assign(V, 0);
+  for (uint32_t w : stream) ++uni.count[w];
+  uni.count[kBos] = 0;
+  if (N == 1) return;
 
-int64_t NGramModel::suffix_of(int n, size_t e) const {
-  if (static_cast<size_t>(n) <= suffix_index_.size() && !suffix_index_[n - 1].empty()) return suffix_index_[n - 1][e];
-  return orders_[n - 2].table.find(orders_[n - 1].table.key(e) + 1);
-}
-
-// Seen n-grams always have both their context and their suffix in the order below.
-void NGramModel::link(int n) {
-  if (n < 2) return;
-  if (context_index_.size() < static_cast<size_t>(n)) {
-    context_index_.resize(n);
-    suffix_index_.resize(n);
+  std::vector<uint32_t> idx(stream);  // order 1: the entry is the token
+  std::vector<uint32_t> group;        // per context: where its positions start in `sorted`
+  std::vector<uint64_t> sorted;       // word << 32 | position, grouped by context
+  for (int n = 2; n <= N; ++n) {
+    Order& ctx = orders_[n - 2];
+    Order& o = orders_[n - 1];
+    // The positions t whose n-gram fits in the sentence: t - (n-1) >= the sentence's <s>.
+    auto for_each_position = [&](auto f) {
+      for (size_t s = 0; s + 1 < starts.size(); ++s)
+        for (uint64_t t = starts[s] + n - 1; t < starts[s + 1]; ++t) f(t);
+    };
+    group.assign(ctx.size() + 1, 0);
+    for_each_position([&](uint64_t t) { ++group[idx[t - 1] + 1]; });
+    for (size_t c = 0; c < ctx.size(); ++c) group[c + 1] += group[c];
+    sorted.resize(group.back());
+    for_each_position([&](uint64_t t) { sorted[group[idx[t - 1]]++] = static_cast<uint64_t>(stream[t]) << 32 | t; });
+    // group[c] is now where context c's positions end (and c+1's begin).
+    ctx.first_child.assign(ctx.size() + 1, 0);
+    // At most one entry per position; pages past the last entry are never touched.
+    o.word.reserve(sorted.size());
+    o.count.reserve(sorted.size());
+    size_t begin = 0;
+    for (size_t c = 0; c < ctx.size(); ++c) {
+      const size_t end = group[c];
+      ctx.first_child[c] = static_cast<uint32_t>(o.size());
+      std::sort(sorted.begin() + begin, sorted.begin() + end);
+      for (size_t i = begin; i < end;) {
+        const uint32_t w = static_cast<uint32_t>(sorted[i] >> 32);
+        SEQLAB_CHECK(o.size() < UINT32_MAX - 1, "NGram: more than 2^32 distinct ", n, "-grams");
+        const uint32_t e = static_cast<uint32_t>(o.size());
+        size_t j = i;
+        for (; j < end && static_cast<uint32_t>(sorted[j] >> 32) == w; ++j)
+          idx[static_cast<uint32_t>(sorted[j])] = e;  // t's slot is read by no other run
+        o.word.push_back(w);
+        o.count.push_back(static_cast<uint32_t>(j - i));
+        i = j;
+      }
+      begin = end;
+    }
+    ctx.first_child[ctx.size()] = static_cast<uint32_t>(o.size());
   }
-  const NGramTable& table = orders_[n - 1].table;
-  const NGramTable& lower = orders_[n - 2].table;
-  auto& ctx = context_index_[n - 1];
-  auto& suf = suffix_index_[n - 1];
-  ctx.resize(table.size());
-  suf.resize(table.size());
-  for (size_t e = 0; e < table.size(); ++e) {
-    int64_t c = lower.find(table.key(e)), x = lower.find(table.key(e) + 1);
-    SEQLAB_CHECK(c >= 0 && x >= 0, "NGram: internal error: a ", n, "-gram without its context or suffix");
-    ctx[e] = static_cast<uint32_t>(c);
-    suf[e] = static_cast<uint32_t>(x);
-  }
-}
-
-void NGramModel::unlink(int n) {
-  if (static_cast<size_t>(n) > context_index_.size()) return;
-  std::vector<uint32_t>().swap(context_index_[n - 1]);
-  std::vector<uint32_t>().swap(suffix_index_[n - 1]);
 }
 
 NGramModel NGramModel::build(const std::vector<std::string>& words, const int32_t* ids, const int64_t* offsets,
@@ -89,95 +112,40 @@ NGramModel NGramModel::build(const std::vector<std::string>& words, const int32_
   m.index_vocab();
   const size_t V = m.vocab_.size();
 
-  const uint64_t windows = static_cast<uint64_t>(offsets[n_sentences]) + static_cast<uint64_t>(n_sentences);
-  SEQLAB_CHECK_VALUE(windows < UINT32_MAX, "NGram.fit: ", offsets[n_sentences], " tokens in ", n_sentences,
+  // Positions (tokens plus each sentence's <s> and </s>) are 32-bit, and so are the counts.
+  const uint64_t positions = static_cast<uint64_t>(offsets[n_sentences]) + 2 * static_cast<uint64_t>(n_sentences);
+  SEQLAB_CHECK_VALUE(positions < UINT32_MAX, "NGram.fit: ", offsets[n_sentences], " tokens in ", n_sentences,
                      " sentences; counts are 32-bit, so corpora must have fewer than 2^32 tokens");
-  const bool kn = opt.smoothing == Smoothing::KneserNey;
 
-  // Each predicted token's n-gram: the full window, or <s> and everything after it.
-  m.orders_.clear();
-  for (int n = 1; n <= N; ++n) m.orders_.push_back(Order{NGramTable(n), {}, {}, {}, {}});
-  m.orders_[N - 1].table.reserve(windows);  // an upper bound; untouched pages cost nothing
-  m.orders_[N - 1].count.reserve(windows);
-  std::vector<uint32_t> buf;
-  for (int64_t s = 0; s < n_sentences; ++s) {
-    buf.assign(1, kBos);
-    for (int64_t i = offsets[s]; i < offsets[s + 1]; ++i) buf.push_back(ids[i] < 0 ? kUnk : to_model[ids[i]]);
-    buf.push_back(kEos);
-    for (size_t p = 1; p < buf.size(); ++p) {
-      const int n = static_cast<int>(std::min<size_t>(N, p + 1));
-      Order& o = m.orders_[n - 1];
-      bool added;
-      size_t e = o.table.insert(&buf[p + 1 - n], added);
-      if (added) o.count.push_back(0);
-      ++o.count[e];
-    }
-  }
-
-  // Lower orders from the suffixes of the order above (adding to the start-of-sentence
-  // n-grams counted directly); KN's continuation counts on the way.
-  std::vector<std::vector<uint32_t>> adjusted(N);
-  for (int n = N - 1; n >= 1; --n) {
-    Order& hi = m.orders_[n];
-    Order& lo = m.orders_[n - 1];
-    std::vector<uint32_t>& cont = adjusted[n - 1];
-    if (kn) cont.assign(lo.count.size(), 0);
-    lo.table.reserve(lo.table.size() + hi.table.size());
-    for (size_t e = 0; e < hi.table.size(); ++e) {
-      bool added;
-      size_t i = lo.table.insert(hi.table.key(e) + 1, added);
-      if (added) {
-        lo.count.push_back(0);
-        if (kn) cont.push_back(0);
-      }
-      lo.count[i] += hi.count[e];
-      if (kn) cont[i] += 1;
-    }
-    // An n-gram that starts with <s> has no left extension but padding: its raw count.
-    if (kn)
-      for (size_t i = 0; i < lo.table.size(); ++i)
-        if (lo.table.key(i)[0] == kBos) cont[i] = lo.count[i];
-  }
-
-  // Unigrams are renumbered so that entry == vocabulary id (every id present, <s> and <unk> too).
+  m.orders_.assign(N, Order{});
   {
-    Order& uni = m.orders_[0];
-    Order fresh{NGramTable(1), std::vector<uint32_t>(V, 0), {}, {}, {}};
-    const bool adjust = kn && N > 1;  // a unigram model's adjusted counts are its counts
-    std::vector<uint32_t> adj(adjust ? V : 0, 0);
-    for (uint32_t w = 0; w < V; ++w) {
-      bool added;
-      fresh.table.insert(&w, added);
+    // The sentences as the model sees them, <s> w_1 .. w_m </s>, and where each starts.
+    std::vector<uint32_t> stream;
+    stream.reserve(positions);
+    std::vector<uint64_t> starts(n_sentences + 1);
+    for (int64_t s = 0; s < n_sentences; ++s) {
+      starts[s] = stream.size();
+      stream.push_back(kBos);
+      for (int64_t i = offsets[s]; i < offsets[s + 1]; ++i) stream.push_back(ids[i] < 0 ? kUnk : to_model[ids[i]]);
+      stream.push_back(kEos);
     }
-    for (size_t e = 0; e < uni.table.size(); ++e) {
-      uint32_t w = uni.table.key(e)[0];
-      fresh.count[w] = uni.count[e];
-      if (adjust) adj[w] = adjusted[0][e];
-    }
-    if (adjust) adj[kBos] = 0;
-    fresh.count[kBos] = 0;  // nothing precedes <s>; it is never predicted
-    uni = std::move(fresh);
-    adjusted[0] = std::move(adj);
+    starts[n_sentences] = stream.size();
+    m.count_ngrams(stream, starts, N);
   }
 
   m.root_total_ = 0;
   for (uint32_t w = 0; w < V; ++w) m.root_total_ += static_cast<double>(m.orders_[0].count[w]);
   // Context counts c(h) = sum over w of c(h w), for the smoothings that divide by them.
-  if (opt.smoothing == Smoothing::Katz || opt.smoothing == Smoothing::MLE || opt.smoothing == Smoothing::AddK) {
-    for (int n = 1; n < N; ++n) m.orders_[n - 1].ctx_count.assign(m.orders_[n - 1].table.size(), 0);
-    for (int n = 2; n <= N; ++n)
-      for (size_t e = 0; e < m.orders_[n - 1].table.size(); ++e)
-        m.orders_[n - 2].ctx_count[m.context_of(n, e)] += m.orders_[n - 1].count[e];
-  }
-
-  for (int n = 1; n <= N; ++n) {
-    Order& o = m.orders_[n - 1];
-    o.logprob.assign(o.table.size(), 0.0f);
-    // The top order has no back-off weights (unigrams keep theirs, zero, for the scorer's state).
-    if (n < N || n == 1) o.backoff.assign(o.table.size(), 0.0f);
-  }
+  if (opt.smoothing == Smoothing::Katz || opt.smoothing == Smoothing::MLE || opt.smoothing == Smoothing::AddK)
+    for (int n = 1; n < N; ++n) {
+      Order& o = m.orders_[n - 1];
+      const std::vector<uint32_t>& above = m.orders_[n].count;
+      o.ctx_count.assign(o.size(), 0);
+      for (uint32_t c = 0; c < o.size(); ++c)
+        for (uint32_t e = o.first_child[c]; e < o.first_child[c + 1]; ++e) o.ctx_count[c] += above[e];
+    }
   switch (opt.smoothing) {
-    case Smoothing::KneserNey: m.smooth_kneser_ney(opt, adjusted); break;
+    case Smoothing::KneserNey: m.smooth_kneser_ney(opt); break;
     case Smoothing::WittenBell: m.smooth_witten_bell(); break;
     case Smoothing::Katz: m.smooth_katz(opt.katz_k); break;
     case Smoothing::MLE:

@@ -11,49 +11,55 @@
 
 namespace seqlab::lm {
 
+// Longest match first: the n-grams ending in w are (state[j], w), and if one is missing so is
+// every longer one (its suffix); then the weights of the histories longer than the match's.
+double NGramModel::advance(uint32_t* state, int& len, uint32_t w, int* ngram_length) const {
+  uint32_t found[65];
+  found[1] = w;
+  int match = 1;
+  for (int j = 1; j <= len; ++j) {
+    const int64_t e = child(j, state[j], w);
+    if (e < 0) break;
+    found[j + 1] = static_cast<uint32_t>(e);
+    match = j + 1;
+  }
+  double lp = orders_[match - 1].logprob[found[match]];
+  for (int j = match; j <= len; ++j) lp += orders_[j - 1].backoff[state[j]];
+  if (ngram_length) *ngram_length = match;
+  len = std::min(match, order() - 1);
+  std::copy(found + 1, found + len + 1, state + 1);
+  return lp;
+}
+
 double NGramModel::log10_prob(const uint32_t* history, size_t history_len, uint32_t w, int* ngram_length) const {
   SEQLAB_CHECK_INDEX(w < vocab_.size() && w != kBos, "NGram: token id ", w, " is not a token that can be predicted");
   const int N = order();
+  SEQLAB_CHECK(N <= 64, "NGram: order ", N, " is above the supported 64");
   if (history_len > static_cast<size_t>(N - 1)) {
     history += history_len - (N - 1);
     history_len = N - 1;
   }
   if (smoothing_ == Smoothing::MLE || smoothing_ == Smoothing::AddK)
     return direct_log10_prob(history, history_len, w, ngram_length);
-  uint32_t key[64];
-  SEQLAB_CHECK(N <= 64, "NGram: order ", N, " is above the supported 64");
-  // Longest match: n-grams h_{L-n+1..L} w for n = 1, 2, ... (a seen n-gram's suffixes are seen).
-  double lp = orders_[0].logprob[w];
-  int match = 1;
-  for (int n = 2; n <= static_cast<int>(history_len) + 1; ++n) {
-    for (int i = 0; i < n - 1; ++i) key[i] = history[history_len - (n - 1) + i];
-    key[n - 1] = w;
-    int64_t e = orders_[n - 1].table.find(key);
+  uint32_t state[65];
+  int len = 0;
+  for (int j = 1; j <= static_cast<int>(history_len); ++j) {  // a missing history: so are the longer ones
+    const int64_t e = find(history + history_len - j, j);
     if (e < 0) break;
-    lp = orders_[n - 1].logprob[e];
-    match = n;
+    state[j] = static_cast<uint32_t>(e);
+    len = j;
   }
-  // Back-off weights of the histories longer than the matched one's.
-  for (int j = match; j <= static_cast<int>(history_len); ++j) {
-    int64_t e = orders_[j - 1].table.find(history + history_len - j);
-    if (e < 0) break;
-    lp += orders_[j - 1].backoff[e];
-  }
-  if (ngram_length) *ngram_length = match;
-  return lp;
+  return advance(state, len, w, ngram_length);
 }
 
 double NGramModel::direct_log10_prob(const uint32_t* history, size_t history_len, uint32_t w, int* ngram_length) const {
   const bool add = smoothing_ == Smoothing::AddK;
   const double V = static_cast<double>(vocab_size_without_bos());
-  uint32_t key[64];
   for (int n = static_cast<int>(history_len) + 1; n >= 2; --n) {
     const uint32_t* h = history + history_len - (n - 1);
-    int64_t c = orders_[n - 2].table.find(h);
+    int64_t c = find(h, n - 1);
     if (c < 0 || orders_[n - 2].ctx_count[c] == 0) continue;  // unseen history: a shorter one
-    for (int i = 0; i < n - 1; ++i) key[i] = h[i];
-    key[n - 1] = w;
-    int64_t e = orders_[n - 1].table.find(key);
+    int64_t e = child(n - 1, static_cast<uint32_t>(c), w);
     double count = e < 0 ? 0.0 : static_cast<double>(orders_[n - 1].count[e]);
     double total = static_cast<double>(orders_[n - 2].ctx_count[c]);
     if (ngram_length) *ngram_length = e < 0 ? n - 1 : n;
@@ -87,14 +93,19 @@ std::vector<uint32_t> NGramModel::encode(std::string_view sentence, text::Level 
 }
 
 // Left to right with KenLM's state: the n-grams that end at the previous token and are in the
-// model are exactly the histories whose back-off weights the next token may need, and none
-// longer than them can match; so each token costs only the lookups of its own n-grams.
+// model are exactly the histories whose back-off weights the next token may need, and each
+// token's n-grams continue them: one binary search among a history's children per order.
 void NGramModel::score(const uint32_t* ids, size_t n, bool bos, bool eos, double* out_log10, int* out_len) const {
+  const int N = order();
+  SEQLAB_CHECK(N <= 64, "NGram: order ", N, " is above the supported 64");
+  const size_t T = n + (eos ? 1 : 0);
+  for (size_t i = 0; i < n; ++i)
+    SEQLAB_CHECK_INDEX(ids[i] < vocab_.size() && ids[i] != kBos, "NGram: token id ", ids[i], " cannot be predicted");
   if (smoothing_ == Smoothing::MLE || smoothing_ == Smoothing::AddK) {
-    const size_t keep = static_cast<size_t>(order() - 1);
+    const size_t keep = static_cast<size_t>(N - 1);
     std::vector<uint32_t> hist;
     if (bos) hist.push_back(kBos);
-    for (size_t i = 0; i < n + (eos ? 1 : 0); ++i) {
+    for (size_t i = 0; i < T; ++i) {
       uint32_t w = i == n ? kEos : ids[i];
       size_t L = std::min(hist.size(), keep);
       out_log10[i] = log10_prob(hist.data() + hist.size() - L, L, w, out_len ? out_len + i : nullptr);
@@ -102,67 +113,14 @@ void NGramModel::score(const uint32_t* ids, size_t n, bool bos, bool eos, double
     }
     return;
   }
-  const int N = order();
-  SEQLAB_CHECK(N <= 64, "NGram: order ", N, " is above the supported 64");
-  const size_t T = n + (eos ? 1 : 0), first = bos ? 1 : 0;
-  // The sentence as the model sees it: <s>? tokens </s>?; token i is hist[first + i].
-  std::vector<uint32_t> hist(first + T);
-  if (bos) hist[0] = kBos;
-  for (size_t i = 0; i < T; ++i) {
-    const uint32_t w = i == n ? kEos : ids[i];
-    SEQLAB_CHECK_INDEX(w < vocab_.size() && w != kBos, "NGram: token id ", w, " cannot be predicted");
-    hist[first + i] = w;
-  }
-  // Lookups are memory-bound (a slot, then the entry's ids and values, per order). So they go
-  // in three passes over the sentence: hash every n-gram that can be looked up and prefetch
-  // its slot; read the slots and prefetch the candidate entries; then run the back-off rule,
-  // whose lookups now hit the cache. (KenLM's state limits which orders are needed; the
-  // first two passes cover all of them.)
-  auto max_order = [&](size_t i) { return static_cast<int>(std::min<size_t>(N, first + i + 1)); };
-  std::vector<uint64_t> hashes(T * N);
-  for (size_t i = 0; i < T; ++i) {
-    const uint32_t* end = hist.data() + first + i + 1;  // the order-k n-gram is end[-k .. 0)
-    for (int k = 2; k <= max_order(i); ++k) {
-      hashes[i * N + k - 1] = orders_[k - 1].table.hash(end - k);
-      orders_[k - 1].table.prefetch(hashes[i * N + k - 1]);
-    }
+  uint32_t state[65];
+  int len = 0;
+  if (bos && N > 1) {
+    state[1] = kBos;
+    len = 1;
   }
   for (size_t i = 0; i < T; ++i)
-    for (int k = 2; k <= max_order(i); ++k) {
-      const NGramTable& t = orders_[k - 1].table;
-      int64_t e = t.candidate(hashes[i * N + k - 1]);
-      if (e < 0) continue;
-      __builtin_prefetch(t.key(e));
-      __builtin_prefetch(orders_[k - 1].logprob.data() + e);
-      if (k < N) __builtin_prefetch(orders_[k - 1].backoff.data() + e);
-    }
-
-  float bo_prev[65], bo_cur[65];  // bo_prev[j]: back-off of the j-gram ending at the previous token
-  int prev_match = 0;             // how many of those are in the model
-  if (bos) {
-    bo_prev[1] = orders_[0].backoff[kBos];
-    prev_match = 1;
-  }
-  for (size_t i = 0; i < T; ++i) {
-    const uint32_t w = hist[first + i];
-    const uint32_t* end = hist.data() + first + i + 1;
-    const int longest = std::min(prev_match + 1, N);
-    double lp = orders_[0].logprob[w];
-    bo_cur[1] = orders_[0].backoff[w];
-    int match = 1;
-    for (int k = 2; k <= longest; ++k) {
-      int64_t e = orders_[k - 1].table.find(end - k, hashes[i * N + k - 1]);
-      if (e < 0) break;
-      lp = orders_[k - 1].logprob[e];
-      bo_cur[k] = k < N ? orders_[k - 1].backoff[e] : 0.0f;
-      match = k;
-    }
-    for (int j = match; j <= std::min(prev_match, N - 1); ++j) lp += bo_prev[j];
-    out_log10[i] = lp;
-    if (out_len) out_len[i] = match;
-    std::copy(bo_cur + 1, bo_cur + match + 1, bo_prev + 1);
-    prev_match = match;
-  }
+    out_log10[i] = advance(state, len, i == n ? kEos : ids[i], out_len ? out_len + i : nullptr);
 }
 
 std::vector<double> NGramModel::distribution(const uint32_t* history, size_t history_len) const {

@@ -15,21 +15,10 @@ namespace {
 
 float log10f_of(double p) { return p > 0 ? static_cast<float>(std::log10(p)) : -std::numeric_limits<float>::infinity(); }
 
-// Per-context sums over the n-grams of one order (the contexts are the entries of the order below).
-// Per context h (an entry of the order below): the total of the (adjusted) counts c(h x)
-// and a weighted number of continuations, sum over the x seen after h of weight(c(h x)):
-// KN's discount D(c) gives g(h)'s numerator, weight 1 gives Witten-Bell's N1+(h .).
-// Totals are 32-bit: they add counts of one order, whose sum is below 2^32 (checked by build).
-struct ContextSums {
-  std::vector<uint32_t> total;
-  std::vector<double> weighted;
-  explicit ContextSums(size_t n) : total(n, 0), weighted(n, 0.0) {}
-  void add(size_t c, uint32_t count, double weight) {
-    if (count == 0) return;
-    total[c] += count;
-    weighted[c] += weight;
-  }
-};
+// p as a float kept in logprob while the order above reads it, then its log10.
+void to_log10(std::vector<float>& p) {
+  for (float& v : p) v = log10f_of(v);
+}
 
 }  // namespace
 
@@ -39,18 +28,28 @@ struct ContextSums {
 //   u(w | h) = (a(h w) - D(a(h w))) / sum_x a(h x)
 //   g(h)     = (D1 N1(h .) + D2 N2(h .) + D3 N3+(h .)) / sum_x a(h x)
 //   p(w | h) = u(w | h) + g(h) p(w | h'),   h' = h without its first word;  p(w | empty) ends in 1/V.
-void NGramModel::smooth_kneser_ney(const BuildOptions& opt, const std::vector<std::vector<uint32_t>>& adjusted) {
+// Orders are smoothed from the unigrams up, each context's children being one run of the
+// order's entries. While order n is smoothed, its entries' p stay probabilities in logprob,
+// read by order n+1 through the suffix links, and become log10 p after that.
+void NGramModel::smooth_kneser_ney(const BuildOptions& opt) {
   const int N = order();
   const double V = static_cast<double>(vocab_size_without_bos());
   discounts_.assign(N, Discounts{});
-  std::vector<float> lower;  // interpolated p of the previous order, per entry
+  std::vector<uint32_t> suffix, suffix_above;  // order n's and order n+1's suffix links
   for (int n = 1; n <= N; ++n) {
     Order& o = orders_[n - 1];
-    link(n);
-    const std::vector<uint32_t>& a = n == N ? o.count : adjusted[n - 1];
+    std::vector<uint32_t> adjusted;
+    if (n < N) {  // N1+(. x): one per distinct left extension, i.e. per n+1-gram whose suffix is x
+      suffix_above = suffix_links(n + 1, suffix);
+      adjusted.assign(o.size(), 0);
+      for (uint32_t x : suffix_above) ++adjusted[x];
+      auto [first, last] = bos_range(n);  // no left extension but padding: the raw count
+      for (uint32_t e = first; e < last; ++e) adjusted[e] = o.count[e];
+    }
+    const std::vector<uint32_t>& a = n == N ? o.count : adjusted;
     Discounts& d = discounts_[n - 1];
-    for (size_t e = 0; e < a.size(); ++e)
-      if (a[e] >= 1 && a[e] <= 4) ++d.counts_of_counts[a[e] - 1];
+    for (uint32_t c : a)
+      if (c >= 1 && c <= 4) ++d.counts_of_counts[c - 1];
     const uint64_t* t = d.counts_of_counts;
     bool ok = t[0] > 0 && t[1] > 0 && t[2] > 0;
     if (ok) {
@@ -69,30 +68,34 @@ void NGramModel::smooth_kneser_ney(const BuildOptions& opt, const std::vector<st
                                   " D3+=", opt.fallback[2], " (KenLM's --discount_fallback)"));
     }
     auto discount = [&](uint32_t c) { return c == 0 ? 0.0 : d.d[std::min<uint32_t>(c, 3) - 1]; };
-    auto ctx = [&](size_t e) -> size_t { return n == 1 ? 0 : context_of(n, e); };
 
-    const size_t n_ctx = n == 1 ? 1 : orders_[n - 2].table.size();
-    ContextSums sums(n_ctx);
-    for (size_t e = 0; e < o.table.size(); ++e) sums.add(ctx(e), a[e], discount(a[e]));
-    auto gamma = [&](size_t c) { return sums.weighted[c] / sums.total[c]; };
-    if (n > 1)
-      for (size_t c = 0; c < n_ctx; ++c)
-        if (sums.total[c] > 0) orders_[n - 2].backoff[c] = log10f_of(gamma(c));
-
-    std::vector<float> p(o.table.size(), 0.0f);
-    for (size_t e = 0; e < o.table.size(); ++e) {
-      if (n == 1 && e == kBos) continue;
-      const size_t c = ctx(e);
-      double u = (static_cast<double>(a[e]) - discount(a[e])) / sums.total[c];
-      double back = n == 1 ? 1.0 / V : lower[suffix_of(n, e)];
-      double pe = u + gamma(c) * back;
-      p[e] = static_cast<float>(pe);
-      o.logprob[e] = log10f_of(pe);
+    o.logprob.assign(o.size(), 0.0f);
+    Order* lo = n == 1 ? nullptr : &orders_[n - 2];
+    if (lo) lo->backoff.assign(lo->size(), 0.0f);
+    const size_t n_ctx = lo ? lo->size() : 1;
+    for (uint32_t c = 0; c < n_ctx; ++c) {
+      auto [first, last] = children(n - 1, c);
+      double total = 0, weighted = 0;
+      for (uint32_t e = first; e < last; ++e)
+        if (a[e] > 0) {
+          total += a[e];
+          weighted += discount(a[e]);
+        }
+      if (total == 0) continue;
+      const double gamma = weighted / total;
+      if (lo) lo->backoff[c] = log10f_of(gamma);
+      for (uint32_t e = first; e < last; ++e) {
+        if (n == 1 && e == kBos) continue;
+        const double back = lo ? lo->logprob[suffix[e]] : 1.0 / V;
+        o.logprob[e] = static_cast<float>((a[e] - discount(a[e])) / total + gamma * back);
+      }
     }
-    if (n == 1) o.logprob[kBos] = 0.0f;  // KenLM writes 0 for <s>, which is never predicted
-    unlink(n);
-    lower = std::move(p);
+    if (lo) to_log10(lo->logprob);
+    if (n == N) to_log10(o.logprob);
+    suffix = std::move(suffix_above);
   }
+  orders_[0].logprob[kBos] = 0.0f;  // KenLM writes 0 for <s>, which is never predicted
+  if (N == 1) orders_[0].backoff.assign(orders_[0].size(), 0.0f);
 }
 
 // Interpolated Witten-Bell (Witten & Bell 1991; Chen & Goodman 1998, sec. 2.5), raw counts:
@@ -100,32 +103,35 @@ void NGramModel::smooth_kneser_ney(const BuildOptions& opt, const std::vector<st
 void NGramModel::smooth_witten_bell() {
   const int N = order();
   const double V = static_cast<double>(vocab_size_without_bos());
-  std::vector<float> lower;
+  std::vector<uint32_t> suffix;
   for (int n = 1; n <= N; ++n) {
     Order& o = orders_[n - 1];
-    link(n);
-    const size_t n_ctx = n == 1 ? 1 : orders_[n - 2].table.size();
-    auto ctx = [&](size_t e) -> size_t { return n == 1 ? 0 : context_of(n, e); };
-    ContextSums sums(n_ctx);  // weighted = N1+(h .)
-    for (size_t e = 0; e < o.table.size(); ++e) sums.add(ctx(e), o.count[e], 1.0);
-    if (n > 1)
-      for (size_t c = 0; c < n_ctx; ++c)
-        if (sums.total[c] > 0)
-          orders_[n - 2].backoff[c] = log10f_of(sums.weighted[c] / (sums.total[c] + sums.weighted[c]));
-    std::vector<float> p(o.table.size(), 0.0f);
-    for (size_t e = 0; e < o.table.size(); ++e) {
-      if (n == 1 && e == kBos) continue;
-      const size_t c = ctx(e);
-      const double types = sums.weighted[c], total = sums.total[c];
-      double back = n == 1 ? 1.0 / V : lower[suffix_of(n, e)];
-      double pe = (static_cast<double>(o.count[e]) + types * back) / (total + types);
-      p[e] = static_cast<float>(pe);
-      o.logprob[e] = log10f_of(pe);
+    if (n >= 2) suffix = suffix_links(n, suffix);
+    o.logprob.assign(o.size(), 0.0f);
+    Order* lo = n == 1 ? nullptr : &orders_[n - 2];
+    if (lo) lo->backoff.assign(lo->size(), 0.0f);
+    const size_t n_ctx = lo ? lo->size() : 1;
+    for (uint32_t c = 0; c < n_ctx; ++c) {
+      auto [first, last] = children(n - 1, c);
+      double total = 0, types = 0;  // c(h), N1+(h .)
+      for (uint32_t e = first; e < last; ++e)
+        if (o.count[e] > 0) {
+          total += o.count[e];
+          types += 1;
+        }
+      if (total == 0) continue;
+      if (lo) lo->backoff[c] = log10f_of(types / (total + types));
+      for (uint32_t e = first; e < last; ++e) {
+        if (n == 1 && e == kBos) continue;
+        const double back = lo ? lo->logprob[suffix[e]] : 1.0 / V;
+        o.logprob[e] = static_cast<float>((o.count[e] + types * back) / (total + types));
+      }
     }
-    if (n == 1) o.logprob[kBos] = 0.0f;
-    unlink(n);
-    lower = std::move(p);
+    if (lo) to_log10(lo->logprob);
+    if (n == N) to_log10(o.logprob);
   }
+  orders_[0].logprob[kBos] = 0.0f;
+  if (N == 1) orders_[0].backoff.assign(orders_[0].size(), 0.0f);
 }
 
 // Katz back-off (Katz 1987) with Good-Turing discounts (Good 1953), raw counts r = c(h w):
@@ -141,11 +147,14 @@ void NGramModel::smooth_witten_bell() {
 // the seen n-grams of h are scaled to sum to 1 and alpha(h) = 0.
 void NGramModel::smooth_katz(int K) {
   const int N = order();
+  std::vector<uint32_t> suffix;
   for (int n = 1; n <= N; ++n) {
     Order& o = orders_[n - 1];
+    o.logprob.assign(o.size(), 0.0f);
+    if (n < N || n == 1) o.backoff.assign(o.size(), 0.0f);
     std::vector<uint64_t> nr(K + 2, 0);
-    for (size_t e = 0; e < o.table.size(); ++e)
-      if (o.count[e] >= 1 && o.count[e] <= static_cast<uint32_t>(K + 1)) ++nr[o.count[e]];
+    for (uint32_t c : o.count)
+      if (c >= 1 && c <= static_cast<uint32_t>(K + 1)) ++nr[c];
     std::vector<double> dr;
     int k = K;
     for (; k >= 1; --k) {
@@ -175,7 +184,7 @@ void NGramModel::smooth_katz(int K) {
     if (n == 1) {
       double seen_mass = 0;
       size_t unseen = 0;
-      for (size_t w = 0; w < o.table.size(); ++w) {
+      for (size_t w = 0; w < o.size(); ++w) {
         if (w == kBos) continue;
         if (o.count[w] > 0) {
           double p = discounted(o.count[w]) / root_total_;
@@ -186,7 +195,7 @@ void NGramModel::smooth_katz(int K) {
         }
       }
       const double share = (1 - seen_mass) / static_cast<double>(unseen > 0 ? unseen : vocab_size_without_bos());
-      for (size_t w = 0; w < o.table.size(); ++w) {
+      for (size_t w = 0; w < o.size(); ++w) {
         if (w == kBos) continue;
         if (o.count[w] == 0) o.logprob[w] = log10f_of(share);
         else if (unseen == 0) o.logprob[w] = log10f_of(discounted(o.count[w]) / root_total_ + share);
@@ -194,32 +203,25 @@ void NGramModel::smooth_katz(int K) {
       o.logprob[kBos] = 0.0f;
       continue;
     }
+    suffix = suffix_links(n, suffix);
     Order& lo = orders_[n - 2];
-    std::vector<double> seen(lo.table.size(), 0.0), seen_lower(lo.table.size(), 0.0);
-    for (size_t e = 0; e < o.table.size(); ++e) {
-      const size_t c = context_of(n, e);
-      double p = discounted(o.count[e]) / static_cast<double>(lo.ctx_count[c]);
-      o.logprob[e] = log10f_of(p);
-      seen[c] += p;
-      // p(w | h') by the back-off rule: h' w may itself be unseen at order n-1.
-      const uint32_t* key = o.table.key(e);
-      seen_lower[c] += std::pow(10.0, log10_prob(key + 1, n - 2, key[n - 1]));
-    }
-    bool rescale = false;
-    for (size_t c = 0; c < lo.table.size(); ++c) {
+    for (uint32_t c = 0; c < lo.size(); ++c) {
       if (lo.ctx_count[c] == 0) continue;
-      double num = 1 - seen[c], den = 1 - seen_lower[c];
+      auto [first, last] = children(n - 1, c);
+      // p(w | h') by the back-off rule is the suffix's own p: a seen n-gram's suffix is seen.
+      double seen = 0, seen_lower = 0;
+      for (uint32_t e = first; e < last; ++e) {
+        double p = discounted(o.count[e]) / static_cast<double>(lo.ctx_count[c]);
+        o.logprob[e] = log10f_of(p);
+        seen += p;
+        seen_lower += std::pow(10.0, static_cast<double>(lo.logprob[suffix[e]]));
+      }
+      const double num = 1 - seen, den = 1 - seen_lower;
       lo.backoff[c] = den > 1e-12 && num > 0 ? log10f_of(num / den) : -std::numeric_limits<float>::infinity();
-      if (!(den > 1e-12) && num > 1e-12) {
-        rescale = true;
-        seen[c] = -seen[c];  // marks the context whose seen n-grams take the left-over mass
-      }
+      if (!(den > 1e-12) && num > 1e-12)  // the seen n-grams take the left-over mass
+        for (uint32_t e = first; e < last; ++e)
+          o.logprob[e] = log10f_of(discounted(o.count[e]) / lo.ctx_count[c] / seen);
     }
-    if (rescale)
-      for (size_t e = 0; e < o.table.size(); ++e) {
-        const size_t c = context_of(n, e);
-        if (seen[c] < 0) o.logprob[e] = log10f_of(discounted(o.count[e]) / lo.ctx_count[c] / -seen[c]);
-      }
   }
 }
 
@@ -230,18 +232,23 @@ void NGramModel::smooth_katz(int K) {
 void NGramModel::smooth_mle_add_k(double k) {
   const bool add = smoothing_ == Smoothing::AddK;
   const double V = static_cast<double>(vocab_size_without_bos());
-  for (int n = 1; n <= order(); ++n) {
+  const int N = order();
+  for (int n = 1; n <= N; ++n) {
     Order& o = orders_[n - 1];
-    for (size_t e = 0; e < o.table.size(); ++e) {
-      if (n == 1 && e == kBos) continue;
-      double h = n == 1 ? root_total_ : static_cast<double>(orders_[n - 2].ctx_count[context_of(n, e)]);
-      double c = static_cast<double>(o.count[e]);
-      o.logprob[e] = log10f_of(add ? (c + k) / (h + k * V) : c / h);
+    o.logprob.assign(o.size(), 0.0f);
+    if (n < N || n == 1) o.backoff.assign(o.size(), 0.0f);
+    Order* lo = n == 1 ? nullptr : &orders_[n - 2];
+    const size_t n_ctx = lo ? lo->size() : 1;
+    for (uint32_t c = 0; c < n_ctx; ++c) {
+      const double h = lo ? static_cast<double>(lo->ctx_count[c]) : root_total_;
+      if (lo && lo->ctx_count[c] > 0 && !add) lo->backoff[c] = -std::numeric_limits<float>::infinity();
+      auto [first, last] = children(n - 1, c);
+      for (uint32_t e = first; e < last; ++e) {
+        const double count = static_cast<double>(o.count[e]);
+        o.logprob[e] = log10f_of(add ? (count + k) / (h + k * V) : count / h);
+      }
     }
     if (n == 1) o.logprob[kBos] = 0.0f;
-    if (!add && n > 1)
-      for (size_t c = 0; c < orders_[n - 2].table.size(); ++c)
-        if (orders_[n - 2].ctx_count[c] > 0) orders_[n - 2].backoff[c] = -std::numeric_limits<float>::infinity();
   }
 }
 

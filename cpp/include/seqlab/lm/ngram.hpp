@@ -1,14 +1,17 @@
 // N-gram language models: counting, smoothing (MLE, add-k, Katz, Witten-Bell, interpolated
 // modified Kneser-Ney as KenLM's lmplz), ARPA files, scoring. Python: seqlab.lm.NGram
-// (python/seqlab/lm/ngram.py); tests: tests/test_ngram*.py. Memory is proportional to the
-// number of distinct n-grams: each order is one flat table of ids with an open-addressing index
-// (4n + 11..21 bytes per n-gram of order n, plus 4 bytes each for its count, log10 p and
-// back-off weight; building adds 4 for the Kneser-Ney adjusted count and 8 for the links
-// to its context and suffix, freed at the end).
+// (python/seqlab/lm/ngram.py); tests: tests/test_ngram*.py, cpp/tests/test_lm.cpp.
+// Storage is a forward trie in flat arrays, one level per order, with no hash index: an
+// n-gram is its context's entry in the order below and its last word, and each order's
+// entries are sorted by (context entry, word), so that the n-grams that share a context are
+// one contiguous run. Per n-gram: 4 bytes each for the word, the first child (orders below
+// the top), the count, log10 p and the back-off weight (orders below the top) — 20 bytes, 12
+// at the top order; building adds a few bytes per position for the counting sort.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "seqlab/text/corpus.hpp"
@@ -22,47 +25,22 @@ constexpr uint32_t kUnk = 0, kBos = 1, kEos = 2;
 // Arpa: read from a file; scored by the ARPA back-off rule like the back-off smoothings.
 enum class Smoothing { MLE, AddK, Katz, WittenBell, KneserNey, Arpa };
 
-// One order's distinct n-grams. Entry e is ids[e*n .. e*n+n), oldest word first.
-class NGramTable {
- public:
-  explicit NGramTable(int n = 1) : n_(n) {}
-  int order() const { return n_; }
-  size_t size() const { return ids_.size() / n_; }
-  const uint32_t* key(size_t e) const { return ids_.data() + e * n_; }
-  // The entry with these n ids, or -1.
-  int64_t find(const uint32_t* ids) const { return find(ids, hash(ids)); }
-  int64_t find(const uint32_t* ids, uint64_t h) const;  // h = hash(ids)
-  uint64_t hash(const uint32_t* ids) const;
-  // Starts loading the slot where hash h's probe begins (the scorer issues all of a token's
-  // lookups before it reads any, so their cache misses overlap).
-  void prefetch(uint64_t h) const {
-    if (!slots_.empty()) __builtin_prefetch(slots_.data() + (h & (slots_.size() - 1)));
-  }
-  // The entry that find(ids, h) will most likely return (the first whose tag matches), or -1.
-  int64_t candidate(uint64_t h) const;
-  // The entry with these ids, added if new; `added` tells which.
-  size_t insert(const uint32_t* ids, bool& added);
-  // Room for `entries` ids without reallocation (pages are touched only as they fill).
-  void reserve(size_t entries);
-
- private:
-  void rehash(size_t slots);
-  template <class Accept>
-  int64_t probe(uint64_t h, Accept accept) const;
-  int n_;
-  std::vector<uint32_t> ids_;
-  std::vector<uint64_t> slots_;  // hash tag << 32 | entry + 1, 0 = empty; power of two, load <= 3/4
-};
-
-// What each smoothing stores per n-gram, as in an ARPA file: log10 p(w | context) and, for
-// n-grams that are contexts, the log10 back-off weight (0 where there is none; empty at the
-// top order of a built model). Counts are 32-bit: fit refuses corpora of 2^32 tokens or more.
+// One order of the trie. Order n's entry e is the n-gram (context w_1..w_{n-1}, word[e]); the
+// unigrams' entry is their vocabulary id. Entries are sorted by (context entry, word), so the
+// children of an entry c of order n — the n-grams of order n+1 whose context it is — are the
+// entries first_child[c] .. first_child[c+1] of order n+1 (first_child has size()+1 values;
+// it is empty at the top order). What each smoothing stores, as in an ARPA file: log10 p(w |
+// context) and, for n-grams that are contexts, the log10 back-off weight (0 where there is
+// none; empty at the top order of a built model). Counts are 32-bit: fit refuses corpora of
+// 2^32 tokens or more.
 struct Order {
-  NGramTable table;
+  std::vector<uint32_t> word;
+  std::vector<uint32_t> first_child;
   std::vector<uint32_t> count;      // raw count (empty for a model read from ARPA)
   std::vector<uint32_t> ctx_count;  // Katz, MLE, add-k: sum of the raw counts of the n-grams this one is the context of
   std::vector<float> logprob;
   std::vector<float> backoff;
+  size_t size() const { return word.size(); }
 };
 
 struct Discounts {  // modified Kneser-Ney's D1, D2, D3+ of one order, and how they were found
@@ -96,6 +74,13 @@ class NGramModel {
   const std::vector<std::string>& vocab() const { return vocab_; }  // id -> token
   uint32_t id(std::string_view token) const;                         // kUnk if unknown
   const Order& order_table(int n) const { return orders_.at(n - 1); }
+  // Order n's n-grams, entry by entry: size() rows of n ids, oldest word first.
+  std::vector<uint32_t> keys(int n) const;
+  // The entry of word w after entry c of order n (n = 0: the root), or -1: a binary search
+  // among c's children.
+  int64_t child(int n, uint32_t c, uint32_t w) const;
+  // The entry of the n-gram ids[0..n) in order n, or -1.
+  int64_t find(const uint32_t* ids, int n) const;
   const std::vector<Discounts>& discounts() const { return discounts_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
   // Words that share the unigram distribution's uniform share: all but <s>.
@@ -115,22 +100,27 @@ class NGramModel {
   std::vector<double> distribution(const uint32_t* history, size_t history_len) const;
 
  private:
-  // adjusted[n-1]: Kneser-Ney's adjusted counts of order n < N (the top order's are its counts).
-  void smooth_kneser_ney(const BuildOptions& opt, const std::vector<std::vector<uint32_t>>& adjusted);
+  void smooth_kneser_ney(const BuildOptions& opt);
   void smooth_witten_bell();
   void smooth_katz(int katz_k);
   void smooth_mle_add_k(double k);
   void index_vocab();
-  // For entry e of order n >= 2: the entry of its context (first n-1 ids) in order n-1.
-  int64_t context_of(int n, size_t e) const;
-  // For entry e of order n >= 2: the entry of its suffix (last n-1 ids) in order n-1.
-  int64_t suffix_of(int n, size_t e) const;
-  // While the smoothing works on order n: every entry's context and suffix, found once (two
-  // lookups per n-gram, which context_of/suffix_of otherwise repeat); unlink frees them, so
-  // that only one order's links exist at a time.
-  void link(int n);
-  void unlink(int n);
-  std::vector<std::vector<uint32_t>> context_index_, suffix_index_;
+  // Order n+1's entries that continue entry c of order n (n = 0: the root, whose children are
+  // the unigrams): [first, last).
+  std::pair<uint32_t, uint32_t> children(int n, uint32_t c) const;
+  // For every entry of order n >= 2, the entry of its suffix w_2..w_n in order n-1, given
+  // order n-1's (empty for n = 2): a merge of two sorted runs per context (a seen n-gram's
+  // suffix is seen), no search.
+  std::vector<uint32_t> suffix_links(int n, const std::vector<uint32_t>& lower_links) const;
+  // The entries of order n whose first word is <s>: one contiguous range.
+  std::pair<uint32_t, uint32_t> bos_range(int n) const;
+  // Fills orders 1..N's words, first children and counts from the token stream (every
+  // sentence <s> w_1 .. w_m </s>, `starts` its sentences' first positions and the end).
+  void count_ngrams(const std::vector<uint32_t>& stream, const std::vector<uint64_t>& starts, int N);
+  // The back-off rule for one token w after the histories in `state` (state[j]: the entry, in
+  // order j, of the j-gram ending at the previous token, j = 1..len; those in the model are
+  // exactly the histories whose weights may be needed). Moves the state on to w.
+  double advance(uint32_t* state, int& len, uint32_t w, int* ngram_length) const;
   double root_total_ = 0;  // sum of the unigram counts (all but <s>): MLE's and add-k's denominator
   double direct_log10_prob(const uint32_t* history, size_t history_len, uint32_t w, int* ngram_length) const;
 
