@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bind_numpy.hpp"
+#include "seqlab/memory.hpp"
 #include "seqlab/text/corpus.hpp"
 
 namespace seqlab::bind {
@@ -60,6 +61,7 @@ void bind_text(py::module_& m) {
           auto lines = text::split_lines(buf);
           e = vocab ? text::encode(lines, lv, *vocab) : text::encode(lines, lv);
         }
+        release_free_memory();  // the file's text and the encoder's tables
         return to_python(std::move(e));
       },
       py::arg("path"), py::arg("level") = "word", py::arg("vocab") = py::none());

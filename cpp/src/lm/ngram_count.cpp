@@ -19,6 +19,7 @@
 
 #include "seqlab/check.hpp"
 #include "seqlab/lm/ngram.hpp"
+#include "seqlab/memory.hpp"
 
 namespace seqlab::lm {
 
@@ -132,6 +133,7 @@ NGramModel NGramModel::build(const std::vector<std::string>& words, const int32_
     starts[n_sentences] = stream.size();
     m.count_ngrams(stream, starts, N);
   }
+  release_free_memory();  // the counting sort's buffers, before the smoothing allocates
 
   m.root_total_ = 0;
   for (uint32_t w = 0; w < V; ++w) m.root_total_ += static_cast<double>(m.orders_[0].count[w]);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <cmath>
+#include <cstring>
 
 #include "seqlab/check.hpp"
 #include "seqlab/lm/ngram.hpp"
@@ -14,6 +15,18 @@ namespace seqlab::lm {
 namespace {
 
 float log10f_of(double p) { return p > 0 ? static_cast<float>(std::log10(p)) : -std::numeric_limits<float>::infinity(); }
+
+// Integers kept for a while in a float array that is not filled yet.
+uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+float float_of_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
 
 // p as a float kept in logprob while the order above reads it, then its log10.
 void to_log10(std::vector<float>& p) {
@@ -31,25 +44,36 @@ void to_log10(std::vector<float>& p) {
 // Orders are smoothed from the unigrams up, each context's children being one run of the
 // order's entries. While order n is smoothed, its entries' p stay probabilities in logprob,
 // read by order n+1 through the suffix links, and become log10 p after that.
+// No scratch arrays: until order n is smoothed, its logprob array holds its suffix links
+// and its backoff array its adjusted counts (as bits: both 4 bytes), each read for an entry
+// just before that entry's own value overwrites it. So the model's peak memory is its size.
 void NGramModel::smooth_kneser_ney(const BuildOptions& opt) {
   const int N = order();
   const double V = static_cast<double>(vocab_size_without_bos());
   discounts_.assign(N, Discounts{});
-  std::vector<uint32_t> suffix, suffix_above;  // order n's and order n+1's suffix links
+  orders_[0].logprob.assign(orders_[0].size(), 0.0f);
   for (int n = 1; n <= N; ++n) {
     Order& o = orders_[n - 1];
-    std::vector<uint32_t> adjusted;
-    if (n < N) {  // N1+(. x): one per distinct left extension, i.e. per n+1-gram whose suffix is x
-      suffix_above = suffix_links(n + 1, suffix);
-      adjusted.assign(o.size(), 0);
-      for (uint32_t x : suffix_above) ++adjusted[x];
+    if (n < N) {
+      // Order n+1's suffix links, from order n's (still in its logprob), into order n+1's logprob.
+      Order& up = orders_[n];
+      up.logprob.resize(up.size());
+      for_each_suffix(
+          n + 1, [&](uint32_t c) { return bits_of(o.logprob[c]); },
+          [&](uint32_t e, uint32_t x) { up.logprob[e] = float_of_bits(x); });
+      // N1+(. x): one per distinct left extension, i.e. per n+1-gram whose suffix is x.
+      o.backoff.assign(o.size(), float_of_bits(0));
+      for (float x : up.logprob) {
+        float& count = o.backoff[bits_of(x)];
+        count = float_of_bits(bits_of(count) + 1);
+      }
       auto [first, last] = bos_range(n);  // no left extension but padding: the raw count
-      for (uint32_t e = first; e < last; ++e) adjusted[e] = o.count[e];
+      for (uint32_t e = first; e < last; ++e) o.backoff[e] = float_of_bits(o.count[e]);
     }
-    const std::vector<uint32_t>& a = n == N ? o.count : adjusted;
+    auto a = [&](uint32_t e) { return n == N ? o.count[e] : bits_of(o.backoff[e]); };
     Discounts& d = discounts_[n - 1];
-    for (uint32_t c : a)
-      if (c >= 1 && c <= 4) ++d.counts_of_counts[c - 1];
+    for (uint32_t e = 0; e < o.size(); ++e)
+      if (a(e) >= 1 && a(e) <= 4) ++d.counts_of_counts[a(e) - 1];
     const uint64_t* t = d.counts_of_counts;
     bool ok = t[0] > 0 && t[1] > 0 && t[2] > 0;
     if (ok) {
@@ -69,30 +93,29 @@ void NGramModel::smooth_kneser_ney(const BuildOptions& opt) {
     }
     auto discount = [&](uint32_t c) { return c == 0 ? 0.0 : d.d[std::min<uint32_t>(c, 3) - 1]; };
 
-    o.logprob.assign(o.size(), 0.0f);
     Order* lo = n == 1 ? nullptr : &orders_[n - 2];
-    if (lo) lo->backoff.assign(lo->size(), 0.0f);
     const size_t n_ctx = lo ? lo->size() : 1;
     for (uint32_t c = 0; c < n_ctx; ++c) {
       auto [first, last] = children(n - 1, c);
       double total = 0, weighted = 0;
-      for (uint32_t e = first; e < last; ++e)
-        if (a[e] > 0) {
-          total += a[e];
-          weighted += discount(a[e]);
-        }
+      for (uint32_t e = first; e < last; ++e) {
+        total += a(e);
+        weighted += discount(a(e));
+      }
+      // The context's weight replaces its adjusted count (used by the order below, done).
+      const double gamma = total > 0 ? weighted / total : 0.0;
+      if (lo) lo->backoff[c] = total > 0 ? log10f_of(gamma) : 0.0f;
       if (total == 0) continue;
-      const double gamma = weighted / total;
-      if (lo) lo->backoff[c] = log10f_of(gamma);
       for (uint32_t e = first; e < last; ++e) {
         if (n == 1 && e == kBos) continue;
-        const double back = lo ? lo->logprob[suffix[e]] : 1.0 / V;
-        o.logprob[e] = static_cast<float>((a[e] - discount(a[e])) / total + gamma * back);
+        const double back = lo ? lo->logprob[bits_of(o.logprob[e])] : 1.0 / V;
+        const double ae = a(e);
+        o.logprob[e] = static_cast<float>((ae - discount(a(e))) / total + gamma * back);
       }
     }
     if (lo) to_log10(lo->logprob);
     if (n == N) to_log10(o.logprob);
-    suffix = std::move(suffix_above);
+    if (n == N && n > 1) std::vector<float>().swap(o.backoff);  // the top order has no weights
   }
   orders_[0].logprob[kBos] = 0.0f;  // KenLM writes 0 for <s>, which is never predicted
   if (N == 1) orders_[0].backoff.assign(orders_[0].size(), 0.0f);

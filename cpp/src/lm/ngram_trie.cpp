@@ -2,6 +2,7 @@
 // run of words in the order above, so a lookup is a binary search per word, and the suffix
 // of every n-gram of an order comes from merging sorted runs, with no search at all.
 #include <algorithm>
+#include <cstdlib>
 
 #include "seqlab/check.hpp"
 #include "seqlab/lm/ngram.hpp"
@@ -59,31 +60,15 @@ std::vector<uint32_t> NGramModel::keys(int n) const {
   return rows;
 }
 
-// The suffix of (context c, word w) is (suffix of c, w): w among the children of c's suffix.
-// Both runs are sorted by word and the first is a subset of the second, so one merge finds
-// all of c's children's suffixes.
+void NGramModel::throw_missing_suffix(int n) {
+  SEQLAB_CHECK(false, "NGram: internal error: a ", n, "-gram whose suffix is not in the model");
+  std::abort();
+}
+
 std::vector<uint32_t> NGramModel::suffix_links(int n, const std::vector<uint32_t>& lower_links) const {
-  const Order& o = orders_[n - 1];
-  std::vector<uint32_t> links(o.size());
-  if (n == 2) {
-    std::copy(o.word.begin(), o.word.end(), links.begin());
-    return links;
-  }
-  const Order& mid = orders_[n - 2];  // the contexts, of order n-1
-  const Order& low = orders_[n - 3];  // their suffixes' order
-  for (uint32_t c = 0; c < mid.size(); ++c) {
-    auto [first, last] = children(n - 1, c);
-    if (first == last) continue;
-    const uint32_t s = lower_links[c];
-    uint32_t j = low.first_child[s];
-    const uint32_t j_end = low.first_child[s + 1];
-    for (uint32_t e = first; e < last; ++e) {
-      while (j < j_end && mid.word[j] < o.word[e]) ++j;
-      SEQLAB_CHECK(j < j_end && mid.word[j] == o.word[e], "NGram: internal error: a ", n,
-                   "-gram whose suffix is not in the model");
-      links[e] = j;
-    }
-  }
+  std::vector<uint32_t> links(orders_[n - 1].size());
+  for_each_suffix(
+      n, [&](uint32_t c) { return lower_links[c]; }, [&](uint32_t e, uint32_t x) { links[e] = x; });
   return links;
 }
 

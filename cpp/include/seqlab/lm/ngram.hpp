@@ -112,6 +112,11 @@ class NGramModel {
   // order n-1's (empty for n = 2): a merge of two sorted runs per context (a seen n-gram's
   // suffix is seen), no search.
   std::vector<uint32_t> suffix_links(int n, const std::vector<uint32_t>& lower_links) const;
+  // The same merge, calling f(e, suffix of e) instead of storing the links; lower_link(c) is
+  // order n-1's link of its entry c.
+  template <class Links, class F>
+  void for_each_suffix(int n, Links lower_link, F f) const;
+  [[noreturn]] static void throw_missing_suffix(int n);
   // The entries of order n whose first word is <s>: one contiguous range.
   std::pair<uint32_t, uint32_t> bos_range(int n) const;
   // Fills orders 1..N's words, first children and counts from the token stream (every
@@ -132,5 +137,31 @@ class NGramModel {
   Smoothing smoothing_ = Smoothing::KneserNey;
   double k_ = 1.0;
 };
+
+// The suffix of (context c, word w) is (suffix of c, w): w among the children of c's suffix.
+// Both runs are sorted by word and the first is a subset of the second, so one merge finds
+// all of c's children's suffixes.
+template <class Links, class F>
+void NGramModel::for_each_suffix(int n, Links lower_link, F f) const {
+  const Order& o = orders_[n - 1];
+  if (n == 2) {
+    for (uint32_t e = 0; e < o.size(); ++e) f(e, o.word[e]);
+    return;
+  }
+  const Order& mid = orders_[n - 2];  // the contexts, of order n-1
+  const Order& low = orders_[n - 3];  // their suffixes' order
+  for (uint32_t c = 0; c < mid.size(); ++c) {
+    auto [first, last] = children(n - 1, c);
+    if (first == last) continue;
+    const uint32_t s = lower_link(c);
+    uint32_t j = low.first_child[s];
+    const uint32_t j_end = low.first_child[s + 1];
+    for (uint32_t e = first; e < last; ++e) {
+      while (j < j_end && mid.word[j] < o.word[e]) ++j;
+      if (j == j_end || mid.word[j] != o.word[e]) throw_missing_suffix(n);
+      f(e, j);
+    }
+  }
+}
 
 }  // namespace seqlab::lm
