@@ -12,8 +12,8 @@
 // of the n-gram ending at position t; the (n+1)-gram ending at t is (idx[t-1], token t). A
 // counting sort by idx[t-1] groups each context's positions, a sort of each group by word
 // gives the context's children in trie order, and each run of one word is a new entry whose
-// count is the run's length. Memory: the stream and idx (4 bytes per token each), 8 bytes per
-// position being sorted, and the trie itself; no hash slots.
+// count is the run's length. Memory: idx for two orders (4 bytes per token each), a sort
+// buffer for a chunk of contexts, and the trie itself; no hash slots, no copy of the corpus.
 #include <algorithm>
 #include <cmath>
 
@@ -32,56 +32,82 @@ uint32_t NGramModel::id(std::string_view token) const {
   return id == text::TokenIndex::kMissing ? kUnk : id;
 }
 
-void NGramModel::count_ngrams(const std::vector<uint32_t>& stream, const std::vector<uint64_t>& starts, int N) {
-  const size_t T = stream.size(), V = vocab_.size();
+void NGramModel::count_ngrams(const int32_t* ids, const int64_t* offsets, int64_t n_sentences,
+                              const std::vector<uint32_t>& to_model, int N) {
+  const size_t V = vocab_.size();
+  // Positions: sentence s is <s> w_1 .. w_m </s> at start(s) .. start(s+1)-1; its words are read
+  // from `ids` where needed (no copy of the corpus beside idx).
+  auto start = [&](int64_t s) { return static_cast<uint64_t>(offsets[s]) + 2 * static_cast<uint64_t>(s); };
+  auto token = [&](int64_t s, uint64_t t) -> uint32_t {  // t > start(s)
+    if (t + 1 == start(s + 1)) return kEos;
+    const int32_t id = ids[offsets[s] + static_cast<int64_t>(t - start(s)) - 1];
+    return id < 0 ? kUnk : to_model[id];
+  };
+  std::vector<uint32_t> idx(start(n_sentences));  // order 1: the entry is the token
+  for (int64_t s = 0; s < n_sentences; ++s) {
+    idx[start(s)] = kBos;
+    for (uint64_t t = start(s) + 1; t < start(s + 1); ++t) idx[t] = token(s, t);
+  }
   // Unigrams: entry = id; nothing precedes <s>, so it is never predicted (count 0).
   Order& uni = orders_[0];
   uni.word.resize(V);
   for (uint32_t w = 0; w < V; ++w) uni.word[w] = w;
   uni.count.assign(V, 0);
-  for (uint32_t w : stream) ++uni.count[w];
+  for (uint32_t w : idx) ++uni.count[w];
   uni.count[kBos] = 0;
   if (N == 1) return;
 
-  std::vector<uint32_t> idx(stream);  // order 1: the entry is the token
-  std::vector<uint32_t> group;        // per context: where its positions start in `sorted`
-  std::vector<uint64_t> sorted;       // word << 32 | position, grouped by context
+  std::vector<uint32_t> group;    // per context: where its positions start in the sorted order
+  std::vector<uint32_t> cursor;   // per context of the current chunk: where its next position goes
+  std::vector<uint64_t> sorted;   // word << 32 | position, grouped by context, one chunk of contexts
+  const size_t budget = std::max<size_t>(size_t{1} << 20, idx.size() / 8);  // positions per chunk
   for (int n = 2; n <= N; ++n) {
     Order& ctx = orders_[n - 2];
     Order& o = orders_[n - 1];
     // The positions t whose n-gram fits in the sentence: t - (n-1) >= the sentence's <s>.
     auto for_each_position = [&](auto f) {
-      for (size_t s = 0; s + 1 < starts.size(); ++s)
-        for (uint64_t t = starts[s] + n - 1; t < starts[s + 1]; ++t) f(t);
+      for (int64_t s = 0; s < n_sentences; ++s)
+        for (uint64_t t = start(s) + n - 1; t < start(s + 1); ++t) f(s, t);
     };
     group.assign(ctx.size() + 1, 0);
-    for_each_position([&](uint64_t t) { ++group[idx[t - 1] + 1]; });
+    for_each_position([&](int64_t, uint64_t t) { ++group[idx[t - 1] + 1]; });
     for (size_t c = 0; c < ctx.size(); ++c) group[c + 1] += group[c];
-    sorted.resize(group.back());
-    for_each_position([&](uint64_t t) { sorted[group[idx[t - 1]]++] = static_cast<uint64_t>(stream[t]) << 32 | t; });
-    // group[c] is now where context c's positions end (and c+1's begin).
     ctx.first_child.assign(ctx.size() + 1, 0);
     // At most one entry per position; pages past the last entry are never touched.
-    o.word.reserve(sorted.size());
-    o.count.reserve(sorted.size());
-    size_t begin = 0;
-    for (size_t c = 0; c < ctx.size(); ++c) {
-      const size_t end = group[c];
-      ctx.first_child[c] = static_cast<uint32_t>(o.size());
-      std::sort(sorted.begin() + begin, sorted.begin() + end);
-      for (size_t i = begin; i < end;) {
-        const uint32_t w = static_cast<uint32_t>(sorted[i] >> 32);
-        SEQLAB_CHECK(o.size() < UINT32_MAX - 1, "NGram: more than 2^32 distinct ", n, "-grams");
-        const uint32_t e = static_cast<uint32_t>(o.size());
-        size_t j = i;
-        for (; j < end && static_cast<uint32_t>(sorted[j] >> 32) == w; ++j)
-          idx[static_cast<uint32_t>(sorted[j])] = e;  // t's slot is read by no other run
-        o.word.push_back(w);
-        o.count.push_back(static_cast<uint32_t>(j - i));
-        i = j;
+    o.word.reserve(group.back());
+    o.count.reserve(group.back());
+    // Contexts in chunks of about `budget` positions, each gathered by one scan of the
+    // positions (so the sort buffer is 1 byte per position, not 8); the new entries go to
+    // `next`, as later chunks still read idx.
+    std::vector<uint32_t> next(idx.size());
+    for (size_t c0 = 0; c0 < ctx.size();) {
+      size_t c1 = c0 + 1;
+      while (c1 < ctx.size() && group[c1 + 1] - group[c0] <= budget) ++c1;
+      cursor.resize(c1 - c0);
+      for (size_t c = c0; c < c1; ++c) cursor[c - c0] = group[c] - group[c0];
+      sorted.resize(group[c1] - group[c0]);
+      for_each_position([&](int64_t s, uint64_t t) {
+        const uint32_t c = idx[t - 1];
+        if (c >= c0 && c < c1) sorted[cursor[c - c0]++] = static_cast<uint64_t>(token(s, t)) << 32 | t;
+      });
+      for (size_t c = c0; c < c1; ++c) {
+        const size_t begin = group[c] - group[c0], end = group[c + 1] - group[c0];
+        ctx.first_child[c] = static_cast<uint32_t>(o.size());
+        std::sort(sorted.begin() + begin, sorted.begin() + end);
+        for (size_t i = begin; i < end;) {
+          const uint32_t w = static_cast<uint32_t>(sorted[i] >> 32);
+          SEQLAB_CHECK(o.size() < UINT32_MAX - 1, "NGram: more than 2^32 distinct ", n, "-grams");
+          const uint32_t e = static_cast<uint32_t>(o.size());
+          size_t j = i;
+          for (; j < end && static_cast<uint32_t>(sorted[j] >> 32) == w; ++j) next[static_cast<uint32_t>(sorted[j])] = e;
+          o.word.push_back(w);
+          o.count.push_back(static_cast<uint32_t>(j - i));
+          i = j;
+        }
       }
-      begin = end;
+      c0 = c1;
     }
+    idx.swap(next);
     ctx.first_child[ctx.size()] = static_cast<uint32_t>(o.size());
   }
 }
@@ -119,20 +145,7 @@ NGramModel NGramModel::build(const std::vector<std::string>& words, const int32_
                      " sentences; counts are 32-bit, so corpora must have fewer than 2^32 tokens");
 
   m.orders_.assign(N, Order{});
-  {
-    // The sentences as the model sees them, <s> w_1 .. w_m </s>, and where each starts.
-    std::vector<uint32_t> stream;
-    stream.reserve(positions);
-    std::vector<uint64_t> starts(n_sentences + 1);
-    for (int64_t s = 0; s < n_sentences; ++s) {
-      starts[s] = stream.size();
-      stream.push_back(kBos);
-      for (int64_t i = offsets[s]; i < offsets[s + 1]; ++i) stream.push_back(ids[i] < 0 ? kUnk : to_model[ids[i]]);
-      stream.push_back(kEos);
-    }
-    starts[n_sentences] = stream.size();
-    m.count_ngrams(stream, starts, N);
-  }
+  m.count_ngrams(ids, offsets, n_sentences, to_model, N);
   release_free_memory();  // the counting sort's buffers, before the smoothing allocates
 
   m.root_total_ = 0;

@@ -119,9 +119,10 @@ class NGramModel {
   [[noreturn]] static void throw_missing_suffix(int n);
   // The entries of order n whose first word is <s>: one contiguous range.
   std::pair<uint32_t, uint32_t> bos_range(int n) const;
-  // Fills orders 1..N's words, first children and counts from the token stream (every
-  // sentence <s> w_1 .. w_m </s>, `starts` its sentences' first positions and the end).
-  void count_ngrams(const std::vector<uint32_t>& stream, const std::vector<uint64_t>& starts, int N);
+  // Fills orders 1..N's words, first children and counts from the sentences (as build's
+  // arguments; to_model maps the ids to the model's).
+  void count_ngrams(const int32_t* ids, const int64_t* offsets, int64_t n_sentences,
+                    const std::vector<uint32_t>& to_model, int N);
   // The back-off rule for one token w after the histories in `state` (state[j]: the entry, in
   // order j, of the j-gram ending at the previous token, j = 1..len; those in the model are
   // exactly the histories whose weights may be needed). Moves the state on to w.
