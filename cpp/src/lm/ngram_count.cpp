@@ -20,6 +20,7 @@
 #include "seqlab/check.hpp"
 #include "seqlab/lm/ngram.hpp"
 #include "seqlab/memory.hpp"
+#include "seqlab/parallel.hpp"
 
 namespace seqlab::lm {
 
@@ -90,10 +91,14 @@ void NGramModel::count_ngrams(const int32_t* ids, const int64_t* offsets, int64_
         const uint32_t c = idx[t - 1];
         if (c >= c0 && c < c1) sorted[cursor[c - c0]++] = static_cast<uint64_t>(token(s, t)) << 32 | t;
       });
+      // Each context's positions by word (and position), the contexts shared by the threads.
+      parallel_for(static_cast<int64_t>(c1 - c0), 256, [&](int64_t b, int64_t e) {
+        for (size_t c = c0 + b; c < c0 + e; ++c)
+          std::sort(sorted.begin() + (group[c] - group[c0]), sorted.begin() + (group[c + 1] - group[c0]));
+      });
       for (size_t c = c0; c < c1; ++c) {
         const size_t begin = group[c] - group[c0], end = group[c + 1] - group[c0];
         ctx.first_child[c] = static_cast<uint32_t>(o.size());
-        std::sort(sorted.begin() + begin, sorted.begin() + end);
         for (size_t i = begin; i < end;) {
           const uint32_t w = static_cast<uint32_t>(sorted[i] >> 32);
           SEQLAB_CHECK(o.size() < UINT32_MAX - 1, "NGram: more than 2^32 distinct ", n, "-grams");
