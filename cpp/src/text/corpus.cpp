@@ -1,12 +1,12 @@
 // Tokenising and counting (seqlab/text/corpus.hpp). One hash lookup per token, no
 // allocation per token: keys are views into the caller's text until a type is first seen.
 #include "seqlab/text/corpus.hpp"
+#include "seqlab/text/token_index.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <numeric>
 #include <sstream>
-#include <unordered_map>
 
 #include "seqlab/check.hpp"
 
@@ -31,22 +31,19 @@ size_t utf8_length(unsigned char c) {
 template <class ForEachSentence>
 Encoded count(ForEachSentence&& for_each_sentence, const std::vector<std::string>* fixed) {
   Encoded e;
-  std::unordered_map<std::string_view, int32_t> index;
+  TokenIndex index;  // ids by token, probing with the tokens in e.vocab (no copies of them)
   if (fixed) {
-    index.reserve(fixed->size() * 2);
-    for (size_t i = 0; i < fixed->size(); ++i) index.emplace((*fixed)[i], static_cast<int32_t>(i));
     e.vocab = *fixed;
     e.counts.assign(fixed->size(), 0);
-  } else {
-    index.reserve(1 << 16);
   }
+  index.build(e.vocab);
   e.offsets.push_back(0);
   for_each_sentence([&](const std::vector<std::string_view>& tokens) {
     for (std::string_view tok : tokens) {
-      auto it = index.find(tok);
+      uint32_t found = index.find(e.vocab, tok);
       int32_t id;
-      if (it != index.end()) {
-        id = it->second;
+      if (found != TokenIndex::kMissing) {
+        id = static_cast<int32_t>(found);
       } else if (fixed) {
         e.ids.push_back(-1);
         ++e.n_unknown;
@@ -56,7 +53,7 @@ Encoded count(ForEachSentence&& for_each_sentence, const std::vector<std::string
         id = static_cast<int32_t>(e.vocab.size());
         e.vocab.emplace_back(tok);
         e.counts.push_back(0);
-        index.emplace(tok, id);  // a view into the caller's text, alive for the whole call
+        index.add(e.vocab, static_cast<uint32_t>(id));
       }
       ++e.counts[id];
       e.ids.push_back(id);
