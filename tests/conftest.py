@@ -288,3 +288,48 @@ def numbered_rule(word, count, min_count):
     if n % 5 == 0:
         return utils.RULE_KEEP
     return utils.RULE_DEFAULT
+
+
+def model_state(model):
+    """A deep copy of everything a Word2Vec/FastText holds, its KeyedVectors' too (a dry run
+    must leave it all as it was)."""
+    import copy
+    return copy.deepcopy({**vars(model), "wv": vars(model.wv)})
+
+
+def assert_same_state(before, after, where="model"):
+    """Equal model_state()s: the same attributes, arrays equal in dtype, shape and values."""
+    if isinstance(before, np.ndarray) or isinstance(after, np.ndarray):
+        assert isinstance(before, np.ndarray) and isinstance(after, np.ndarray), where
+        assert before.dtype == after.dtype and np.array_equal(before, after), where
+    elif isinstance(before, dict):
+        assert isinstance(after, dict) and list(before) == list(after), where
+        for k in before:
+            assert_same_state(before[k], after[k], f"{where}.{k}")
+    elif isinstance(before, (list, tuple)):
+        assert type(before) is type(after) and len(before) == len(after), where
+        for i, (b, a) in enumerate(zip(before, after)):
+            assert_same_state(b, a, f"{where}[{i}]")
+    else:
+        assert before == after, where
+
+
+# What build_vocab sets on a gensim 4 model besides the vocabulary (gensim/models/word2vec.py
+# build_vocab, scan_vocab, prepare_vocab).
+VOCAB_ATTRIBUTES = ("min_count", "sample", "effective_min_count", "corpus_count", "corpus_total_words")
+
+
+def assert_vocabulary_equals_gensim(ours, theirs, initial_vectors=True):
+    """The same words in the same order, counts, sample_int, raw_vocab (in order) and the
+    attributes build_vocab sets; after a fresh build_vocab also the initial input vectors
+    (FastText: the words' and the n-grams' rows)."""
+    assert ours.wv.index_to_key == theirs.wv.index_to_key
+    for name in ("count", "sample_int"):
+        np.testing.assert_array_equal(ours.wv.expandos[name], theirs.wv.expandos[name], err_msg=name)
+    for name in VOCAB_ATTRIBUTES:
+        assert getattr(ours, name) == getattr(theirs, name), name
+    assert list(ours.raw_vocab.items()) == list(theirs.raw_vocab.items())
+    if initial_vectors:
+        names = ("vectors_vocab", "vectors_ngrams") if hasattr(theirs.wv, "vectors_ngrams") else ("vectors",)
+        for name in names:
+            np.testing.assert_array_equal(getattr(ours.wv, name), getattr(theirs.wv, name), err_msg=name)
