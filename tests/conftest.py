@@ -333,3 +333,34 @@ def assert_vocabulary_equals_gensim(ours, theirs, initial_vectors=True):
         names = ("vectors_vocab", "vectors_ngrams") if hasattr(theirs.wv, "vectors_ngrams") else ("vectors",)
         for name in names:
             np.testing.assert_array_equal(getattr(ours.wv, name), getattr(theirs.wv, name), err_msg=name)
+
+
+def assert_load_names_what_is_missing(cls, path, optional=()):
+    """Removes, one at a time, each entry cls.save wrote to `path` (a top-level key, one of
+    params, one of arrays) and checks that cls.load raises a ValueError naming cls.load, the
+    file and the entry; an entry named in `optional` ("params.compute_loss") must not be needed.
+    Returns the entries checked."""
+    import re
+    bad = path.with_name("incomplete-" + path.name)
+    written = seqlab.load(path)
+    entries = [(k,) for k in written] + [("params", k) for k in written["params"]] + \
+              [("arrays", k) for k in written["arrays"]]
+    for entry in entries:
+        state = seqlab.load(path)
+        del (state if len(entry) == 1 else state[entry[0]])[entry[-1]]
+        seqlab.save(state, bad)
+        name = ".".join(entry)
+        if name in optional:
+            cls.load(bad)
+            continue
+        if name == "format":
+            what = "is not a seqlab"
+        elif name == "arrays":
+            what = r"has no arrays \(not written by {}.save, or damaged\)"
+        elif len(entry) == 2:
+            what = f"has no {'parameter' if entry[0] == 'params' else 'array'} '{entry[1]}'"
+        else:
+            what = f"has no '{name}'"
+        with pytest.raises(ValueError, match=f"^{cls.__name__}.load: '{re.escape(str(bad))}' {what.format(cls.__name__)}"):
+            cls.load(bad)
+    return [".".join(e) for e in entries]
