@@ -6,7 +6,13 @@ from gensim.models import FastText as GensimFastText
 from gensim.models.fasttext import ft_ngram_hashes as gensim_ft_ngram_hashes
 from gensim.models.fasttext_inner import compute_ngrams_bytes, ft_hash_bytes
 
-from conftest import assert_same_state, assert_vocabulary_equals_gensim, model_state, numbered_rule
+from conftest import (
+    assert_load_names_what_is_missing,
+    assert_same_state,
+    assert_vocabulary_equals_gensim,
+    model_state,
+    numbered_rule,
+)
 from seqlab import _core
 from seqlab.data import corpora
 from seqlab.embed import FastText, FastTextKeyedVectors, KeyedVectors
@@ -113,6 +119,31 @@ def test_save_load_round_trip(tmp_path, planted):
     from seqlab.embed import Word2Vec
     with pytest.raises(ValueError, match="holds a FastText"):
         Word2Vec.load(path)
+
+
+
+def test_load_names_what_a_file_lacks(tmp_path):
+    """As Word2Vec's (tests/test_word2vec.py), with FastText's parameters and n-gram rows."""
+    import re
+
+    import seqlab
+    with pytest.raises(RuntimeError, match=r"FastText.save: the model has nothing to save yet"):
+        FastText(vector_size=8, progress=False).save(tmp_path / "empty.safetensors")
+    path = tmp_path / "ft.safetensors"
+    FastText(small_corpus(), vector_size=8, min_count=2, bucket=50, epochs=1, workers=1, progress=False).save(path)
+    checked = assert_load_names_what_is_missing(FastText, path,
+                                                optional=("params.compute_loss", "params.running_training_loss"))
+    assert {"class", "params.min_n", "params.max_n", "params.bucket", "params.word_ngrams", "arrays.vectors",
+            "arrays.syn1neg", "arrays.count"} <= set(checked)
+    # the vectors hold the words' rows and then the bucket's: without the latter the file is damaged
+    state = seqlab.load(path)
+    V = len(state["index_to_key"])
+    state["arrays"]["vectors"] = seqlab.from_numpy(state["arrays"]["vectors"].numpy()[:V].copy())
+    bad = tmp_path / "bad.safetensors"
+    seqlab.save(state, bad)
+    with pytest.raises(ValueError, match=rf"^FastText.load: '{re.escape(str(bad))}' is corrupt: the array 'vectors' "
+                                         rf"is float32 \({V}, 8\), expected float32 \({V + 50}, 8\)"):
+        FastText.load(bad)
 
 
 def test_errors(planted):

@@ -5,7 +5,13 @@ import copy
 import numpy as np
 import pytest
 
-from conftest import assert_same_state, assert_vocabulary_equals_gensim, model_state, numbered_rule
+from conftest import (
+    assert_load_names_what_is_missing,
+    assert_same_state,
+    assert_vocabulary_equals_gensim,
+    model_state,
+    numbered_rule,
+)
 from seqlab import _core
 from seqlab.data import corpora
 from seqlab.embed import KeyedVectors, Word2Vec
@@ -220,6 +226,71 @@ def test_load_rejects_other_files(tmp_path):
     seqlab.save({"x": 1}, path)
     with pytest.raises(ValueError, match="not a seqlab Word2Vec"):
         Word2Vec.load(path)
+
+
+LATER_PARAMS = ("params.compute_loss", "params.running_training_loss")  # not in files from before compute_loss
+
+
+def test_load_names_what_a_file_lacks(tmp_path):
+    """A file without one of the entries save() writes (a parameter, index_to_key, an array):
+    ValueError naming Word2Vec.load, the file and the entry (it was a bare KeyError, or a model
+    missing an attribute until it was used)."""
+    import seqlab
+    path = tmp_path / "w2v.safetensors"
+    model = Word2Vec(small_corpus(), vector_size=8, min_count=2, hs=1, negative=2, epochs=1, workers=1, progress=False)
+    model.save(path)
+    checked = assert_load_names_what_is_missing(Word2Vec, path, optional=LATER_PARAMS)
+    assert {"version", "class", "params", "index_to_key", "arrays", "params.vector_size", "params.window",
+            "params.effective_min_count", "arrays.vectors", "arrays.syn1neg", "arrays.syn1", "arrays.count",
+            "arrays.sample_int"} <= set(checked)
+    state = seqlab.load(path)
+    del state["arrays"]["count"]
+    bad = tmp_path / "x.safetensors"
+    seqlab.save(state, bad)
+    with pytest.raises(ValueError) as error:
+        Word2Vec.load(bad)
+    assert str(error.value) == f"Word2Vec.load: '{bad}' has no array 'count' (not written by Word2Vec.save, or damaged)"
+    # a file from before compute_loss loads with it off
+    state = seqlab.load(path)
+    for name in LATER_PARAMS:
+        del state["params"][name.split(".")[1]]
+    seqlab.save(state, bad)
+    loaded = Word2Vec.load(bad)
+    assert (loaded.compute_loss, loaded.running_training_loss) == (False, 0.0)
+    np.testing.assert_array_equal(loaded.wv.vectors, model.wv.vectors)
+
+
+def test_load_rejects_damaged_files_and_save_an_empty_model(tmp_path):
+    import re
+
+    import seqlab
+    with pytest.raises(RuntimeError, match=r"Word2Vec.save: the model has nothing to save yet; call build_vocab\(\)"):
+        Word2Vec(vector_size=8, progress=False).save(tmp_path / "empty.safetensors")
+    path = tmp_path / "w2v.safetensors"
+    Word2Vec(small_corpus(), vector_size=8, min_count=2, negative=2, epochs=1, workers=1, progress=False).save(path)
+    content = path.read_bytes()
+    bad = tmp_path / "bad.safetensors"
+    for size in range(0, len(content), 101):  # truncated: seqlab.load's checks, named by Word2Vec.load
+        bad.write_bytes(content[:size])
+        with pytest.raises(ValueError, match=f"Word2Vec.load: cannot read '{re.escape(str(bad))}'"):
+            Word2Vec.load(bad)
+    V = len(seqlab.load(path)["index_to_key"])
+    corruptions = [
+        (lambda s: s.update(version=2), "is a version-2 Word2Vec/FastText file"),
+        (lambda s: s.update(index_to_key=["w1"] * V), "is corrupt: index_to_key must be a list of distinct strings"),
+        (lambda s: s["arrays"].update(count=seqlab.from_numpy(np.ones(V - 1, dtype=np.int64))),
+         rf"is corrupt: the array 'count' is int64 \({V - 1},\), expected int64 \({V},\)"),
+        (lambda s: s["arrays"].update(vectors=seqlab.zeros(V, 8, dtype=seqlab.float64)),
+         rf"is corrupt: the array 'vectors' is float64 \({V}, 8\), expected float32 \({V}, 8\)"),
+        (lambda s: s["arrays"].update(syn1neg=seqlab.zeros(V, 7)), "is corrupt: the array 'syn1neg' is float32"),
+        (lambda s: s["arrays"].update(count=[1, 2]), "is corrupt: its arrays must be a dict of tensors"),
+    ]
+    for change, message in corruptions:
+        state = seqlab.load(path)
+        change(state)
+        seqlab.save(state, bad)
+        with pytest.raises(ValueError, match=f"^Word2Vec.load: '{re.escape(str(bad))}' {message}"):
+            Word2Vec.load(bad)
 
 
 # ------------------------------------------------------------------------------ errors

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _core
 from ..data.encode import encode_corpus
+from ._file import load_state, save_model
 from .keyedvectors import KeyedVectors
 
 __all__ = ["Word2Vec"]
@@ -461,47 +462,52 @@ class Word2Vec:
 
     # ------------------------------------------------------------------------ save / load
 
-    def _state(self):
-        params = {k: getattr(self, k) for k in (
-            "vector_size", "alpha", "min_alpha", "window", "min_count", "max_vocab_size", "max_final_vocab", "sample",
-            "seed", "workers", "sg", "hs", "negative", "ns_exponent", "cbow_mean", "epochs", "sorted_vocab",
-            "batch_words", "shrink_windows", "comment", "chunk_words", "block_chunks", "corpus_count",
-            "corpus_total_words", "train_count", "min_alpha_yet_reached", "effective_min_count", "compute_loss",
-            "running_training_loss")}
-        arrays = {"vectors": self._input_matrix(), "syn1neg": self.syn1neg, "syn1": self.syn1,
-                  "count": self.wv.expandos.get("count"), "sample_int": self.wv.expandos.get("sample_int")}
-        return params, arrays
+    # What save() writes in "params"; load() needs every one. The last two came later to
+    # version-1 files: a file without them loads with compute_loss off and no loss.
+    _FILE_PARAMS = ("vector_size", "alpha", "min_alpha", "window", "min_count", "max_vocab_size", "max_final_vocab",
+                    "sample", "seed", "workers", "sg", "hs", "negative", "ns_exponent", "cbow_mean", "epochs",
+                    "sorted_vocab", "batch_words", "shrink_windows", "comment", "chunk_words", "block_chunks",
+                    "corpus_count", "corpus_total_words", "train_count", "min_alpha_yet_reached",
+                    "effective_min_count")
+    _FILE_PARAMS_LATER = ("compute_loss", "running_training_loss")
 
     def save(self, fname):
         """Writes the whole model (vocabulary, counts, all weights, parameters) to one
-        safetensors file with seqlab.save (atomic: a crash leaves any previous file intact)."""
-        import seqlab
-        params, arrays = self._state()
-        tensors = {k: seqlab.from_numpy(np.ascontiguousarray(v if k != "sample_int" else v.astype(np.int64)))
-                   for k, v in arrays.items() if v is not None}
-        seqlab.save({"format": FORMAT, "version": FORMAT_VERSION, "class": type(self).__name__, "params": params,
-                     "index_to_key": list(self.wv.index_to_key), "arrays": tensors}, fname)
+        safetensors file with seqlab.save (atomic: a crash leaves any previous file intact):
+        params, index_to_key and the arrays vectors (FastText: word rows, then n-gram rows),
+        syn1neg (negative > 0), syn1 (hs), count and sample_int (as int64)."""
+        name = type(self).__name__
+        if not len(self.wv):
+            raise RuntimeError(f"{name}.save: the model has nothing to save yet; call build_vocab() (or pass "
+                               f"sentences to {name}()) first")
+        params = {k: getattr(self, k) for k in self._FILE_PARAMS + self._FILE_PARAMS_LATER}
+        arrays = {"vectors": self._input_matrix(), "syn1neg": self.syn1neg, "syn1": self.syn1,
+                  "count": self.wv.expandos["count"], "sample_int": self.wv.expandos["sample_int"].astype(np.int64)}
+        save_model(self, fname, FORMAT, FORMAT_VERSION, params, self.wv.index_to_key, arrays)
 
     @classmethod
     def load(cls, fname):
-        """Reads a model written by save()."""
-        import seqlab
-        state = seqlab.load(fname)
-        if not isinstance(state, dict) or state.get("format") != FORMAT:
-            raise ValueError(f"{cls.__name__}.load: '{os.fspath(fname)}' is not a seqlab Word2Vec/FastText file")
-        if state["class"] != cls.__name__:
-            raise ValueError(f"{cls.__name__}.load: '{os.fspath(fname)}' holds a {state['class']}, "
-                             f"load it with {state['class']}.load")
-        params = state["params"]
+        """Reads a model written by save(). A file that is damaged, of another kind, or lacks
+        anything save() writes (a parameter, index_to_key, an array) is a ValueError naming
+        cls.load, the file and what is wrong."""
+        def expected(V, state):
+            params = state["params"]
+            d = params["vector_size"]
+            return {"vectors": (np.float32, (cls._input_rows(V, params), d), True),
+                    "syn1neg": (np.float32, (V, d), bool(params["negative"])),
+                    "syn1": (np.float32, (V, d), bool(params["hs"])),
+                    "count": (np.int64, (V,), True), "sample_int": (np.int64, (V,), True)}
+
+        state, arrays = load_state(cls, fname, FORMAT, FORMAT_VERSION, cls._FILE_PARAMS, expected,
+                                   shared_by=("Word2Vec", "FastText"))
         model = cls.__new__(cls)
         model.compute_loss, model.running_training_loss = False, 0.0  # files written before compute_loss
-        for k, v in params.items():
+        for k, v in state["params"].items():
             setattr(model, k, v)
         model.layer1_size = model.vector_size
         model.progress = True
         model._cache = None
         model.raw_vocab = {}
-        arrays = {k: t.numpy().copy() for k, t in state["arrays"].items()}
         model.wv = model._new_keyed_vectors()
         model.wv.index_to_key = list(state["index_to_key"])
         model.wv.key_to_index = {w: i for i, w in enumerate(model.wv.index_to_key)}
@@ -511,6 +517,11 @@ class Word2Vec:
         model.syn1 = arrays.get("syn1")
         model._set_input_matrix(arrays["vectors"])
         return model
+
+    @staticmethod
+    def _input_rows(V, params):
+        """Rows of the input matrix of a model of V words with these params."""
+        return V
 
     def _set_input_matrix(self, m):
         self.wv.vectors = m
