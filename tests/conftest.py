@@ -288,3 +288,79 @@ def numbered_rule(word, count, min_count):
     if n % 5 == 0:
         return utils.RULE_KEEP
     return utils.RULE_DEFAULT
+
+
+def model_state(model):
+    """A deep copy of everything a Word2Vec/FastText holds, its KeyedVectors' too (a dry run
+    must leave it all as it was)."""
+    import copy
+    return copy.deepcopy({**vars(model), "wv": vars(model.wv)})
+
+
+def assert_same_state(before, after, where="model"):
+    """Equal model_state()s: the same attributes, arrays equal in dtype, shape and values."""
+    if isinstance(before, np.ndarray) or isinstance(after, np.ndarray):
+        assert isinstance(before, np.ndarray) and isinstance(after, np.ndarray), where
+        assert before.dtype == after.dtype and np.array_equal(before, after), where
+    elif isinstance(before, dict):
+        assert isinstance(after, dict) and list(before) == list(after), where
+        for k in before:
+            assert_same_state(before[k], after[k], f"{where}.{k}")
+    elif isinstance(before, (list, tuple)):
+        assert type(before) is type(after) and len(before) == len(after), where
+        for i, (b, a) in enumerate(zip(before, after)):
+            assert_same_state(b, a, f"{where}[{i}]")
+    else:
+        assert before == after, where
+
+
+# What build_vocab sets on a gensim 4 model besides the vocabulary (gensim/models/word2vec.py
+# build_vocab, scan_vocab, prepare_vocab).
+VOCAB_ATTRIBUTES = ("min_count", "sample", "effective_min_count", "corpus_count", "corpus_total_words")
+
+
+def assert_vocabulary_equals_gensim(ours, theirs, initial_vectors=True):
+    """The same words in the same order, counts, sample_int, raw_vocab (in order) and the
+    attributes build_vocab sets; after a fresh build_vocab also the initial input vectors
+    (FastText: the words' and the n-grams' rows)."""
+    assert ours.wv.index_to_key == theirs.wv.index_to_key
+    for name in ("count", "sample_int"):
+        np.testing.assert_array_equal(ours.wv.expandos[name], theirs.wv.expandos[name], err_msg=name)
+    for name in VOCAB_ATTRIBUTES:
+        assert getattr(ours, name) == getattr(theirs, name), name
+    assert list(ours.raw_vocab.items()) == list(theirs.raw_vocab.items())
+    if initial_vectors:
+        names = ("vectors_vocab", "vectors_ngrams") if hasattr(theirs.wv, "vectors_ngrams") else ("vectors",)
+        for name in names:
+            np.testing.assert_array_equal(getattr(ours.wv, name), getattr(theirs.wv, name), err_msg=name)
+
+
+def assert_load_names_what_is_missing(cls, path, optional=()):
+    """Removes, one at a time, each entry cls.save wrote to `path` (a top-level key, one of
+    params, one of arrays) and checks that cls.load raises a ValueError naming cls.load, the
+    file and the entry; an entry named in `optional` ("params.compute_loss") must not be needed.
+    Returns the entries checked."""
+    import re
+    bad = path.with_name("incomplete-" + path.name)
+    written = seqlab.load(path)
+    entries = [(k,) for k in written] + [("params", k) for k in written["params"]] + \
+              [("arrays", k) for k in written["arrays"]]
+    for entry in entries:
+        state = seqlab.load(path)
+        del (state if len(entry) == 1 else state[entry[0]])[entry[-1]]
+        seqlab.save(state, bad)
+        name = ".".join(entry)
+        if name in optional:
+            cls.load(bad)
+            continue
+        if name == "format":
+            what = "is not a seqlab"
+        elif name == "arrays":
+            what = r"has no arrays \(not written by {}.save, or damaged\)"
+        elif len(entry) == 2:
+            what = f"has no {'parameter' if entry[0] == 'params' else 'array'} '{entry[1]}'"
+        else:
+            what = f"has no '{name}'"
+        with pytest.raises(ValueError, match=f"^{cls.__name__}.load: '{re.escape(str(bad))}' {what.format(cls.__name__)}"):
+            cls.load(bad)
+    return [".".join(e) for e in entries]

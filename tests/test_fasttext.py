@@ -6,7 +6,13 @@ from gensim.models import FastText as GensimFastText
 from gensim.models.fasttext import ft_ngram_hashes as gensim_ft_ngram_hashes
 from gensim.models.fasttext_inner import compute_ngrams_bytes, ft_hash_bytes
 
-from conftest import numbered_rule
+from conftest import (
+    assert_load_names_what_is_missing,
+    assert_same_state,
+    assert_vocabulary_equals_gensim,
+    model_state,
+    numbered_rule,
+)
 from seqlab import _core
 from seqlab.data import corpora
 from seqlab.embed import FastText, FastTextKeyedVectors, KeyedVectors
@@ -113,6 +119,31 @@ def test_save_load_round_trip(tmp_path, planted):
     from seqlab.embed import Word2Vec
     with pytest.raises(ValueError, match="holds a FastText"):
         Word2Vec.load(path)
+
+
+
+def test_load_names_what_a_file_lacks(tmp_path):
+    """As Word2Vec's (tests/test_word2vec.py), with FastText's parameters and n-gram rows."""
+    import re
+
+    import seqlab
+    with pytest.raises(RuntimeError, match=r"FastText.save: the model has nothing to save yet"):
+        FastText(vector_size=8, progress=False).save(tmp_path / "empty.safetensors")
+    path = tmp_path / "ft.safetensors"
+    FastText(small_corpus(), vector_size=8, min_count=2, bucket=50, epochs=1, workers=1, progress=False).save(path)
+    checked = assert_load_names_what_is_missing(FastText, path,
+                                                optional=("params.compute_loss", "params.running_training_loss"))
+    assert {"class", "params.min_n", "params.max_n", "params.bucket", "params.word_ngrams", "arrays.vectors",
+            "arrays.syn1neg", "arrays.count"} <= set(checked)
+    # the vectors hold the words' rows and then the bucket's: without the latter the file is damaged
+    state = seqlab.load(path)
+    V = len(state["index_to_key"])
+    state["arrays"]["vectors"] = seqlab.from_numpy(state["arrays"]["vectors"].numpy()[:V].copy())
+    bad = tmp_path / "bad.safetensors"
+    seqlab.save(state, bad)
+    with pytest.raises(ValueError, match=rf"^FastText.load: '{re.escape(str(bad))}' is corrupt: the array 'vectors' "
+                                         rf"is float32 \({V}, 8\), expected float32 \({V + 50}, 8\)"):
+        FastText.load(bad)
 
 
 def test_errors(planted):
@@ -248,3 +279,53 @@ def test_callbacks_see_each_epoch_and_do_not_change_the_vectors(planted):
     np.testing.assert_array_equal(recorder.vectors[-1], plain.wv.vectors)
     assert not np.array_equal(recorder.vectors[0], recorder.vectors[1])
     assert 0 < recorder.losses[0] < recorder.losses[1] == model.get_latest_training_loss()
+
+
+# ------------------------------------------------------------------------------ build_vocab's min_count, sample, dry_run
+
+@pytest.mark.parametrize("settings,vocab_kwargs", [
+    (dict(min_count=5, bucket=300), dict(min_count=2, sample=1e-2)),
+    (dict(min_count=1, bucket=0, max_final_vocab=20), dict(min_count=3, keep_raw_vocab=True)),
+    (dict(min_count=2, bucket=300, sample=1e-2), dict(sample=5, trim_rule=numbered_rule)),
+    (dict(min_count=5, bucket=300, sample=1e-2), dict(min_count=0, sample=0)),  # 0 means 0 (gensim: not given)
+])
+def test_build_vocab_settings_equal_gensim(settings, vocab_kwargs):
+    corpus = small_corpus()
+    ours = FastText(vector_size=8, progress=False, **settings)
+    assert ours.build_vocab(corpus, **vocab_kwargs) is None
+    if vocab_kwargs.get("sample") == 0:  # what gensim builds for a model made with these settings
+        theirs = GensimFastText(vector_size=8, **{**settings, **vocab_kwargs})
+        theirs.build_vocab(corpus)
+    else:
+        theirs = GensimFastText(vector_size=8, **settings)
+        theirs.build_vocab(corpus, **vocab_kwargs)
+    assert_vocabulary_equals_gensim(ours, theirs)
+    assert ours.min_count == vocab_kwargs.get("min_count", settings["min_count"])
+    assert ours.sample == vocab_kwargs.get("sample", settings.get("sample", 1e-3))
+
+
+@pytest.mark.parametrize("vocab_kwargs", [dict(min_count=1, sample=1e-2), dict(min_count=4, keep_raw_vocab=True)])
+def test_update_with_settings_equals_gensim(vocab_kwargs):
+    corpus = small_corpus()
+    more = [s + [f"new{i % 13}"] for i, s in enumerate(corpus[:150])] + [["zz", "w1"]] * 2
+    ours = FastText(corpus[:200], vector_size=8, min_count=3, bucket=300, epochs=1, workers=1, progress=False)
+    theirs = GensimFastText(corpus[:200], vector_size=8, min_count=3, bucket=300, epochs=1, workers=1)
+    ours.build_vocab(more, update=True, **vocab_kwargs)
+    theirs.build_vocab(more, update=True, **vocab_kwargs)
+    assert_vocabulary_equals_gensim(ours, theirs, initial_vectors=False)
+    assert (ours.min_count, ours.sample) == (3, 1e-3)
+
+
+@pytest.mark.parametrize("update", [False, True])
+def test_dry_run_changes_nothing_and_reports_as_gensim(update):
+    corpus = small_corpus()
+    more = [s + [f"new{i % 13}"] for i, s in enumerate(corpus[:150])] + [["zz", "w1"]] * 2
+    ours = FastText(corpus[:200], vector_size=8, min_count=3, bucket=300, epochs=1, workers=1, progress=False)
+    theirs = GensimFastText(corpus[:200], vector_size=8, min_count=3, bucket=300, epochs=1, workers=1)
+    before = model_state(ours)
+    theirs.scan_vocab(more)
+    for settings in (dict(), dict(min_count=1, sample=1e-2), dict(min_count=6, sample=5)):
+        report = ours.build_vocab(more, update=update, dry_run=True, **settings)
+        assert_same_state(before, model_state(ours))
+        assert report == theirs.prepare_vocab(update=update, dry_run=True, **settings)
+    assert report["num_retained_words"] > 0 and report["downsample_unique"] > 0

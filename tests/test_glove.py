@@ -6,6 +6,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
+from conftest import assert_load_names_what_is_missing
 from seqlab import _core
 from seqlab.data import corpora
 from seqlab.embed import GloVe, KeyedVectors
@@ -375,9 +376,11 @@ def test_load_errors_name_the_function_and_the_file(tmp_path):
     # well-formed safetensors whose content does not fit
     corruptions = [
         (lambda s: s.update(version=2), "version-2 GloVe file"),
-        (lambda s: s["params"].pop("window"), "is corrupt: its params must hold"),
+        (lambda s: s["params"].pop("window"), r"has no parameter 'window' \(not written by GloVe.save, or damaged\)"),
         (lambda s: s.update(index_to_key=["a", "a", "b", "c", "x"]), "index_to_key must be a list of distinct"),
-        (lambda s: s["arrays"].pop("gW"), "is corrupt: the array 'gW' is missing"),
+        (lambda s: s["arrays"].pop("gW"), r"has no array 'gW' \(not written by GloVe.save, or damaged\)"),
+        (lambda s: s["arrays"].update(W=3), "is corrupt: its arrays must be a dict of tensors"),
+        (lambda s: s.update(cost_history="low"), "is corrupt: cost_history must be a list of numbers"),
         (lambda s: s["arrays"].update(W=seqlab.zeros(2, 3, dtype=seqlab.float64)), r"the array 'W' is float64 \(2, 3\)"),
         (lambda s: s["arrays"].update(count=seqlab.zeros(4)), "the array 'count' is float32"),
         (lambda s: s["arrays"].update(value=seqlab.ones(1, dtype=seqlab.float64)), "row, col, value must be vectors"),
@@ -389,3 +392,6 @@ def test_load_errors_name_the_function_and_the_file(tmp_path):
         rewrite(bad, change)
         with pytest.raises(ValueError, match=f"GloVe.load: '{re.escape(str(bad))}'.*{message}"):
             GloVe.load(bad)
+    # every entry GloVe.save writes is needed
+    checked = assert_load_names_what_is_missing(GloVe, good)
+    assert {"version", "class", "cost_history", "params.window", "arrays.gbc"} <= set(checked)

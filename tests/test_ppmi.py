@@ -4,6 +4,7 @@ randomised SVD, and planted analogies."""
 import numpy as np
 import pytest
 
+from conftest import assert_load_names_what_is_missing
 from seqlab.data import corpora
 from seqlab.embed import PPMI, KeyedVectors
 from seqlab.embed.ppmi import _CSR, randomized_svd
@@ -190,18 +191,25 @@ def test_save_load_before_train_and_errors(tmp_path):
     with pytest.raises(ValueError, match=f"PPMI.load: '{re.escape(str(bad))}' is not a seqlab PPMI file"):
         PPMI.load(bad)
     corruptions = [
-        (lambda s: s["arrays"].pop("ppmi_value"), "the array 'ppmi_value' is missing"),
-        (lambda s: s["arrays"].pop("context_vectors"), "go together"),
-        (lambda s: s["arrays"].update(vectors=seqlab.zeros(2, 3)), "go together"),
-        (lambda s: s["arrays"].update(ppmi_row=s["arrays"]["ppmi_row"] + 100), "ppmi index is outside the 7 words"),
+        (lambda s: s["arrays"].pop("ppmi_value"),
+         r"has no array 'ppmi_value' \(not written by PPMI.save, or damaged\)"),
+        (lambda s: s["arrays"].pop("context_vectors"),
+         ("has no array 'context_vectors', which a trained PPMI's file holds with its vectors, singular_values, "
+          "svd_method")),
+        (lambda s: s["arrays"].update(vectors=seqlab.zeros(2, 3)), "is corrupt: .*go together"),
+        (lambda s: s["arrays"].update(ppmi_row=s["arrays"]["ppmi_row"] + 100),
+         "is corrupt: .*ppmi index is outside the 7 words"),
         (lambda s: s["arrays"].update(cooccurrence_col=s["arrays"]["cooccurrence_col"][:-1]),
-         "cooccurrence_row, cooccurrence_col, cooccurrence_value must be vectors of one length"),
-        (lambda s: s.update(index_to_key="the cat"), "index_to_key must be a list"),
+         "is corrupt: .*cooccurrence_row, cooccurrence_col, cooccurrence_value must be vectors of one length"),
+        (lambda s: s.update(index_to_key="the cat"), "is corrupt: .*index_to_key must be a list"),
     ]
     for change, message in corruptions:
         bad.write_bytes(content)
         state = seqlab.load(bad)
         change(state)
         seqlab.save(state, bad)
-        with pytest.raises(ValueError, match=f"PPMI.load: '{re.escape(str(bad))}' is corrupt: .*{message}"):
+        with pytest.raises(ValueError, match=f"PPMI.load: '{re.escape(str(bad))}' {message}"):
             PPMI.load(bad)
+    # every entry PPMI.save writes, trained or not, is needed
+    assert_load_names_what_is_missing(PPMI, trained)
+    assert_load_names_what_is_missing(PPMI, path)

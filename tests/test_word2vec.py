@@ -1,9 +1,17 @@
 """seqlab.embed.Word2Vec: the update's gradient, gensim's vocabulary rules, learning on the
 planted-analogies corpus, reproducibility across worker counts, save/load, errors."""
+import copy
+
 import numpy as np
 import pytest
 
-from conftest import numbered_rule
+from conftest import (
+    assert_load_names_what_is_missing,
+    assert_same_state,
+    assert_vocabulary_equals_gensim,
+    model_state,
+    numbered_rule,
+)
 from seqlab import _core
 from seqlab.data import corpora
 from seqlab.embed import KeyedVectors, Word2Vec
@@ -218,6 +226,71 @@ def test_load_rejects_other_files(tmp_path):
     seqlab.save({"x": 1}, path)
     with pytest.raises(ValueError, match="not a seqlab Word2Vec"):
         Word2Vec.load(path)
+
+
+LATER_PARAMS = ("params.compute_loss", "params.running_training_loss")  # not in files from before compute_loss
+
+
+def test_load_names_what_a_file_lacks(tmp_path):
+    """A file without one of the entries save() writes (a parameter, index_to_key, an array):
+    ValueError naming Word2Vec.load, the file and the entry (it was a bare KeyError, or a model
+    missing an attribute until it was used)."""
+    import seqlab
+    path = tmp_path / "w2v.safetensors"
+    model = Word2Vec(small_corpus(), vector_size=8, min_count=2, hs=1, negative=2, epochs=1, workers=1, progress=False)
+    model.save(path)
+    checked = assert_load_names_what_is_missing(Word2Vec, path, optional=LATER_PARAMS)
+    assert {"version", "class", "params", "index_to_key", "arrays", "params.vector_size", "params.window",
+            "params.effective_min_count", "arrays.vectors", "arrays.syn1neg", "arrays.syn1", "arrays.count",
+            "arrays.sample_int"} <= set(checked)
+    state = seqlab.load(path)
+    del state["arrays"]["count"]
+    bad = tmp_path / "x.safetensors"
+    seqlab.save(state, bad)
+    with pytest.raises(ValueError) as error:
+        Word2Vec.load(bad)
+    assert str(error.value) == f"Word2Vec.load: '{bad}' has no array 'count' (not written by Word2Vec.save, or damaged)"
+    # a file from before compute_loss loads with it off
+    state = seqlab.load(path)
+    for name in LATER_PARAMS:
+        del state["params"][name.split(".")[1]]
+    seqlab.save(state, bad)
+    loaded = Word2Vec.load(bad)
+    assert (loaded.compute_loss, loaded.running_training_loss) == (False, 0.0)
+    np.testing.assert_array_equal(loaded.wv.vectors, model.wv.vectors)
+
+
+def test_load_rejects_damaged_files_and_save_an_empty_model(tmp_path):
+    import re
+
+    import seqlab
+    with pytest.raises(RuntimeError, match=r"Word2Vec.save: the model has nothing to save yet; call build_vocab\(\)"):
+        Word2Vec(vector_size=8, progress=False).save(tmp_path / "empty.safetensors")
+    path = tmp_path / "w2v.safetensors"
+    Word2Vec(small_corpus(), vector_size=8, min_count=2, negative=2, epochs=1, workers=1, progress=False).save(path)
+    content = path.read_bytes()
+    bad = tmp_path / "bad.safetensors"
+    for size in range(0, len(content), 101):  # truncated: seqlab.load's checks, named by Word2Vec.load
+        bad.write_bytes(content[:size])
+        with pytest.raises(ValueError, match=f"Word2Vec.load: cannot read '{re.escape(str(bad))}'"):
+            Word2Vec.load(bad)
+    V = len(seqlab.load(path)["index_to_key"])
+    corruptions = [
+        (lambda s: s.update(version=2), "is a version-2 Word2Vec/FastText file"),
+        (lambda s: s.update(index_to_key=["w1"] * V), "is corrupt: index_to_key must be a list of distinct strings"),
+        (lambda s: s["arrays"].update(count=seqlab.from_numpy(np.ones(V - 1, dtype=np.int64))),
+         rf"is corrupt: the array 'count' is int64 \({V - 1},\), expected int64 \({V},\)"),
+        (lambda s: s["arrays"].update(vectors=seqlab.zeros(V, 8, dtype=seqlab.float64)),
+         rf"is corrupt: the array 'vectors' is float64 \({V}, 8\), expected float32 \({V}, 8\)"),
+        (lambda s: s["arrays"].update(syn1neg=seqlab.zeros(V, 7)), "is corrupt: the array 'syn1neg' is float32"),
+        (lambda s: s["arrays"].update(count=[1, 2]), "is corrupt: its arrays must be a dict of tensors"),
+    ]
+    for change, message in corruptions:
+        state = seqlab.load(path)
+        change(state)
+        seqlab.save(state, bad)
+        with pytest.raises(ValueError, match=f"^Word2Vec.load: '{re.escape(str(bad))}' {message}"):
+            Word2Vec.load(bad)
 
 
 # ------------------------------------------------------------------------------ errors
@@ -455,6 +528,121 @@ def test_update_errors():
     assert model.wv.index_to_key == words
     assert model.wv.expandos["count"][model.wv.key_to_index["w0"]] == counts[model.wv.key_to_index["w0"]] + 1
 
+
+# ------------------------------------------------------------------------------ build_vocab's min_count, sample, dry_run
+
+# (the model's settings, build_vocab's keywords)
+VOCAB_SETTINGS = [
+    (dict(), dict(min_count=3)),
+    (dict(min_count=1), dict(sample=1e-2)),
+    (dict(min_count=5, sample=1e-2), dict(min_count=2, sample=5)),
+    (dict(min_count=1, max_final_vocab=20), dict(min_count=4, keep_raw_vocab=True)),
+    (dict(min_count=2, max_vocab_size=30), dict(min_count=1, sample=1e-4, keep_raw_vocab=True)),
+    (dict(min_count=2, sorted_vocab=0), dict(min_count=3, sample=1e-2)),
+    (dict(), dict(min_count=3, trim_rule=numbered_rule)),
+]
+
+
+@pytest.mark.parametrize("settings,vocab_kwargs", VOCAB_SETTINGS)
+def test_build_vocab_settings_equal_gensim(settings, vocab_kwargs):
+    corpus = small_corpus()
+    ours = Word2Vec(vector_size=8, progress=False, **settings)
+    theirs = GensimWord2Vec(vector_size=8, **settings)
+    assert ours.build_vocab(corpus, **vocab_kwargs) is None  # as gensim's
+    theirs.build_vocab(corpus, **vocab_kwargs)
+    assert_vocabulary_equals_gensim(ours, theirs)
+    # a fresh vocabulary's settings become the model's
+    assert ours.min_count == vocab_kwargs.get("min_count", settings.get("min_count", 5))
+    assert ours.sample == vocab_kwargs.get("sample", settings.get("sample", 1e-3))
+
+
+def test_build_vocab_settings_train_and_save_as_if_given_to_the_constructor(tmp_path):
+    corpus = small_corpus()
+    given = Word2Vec(corpus, vector_size=8, min_count=2, sample=1e-2, epochs=2, workers=1, progress=False)
+    later = Word2Vec(vector_size=8, min_count=5, sample=1e-3, epochs=2, workers=1, progress=False)
+    later.build_vocab(corpus, min_count=2, sample=1e-2)
+    later.train(corpus, total_examples=later.corpus_count, epochs=later.epochs)
+    assert later.wv.index_to_key == given.wv.index_to_key
+    np.testing.assert_array_equal(later.wv.vectors, given.wv.vectors)
+    later.save(tmp_path / "m.safetensors")
+    loaded = Word2Vec.load(tmp_path / "m.safetensors")
+    assert (loaded.min_count, loaded.sample, loaded.effective_min_count) == (2, 1e-2, 2)
+
+
+@pytest.mark.parametrize("vocab_kwargs", [dict(min_count=1), dict(min_count=4, sample=1e-2),
+                                          dict(sample=5, keep_raw_vocab=True), dict(min_count=2, trim_rule=numbered_rule)])
+def test_update_with_settings_equals_gensim(vocab_kwargs):
+    corpus, more = small_corpus(), grown_corpus()
+    ours = Word2Vec(corpus[:200], vector_size=8, min_count=3, epochs=1, workers=1, progress=False)
+    theirs = GensimWord2Vec(corpus[:200], vector_size=8, min_count=3, epochs=1, workers=1)
+    ours.build_vocab(more, update=True, **vocab_kwargs)
+    theirs.build_vocab(more, update=True, **vocab_kwargs)
+    assert_vocabulary_equals_gensim(ours, theirs, initial_vectors=False)
+    # an update applies them and keeps the model's (gensim stores them for a fresh vocabulary only)
+    assert (ours.min_count, ours.sample) == (3, 1e-3)
+    assert ours.effective_min_count == vocab_kwargs.get("min_count", 3)
+
+
+def test_zero_min_count_and_sample_mean_zero():
+    """gensim's prepare_vocab reads 0 as "not given" (`sample or self.sample`), so its
+    build_vocab(sample=0) still downsamples with the model's sample. seqlab's builds what a
+    model made with min_count=0, sample=0 builds (docs/embeddings-design.md)."""
+    corpus = small_corpus()
+    ours = Word2Vec(vector_size=8, min_count=5, sample=1e-2, progress=False)
+    ours.build_vocab(corpus, min_count=0, sample=0)
+    theirs = GensimWord2Vec(vector_size=8, min_count=0, sample=0)
+    theirs.build_vocab(corpus)
+    assert_vocabulary_equals_gensim(ours, theirs)
+    assert (ours.min_count, ours.sample) == (0, 0)
+    assert (ours.wv.expandos["sample_int"] == 2**32 - 1).all()  # nothing is downsampled
+    assert ours.wv.expandos["count"].min() < 5
+    quirk = GensimWord2Vec(vector_size=8, min_count=5, sample=1e-2)
+    quirk.build_vocab(corpus, min_count=0, sample=0)
+    assert (quirk.min_count, quirk.sample) == (5, 1e-2)
+
+
+@pytest.mark.parametrize("model,update", [("fresh", False), ("trained", False), ("trained", True)])
+def test_dry_run_changes_nothing_and_reports_as_gensim(model, update):
+    corpus, more = small_corpus(), grown_corpus()
+    if model == "fresh":
+        ours, theirs = Word2Vec(vector_size=8, min_count=3, progress=False), GensimWord2Vec(vector_size=8, min_count=3)
+    else:
+        ours = Word2Vec(corpus[:200], vector_size=8, min_count=3, epochs=1, workers=1, progress=False)
+        theirs = GensimWord2Vec(corpus[:200], vector_size=8, min_count=3, epochs=1, workers=1)
+    before = model_state(ours)
+    theirs.scan_vocab(more)
+    for settings in (dict(), dict(min_count=1, sample=1e-2), dict(min_count=6, sample=5), dict(min_count=1000),
+                     dict(min_count=2, trim_rule=numbered_rule)):
+        report = ours.build_vocab(more, update=update, dry_run=True, keep_raw_vocab=True, **settings)
+        assert_same_state(before, model_state(ours))
+        # gensim's build_vocab logs the report and returns None; its prepare_vocab returns it
+        assert report == theirs.prepare_vocab(update=update, dry_run=True, **settings)
+        if settings.get("min_count") == 1000:
+            assert report["num_retained_words"] == 0  # no error: a dry run is for trying settings
+            continue
+        # it is the report of what build_vocab without dry_run builds
+        real = copy.deepcopy(ours)
+        real.scan_vocab(more)
+        assert real.prepare_vocab(update=update, **settings) == report
+        if not update:
+            assert len(real.wv) == report["num_retained_words"]
+    # prepare_vocab(dry_run=True) on scan_vocab's counts keeps them and changes nothing either
+    ours.scan_vocab(more)
+    scanned = model_state(ours)
+    ours.prepare_vocab(update=update, dry_run=True, min_count=1)
+    assert_same_state(scanned, model_state(ours))
+    if model == "trained" and not update:  # gensim's dry run re-initialises the weights (its build_vocab
+        trained = theirs.wv.vectors.copy()  # calls prepare_weights whatever dry_run is)
+        theirs.build_vocab(more, dry_run=True)
+        assert not np.array_equal(theirs.wv.vectors, trained)
+
+
+def test_build_vocab_rejects_unknown_keywords():
+    model = Word2Vec(vector_size=8, progress=False)
+    with pytest.raises(TypeError, match="min_cout"):  # gensim: prepare_vocab's TypeError
+        model.build_vocab(small_corpus(), min_cout=2)
+    with pytest.raises(TypeError, match="min_cout"):
+        GensimWord2Vec(vector_size=8).build_vocab(small_corpus(), min_cout=2)
 
 # ------------------------------------------------------------------------------ loss and callbacks
 

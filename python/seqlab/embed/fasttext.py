@@ -153,7 +153,9 @@ class FastText(Word2Vec):
     def _after_train(self):
         self.wv.adjust_vectors()
 
-    def _state(self):
-        params, arrays = super()._state()
-        params.update(min_n=self.min_n, max_n=self.max_n, bucket=self.bucket, word_ngrams=self.word_ngrams)
-        return params, arrays
+    _FILE_PARAMS = Word2Vec._FILE_PARAMS + ("min_n", "max_n", "bucket", "word_ngrams")
+
+    @staticmethod
+    def _input_rows(V, params):
+        """The words' rows, then the n-grams' (none when max_n < min_n)."""
+        return V + (params["bucket"] if params["max_n"] >= params["min_n"] else 0)

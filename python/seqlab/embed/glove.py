@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import _core
 from ..data.encode import encode_corpus
+from ._file import load_state, missing, save_model
 from .keyedvectors import KeyedVectors
 
 __all__ = ["GloVe"]
@@ -49,55 +50,6 @@ def _vocabulary(sentences, corpus_file, min_count, who):
         raise ValueError(f"{who}: no word occurs at least min_count={min_count} times "
                          f"({len(enc.vocab)} distinct words in the corpus)")
     return enc.vocab[:n_kept], enc.counts[:n_kept], ids, enc.offsets
-
-
-def _save_model(model, fname, fmt, params, arrays, extra):
-    """One safetensors file via seqlab.save (atomic): JSON metadata (format, version, class,
-    params, index_to_key, `extra`) and the arrays (None ones left out)."""
-    import seqlab
-    tensors = {k: seqlab.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items() if v is not None}
-    seqlab.save({"format": fmt, "version": FORMAT_VERSION, "class": type(model).__name__, "params": params,
-                 "index_to_key": list(model._words), **extra, "arrays": tensors}, fname)
-
-
-def _load_state(cls, fname, fmt, params, expected):
-    """Reads a file written by _save_model and checks it: ValueError naming `cls.load` and the
-    file when it is unreadable (truncated, not safetensors), of another kind, or inconsistent.
-    `expected(V, state)` gives {array name: (dtype, shape or None to skip, required)}.
-    Returns (state, arrays as NumPy copies)."""
-    import seqlab
-    who, path = f"{cls.__name__}.load", os.fspath(fname)
-    try:
-        state = seqlab.load(path)
-    except ValueError as e:  # seqlab.load's message names the file and the damage
-        raise ValueError(f"{who}: cannot read '{path}': {e}") from None
-
-    def corrupt(why):
-        return ValueError(f"{who}: '{path}' is corrupt: {why}")
-
-    if not isinstance(state, dict) or state.get("format") != fmt:
-        raise ValueError(f"{who}: '{path}' is not a seqlab {cls.__name__} file")
-    if state.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{who}: '{path}' is a version-{state.get('version')!r} {cls.__name__} file; "
-                         f"this seqlab reads version {FORMAT_VERSION}")
-    if not isinstance(state.get("params"), dict) or not set(params) <= state["params"].keys():
-        raise corrupt(f"its params must hold {', '.join(params)}")
-    words = state.get("index_to_key")
-    if not isinstance(words, list) or not all(isinstance(w, str) for w in words) or len(set(words)) != len(words):
-        raise corrupt("index_to_key must be a list of distinct strings")
-    if not isinstance(state.get("arrays"), dict):
-        raise corrupt("it has no arrays")
-    arrays = {k: t.numpy().copy() for k, t in state["arrays"].items()}
-    for name, (dtype, shape, required) in expected(len(words), state).items():
-        if name not in arrays:
-            if required:
-                raise corrupt(f"the array {name!r} is missing")
-            continue
-        a = arrays[name]
-        if a.dtype != dtype or (shape is not None and a.shape != shape):
-            raise corrupt(f"the array {name!r} is {a.dtype} {a.shape}, expected {np.dtype(dtype)} "
-                          f"{shape if shape is not None else ''}".rstrip())
-    return state, arrays
 
 
 def _same_length(arrays, names, who_path):
@@ -189,8 +141,8 @@ class GloVe:
         row, col, value = self._cooccurrence
         arrays = {"count": np.asarray(self._counts, dtype=np.int64), "row": row.astype(np.int64),
                   "col": col.astype(np.int64), "value": value, **self._trainer.parameters()}
-        _save_model(self, fname, FORMAT, {k: getattr(self, k) for k in _PARAMS}, arrays,
-                    {"cost_history": [float(c) for c in self.cost_history]})
+        save_model(self, fname, FORMAT, FORMAT_VERSION, {k: getattr(self, k) for k in _PARAMS}, self._words, arrays,
+                   {"cost_history": [float(c) for c in self.cost_history]})
 
     @classmethod
     def load(cls, fname):
@@ -203,7 +155,7 @@ class GloVe:
                     "bw": (f64, (V,), True), "bc": (f64, (V,), True), "gW": (f64, (V, d), True),
                     "gC": (f64, (V, d), True), "gbw": (f64, (V,), True), "gbc": (f64, (V,), True)}
 
-        state, arrays = _load_state(cls, fname, FORMAT, _PARAMS, expected)
+        state, arrays = load_state(cls, fname, FORMAT, FORMAT_VERSION, _PARAMS, expected)
         where = f"GloVe.load: '{os.fspath(fname)}'"
         _same_length(arrays, ["row", "col", "value"], where)
         model = cls.__new__(cls)
@@ -212,8 +164,12 @@ class GloVe:
         model.progress = True
         model._words = list(state["index_to_key"])
         model._counts = arrays["count"]
-        cost_history = state.get("cost_history", [])
-        model.cost_history = [float(c) for c in cost_history] if isinstance(cost_history, list) else []
+        if "cost_history" not in state:
+            raise missing(cls, fname, "'cost_history'")
+        cost_history = state["cost_history"]
+        if not isinstance(cost_history, list) or not all(isinstance(c, (int, float)) for c in cost_history):
+            raise ValueError(f"{where} is corrupt: cost_history must be a list of numbers")
+        model.cost_history = [float(c) for c in cost_history]
         row, col = arrays["row"], arrays["col"]
         V = len(model._words)
         if len(row) and (min(row.min(), col.min()) < 0 or max(row.max(), col.max()) >= V):

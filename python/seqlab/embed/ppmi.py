@@ -25,13 +25,8 @@ import warnings
 import numpy as np
 
 from .. import _core
-from .glove import (
-    _load_state,
-    _make_keyed_vectors,
-    _same_length,
-    _save_model,
-    _vocabulary,
-)
+from ._file import load_state, missing, save_model
+from .glove import FORMAT_VERSION, _make_keyed_vectors, _same_length, _vocabulary
 
 __all__ = ["PPMI", "randomized_svd"]
 
@@ -177,7 +172,8 @@ class PPMI:
             arrays.update(vectors=self.wv.vectors, context_vectors=self.context_vectors,
                           singular_values=np.asarray(self.singular_values, dtype=np.float64))
             extra["svd_method"] = self.svd_method
-        _save_model(self, fname, FORMAT, {k: getattr(self, k) for k in _PARAMS}, arrays, extra)
+        save_model(self, fname, FORMAT, FORMAT_VERSION, {k: getattr(self, k) for k in _PARAMS}, self._words, arrays,
+                   extra)
 
     @classmethod
     def load(cls, fname):
@@ -190,7 +186,7 @@ class PPMI:
                        singular_values=(f64, None, False))
             return out
 
-        state, arrays = _load_state(cls, fname, FORMAT, _PARAMS, expected)
+        state, arrays = load_state(cls, fname, FORMAT, FORMAT_VERSION, _PARAMS, expected)
         where = f"PPMI.load: '{os.fspath(fname)}'"
         V = len(state["index_to_key"])
         for part in ("cooccurrence", "ppmi"):
@@ -199,11 +195,19 @@ class PPMI:
             row, col = arrays[names[0]], arrays[names[1]]
             if len(row) and (min(row.min(), col.min()) < 0 or max(row.max(), col.max()) >= V):
                 raise ValueError(f"{where} is corrupt: a {part} index is outside the {V} words")
-        trained = [k for k in ("vectors", "context_vectors", "singular_values") if k in arrays]
+        # a trained model's file holds its factorisation: three arrays and svd_method
+        parts = {"vectors": "vectors" in arrays, "context_vectors": "context_vectors" in arrays,
+                 "singular_values": "singular_values" in arrays, "svd_method": "svd_method" in state}
+        trained = any(parts.values())
+        if trained and not all(parts.values()):
+            absent = next(k for k, there in parts.items() if not there)
+            what = "'svd_method'" if absent == "svd_method" else f"array {absent!r}"
+            raise missing(cls, fname, f"{what}, which a trained PPMI's file holds with its "
+                                      f"{', '.join(k for k, there in parts.items() if there)}")
         if trained:
-            k = arrays["singular_values"].shape[0] if "singular_values" in arrays else -1
-            if (len(trained) != 3 or arrays["singular_values"].ndim != 1 or arrays["vectors"].shape != (V, k)
-                    or arrays["context_vectors"].shape != (V, k) or not isinstance(state.get("svd_method"), str)):
+            k = arrays["singular_values"].shape[0]
+            if (arrays["singular_values"].ndim != 1 or arrays["vectors"].shape != (V, k)
+                    or arrays["context_vectors"].shape != (V, k) or not isinstance(state["svd_method"], str)):
                 raise ValueError(f"{where} is corrupt: vectors ({V}, k), context_vectors ({V}, k), "
                                  "singular_values (k,) and svd_method go together")
         model = cls.__new__(cls)

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _core
 from ..data.encode import encode_corpus
+from ._file import load_state, save_model
 from .keyedvectors import KeyedVectors
 
 __all__ = ["Word2Vec"]
@@ -163,22 +164,27 @@ class Word2Vec:
         return encode_corpus(corpus_iterable, vocab=vocab)
 
     def scan_vocab(self, corpus_iterable=None, corpus_file=None, progress_per=10000, workers=None, trim_rule=None):
-        """Counts every word (gensim's raw_vocab: a dict in first-occurrence order, pruned as
+        """Counts every word into raw_vocab (gensim's: a dict in first-occurrence order, pruned as
         gensim prunes it when max_vocab_size is exceeded, trim_rule deciding with min_count the
-        pruning threshold). Returns the encoded corpus."""
+        pruning threshold) and sets corpus_count, corpus_total_words. Returns the encoded corpus.
+        progress_per and workers are gensim's logging period and scan threads: seqlab's scan
+        logs nothing and runs in C++."""
         _check_trim_rule(trim_rule, f"{type(self).__name__}.scan_vocab")
-        enc = self._encode(corpus_iterable, corpus_file)
+        enc, self.raw_vocab = self._scan(corpus_iterable, corpus_file, trim_rule)
         self.corpus_count = enc.n_sentences
         self.corpus_total_words = int(len(enc.ids))
+        return enc
+
+    def _scan(self, corpus_iterable, corpus_file, trim_rule):
+        """scan_vocab without changing the model: (the encoded corpus, raw_vocab)."""
+        enc = self._encode(corpus_iterable, corpus_file)
         if len(enc.ids) == 0:
             raise ValueError(f"{type(self).__name__}: the corpus is empty (no words in {enc.n_sentences} sentences)")
         if self.max_vocab_size and len(enc.vocab) > self.max_vocab_size:
-            self.raw_vocab = self._pruned_counts(enc, trim_rule)
-        else:
-            _, first = np.unique(enc.ids, return_index=True)  # first occurrence of each id
-            order = np.argsort(first, kind="stable")
-            self.raw_vocab = {enc.vocab[i]: int(enc.counts[i]) for i in order}
-        return enc
+            return enc, self._pruned_counts(enc, trim_rule)
+        _, first = np.unique(enc.ids, return_index=True)  # first occurrence of each id
+        order = np.argsort(first, kind="stable")
+        return enc, {enc.vocab[i]: int(enc.counts[i]) for i in order}
 
     def _pruned_counts(self, enc, trim_rule=None):
         """gensim's _scan_vocab with max_vocab_size: after each sentence that leaves more than
@@ -197,12 +203,17 @@ class Word2Vec:
         return {enc.vocab[i]: c for i, c in counts.items()}
 
     def build_vocab(self, corpus_iterable=None, corpus_file=None, update=False, progress_per=10000,
-                    keep_raw_vocab=False, trim_rule=None, **kwargs):
+                    keep_raw_vocab=False, trim_rule=None, min_count=None, sample=None, dry_run=False):
         """Vocabulary and subsampling thresholds as gensim's build_vocab (scan_vocab, then
-        prepare_vocab), then fresh weights (gensim's init_weights).
+        prepare_vocab), then fresh weights (gensim's init_weights). Returns None, as gensim.
 
         trim_rule(word, count, min_count) -> RULE_DEFAULT / RULE_DISCARD / RULE_KEEP decides with
         min_count which words stay (gensim's keep_vocab_item); it is used now and not kept.
+        min_count, sample, dry_run are prepare_vocab's (gensim passes them on as **kwargs): this
+        vocabulary's settings instead of the model's, and a dry run, which changes nothing in the
+        model and returns what prepare_vocab reports.
+        keep_raw_vocab=True keeps raw_vocab (word -> count in this corpus), else it is emptied.
+        progress_per is gensim's logging period; seqlab's scan logs nothing.
         update=True (gensim's online update): the corpus' new words that stay are appended after
         the existing ones, every existing word's count grows by its count in the corpus, the
         existing vectors and output weights are kept and the new words' vectors are rows of
@@ -212,8 +223,12 @@ class Word2Vec:
         if update and not len(self.wv):
             raise RuntimeError(f"{name}: update=True needs a model that has a vocabulary already (you cannot do an "
                                "online vocabulary update before build_vocab() on a first corpus, or load())")
+        if dry_run:
+            _, raw = self._scan(corpus_iterable, corpus_file, trim_rule)
+            return self._prepare_vocab(raw, update, trim_rule, min_count, sample, dry_run=True)
         enc = self.scan_vocab(corpus_iterable, corpus_file, trim_rule=trim_rule)
-        self.prepare_vocab(update=update, trim_rule=trim_rule)
+        self.prepare_vocab(update=update, keep_raw_vocab=keep_raw_vocab, trim_rule=trim_rule, min_count=min_count,
+                           sample=sample)
         # Keep the corpus as ids of the final vocabulary for train() on the same corpus.
         index = {w: i for i, w in enumerate(enc.vocab)}
         remap = np.full(len(enc.vocab), -1, dtype=np.int32)
@@ -222,8 +237,6 @@ class Word2Vec:
                 remap[index[w]] = i
         ids, offsets = self._drop_unknown(remap[enc.ids], enc.offsets)
         self._cache = (corpus_file if corpus_file is not None else corpus_iterable, ids, offsets)
-        if not keep_raw_vocab:
-            self.raw_vocab = {}
         if update:
             self.update_weights()
         else:
@@ -244,30 +257,62 @@ class Word2Vec:
             offsets = np.concatenate(pieces + [offsets[-1:]])
         return ids, np.ascontiguousarray(offsets, dtype=np.int64)
 
-    def prepare_vocab(self, update=False, trim_rule=None):
-        """gensim's prepare_vocab: min_count (raised to meet max_final_vocab) and trim_rule, the
-        order (descending count; gensim's tie order is reverse first occurrence), sample_int.
-        update=True: gensim's online update (see build_vocab)."""
+    def prepare_vocab(self, update=False, keep_raw_vocab=False, trim_rule=None, min_count=None, sample=None,
+                      dry_run=False):
+        """gensim's prepare_vocab on raw_vocab (scan_vocab's counts): min_count (raised to meet
+        max_final_vocab) and trim_rule choose the words, sorted by descending count (gensim's tie
+        order: reverse first occurrence), and `sample` sets their downsampling (sample_int).
+
+        min_count, sample: used instead of the model's; a new vocabulary stores them in the model
+        (gensim: "make stored settings match these applied settings"), an update (update=True,
+        see build_vocab) does not. None means the model's. 0 means 0: gensim reads
+        `min_count or self.min_count`, so its prepare_vocab(sample=0) silently keeps the model's.
+        dry_run=True changes nothing (gensim's still sets effective_min_count).
+        keep_raw_vocab=False empties raw_vocab afterwards (not after a dry run), as gensim.
+        Returns gensim's report: drop_unique (words dropped), retain_total (their corpus' length),
+        downsample_unique (words downsampled), downsample_total (expected corpus length after
+        downsampling, rounded down), num_retained_words."""
+        report = self._prepare_vocab(self.raw_vocab, update, trim_rule, min_count, sample, dry_run)
+        if not dry_run and not keep_raw_vocab:
+            self.raw_vocab = {}
+        return report
+
+    def _prepare_vocab(self, raw, update, trim_rule, min_count, sample, dry_run):
         who = f"{type(self).__name__}.build_vocab"
-        raw = self.raw_vocab
-        self.effective_min_count = self.min_count
+        min_count = self.min_count if min_count is None else int(min_count)
+        sample = self.sample if sample is None else sample
+        effective_min_count = min_count
         if self.max_final_vocab is not None:
             sorted_counts = sorted(raw.values(), reverse=True)
             calc_min_count = 1
             if self.max_final_vocab < len(sorted_counts):
                 calc_min_count = sorted_counts[self.max_final_vocab] + 1
-            self.effective_min_count = max(calc_min_count, self.min_count)
-        words = [w for w, c in raw.items() if keep_vocab_item(w, c, self.effective_min_count, trim_rule, who)]
-        if update:
-            self._update_vocab(words)
-            return
-        if not words:
+            effective_min_count = max(calc_min_count, min_count)
+        retained = [w for w, c in raw.items() if keep_vocab_item(w, c, effective_min_count, trim_rule, who)]
+        if update:  # gensim's order: the new words, then those the model has
+            known = self.wv.key_to_index
+            retained = [w for w in retained if w not in known] + [w for w in retained if w in known]
+        report = _vocab_report(raw, retained, sample)
+        if dry_run:
+            return report
+        if not update and not retained:
             if trim_rule is not None:
                 raise ValueError(f"{who}: no word of the corpus ({len(raw)} distinct words) is kept by trim_rule "
-                                 f"with min_count={self.effective_min_count}")
-            raise ValueError(f"{type(self).__name__}: no word occurs at least min_count={self.effective_min_count} times "
+                                 f"with min_count={effective_min_count}")
+            raise ValueError(f"{type(self).__name__}: no word occurs at least min_count={effective_min_count} times "
                              f"in the corpus ({len(raw)} distinct words, the most frequent "
                              f"{max(raw.values()) if raw else 0} times); lower min_count")
+        self.effective_min_count = effective_min_count
+        if update:
+            self._update_vocab(retained, sample)
+        else:
+            self.min_count, self.sample = min_count, sample
+            self._new_vocab(retained)
+        return report
+
+    def _new_vocab(self, words):
+        """A fresh vocabulary of `words` (in first-occurrence order): sorted, counts, sample_int."""
+        raw = self.raw_vocab
         counts = np.array([raw[w] for w in words], dtype=np.int64)
         if self.sorted_vocab:
             # np.lexsort((-position, -count)): gensim's KeyedVectors.sort_by_descending_frequency
@@ -278,15 +323,15 @@ class Word2Vec:
         self.wv.index_to_key = words
         self.wv.key_to_index = {w: i for i, w in enumerate(words)}
         self.wv.expandos["count"] = counts
-        self.wv.expandos["sample_int"] = self._sample_ints(counts)
+        self.wv.expandos["sample_int"] = _sample_ints(counts, self.sample)
         self._after_vocab()
 
-    def _update_vocab(self, retained):
+    def _update_vocab(self, retained, sample):
         """gensim's prepare_vocab(update=True). `retained`: the scanned words that pass min_count
-        and trim_rule, in first-occurrence order. The new ones among them are appended (no
+        and trim_rule. The new ones among them are appended in first-occurrence order (no
         re-sorting); every word's count grows by its count in this corpus (gensim adds it to the
-        words that did not pass too); sample_int is recomputed, from this corpus' counts alone,
-        for the retained words only (others keep theirs), all as gensim does."""
+        words that did not pass too); sample_int is recomputed with `sample`, from this corpus'
+        counts alone, for the retained words only (others keep theirs), all as gensim does."""
         wv, raw = self.wv, self.raw_vocab
         new_words = [w for w in retained if w not in wv.key_to_index]
         for w in new_words:
@@ -300,7 +345,7 @@ class Word2Vec:
         sample_int[:n_old] = wv.expandos["sample_int"]
         if retained:
             rows = np.array([wv.key_to_index[w] for w in retained], dtype=np.int64)
-            sample_int[rows] = self._sample_ints(np.array([raw[w] for w in retained], dtype=np.int64))
+            sample_int[rows] = _sample_ints(np.array([raw[w] for w in retained], dtype=np.int64), sample)
         wv.expandos["count"] = counts
         wv.expandos["sample_int"] = sample_int
         wv.norms = None
@@ -321,22 +366,6 @@ class Word2Vec:
 
     def _after_vocab(self):
         """Hook for FastText (n-gram buckets of the new vocabulary)."""
-
-    def _sample_ints(self, counts):
-        """gensim's downsampling thresholds: a word of count v is kept with probability
-        (sqrt(v / t) + 1) t / v (at most 1), t = sample * total (sample < 1) or
-        sample * (3 + sqrt 5) / 2 (sample >= 1); stored as uint32(p * (2^32 - 1))."""
-        retain_total = int(counts.sum())
-        sample = self.sample
-        if not sample:
-            threshold = retain_total
-        elif sample < 1.0:
-            threshold = sample * retain_total
-        else:
-            threshold = int(sample * (3 + np.sqrt(5)) / 2)
-        v = counts.astype(np.float64)
-        p = np.minimum((np.sqrt(v / threshold) + 1) * (threshold / v), 1.0)
-        return (p * (2**32 - 1)).astype(np.uint32)
 
     def init_weights(self):
         """gensim's init_weights: input vectors uniform in [-1, 1) / vector_size from
@@ -433,47 +462,52 @@ class Word2Vec:
 
     # ------------------------------------------------------------------------ save / load
 
-    def _state(self):
-        params = {k: getattr(self, k) for k in (
-            "vector_size", "alpha", "min_alpha", "window", "min_count", "max_vocab_size", "max_final_vocab", "sample",
-            "seed", "workers", "sg", "hs", "negative", "ns_exponent", "cbow_mean", "epochs", "sorted_vocab",
-            "batch_words", "shrink_windows", "comment", "chunk_words", "block_chunks", "corpus_count",
-            "corpus_total_words", "train_count", "min_alpha_yet_reached", "effective_min_count", "compute_loss",
-            "running_training_loss")}
-        arrays = {"vectors": self._input_matrix(), "syn1neg": self.syn1neg, "syn1": self.syn1,
-                  "count": self.wv.expandos.get("count"), "sample_int": self.wv.expandos.get("sample_int")}
-        return params, arrays
+    # What save() writes in "params"; load() needs every one. The last two came later to
+    # version-1 files: a file without them loads with compute_loss off and no loss.
+    _FILE_PARAMS = ("vector_size", "alpha", "min_alpha", "window", "min_count", "max_vocab_size", "max_final_vocab",
+                    "sample", "seed", "workers", "sg", "hs", "negative", "ns_exponent", "cbow_mean", "epochs",
+                    "sorted_vocab", "batch_words", "shrink_windows", "comment", "chunk_words", "block_chunks",
+                    "corpus_count", "corpus_total_words", "train_count", "min_alpha_yet_reached",
+                    "effective_min_count")
+    _FILE_PARAMS_LATER = ("compute_loss", "running_training_loss")
 
     def save(self, fname):
         """Writes the whole model (vocabulary, counts, all weights, parameters) to one
-        safetensors file with seqlab.save (atomic: a crash leaves any previous file intact)."""
-        import seqlab
-        params, arrays = self._state()
-        tensors = {k: seqlab.from_numpy(np.ascontiguousarray(v if k != "sample_int" else v.astype(np.int64)))
-                   for k, v in arrays.items() if v is not None}
-        seqlab.save({"format": FORMAT, "version": FORMAT_VERSION, "class": type(self).__name__, "params": params,
-                     "index_to_key": list(self.wv.index_to_key), "arrays": tensors}, fname)
+        safetensors file with seqlab.save (atomic: a crash leaves any previous file intact):
+        params, index_to_key and the arrays vectors (FastText: word rows, then n-gram rows),
+        syn1neg (negative > 0), syn1 (hs), count and sample_int (as int64)."""
+        name = type(self).__name__
+        if not len(self.wv):
+            raise RuntimeError(f"{name}.save: the model has nothing to save yet; call build_vocab() (or pass "
+                               f"sentences to {name}()) first")
+        params = {k: getattr(self, k) for k in self._FILE_PARAMS + self._FILE_PARAMS_LATER}
+        arrays = {"vectors": self._input_matrix(), "syn1neg": self.syn1neg, "syn1": self.syn1,
+                  "count": self.wv.expandos["count"], "sample_int": self.wv.expandos["sample_int"].astype(np.int64)}
+        save_model(self, fname, FORMAT, FORMAT_VERSION, params, self.wv.index_to_key, arrays)
 
     @classmethod
     def load(cls, fname):
-        """Reads a model written by save()."""
-        import seqlab
-        state = seqlab.load(fname)
-        if not isinstance(state, dict) or state.get("format") != FORMAT:
-            raise ValueError(f"{cls.__name__}.load: '{os.fspath(fname)}' is not a seqlab Word2Vec/FastText file")
-        if state["class"] != cls.__name__:
-            raise ValueError(f"{cls.__name__}.load: '{os.fspath(fname)}' holds a {state['class']}, "
-                             f"load it with {state['class']}.load")
-        params = state["params"]
+        """Reads a model written by save(). A file that is damaged, of another kind, or lacks
+        anything save() writes (a parameter, index_to_key, an array) is a ValueError naming
+        cls.load, the file and what is wrong."""
+        def expected(V, state):
+            params = state["params"]
+            d = params["vector_size"]
+            return {"vectors": (np.float32, (cls._input_rows(V, params), d), True),
+                    "syn1neg": (np.float32, (V, d), bool(params["negative"])),
+                    "syn1": (np.float32, (V, d), bool(params["hs"])),
+                    "count": (np.int64, (V,), True), "sample_int": (np.int64, (V,), True)}
+
+        state, arrays = load_state(cls, fname, FORMAT, FORMAT_VERSION, cls._FILE_PARAMS, expected,
+                                   shared_by=("Word2Vec", "FastText"))
         model = cls.__new__(cls)
         model.compute_loss, model.running_training_loss = False, 0.0  # files written before compute_loss
-        for k, v in params.items():
+        for k, v in state["params"].items():
             setattr(model, k, v)
         model.layer1_size = model.vector_size
         model.progress = True
         model._cache = None
         model.raw_vocab = {}
-        arrays = {k: t.numpy().copy() for k, t in state["arrays"].items()}
         model.wv = model._new_keyed_vectors()
         model.wv.index_to_key = list(state["index_to_key"])
         model.wv.key_to_index = {w: i for i, w in enumerate(model.wv.index_to_key)}
@@ -484,8 +518,49 @@ class Word2Vec:
         model._set_input_matrix(arrays["vectors"])
         return model
 
+    @staticmethod
+    def _input_rows(V, params):
+        """Rows of the input matrix of a model of V words with these params."""
+        return V
+
     def _set_input_matrix(self, m):
         self.wv.vectors = m
+
+
+def _keep_probabilities(counts, sample):
+    """gensim's downsampling: a word seen v times is kept with probability (sqrt(v / t) + 1) t / v
+    when that is below 1, t = sample * total (sample < 1), int(sample * (3 + sqrt 5) / 2)
+    (sample >= 1: words seen more than about `sample` times are downsampled) or total (sample
+    0 or None: none is). `counts`: the retained words' counts, `total` their sum. Not capped at 1."""
+    retain_total = int(counts.sum())
+    if not sample:
+        threshold = retain_total
+    elif sample < 1.0:
+        threshold = sample * retain_total
+    else:
+        threshold = int(sample * (3 + np.sqrt(5)) / 2)
+    v = counts.astype(np.float64)
+    return (np.sqrt(v / threshold) + 1) * (threshold / v)
+
+
+def _sample_ints(counts, sample):
+    """The keep probabilities as gensim stores them: uint32(min(p, 1) * (2^32 - 1))."""
+    p = np.minimum(_keep_probabilities(counts, sample), 1.0)
+    return (p * (2**32 - 1)).astype(np.uint32)
+
+
+def _vocab_report(raw, retained, sample):
+    """gensim's prepare_vocab report for keeping `retained` of raw_vocab's words (in gensim's
+    order, which the float sum follows): words dropped, the retained corpus' length, words
+    downsampled, the expected corpus length after downsampling (rounded down), words kept."""
+    counts = np.array([raw[w] for w in retained], dtype=np.int64)
+    p = _keep_probabilities(counts, sample)
+    downsample_total = 0.0
+    for p_w, v in zip(np.minimum(p, 1.0).tolist(), counts.tolist()):
+        downsample_total += p_w * v
+    return {"drop_unique": len(raw) - len(retained), "retain_total": int(counts.sum()),
+            "downsample_unique": int((p < 1.0).sum()), "downsample_total": int(downsample_total),
+            "num_retained_words": len(retained)}
 
 
 def prep_vectors(out, seed):
