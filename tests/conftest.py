@@ -364,3 +364,28 @@ def assert_load_names_what_is_missing(cls, path, optional=()):
         with pytest.raises(ValueError, match=f"^{cls.__name__}.load: '{re.escape(str(bad))}' {what.format(cls.__name__)}"):
             cls.load(bad)
     return [".".join(e) for e in entries]
+
+
+from gensim.models.callbacks import CallbackAny2Vec  # noqa: E402
+
+
+class Recorder(CallbackAny2Vec):
+    """gensim's callback protocol; records the calls, the cumulative loss and the vectors
+    (the Word2Vec and FastText tests)."""
+
+    def __init__(self):
+        self.events, self.losses, self.vectors = [], [], []
+
+    def on_train_begin(self, model):
+        self.events.append("train_begin")
+
+    def on_epoch_begin(self, model):
+        self.events.append("epoch_begin")
+
+    def on_epoch_end(self, model):
+        self.events.append("epoch_end")
+        self.losses.append(model.get_latest_training_loss())
+        self.vectors.append(np.array(model.wv.vectors))
+
+    def on_train_end(self, model):
+        self.events.append("train_end")

@@ -7,6 +7,7 @@ from gensim.models.fasttext import ft_ngram_hashes as gensim_ft_ngram_hashes
 from gensim.models.fasttext_inner import compute_ngrams_bytes, ft_hash_bytes
 
 from conftest import (
+    Recorder,
     assert_load_names_what_is_missing,
     assert_same_state,
     assert_vocabulary_equals_gensim,
@@ -246,26 +247,6 @@ def test_update_after_load(tmp_path):
 def test_callbacks_see_each_epoch_and_do_not_change_the_vectors(planted):
     """gensim's callback protocol (FastText takes no compute_loss, as gensim's, but train()
     does); the word vectors a callback sees are those of the n-grams so far."""
-    from gensim.models.callbacks import CallbackAny2Vec
-
-    class Recorder(CallbackAny2Vec):
-        def __init__(self):
-            self.events, self.vectors, self.losses = [], [], []
-
-        def on_train_begin(self, model):
-            self.events.append("train_begin")
-
-        def on_epoch_begin(self, model):
-            self.events.append("epoch_begin")
-
-        def on_epoch_end(self, model):
-            self.events.append("epoch_end")
-            self.vectors.append(np.array(model.wv.vectors))
-            self.losses.append(model.get_latest_training_loss())
-
-        def on_train_end(self, model):
-            self.events.append("train_end")
-
     _, sentences = planted
     kwargs = dict(vector_size=16, window=2, min_count=1, bucket=5000, seed=2, epochs=2, progress=False)
     plain = FastText(sentences[:2000], **kwargs, workers=2)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import (
+    Recorder,
     assert_load_names_what_is_missing,
     assert_same_state,
     assert_vocabulary_equals_gensim,
@@ -646,28 +647,6 @@ def test_build_vocab_rejects_unknown_keywords():
 
 # ------------------------------------------------------------------------------ loss and callbacks
 
-from gensim.models.callbacks import CallbackAny2Vec  # noqa: E402
-
-
-class Recorder(CallbackAny2Vec):
-    """gensim's callback protocol; records the calls, the cumulative loss and the vectors."""
-
-    def __init__(self):
-        self.events, self.losses, self.vectors = [], [], []
-
-    def on_train_begin(self, model):
-        self.events.append("train_begin")
-
-    def on_epoch_begin(self, model):
-        self.events.append("epoch_begin")
-
-    def on_epoch_end(self, model):
-        self.events.append("epoch_end")
-        self.losses.append(model.get_latest_training_loss())
-        self.vectors.append(np.array(model.wv.vectors))
-
-    def on_train_end(self, model):
-        self.events.append("train_end")
 
 
 @pytest.mark.parametrize("sg", [1, 0])
