@@ -15,7 +15,6 @@
 // count is the run's length. Memory: idx for two orders (4 bytes per token each), a sort
 // buffer for a chunk of contexts, and the trie itself; no hash slots, no copy of the corpus.
 #include <algorithm>
-#include <cmath>
 
 #include "seqlab/check.hpp"
 #include "seqlab/lm/ngram.hpp"
