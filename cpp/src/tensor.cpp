@@ -1,12 +1,13 @@
 // Tensor: allocation (an xtensor buffer, 64-byte aligned for SIMD), views' metadata, and the
-// autograd flags. The ops live in cpp/src/ops/.
+// autograd flags. backward() and retain_grad() live with the engine (cpp/src/autograd/engine.cpp),
+// the ops in cpp/src/ops/; this file includes neither.
 #include "seqlab/tensor.hpp"
+
+#include <algorithm>
 
 #include <xsimd/memory/xsimd_aligned_allocator.hpp>
 #include <xtensor/xstorage.hpp>
 
-#include "seqlab/autograd.hpp"
-#include "seqlab/ops/elementwise.hpp"
 
 namespace seqlab {
 
@@ -134,14 +135,6 @@ Tensor& Tensor::set_requires_grad(bool value) {
   return *this;
 }
 
-void Tensor::retain_grad() {
-  SEQLAB_CHECK(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
-  if (is_leaf()) return;  // leaves keep their grad anyway
-  if (impl_->retains_grad) return;
-  impl_->retains_grad = true;
-  impl_->grad_fn->retained.emplace_back(impl_->output_nr, impl_);
-}
-
 Tensor Tensor::detach() const {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = impl_->storage;
@@ -152,22 +145,6 @@ Tensor Tensor::detach() const {
   impl->dtype = impl_->dtype;
   impl->is_view = impl_->is_view;
   return Tensor(std::move(impl));
-}
-
-void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
-  SEQLAB_CHECK(requires_grad(), "element 0 of tensors does not require grad and does not have a grad_fn");
-  Tensor g = gradient;
-  if (!g.defined()) {
-    SEQLAB_CHECK(numel() == 1, "grad can be implicitly created only for scalar outputs (got a tensor of shape ",
-                 shape_str(shape()), ")");
-    g = Tensor::empty(shape(), dtype());
-    fill_(g, 1.0);
-  } else {
-    SEQLAB_CHECK(g.shape() == shape(), "backward: Mismatch in shape: grad_output[0] has a shape of ",
-                 shape_str(g.shape()), " and output[0] has a shape of ", shape_str(shape()), ".");
-    if (g.dtype() != dtype()) g = to_dtype(g, dtype());
-  }
-  run_backward({*this}, {g}, retain_graph);
 }
 
 std::string Tensor::repr() const {

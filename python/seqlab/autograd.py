@@ -1,6 +1,6 @@
 """Grad mode (no_grad, enable_grad, set_grad_enabled) and gradcheck, as torch.autograd.
 
-The engine itself is C++ (cpp/src/autograd.cpp); see DESIGN.md "Autograd"."""
+The engine itself is C++ (cpp/src/autograd/engine.cpp); see DESIGN.md "Autograd"."""
 import functools
 
 import numpy as np

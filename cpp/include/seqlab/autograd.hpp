@@ -16,9 +16,10 @@
 //   }
 //
 // The backward closure gets the gradient of the output (or one per output) and returns one
-// gradient per input (undefined = zero / not needed). The engine (autograd.cpp) runs the
+// gradient per input (undefined = zero / not needed). The engine runs the
 // nodes in reverse topological order, accumulates into leaves' .grad and then frees each
-// node's saved tensors unless retain_graph. Tests: tests/test_autograd.py.
+// node's saved tensors unless retain_graph. The engine: cpp/src/autograd/engine.cpp;
+// in-place ops: inplace.cpp. Tests: tests/test_autograd.py.
 #pragma once
 #include <functional>
 #include <initializer_list>
@@ -134,5 +135,14 @@ void run_backward(const TensorList& roots, const TensorList& grads, bool retain_
 
 // A leaf's AccumulateGrad node (created on first use, shared afterwards).
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
+
+// --- in-place ops under autograd (cpp/src/autograd/inplace.cpp)
+// Raise PyTorch's error for an in-place write to a leaf that requires grad (grad mode on).
+void check_inplace(const Tensor& t, const char* op);
+// Record an in-place op: write `result` (same shape) into self's storage and give self
+// result's history (PyTorch's rebase_history). On a view of a contiguous base, the base is
+// rewritten as index_put(base, positions of the view, result) and the view re-reads its
+// values from it (PyTorch's CopySlices).
+void rebase_history(Tensor& self, const Tensor& result, const char* op);
 
 }  // namespace seqlab

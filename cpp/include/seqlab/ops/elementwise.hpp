@@ -42,19 +42,15 @@ Tensor to_dtype(const Tensor& x, Dtype dtype);  // differentiable between float 
 Tensor clone(const Tensor& x);                  // a contiguous copy, differentiable
 Tensor contiguous(const Tensor& x);             // x itself if already contiguous
 
-// In-place (bump the version counter; autograd-aware where PyTorch is).
+// In-place (bump the version counter; autograd-aware where PyTorch is, through
+// check_inplace and rebase_history in autograd.hpp).
 Tensor& copy_(Tensor& dst, const Tensor& src);  // broadcasting src into dst
 Tensor& fill_(Tensor& dst, double value);
 Tensor& zero_(Tensor& dst);
 enum class InplaceOp { Add, Sub, Mul, Div };
 Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double alpha = 1.0);
+Tensor& add_(Tensor& self, const Tensor& other, double alpha = 1.0);  // self += alpha * other
 Tensor& clamp_(Tensor& self, std::optional<double> min, std::optional<double> max);
-
-// Raise PyTorch's errors for an in-place write to `t` under grad mode.
-void check_inplace(const Tensor& t, const char* op);
-// Record an in-place op: write `result` (same shape) into self's storage and give self
-// result's history. Not for views (PyTorch's CopySlices is not implemented).
-void rebase_history(Tensor& self, const Tensor& result, const char* op);
 
 // C++ sugar.
 Tensor operator+(const Tensor& a, const Tensor& b);

@@ -1,12 +1,12 @@
 // The backward engine: a reverse topological sweep over the recorded nodes (Kahn's algorithm
-// on the dependency counts), gradient accumulation into leaves, freeing of saved tensors.
+// on the dependency counts), gradient accumulation into leaves, freeing of saved tensors,
+// and the Tensor methods that start or shape it (backward, retain_grad).
 // Follows torch/csrc/autograd/engine.cpp in behaviour, not in machinery.
-#include "seqlab/autograd.hpp"
-
+#include <algorithm>
 #include <atomic>
 #include <unordered_map>
 
-#include "seqlab/ops/elementwise.hpp"
+#include "ops_used.hpp"
 
 namespace seqlab {
 
@@ -93,7 +93,7 @@ class AccumulateGrad final : public Node {
       leaf_->grad = steal ? g.detach().impl_ptr() : clone(g).impl_ptr();
     } else {
       Tensor acc(leaf_->grad);
-      inplace_binary(acc, g, InplaceOp::Add);
+      add_(acc, g, 1.0);
     }
     return {};
   }
@@ -133,7 +133,7 @@ static void accumulate(TensorList& buffer, uint32_t slot, const Tensor& g) {
   if (!buffer[slot].defined())
     buffer[slot] = g;
   else
-    buffer[slot] = add(buffer[slot], g);
+    buffer[slot] = add(buffer[slot], g, 1.0);
 }
 
 void run_backward(const TensorList& roots, const TensorList& grads, bool retain_graph) {
@@ -198,6 +198,42 @@ void run_backward(const TensorList& roots, const TensorList& grads, bool retain_
       if (--deps[e.fn.get()] == 0) ready.push_back(e.fn.get());
     }
   }
+}
+
+// ---------------------------------------------------------------- Tensor's autograd methods
+void Tensor::retain_grad() {
+  SEQLAB_CHECK(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+  if (is_leaf()) return;  // leaves keep their grad anyway
+  if (impl_->retains_grad) return;
+  impl_->retains_grad = true;
+  impl_->grad_fn->retained.emplace_back(impl_->output_nr, impl_);
+}
+
+// A one-element tensor equal to 1: the implicit gradient of a scalar output.
+static Tensor one_like(const Tensor& t) {
+  Tensor one = Tensor::empty(t.shape(), t.dtype());
+  switch (t.dtype()) {
+    case Dtype::Float32: *one.data<float>() = 1.0f; break;
+    case Dtype::Float64: *one.data<double>() = 1.0; break;
+    case Dtype::Int64: *one.data<int64_t>() = 1; break;
+    case Dtype::Bool: *one.data<bool>() = true; break;
+  }
+  return one;
+}
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+  SEQLAB_CHECK(requires_grad(), "element 0 of tensors does not require grad and does not have a grad_fn");
+  Tensor g = gradient;
+  if (!g.defined()) {
+    SEQLAB_CHECK(numel() == 1, "grad can be implicitly created only for scalar outputs (got a tensor of shape ",
+                 shape_str(shape()), ")");
+    g = one_like(*this);
+  } else {
+    SEQLAB_CHECK(g.shape() == shape(), "backward: Mismatch in shape: grad_output[0] has a shape of ",
+                 shape_str(g.shape()), " and output[0] has a shape of ", shape_str(shape()), ".");
+    if (g.dtype() != dtype()) g = to_dtype(g, dtype());
+  }
+  run_backward({*this}, {g}, retain_graph);
 }
 
 }  // namespace seqlab
