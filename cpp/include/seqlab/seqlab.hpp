@@ -9,6 +9,8 @@
 #include "seqlab/ops/index.hpp"
 #include "seqlab/ops/activation.hpp"
 #include "seqlab/ops/loss.hpp"
+#include "seqlab/ops/creation.hpp"
+#include "seqlab/ops/embedding.hpp"
 #include "seqlab/ops/random.hpp"
 #include "seqlab/ops/norm.hpp"
 #include "seqlab/optim/optimizer.hpp"

@@ -10,6 +10,8 @@
 #include "seqlab/ops/elementwise.hpp"
 #include "seqlab/ops/linalg.hpp"
 #include "seqlab/ops/norm.hpp"
+#include "seqlab/ops/creation.hpp"
+#include "seqlab/ops/embedding.hpp"
 #include "seqlab/ops/random.hpp"
 #include "seqlab/ops/shape.hpp"
 

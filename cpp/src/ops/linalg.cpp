@@ -7,7 +7,6 @@
 #include "kernel_utils.hpp"
 #include "seqlab/autograd.hpp"
 #include "seqlab/ops/elementwise.hpp"
-#include "seqlab/ops/random.hpp"
 #include "seqlab/ops/reduce.hpp"
 #include "seqlab/ops/shape.hpp"
 

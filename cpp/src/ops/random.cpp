@@ -1,4 +1,4 @@
-// Creation ops and random numbers. One mt19937_64 generator seeded by seqlab.manual_seed
+// Random numbers and dropout. One mt19937_64 generator seeded by seqlab.manual_seed
 // makes runs repeatable (not bitwise equal to PyTorch's Philox/MT streams).
 // Tests: tests/test_creation.py.
 #include "seqlab/ops/random.hpp"
@@ -9,6 +9,7 @@
 
 #include "kernel_utils.hpp"
 #include "seqlab/autograd.hpp"
+#include "seqlab/ops/creation.hpp"
 #include "seqlab/ops/elementwise.hpp"
 
 namespace seqlab {
@@ -26,47 +27,6 @@ void manual_seed(uint64_t seed) {
   generator().seed(seed);
 }
 uint64_t initial_seed() { return g_seed; }
-
-Tensor zeros(const Shape& shape, Dtype dtype) { return full(shape, 0.0, dtype); }
-Tensor ones(const Shape& shape, Dtype dtype) { return full(shape, 1.0, dtype); }
-
-Tensor full(const Shape& shape, double value, Dtype dtype) {
-  Tensor t = Tensor::empty(shape, dtype);
-  if (t.numel() == 0) return t;
-  if (value == 0.0) {
-    std::memset(t.raw_data(), 0, static_cast<size_t>(t.numel()) * itemsize(dtype));
-    return t;
-  }
-  dispatch_all(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    std::fill(t.data<T>(), t.data<T>() + t.numel(), static_cast<T>(value));
-  });
-  return t;
-}
-
-Tensor arange(double start, double end, double step, Dtype dtype) {
-  SEQLAB_CHECK(step != 0, "arange: step must be nonzero");
-  SEQLAB_CHECK((step > 0 && end >= start) || (step < 0 && end <= start),
-                     "arange: upper bound and larger bound inconsistent with step sign");
-  const int64_t n = static_cast<int64_t>(std::ceil((end - start) / step));
-  Tensor t = Tensor::empty({n}, dtype);
-  dispatch_all(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    T* p = t.data<T>();
-    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(start + static_cast<double>(i) * step);
-  });
-  return t;
-}
-
-Tensor eye(int64_t n, int64_t m, Dtype dtype) {
-  SEQLAB_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got ", n, " and ", m);
-  Tensor t = zeros({n, m}, dtype);
-  dispatch_all(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    for (int64_t i = 0; i < std::min(n, m); ++i) t.data<T>()[i * m + i] = T(1);
-  });
-  return t;
-}
 
 Tensor& uniform_(Tensor& x, double from, double to) {
   NoGradGuard ng;

@@ -13,7 +13,7 @@
 #include "seqlab/ops/elementwise.hpp"
 #include "seqlab/ops/shape.hpp"
 #include "seqlab/ops/index.hpp"
-#include "seqlab/ops/random.hpp"
+#include "seqlab/ops/creation.hpp"
 
 namespace seqlab {
 

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "seqlab/ops/elementwise.hpp"
-#include "seqlab/ops/random.hpp"
+#include "seqlab/ops/creation.hpp"
 #include "seqlab/ops/reduce.hpp"
 
 namespace seqlab {

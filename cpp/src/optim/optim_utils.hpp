@@ -6,7 +6,7 @@
 #include "kernel_utils.hpp"
 #include "seqlab/autograd.hpp"
 #include "seqlab/ops/elementwise.hpp"
-#include "seqlab/ops/random.hpp"
+#include "seqlab/ops/creation.hpp"
 #include "seqlab/optim/optimizer.hpp"
 
 namespace seqlab::optim::detail {

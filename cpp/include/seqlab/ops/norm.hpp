@@ -1,7 +1,6 @@
-// Normalisation and lookup layers' functional forms, fused with hand-written backward:
-// torch.nn.functional.layer_norm and embedding. cpp/src/ops/norm.cpp.
+// Normalisation layers' functional forms: torch.nn.functional.layer_norm (fused, with a
+// hand-written backward) and batch_norm. cpp/src/ops/norm.cpp.
 #pragma once
-#include <optional>
 #include "seqlab/tensor.hpp"
 
 namespace seqlab {
@@ -17,8 +16,5 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
 // r = (1 - momentum) r + momentum s, with the unbiased var for running_var; else the running stats.
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps);
-
-// out[..., :] = weight[index[...], :]; the row padding_idx gets no gradient.
-Tensor embedding(const Tensor& index, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
 
 }  // namespace seqlab

@@ -1,5 +1,5 @@
-// Random numbers from one seeded generator (seqlab.manual_seed), creation ops, dropout.
-// cpp/src/ops/random.cpp and cpp/src/ops/creation.cpp.
+// Random numbers from one seeded generator (seqlab.manual_seed), and dropout.
+// cpp/src/ops/random.cpp; creation without randomness (zeros, full, ...): creation.hpp.
 #pragma once
 #include <cstdint>
 #include "seqlab/tensor.hpp"
@@ -9,11 +9,6 @@ namespace seqlab {
 void manual_seed(uint64_t seed);
 uint64_t initial_seed();
 
-Tensor zeros(const Shape& shape, Dtype dtype = Dtype::Float32);
-Tensor ones(const Shape& shape, Dtype dtype = Dtype::Float32);
-Tensor full(const Shape& shape, double value, Dtype dtype = Dtype::Float32);
-Tensor arange(double start, double end, double step, Dtype dtype);
-Tensor eye(int64_t n, int64_t m, Dtype dtype = Dtype::Float32);
 Tensor rand(const Shape& shape, Dtype dtype = Dtype::Float32);   // U[0, 1)
 Tensor randn(const Shape& shape, Dtype dtype = Dtype::Float32);  // N(0, 1)
 Tensor randint(int64_t low, int64_t high, const Shape& shape, Dtype dtype = Dtype::Int64);
