@@ -6,14 +6,14 @@ follows torch.nn.utils.rnn.pad_sequence. Tested in tests/test_data.py.
 
 import numpy as np
 
-import seqlab
+from .._core import Tensor, from_numpy
 
 __all__ = ["batchify", "get_batch", "BPTTBatches", "pad_sequence", "pad_collate", "PadCollate"]
 
 
 def _as_numpy(data):
     """A NumPy view or copy of a list, array or seqlab tensor."""
-    if isinstance(data, seqlab.Tensor):
+    if isinstance(data, Tensor):
         return data.detach().numpy()
     return np.asarray(data)
 
@@ -51,7 +51,7 @@ def batchify(data, batch_size):
         raise ValueError(f"batchify: a stream of {len(ids)} tokens is too short for batch_size={batch_size}")
     # data.view(B, -1).t().contiguous() in the PyTorch example
     streams = ids[: n_rows * batch_size].reshape(batch_size, n_rows)
-    return seqlab.from_numpy(np.array(streams.T, order="C"))   # a copy, even when B = 1
+    return from_numpy(np.array(streams.T, order="C"))   # a copy, even when B = 1
 
 
 def get_batch(source, i, bptt):
@@ -125,7 +125,7 @@ def pad_collate(batch, padding_value=0, batch_first=False):
     mask = np.arange(lengths.max(initial=0))[None, :] < lengths[:, None]   # (B, L)
     if not batch_first:
         mask = np.ascontiguousarray(mask.T)
-    return padded, seqlab.from_numpy(lengths), seqlab.from_numpy(mask)
+    return padded, from_numpy(lengths), from_numpy(mask)
 
 
 def _pad(arrays, originals, batch_first, padding_value, what):
@@ -139,7 +139,7 @@ def _pad(arrays, originals, batch_first, padding_value, what):
     if kinds <= {"i", "u"}:
         dtype = np.int64
     elif kinds <= {"i", "u", "f"}:
-        float64_inputs = [isinstance(s, (np.ndarray, seqlab.Tensor)) and a.dtype == np.float64
+        float64_inputs = [isinstance(s, (np.ndarray, Tensor)) and a.dtype == np.float64
                           for s, a in zip(originals, arrays) if a.dtype.kind == "f" and a.size]
         dtype = np.float64 if all(float64_inputs) else np.float32
     elif kinds == {"b"}:
@@ -150,7 +150,7 @@ def _pad(arrays, originals, batch_first, padding_value, what):
     out = np.full((len(arrays), lengths.max()), padding_value, dtype=dtype)
     for b, a in enumerate(arrays):
         out[b, :len(a)] = a
-    return seqlab.from_numpy(out if batch_first else np.ascontiguousarray(out.T)), lengths
+    return from_numpy(out if batch_first else np.ascontiguousarray(out.T)), lengths
 
 
 class PadCollate:

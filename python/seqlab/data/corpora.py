@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-import seqlab
+from .._core import from_numpy
 
 from ._atomic import atomic_open
 from .text import SPLITS, TextCorpus, train_valid_test_split
@@ -412,7 +412,7 @@ class LongRangeCorpus(TextCorpus):
         """The split as an int64 tensor (n_lines, length), one sequence per row (no eos)."""
         lines = self.lines(split)
         ids = np.array([[self.vocab.stoi[t] for t in line] for line in lines], dtype=np.int64)
-        return seqlab.from_numpy(ids.reshape(len(lines), self.length))
+        return from_numpy(ids.reshape(len(lines), self.length))
 
 
 @_memoize

@@ -10,7 +10,8 @@ import numbers
 
 import numpy as np
 
-import seqlab
+from .._core import Tensor, from_numpy, stack
+from .._tensor import randint
 
 __all__ = ["DataLoader", "default_collate"]
 
@@ -52,7 +53,7 @@ class DataLoader:
             return np.arange(n)
         rng = self._rng
         if rng is None:  # draw this epoch's seed from seqlab's global generator
-            rng = np.random.default_rng(seqlab.randint(0, 2**62, ()).item())
+            rng = np.random.default_rng(randint(0, 2**62, ()).item())
         return rng.permutation(n)
 
     def __iter__(self):
@@ -77,18 +78,18 @@ def default_collate(batch):
     if len(batch) == 0:
         raise ValueError("default_collate: received an empty batch")
     elem = batch[0]
-    if isinstance(elem, seqlab.Tensor):
+    if isinstance(elem, Tensor):
         _check_same_shape([tuple(x.shape) for x in batch])
-        return seqlab.stack(list(batch))
+        return stack(list(batch))
     if isinstance(elem, np.ndarray):
         _check_same_shape([x.shape for x in batch])
         return _from_numpy(np.stack(batch))
     if isinstance(elem, (bool, np.bool_)):
-        return seqlab.from_numpy(np.array(batch, dtype=np.bool_))
+        return from_numpy(np.array(batch, dtype=np.bool_))
     if isinstance(elem, numbers.Integral):
-        return seqlab.from_numpy(np.array(batch, dtype=np.int64))
+        return from_numpy(np.array(batch, dtype=np.int64))
     if isinstance(elem, numbers.Real):
-        return seqlab.from_numpy(np.array(batch, dtype=np.float64))
+        return from_numpy(np.array(batch, dtype=np.float64))
     if isinstance(elem, (str, bytes)):
         return list(batch)
     if isinstance(elem, collections.abc.Mapping):
@@ -115,4 +116,4 @@ def _from_numpy(arr):
         arr = arr.astype(np.int64, copy=False)
     elif arr.dtype.kind == "f" and arr.dtype not in (np.float32, np.float64):
         arr = arr.astype(np.float32)
-    return seqlab.from_numpy(np.ascontiguousarray(arr))
+    return from_numpy(np.ascontiguousarray(arr))

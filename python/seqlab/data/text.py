@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-import seqlab
+from .._core import from_numpy
 
 from .tokenize import WordTokenizer
 from .vocab import SPECIALS, Vocab
@@ -64,7 +64,7 @@ class TextCorpus:
         stream = self._ids.get(split)
         if stream is None:
             stream = self._ids[split] = self._encode(self.lines(split))
-        return seqlab.from_numpy(stream.copy())
+        return from_numpy(stream.copy())
 
     def _encode(self, lines):
         stoi, unk = self.vocab.stoi, self.vocab.unk_index

@@ -10,7 +10,8 @@ import os
 
 import numpy as np
 
-import seqlab
+from .._core import Tensor, from_numpy
+from .._tensor import int64
 
 from ._atomic import atomic_open
 
@@ -137,13 +138,13 @@ class Vocab:
         if eos:
             ids.append(self._required("</s>", "eos"))
         if as_tensor:
-            return seqlab.from_numpy(np.array(ids, dtype=np.int64))
+            return from_numpy(np.array(ids, dtype=np.int64))
         return ids
 
     def decode(self, ids, skip_specials=False):
         """The tokens for `ids`: a list or tuple of ints, a 1-D NumPy array or seqlab tensor."""
-        if isinstance(ids, seqlab.Tensor):
-            if ids.dtype != seqlab.int64:
+        if isinstance(ids, Tensor):
+            if ids.dtype != int64:
                 raise TypeError(f"Vocab.decode: expected an int64 tensor, got {ids.dtype}")
             ids = ids.detach().numpy()
         ids = np.asarray(ids)

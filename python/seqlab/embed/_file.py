@@ -8,14 +8,16 @@ import os
 
 import numpy as np
 
+from .._core import Tensor, from_numpy
+from ..serialization import load, save
+
 
 def save_model(model, fname, fmt, version, params, index_to_key, arrays, extra=None):
     """One safetensors file via seqlab.save (atomic): JSON metadata (format, version, class,
     params, index_to_key, `extra`) and the arrays (None ones left out)."""
-    import seqlab
-    tensors = {k: seqlab.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items() if v is not None}
-    seqlab.save({"format": fmt, "version": version, "class": type(model).__name__, "params": params,
-                 "index_to_key": list(index_to_key), **(extra or {}), "arrays": tensors}, fname)
+    tensors = {k: from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items() if v is not None}
+    save({"format": fmt, "version": version, "class": type(model).__name__, "params": params,
+          "index_to_key": list(index_to_key), **(extra or {}), "arrays": tensors}, fname)
 
 
 def missing(cls, fname, what):
@@ -35,10 +37,9 @@ def load_state(cls, fname, fmt, version, params, expected, shared_by=None):
     ValueError naming cls.load and the file when it is unreadable (truncated, not safetensors),
     of another kind or version, lacks something save_model writes, or is inconsistent.
     Returns (state, {array name: NumPy copy})."""
-    import seqlab
     who, path = f"{cls.__name__}.load", os.fspath(fname)
     try:
-        state = seqlab.load(path)
+        state = load(path)
     except ValueError as e:  # seqlab.load's message names the file and the damage
         raise ValueError(f"{who}: cannot read '{path}': {e}") from None
 
@@ -71,7 +72,7 @@ def load_state(cls, fname, fmt, version, params, expected, shared_by=None):
         raise corrupt("index_to_key must be a list of distinct strings")
     if "arrays" not in state:
         raise missing(cls, path, "arrays")
-    if not isinstance(state["arrays"], dict) or not all(isinstance(t, seqlab.Tensor) for t in state["arrays"].values()):
+    if not isinstance(state["arrays"], dict) or not all(isinstance(t, Tensor) for t in state["arrays"].values()):
         raise corrupt("its arrays must be a dict of tensors")
     arrays = {k: t.numpy().copy() for k, t in state["arrays"].items()}
     for name, (dtype, shape, required) in expected(len(words), state).items():
