@@ -1,0 +1,138 @@
+"""The layering rule of DESIGN.md, checked on the sources: the C++ include graph runs one way,
+tensor <- autograd <- ops <- nn / optim / lm / embed <- bindings, and no module of the Python
+package imports the package's front door (`import seqlab`), so its import order cannot cycle."""
+import ast
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CPP = ROOT / "cpp"
+PACKAGE = ROOT / "python" / "seqlab"
+
+# Rank of each part of the C++ core; a file may include only files of its own rank or lower,
+# and at rank 3 only its own family (nn does not include optim, lm does not include embed).
+# The base: the tensor and what it stands on (checks, dtypes, threads, SIMD kernels, BLAS,
+# the kernel helpers) and text encoding, which needs no tensor at all.
+BASE = {"tensor", "check", "dtype", "parallel", "memory", "blas", "kernel_utils", "simd", "text"}
+FAMILIES = {"nn", "optim", "lm", "embed"}
+
+
+def part_of(path):
+    """(rank, family) of a C++ file under cpp/include/seqlab, cpp/src or cpp/python."""
+    rel = path.relative_to(CPP)
+    top, parts = rel.parts[0], list(rel.parts[1:])
+    if top == "python":
+        return 5, "bindings"
+    if top == "include":
+        parts = parts[1:]  # include/seqlab/...
+    elif top != "src":
+        raise ValueError(f"not a core source: {path}")
+    head = parts[0] if len(parts) > 1 else pathlib.Path(parts[0]).stem
+    if head == "seqlab":  # seqlab.hpp: every public header, for users and the bindings
+        return 4, "all"
+    if head in BASE:
+        return 0, "base"
+    if head == "autograd":
+        return 1, "autograd"
+    if head == "ops":
+        return 2, "ops"
+    if head in FAMILIES:
+        return 3, head
+    raise ValueError(f"{rel}: no layer is assigned to '{head}'; add it to tests/test_layering.py")
+
+
+def resolve(include, source):
+    """The file an #include "..." names: beside the source, under cpp/src, or cpp/include."""
+    for base in (source.parent, CPP / "src", CPP / "include"):
+        candidate = (base / include).resolve()
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def core_sources():
+    for sub in ("include", "src", "python"):
+        yield from sorted(p for p in (CPP / sub).rglob("*") if p.suffix in (".hpp", ".cpp", ".h"))
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def test_every_core_file_has_a_layer():
+    for path in core_sources():
+        part_of(path)  # raises for a file in a folder no layer claims
+
+
+def may_include(source_part, target_part):
+    (rank, family), (t_rank, t_family) = source_part, target_part
+    return t_rank < rank or (t_rank == rank and (rank != 3 or t_family == family))
+
+
+def test_cpp_includes_run_one_way():
+    wrong = []
+    for source in core_sources():
+        for name in INCLUDE.findall(source.read_text()):
+            target = resolve(name, source)
+            assert target is not None, f"{source.relative_to(ROOT)}: cannot find #include \"{name}\""
+            if not may_include(part_of(source), part_of(target)):
+                wrong.append(f"{source.relative_to(ROOT)} {part_of(source)} includes {name} {part_of(target)}")
+    assert not wrong, "includes that run against the layering (see DESIGN.md):\n" + "\n".join(wrong)
+
+
+def test_tensor_and_autograd_include_no_op_header():
+    # The two rules the issue that set up the layering named: tensor.cpp includes no ops
+    # header, and autograd reaches ops only through its narrow declaration file.
+    for source in [CPP / "src" / "tensor.cpp", *sorted((CPP / "src" / "autograd").glob("*"))]:
+        for name in INCLUDE.findall(source.read_text()):
+            assert "ops/" not in name, f"{source.relative_to(ROOT)} includes {name}"
+
+
+def test_the_check_refuses_upward_and_sideways_includes():
+    engine, elementwise = CPP / "src" / "autograd" / "engine.cpp", CPP / "include" / "seqlab" / "ops" / "elementwise.hpp"
+    layers, optimizer = CPP / "src" / "nn" / "layers.cpp", CPP / "include" / "seqlab" / "optim" / "optimizer.hpp"
+    bind_ops, tensor = CPP / "python" / "bind_ops.cpp", CPP / "include" / "seqlab" / "tensor.hpp"
+    assert not may_include(part_of(engine), part_of(elementwise))  # autograd -> ops: up
+    assert not may_include(part_of(layers), part_of(optimizer))    # nn -> optim: sideways
+    assert not may_include(part_of(tensor), part_of(bind_ops))     # tensor -> bindings: up
+    assert may_include(part_of(elementwise), part_of(tensor))
+    assert may_include(part_of(bind_ops), part_of(layers))
+
+
+def front_door_imports(source, depth):
+    """Lines of a module's `source` that import the package itself (`import seqlab`,
+    `from seqlab import x`, `from .. import x` at the package's top level) rather than the
+    module that defines x. depth: 1 for seqlab/x.py, 2 for seqlab/data/x.py."""
+    tree = ast.parse(source)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [node.lineno for a in node.names if a.name == "seqlab"]
+        elif isinstance(node, ast.ImportFrom):
+            top_level = (node.level == 0 and node.module == "seqlab") or (node.level == depth and node.module is None)
+            if top_level:
+                # `from .. import _core` / `from . import nn` name modules: allowed. (_core is
+                # compiled; an editable install keeps it in the build directory.)
+                modules = {p.name.split(".")[0] for p in PACKAGE.iterdir()} | {"_core"}
+                if any(a.name not in modules for a in node.names):
+                    found.append(node.lineno)
+    return found
+
+
+# Every module but the front door itself and the demo (an application, written as a user writes it).
+LOWER_MODULES = sorted(p for p in PACKAGE.rglob("*.py")
+                       if p.relative_to(PACKAGE).as_posix() not in ("__init__.py", "demo.py"))
+
+
+@pytest.mark.parametrize("path", LOWER_MODULES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_python_modules_do_not_import_the_front_door(path):
+    lines = front_door_imports(path.read_text(), len(path.relative_to(PACKAGE).parts))
+    assert not lines, f"seqlab/{path.relative_to(PACKAGE)} imports the package itself at line(s) {lines}"
+
+
+def test_the_front_door_check_sees_every_spelling():
+    for text, expected in [("import seqlab\n", [1]), ("from seqlab import tensor\n", [1]),
+                           ("x = 1\nfrom .. import tensor\n", [2]), ("from .. import _core\n", []),
+                           ("from .._tensor import tensor\n", []), ("from . import vocab\n", [])]:
+        assert front_door_imports(text, depth=2) == expected, text
