@@ -22,6 +22,16 @@ void bind_nn(py::module_& m) {
   }, py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight") = py::none(),
         py::arg("bias") = py::none(), py::arg("training") = false, py::arg("momentum") = 0.1, py::arg("eps") = 1e-5,
         Release());
+  m.def("batch_norm_module_forward", [](const Tensor& x, std::optional<Tensor> rm, std::optional<Tensor> rv,
+                                        std::optional<Tensor> nbt, std::optional<Tensor> w, std::optional<Tensor> b,
+                                        bool training, bool track_running_stats, std::optional<double> momentum,
+                                        double eps) {
+    return batch_norm_module_forward(x, rm.value_or(Tensor()), rv.value_or(Tensor()), nbt.value_or(Tensor()),
+                                     w.value_or(Tensor()), b.value_or(Tensor()), training, track_running_stats,
+                                     momentum, eps);
+  }, py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("num_batches_tracked"),
+        py::arg("weight"), py::arg("bias"), py::arg("training"), py::arg("track_running_stats"), py::arg("momentum"),
+        py::arg("eps"), Release());
   m.def("bilinear", [](const Tensor& x1, const Tensor& x2, const Tensor& w, std::optional<Tensor> b) {
     return bilinear(x1, x2, w, b ? *b : Tensor());
   }, py::arg("input1"), py::arg("input2"), py::arg("weight"), py::arg("bias") = py::none(), Release());

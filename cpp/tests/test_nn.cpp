@@ -32,7 +32,7 @@ TEST(NN, ParameterNamesFollowPyTorch) {
                                              "fc2.weight", "fc2.bias"}));
   EXPECT_EQ(m.fc1->weight.shape(), (Shape{8, 4}));
   EXPECT_EQ(m.fc1->repr(), "Linear(in_features=4, out_features=8, bias=True)");
-  EXPECT_NE(m.repr().find("  (norm): LayerNorm((4,), eps=1e-05, elementwise_affine=True)"), std::string::npos);
+  EXPECT_NE(m.repr().find("  (norm): LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)"), std::string::npos);
 }
 
 TEST(NN, LinearInitBoundsAreTorchs) {
@@ -111,7 +111,7 @@ TEST(NN, BatchNorm1dNormalisesAndTracksRunningStats) {
   bn.eval();
   Tensor z = bn.forward(x);  // uses the running statistics now
   EXPECT_NEAR(z.data<float>()[0], (0.0f - 0.45f) / std::sqrt(2.4f + 1e-5f), 1e-5);
-  EXPECT_EQ(bn.repr(), "BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)");
+  EXPECT_EQ(bn.repr(), "BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)");
 }
 
 TEST(NN, DropoutFollowsTrainEval) {

@@ -27,7 +27,7 @@ from ._tensor import (  # noqa: E402,F401
     float32, float64, int64, bool, float, double, long,
     tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint,
     zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
-    std, allclose, numel, is_tensor, unbind,
+    std, equal, allclose, numel, is_tensor, unbind,
 )
 from .autograd import no_grad, enable_grad, set_grad_enabled  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401

@@ -152,6 +152,12 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return input.var(dim, unbiased, keepdim, correction=correction).sqrt()
 
 
+def equal(input, other):
+    """True if the two tensors have the same shape and the same elements (torch.equal)."""
+    return builtins.bool(tuple(input.shape) == tuple(other.shape)
+                         and np.array_equal(input.detach().numpy(), other.detach().numpy()))
+
+
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return builtins.bool(np.allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol, equal_nan=equal_nan))
 

@@ -83,11 +83,12 @@ std::string LayerNorm::extra_repr() const {
   shape += ")";
   std::ostringstream e;
   e << eps;
-  return str_cat(shape, ", eps=", e.str(), ", elementwise_affine=", weight.defined() ? "True" : "False");
+  return str_cat(shape, ", eps=", e.str(), ", elementwise_affine=", weight.defined() ? "True" : "False",
+                 ", bias=", bias.defined() ? "True" : "False");
 }
 
 // ------------------------------------------------------------------ Dropout
-Dropout::Dropout(double p_) : UnaryModule("Dropout"), p(p_) {
+Dropout::Dropout(double p_, bool inplace_) : UnaryModule("Dropout"), p(p_), inplace(inplace_) {
   SEQLAB_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
 }
 
@@ -95,7 +96,7 @@ Tensor Dropout::forward(const Tensor& x) { return dropout(x, p, training_); }
 
 std::string Dropout::extra_repr() const {
   std::ostringstream e;
-  e << "p=" << p << ", inplace=False";
+  e << "p=" << p << ", inplace=" << (inplace ? "True" : "False");
   return e.str();
 }
 
@@ -117,11 +118,13 @@ std::string Bilinear::extra_repr() const {
 }
 
 // ------------------------------------------------------------------ BatchNorm1d
-BatchNorm1d::BatchNorm1d(int64_t n, double eps_, std::optional<double> momentum_, bool affine, bool track, Dtype dtype)
-    : UnaryModule("BatchNorm1d"), num_features(n), eps(eps_), momentum(momentum_) {
+BatchNorm1d::BatchNorm1d(int64_t n, double eps_, std::optional<double> momentum_, bool affine_, bool track,
+                         Dtype dtype, bool with_bias)
+    : UnaryModule("BatchNorm1d"), num_features(n), eps(eps_), momentum(momentum_), affine(affine_),
+      track_running_stats(track) {
   if (affine) {
     weight = register_parameter("weight", ones({n}, dtype));
-    bias = register_parameter("bias", zeros({n}, dtype));
+    if (with_bias) bias = register_parameter("bias", zeros({n}, dtype));
   }
   if (track) {
     running_mean = register_buffer("running_mean", zeros({n}, dtype));
@@ -131,32 +134,28 @@ BatchNorm1d::BatchNorm1d(int64_t n, double eps_, std::optional<double> momentum_
 }
 
 Tensor BatchNorm1d::forward(const Tensor& x) {
-  SEQLAB_CHECK_VALUE(x.dim() == 2 || x.dim() == 3, "BatchNorm1d: expected 2D or 3D input (got ", x.dim(), "D input ",
-                     shape_str(x.shape()), ")");
-  double factor = momentum.value_or(0.0);
-  if (training_ && running_mean.defined()) {
-    int64_t& n = *num_batches_tracked.data<int64_t>();
-    n += 1;
-    num_batches_tracked.bump_version();
-    if (!momentum) factor = 1.0 / static_cast<double>(n);  // cumulative moving average
-  }
-  const bool use_batch_stats = training_ || !running_mean.defined();
-  return batch_norm(x, running_mean, running_var, weight, bias, use_batch_stats, factor, eps);
+  SEQLAB_CHECK_VALUE(x.dim() == 2 || x.dim() == 3, "expected 2D or 3D input (got ", x.dim(), "D input)");
+  return batch_norm_module_forward(x, running_mean, running_var, num_batches_tracked, weight, bias, training_,
+                                   track_running_stats, momentum, eps);
 }
 
 std::string BatchNorm1d::extra_repr() const {
   std::ostringstream e;
   e << num_features << ", eps=" << eps << ", momentum=";
   if (momentum) e << *momentum; else e << "None";
-  e << ", affine=" << (weight.defined() ? "True" : "False")
-    << ", track_running_stats=" << (running_mean.defined() ? "True" : "False");
+  e << ", affine=" << (affine ? "True" : "False") << ", bias=" << (bias.defined() ? "True" : "False")
+    << ", track_running_stats=" << (track_running_stats ? "True" : "False");
   return e.str();
 }
 
 // ------------------------------------------------------------------ activations
 Tensor Tanh::forward(const Tensor& x) { return tanh(x); }
 Tensor Sigmoid::forward(const Tensor& x) { return sigmoid(x); }
-Tensor ReLU::forward(const Tensor& x) { return relu(x); }
+Tensor ReLU::forward(const Tensor& x) {
+  if (!inplace) return relu(x);
+  Tensor self = x;  // the same tensor: clamp_ writes through it
+  return clamp_(self, 0.0, std::nullopt);
+}
 GELU::GELU(std::string a) : UnaryModule("GELU"), approximate(std::move(a)) {
   SEQLAB_CHECK_VALUE(approximate == "none" || approximate == "tanh",
                      "GELU: approximate argument must be either none or tanh, got '", approximate, "'");

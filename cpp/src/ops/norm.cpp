@@ -170,4 +170,22 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   return y;
 }
 
+Tensor batch_norm_module_forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                                 const Tensor& num_batches_tracked, const Tensor& weight, const Tensor& bias,
+                                 bool training, bool track_running_stats, std::optional<double> momentum, double eps) {
+  double factor = momentum.value_or(0.0);
+  if (training && track_running_stats && num_batches_tracked.defined()) {
+    {
+      NoGradGuard ng;
+      Tensor n = num_batches_tracked;
+      add_(n, scalar_tensor(1.0, n.dtype()));
+    }
+    if (!momentum) factor = 1.0 / num_batches_tracked.item<double>();  // cumulative moving average
+  }
+  const bool use_batch_stats = training || (!running_mean.defined() && !running_var.defined());
+  const bool use_buffers = !training || track_running_stats;
+  return batch_norm(x, use_buffers ? running_mean : Tensor(), use_buffers ? running_var : Tensor(), weight, bias,
+                    use_batch_stats, factor, eps);
+}
+
 }  // namespace seqlab

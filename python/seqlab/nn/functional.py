@@ -1,11 +1,12 @@
-"""seqlab.nn.functional: activations and losses with PyTorch's signatures.
-
-softmax, log_softmax and cross_entropy are fused C++ kernels with hand-written backward
-(cpp/src/ops/activation.cpp, cpp/src/ops/loss.cpp)."""
+"""seqlab.nn.functional: the layers' computations, activations and losses with PyTorch's
+signatures. Each is one C++ functional (cpp/src/ops/), the same one the C++ modules call:
+linear (linalg.cpp), layer_norm and batch_norm (norm.cpp), embedding (embedding.cpp),
+bilinear (linalg.cpp), dropout (random.cpp), and the fused softmax, log_softmax and losses
+with hand-written backward (activation.cpp, loss.cpp)."""
 from .. import _core
 from .._core import (  # noqa: F401
     relu, tanh, sigmoid, gelu, cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits,
-    layer_norm, embedding, batch_norm, bilinear,
+    layer_norm, embedding, batch_norm, bilinear, batch_norm_module_forward,
 )
 
 
@@ -30,11 +31,6 @@ def dropout(input, p=0.5, training=True, inplace=False):
 def linear(input, weight, bias=None):
     """y = x W^T + b"""
     return _core._linear(input, weight, bias)
-
-
-# ------------------------------------------------------------------ composed from primitives
-# (Python, autograd through the primitives; used by nn.Bilinear and nn.BatchNorm1d.)
-
 
 
 def one_hot(tensor, num_classes=-1):

@@ -1,9 +1,10 @@
 """The built-in layers: torch.nn's names, arguments, defaults, parameter names and shapes,
 initialisation and repr, so that a torch state dict loads into them and back.
 
-Each forward is one call into seqlab.nn.functional (fused C++ ops where they exist:
-linear, layer_norm, embedding, dropout, the activations; bilinear and batch_norm are
-composed from primitives there)."""
+Each layer registers its parameters under torch's names and its forward is one call of a C++
+functional through seqlab.nn.functional (linear, bilinear, layer_norm, batch_norm, embedding,
+dropout, the activations), the same functional its C++ twin in cpp/include/seqlab/nn/layers.hpp
+calls; tests/test_nn_twins.py checks that the twins agree (DESIGN.md, "The twin policy")."""
 import math
 import numbers
 import warnings
@@ -286,16 +287,11 @@ class BatchNorm1d(Module):
 
     def forward(self, input):
         self._check_input_dim(input)
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.add_(1)
-            factor = 1.0 / float(self.num_batches_tracked.item()) if self.momentum is None else self.momentum
-        # Batch statistics in training, and in eval when there are no running statistics.
-        bn_training = self.training or (self.running_mean is None and self.running_var is None)
-        use_buffers = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_buffers else None,
-                            self.running_var if use_buffers else None, self.weight, self.bias,
-                            bn_training, factor, self.eps)
+        # The counting of batches, the momentum (None: a cumulative average) and the choice of
+        # statistics are C++ (batch_norm_module_forward), shared with nn::BatchNorm1d.
+        return F.batch_norm_module_forward(input, self.running_mean, self.running_var, self.num_batches_tracked,
+                                           self.weight, self.bias, self.training, self.track_running_stats,
+                                           self.momentum, self.eps)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):

@@ -1,6 +1,8 @@
 // The layers of seqlab.nn for C++ users, twins of python/seqlab/nn/layers.py and of
-// torch::nn's: same parameter names, shapes, initialisation and reprs, and a forward that
-// delegates to the functional op. cpp/src/nn/layers.cpp; tests: cpp/tests/test_nn.cpp.
+// torch::nn's: same constructor arguments, parameter names, shapes, initialisation and reprs,
+// and a forward that is one call of the C++ functional the Python layer calls too (DESIGN.md,
+// "The twin policy"). cpp/src/nn/layers.cpp; tests: cpp/tests/test_nn.cpp and
+// tests/test_nn_twins.py (each layer built on both sides and compared).
 #pragma once
 #include <optional>
 #include <string>
@@ -47,13 +49,15 @@ class LayerNorm : public UnaryModule {
   const double eps;
 };
 
-// Inverted dropout in training mode, identity in eval mode.
+// Inverted dropout in training mode, identity in eval mode. inplace is accepted (and shown)
+// as torch's; the result is a new tensor, as in seqlab.nn.Dropout.
 class Dropout : public UnaryModule {
  public:
-  explicit Dropout(double p = 0.5);
+  explicit Dropout(double p = 0.5, bool inplace = false);
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   const double p;
+  const bool inplace;
 };
 
 // y_k = x1ᵀ A_k x2 + b_k, A: (out_features, in1_features, in2_features), all ~ U(±1/√in1).
@@ -72,13 +76,15 @@ class Bilinear : public Module {
 class BatchNorm1d : public UnaryModule {
  public:
   explicit BatchNorm1d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
-                       bool affine = true, bool track_running_stats = true, Dtype dtype = Dtype::Float32);
+                       bool affine = true, bool track_running_stats = true, Dtype dtype = Dtype::Float32,
+                       bool bias = true);
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   Tensor weight, bias, running_mean, running_var, num_batches_tracked;
   const int64_t num_features;
   const double eps;
   const std::optional<double> momentum;
+  const bool affine, track_running_stats;
 };
 
 // Activations and reshaping as modules.
@@ -97,10 +103,13 @@ class Sigmoid : public UnaryModule {
   Sigmoid() : UnaryModule("Sigmoid") {}
   Tensor forward(const Tensor& x) override;
 };
+// max(0, x); inplace overwrites the input (clamp_ at 0), as torch's.
 class ReLU : public UnaryModule {
  public:
-  ReLU() : UnaryModule("ReLU") {}
+  explicit ReLU(bool inplace = false) : UnaryModule("ReLU"), inplace(inplace) {}
   Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  const bool inplace;
 };
 class GELU : public UnaryModule {
  public:

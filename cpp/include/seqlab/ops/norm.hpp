@@ -1,6 +1,7 @@
 // Normalisation layers' functional forms: torch.nn.functional.layer_norm (fused, with a
 // hand-written backward) and batch_norm. cpp/src/ops/norm.cpp.
 #pragma once
+#include <optional>
 #include "seqlab/tensor.hpp"
 
 namespace seqlab {
@@ -16,5 +17,14 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
 // r = (1 - momentum) r + momentum s, with the unbiased var for running_var; else the running stats.
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps);
+
+// The BatchNorm modules' forward (torch.nn.modules.batchnorm._BatchNorm.forward), shared by
+// seqlab.nn.BatchNorm1d and nn::BatchNorm1d. In training with track_running_stats, counts
+// the batch in num_batches_tracked (in place) and uses momentum, or the cumulative average
+// 1/num_batches_tracked when momentum is nullopt. Batch statistics in training, and in eval
+// when there are no running statistics; the running ones are updated only when tracked.
+Tensor batch_norm_module_forward(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                                 const Tensor& num_batches_tracked, const Tensor& weight, const Tensor& bias,
+                                 bool training, bool track_running_stats, std::optional<double> momentum, double eps);
 
 }  // namespace seqlab
