@@ -93,7 +93,7 @@ TEST(NN, SequentialChainsAndPrintsLikeTorch) {
   EXPECT_EQ(seq.forward(randn({5, 4})).shape(), (Shape{5, 2}));
   EXPECT_EQ(seq.repr(),
             "Sequential(\n  (0): Linear(in_features=4, out_features=8, bias=True)\n  (1): GELU(approximate='tanh')\n"
-            "  (2): LayerNorm((8,), eps=1e-05, elementwise_affine=True)\n"
+            "  (2): LayerNorm((8,), eps=1e-05, elementwise_affine=True, bias=True)\n"
             "  (3): Linear(in_features=8, out_features=2, bias=True)\n)");
   EXPECT_EQ(seq.named_parameters()[2].first, "2.weight");
 }
