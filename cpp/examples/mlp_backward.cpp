@@ -19,8 +19,7 @@ int main() {
 
   auto loss_fn = [&] { return cross_entropy(matmul(tanh(matmul(x, W1)), W2), y); };
 
-  optim::SGD opt({{"lr", 0.2}, {"momentum", 0.9}});
-  opt.add_param_group({W1, W2});
+  optim::SGD opt({W1, W2}, optim::SGDOptions(0.2).momentum(0.9));
   double first = 0, last = 0;
   for (int step = 0; step < 200; ++step) {
     opt.zero_grad();

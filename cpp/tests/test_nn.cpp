@@ -49,8 +49,7 @@ TEST(NN, TrainsWithAdamFromCppAlone) {
   manual_seed(1);
   const int64_t V = 6;
   TinyLM model(V, 8, 32);
-  optim::Adam opt({{"lr", 0.02}}, false);
-  opt.add_param_group(model.parameters());
+  optim::Adam opt(model.parameters(), optim::AdamOptions(0.02));
   // next token = (token + 1) mod V: learnable exactly
   Tensor x = arange(0, V, 1, Dtype::Int64);
   Tensor y = Tensor::empty({V}, Dtype::Int64);

@@ -6,29 +6,27 @@
 
 namespace seqlab::optim {
 
-Adam::Adam(const Options& d, bool decoupled)
-    : Optimizer({{"lr", 1e-3}, {"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8}, {"weight_decay", decoupled ? 1e-2 : 0.0},
-                 {"amsgrad", 0}, {"maximize", 0}}),
-      decoupled_(decoupled) {
-  override_defaults(d);
-  validate(defaults_);
+namespace {
+// AdamOptions and AdamWOptions have the same fields and the same checks.
+template <typename Options>
+void check_adam_options(const Options& o) {
+  const auto [b1, b2] = o.betas();
+  SEQLAB_CHECK_VALUE(o.lr() >= 0, "Invalid learning rate: ", o.lr());
+  SEQLAB_CHECK_VALUE(o.eps() >= 0, "Invalid epsilon value: ", o.eps());
+  SEQLAB_CHECK_VALUE(b1 >= 0 && b1 < 1, "Invalid beta parameter at index 0: ", b1);
+  SEQLAB_CHECK_VALUE(b2 >= 0 && b2 < 1, "Invalid beta parameter at index 1: ", b2);
+  SEQLAB_CHECK_VALUE(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
 }
 
-void Adam::validate(const Options& o) const {
-  SEQLAB_CHECK_VALUE(get(o, "lr") >= 0, "Invalid learning rate: ", get(o, "lr"));
-  SEQLAB_CHECK_VALUE(get(o, "eps") >= 0, "Invalid epsilon value: ", get(o, "eps"));
-  SEQLAB_CHECK_VALUE(get(o, "beta1") >= 0 && get(o, "beta1") < 1, "Invalid beta parameter at index 0: ", get(o, "beta1"));
-  SEQLAB_CHECK_VALUE(get(o, "beta2") >= 0 && get(o, "beta2") < 1, "Invalid beta parameter at index 1: ", get(o, "beta2"));
-  SEQLAB_CHECK_VALUE(get(o, "weight_decay") >= 0, "Invalid weight_decay value: ", get(o, "weight_decay"));
-}
-
-void Adam::step() {
-  const bool decoupled = decoupled_;
-  detail::for_each_param(*this, [decoupled](auto tag, const Tensor& p, auto* w, const auto* grad, int64_t n,
-                                            const Options& o, std::map<std::string, Tensor>& st) {
+// One Adam step of every parameter; `decoupled` makes it AdamW.
+template <typename Options>
+void adam_step(OptimizerWithOptions<Options>& opt, bool decoupled) {
+  detail::for_each_param(opt, [decoupled](auto tag, const Tensor& p, auto* w, const auto* grad, int64_t n,
+                                          const Options& o, std::map<std::string, Tensor>& st) {
     using T = decltype(tag);
-    const double lr = o.at("lr"), b1 = o.at("beta1"), b2 = o.at("beta2"), eps = o.at("eps"), wd = o.at("weight_decay");
-    const bool amsgrad = o.at("amsgrad") != 0, maximize = o.at("maximize") != 0;
+    const double lr = o.lr(), eps = o.eps(), wd = o.weight_decay();
+    const auto [b1, b2] = o.betas();
+    const bool amsgrad = o.amsgrad(), maximize = o.maximize();
     T* m = detail::state_like(st, "exp_avg", p).template data<T>();
     T* v = detail::state_like(st, "exp_avg_sq", p).template data<T>();
     T* vmax = amsgrad ? detail::state_like(st, "max_exp_avg_sq", p).template data<T>() : nullptr;
@@ -48,5 +46,12 @@ void Adam::step() {
     }
   });
 }
+}  // namespace
+
+void AdamOptions::validate() const { check_adam_options(*this); }
+void AdamWOptions::validate() const { check_adam_options(*this); }
+
+void Adam::step() { adam_step(*this, /*decoupled=*/false); }
+void AdamW::step() { adam_step(*this, /*decoupled=*/true); }
 
 }  // namespace seqlab::optim

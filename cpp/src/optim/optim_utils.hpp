@@ -27,15 +27,15 @@ inline double bump_step(std::map<std::string, Tensor>& st) {
   return *s;
 }
 
-// Calls f(T*, const T* grad, n, state) for every parameter with a gradient, under no-grad,
-// and bumps each parameter's version (the update is an in-place write).
-template <typename F>
-void for_each_param(Optimizer& opt, F&& f) {
+// Calls f(tag, p, T* w, const T* grad, n, options, state) for every parameter with a gradient,
+// `options` being its group's typed options, under no-grad, and bumps each parameter's version
+// (the update is an in-place write).
+template <typename Options, typename F>
+void for_each_param(OptimizerWithOptions<Options>& opt, F&& f) {
   NoGradGuard ng;
-  auto& groups = opt.param_groups();
-  for (size_t gi = 0; gi < groups.size(); ++gi) {
-    const Options& o = groups[gi].options;
-    for (Tensor& p : groups[gi].params) {
+  for (ParamGroup<Options>& group : opt.param_groups()) {
+    const Options& o = group.options;
+    for (Tensor& p : group.params) {
       Tensor g = p.grad();
       if (!g.defined()) continue;
       SEQLAB_CHECK(g.shape() == p.shape(), opt.name(), ": gradient of shape ", shape_str(g.shape()),

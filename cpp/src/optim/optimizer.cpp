@@ -1,4 +1,5 @@
-// The Optimizer base: parameter groups, defaults, per-parameter state, zero_grad.
+// The Optimizer base: parameter groups with typed options, per-parameter state, zero_grad.
+// Each algorithm's *Options::validate() lives in its own file (sgd.cpp, adam.cpp, ...).
 #include "seqlab/optim/optimizer.hpp"
 
 #include "seqlab/autograd.hpp"
@@ -6,14 +7,7 @@
 
 namespace seqlab::optim {
 
-void Optimizer::override_defaults(const Options& user) {
-  for (const auto& [k, v] : user) {
-    SEQLAB_CHECK_VALUE(defaults_.count(k), name(), ": unknown option '", k, "'");
-    defaults_[k] = v;
-  }
-}
-
-void Optimizer::add_param_group(std::vector<Tensor> params, const Options& options) {
+void Optimizer::check_new_params(const std::vector<Tensor>& params) const {
   SEQLAB_CHECK_VALUE(!params.empty(), name(), ": optimizer got an empty parameter list");
   for (const Tensor& p : params) {
     SEQLAB_CHECK_VALUE(p.defined() && p.is_leaf(), name(), ": can't optimize a non-leaf Tensor");
@@ -21,32 +15,16 @@ void Optimizer::add_param_group(std::vector<Tensor> params, const Options& optio
                        dtype_name(p.dtype()));
     SEQLAB_CHECK_VALUE(p.is_contiguous(), name(), ": parameters must be contiguous (got strides ",
                        shape_str(p.strides()), " for shape ", shape_str(p.shape()), ")");
-    for (const ParamGroup& g : groups_)
-      for (const Tensor& q : g.params)
+    for (size_t g = 0; g < num_param_groups(); ++g)
+      for (const Tensor& q : this->params(g))
         SEQLAB_CHECK_VALUE(q.impl() != p.impl(), name(), ": some parameters appear in more than one parameter group");
   }
-  Options full = defaults_;
-  for (const auto& [k, v] : options) {
-    SEQLAB_CHECK_VALUE(defaults_.count(k), name(), ": unknown option '", k, "'");
-    full[k] = v;
-  }
-  validate(full);
-  groups_.push_back({std::move(params), std::move(full)});
-}
-
-void Optimizer::set_option(size_t group, const std::string& key, double value) {
-  SEQLAB_CHECK_INDEX(group < groups_.size(), name(), ": no parameter group ", group);
-  SEQLAB_CHECK_VALUE(defaults_.count(key), name(), ": unknown option '", key, "'");
-  Options o = groups_[group].options;
-  o[key] = value;
-  validate(o);
-  groups_[group].options = std::move(o);
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
   NoGradGuard ng;
-  for (ParamGroup& g : groups_)
-    for (Tensor& p : g.params) {
+  for (size_t g = 0; g < num_param_groups(); ++g)
+    for (Tensor p : params(g)) {  // a handle: the copy shares the parameter's grad
       Tensor grad = p.grad();
       if (!grad.defined()) continue;
       if (set_to_none) {
@@ -56,5 +34,48 @@ void Optimizer::zero_grad(bool set_to_none) {
       }
     }
 }
+
+template <typename Options>
+OptimizerWithOptions<Options>::OptimizerWithOptions(Options defaults) : defaults_(std::move(defaults)) {
+  defaults_.validate();
+}
+
+template <typename Options>
+void OptimizerWithOptions<Options>::add_param_group(std::vector<Tensor> params) {
+  add_param_group(std::move(params), defaults_);
+}
+
+template <typename Options>
+void OptimizerWithOptions<Options>::add_param_group(std::vector<Tensor> params, Options options) {
+  check_new_params(params);
+  options.validate();
+  groups_.push_back({std::move(params), std::move(options)});
+}
+
+template <typename Options>
+const Options& OptimizerWithOptions<Options>::options(size_t group) const {
+  SEQLAB_CHECK_INDEX(group < groups_.size(), name(), ": no parameter group ", group);
+  return groups_[group].options;
+}
+
+template <typename Options>
+void OptimizerWithOptions<Options>::set_options(size_t group, Options options) {
+  SEQLAB_CHECK_INDEX(group < groups_.size(), name(), ": no parameter group ", group);
+  options.validate();
+  groups_[group].options = std::move(options);
+}
+
+template <typename Options>
+const std::vector<Tensor>& OptimizerWithOptions<Options>::params(size_t group) const {
+  SEQLAB_CHECK_INDEX(group < groups_.size(), name(), ": no parameter group ", group);
+  return groups_[group].params;
+}
+
+// The one instantiation of the base per options type (the algorithms' files use it).
+template class OptimizerWithOptions<SGDOptions>;
+template class OptimizerWithOptions<AdamOptions>;
+template class OptimizerWithOptions<AdamWOptions>;
+template class OptimizerWithOptions<AdagradOptions>;
+template class OptimizerWithOptions<RMSpropOptions>;
 
 }  // namespace seqlab::optim

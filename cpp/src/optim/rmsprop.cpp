@@ -5,28 +5,20 @@
 
 namespace seqlab::optim {
 
-RMSprop::RMSprop(const Options& d)
-    : Optimizer({{"lr", 1e-2}, {"alpha", 0.99}, {"eps", 1e-8}, {"weight_decay", 0}, {"momentum", 0}, {"centered", 0},
-                 {"maximize", 0}}) {
-  override_defaults(d);
-  validate(defaults_);
-}
-
-void RMSprop::validate(const Options& o) const {
-  SEQLAB_CHECK_VALUE(get(o, "lr") >= 0, "Invalid learning rate: ", get(o, "lr"));
-  SEQLAB_CHECK_VALUE(get(o, "eps") >= 0, "Invalid epsilon value: ", get(o, "eps"));
-  SEQLAB_CHECK_VALUE(get(o, "momentum") >= 0, "Invalid momentum value: ", get(o, "momentum"));
-  SEQLAB_CHECK_VALUE(get(o, "weight_decay") >= 0, "Invalid weight_decay value: ", get(o, "weight_decay"));
-  SEQLAB_CHECK_VALUE(get(o, "alpha") >= 0, "Invalid alpha value: ", get(o, "alpha"));
+void RMSpropOptions::validate() const {
+  SEQLAB_CHECK_VALUE(lr() >= 0, "Invalid learning rate: ", lr());
+  SEQLAB_CHECK_VALUE(eps() >= 0, "Invalid epsilon value: ", eps());
+  SEQLAB_CHECK_VALUE(momentum() >= 0, "Invalid momentum value: ", momentum());
+  SEQLAB_CHECK_VALUE(weight_decay() >= 0, "Invalid weight_decay value: ", weight_decay());
+  SEQLAB_CHECK_VALUE(alpha() >= 0, "Invalid alpha value: ", alpha());
 }
 
 void RMSprop::step() {
-  detail::for_each_param(*this, [](auto tag, const Tensor& p, auto* w, const auto* grad, int64_t n, const Options& o,
-                                   std::map<std::string, Tensor>& st) {
+  detail::for_each_param(*this, [](auto tag, const Tensor& p, auto* w, const auto* grad, int64_t n,
+                                   const RMSpropOptions& o, std::map<std::string, Tensor>& st) {
     using T = decltype(tag);
-    const T lr = T(o.at("lr")), alpha = T(o.at("alpha")), eps = T(o.at("eps")), wd = T(o.at("weight_decay")),
-            mu = T(o.at("momentum"));
-    const bool centered = o.at("centered") != 0, maximize = o.at("maximize") != 0;
+    const T lr = T(o.lr()), alpha = T(o.alpha()), eps = T(o.eps()), wd = T(o.weight_decay()), mu = T(o.momentum());
+    const bool centered = o.centered(), maximize = o.maximize();
     T* v = detail::state_like(st, "square_avg", p).template data<T>();
     T* gavg = centered ? detail::state_like(st, "grad_avg", p).template data<T>() : nullptr;
     T* buf = mu > T(0) ? detail::state_like(st, "momentum_buffer", p).template data<T>() : nullptr;

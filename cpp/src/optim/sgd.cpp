@@ -4,26 +4,20 @@
 
 namespace seqlab::optim {
 
-SGD::SGD(const Options& d)
-    : Optimizer({{"lr", 1e-3}, {"momentum", 0}, {"dampening", 0}, {"weight_decay", 0}, {"nesterov", 0}, {"maximize", 0}}) {
-  override_defaults(d);
-  validate(defaults_);
-}
-
-void SGD::validate(const Options& o) const {
-  SEQLAB_CHECK_VALUE(get(o, "lr") >= 0, "Invalid learning rate: ", get(o, "lr"));
-  SEQLAB_CHECK_VALUE(get(o, "momentum") >= 0, "Invalid momentum value: ", get(o, "momentum"));
-  SEQLAB_CHECK_VALUE(get(o, "weight_decay") >= 0, "Invalid weight_decay value: ", get(o, "weight_decay"));
-  SEQLAB_CHECK_VALUE(!get(o, "nesterov") || (get(o, "momentum") > 0 && get(o, "dampening") == 0),
+void SGDOptions::validate() const {
+  SEQLAB_CHECK_VALUE(lr() >= 0, "Invalid learning rate: ", lr());
+  SEQLAB_CHECK_VALUE(momentum() >= 0, "Invalid momentum value: ", momentum());
+  SEQLAB_CHECK_VALUE(weight_decay() >= 0, "Invalid weight_decay value: ", weight_decay());
+  SEQLAB_CHECK_VALUE(!nesterov() || (momentum() > 0 && dampening() == 0),
                      "Nesterov momentum requires a momentum and zero dampening");
 }
 
 void SGD::step() {
-  detail::for_each_param(*this, [](auto tag, const Tensor& p, auto* w, const auto* grad, int64_t n, const Options& o,
-                                   std::map<std::string, Tensor>& st) {
+  detail::for_each_param(*this, [](auto tag, const Tensor& p, auto* w, const auto* grad, int64_t n,
+                                   const SGDOptions& o, std::map<std::string, Tensor>& st) {
     using T = decltype(tag);
-    const T lr = T(o.at("lr")), mu = T(o.at("momentum")), damp = T(o.at("dampening")), wd = T(o.at("weight_decay"));
-    const bool nesterov = o.at("nesterov") != 0, maximize = o.at("maximize") != 0;
+    const T lr = T(o.lr()), mu = T(o.momentum()), damp = T(o.dampening()), wd = T(o.weight_decay());
+    const bool nesterov = o.nesterov(), maximize = o.maximize();
     const bool first = !st.count("momentum_buffer");
     T* buf = mu != T(0) ? detail::state_like(st, "momentum_buffer", p).template data<T>() : nullptr;
     for (int64_t i = 0; i < n; ++i) {

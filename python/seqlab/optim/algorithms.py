@@ -7,6 +7,7 @@ from .optimizer import Optimizer
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, dampening, Nesterov, weight decay."""
     _core_factory = _core.optim.SGD
+    _core_options = _core.optim.SGDOptions
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False,
                  foreach=None, differentiable=False, fused=None):
@@ -17,6 +18,7 @@ class SGD(Optimizer):
 class Adam(Optimizer):
     """Adam (Kingma & Ba 2015); amsgrad as Reddi et al. 2018."""
     _core_factory = _core.optim.Adam
+    _core_options = _core.optim.AdamOptions
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
@@ -27,6 +29,7 @@ class Adam(Optimizer):
 class AdamW(Optimizer):
     """Adam with decoupled weight decay (Loshchilov & Hutter 2019)."""
     _core_factory = _core.optim.AdamW
+    _core_options = _core.optim.AdamWOptions
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
@@ -37,6 +40,7 @@ class AdamW(Optimizer):
 class Adagrad(Optimizer):
     """Adagrad (Duchi et al. 2011)."""
     _core_factory = _core.optim.Adagrad
+    _core_options = _core.optim.AdagradOptions
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
@@ -48,6 +52,7 @@ class Adagrad(Optimizer):
 class RMSprop(Optimizer):
     """RMSprop (Hinton, lecture 6e), optionally centered and with momentum."""
     _core_factory = _core.optim.RMSprop
+    _core_options = _core.optim.RMSpropOptions
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):

@@ -4,43 +4,36 @@
 schedulers do) updates the C++ optimizer at once. `step()` is one C++ call that updates
 every parameter of every group (cpp/src/optim/)."""
 import collections
-import functools
 import numbers
 
 from .. import _core
 from ..autograd import enable_grad
 
-_FLAG_KEYS = ("nesterov", "amsgrad", "maximize", "centered")
 
+def _to_core(options, core_options):
+    """Writes the group options that `core_options` (a _core.optim.*Options) has fields for into
+    it, typed as the field is (float, bool, betas as a pair of floats), and returns it.
 
-def _to_core(options, known):
-    """Group options as torch names them -> the C++ options (betas split, bools as 0/1).
-
-    Keys the C++ optimizer does not know are kept in the Python group only: the schedulers'
+    Keys the C++ options do not have are kept in the Python group only: the schedulers'
     bookkeeping ('initial_lr', 'max_lr', ...) and torch's implementation switches
     ('foreach', 'fused', 'capturable', 'differentiable', ...)."""
-    out = {}
     for key, value in options.items():
-        if key not in known and not (key == "betas" and "beta1" in known):
+        if key not in type(core_options).fields:
             continue
-        if key == "betas":
+        field = getattr(core_options, key)
+        if isinstance(field, bool):
+            value = bool(value)
+        elif isinstance(field, tuple):  # betas
             b1, b2 = value
-            out["beta1"], out["beta2"] = float(b1), float(b2)
-        elif key in _FLAG_KEYS:
-            out[key] = 1.0 if value else 0.0
+            value = (float(b1), float(b2))
         elif isinstance(value, numbers.Real):
-            out[key] = float(value)
+            value = float(value)
         elif isinstance(value, _core.Tensor) and value.numel() == 1:
-            out[key] = float(value.item())
+            value = float(value.item())
         else:
             raise TypeError(f"optimizer option {key!r} must be a number, got {type(value).__name__}")
-    return out
-
-
-@functools.lru_cache(maxsize=None)
-def _known_options(core_factory):
-    """The option names a C++ optimizer knows (its built-in defaults), asked once per class."""
-    return frozenset(core_factory({}).defaults())
+        setattr(core_options, key, value)
+    return core_options
 
 
 class _ParamGroup(dict):
@@ -53,10 +46,10 @@ class _ParamGroup(dict):
 
     def __setitem__(self, key, value):
         super().__setitem__(key, value)
-        if self._optimizer is None:
+        if self._optimizer is None or key not in self._optimizer._known:
             return
-        for k, v in _to_core({key: value}, self._optimizer._known).items():
-            self._optimizer._core.set_option(self._index, k, v)
+        core = self._optimizer._core
+        core.set_options(self._index, _to_core({key: value}, core.options(self._index)))
 
     def __reduce__(self):  # copy/pickle as a plain dict
         return (dict, (dict(self),))
@@ -65,15 +58,16 @@ class _ParamGroup(dict):
 class Optimizer:
     """Base class: `params` is an iterable of tensors or of dicts (parameter groups)."""
 
-    _core_factory = None  # the C++ constructor, set by subclasses
+    _core_factory = None  # the C++ optimizer class, set by subclasses
+    _core_options = None  # its options class (_core.optim.SGDOptions, ...)
 
     def __init__(self, params, defaults):
         if isinstance(params, _core.Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             "but got a Tensor")
         self.defaults = dict(defaults)
-        self._known = _known_options(type(self)._core_factory)
-        self._core = type(self)._core_factory(_to_core(self.defaults, self._known))
+        self._known = frozenset(type(self)._core_options.fields)
+        self._core = type(self)._core_factory(_to_core(self.defaults, type(self)._core_options()))
         self.param_groups = []
         groups = list(params)
         if len(groups) == 0:
@@ -89,7 +83,7 @@ class Optimizer:
         group["params"] = [params] if isinstance(params, _core.Tensor) else list(params)
         for key, value in self.defaults.items():
             group.setdefault(key, value)
-        self._core.add_param_group(group["params"], _to_core(group, self._known))
+        self._core.add_param_group(group["params"], _to_core(group, type(self)._core_options()))
         self.param_groups.append(_ParamGroup(self, len(self.param_groups), group))
 
     @property
