@@ -1,5 +1,6 @@
 // Shared by the binding files: Tensor <-> Python conversion (seqlab.Tensor wraps the
-// TensorImpl, so the same tensor is the same Python object) and argument parsing helpers.
+// TensorImpl, so the same tensor is the same Python object), releasing the GIL, and argument
+// parsing helpers.
 #pragma once
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -29,6 +30,18 @@ struct type_caster<seqlab::Tensor> {
 }  // namespace pybind11::detail
 
 namespace seqlab::bind {
+
+// Every compute call releases the GIL (DESIGN.md, "Threads"), so other Python threads run while
+// seqlab computes. A binding whose arguments and result are plain C++ types takes the call guard
+// Release; one that must parse Python objects first (or build them after) wraps only the compute
+// in released(f): f runs without the GIL, and its result (or void) is returned with the GIL held
+// again, for pybind11 or the caller to cast.
+using Release = py::call_guard<py::gil_scoped_release>;
+template <class F>
+auto released(F&& f) {
+  py::gil_scoped_release nogil;
+  return f();
+}
 
 // A Python number or tensor as an operand next to `like` (PyTorch's wrapped-number rule).
 // Returns an undefined Tensor when `o` is neither (the caller returns NotImplemented).

@@ -5,9 +5,6 @@
 #include "bind_common.hpp"
 
 namespace seqlab::bind {
-
-using Release = py::call_guard<py::gil_scoped_release>;
-
 namespace {
 
 py::tuple shape_tuple(const Shape& s) {
@@ -21,22 +18,14 @@ template <typename F>
 py::object binary(const Tensor& self, const py::handle& other, bool reflected, F f) {
   Tensor o = operand(other, self);
   if (!o.defined()) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  Tensor r;
-  {
-    py::gil_scoped_release release;
-    r = reflected ? f(o, self) : f(self, o);
-  }
-  return py::cast(r);
+  return py::cast(released([&] { return reflected ? f(o, self) : f(self, o); }));
 }
 
 template <typename F>
 py::object inplace(Tensor self, const py::handle& other, F f) {
   Tensor o = operand(other, self);
   if (!o.defined()) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  {
-    py::gil_scoped_release release;
-    f(self, o);
-  }
+  released([&] { f(self, o); });
   return py::cast(self);
 }
 
@@ -112,9 +101,8 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly("retains_grad", [](const Tensor& t) { return t.impl()->retains_grad; })
       .def("retain_grad", [](Tensor& t) { t.retain_grad(); })
       .def("backward", [](const Tensor& t, std::optional<Tensor> gradient, std::optional<bool> retain_graph) {
-        py::gil_scoped_release release;
         t.backward(gradient ? *gradient : Tensor(), retain_graph.value_or(false));
-      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none())
+      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), Release())
       .def("detach", [](const Tensor& t) { return t.detach(); })
       .def("detach_", [](Tensor& t) {
         t.impl()->grad_fn = nullptr;
@@ -153,10 +141,7 @@ void bind_tensor(py::module_& m) {
       .def("__pow__", [](const Tensor& a, py::handle b) -> py::object {
         if (py::isinstance<py::int_>(b) || py::isinstance<py::float_>(b)) {
           const double e = b.cast<double>();
-          py::gil_scoped_release r;
-          Tensor out = pow(a, e);
-          py::gil_scoped_acquire acq;
-          return py::cast(out);
+          return py::cast(released([&] { return pow(a, e); }));
         }
         return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return pow(x, y); });
       }, py::is_operator())
