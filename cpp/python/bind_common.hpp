@@ -44,8 +44,15 @@ auto released(F&& f) {
 }
 
 // A Python number or tensor as an operand next to `like` (PyTorch's wrapped-number rule).
-// Returns an undefined Tensor when `o` is neither (the caller returns NotImplemented).
+// Returns an undefined Tensor when `o` is neither (operators then return NotImplemented).
 Tensor operand(const py::handle& o, const Tensor& like);
+// The same for a method or function argument: PyTorch's TypeError when `o` is neither,
+// "add(): argument 'other' must be a Tensor or a number".
+Tensor operand_arg(const py::handle& o, const Tensor& like, const char* op, const char* arg = "other");
+// self ** exponent for seqlab.pow, Tensor.pow and __pow__, computed without the GIL: a number
+// exponent is pow(self, double), anything else goes through operand(). Undefined when
+// `exponent` is neither (the caller raises TypeError or returns NotImplemented).
+Tensor power(const Tensor& self, const py::handle& exponent);
 // dim=None / int / tuple -> list of dims (empty = all).
 std::vector<int64_t> dims_arg(const py::handle& o);
 // *size varargs or one sequence -> Shape.

@@ -27,20 +27,16 @@ py::object values_indices(const py::module_& m, std::pair<Tensor, Tensor> r) {
 void bind_ops(py::module_& m) {
   auto cls = tensor_class(m);
   // ------------------------------------------------------------ elementwise
-  both(m, cls, "add", [](const Tensor& a, py::handle b, double alpha) {
-    Tensor o = operand(b, a);
-    if (!o.defined()) throw py::type_error("add(): argument 'other' must be a Tensor or a number");
-    return released([&] { return add(a, o, alpha); });
-  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
-  both(m, cls, "sub", [](const Tensor& a, py::handle b, double alpha) {
-    Tensor o = operand(b, a);
-    if (!o.defined()) throw py::type_error("sub(): argument 'other' must be a Tensor or a number");
-    return released([&] { return sub(a, o, alpha); });
-  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
+  // self OP other, `other` a tensor or a number (operand_arg).
+  using AlphaOp = Tensor (*)(const Tensor&, const Tensor&, double);
+  for (auto [name, fn] : {std::pair<const char*, AlphaOp>{"add", &add}, {"sub", &sub}})
+    both(m, cls, name, [name = name, fn = fn](const Tensor& a, py::handle b, double alpha) {
+      const Tensor o = operand_arg(b, a, name);
+      return released([&] { return fn(a, o, alpha); });
+    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
   auto def_binary = [&](const char* name, Tensor (*fn)(const Tensor&, const Tensor&)) {
     both(m, cls, name, [fn, name](const Tensor& a, py::handle b) {
-      Tensor o = operand(b, a);
-      if (!o.defined()) throw py::type_error(std::string(name) + "(): argument 'other' must be a Tensor or a number");
+      const Tensor o = operand_arg(b, a, name);
       return released([&] { return fn(a, o); });
     }, py::arg("other"));
   };
@@ -58,14 +54,10 @@ void bind_ops(py::module_& m) {
   def_binary("logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); });
   def_binary("logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); });
   def_binary("logical_xor", [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); });
-  both(m, cls, "pow", [](const Tensor& a, py::handle b) {
-    if (py::isinstance<py::int_>(b) || py::isinstance<py::float_>(b)) {
-      const double e = b.cast<double>();
-      return released([&] { return pow(a, e); });
-    }
-    Tensor o = operand(b, a);
-    if (!o.defined()) throw py::type_error("pow(): argument 'exponent' must be a Tensor or a number");
-    return released([&] { return pow(a, o); });
+  both(m, cls, "pow", [](const Tensor& a, py::handle exponent) {
+    const Tensor out = power(a, exponent);
+    if (!out.defined()) throw py::type_error("pow(): argument 'exponent' must be a Tensor or a number");
+    return out;
   }, py::arg("exponent"));
   m.def("where", [](const Tensor& cond, py::handle a, py::handle b) {
     Tensor ta = py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor();
@@ -102,8 +94,7 @@ void bind_ops(py::module_& m) {
   // ------------------------------------------------------------ in place
   auto def_inplace = [&](const char* name, InplaceOp op) {
     cls.def(name, [op, name](Tensor& self, py::handle other, double alpha) -> Tensor {
-      Tensor o = operand(other, self);
-      if (!o.defined()) throw py::type_error(std::string(name) + "(): argument 'other' must be a Tensor or a number");
+      const Tensor o = operand_arg(other, self, name);
       return released([&] { return inplace_binary(self, o, op, alpha); });
     }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
   };
