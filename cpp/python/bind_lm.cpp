@@ -133,7 +133,7 @@ void bind_lm(py::module_& m) {
             for (size_t i = 0; i < ids.size() + (eos ? 1 : 0); ++i) total += lp[i];
             return total;
           },
-          py::arg("sentence"), py::arg("level"), py::arg("bos"), py::arg("eos"))
+          py::arg("sentence"), py::arg("level"), py::arg("bos"), py::arg("eos"), Release())
       .def(
           "score_corpus",
           [](const NGramModel& self, const std::vector<std::string_view>& lines, const std::string& level, bool bos,
@@ -165,7 +165,8 @@ void bind_lm(py::module_& m) {
             for (py::ssize_t i = 0; i < history.size(); ++i)
               SEQLAB_CHECK_INDEX(history.data()[i] < self.vocab().size(), "NGram: history id ", history.data()[i],
                                  " is outside the vocabulary (size ", self.vocab().size(), ")");
-            return move_to_numpy(self.distribution(history.data(), static_cast<size_t>(history.size())));
+            const size_t n = static_cast<size_t>(history.size());
+            return move_to_numpy(released([&] { return self.distribution(history.data(), n); }));
           },
           py::arg("history"));
 }

@@ -192,8 +192,10 @@ void bind_ops(py::module_& m) {
     const Shape s = size_args(size);
     return released([&] { return reshape(x, s); });
   });
-  m.def("reshape", [](const Tensor& x, py::handle shape) { return reshape(x, size_arg(shape)); }, py::arg("input"),
-        py::arg("shape"));
+  m.def("reshape", [](const Tensor& x, py::handle shape) {
+    const Shape s = size_arg(shape);
+    return released([&] { return reshape(x, s); });
+  }, py::arg("input"), py::arg("shape"));
   cls.def("expand", [](const Tensor& x, py::args size) {
     const Shape s = size_args(size);
     return released([&] { return expand(x, s); });

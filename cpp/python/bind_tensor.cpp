@@ -131,7 +131,7 @@ void bind_tensor(py::module_& m) {
       .def("__invert__", [](const Tensor& a) {
         SEQLAB_CHECK_TYPE(a.dtype() == Dtype::Bool, "~ (bitwise_not) is only implemented for bool tensors in seqlab");
         return logical_not(a);
-      })
+      }, Release())
       .def("__pow__", [](const Tensor& a, py::handle b) {
         const Tensor out = power(a, b);
         return out.defined() ? py::cast(out) : not_implemented();

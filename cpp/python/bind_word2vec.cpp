@@ -168,7 +168,7 @@ void bind_word2vec(py::module_& m) {
   w.def(
       "huffman",
       [](const std::vector<int64_t>& counts) {
-        embed::HuffmanTree t = embed::build_huffman(counts);
+        const embed::HuffmanTree t = released([&] { return embed::build_huffman(counts); });
         return py::make_tuple(to_numpy(t.code_offsets), to_numpy(t.codes), to_numpy(t.points));
       },
       py::arg("counts"), "(code_offsets, codes, points) of the Huffman tree over counts");
