@@ -11,8 +11,7 @@ void bind_autograd(py::module_& m) {
     SEQLAB_CHECK(roots.size() == grads.size(), "backward: got ", roots.size(), " tensors and ", grads.size(),
                  " gradients");
     run_backward(roots, grads, retain_graph);
-  }, py::arg("tensors"), py::arg("grad_tensors"), py::arg("retain_graph") = false,
-        py::call_guard<py::gil_scoped_release>());
+  }, py::arg("tensors"), py::arg("grad_tensors"), py::arg("retain_graph") = false, Release());
 }
 
 }  // namespace seqlab::bind

@@ -1,5 +1,6 @@
 // Shared by the binding files: Tensor <-> Python conversion (seqlab.Tensor wraps the
-// TensorImpl, so the same tensor is the same Python object) and argument parsing helpers.
+// TensorImpl, so the same tensor is the same Python object), releasing the GIL, and argument
+// parsing helpers.
 #pragma once
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -30,9 +31,28 @@ struct type_caster<seqlab::Tensor> {
 
 namespace seqlab::bind {
 
+// Every compute call releases the GIL (DESIGN.md, "Threads"), so other Python threads run while
+// seqlab computes. A binding whose arguments and result are plain C++ types takes the call guard
+// Release; one that must parse Python objects first (or build them after) wraps only the compute
+// in released(f): f runs without the GIL, and its result (or void) is returned with the GIL held
+// again, for pybind11 or the caller to cast.
+using Release = py::call_guard<py::gil_scoped_release>;
+template <class F>
+auto released(F&& f) {
+  py::gil_scoped_release nogil;
+  return f();
+}
+
 // A Python number or tensor as an operand next to `like` (PyTorch's wrapped-number rule).
-// Returns an undefined Tensor when `o` is neither (the caller returns NotImplemented).
+// Returns an undefined Tensor when `o` is neither (operators then return NotImplemented).
 Tensor operand(const py::handle& o, const Tensor& like);
+// The same for a method or function argument: PyTorch's TypeError when `o` is neither,
+// "add(): argument 'other' must be a Tensor or a number".
+Tensor operand_arg(const py::handle& o, const Tensor& like, const char* op, const char* arg = "other");
+// self ** exponent for seqlab.pow, Tensor.pow and __pow__, computed without the GIL: a number
+// exponent is pow(self, double), anything else goes through operand(). Undefined when
+// `exponent` is neither (the caller raises TypeError or returns NotImplemented).
+Tensor power(const Tensor& self, const py::handle& exponent);
 // dim=None / int / tuple -> list of dims (empty = all).
 std::vector<int64_t> dims_arg(const py::handle& o);
 // *size varargs or one sequence -> Shape.

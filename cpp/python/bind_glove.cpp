@@ -76,11 +76,8 @@ void bind_glove(py::module_& m) {
         o.symmetric = symmetric;
         o.distance_weighting = distance_weighting;
         o.workers = workers;
-        Cooccurrence X;
-        {
-          py::gil_scoped_release nogil;
-          X = embed::count_cooccurrences(ids.data(), off, n_sentences, n_words, o);
-        }
+        const Cooccurrence X =
+            released([&] { return embed::count_cooccurrences(ids.data(), off, n_sentences, n_words, o); });
         const auto n = static_cast<py::ssize_t>(X.nnz());
         return py::make_tuple(to_numpy(X.row, {n}), to_numpy(X.col, {n}), to_numpy(X.value, {n}));
       },
@@ -101,10 +98,9 @@ void bind_glove(py::module_& m) {
             throw py::value_error("csr_matmul: a column index is outside X's rows");
         py::array_t<double> Y({static_cast<py::ssize_t>(n_rows), static_cast<py::ssize_t>(k)});
         double* y = Y.mutable_data();
-        {
-          py::gil_scoped_release nogil;
+        released([&] {
           embed::csr_matmul(indptr.data(), indices.data(), data.data(), n_rows, X.data(), k, y, workers);
-        }
+        });
         return Y;
       },
       py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("X"), py::arg("workers") = 2,
@@ -125,16 +121,12 @@ void bind_glove(py::module_& m) {
            }),
            py::arg("row"), py::arg("col"), py::arg("value"), py::arg("n_words"), py::arg("vector_size"),
            py::arg("x_max"), py::arg("alpha"), py::arg("learning_rate"), py::arg("workers"), py::arg("seed"))
-      .def("train_epoch", &GloveTrainer::train_epoch, py::call_guard<py::gil_scoped_release>(),
+      .def("train_epoch", &GloveTrainer::train_epoch, Release(),
            "One AdaGrad pass over the nonzeros; returns glove.c's mean cost.")
-      .def("cost", &GloveTrainer::cost, py::call_guard<py::gil_scoped_release>())
+      .def("cost", &GloveTrainer::cost, Release())
       .def("gradient",
            [](const GloveTrainer& t) {
-             GloveParameters grad;
-             {
-               py::gil_scoped_release nogil;
-               grad = t.gradient();
-             }
+             const GloveParameters grad = released([&] { return t.gradient(); });
              return parameters_dict(grad, t.cooccurrence().n_words, t.options().vector_size, false);
            })
       .def("parameters",

@@ -26,7 +26,9 @@ void check_numpy_ok(const TensorImpl& impl) {
                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
 }
 
-// A Python object kept alive by a tensor's storage; released with the GIL held.
+// A Python object kept alive by a tensor's storage. The last reference to the storage may drop
+// where the GIL is released (in a compute call, on a worker), so the deleter takes the GIL; with
+// from_dlpack's owner below, the only gil_scoped_* outside bind_common.hpp.
 std::shared_ptr<void> keep_alive(py::object o) {
   return std::shared_ptr<void>(new py::object(std::move(o)), [](void* p) {
     auto* obj = static_cast<py::object*>(p);
@@ -151,7 +153,7 @@ void bind_interop(py::module_& m) {
     Shape shape(dl.shape, dl.shape + dl.ndim);
     Shape strides = dl.strides ? Shape(dl.strides, dl.strides + dl.ndim) : contiguous_strides(shape);
     PyCapsule_SetName(capsule.ptr(), "used_dltensor");
-    std::shared_ptr<void> owner(managed, [](void* p) {
+    std::shared_ptr<void> owner(managed, [](void* p) {  // the producer's deleter, with the GIL (see keep_alive)
       auto* mt = static_cast<DLManagedTensor*>(p);
       if (!mt->deleter) return;
       if (Py_IsInitialized()) {

@@ -54,20 +54,17 @@ void bind_lm(py::module_& m) {
             SEQLAB_CHECK_VALUE(offsets.size() >= 1, "NGram.fit: offsets must have n_sentences + 1 entries");
             const int32_t* pid = ids.data();
             const int64_t* poff = offsets.data();
-            int64_t n_sent = offsets.size() - 1;
-            py::gil_scoped_release nogil;
-            return std::make_shared<NGramModel>(NGramModel::build(words, pid, poff, n_sent, opt));
+            const int64_t n_sent = offsets.size() - 1;
+            return released(
+                [&] { return std::make_shared<NGramModel>(NGramModel::build(words, pid, poff, n_sent, opt)); });
           },
           py::arg("words"), py::arg("ids"), py::arg("offsets"), py::arg("order"), py::arg("smoothing"), py::arg("k"),
           py::arg("katz_k"), py::arg("fallback"))
       .def_static(
           "read_arpa",
-          [](const std::string& path) {
-            py::gil_scoped_release nogil;
-            return std::make_shared<NGramModel>(NGramModel::read_arpa(path));
-          },
-          py::arg("path"))
-      .def("write_arpa", &NGramModel::write_arpa, py::arg("path"), py::call_guard<py::gil_scoped_release>())
+          [](const std::string& path) { return std::make_shared<NGramModel>(NGramModel::read_arpa(path)); },
+          py::arg("path"), Release())
+      .def("write_arpa", &NGramModel::write_arpa, py::arg("path"), Release())
       .def_property_readonly("order", &NGramModel::order)
       .def_property_readonly("smoothing", [](const NGramModel& self) { return smoothing_name(self.smoothing()); })
       .def_property_readonly("k", &NGramModel::add_k)
@@ -122,10 +119,7 @@ void bind_lm(py::module_& m) {
                                  self.vocab().size(), ") that can be predicted");
             std::vector<double> lp(n + (eos ? 1 : 0));
             std::vector<int> len(lp.size());
-            {
-              py::gil_scoped_release nogil;
-              self.score(ids.data(), n, bos, eos, lp.data(), len.data());
-            }
+            released([&] { self.score(ids.data(), n, bos, eos, lp.data(), len.data()); });
             return py::make_tuple(move_to_numpy(std::move(lp)), move_to_numpy(std::move(len)));
           },
           py::arg("ids"), py::arg("bos"), py::arg("eos"))
@@ -139,7 +133,7 @@ void bind_lm(py::module_& m) {
             for (size_t i = 0; i < ids.size() + (eos ? 1 : 0); ++i) total += lp[i];
             return total;
           },
-          py::arg("sentence"), py::arg("level"), py::arg("bos"), py::arg("eos"))
+          py::arg("sentence"), py::arg("level"), py::arg("bos"), py::arg("eos"), Release())
       .def(
           "score_corpus",
           [](const NGramModel& self, const std::vector<std::string_view>& lines, const std::string& level, bool bos,
@@ -147,8 +141,7 @@ void bind_lm(py::module_& m) {
             text::Level lv = text_level_arg(level);
             std::vector<double> total(lines.size());
             std::vector<int64_t> tokens(lines.size()), oov(lines.size());
-            {
-              py::gil_scoped_release nogil;
+            released([&] {
               std::vector<double> lp;
               for (size_t s = 0; s < lines.size(); ++s) {
                 size_t n_oov = 0;
@@ -162,7 +155,7 @@ void bind_lm(py::module_& m) {
                 tokens[s] = static_cast<int64_t>(T);
                 oov[s] = static_cast<int64_t>(n_oov);
               }
-            }
+            });
             return py::make_tuple(move_to_numpy(std::move(total)), move_to_numpy(std::move(tokens)), move_to_numpy(std::move(oov)));
           },
           py::arg("lines"), py::arg("level"), py::arg("bos"), py::arg("eos"))
@@ -172,7 +165,8 @@ void bind_lm(py::module_& m) {
             for (py::ssize_t i = 0; i < history.size(); ++i)
               SEQLAB_CHECK_INDEX(history.data()[i] < self.vocab().size(), "NGram: history id ", history.data()[i],
                                  " is outside the vocabulary (size ", self.vocab().size(), ")");
-            return move_to_numpy(self.distribution(history.data(), static_cast<size_t>(history.size())));
+            const size_t n = static_cast<size_t>(history.size());
+            return move_to_numpy(released([&] { return self.distribution(history.data(), n); }));
           },
           py::arg("history"));
 }

@@ -5,14 +5,11 @@
 
 namespace seqlab::bind {
 
-using Release = py::call_guard<py::gil_scoped_release>;
-
 void bind_nn(py::module_& m) {
   m.def("layer_norm", [](const Tensor& x, py::handle normalized_shape, std::optional<Tensor> w, std::optional<Tensor> b,
                          double eps) {
-    Shape ns = size_arg(normalized_shape);
-    py::gil_scoped_release r;
-    return layer_norm(x, ns, w ? *w : Tensor(), b ? *b : Tensor(), eps);
+    const Shape ns = size_arg(normalized_shape);
+    return released([&] { return layer_norm(x, ns, w ? *w : Tensor(), b ? *b : Tensor(), eps); });
   }, py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
         py::arg("eps") = 1e-5);
   m.def("batch_norm", [](const Tensor& x, std::optional<Tensor> rm, std::optional<Tensor> rv, std::optional<Tensor> w,

@@ -4,9 +4,6 @@
 #include "simd/vec_math.hpp"
 
 namespace seqlab::bind {
-
-using Release = py::call_guard<py::gil_scoped_release>;
-
 namespace {
 
 py::class_<TensorImpl, std::shared_ptr<TensorImpl>> tensor_class(py::module_& m) {
@@ -21,7 +18,7 @@ void both(py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& c
   m.def(name, f, py::arg("input"), extra...);
 }
 
-py::object values_indices(py::module_& m, std::pair<Tensor, Tensor> r) {
+py::object values_indices(const py::module_& m, std::pair<Tensor, Tensor> r) {
   return m.attr("_values_indices")(py::cast(r.first), py::cast(r.second));
 }
 
@@ -30,30 +27,17 @@ py::object values_indices(py::module_& m, std::pair<Tensor, Tensor> r) {
 void bind_ops(py::module_& m) {
   auto cls = tensor_class(m);
   // ------------------------------------------------------------ elementwise
-  both(m, cls, "add", [](const Tensor& a, py::handle b, double alpha) -> py::object {
-    Tensor o = operand(b, a);
-    if (!o.defined()) throw py::type_error("add(): argument 'other' must be a Tensor or a number");
-    py::gil_scoped_release r;
-    Tensor out = add(a, o, alpha);
-    py::gil_scoped_acquire acq;
-    return py::cast(out);
-  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
-  both(m, cls, "sub", [](const Tensor& a, py::handle b, double alpha) -> py::object {
-    Tensor o = operand(b, a);
-    if (!o.defined()) throw py::type_error("sub(): argument 'other' must be a Tensor or a number");
-    py::gil_scoped_release r;
-    Tensor out = sub(a, o, alpha);
-    py::gil_scoped_acquire acq;
-    return py::cast(out);
-  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
+  // self OP other, `other` a tensor or a number (operand_arg).
+  using AlphaOp = Tensor (*)(const Tensor&, const Tensor&, double);
+  for (auto [name, fn] : {std::pair<const char*, AlphaOp>{"add", &add}, {"sub", &sub}})
+    both(m, cls, name, [name = name, fn = fn](const Tensor& a, py::handle b, double alpha) {
+      const Tensor o = operand_arg(b, a, name);
+      return released([&] { return fn(a, o, alpha); });
+    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
   auto def_binary = [&](const char* name, Tensor (*fn)(const Tensor&, const Tensor&)) {
-    both(m, cls, name, [fn, name](const Tensor& a, py::handle b) -> py::object {
-      Tensor o = operand(b, a);
-      if (!o.defined()) throw py::type_error(std::string(name) + "(): argument 'other' must be a Tensor or a number");
-      py::gil_scoped_release r;
-      Tensor out = fn(a, o);
-      py::gil_scoped_acquire acq;
-      return py::cast(out);
+    both(m, cls, name, [fn, name](const Tensor& a, py::handle b) {
+      const Tensor o = operand_arg(b, a, name);
+      return released([&] { return fn(a, o); });
     }, py::arg("other"));
   };
   def_binary("mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); });
@@ -70,20 +54,10 @@ void bind_ops(py::module_& m) {
   def_binary("logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); });
   def_binary("logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); });
   def_binary("logical_xor", [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); });
-  both(m, cls, "pow", [](const Tensor& a, py::handle b) -> py::object {
-    if (py::isinstance<py::int_>(b) || py::isinstance<py::float_>(b)) {
-      const double e = b.cast<double>();
-      py::gil_scoped_release r;
-      Tensor out = pow(a, e);
-      py::gil_scoped_acquire acq;
-      return py::cast(out);
-    }
-    Tensor o = operand(b, a);
-    if (!o.defined()) throw py::type_error("pow(): argument 'exponent' must be a Tensor or a number");
-    py::gil_scoped_release r;
-    Tensor out = pow(a, o);
-    py::gil_scoped_acquire acq;
-    return py::cast(out);
+  both(m, cls, "pow", [](const Tensor& a, py::handle exponent) {
+    const Tensor out = power(a, exponent);
+    if (!out.defined()) throw py::type_error("pow(): argument 'exponent' must be a Tensor or a number");
+    return out;
   }, py::arg("exponent"));
   m.def("where", [](const Tensor& cond, py::handle a, py::handle b) {
     Tensor ta = py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor();
@@ -92,14 +66,12 @@ void bind_ops(py::module_& m) {
     if (!ta.defined()) ta = operand(a, like);
     if (!tb.defined()) tb = operand(b, like);
     if (!ta.defined() || !tb.defined()) throw py::type_error("where(): input and other must be Tensors or numbers");
-    py::gil_scoped_release r;
-    return where(cond, ta, tb);
+    return released([&] { return where(cond, ta, tb); });
   }, py::arg("condition"), py::arg("input"), py::arg("other"));
   cls.def("where", [](const Tensor& self, const Tensor& cond, py::handle other) {
     Tensor o = operand(other, self);
     if (!o.defined()) throw py::type_error("where(): other must be a Tensor or a number");
-    py::gil_scoped_release r;
-    return where(cond, self, o);
+    return released([&] { return where(cond, self, o); });
   }, py::arg("condition"), py::arg("other"));
 
   both(m, cls, "neg", [](const Tensor& x) { return neg(x); }, Release());
@@ -122,11 +94,8 @@ void bind_ops(py::module_& m) {
   // ------------------------------------------------------------ in place
   auto def_inplace = [&](const char* name, InplaceOp op) {
     cls.def(name, [op, name](Tensor& self, py::handle other, double alpha) -> Tensor {
-      Tensor o = operand(other, self);
-      if (!o.defined()) throw py::type_error(std::string(name) + "(): argument 'other' must be a Tensor or a number");
-      py::gil_scoped_release r;
-      inplace_binary(self, o, op, alpha);
-      return self;
+      const Tensor o = operand_arg(other, self, name);
+      return released([&] { return inplace_binary(self, o, op, alpha); });
     }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
   };
   def_inplace("add_", InplaceOp::Add);
@@ -170,53 +139,32 @@ void bind_ops(py::module_& m) {
   // ------------------------------------------------------------ reductions
   // `keepdims` is accepted as PyTorch accepts it (NumPy's spelling, common in course code).
   both(m, cls, "sum", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype, bool keepdims) {
-    auto dims = dims_arg(dim);
-    py::gil_scoped_release r;
-    const Tensor in = dtype ? to_dtype(x, *dtype) : x;
-    return sum(in, dims, keepdim || keepdims);
+    const auto dims = dims_arg(dim);
+    return released([&] { return sum(dtype ? to_dtype(x, *dtype) : x, dims, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("keepdims") = false);
   both(m, cls, "mean", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype, bool keepdims) {
-    auto dims = dims_arg(dim);
-    py::gil_scoped_release r;
-    const Tensor in = dtype ? to_dtype(x, *dtype) : x;
-    return mean(in, dims, keepdim || keepdims);
+    const auto dims = dims_arg(dim);
+    return released([&] { return mean(dtype ? to_dtype(x, *dtype) : x, dims, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("keepdims") = false);
   both(m, cls, "var", [](const Tensor& x, py::object dim, std::optional<bool> unbiased, bool keepdim,
                          std::optional<double> correction, bool keepdims) {
-    auto dims = dims_arg(dim);
+    const auto dims = dims_arg(dim);
     const double c = correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
-    py::gil_scoped_release r;
-    return var(x, dims, c, keepdim || keepdims);
+    return released([&] { return var(x, dims, c, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
      py::arg("correction") = py::none(), py::arg("keepdims") = false);
   auto def_extreme = [&](const char* name, bool is_max) {
     both(m, cls, name, [m, is_max](const Tensor& x, py::object dim, bool keepdim, bool keepdims) -> py::object {
-      py::module_ mod = m;
       keepdim = keepdim || keepdims;
-      if (dim.is_none()) {
-        Tensor r;
-        {
-          py::gil_scoped_release rel;
-          r = is_max ? max(x) : min(x);
-        }
-        return py::cast(r);
-      }
+      if (dim.is_none()) return py::cast(released([&] { return is_max ? max(x) : min(x); }));
       if (py::isinstance<TensorImpl>(dim)) {  // torch.max(a, b) = maximum
-        Tensor o = dim.cast<Tensor>();
-        py::gil_scoped_release rel;
-        Tensor r = is_max ? maximum(x, o) : minimum(x, o);
-        py::gil_scoped_acquire acq;
-        return py::cast(r);
+        const Tensor o = dim.cast<Tensor>();
+        return py::cast(released([&] { return is_max ? maximum(x, o) : minimum(x, o); }));
       }
       const int64_t d = dim.cast<int64_t>();
-      std::pair<Tensor, Tensor> r;
-      {
-        py::gil_scoped_release rel;
-        r = is_max ? max(x, d, keepdim) : min(x, d, keepdim);
-      }
-      return values_indices(mod, r);
+      return values_indices(m, released([&] { return is_max ? max(x, d, keepdim) : min(x, d, keepdim); }));
     }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("keepdims") = false);
   };
   def_extreme("max", true);
@@ -237,26 +185,24 @@ void bind_ops(py::module_& m) {
   cls.def("view", [](const Tensor& x, py::args size) {
     if (size.size() == 1 && py::isinstance<Dtype>(size[0]))
       throw py::type_error("view(dtype) is not supported by seqlab; use .to(dtype)");
-    Shape s = size_args(size);
-    py::gil_scoped_release r;
-    return view(x, s);
+    const Shape s = size_args(size);
+    return released([&] { return view(x, s); });
   });
   cls.def("reshape", [](const Tensor& x, py::args size) {
-    Shape s = size_args(size);
-    py::gil_scoped_release r;
-    return reshape(x, s);
+    const Shape s = size_args(size);
+    return released([&] { return reshape(x, s); });
   });
-  m.def("reshape", [](const Tensor& x, py::handle shape) { return reshape(x, size_arg(shape)); }, py::arg("input"),
-        py::arg("shape"));
+  m.def("reshape", [](const Tensor& x, py::handle shape) {
+    const Shape s = size_arg(shape);
+    return released([&] { return reshape(x, s); });
+  }, py::arg("input"), py::arg("shape"));
   cls.def("expand", [](const Tensor& x, py::args size) {
-    Shape s = size_args(size);
-    py::gil_scoped_release r;
-    return expand(x, s);
+    const Shape s = size_args(size);
+    return released([&] { return expand(x, s); });
   });
   cls.def("permute", [](const Tensor& x, py::args dims) {
-    Shape s = size_args(dims);
-    py::gil_scoped_release r;
-    return permute(x, s);
+    const Shape s = size_args(dims);
+    return released([&] { return permute(x, s); });
   });
   m.def("permute", [](const Tensor& x, std::vector<int64_t> dims) { return permute(x, dims); }, py::arg("input"),
         py::arg("dims"), Release());
@@ -314,9 +260,8 @@ void bind_ops(py::module_& m) {
   both(m, cls, "index_select", [](const Tensor& x, int64_t dim, const Tensor& index) { return index_select(x, dim, index); },
        py::arg("dim"), py::arg("index"), Release());
   both(m, cls, "masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value) {
-    double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>() : value.cast<double>();
-    py::gil_scoped_release r;
-    return masked_fill(x, mask, v);
+    const double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>() : value.cast<double>();
+    return released([&] { return masked_fill(x, mask, v); });
   }, py::arg("mask"), py::arg("value"));
   both(m, cls, "nonzero", [](const Tensor& x) { return nonzero(x); }, Release());
   both(m, cls, "triu", [](const Tensor& x, int64_t d) { return triu(x, d); }, py::arg("diagonal") = 0, Release());
@@ -327,37 +272,29 @@ void bind_ops(py::module_& m) {
   both(m, cls, "log_softmax", [](const Tensor& x, int64_t dim) { return log_softmax(x, dim); }, py::arg("dim"), Release());
   m.def("gelu", [](const Tensor& x, const std::string& approximate) {
     SEQLAB_CHECK(approximate == "none" || approximate == "tanh",
-                       "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
-    py::gil_scoped_release r;
+                 "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
     return gelu(x, approximate == "tanh");
-  }, py::arg("input"), py::arg("approximate") = "none");
+  }, py::arg("input"), py::arg("approximate") = "none", Release());
   m.def("cross_entropy", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
                             int64_t ignore_index, const std::string& reduction, double label_smoothing) {
-    const Reduction red = parse_reduction(reduction);
-    py::gil_scoped_release r;
-    return cross_entropy(input, target, weight ? *weight : Tensor(), ignore_index, red, label_smoothing);
+    return cross_entropy(input, target, weight ? *weight : Tensor(), ignore_index, parse_reduction(reduction),
+                         label_smoothing);
   }, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("ignore_index") = -100,
-        py::arg("reduction") = "mean", py::arg("label_smoothing") = 0.0);
+        py::arg("reduction") = "mean", py::arg("label_smoothing") = 0.0, Release());
   m.def("nll_loss", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight, int64_t ignore_index,
                        const std::string& reduction) {
-    const Reduction red = parse_reduction(reduction);
-    py::gil_scoped_release r;
-    return nll_loss(input, target, weight ? *weight : Tensor(), ignore_index, red);
+    return nll_loss(input, target, weight ? *weight : Tensor(), ignore_index, parse_reduction(reduction));
   }, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("ignore_index") = -100,
-        py::arg("reduction") = "mean");
+        py::arg("reduction") = "mean", Release());
   m.def("mse_loss", [](const Tensor& input, const Tensor& target, const std::string& reduction) {
-    const Reduction red = parse_reduction(reduction);
-    py::gil_scoped_release r;
-    return mse_loss(input, target, red);
-  }, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean");
+    return mse_loss(input, target, parse_reduction(reduction));
+  }, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", Release());
   m.def("binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
                                                const std::string& reduction, std::optional<Tensor> pos_weight) {
-    const Reduction red = parse_reduction(reduction);
-    py::gil_scoped_release r;
-    return binary_cross_entropy_with_logits(input, target, weight ? *weight : Tensor(), red,
+    return binary_cross_entropy_with_logits(input, target, weight ? *weight : Tensor(), parse_reduction(reduction),
                                             pos_weight ? *pos_weight : Tensor());
   }, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = "mean",
-        py::arg("pos_weight") = py::none());
+        py::arg("pos_weight") = py::none(), Release());
   m.def("dropout", [](const Tensor& x, double p, bool training) { return dropout(x, p, training); }, py::arg("input"),
         py::arg("p") = 0.5, py::arg("training") = true, Release());
 

@@ -5,9 +5,6 @@
 #include "bind_common.hpp"
 
 namespace seqlab::bind {
-
-using Release = py::call_guard<py::gil_scoped_release>;
-
 namespace {
 
 py::tuple shape_tuple(const Shape& s) {
@@ -16,28 +13,15 @@ py::tuple shape_tuple(const Shape& s) {
   return t;
 }
 
-// a OP b for a tensor and a Python operand; NotImplemented for unknown operands.
+py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
+
+// a OP b (or b OP a when reflected) for a tensor and a Python operand; NotImplemented for
+// unknown operands, so that Python tries the other operand's method.
 template <typename F>
 py::object binary(const Tensor& self, const py::handle& other, bool reflected, F f) {
-  Tensor o = operand(other, self);
-  if (!o.defined()) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  Tensor r;
-  {
-    py::gil_scoped_release release;
-    r = reflected ? f(o, self) : f(self, o);
-  }
-  return py::cast(r);
-}
-
-template <typename F>
-py::object inplace(Tensor self, const py::handle& other, F f) {
-  Tensor o = operand(other, self);
-  if (!o.defined()) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  {
-    py::gil_scoped_release release;
-    f(self, o);
-  }
-  return py::cast(self);
+  const Tensor o = operand(other, self);
+  if (!o.defined()) return not_implemented();
+  return py::cast(released([&] { return reflected ? f(o, self) : f(self, o); }));
 }
 
 }  // namespace
@@ -112,9 +96,8 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly("retains_grad", [](const Tensor& t) { return t.impl()->retains_grad; })
       .def("retain_grad", [](Tensor& t) { t.retain_grad(); })
       .def("backward", [](const Tensor& t, std::optional<Tensor> gradient, std::optional<bool> retain_graph) {
-        py::gil_scoped_release release;
         t.backward(gradient ? *gradient : Tensor(), retain_graph.value_or(false));
-      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none())
+      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), Release())
       .def("detach", [](const Tensor& t) { return t.detach(); })
       .def("detach_", [](Tensor& t) {
         t.impl()->grad_fn = nullptr;
@@ -142,40 +125,39 @@ void bind_tensor(py::module_& m) {
       })
       .def("__hash__", [](const py::object& self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); })
       // --- operators
-      .def("__add__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return add(x, y); }); }, py::is_operator())
-      .def("__radd__", [](const Tensor& a, py::handle b) { return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return add(x, y); }); }, py::is_operator())
-      .def("__sub__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return sub(x, y); }); }, py::is_operator())
-      .def("__rsub__", [](const Tensor& a, py::handle b) { return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return sub(x, y); }); }, py::is_operator())
-      .def("__mul__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return mul(x, y); }); }, py::is_operator())
-      .def("__rmul__", [](const Tensor& a, py::handle b) { return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return mul(x, y); }); }, py::is_operator())
-      .def("__truediv__", [](const Tensor& a, py::handle b) { return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return div(x, y); }); }, py::is_operator())
-      .def("__rtruediv__", [](const Tensor& a, py::handle b) { return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return div(x, y); }); }, py::is_operator())
-      .def("__pow__", [](const Tensor& a, py::handle b) -> py::object {
-        if (py::isinstance<py::int_>(b) || py::isinstance<py::float_>(b)) {
-          const double e = b.cast<double>();
-          py::gil_scoped_release r;
-          Tensor out = pow(a, e);
-          py::gil_scoped_acquire acq;
-          return py::cast(out);
-        }
-        return binary(a, b, false, [](const Tensor& x, const Tensor& y) { return pow(x, y); });
-      }, py::is_operator())
-      .def("__rpow__", [](const Tensor& a, py::handle b) { return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return pow(x, y); }); }, py::is_operator())
       .def("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, Release(), py::is_operator())
       .def("__neg__", [](const Tensor& a) { return neg(a); }, Release())
       .def("__abs__", [](const Tensor& a) { return abs(a); }, Release())
       .def("__invert__", [](const Tensor& a) {
         SEQLAB_CHECK_TYPE(a.dtype() == Dtype::Bool, "~ (bitwise_not) is only implemented for bool tensors in seqlab");
         return logical_not(a);
-      })
-      .def("__iadd__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Add); }); }, py::is_operator())
-      .def("__isub__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Sub); }); }, py::is_operator())
-      .def("__imul__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Mul); }); }, py::is_operator())
-      .def("__itruediv__", [](Tensor a, py::handle b) { return inplace(a, b, [](Tensor& x, const Tensor& y) { inplace_binary(x, y, InplaceOp::Div); }); }, py::is_operator());
+      }, Release())
+      .def("__pow__", [](const Tensor& a, py::handle b) {
+        const Tensor out = power(a, b);
+        return out.defined() ? py::cast(out) : not_implemented();
+      }, py::is_operator())
+      .def("__rpow__", [](const Tensor& a, py::handle b) {
+        return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return pow(x, y); });
+      }, py::is_operator());
+
+  // + - * /: a OP b, b OP a (reflected: 2 - x is sub(2, x)) and a OP= b.
+  using Binary = Tensor (*)(const Tensor&, const Tensor&);
+  const std::tuple<const char*, const char*, const char*, Binary, InplaceOp> arithmetic[] = {
+      {"__add__", "__radd__", "__iadd__", [](const Tensor& x, const Tensor& y) { return add(x, y); }, InplaceOp::Add},
+      {"__sub__", "__rsub__", "__isub__", [](const Tensor& x, const Tensor& y) { return sub(x, y); }, InplaceOp::Sub},
+      {"__mul__", "__rmul__", "__imul__", [](const Tensor& x, const Tensor& y) { return mul(x, y); }, InplaceOp::Mul},
+      {"__truediv__", "__rtruediv__", "__itruediv__", [](const Tensor& x, const Tensor& y) { return div(x, y); },
+       InplaceOp::Div}};
+  for (auto [name, rname, iname, fn, op] : arithmetic) {
+    cls.def(name, [fn = fn](const Tensor& a, py::handle b) { return binary(a, b, false, fn); }, py::is_operator());
+    cls.def(rname, [fn = fn](const Tensor& a, py::handle b) { return binary(a, b, true, fn); }, py::is_operator());
+    cls.def(iname, [op = op](const Tensor& a, py::handle b) {
+      return binary(a, b, false, [op](Tensor x, const Tensor& y) { return inplace_binary(x, y, op); });
+    }, py::is_operator());
+  }
 
   // & | ^ on bool tensors (PyTorch's bitwise ops; seqlab has no integer bitwise ops).
-  using Logical = Tensor (*)(const Tensor&, const Tensor&);
-  const std::tuple<const char*, const char*, Logical> logicals[] = {
+  const std::tuple<const char*, const char*, Binary> logicals[] = {
       {"__and__", "bitwise_and (&)", [](const Tensor& x, const Tensor& y) { return logical_and(x, y); }},
       {"__or__", "bitwise_or (|)", [](const Tensor& x, const Tensor& y) { return logical_or(x, y); }},
       {"__xor__", "bitwise_xor (^)", [](const Tensor& x, const Tensor& y) { return logical_xor(x, y); }}};

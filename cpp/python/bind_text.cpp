@@ -30,37 +30,27 @@ void bind_text(py::module_& m) {
   t.def(
       "encode_lines",
       [](const std::vector<std::string_view>& lines, const std::string& level, std::optional<std::vector<std::string>> vocab) {
-        text::Level lv = text_level_arg(level);
-        text::Encoded e;
-        {
-          py::gil_scoped_release nogil;
-          e = vocab ? text::encode(lines, lv, *vocab) : text::encode(lines, lv);
-        }
-        return to_python(std::move(e));
+        const text::Level lv = text_level_arg(level);
+        return to_python(released([&] { return vocab ? text::encode(lines, lv, *vocab) : text::encode(lines, lv); }));
       },
       py::arg("lines"), py::arg("level") = "word", py::arg("vocab") = py::none());
   t.def(
       "encode_tokens",
       [](const std::vector<std::vector<std::string_view>>& sentences, std::optional<std::vector<std::string>> vocab) {
-        text::Encoded e;
-        {
-          py::gil_scoped_release nogil;
-          e = vocab ? text::encode_tokens(sentences, *vocab) : text::encode_tokens(sentences);
-        }
-        return to_python(std::move(e));
+        return to_python(released([&] {
+          return vocab ? text::encode_tokens(sentences, *vocab) : text::encode_tokens(sentences);
+        }));
       },
       py::arg("sentences"), py::arg("vocab") = py::none());
   t.def(
       "encode_file",
       [](const std::string& path, const std::string& level, std::optional<std::vector<std::string>> vocab) {
-        text::Level lv = text_level_arg(level);
-        text::Encoded e;
-        {
-          py::gil_scoped_release nogil;
-          std::string buf = text::read_file(path);
-          auto lines = text::split_lines(buf);
-          e = vocab ? text::encode(lines, lv, *vocab) : text::encode(lines, lv);
-        }
+        const text::Level lv = text_level_arg(level);
+        text::Encoded e = released([&] {
+          const std::string buf = text::read_file(path);
+          const auto lines = text::split_lines(buf);
+          return vocab ? text::encode(lines, lv, *vocab) : text::encode(lines, lv);
+        });
         release_free_memory();  // the file's text and the encoder's tables
         return to_python(std::move(e));
       },

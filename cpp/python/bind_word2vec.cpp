@@ -102,8 +102,7 @@ void bind_word2vec(py::module_& m) {
             SEQLAB_CHECK_INDEX(data.sub_rows[i] >= 0 && data.sub_rows[i] < data.n_input_rows,
                                "word2vec.train: sub_rows entry out of range");
         }
-        py::gil_scoped_release nogil;
-        embed::train_word2vec(data, opt, progress);
+        released([&] { embed::train_word2vec(data, opt, progress); });
       },
       py::arg("ids"), py::arg("offsets"), py::arg("counts"), py::arg("sample_int"), py::arg("syn0"), py::arg("syn1neg"),
       py::arg("syn1"), py::arg("sub_offsets"), py::arg("sub_rows"), py::arg("progress"), py::kw_only(),
@@ -169,7 +168,7 @@ void bind_word2vec(py::module_& m) {
   w.def(
       "huffman",
       [](const std::vector<int64_t>& counts) {
-        embed::HuffmanTree t = embed::build_huffman(counts);
+        const embed::HuffmanTree t = released([&] { return embed::build_huffman(counts); });
         return py::make_tuple(to_numpy(t.code_offsets), to_numpy(t.codes), to_numpy(t.points));
       },
       py::arg("counts"), "(code_offsets, codes, points) of the Huffman tree over counts");
@@ -196,8 +195,7 @@ void bind_word2vec(py::module_& m) {
       [](const std::vector<std::string>& words, int min_n, int max_n, uint32_t bucket) {
         std::vector<int64_t> offsets{0};
         std::vector<int32_t> rows;
-        {
-          py::gil_scoped_release nogil;
+        released([&] {
           const int64_t V = static_cast<int64_t>(words.size());
           SEQLAB_CHECK_VALUE(V + static_cast<int64_t>(bucket) < INT32_MAX, "FastText: vocabulary + bucket must be < 2^31");
           for (int64_t wd = 0; wd < V; ++wd) {
@@ -207,7 +205,7 @@ void bind_word2vec(py::module_& m) {
                 rows.push_back(static_cast<int32_t>(V + b));
             offsets.push_back(static_cast<int64_t>(rows.size()));
           }
-        }
+        });
         return py::make_tuple(to_numpy(offsets), to_numpy(rows));
       },
       py::arg("words"), py::arg("min_n"), py::arg("max_n"), py::arg("bucket"));

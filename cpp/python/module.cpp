@@ -1,5 +1,6 @@
 // seqlab._core: the compiled core. Bindings only convert and forward; the Python package
-// (python/seqlab) re-exports them with PyTorch's module layout.
+// (python/seqlab) re-exports them with PyTorch's module layout. The argument helpers declared
+// in bind_common.hpp (operands, pow's exponent, dims, sizes) are defined here.
 #include "bind_common.hpp"
 
 namespace seqlab::bind {
@@ -13,6 +14,23 @@ Tensor operand(const py::handle& o, const Tensor& like) {
   if (py::hasattr(o, "dtype") && py::hasattr(o, "item") && py::hasattr(o, "ndim") && o.attr("ndim").cast<int>() == 0)
     return operand(o.attr("item")(), like);
   return Tensor();
+}
+
+Tensor operand_arg(const py::handle& o, const Tensor& like, const char* op, const char* arg) {
+  Tensor t = operand(o, like);
+  if (!t.defined())
+    throw py::type_error(std::string(op) + "(): argument '" + arg + "' must be a Tensor or a number");
+  return t;
+}
+
+Tensor power(const Tensor& self, const py::handle& exponent) {
+  if (py::isinstance<py::int_>(exponent) || py::isinstance<py::float_>(exponent)) {
+    const double e = exponent.cast<double>();
+    return released([&] { return pow(self, e); });
+  }
+  Tensor o = operand(exponent, self);
+  if (!o.defined()) return o;
+  return released([&] { return pow(self, o); });
 }
 
 std::vector<int64_t> dims_arg(const py::handle& o) {
