@@ -13,9 +13,9 @@ PACKAGE = ROOT / "python" / "seqlab"
 
 # Rank of each part of the C++ core; a file may include only files of its own rank or lower,
 # and at rank 3 only its own family (nn does not include optim, lm does not include embed).
-# The base: the tensor and what it stands on (checks, dtypes, threads, SIMD kernels, BLAS,
+# The base: the tensor and what it stands on (checks, dtypes, options fields, threads, SIMD kernels, BLAS,
 # the kernel helpers) and text encoding, which needs no tensor at all.
-BASE = {"tensor", "check", "dtype", "parallel", "memory", "blas", "kernel_utils", "simd", "text"}
+BASE = {"tensor", "check", "dtype", "arg", "parallel", "memory", "blas", "kernel_utils", "simd", "text"}
 FAMILIES = {"nn", "optim", "lm", "embed"}
 
 

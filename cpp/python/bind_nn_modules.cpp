@@ -22,7 +22,6 @@ std::optional<double> optional_number(const py::handle& o) {
 
 void bind_nn_modules(py::module_& m) {
   py::module_ c = m.def_submodule("cpp_nn", "The C++ twins of seqlab.nn's layers (nn/layers.hpp)");
-  using Release = py::call_guard<py::gil_scoped_release>;
 
   py::class_<Module, std::shared_ptr<Module>>(c, "Module")
       .def("named_parameters", [](const Module& mod) { return mod.named_parameters(); })

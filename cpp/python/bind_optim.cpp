@@ -53,7 +53,6 @@ void bind_algorithm(py::module_& m, const char* name) {
 void bind_optim(py::module_& m) {
   using namespace seqlab::optim;
   py::module_ o = m.def_submodule("optim", "C++ optimizers (torch.optim's update rules)");
-  using Release = py::call_guard<py::gil_scoped_release>;
   py::class_<Optimizer, std::shared_ptr<Optimizer>>(o, "Optimizer")
       .def_property_readonly("name", [](const Optimizer& opt) { return std::string(opt.name()); })
       .def("step", &Optimizer::step, Release())
