@@ -68,7 +68,7 @@ void bind_tensor(py::module_& m) {
       })
       .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); })
       .def("stride", [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
-        if (dim) return py::int_(t.strides()[wrap_dim(*dim, t.dim(), "stride")]);
+        if (dim) return py::int_(t.strides()[wrap_dim(*dim, t.dim(), "stride", false)]);
         return shape_tuple(t.strides());
       }, py::arg("dim") = py::none())
       .def("storage_offset", [](const Tensor& t) { return t.offset(); })

@@ -4,6 +4,9 @@
 #include "seqlab/tensor.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <new>
 
 #include <xsimd/memory/xsimd_aligned_allocator.hpp>
 #include <xtensor/xstorage.hpp>
@@ -35,22 +38,68 @@ Shape contiguous_strides(const Shape& shape) {
   int64_t s = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<int64_t>(shape[i], 1);
+    // Overflows only for an empty tensor with huge other dims ([0, 2**62, 2**62]): PyTorch refuses those too.
+    SEQLAB_CHECK(i == 0 || !__builtin_mul_overflow(s, std::max<int64_t>(shape[i], 1), &s),
+                 "Stride calculation overflowed with sizes=", shape_str(shape));
   }
   return strides;
 }
 
+// The one checked size computation: every allocation and every view's numel goes through it,
+// so that eye(2**32) or zeros(2**40, 2**40) raise instead of wrapping around to a small number.
 int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  bool zero = false;
+  for (int64_t s : shape) zero |= s == 0;
+  if (zero) return 0;  // [0, 2**62, 2**62] is empty, not an overflow
+  for (int64_t s : shape) {
+    SEQLAB_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(shape));
+    SEQLAB_CHECK(!__builtin_mul_overflow(n, s, &n), "Storage size calculation overflowed with sizes=",
+                 shape_str(shape));
+  }
   return n;
 }
 
-int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+// Raised (as Python's MemoryError) when the allocator refuses a tensor's bytes.
+class TensorAllocationError final : public std::bad_alloc {
+ public:
+  explicit TensorAllocationError(std::string what) : what_(std::move(what)) {}
+  const char* what() const noexcept override { return what_.c_str(); }
+
+ private:
+  std::string what_;
+};
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op, bool wrap_scalar) {
+  SEQLAB_CHECK_INDEX(ndim > 0 || wrap_scalar, op ? op : "", op ? ": " : "", "Dimension specified as ", dim,
+                     " but tensor has no dimensions");
   const int64_t lo = ndim == 0 ? -1 : -ndim, hi = ndim == 0 ? 0 : ndim - 1;
   SEQLAB_CHECK_INDEX(dim >= lo && dim <= hi, op ? op : "", op ? ": " : "",
                      "Dimension out of range (expected to be in range of [", lo, ", ", hi, "], but got ", dim, ")");
   return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim;
+}
+
+void check_value_fits(double value, Dtype dtype, const char* op) {
+  bool fits = true;
+  switch (dtype) {
+    case Dtype::Int64:  // [-2^63, 2^63): both bounds are exact in double
+      fits = value >= -9223372036854775808.0 && value < 9223372036854775808.0;
+      break;
+    case Dtype::Float32:
+      fits = !std::isfinite(value) || std::fabs(value) <= static_cast<double>(std::numeric_limits<float>::max());
+      break;
+    case Dtype::Bool:
+    case Dtype::Float64: break;
+  }
+  SEQLAB_CHECK(fits, op, ": value cannot be converted to type ", dtype == Dtype::Int64 ? "int64_t" : "float",
+               " without overflow (got ", value, ")");
+}
+
+void assert_no_internal_overlap(const Tensor& t, const char* op) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    SEQLAB_CHECK(!(t.strides()[d] == 0 && t.shape()[d] > 1), op,
+                 ": unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                 "location. Please clone() the tensor before performing the operation.");
 }
 
 // The buffer type: xtensor's uninitialised vector with an aligned allocator.
@@ -61,12 +110,21 @@ Tensor Tensor::empty(const Shape& shape, Dtype dtype) {
     SEQLAB_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(shape));
   auto impl = std::make_shared<TensorImpl>();
   impl->numel = shape_numel(shape);
+  int64_t signed_nbytes = 0;
+  SEQLAB_CHECK(!__builtin_mul_overflow(impl->numel, static_cast<int64_t>(itemsize(dtype)), &signed_nbytes),
+               "Storage size calculation overflowed with sizes=", shape_str(shape));
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
   auto storage = std::make_shared<Storage>();
-  const size_t nbytes = static_cast<size_t>(impl->numel) * itemsize(dtype);
-  auto buffer = std::make_shared<Buffer>(std::max<size_t>(nbytes, 1));
+  const size_t nbytes = static_cast<size_t>(signed_nbytes);
+  std::shared_ptr<Buffer> buffer;
+  try {
+    buffer = std::make_shared<Buffer>(std::max<size_t>(nbytes, 1));
+  } catch (const std::bad_alloc&) {
+    throw TensorAllocationError(str_cat("seqlab: failed to allocate ", nbytes, " bytes for a ", dtype_name(dtype),
+                                        " tensor of shape ", shape_str(shape), " (out of memory)"));
+  }
   storage->data = buffer->data();
   storage->nbytes = nbytes;
   storage->owner = std::move(buffer);
@@ -89,7 +147,7 @@ Tensor Tensor::from_blob(void* data, const Shape& shape, const Shape& strides, D
   return Tensor(std::move(impl));
 }
 
-int64_t Tensor::size(int64_t d) const { return impl_->shape[wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::size(int64_t d) const { return impl_->shape[wrap_dim(d, dim(), "size", false)]; }
 
 bool Tensor::is_contiguous() const {
   if (impl_->numel == 0) return true;  // as PyTorch: no element is out of place

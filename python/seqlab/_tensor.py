@@ -61,8 +61,25 @@ def tensor(data, dtype=None, requires_grad=False):
             dtype = _default_dtype
         else:
             raise TypeError(f"tensor(): can't convert data of type {arr.dtype} to a tensor")
-    arr = np.array(arr, dtype=_NP[dtype], order="C", copy=True)  # (ascontiguousarray would make 0-d 1-d)
+    _check_fits(arr, dtype)
+    with np.errstate(over="ignore"):  # float64 -> float32 overflows to inf, silently as in torch
+        arr = np.array(arr, dtype=_NP[dtype], order="C", copy=True)  # (ascontiguousarray would make 0-d 1-d)
     return _finish(_core.from_numpy(arr), requires_grad)
+
+
+def _check_fits(arr, dtype):
+    """NumPy converts out-of-range values silently (2**63, 1e400 or nan to int64 become
+    INT64_MIN); PyTorch raises, and so does seqlab."""
+    if arr.size == 0 or dtype != int64:
+        return  # (a float64 value too large for float32 becomes inf, as in torch.tensor)
+    if arr.dtype.kind == "u":
+        fits = arr.max() <= np.iinfo(np.int64).max
+    elif arr.dtype.kind == "f":
+        fits = builtins.bool(np.all((arr >= -2.0**63) & (arr < 2.0**63)))  # False for nan and inf too
+    else:
+        return
+    if not fits:
+        raise RuntimeError("tensor(): value cannot be converted to type int64 without overflow")
 
 
 def as_tensor(data, dtype=None):
@@ -171,7 +188,8 @@ def is_tensor(x):
 
 
 def unbind(x, dim=0):
-    return tuple(x.select(dim, i) for i in range(x.shape[dim]))
+    """The slices of x along dim, as a tuple (torch.unbind)."""
+    return tuple(x.select(dim, i) for i in range(x.size(dim)))
 
 
 # ------------------------------------------------------------------ indexing

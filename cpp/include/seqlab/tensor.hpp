@@ -107,7 +107,22 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-// Normalise a dim in [-ndim, ndim) to [0, ndim), or throw IndexError as PyTorch does.
-int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op = nullptr);
+// A Python number stored into a tensor of `dtype` must fit, as PyTorch requires ("value
+// cannot be converted to type int64_t without overflow"): integers take finite values in
+// range, float32 takes finite values up to FLT_MAX (inf and nan stay inf and nan).
+void check_value_fits(double value, Dtype dtype, const char* op);
+
+// In-place writes to a tensor in which two elements share memory (an expanded tensor: a
+// stride 0 over a dim of size > 1) would give an order-dependent result; PyTorch refuses them
+// (at::assert_no_internal_overlap) in every in-place op that computes its output elementwise.
+void assert_no_internal_overlap(const Tensor& t, const char* op);
+
+// Normalise a dim in [-ndim, ndim) to [0, ndim), or throw IndexError as PyTorch does
+// (c10::maybe_wrap_dim). A 0-d tensor takes dim 0 or -1 only in ops that treat it as one
+// element along that dim (sum, softmax, index_select, ...: wrap_scalar); ops that read the
+// dim's size or stride (size, stride, unbind) pass wrap_scalar = false and raise PyTorch's
+// "Dimension specified as 0 but tensor has no dimensions". Ops that need a real dim
+// (narrow, chunk, split) refuse 0-d input before wrapping.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op = nullptr, bool wrap_scalar = true);
 
 }  // namespace seqlab

@@ -15,6 +15,7 @@ Tensor zeros(const Shape& shape, Dtype dtype) { return full(shape, 0.0, dtype); 
 Tensor ones(const Shape& shape, Dtype dtype) { return full(shape, 1.0, dtype); }
 
 Tensor full(const Shape& shape, double value, Dtype dtype) {
+  check_value_fits(value, dtype, "full");
   Tensor t = Tensor::empty(shape, dtype);
   if (t.numel() == 0) return t;
   if (value == 0.0) {

@@ -116,6 +116,7 @@ Tensor map1_float(const Tensor& x, const char* op, MakeF make_f) {
 }  // namespace
 
 Tensor scalar_tensor(double value, Dtype dtype) {
+  check_value_fits(value, dtype, "scalar_tensor");
   Tensor t = Tensor::empty({}, dtype);
   dispatch_all(dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -404,10 +405,11 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
     using T = decltype(tag);
     return [l, h](T v) {
       if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(v)) return v;
+        if (std::isnan(v) || std::isnan(l) || std::isnan(h)) return static_cast<T>(NAN);  // NaN propagates, as torch
       }
-      const double dv = static_cast<double>(v);
-      return dv < l ? static_cast<T>(l) : (dv > h ? static_cast<T>(h) : v);
+      // min(max(x, min), max), as torch: when min > max every element becomes max.
+      const double dv = static_cast<double>(v), r = std::min(std::max(dv, l), h);
+      return r == dv ? v : static_cast<T>(r);
     };
   });
   if (any_requires_grad({x}))
@@ -516,6 +518,7 @@ Tensor contiguous_copy(const Tensor& x) {
 // (check_inplace and rebase_history, which record an in-place op under autograd: cpp/src/autograd/inplace.cpp)
 Tensor& copy_(Tensor& dst, const Tensor& src) {
   check_inplace(dst, "copy_");
+  assert_no_internal_overlap(dst, "copy_");
   broadcast_shapes(dst.shape(), src.shape(), "copy_");
   SEQLAB_CHECK(broadcast_shapes(dst.shape(), src.shape(), "copy_") == dst.shape(), "copy_: source of shape ",
                shape_str(src.shape()), " cannot be broadcast to destination of shape ", shape_str(dst.shape()));
@@ -532,6 +535,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
 
 Tensor& fill_(Tensor& dst, double value) {
   check_inplace(dst, "fill_");
+  check_value_fits(value, dst.dtype(), "fill_");
   if (GradMode::is_enabled() && dst.requires_grad()) {
     // A constant now: no gradient flows to the old values (nor, for a view, to that region of the base).
     rebase_history(dst, expand(scalar_tensor(value, dst.dtype()), dst.shape()), "fill_");
@@ -548,6 +552,7 @@ Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double a
   static const char* names[] = {"add_", "sub_", "mul_", "div_"};
   const char* name = names[static_cast<int>(op)];
   check_inplace(self, name);
+  assert_no_internal_overlap(self, name);
   auto compute = [&](const Tensor& a) {
     switch (op) {
       case InplaceOp::Add: return add(a, other, alpha);
@@ -597,6 +602,7 @@ Tensor& add_(Tensor& self, const Tensor& other, double alpha) {
 
 Tensor& clamp_(Tensor& self, std::optional<double> lo, std::optional<double> hi) {
   check_inplace(self, "clamp_");
+  assert_no_internal_overlap(self, "clamp_");
   const bool track = GradMode::is_enabled() && self.requires_grad();
   Tensor r = clamp(track ? clone(self) : self, lo, hi);
   if (track) {

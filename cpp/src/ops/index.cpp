@@ -201,19 +201,38 @@ Tensor index_put(const Tensor& x, const TensorList& indices, const Tensor& value
 }
 
 // out[i][j][k] = x[i][index[i][j][k]][k]  (dim = 1).   dx = zeros.scatter_add_(dim, index, g)
+// torch's rules for gather and scatter_add_ (aten/src/ATen/native/ScatterGatherChecks.h): the
+// index has self's number of dims (a 0-d self takes a 0-d or 1-d index); index.size(d) <=
+// self.size(d) for d != dim and <= src.size(d) for every d; every index in [0, self.size(dim)),
+// negative ones included, as PyTorch refuses them. All checked before anything is read or written.
+static void check_gather_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                                 const Tensor* src) {
+  SEQLAB_CHECK(index.dim() == self.dim() || (self.dim() == 0 && index.dim() <= 1), op,
+               "(): Index tensor must have the same number of dimensions as input tensor (input ",
+               shape_str(self.shape()), ", index ", shape_str(index.shape()), ")");
+  if (self.dim() > 0 && index.numel() > 0) {
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      const bool fits_self = d == dim || index.shape()[d] <= self.shape()[d];
+      const bool fits_src = src == nullptr || src->dim() == 0 || index.shape()[d] <= src->shape()[d];
+      SEQLAB_CHECK(fits_self && fits_src, op, "(): Expected index ", shape_str(index.shape()),
+                   " to be no larger than self ", shape_str(self.shape()), " apart from dimension ", dim,
+                   src ? str_cat(" and to be no larger size than src ", shape_str(src->shape())) : std::string());
+    }
+  }
+  const int64_t size = self.dim() == 0 ? 1 : self.shape()[dim];
+  const Tensor idx = contiguous_copy_if_needed(index);
+  const int64_t* p = idx.data<int64_t>();
+  for (int64_t i = 0; i < idx.numel(); ++i)
+    SEQLAB_CHECK(p[i] >= 0 && p[i] < size, op, "(): index ", p[i], " is out of bounds for dimension ", dim,
+                 " with size ", size);
+}
+
 Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index) {
   SEQLAB_CHECK(index.dtype() == Dtype::Int64, "gather(): Expected dtype int64 for index, got ",
                      dtype_name(index.dtype()));
   const int64_t dim = wrap_dim(dim_in, x.dim(), "gather");
-  SEQLAB_CHECK(index.dim() == x.dim() || (x.dim() == 0 && index.dim() <= 1),
-               "Index tensor must have the same number of dimensions as input tensor (input ", shape_str(x.shape()),
-               ", index ", shape_str(index.shape()), ")");
-  for (int64_t d = 0; d < x.dim(); ++d)
-    SEQLAB_CHECK(d == dim || index.shape()[d] <= x.shape()[d], "Size does not match at dimension ", d,
-                 " expected index ", shape_str(index.shape()), " to be smaller than self ", shape_str(x.shape()),
-                 " apart from dimension ", dim);
+  check_gather_scatter("gather", x, dim, index, nullptr);
   Tensor out = Tensor::empty(index.shape(), x.dtype());
-  const int64_t size = x.dim() == 0 ? 1 : x.shape()[dim];
   const Shape xs = x.dim() == 0 ? Shape{1} : x.strides();
   std::array<Shape, 2> st{contiguous_strides(index.shape()), index.strides()};
   dispatch_all(x.dtype(), [&](auto tag) {
@@ -229,11 +248,7 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index) {
         ioff += pos[d] * index.strides()[d];
         if (d != dim) xoff += pos[d] * xs[d];
       }
-      int64_t v = pi[ioff];
-      SEQLAB_CHECK_INDEX(v >= -size && v < size, "gather(): index ", v, " is out of bounds for dimension ", dim,
-                         " with size ", size);
-      if (v < 0) v += size;
-      po[e] = px[xoff + v * xs[dim]];
+      po[e] = px[xoff + pi[ioff] * xs[dim]];  // pi[ioff] in [0, size): checked above
       for (int64_t d = nd - 1; d >= 0; --d) {
         if (++pos[d] < index.shape()[d]) break;
         pos[d] = 0;
@@ -252,10 +267,12 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index) {
 Tensor& scatter_add_(Tensor& x, int64_t dim_in, const Tensor& index, const Tensor& src) {
   SEQLAB_CHECK_INDEX(index.dtype() == Dtype::Int64, "scatter_add_(): Expected dtype int64 for index");
   const int64_t dim = wrap_dim(dim_in, x.dim(), "scatter_add_");
-  SEQLAB_CHECK(index.dim() == x.dim() || x.dim() == 0, "scatter_add_: index ", shape_str(index.shape()),
-               " must have as many dims as self ", shape_str(x.shape()));
+  SEQLAB_CHECK(src.dim() == index.dim() || (src.dim() == 0 && index.dim() <= 1),
+               "scatter_add_(): Index tensor must have the same number of dimensions as src tensor (index ",
+               shape_str(index.shape()), ", src ", shape_str(src.shape()), ")");
+  check_gather_scatter("scatter_add_", x, dim, index, &src);
+  assert_no_internal_overlap(x, "scatter_add_");
   const Tensor s = to_dtype(src.detach(), x.dtype());
-  const int64_t size = x.dim() == 0 ? 1 : x.shape()[dim];
   const Shape xs = x.dim() == 0 ? Shape{1} : x.strides();
   dispatch_numeric(x.dtype(), "scatter_add_", [&](auto tag) {
     using T = decltype(tag);
@@ -271,11 +288,7 @@ Tensor& scatter_add_(Tensor& x, int64_t dim_in, const Tensor& index, const Tenso
         soff += pos[d] * s.strides()[d];
         if (d != dim) xoff += pos[d] * xs[d];
       }
-      int64_t v = pi[ioff];
-      SEQLAB_CHECK_INDEX(v >= -size && v < size, "scatter_add_(): index ", v, " is out of bounds for dimension ", dim,
-                         " with size ", size);
-      if (v < 0) v += size;
-      px[xoff + v * xs[dim]] += ps[soff];
+      px[xoff + pi[ioff] * xs[dim]] += ps[soff];  // pi[ioff] in [0, size): checked above
       for (int64_t d = nd - 1; d >= 0; --d) {
         if (++pos[d] < index.shape()[d]) break;
         pos[d] = 0;
@@ -291,7 +304,20 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
                      shape_str(index.shape()));
   SEQLAB_CHECK_INDEX(index.dtype() == Dtype::Int64, "index_select(): Expected dtype int64 for index, got ",
                      dtype_name(index.dtype()));
-  if (x.dim() == 0) return reshape(seqlab::index(reshape(x, {1}), {reshape(index, {-1})}), index.shape());
+  {
+    const int64_t size = x.dim() == 0 ? 1 : x.shape()[wrap_dim(dim, x.dim(), "index_select")];
+    const Tensor idx = contiguous_copy_if_needed(index);
+    const int64_t* p = idx.data<int64_t>();
+    for (int64_t i = 0; i < idx.numel(); ++i)
+      SEQLAB_CHECK_INDEX(p[i] >= 0 && p[i] < size, "index_select(): index ", p[i], " is out of range in self (size ",
+                         size, " at dimension ", dim, ")");
+  }
+  if (x.dim() == 0) {  // one element along dim: the result is 0-d, as PyTorch's
+    wrap_dim(dim, 0, "index_select");
+    SEQLAB_CHECK(index.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ", index.numel(),
+                 " value(s)");
+    return reshape(seqlab::index(reshape(x, {1}), {reshape(index, {-1})}), {});
+  }
   const int64_t d = wrap_dim(dim, x.dim(), "index_select");
   TensorList idx(d + 1);
   idx[d] = reshape(index, {-1});
@@ -300,6 +326,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 
 // out = mask ? value : x.   dx = mask ? 0 : g
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
+  check_value_fits(value, x.dtype(), "masked_fill");
   SEQLAB_CHECK_TYPE(mask.dtype() == Dtype::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
                     dtype_name(mask.dtype()));
   SEQLAB_CHECK(broadcast_shapes(x.shape(), mask.shape(), "masked_fill") == x.shape(), "masked_fill: mask of shape ",
@@ -309,6 +336,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
 
 Tensor& masked_fill_(Tensor& x, const Tensor& mask, double value) {
   check_inplace(x, "masked_fill_");
+  check_value_fits(value, x.dtype(), "masked_fill_");
   Tensor r = masked_fill(x, mask, value);
   if (GradMode::is_enabled() && x.requires_grad()) {
     rebase_history(x, r, "masked_fill_");

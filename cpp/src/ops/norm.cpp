@@ -138,6 +138,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
   Shape bshape(x.dim(), 1);
   bshape[1] = C;
+  SEQLAB_CHECK_VALUE(running_mean.defined() == running_var.defined(),
+                     "running_mean and running_var must either both be None or neither be None");
+  for (const Tensor* t : {&running_mean, &running_var, &weight, &bias})
+    SEQLAB_CHECK_TYPE(!t->defined() || is_floating(t->dtype()), "batch_norm(): expected running stats, weight and "
+                      "bias of a floating dtype, got ", dtype_name(t->dtype()));
   for (const Tensor* t : {&running_mean, &running_var, &weight, &bias})
     SEQLAB_CHECK(!t->defined() || t->numel() == C, "batch_norm(): expected running stats, weight and bias of size ",
                  C, " (channels of input ", shape_str(x.shape()), "), got ", shape_str(t->shape()));

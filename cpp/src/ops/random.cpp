@@ -29,6 +29,7 @@ void manual_seed(uint64_t seed) {
 uint64_t initial_seed() { return g_seed; }
 
 Tensor& uniform_(Tensor& x, double from, double to) {
+  assert_no_internal_overlap(x, "uniform_");
   NoGradGuard ng;
   Tensor tmp = Tensor::empty(x.shape(), x.dtype());
   dispatch_float(x.dtype(), "uniform_", [&](auto tag) {
@@ -45,6 +46,7 @@ Tensor& uniform_(Tensor& x, double from, double to) {
 }
 
 Tensor& normal_(Tensor& x, double mean, double std) {
+  assert_no_internal_overlap(x, "normal_");
   NoGradGuard ng;
   Tensor tmp = Tensor::empty(x.shape(), x.dtype());
   dispatch_float(x.dtype(), "normal_", [&](auto tag) {

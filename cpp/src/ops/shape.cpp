@@ -259,6 +259,7 @@ Tensor slice(const Tensor& x, int64_t dim_in, int64_t start, int64_t stop, int64
 }
 
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
+  SEQLAB_CHECK(x.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap_dim(dim, x.dim(), "narrow");
   const int64_t n = x.shape()[d];
   if (start < 0) start += n;
@@ -374,6 +375,7 @@ TensorList split(const Tensor& x, int64_t split_size, int64_t dim) {
 }
 
 TensorList split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t dim) {
+  SEQLAB_CHECK(x.dim() > 0, "split expects at least a 1-dimensional tensor");
   const int64_t d = wrap_dim(dim, x.dim(), "split");
   int64_t total = 0;
   for (int64_t s : sizes) total += s;
@@ -389,6 +391,7 @@ TensorList split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t dim
 }
 
 TensorList chunk(const Tensor& x, int64_t chunks, int64_t dim) {
+  SEQLAB_CHECK(x.dim() > 0, "chunk expects at least a 1-dimensional tensor");
   SEQLAB_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   const int64_t d = wrap_dim(dim, x.dim(), "chunk");
   const int64_t n = x.shape()[d];

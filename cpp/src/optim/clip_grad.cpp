@@ -1,5 +1,5 @@
 // Gradient clipping over all parameters at once (torch.nn.utils.clip_grad_norm_ / _value_).
-//   total = (Σ_p ||∇p||_q^q)^(1/q)  (max |∇| for q = inf);  ∇ *= min(1, max_norm / (total + 1e-6))
+//   total = (Σ_p ||∇p||_q^q)^(1/q)  (max |∇| for q = inf; for q = 0 the number of gradients with a non-zero);  ∇ *= min(1, max_norm / (total + 1e-6))
 #include <limits>
 
 #include "optim_utils.hpp"
@@ -19,13 +19,18 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
     dispatch_float(g.dtype(), "clip_grad_norm_", [&](auto tag) {
       using T = decltype(tag);
       const T* pg = g.data<T>();
+      bool any_nonzero = false;
       for (int64_t i = 0; i < g.numel(); ++i) {
         const double a = std::abs(static_cast<double>(pg[i]));
-        acc = inf ? std::max(acc, a) : acc + (q == 2.0 ? a * a : std::pow(a, q));
+        any_nonzero |= a != 0;
+        if (q != 0) acc = inf ? std::max(acc, a) : acc + (q == 2.0 ? a * a : std::pow(a, q));
       }
+      // q = 0 counts non-zeros; torch takes the 0-"norm" of the per-tensor 0-norms, so the
+      // total counts the gradients that have any non-zero element.
+      if (q == 0) acc += any_nonzero;
     });
   }
-  const double total = inf ? acc : (q == 2.0 ? std::sqrt(acc) : std::pow(acc, 1.0 / q));
+  const double total = inf || q == 0 ? acc : (q == 2.0 ? std::sqrt(acc) : std::pow(acc, 1.0 / q));
   SEQLAB_CHECK(!error_if_nonfinite || std::isfinite(total), "The total norm of order ", q,
                " for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and "
                "scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`");

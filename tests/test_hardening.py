@@ -1,0 +1,211 @@
+"""Regression tests for issue 17 ("nothing reachable from Python crashes the interpreter or
+returns a silently wrong answer"), one per example fixed so far, each compared with torch where
+torch defines the behaviour. Classes fixed at their root: dims of 0-d tensors (wrap_dim's
+wrap_scalar, tensor.cpp), sizes that overflow (shape_numel and Tensor::empty), indices of the
+gather/scatter family (check_gather_scatter, index.cpp), values that do not fit their dtype
+(check_value_fits), in-place writes to self-overlapping tensors (assert_no_internal_overlap),
+and clamp's, clip_grad_norm_'s and batch_norm's semantics."""
+import numpy as np
+import pytest
+import torch
+
+import seqlab
+import seqlab.nn as nn
+
+
+def raises_like_torch(expr, exc=None, match=None):
+    """expr(lib) raises the same exception type with seqlab as with torch (and `match`)."""
+    with pytest.raises(Exception) as theirs:
+        expr(torch)
+    expected = exc or type(theirs.value)
+    with pytest.raises(expected, match=match):
+        expr(seqlab)
+
+
+# ------------------------------------------------------------------ 1. 0-d tensors and dims
+@pytest.mark.parametrize("expr, match", [
+    (lambda L: L.tensor(5.0).narrow(0, 0, 1), "narrow\\(\\) cannot be applied to a 0-dim tensor"),
+    (lambda L: L.tensor(5.0).chunk(2), "chunk expects at least a 1-dimensional tensor"),
+    (lambda L: L.tensor(5.0).chunk(1, -1), "chunk expects at least a 1-dimensional tensor"),
+    (lambda L: L.tensor(5.0).split([1]), "split expects at least a 1-dimensional tensor"),
+    (lambda L: L.tensor(5.0).split(1), "split expects at least a 1-dimensional tensor"),
+    (lambda L: L.tensor(5.0).size(0), "Dimension specified as 0 but tensor has no dimensions"),
+    (lambda L: L.tensor(5.0).size(-1), "Dimension specified as -1 but tensor has no dimensions"),
+    (lambda L: L.tensor(5.0).stride(0), "Dimension specified as 0 but tensor has no dimensions"),
+    (lambda L: L.unbind(L.tensor(5.0)), "Dimension specified as 0 but tensor has no dimensions"),
+    (lambda L: L.tensor(5.0).index_select(0, L.tensor([0, 0])), "Index to scalar can have only 1 value, got 2"),
+    (lambda L: L.tensor(5.0).select(0, 0), "select\\(\\) cannot be applied to a 0-dim tensor"),
+    (lambda L: L.tensor(5.0).unsqueeze(2), "Dimension out of range"),
+])
+def test_dims_of_a_0d_tensor_raise_as_torch(expr, match):
+    raises_like_torch(expr, match=match)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda L: L.tensor(5.0).index_select(0, L.tensor([0])),
+    lambda L: L.tensor(5.0).index_select(-1, L.tensor(0)),
+    lambda L: L.tensor(5.0).flatten(),
+    lambda L: L.tensor(5.0).flatten(0, 0),
+    lambda L: L.tensor(5.0).sum(0),
+    lambda L: L.tensor(5.0).softmax(-1),
+    lambda L: L.tensor(5.0).transpose(0, -1),
+    lambda L: L.tensor(5.0).squeeze(0),
+])
+def test_ops_that_treat_a_0d_tensor_as_one_element_match_torch(expr):
+    ours, theirs = expr(seqlab), expr(torch)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert ours.tolist() == pytest.approx(theirs.tolist())
+
+
+# ------------------------------------------------------------------ 2. sizes that overflow
+@pytest.mark.parametrize("expr", [
+    lambda L: L.eye(2**32),
+    lambda L: L.rand(2**62),
+    lambda L: L.zeros(2**40, 2**40),
+    lambda L: L.full((2**62,), 2.5),
+    lambda L: L.empty(2**62, 4),
+    lambda L: L.ones(1).expand(2**62).contiguous(),
+    lambda L: L.ones(1).expand(2**62).clone(),
+    lambda L: L.ones(1, 1).expand(2**40, 2**40),
+], ids=["eye", "rand", "zeros", "full", "empty", "expand-contiguous", "expand-clone", "expand"])
+def test_sizes_that_overflow_raise_instead_of_wrapping(expr):
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed|overflow"):
+        expr(seqlab)
+
+
+def test_an_embedding_too_large_to_exist_raises():
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+        nn.Embedding(2**31, 2**31)
+
+
+def test_an_empty_tensor_with_huge_dims_is_not_an_overflow_unless_its_strides_are():
+    for lib in (seqlab, torch):
+        t = lib.zeros(0, 2**62)
+        assert t.numel() == 0 and tuple(t.shape) == (0, 2**62) and t.stride() == (2**62, 1)
+    raises_like_torch(lambda L: L.zeros(0, 2**62, 2**62), match="Stride calculation overflowed")
+
+
+def test_a_failed_allocation_is_a_memory_error_naming_the_size():
+    # 2**58 float32 = 1 EiB: no overflow of int64, but no allocator can give it.
+    with pytest.raises(MemoryError, match=r"failed to allocate 1152921504606846976 bytes for a float32 tensor "
+                                          r"of shape \[288230376151711744\]"):
+        seqlab.empty(2**58)
+
+
+# ------------------------------------------------------------------ 3. indices checked
+@pytest.mark.parametrize("expr, match", [
+    (lambda L: L.zeros(3).scatter_add_(0, L.tensor([0, 5]), L.ones(2)), "index 5 is out of bounds"),
+    (lambda L: L.zeros(3).scatter_add_(0, L.tensor([0, -1]), L.ones(2)), "index -1 is out of bounds"),
+    (lambda L: L.zeros(3, 3).scatter_add_(1, L.tensor([[0, 1, 2], [0, 1, 2]]), L.ones(2, 2)),
+     r"Expected index \[2, 3\] to be no larger than self \[3, 3\] apart from dimension 1"),
+    (lambda L: L.zeros(2, 2).scatter_add_(0, L.tensor([[0, 1], [1, 0], [0, 0]]), L.ones(2, 2)),
+     r"Expected index \[3, 2\] to be no larger than self \[2, 2\]"),
+    (lambda L: L.ones(2, 2).gather(1, L.tensor([[0, 2]])), "index 2 is out of bounds for dimension 1 with size 2"),
+    (lambda L: L.ones(2, 2).gather(1, L.tensor([[0, -1]])), "index -1 is out of bounds for dimension 1 with size 2"),
+    (lambda L: L.ones(2, 2).gather(1, L.tensor([[0], [1], [0]])), r"Expected index \[3, 1\] to be no larger"),
+])
+def test_gather_and_scatter_check_every_bound_torch_checks(expr, match):
+    raises_like_torch(expr, match=match)
+
+
+def test_a_refused_scatter_add_writes_nothing():
+    x = seqlab.zeros(3)
+    with pytest.raises(RuntimeError):
+        x.scatter_add_(0, seqlab.tensor([0, 1, 7]), seqlab.ones(3))
+    assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_index_select_refuses_negative_indices_as_torch():
+    raises_like_torch(lambda L: L.ones(3).index_select(0, L.tensor([-1])), IndexError)
+
+
+# ------------------------------------------------------------------ 4. (foreign memory: not yet)
+# ------------------------------------------------------------------ 5. values that do not fit
+@pytest.mark.parametrize("expr", [
+    lambda L: L.tensor([2**63]),
+    lambda L: L.tensor([1e400], dtype=L.int64),
+    lambda L: L.full((2,), float("nan"), dtype=L.int64),
+    lambda L: L.full((2,), float("inf"), dtype=L.int64),
+    lambda L: L.full((2,), 1e300, dtype=L.float32),
+    lambda L: L.zeros(2, dtype=L.int64).masked_fill_(L.tensor([True, False]), float("nan")),
+    lambda L: L.zeros(2, dtype=L.int64).masked_fill(L.tensor([True, False]), 1e300),
+    lambda L: L.zeros(2, dtype=L.int64).fill_(float("inf")),
+], ids=["tensor-2**63", "tensor-1e400", "full-nan", "full-inf", "full-f32", "masked_fill_", "masked_fill", "fill_"])
+def test_values_that_do_not_fit_raise_an_overflow_error(expr):
+    with pytest.raises(Exception, match="overflow|Overflow"):
+        expr(torch)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        expr(seqlab)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda L: L.tensor(np.array([np.nan, 1.0]), dtype=L.int64),
+    lambda L: L.full((2,), 2.0**63, dtype=L.int64),
+], ids=["tensor-nan-array", "full-2**63"])
+def test_values_torch_wraps_silently_raise_in_seqlab(expr):
+    # torch returns a wrapped integer here, without a word; a course library says so instead.
+    assert expr(torch).tolist()[0] in (-2**63, 2**63 - 1)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        expr(seqlab)
+
+
+def test_values_that_fit_at_the_edge_still_convert():
+    assert seqlab.tensor([2**63 - 1]).tolist() == [2**63 - 1]
+    assert seqlab.full((1,), -2.0**63, dtype=seqlab.int64).tolist() == [-2**63]
+    assert seqlab.full((1,), float("inf")).tolist() == [float("inf")]
+    assert seqlab.tensor([1e300], dtype=seqlab.float32).tolist() == torch.tensor([1e300], dtype=torch.float32).tolist()
+
+
+# ------------------------------------------------------------------ 6. self-overlapping in-place writes
+@pytest.mark.parametrize("expr", [
+    lambda L: L.zeros(1).expand(3).add_(1),
+    lambda L: L.zeros(1).expand(3).mul_(2),
+    lambda L: L.zeros(2, 1).expand(2, 3).sub_(L.ones(2, 3)),
+    lambda L: L.zeros(1).expand(3).copy_(L.ones(3)),
+    lambda L: L.zeros(1).expand(3).uniform_(),
+    lambda L: L.zeros(1).expand(3).normal_(),
+    lambda L: L.zeros(1).expand(3).clamp_(0),
+    lambda L: L.zeros(1).expand(3).scatter_add_(0, L.tensor([0]), L.ones(1)),
+], ids=["add_", "mul_", "sub_", "copy_", "uniform_", "normal_", "clamp_", "scatter_add_"])
+def test_in_place_writes_to_self_overlapping_tensors_are_refused(expr):
+    raises_like_torch(expr, RuntimeError, match="more than one element of the written-to tensor refers to a single "
+                                                "memory location")
+
+
+def test_fill_of_an_expanded_tensor_is_allowed_as_in_torch():
+    for lib in (seqlab, torch):
+        base = lib.zeros(1)
+        base.expand(3).fill_(2.0)
+        assert base.tolist() == [2.0]
+
+
+# ------------------------------------------------------------------ 7. smaller semantic differences
+@pytest.mark.parametrize("kwargs", [dict(min=float("nan")), dict(max=float("nan")), dict(min=3.0, max=1.0),
+                                    dict(min=2.0, max=2.0), dict(min=-1.0)])
+def test_clamp_matches_torch_for_nan_and_crossed_bounds(kwargs):
+    values = [1.0, 2.0, float("nan"), 3.0]
+    ours = seqlab.tensor(values).clamp(**kwargs).tolist()
+    theirs = torch.tensor(values).clamp(**kwargs).tolist()
+    assert np.array_equal(np.array(ours), np.array(theirs), equal_nan=True), (ours, theirs)
+
+
+def test_clip_grad_norm_of_order_0_counts_non_zero_gradients_as_torch():
+    grads = [[1.0, 0.0, 2.0], [0.0, 0.0]]
+    ours = [nn.Parameter(seqlab.ones(len(g))) for g in grads]
+    theirs = [torch.nn.Parameter(torch.ones(len(g))) for g in grads]
+    for p, q, g in zip(ours, theirs, grads):
+        p.grad, q.grad = seqlab.tensor(g), torch.tensor(g)
+    total = nn.utils.clip_grad_norm_(ours, 1.0, norm_type=0)
+    assert total.item() == torch.nn.utils.clip_grad_norm_(theirs, 1.0, norm_type=0).item()
+    for p, q in zip(ours, theirs):
+        assert p.grad.tolist() == pytest.approx(q.grad.tolist())
+
+
+@pytest.mark.parametrize("expr, exc", [
+    (lambda L: L.nn.functional.batch_norm(L.randn(4, 3), L.zeros(3), None, training=True), ValueError),
+    (lambda L: L.nn.functional.batch_norm(L.randn(4, 3), None, L.ones(3), training=True), ValueError),
+    (lambda L: L.nn.functional.batch_norm(L.randn(4, 3), L.zeros(3, dtype=L.int64), L.ones(3, dtype=L.int64),
+                                          training=True), RuntimeError),
+])
+def test_batch_norm_refuses_half_or_integer_running_stats(expr, exc):
+    raises_like_torch(expr, exc)
