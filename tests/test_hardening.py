@@ -209,3 +209,52 @@ def test_clip_grad_norm_of_order_0_counts_non_zero_gradients_as_torch():
 ])
 def test_batch_norm_refuses_half_or_integer_running_stats(expr, exc):
     raises_like_torch(expr, exc)
+
+
+# ------------------------------------------------------------------ found by tests/test_fuzz.py
+@pytest.mark.parametrize("expr", [
+    lambda L: L.tensor([], dtype=L.float32).chunk(3),
+    lambda L: L.zeros(0, 2, dtype=L.int64).chunk(2, 0),
+    lambda L: L.tensor([1e30, 1e30]).log_softmax(0),
+    lambda L: L.tensor([1e30, 1e30, -1e30]).log_softmax(0),
+    lambda L: L.tensor([True, False]).masked_fill(L.tensor([True, True]), 0.0),
+    lambda L: L.where(L.tensor(True), L.tensor(0.0, dtype=L.float64), L.tensor([1.0, 2.0])),
+    lambda L: L.where(L.tensor([True]), L.tensor([True]), L.tensor([False])),
+    lambda L: L.tensor([1.0, 2.0]) + L.tensor(1.5, dtype=L.float64),
+    lambda L: L.tensor([1, 2]) + L.tensor(1.5, dtype=L.float64),
+    lambda L: L.tensor([True]) + L.tensor(2),
+    lambda L: L.tensor([1.0, 2.0]) < L.tensor(1.5, dtype=L.float64),
+    lambda L: L.tensor([]).stride(),
+], ids=["chunk-empty", "chunk-empty-int", "log_softmax-large", "log_softmax-large-mixed", "masked_fill-bool",
+        "where-0d-float64", "where-bool", "add-0d-float64", "add-int-0d-float64", "add-bool-0d-int", "lt-0d",
+        "stride-empty"])
+def test_results_found_different_by_the_fuzz_suite_match_torch(expr):
+    ours, theirs = expr(seqlab), expr(torch)
+    if isinstance(theirs, tuple) and all(isinstance(t, int) for t in theirs):
+        assert tuple(ours) == theirs
+        return
+    ours = list(ours) if isinstance(ours, (tuple, list)) else [ours]
+    theirs = list(theirs) if isinstance(theirs, (tuple, list)) else [theirs]
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert tuple(a.shape) == tuple(b.shape) and str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
+        assert np.allclose(np.array(a.tolist(), dtype=float), np.array(b.tolist(), dtype=float), atol=1e-6)
+
+
+@pytest.mark.parametrize("expr, match", [
+    (lambda L: L.tensor(5.0).flatten(0, 1), "Dimension out of range"),
+    (lambda L: L.tensor(5.0).transpose(0, 1), "Dimension out of range"),
+    (lambda L: L.zeros(0).narrow(0, 1, 2**63 - 1), "start out of range"),
+    (lambda L: L.zeros(4).narrow(0, 2, 2**63 - 1), "exceeds dimension size"),
+    (lambda L: L.zeros(4).narrow(0, 0, -1), "length must be non-negative"),
+    (lambda L: L.zeros(2, dtype=L.float64).scatter_add_(0, L.tensor([0]), L.ones(1)), "self.dtype to be equal"),
+    (lambda L: L.zeros(2).view(), "missing 1 required positional arguments"),
+    (lambda L: L.zeros(2).reshape(), "missing 1 required positional arguments"),
+    (lambda L: L.zeros(2).expand(), "missing 1 required positional arguments"),
+    (lambda L: L.zeros(2).permute(), "missing 1 required positional arguments"),
+    (lambda L: L.zeros(), "missing 1 required positional arguments"),
+    (lambda L: L.ones(), "missing 1 required positional arguments"),
+    (lambda L: L.nn.BatchNorm1d(0)(L.zeros(1, 0)), "Expected more than 1 value per channel"),
+])
+def test_refusals_found_by_the_fuzz_suite_match_torch(expr, match):
+    raises_like_torch(expr, match=match)

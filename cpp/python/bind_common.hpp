@@ -56,7 +56,7 @@ Tensor power(const Tensor& self, const py::handle& exponent);
 // dim=None / int / tuple -> list of dims (empty = all).
 std::vector<int64_t> dims_arg(const py::handle& o);
 // *size varargs or one sequence -> Shape.
-Shape size_args(const py::args& args);
+Shape size_args(const py::args& args, const char* op, const char* name = "size");
 Shape size_arg(const py::handle& o);
 
 void bind_tensor(py::module_& m);

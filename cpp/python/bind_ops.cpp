@@ -185,11 +185,11 @@ void bind_ops(py::module_& m) {
   cls.def("view", [](const Tensor& x, py::args size) {
     if (size.size() == 1 && py::isinstance<Dtype>(size[0]))
       throw py::type_error("view(dtype) is not supported by seqlab; use .to(dtype)");
-    const Shape s = size_args(size);
+    const Shape s = size_args(size, "view");
     return released([&] { return view(x, s); });
   });
   cls.def("reshape", [](const Tensor& x, py::args size) {
-    const Shape s = size_args(size);
+    const Shape s = size_args(size, "reshape", "shape");
     return released([&] { return reshape(x, s); });
   });
   m.def("reshape", [](const Tensor& x, py::handle shape) {
@@ -197,11 +197,11 @@ void bind_ops(py::module_& m) {
     return released([&] { return reshape(x, s); });
   }, py::arg("input"), py::arg("shape"));
   cls.def("expand", [](const Tensor& x, py::args size) {
-    const Shape s = size_args(size);
+    const Shape s = size_args(size, "expand");
     return released([&] { return expand(x, s); });
   });
   cls.def("permute", [](const Tensor& x, py::args dims) {
-    const Shape s = size_args(dims);
+    const Shape s = size_args(dims, "permute", "dims");
     return released([&] { return permute(x, s); });
   });
   m.def("permute", [](const Tensor& x, std::vector<int64_t> dims) { return permute(x, dims); }, py::arg("input"),

@@ -44,7 +44,9 @@ Shape size_arg(const py::handle& o) {
   return o.cast<std::vector<int64_t>>();
 }
 
-Shape size_args(const py::args& args) {
+Shape size_args(const py::args& args, const char* op, const char* name) {
+  if (args.size() == 0)  // x.view() is not x.view(()): torch refuses it
+    throw py::type_error(std::string(op) + "() missing 1 required positional arguments: \"" + name + "\"");
   if (args.size() == 1 && !py::isinstance<py::int_>(args[0])) return size_arg(args[0]);
   Shape s;
   for (auto a : args) {

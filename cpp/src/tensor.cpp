@@ -136,8 +136,9 @@ Tensor Tensor::from_blob(void* data, const Shape& shape, const Shape& strides, D
                          std::shared_ptr<void> owner, size_t nbytes) {
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = shape;
-  impl->strides = strides;
   impl->numel = shape_numel(shape);
+  // An empty array's strides address nothing; NumPy reports 0 for them, torch contiguous ones.
+  impl->strides = impl->numel == 0 ? contiguous_strides(shape) : strides;
   impl->dtype = dtype;
   auto storage = std::make_shared<Storage>();
   storage->data = data;

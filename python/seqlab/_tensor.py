@@ -24,7 +24,9 @@ values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 _core._values_indices = values_indices
 
 
-def _size(size):
+def _size(size, op):
+    if len(size) == 0:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
     if len(size) == 1 and not isinstance(size[0], int):
         return [int(s) for s in size[0]]
     return [int(s) for s in size]
@@ -91,21 +93,21 @@ def as_tensor(data, dtype=None):
 
 
 def empty(*size, dtype=None, requires_grad=False):
-    return _finish(_core._empty(_size(size), dtype or _default_dtype), requires_grad)
+    return _finish(_core._empty(_size(size, "empty"), dtype or _default_dtype), requires_grad)
 
 
 def zeros(*size, dtype=None, requires_grad=False):
-    return _finish(_core._full(_size(size), 0.0, dtype or _default_dtype), requires_grad)
+    return _finish(_core._full(_size(size, "zeros"), 0.0, dtype or _default_dtype), requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad=False):
-    return _finish(_core._full(_size(size), 1.0, dtype or _default_dtype), requires_grad)
+    return _finish(_core._full(_size(size, "ones"), 1.0, dtype or _default_dtype), requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False):
     if dtype is None:
         dtype = bool if isinstance(fill_value, builtins.bool) else int64 if isinstance(fill_value, int) else _default_dtype
-    return _finish(_core._full(_size((size,)), builtins.float(fill_value), dtype), requires_grad)
+    return _finish(_core._full(_size((size,), "full"), builtins.float(fill_value), dtype), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False):
@@ -121,17 +123,17 @@ def eye(n, m=None, dtype=None, requires_grad=False):
 
 
 def rand(*size, dtype=None, requires_grad=False):
-    return _finish(_core._rand(_size(size), dtype or _default_dtype), requires_grad)
+    return _finish(_core._rand(_size(size, "rand"), dtype or _default_dtype), requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False):
-    return _finish(_core._randn(_size(size), dtype or _default_dtype), requires_grad)
+    return _finish(_core._randn(_size(size, "randn"), dtype or _default_dtype), requires_grad)
 
 
 def randint(low=0, high=None, size=None, dtype=None, requires_grad=False):
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
-    return _core._randint(int(low), int(high), _size((size,)), dtype or int64)
+    return _core._randint(int(low), int(high), _size((size,), "randint"), dtype or int64)
 
 
 def zeros_like(x, dtype=None, requires_grad=False):

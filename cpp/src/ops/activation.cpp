@@ -123,7 +123,8 @@ Around around(const Tensor& x, int64_t dim) {
 }
 
 // y = softmax(x) or log_softmax(x) along D:  m = max_d x,  s = Σ_d e^(x-m),
-// softmax = e^(x-m)/s,  log_softmax = x - m - ln s
+// softmax = e^(x-m)/s,  log_softmax = (x - m) - ln s  (in that order: m + ln s would lose
+// ln s next to a large m, e.g. log_softmax([1e30, 1e30]) = -ln 2, not 0)
 template <typename T>
 void softmax_kernel(const T* x, T* y, Around a, bool log) {
   if (a.inner == 1) {  // rows are contiguous: vector max, vector exp, vector sum
@@ -142,8 +143,8 @@ void softmax_kernel(const T* x, T* y, Around a, bool log) {
 #pragma omp simd reduction(+ : sum)
         for (int64_t d = 0; d < D; ++d) sum += yr[d];
         if (log) {
-          const T lse = m + static_cast<T>(std::log(sum));
-          for (int64_t d = 0; d < D; ++d) yr[d] = xr[d] - lse;
+          const T ls = static_cast<T>(std::log(sum));
+          for (int64_t d = 0; d < D; ++d) yr[d] = (xr[d] - m) - ls;
         } else {
           const T inv = static_cast<T>(1.0 / sum);
           for (int64_t d = 0; d < D; ++d) yr[d] *= inv;
@@ -168,8 +169,8 @@ void softmax_kernel(const T* x, T* y, Around a, bool log) {
           if (!log) yr[d * st] = ev;
         }
         if (log) {
-          const T lse = m + std::log(sum);
-          for (int64_t d = 0; d < a.D; ++d) yr[d * st] = xr[d * st] - lse;
+          const T ls = std::log(sum);
+          for (int64_t d = 0; d < a.D; ++d) yr[d * st] = (xr[d * st] - m) - ls;
         } else {
           const T inv = T(1) / sum;
           for (int64_t d = 0; d < a.D; ++d) yr[d * st] *= inv;

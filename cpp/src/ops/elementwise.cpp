@@ -14,6 +14,21 @@
 
 namespace seqlab {
 
+// PyTorch's result type of two tensor operands (c10's result_type): operands with dims decide
+// within their category (bool < integer < floating); a 0-d operand can raise the category but
+// not the width: float32[3] + float64 0-d is float32, int64[3] + float64 0-d is float64.
+Dtype result_type(const Tensor& a, const Tensor& b) {
+  auto category = [](Dtype d) { return d == Dtype::Bool ? 0 : (is_floating(d) ? 2 : 1); };
+  std::optional<Dtype> with_dims, zero_dim;
+  for (const Tensor* t : {&a, &b}) {
+    std::optional<Dtype>& slot = t->dim() > 0 ? with_dims : zero_dim;
+    slot = slot ? promote(*slot, t->dtype()) : t->dtype();
+  }
+  if (!with_dims) return *zero_dim;
+  if (!zero_dim || category(*with_dims) >= category(*zero_dim)) return *with_dims;
+  return promote(*with_dims, *zero_dim);
+}
+
 namespace {
 
 struct Prepared {
@@ -25,7 +40,7 @@ struct Prepared {
 Prepared prepare_binary(const Tensor& a, const Tensor& b, const char* op, bool int_to_float = false) {
   SEQLAB_CHECK(a.defined() && b.defined(), op, ": undefined tensor argument");
   Shape shape = broadcast_shapes(a.shape(), b.shape(), op);
-  Dtype d = promote(a.dtype(), b.dtype());
+  Dtype d = result_type(a, b);
   if (d == Dtype::Bool) d = Dtype::Int64;
   if (int_to_float && !is_floating(d)) d = Dtype::Float32;
   return {a.dtype() == d ? a : to_dtype(a, d), b.dtype() == d ? b : to_dtype(b, d), std::move(shape)};
@@ -150,12 +165,28 @@ static Tensor add_impl(const Tensor& a_, const Tensor& b_, double alpha, const c
   return out;
 }
 
-Tensor add(const Tensor& a, const Tensor& b, double alpha) { return add_impl(a, b, alpha, "add"); }
-Tensor sub(const Tensor& a, const Tensor& b, double alpha) { return add_impl(a, b, -alpha, "sub"); }
+// Two bool operands give bool, as in torch: + is or, * is and, max/min are or/and, - is refused.
+static bool both_bool(const Tensor& a, const Tensor& b) {
+  return a.dtype() == Dtype::Bool && b.dtype() == Dtype::Bool;
+}
+
+Tensor add(const Tensor& a, const Tensor& b, double alpha) {
+  if (both_bool(a, b)) {
+    SEQLAB_CHECK(alpha == 1.0, "add: Boolean alpha only supported for Boolean results (got alpha=", alpha, ")");
+    return logical_or(a, b);
+  }
+  return add_impl(a, b, alpha, "add");
+}
+Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
+  SEQLAB_CHECK(!both_bool(a, b), "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                 "Use the `^` or `logical_xor()` operator instead.");
+  return add_impl(a, b, -alpha, "sub");
+}
 
 // ---------------------------------------------------------------- mul / div
 // out = a*b.   da = g*b, db = g*a
 Tensor mul(const Tensor& a_, const Tensor& b_) {
+  if (both_bool(a_, b_)) return logical_and(a_, b_);
   auto [a, b, shape] = prepare_binary(a_, b_, "mul");
   Tensor out = vec_binary(a, b, shape, simd::BinOp::Mul, 1.0);
   if (!out.defined())
@@ -252,6 +283,11 @@ Tensor pow(const Tensor& x_, double e) {
     return [e](T v) -> T {
       if (e == 2.0) return v * v;
       if (e == 1.0) return v;
+      // torch computes x^0.5 and x^-0.5 as sqrt and rsqrt: they differ from pow at -0 (-0 and -inf)
+      if constexpr (std::is_floating_point_v<T>) {
+        if (e == 0.5) return std::sqrt(v);
+        if (e == -0.5) return T(1) / std::sqrt(v);
+      }
       return static_cast<T>(std::pow(static_cast<double>(v), e));
     };
   });
@@ -302,8 +338,8 @@ static Tensor extremum(const Tensor& a_, const Tensor& b_, bool is_max) {
   }
   return out;
 }
-Tensor maximum(const Tensor& a, const Tensor& b) { return extremum(a, b, true); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return extremum(a, b, false); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return both_bool(a, b) ? logical_or(a, b) : extremum(a, b, true); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return both_bool(a, b) ? logical_and(a, b) : extremum(a, b, false); }
 
 // ---------------------------------------------------------------- where
 // out = cond ? a : b.   da = cond ? g : 0, db = cond ? 0 : g
@@ -311,7 +347,10 @@ Tensor where(const Tensor& cond, const Tensor& a_, const Tensor& b_) {
   SEQLAB_CHECK_TYPE(cond.dtype() == Dtype::Bool,
                     "where expected condition to be a boolean tensor, but got a tensor with dtype ",
                     dtype_name(cond.dtype()));
-  auto [a, b, shape_ab] = prepare_binary(a_, b_, "where");
+  // (not prepare_binary: where keeps bool operands bool, as torch's)
+  const Dtype d = result_type(a_, b_);
+  const Tensor a = a_.dtype() == d ? a_ : to_dtype(a_, d), b = b_.dtype() == d ? b_ : to_dtype(b_, d);
+  const Shape shape_ab = broadcast_shapes(a.shape(), b.shape(), "where");
   const Shape shape = broadcast_shapes(cond.shape(), shape_ab, "where");
   Tensor out;
   dispatch_all(a.dtype(), [&](auto tag) {
@@ -428,7 +467,7 @@ Tensor compare(const Tensor& a_, const Tensor& b_, CompareOp op) {
   static const char* names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
   const char* name = names[static_cast<int>(op)];
   Shape shape = broadcast_shapes(a_.shape(), b_.shape(), name);
-  const Dtype d = promote(a_.dtype(), b_.dtype());
+  const Dtype d = result_type(a_, b_);
   const Tensor a = a_.dtype() == d ? a_ : to_dtype(a_, d), b = b_.dtype() == d ? b_ : to_dtype(b_, d);
   Tensor out = Tensor::empty(shape, Dtype::Bool);
   dispatch_all(d, [&](auto tag) {

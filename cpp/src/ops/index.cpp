@@ -270,6 +270,8 @@ Tensor& scatter_add_(Tensor& x, int64_t dim_in, const Tensor& index, const Tenso
   SEQLAB_CHECK(src.dim() == index.dim() || (src.dim() == 0 && index.dim() <= 1),
                "scatter_add_(): Index tensor must have the same number of dimensions as src tensor (index ",
                shape_str(index.shape()), ", src ", shape_str(src.shape()), ")");
+  SEQLAB_CHECK(src.dtype() == x.dtype(), "scatter_add_(): Expected self.dtype to be equal to src.dtype (got ",
+               dtype_name(x.dtype()), " and ", dtype_name(src.dtype()), ")");
   check_gather_scatter("scatter_add_", x, dim, index, &src);
   assert_no_internal_overlap(x, "scatter_add_");
   const Tensor s = to_dtype(src.detach(), x.dtype());

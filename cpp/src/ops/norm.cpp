@@ -148,7 +148,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                  C, " (channels of input ", shape_str(x.shape()), "), got ", shape_str(t->shape()));
   Tensor mean, var;
   if (training) {
-    const int64_t n = C ? x.numel() / C : 0;
+    int64_t n = x.shape()[0];  // values per channel: N times the spatial sizes (even when C is 0)
+    for (int64_t d = 2; d < x.dim(); ++d) n *= x.shape()[d];
     SEQLAB_CHECK_VALUE(n != 1, "Expected more than 1 value per channel when training, got input size ",
                        shape_str(x.shape()));
     mean = seqlab::mean(x, dims);

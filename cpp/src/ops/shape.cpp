@@ -121,7 +121,11 @@ Tensor reshape(const Tensor& x, Shape shape) {
 }
 
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
-  if (x.dim() == 0) return reshape(x, {1});
+  if (x.dim() == 0) {  // dims in [-1, 0], as torch
+    wrap_dim(start_dim, 0, "flatten");
+    wrap_dim(end_dim, 0, "flatten");
+    return reshape(x, {1});
+  }
   const int64_t s = wrap_dim(start_dim, x.dim(), "flatten"), e = wrap_dim(end_dim, x.dim(), "flatten");
   SEQLAB_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
   Shape shape(x.shape().begin(), x.shape().begin() + s);
@@ -157,7 +161,11 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
 
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   const int64_t nd = x.dim();
-  if (nd == 0) return x;
+  if (nd == 0) {  // dims in [-1, 0], as torch
+    wrap_dim(dim0, 0, "transpose");
+    wrap_dim(dim1, 0, "transpose");
+    return x;
+  }
   std::vector<int64_t> perm(nd);
   for (int64_t i = 0; i < nd; ++i) perm[i] = i;
   std::swap(perm[wrap_dim(dim0, nd, "transpose")], perm[wrap_dim(dim1, nd, "transpose")]);
@@ -262,9 +270,12 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   SEQLAB_CHECK(x.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap_dim(dim, x.dim(), "narrow");
   const int64_t n = x.shape()[d];
+  SEQLAB_CHECK_INDEX(start >= -n && start <= n, "narrow(): start out of range (expected to be in range of [", -n,
+                     ", ", n, "], but got ", start, ")");
   if (start < 0) start += n;
-  SEQLAB_CHECK(start >= 0 && length >= 0 && start + length <= n, "narrow: start (", start, ") + length (", length,
-                     ") exceeds dimension size (", n, ").");
+  SEQLAB_CHECK(length >= 0, "narrow(): length must be non-negative.");
+  SEQLAB_CHECK(length <= n - start, "narrow(): start (", start, ") + length (", length,  // no overflow
+               ") exceeds dimension size (", n, ").");
   return slice(x, d, start, start + length, 1);
 }
 
@@ -395,7 +406,8 @@ TensorList chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   SEQLAB_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   const int64_t d = wrap_dim(dim, x.dim(), "chunk");
   const int64_t n = x.shape()[d];
-  return split(x, std::max<int64_t>((n + chunks - 1) / chunks, n == 0 ? 0 : 1), d);
+  if (n == 0) return split(x, std::vector<int64_t>(chunks, 0), d);  // `chunks` empty pieces, as torch
+  return split(x, (n + chunks - 1) / chunks, d);
 }
 
 }  // namespace seqlab

@@ -35,7 +35,7 @@ void adam_step(OptimizerWithOptions<Options>& opt, bool decoupled) {
     const T bc2_sqrt = T(std::sqrt(1.0 - std::pow(b2, t)));
     const T decay = T(1.0 - lr * wd), l2 = T(decoupled ? 0.0 : wd), tb1 = T(b1), tb2 = T(b2), teps = T(eps);
     for (int64_t i = 0; i < n; ++i) {
-      if (decoupled) w[i] *= decay;
+      if (decoupled && wd != 0) w[i] *= decay;  // as torch: skipped at 0 (lr = inf would give inf·0)
       T g = maximize ? -grad[i] : grad[i];
       if (l2 != T(0)) g += l2 * w[i];
       m[i] += (g - m[i]) * (T(1) - tb1);  // = β1·m + (1-β1)·g, written as PyTorch's lerp

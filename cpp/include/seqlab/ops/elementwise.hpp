@@ -20,6 +20,9 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 // and the number is not), as PyTorch's "wrapped number" rule says.
 Tensor scalar_like(double value, const Tensor& other, bool is_integral_value);
 Tensor scalar_tensor(double value, Dtype dtype);
+// The dtype of a binary op on a and b, as torch.result_type: tensors with dims decide within their
+// category (bool < integer < floating), a 0-d tensor only raises the category.
+Dtype result_type(const Tensor& a, const Tensor& b);
 
 // Unary.
 Tensor neg(const Tensor& x);
