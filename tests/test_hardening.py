@@ -258,3 +258,16 @@ def test_results_found_different_by_the_fuzz_suite_match_torch(expr):
 ])
 def test_refusals_found_by_the_fuzz_suite_match_torch(expr, match):
     raises_like_torch(expr, match=match)
+
+
+def test_layer_norm_refuses_parameters_of_another_dtype_as_torch():
+    raises_like_torch(lambda L: L.nn.LayerNorm(3)(L.zeros(2, 3, dtype=L.float64)), RuntimeError, match="dtype")
+    raises_like_torch(lambda L: L.nn.functional.layer_norm(L.zeros(2, 3), (3,), L.ones(3, dtype=L.float64)),
+                      RuntimeError, match="dtype")
+
+
+def test_float32_variance_of_huge_equal_values_is_zero_not_torchs_inf():
+    # torch's float32 sums overflow here (inf); seqlab accumulates in double (tests/test_fuzz.py
+    # lists this as a torch accident).
+    assert torch.tensor([1e30] * 3).var().item() == float("inf")
+    assert seqlab.tensor([1e30] * 3).var().item() == 0.0

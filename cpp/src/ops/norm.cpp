@@ -96,10 +96,14 @@ Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tenso
                shape_str(normalized_shape));
   SEQLAB_CHECK_TYPE(is_floating(x_in.dtype()), "layer_norm: expected a floating point input, got ",
                     dtype_name(x_in.dtype()));
+  for (const Tensor* t : {&weight, &bias})
+    SEQLAB_CHECK_TYPE(!t->defined() || t->dtype() == x_in.dtype(), "layer_norm: mixed dtype: all inputs must share "
+                      "the same dtype, got input ", dtype_name(x_in.dtype()), " and ", dtype_name(t->dtype()),
+                      " parameters (convert the module with .to(dtype) or the input)");
   const int64_t N = shape_numel(normalized_shape), M = N == 0 ? 0 : x_in.numel() / N;
   const Tensor x = contiguous_copy_if_needed(x_in.detach());
-  const Tensor w = weight.defined() ? contiguous_copy_if_needed(to_dtype(weight.detach(), x.dtype())) : Tensor();
-  const Tensor b = bias.defined() ? contiguous_copy_if_needed(to_dtype(bias.detach(), x.dtype())) : Tensor();
+  const Tensor w = weight.defined() ? contiguous_copy_if_needed(weight.detach()) : Tensor();
+  const Tensor b = bias.defined() ? contiguous_copy_if_needed(bias.detach()) : Tensor();
   Tensor y = Tensor::empty(x.shape(), x.dtype());
   Tensor mean = Tensor::empty({M}, x.dtype()), rstd = Tensor::empty({M}, x.dtype());
   dispatch_float(x.dtype(), "layer_norm", [&](auto tag) {

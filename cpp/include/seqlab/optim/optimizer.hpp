@@ -130,6 +130,10 @@ struct ParamGroup {
 template <typename Options>
 class OptimizerWithOptions : public Optimizer {
  public:
+  // The defaults are validated; the optimizers inherit these two constructors:
+  //   optim::Adam opt(AdamOptions(1e-3));  optim::Adam opt(model.parameters(), AdamOptions(1e-3));
+  explicit OptimizerWithOptions(Options defaults = {});
+  OptimizerWithOptions(std::vector<Tensor> params, Options defaults = {});
   // Adds a group with the optimizer's defaults, or with options of its own, e.g.
   // opt.add_param_group(head, AdamOptions(opt.defaults()).lr(1e-4)).
   void add_param_group(std::vector<Tensor> params);
@@ -145,8 +149,6 @@ class OptimizerWithOptions : public Optimizer {
   const std::vector<Tensor>& params(size_t group) const override;
 
  protected:
-  explicit OptimizerWithOptions(Options defaults);  // validates them
-
   Options defaults_;
   std::vector<ParamGroup<Options>> groups_;
 };
@@ -154,10 +156,7 @@ class OptimizerWithOptions : public Optimizer {
 // SGD with momentum, dampening, Nesterov and weight decay (cpp/src/optim/sgd.cpp).
 class SGD final : public OptimizerWithOptions<SGDOptions> {
  public:
-  explicit SGD(SGDOptions defaults = {}) : OptimizerWithOptions(std::move(defaults)) {}
-  SGD(std::vector<Tensor> params, SGDOptions defaults = {}) : SGD(std::move(defaults)) {
-    add_param_group(std::move(params));
-  }
+  using OptimizerWithOptions::OptimizerWithOptions;
   const char* name() const override { return "SGD"; }
   void step() override;
 };
@@ -165,10 +164,7 @@ class SGD final : public OptimizerWithOptions<SGDOptions> {
 // Adam (Kingma & Ba 2015), amsgrad as Reddi et al. 2018 (cpp/src/optim/adam.cpp).
 class Adam final : public OptimizerWithOptions<AdamOptions> {
  public:
-  explicit Adam(AdamOptions defaults = {}) : OptimizerWithOptions(std::move(defaults)) {}
-  Adam(std::vector<Tensor> params, AdamOptions defaults = {}) : Adam(std::move(defaults)) {
-    add_param_group(std::move(params));
-  }
+  using OptimizerWithOptions::OptimizerWithOptions;
   const char* name() const override { return "Adam"; }
   void step() override;
 };
@@ -176,10 +172,7 @@ class Adam final : public OptimizerWithOptions<AdamOptions> {
 // AdamW: Adam with decoupled weight decay (Loshchilov & Hutter 2019; cpp/src/optim/adam.cpp).
 class AdamW final : public OptimizerWithOptions<AdamWOptions> {
  public:
-  explicit AdamW(AdamWOptions defaults = {}) : OptimizerWithOptions(std::move(defaults)) {}
-  AdamW(std::vector<Tensor> params, AdamWOptions defaults = {}) : AdamW(std::move(defaults)) {
-    add_param_group(std::move(params));
-  }
+  using OptimizerWithOptions::OptimizerWithOptions;
   const char* name() const override { return "AdamW"; }
   void step() override;
 };
@@ -187,10 +180,7 @@ class AdamW final : public OptimizerWithOptions<AdamWOptions> {
 // Adagrad (Duchi et al. 2011; cpp/src/optim/adagrad.cpp).
 class Adagrad final : public OptimizerWithOptions<AdagradOptions> {
  public:
-  explicit Adagrad(AdagradOptions defaults = {}) : OptimizerWithOptions(std::move(defaults)) {}
-  Adagrad(std::vector<Tensor> params, AdagradOptions defaults = {}) : Adagrad(std::move(defaults)) {
-    add_param_group(std::move(params));
-  }
+  using OptimizerWithOptions::OptimizerWithOptions;
   const char* name() const override { return "Adagrad"; }
   void step() override;
 };
@@ -198,10 +188,7 @@ class Adagrad final : public OptimizerWithOptions<AdagradOptions> {
 // RMSprop (Hinton's lecture 6e), optionally centered and with momentum (cpp/src/optim/rmsprop.cpp).
 class RMSprop final : public OptimizerWithOptions<RMSpropOptions> {
  public:
-  explicit RMSprop(RMSpropOptions defaults = {}) : OptimizerWithOptions(std::move(defaults)) {}
-  RMSprop(std::vector<Tensor> params, RMSpropOptions defaults = {}) : RMSprop(std::move(defaults)) {
-    add_param_group(std::move(params));
-  }
+  using OptimizerWithOptions::OptimizerWithOptions;
   const char* name() const override { return "RMSprop"; }
   void step() override;
 };
