@@ -137,7 +137,8 @@ void bind_interop(py::module_& m) {
   m.def("from_dlpack", [](py::object obj) {
     py::object capsule = py::hasattr(obj, "__dlpack__") ? obj.attr("__dlpack__")() : obj;
     if (!PyCapsule_IsValid(capsule.ptr(), "dltensor"))
-      throw py::type_error("from_dlpack: expected an object with __dlpack__ or an unconsumed 'dltensor' capsule");
+      throw py::type_error("from_dlpack(): argument 'ext_tensor' must be an object with __dlpack__ or an unconsumed "
+                           "DLPack capsule, not " + type_name(obj));
     auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
     const DLTensor& dl = managed->dl_tensor;
     if (dl.device.device_type != kDLCPU) throw py::value_error("from_dlpack: seqlab supports CPU tensors only");

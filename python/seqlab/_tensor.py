@@ -2,10 +2,11 @@
 functions, with PyTorch's signatures. Everything numeric happens in seqlab._core."""
 import builtins
 import collections
+import numbers
 
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._core import Tensor
 
 float32 = _core.dtype.float32
@@ -24,10 +25,10 @@ values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 _core._values_indices = values_indices
 
 
-def _size(size):
-    if len(size) == 1 and not isinstance(size[0], int):
-        return [int(s) for s in size[0]]
-    return [int(s) for s in size]
+def _size(size, fn):
+    """*size (ints, or one sequence of ints) as a list; torch's TypeError names `fn` otherwise."""
+    one = len(size) == 1 and not isinstance(size[0], numbers.Number)  # zeros((2, 3)), not zeros(2.5)
+    return _args.ints(size[0] if one else size, fn)
 
 
 def _finish(t, requires_grad):
@@ -48,7 +49,7 @@ def tensor(data, dtype=None, requires_grad=False):
             arr = np.asarray(data)
         except ValueError as e:
             raise ValueError(f"tensor(): expected a sequence of equal-length sequences (a ragged list has no shape): {e}")
-    if dtype is None:
+    if _args.dtype(dtype, "tensor") is None:
         if isinstance(data, (np.ndarray, np.generic, Tensor)) and arr.dtype in (np.float64, np.float32):
             dtype = float64 if arr.dtype == np.float64 else float32  # arrays keep their dtype, as in torch
         elif arr.dtype.kind == "f":
@@ -91,47 +92,52 @@ def as_tensor(data, dtype=None):
 
 
 def empty(*size, dtype=None, requires_grad=False):
-    return _finish(_core._empty(_size(size), dtype or _default_dtype), requires_grad)
+    return _finish(_core._empty(_size(size, "empty"), _args.dtype(dtype, "empty") or _default_dtype), requires_grad)
 
 
 def zeros(*size, dtype=None, requires_grad=False):
-    return _finish(_core._full(_size(size), 0.0, dtype or _default_dtype), requires_grad)
+    return _finish(_core._full(_size(size, "zeros"), 0.0, _args.dtype(dtype, "zeros") or _default_dtype), requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad=False):
-    return _finish(_core._full(_size(size), 1.0, dtype or _default_dtype), requires_grad)
+    return _finish(_core._full(_size(size, "ones"), 1.0, _args.dtype(dtype, "ones") or _default_dtype), requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False):
-    if dtype is None:
+    if _args.dtype(dtype, "full") is None:
         dtype = bool if isinstance(fill_value, builtins.bool) else int64 if isinstance(fill_value, int) else _default_dtype
-    return _finish(_core._full(_size((size,)), builtins.float(fill_value), dtype), requires_grad)
+    value = _args.number(fill_value, "full", "fill_value")
+    return _finish(_core._full(_size((size,), "full"), value, dtype), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False):
     if end is None:
         start, end = 0, start
-    if dtype is None:
+    if _args.dtype(dtype, "arange") is None:
         dtype = int64 if all(isinstance(v, int) for v in (start, end, step)) else _default_dtype
-    return _finish(_core._arange(builtins.float(start), builtins.float(end), builtins.float(step), dtype), requires_grad)
+    start, end, step = (_args.number(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step")))
+    return _finish(_core._arange(start, end, step, dtype), requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False):
-    return _finish(_core._eye(n, n if m is None else m, dtype or _default_dtype), requires_grad)
+    n = _args.index(n, "eye", "n")
+    m = n if m is None else _args.index(m, "eye", "m")
+    return _finish(_core._eye(n, m, _args.dtype(dtype, "eye") or _default_dtype), requires_grad)
 
 
 def rand(*size, dtype=None, requires_grad=False):
-    return _finish(_core._rand(_size(size), dtype or _default_dtype), requires_grad)
+    return _finish(_core._rand(_size(size, "rand"), _args.dtype(dtype, "rand") or _default_dtype), requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False):
-    return _finish(_core._randn(_size(size), dtype or _default_dtype), requires_grad)
+    return _finish(_core._randn(_size(size, "randn"), _args.dtype(dtype, "randn") or _default_dtype), requires_grad)
 
 
 def randint(low=0, high=None, size=None, dtype=None, requires_grad=False):
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
-    return _core._randint(int(low), int(high), _size((size,)), dtype or int64)
+    low, high = _args.index(low, "randint", "low"), _args.index(high, "randint", "high")
+    return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64)
 
 
 def zeros_like(x, dtype=None, requires_grad=False):
