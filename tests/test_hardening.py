@@ -2,12 +2,16 @@
 returns a silently wrong answer"), one per example fixed so far, each compared with torch where
 torch defines the behaviour. Classes fixed at their root: dims of 0-d tensors (wrap_dim's
 wrap_scalar, tensor.cpp), sizes that overflow (shape_numel and Tensor::empty), indices of the
-gather/scatter family (check_gather_scatter, index.cpp), values that do not fit their dtype
-(check_value_fits), in-place writes to self-overlapping tensors (assert_no_internal_overlap),
-clamp's, clip_grad_norm_'s and batch_norm's semantics, and argument errors (torch's TypeError
-naming the function and the argument: the checked helpers of bind_common.hpp and _args.py, and
-bind_errors.cpp for every binding)."""
+gather/scatter family (check_gather_scatter, index.cpp), foreign memory (one borrow() for
+from_numpy, tensor/as_tensor, the buffer protocol and DLPack, bind_interop.cpp; read-only memory
+refused by check_writable), values that do not fit their dtype (check_value_fits), in-place
+writes to self-overlapping tensors (assert_no_internal_overlap), clamp's, clip_grad_norm_'s and
+batch_norm's semantics, and argument errors (torch's TypeError naming the function and the
+argument: the checked helpers of bind_common.hpp and _args.py, and bind_errors.cpp for every
+binding)."""
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -123,7 +127,159 @@ def test_index_select_refuses_negative_indices_as_torch():
     raises_like_torch(lambda L: L.ones(3).index_select(0, L.tensor([-1])), IndexError)
 
 
-# ------------------------------------------------------------------ 4. (foreign memory: not yet)
+# ------------------------------------------------------------------ 4. foreign memory
+def big_endian(dtype):
+    return np.array([1, 2, 3], dtype=np.dtype(dtype).newbyteorder(">"))
+
+
+def misaligned():
+    """A float32 view at an odd byte offset of a uint8 buffer."""
+    buffer = np.zeros(4 * 3 + 1, dtype=np.uint8)
+    view = buffer[1:].view(np.float32)
+    view[:] = [1.5, -2.0, 3.25]
+    return view
+
+
+def strided_by(nbytes):
+    return np.lib.stride_tricks.as_strided(np.arange(8, dtype=np.float32), (3,), (nbytes,))
+
+
+@pytest.mark.parametrize("dtype", ["f4", "f8", "i8"])
+def test_from_numpy_refuses_big_endian_arrays_as_torch(dtype):
+    raises_like_torch(lambda L: L.from_numpy(big_endian(dtype)), ValueError,
+                      match="byte order different from the native byte order")
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: np.arange(4.0)[::-1], "At least one stride in the given numpy array is negative"),
+    (lambda: strided_by(6), "strides not a multiple of the element byte size"),
+    (lambda: np.array([1.0], dtype=object), "can't convert np.ndarray of type numpy.object_"),
+    (lambda: [1.0, 2.0], r"expected np.ndarray \(got list\)"),
+], ids=["negative-stride", "odd-stride", "object", "list"])
+def test_from_numpy_refuses_what_torch_refuses(make, match):
+    raises_like_torch(lambda L: L.from_numpy(make()), match=match)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float16, np.complex64])
+def test_from_numpy_refuses_dtypes_seqlab_does_not_have(dtype):
+    # torch has these dtypes; seqlab has float32, float64, int64 and bool, and says so.
+    with pytest.raises(TypeError, match=f"can't convert np.ndarray of type numpy.{np.dtype(dtype).type.__name__}. "
+                                        "The only supported types are: float64, float32, int64, and bool"):
+        seqlab.from_numpy(np.zeros(2, dtype=dtype))
+
+
+def test_from_numpy_refuses_a_misaligned_array():
+    # torch borrows it, and its kernels may crash on it (pytorch#190043): seqlab refuses.
+    with pytest.raises(ValueError, match="not aligned"):
+        seqlab.from_numpy(misaligned())
+
+
+@pytest.mark.parametrize("make", [lambda: big_endian("f8"), lambda: big_endian("f4"), lambda: big_endian("i8"),
+                                  misaligned, lambda: np.arange(4.0)[::-1], lambda: strided_by(6)],
+                         ids=["be-f8", "be-f4", "be-i8", "misaligned", "negative-stride", "odd-stride"])
+@pytest.mark.parametrize("entry", ["tensor", "as_tensor"])
+def test_copying_entries_convert_any_layout_correctly(make, entry):
+    arr = make()
+    t = getattr(seqlab, entry)(arr)
+    assert t.tolist() == arr.tolist()
+    expected = {("f", 4): seqlab.float32, ("f", 8): seqlab.float64, ("i", 8): seqlab.int64}
+    assert t.dtype == expected[arr.dtype.kind, arr.itemsize]
+
+
+def test_as_tensor_still_shares_memory_it_can_borrow():
+    arr = np.arange(3.0)
+    t = seqlab.as_tensor(arr)
+    arr[0] = 7.0
+    assert t.tolist() == [7.0, 1.0, 2.0]
+
+
+def test_buffer_protocol_objects_convert_through_numpy():
+    be = memoryview(big_endian("f8"))
+    assert seqlab.tensor(be).tolist() == [1.0, 2.0, 3.0]
+    assert seqlab.as_tensor(memoryview(np.arange(3.0))).tolist() == torch.as_tensor(memoryview(np.arange(3.0))).tolist()
+    view = memoryview(seqlab.tensor([1.0, 2.0]))
+    assert view.format == "f" and not view.readonly and np.asarray(view).tolist() == [1.0, 2.0]
+
+
+def read_only_array():
+    return np.frombuffer(b"\x00" * 16, dtype=np.float32)  # the memory of an immutable bytes object
+
+
+@pytest.mark.parametrize("write", [
+    lambda t: t.add_(1),
+    lambda t: t.copy_(seqlab.ones(4)),
+    lambda t: t.fill_(1.0),
+    lambda t: t.zero_(),
+    lambda t: t.uniform_(),
+    lambda t: t.masked_fill_(seqlab.tensor([True, False, False, False]), 1.0),
+    lambda t: t.scatter_add_(0, seqlab.tensor([0]), seqlab.ones(1)),
+    lambda t: t.__setitem__(0, 1.0),
+    lambda t: t.__setitem__(seqlab.tensor([0, 1]), 1.0),
+    lambda t: t[1:].mul_(2),
+    lambda t: nn.init.normal_(t),
+], ids=["add_", "copy_", "fill_", "zero_", "uniform_", "masked_fill_", "scatter_add_", "setitem", "index_put",
+        "view", "init"])
+def test_writes_to_read_only_memory_are_refused(write):
+    # torch borrows a non-writable array with a warning, and a write is undefined behaviour
+    # (a crash for a read-only memory map); seqlab refuses the write.
+    t = seqlab.from_numpy(read_only_array())
+    with pytest.raises(RuntimeError, match="read-only"):
+        write(t)
+    assert t.tolist() == [0.0] * 4
+
+
+def test_a_read_only_tensor_reads_clones_and_exports_read_only():
+    t = seqlab.as_tensor(read_only_array())
+    assert (t + 1).tolist() == [1.0] * 4
+    assert t.clone().add_(1).tolist() == [1.0] * 4
+    assert not t.numpy().flags.writeable and memoryview(t).readonly
+    with pytest.raises(BufferError, match="readonly"):
+        torch.from_dlpack(t)
+    assert torch.from_dlpack(t.__dlpack__(copy=True)).tolist() == [0.0] * 4
+
+
+def test_an_optimizer_refuses_a_read_only_parameter():
+    p = seqlab.from_numpy(read_only_array())
+    p.requires_grad_(True)
+    p.grad = seqlab.ones(4)
+    with pytest.raises(RuntimeError, match="read-only"):
+        seqlab.optim.SGD([p], lr=0.1).step()
+    with pytest.raises(RuntimeError, match="read-only"):
+        nn.utils.clip_grad_norm_([with_read_only_grad()], 0.1)
+
+
+def with_read_only_grad():
+    p = nn.Parameter(seqlab.ones(4))
+    p.grad = seqlab.from_numpy(read_only_array())
+    return p
+
+
+def test_writing_to_a_read_only_memory_map_raises_instead_of_crashing(tmp_path):
+    np.save(tmp_path / "a.npy", np.zeros(1000, dtype=np.float32))
+    script = ("import numpy as np, seqlab\n"
+              f"t = seqlab.from_numpy(np.load({str(tmp_path / 'a.npy')!r}, mmap_mode='r'))\n"
+              "try:\n    t.add_(1)\nexcept RuntimeError as e:\n    print('refused:', e)\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr  # (a segfault before the fix: -11)
+    assert "refused:" in run.stdout and "read-only" in run.stdout
+
+
+@pytest.mark.parametrize("make, exc, match", [
+    (lambda: np.arange(4.0)[::-1], ValueError, "negative"),   # torch aborts the process here
+    (misaligned, ValueError, "not aligned"),
+    (lambda: np.zeros(2, dtype=np.int32), TypeError, "can't convert a DLPack tensor of type"),
+], ids=["negative-stride", "misaligned", "int32"])
+def test_from_dlpack_uses_the_same_checks(make, exc, match):
+    arr = make()
+    with pytest.raises(exc, match=match):
+        seqlab.from_dlpack(arr)
+    assert arr.tolist() == make().tolist()  # the refused capsule was released, the array is intact
+
+
+def test_from_dlpack_of_a_big_endian_array_is_refused_by_numpy_for_both():
+    raises_like_torch(lambda L: L.from_dlpack(big_endian("f8")), BufferError, match="native byte order")
+
+
 # ------------------------------------------------------------------ 5. values that do not fit
 @pytest.mark.parametrize("expr", [
     lambda L: L.tensor([2**63]),

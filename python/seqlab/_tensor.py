@@ -50,8 +50,8 @@ def tensor(data, dtype=None, requires_grad=False):
         except ValueError as e:
             raise ValueError(f"tensor(): expected a sequence of equal-length sequences (a ragged list has no shape): {e}")
     if _args.dtype(dtype, "tensor") is None:
-        if isinstance(data, (np.ndarray, np.generic, Tensor)) and arr.dtype in (np.float64, np.float32):
-            dtype = float64 if arr.dtype == np.float64 else float32  # arrays keep their dtype, as in torch
+        if isinstance(data, (np.ndarray, np.generic, Tensor)) and _seqlab_dtype(arr.dtype) in (float32, float64):
+            dtype = _seqlab_dtype(arr.dtype)  # arrays keep their dtype (in either byte order), as in torch
         elif arr.dtype.kind == "f":
             dtype = _default_dtype
         elif arr.dtype.kind in "iu":
@@ -63,9 +63,17 @@ def tensor(data, dtype=None, requires_grad=False):
         else:
             raise TypeError(f"tensor(): can't convert data of type {arr.dtype} to a tensor")
     _check_fits(arr, dtype)
+    # A fresh C-contiguous array in native byte order, aligned: NumPy converts whatever the source
+    # was (big-endian, misaligned, negative strides), and from_numpy borrows the copy.
     with np.errstate(over="ignore"):  # float64 -> float32 overflows to inf, silently as in torch
         arr = np.array(arr, dtype=_NP[dtype], order="C", copy=True)  # (ascontiguousarray would make 0-d 1-d)
     return _finish(_core.from_numpy(arr), requires_grad)
+
+
+def _seqlab_dtype(np_dtype):
+    """The seqlab dtype of a NumPy dtype in either byte order, or None."""
+    kind, size = np_dtype.kind, np_dtype.itemsize
+    return {("f", 4): float32, ("f", 8): float64, ("i", 8): int64, ("b", 1): bool}.get((kind, size))
 
 
 def _check_fits(arr, dtype):
@@ -84,10 +92,17 @@ def _check_fits(arr, dtype):
 
 
 def as_tensor(data, dtype=None):
+    """`data` as a tensor, sharing its memory when it can (torch.as_tensor): a NumPy array of a
+    seqlab dtype is borrowed by from_numpy, unless its layout cannot be (non-native byte order,
+    misaligned, negative strides: from_numpy's ValueError), and then copied as tensor() does."""
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or _NP.get(dtype) == data.dtype) and data.dtype in _NP.values():
-        return _core.from_numpy(data)
+    if isinstance(data, np.ndarray) and _seqlab_dtype(data.dtype) is not None \
+            and (dtype is None or dtype == _seqlab_dtype(data.dtype)):
+        try:
+            return _core.from_numpy(data)
+        except ValueError:
+            pass
     return tensor(data, dtype=dtype)
 
 
