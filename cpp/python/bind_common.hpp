@@ -53,11 +53,26 @@ Tensor operand_arg(const py::handle& o, const Tensor& like, const char* op, cons
 // exponent is pow(self, double), anything else goes through operand(). Undefined when
 // `exponent` is neither (the caller raises TypeError or returns NotImplemented).
 Tensor power(const Tensor& self, const py::handle& exponent);
-// dim=None / int / tuple -> list of dims (empty = all).
-std::vector<int64_t> dims_arg(const py::handle& o);
-// *size varargs or one sequence -> Shape.
-Shape size_args(const py::args& args, const char* op, const char* name = "size");
-Shape size_arg(const py::handle& o);
+
+// Arguments a binding parses by hand (py::handle, py::args) are converted by these, which raise
+// torch's TypeError naming the function and the argument ("view(): argument 'size' must be tuple
+// of ints, not str") where a bare .cast<T>() would raise pybind11's "Unable to cast Python
+// instance ... to C++ type '?'". Typed arguments pybind11 cannot convert are reported in the
+// same words by bind_errors.cpp.
+std::string type_name(const py::handle& o);  // "str", "NoneType", "Tensor": torch's spelling
+// An int, or anything with __index__ but a float (NumPy integers, 0-d integer tensors).
+int64_t int_arg(const py::handle& o, const char* fn, const char* arg);
+// A real number: int, float, bool or a NumPy scalar (not a str).
+double number_arg(const py::handle& o, const char* fn, const char* arg);
+// dim=None / int / sequence of ints -> list of dims (empty = all).
+std::vector<int64_t> dims_arg(const py::handle& o, const char* fn, const char* arg = "dim");
+// *size varargs (ints, or one sequence of ints) -> Shape.
+Shape size_args(const py::args& args, const char* fn, const char* arg = "size");
+// An int or a sequence of ints -> Shape.
+Shape size_arg(const py::handle& o, const char* fn, const char* arg = "size");
+// Route every function of the module through pybind11's dispatcher and then, when a call fails,
+// through seqlab._args.explain (bind_errors.cpp). Called last, when every binding exists.
+void install_argument_errors(py::module_& m);
 
 void bind_tensor(py::module_& m);
 void bind_ops(py::module_& m);

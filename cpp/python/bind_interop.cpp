@@ -1,6 +1,8 @@
 // Zero-copy exchange with NumPy (buffer protocol, from_numpy, Tensor.numpy) and with any
 // DLPack producer or consumer (PyTorch, NumPy): __dlpack__, __dlpack_device__, from_dlpack.
 #include <memory>
+#include <optional>
+#include <string>
 
 #include <pybind11/numpy.h>
 
@@ -39,14 +41,81 @@ std::shared_ptr<void> keep_alive(py::object o) {
   });
 }
 
-Dtype numpy_dtype(const py::dtype& dt) {
-  if (dt.is(py::dtype::of<float>())) return Dtype::Float32;
+// Foreign memory as an import describes it, before seqlab borrows it. Every import ends in
+// borrow(): from_numpy (and through it tensor(), as_tensor() and any object with the buffer
+// protocol, which NumPy reads for them) and from_dlpack.
+struct Foreign {
+  const char* source;            // "numpy array" or "DLPack tensor", as the messages name it
+  void* data;                    // the first element
+  std::optional<Dtype> dtype;    // nullopt: a type seqlab does not have
+  std::string type_name;         // the source's name for its type, for that error
+  bool native_byte_order = true;
+  Shape shape;
+  Shape byte_strides;
+  bool read_only = false;        // the owner does not let us write (Storage::read_only)
+  std::shared_ptr<void> owner;   // keeps the memory alive
+};
+
+// A tensor over f's memory, without a copy. The kernels read elements through typed pointers and
+// strides in elements, so anything they would misread is refused here, in torch.from_numpy's
+// words where it has them: types seqlab does not have (TypeError), non-native byte order,
+// negative strides or strides that are not a multiple of the element size (ValueError), and
+// memory not aligned to the element size (ValueError; torch accepts it, and its kernels then
+// crash on some CPUs, pytorch#190043). Copying entries (tensor, as_tensor) convert instead.
+Tensor borrow(const Foreign& f) {
+  const std::string src = f.source;
+  if (!f.dtype)
+    throw py::type_error("can't convert " + std::string(src == "numpy array" ? "np.ndarray" : "a DLPack tensor") +
+                         " of type " + f.type_name + ". The only supported types are: float64, float32, int64, and "
+                         "bool.");
+  if (!f.native_byte_order)
+    throw py::value_error("given " + src + " has byte order different from the native byte order. Conversion "
+                          "between byte orders is currently not supported.");
+  const int64_t isz = static_cast<int64_t>(itemsize(*f.dtype));
+  Shape strides;
+  int64_t last = 0;  // the offset of the last element, in elements
+  for (size_t d = 0; d < f.shape.size(); ++d) {
+    const int64_t st = f.byte_strides[d];
+    if (f.shape[d] < 0) throw py::value_error("given " + src + " has a negative dimension");
+    if (st < 0)
+      throw py::value_error("At least one stride in the given " + src + " is negative, and tensors with negative "
+                            "strides are not currently supported. (You can probably work around this by making a "
+                            "copy of your array  with array.copy().) ");
+    if (st % isz != 0)
+      throw py::value_error("given " + src + " strides not a multiple of the element byte size. Copy the numpy "
+                            "array to reallocate the memory.");
+    strides.push_back(st / isz);
+    int64_t span = 0;
+    if (f.shape[d] > 0 && (__builtin_mul_overflow(f.shape[d] - 1, strides.back(), &span) ||
+                           __builtin_add_overflow(last, span, &last)))
+      throw py::value_error("given " + src + " spans more memory than an int64 can address");
+  }
+  const int64_t numel = shape_numel(f.shape);  // raises on overflow
+  if (numel > 0 && reinterpret_cast<uintptr_t>(f.data) % static_cast<uintptr_t>(isz) != 0)
+    throw py::value_error("given " + src + " is not aligned: its data does not start at a multiple of its element "
+                          "size (" + std::to_string(isz) + " bytes). Copy the array (array.copy()) to get aligned "
+                          "memory.");
+  const size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(last + 1) * static_cast<size_t>(isz);
+  Tensor t = Tensor::from_blob(f.data, f.shape, strides, *f.dtype, f.owner, nbytes);
+  t.impl()->storage->read_only = f.read_only;
+  return t;
+}
+
+std::optional<Dtype> numpy_dtype(const py::dtype& dt) {
   if (dt.kind() == 'f' && dt.itemsize() == 4) return Dtype::Float32;
   if (dt.kind() == 'f' && dt.itemsize() == 8) return Dtype::Float64;
   if (dt.kind() == 'i' && dt.itemsize() == 8) return Dtype::Int64;
   if (dt.kind() == 'b' && dt.itemsize() == 1) return Dtype::Bool;
-  throw py::type_error("can't convert np.ndarray of type numpy." + std::string(py::str(dt)) +
-                       ". The only supported types are: float64, float32, int64, and bool.");
+  return std::nullopt;
+}
+
+std::optional<Dtype> dlpack_dtype(const DLDataType& t) {
+  if (t.lanes != 1) return std::nullopt;
+  if (t.code == kDLFloat && t.bits == 32) return Dtype::Float32;
+  if (t.code == kDLFloat && t.bits == 64) return Dtype::Float64;
+  if (t.code == kDLInt && t.bits == 64) return Dtype::Int64;
+  if (t.code == kDLBool && t.bits == 8) return Dtype::Bool;
+  return std::nullopt;
 }
 
 // What a DLManagedTensor exported by seqlab owns: the tensor and its shape/strides arrays.
@@ -75,51 +144,56 @@ void bind_interop(py::module_& m) {
     std::vector<ssize_t> shape(impl.shape.begin(), impl.shape.end()), strides;
     for (int64_t s : impl.strides) strides.push_back(s * isz);
     return py::buffer_info(static_cast<char*>(impl.storage->data) + impl.offset * isz, isz, buffer_format(impl.dtype),
-                           static_cast<ssize_t>(shape.size()), shape, strides, /*readonly=*/false);
+                           static_cast<ssize_t>(shape.size()), shape, strides, impl.storage->read_only);
   });
 
-  cls.def("numpy", [](py::object self, bool force) {
-    Tensor t = self.cast<Tensor>();
+  cls.def("numpy", [](const Tensor& t, bool force) {
     if (!force) check_numpy_ok(*t.impl());
     const ssize_t isz = static_cast<ssize_t>(itemsize(t.dtype()));
     std::vector<ssize_t> shape(t.shape().begin(), t.shape().end()), strides;
     for (int64_t s : t.strides()) strides.push_back(s * isz);
-    return py::array(py::dtype(buffer_format(t.dtype())), shape, strides, t.raw_data(), self);
+    // The array keeps the tensor (its Python object) alive, and stays read-only where it is.
+    py::array out(py::dtype(buffer_format(t.dtype())), shape, strides, t.raw_data(), py::cast(t));
+    if (t.impl()->storage->read_only) out.attr("setflags")(py::arg("write") = false);
+    return out;
   }, py::kw_only(), py::arg("force") = false);
 
-  m.def("from_numpy", [](py::array arr) {
-    const Dtype d = numpy_dtype(arr.dtype());
-    const ssize_t isz = arr.itemsize();
-    Shape shape, strides;
+  m.def("from_numpy", [](py::object obj) {
+    if (!py::isinstance<py::array>(obj))
+      throw py::type_error("expected np.ndarray (got " + type_name(obj) + ")");
+    auto arr = py::reinterpret_borrow<py::array>(obj);
+    Foreign f{"numpy array", const_cast<void*>(arr.data())};
+    f.dtype = numpy_dtype(arr.dtype());
+    f.type_name = "numpy." + std::string(py::str(arr.dtype().attr("type").attr("__name__")));
+    f.native_byte_order = arr.dtype().attr("isnative").cast<bool>();
     for (ssize_t i = 0; i < arr.ndim(); ++i) {
-      const ssize_t st = arr.strides(i);
-      if (st < 0 || st % isz != 0)
-        throw py::value_error("from_numpy: the given NumPy array has negative or non-itemsize-multiple strides, which "
-                              "seqlab does not support; pass array.copy() instead");
-      shape.push_back(arr.shape(i));
-      strides.push_back(st / isz);
+      f.shape.push_back(arr.shape(i));
+      f.byte_strides.push_back(arr.strides(i));
     }
-    if (!arr.writeable())
-      PyErr_WarnEx(PyExc_UserWarning, "The given NumPy array is not writable; writing to the tensor is undefined.", 1);
-    return Tensor::from_blob(const_cast<void*>(arr.data()), shape, strides, d, keep_alive(arr),
-                             static_cast<size_t>(arr.nbytes()));
+    f.read_only = !arr.writeable();
+    f.owner = keep_alive(arr);
+    return borrow(f);
   }, py::arg("ndarray"));
 
   cls.def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(static_cast<int>(kDLCPU), 0); });
   cls.def("__dlpack__", [](const Tensor& t, py::object stream, py::object max_version, py::object dl_device,
                            py::object copy) {
-    if (!copy.is_none() && copy.cast<bool>()) throw py::buffer_error("seqlab's __dlpack__ does not copy (copy=True)");
     if (t.requires_grad()) throw py::buffer_error("Can't export tensors that require gradient, use tensor.detach()");
+    const bool copied = !copy.is_none() && PyObject_IsTrue(copy.ptr()) == 1;
+    // NumPy's rule: the unversioned DLPack this exports cannot mark memory read-only.
+    if (t.impl()->storage->read_only && !copied)
+      throw py::buffer_error("Cannot export readonly array since signalling readonly is unsupported by DLPack.");
     auto ctx = std::make_unique<DLContext>();
-    ctx->tensor = t;
-    ctx->shape = t.shape();
-    ctx->strides = t.strides();
+    ctx->tensor = copied ? clone(t) : t;
+    const Tensor& out = ctx->tensor;
+    ctx->shape = out.shape();
+    ctx->strides = out.strides();
     DLTensor& dl = ctx->managed.dl_tensor;
-    dl.data = t.impl()->storage->data;
-    dl.byte_offset = static_cast<uint64_t>(t.offset()) * itemsize(t.dtype());
+    dl.data = out.impl()->storage->data;
+    dl.byte_offset = static_cast<uint64_t>(out.offset()) * itemsize(out.dtype());
     dl.device = {kDLCPU, 0};
-    dl.ndim = static_cast<int32_t>(t.dim());
-    switch (t.dtype()) {
+    dl.ndim = static_cast<int32_t>(out.dim());
+    switch (out.dtype()) {
       case Dtype::Float32: dl.dtype = {kDLFloat, 32, 1}; break;
       case Dtype::Float64: dl.dtype = {kDLFloat, 64, 1}; break;
       case Dtype::Int64: dl.dtype = {kDLInt, 64, 1}; break;
@@ -137,21 +211,13 @@ void bind_interop(py::module_& m) {
   m.def("from_dlpack", [](py::object obj) {
     py::object capsule = py::hasattr(obj, "__dlpack__") ? obj.attr("__dlpack__")() : obj;
     if (!PyCapsule_IsValid(capsule.ptr(), "dltensor"))
-      throw py::type_error("from_dlpack: expected an object with __dlpack__ or an unconsumed 'dltensor' capsule");
+      throw py::type_error("from_dlpack(): argument 'ext_tensor' must be an object with __dlpack__ or an unconsumed "
+                           "DLPack capsule, not " + type_name(obj));
     auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
     const DLTensor& dl = managed->dl_tensor;
     if (dl.device.device_type != kDLCPU) throw py::value_error("from_dlpack: seqlab supports CPU tensors only");
-    Dtype d;
-    if (dl.dtype.lanes != 1) throw py::type_error("from_dlpack: vector dtypes (lanes != 1) are not supported");
-    if (dl.dtype.code == kDLFloat && dl.dtype.bits == 32) d = Dtype::Float32;
-    else if (dl.dtype.code == kDLFloat && dl.dtype.bits == 64) d = Dtype::Float64;
-    else if (dl.dtype.code == kDLInt && dl.dtype.bits == 64) d = Dtype::Int64;
-    else if (dl.dtype.code == kDLBool && dl.dtype.bits == 8) d = Dtype::Bool;
-    else
-      throw py::type_error("from_dlpack: unsupported dtype (code " + std::to_string(dl.dtype.code) + ", bits " +
-                           std::to_string(dl.dtype.bits) + "); seqlab has float32, float64, int64 and bool");
-    Shape shape(dl.shape, dl.shape + dl.ndim);
-    Shape strides = dl.strides ? Shape(dl.strides, dl.strides + dl.ndim) : contiguous_strides(shape);
+    // Consume the capsule: from here the owner below frees the producer's tensor, also when
+    // borrow() refuses it.
     PyCapsule_SetName(capsule.ptr(), "used_dltensor");
     std::shared_ptr<void> owner(managed, [](void* p) {  // the producer's deleter, with the GIL (see keep_alive)
       auto* mt = static_cast<DLManagedTensor*>(p);
@@ -163,8 +229,20 @@ void bind_interop(py::module_& m) {
         mt->deleter(mt);
       }
     });
-    void* data = static_cast<char*>(dl.data) + dl.byte_offset;
-    return Tensor::from_blob(data, shape, strides, d, owner, 0);
+    Foreign f{"DLPack tensor", static_cast<char*>(dl.data) + dl.byte_offset};
+    f.dtype = dlpack_dtype(dl.dtype);
+    f.type_name = "(code " + std::to_string(dl.dtype.code) + ", bits " + std::to_string(dl.dtype.bits) + ", lanes " +
+                  std::to_string(dl.dtype.lanes) + ")";
+    f.shape.assign(dl.shape, dl.shape + dl.ndim);
+    const Shape elem_strides = dl.strides ? Shape(dl.strides, dl.strides + dl.ndim) : contiguous_strides(f.shape);
+    const int64_t isz = f.dtype ? static_cast<int64_t>(itemsize(*f.dtype)) : 1;
+    for (int64_t st : elem_strides) {
+      int64_t bytes = 0;
+      if (__builtin_mul_overflow(st, isz, &bytes)) throw py::value_error("from_dlpack: a stride overflows int64");
+      f.byte_strides.push_back(bytes);
+    }
+    f.owner = std::move(owner);
+    return borrow(f);
   }, py::arg("ext_tensor"));
 }
 

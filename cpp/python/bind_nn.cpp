@@ -8,7 +8,7 @@ namespace seqlab::bind {
 void bind_nn(py::module_& m) {
   m.def("layer_norm", [](const Tensor& x, py::handle normalized_shape, std::optional<Tensor> w, std::optional<Tensor> b,
                          double eps) {
-    const Shape ns = size_arg(normalized_shape);
+    const Shape ns = size_arg(normalized_shape, "layer_norm", "normalized_shape");
     return released([&] { return layer_norm(x, ns, w ? *w : Tensor(), b ? *b : Tensor(), eps); });
   }, py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
         py::arg("eps") = 1e-5);

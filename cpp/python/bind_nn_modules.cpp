@@ -13,9 +13,9 @@ using nn::UnaryModule;
 template <typename M, typename Base = UnaryModule>
 using Class = py::class_<M, Base, std::shared_ptr<M>>;
 
-std::optional<double> optional_number(const py::handle& o) {
+std::optional<double> optional_number(const py::handle& o, const char* fn, const char* arg) {
   if (o.is_none()) return std::nullopt;
-  return o.cast<double>();
+  return number_arg(o, fn, arg);
 }
 
 }  // namespace
@@ -50,12 +50,14 @@ void bind_nn_modules(py::module_& m) {
            py::arg("dtype") = Dtype::Float32);
   Class<nn::LayerNorm>(c, "LayerNorm")
       .def(py::init([](py::handle shape, double eps, bool affine, bool bias, Dtype dtype) {
-             return std::make_shared<nn::LayerNorm>(size_arg(shape), eps, affine, bias, dtype);
+             const Shape ns = size_arg(shape, "LayerNorm", "normalized_shape");
+             return std::make_shared<nn::LayerNorm>(ns, eps, affine, bias, dtype);
            }), py::arg("normalized_shape"), py::arg("eps") = 1e-5, py::arg("elementwise_affine") = true,
            py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32);
   Class<nn::BatchNorm1d>(c, "BatchNorm1d")
       .def(py::init([](int64_t n, double eps, py::handle momentum, bool affine, bool track, Dtype dtype, bool bias) {
-             return std::make_shared<nn::BatchNorm1d>(n, eps, optional_number(momentum), affine, track, dtype, bias);
+             const auto mom = optional_number(momentum, "BatchNorm1d", "momentum");
+             return std::make_shared<nn::BatchNorm1d>(n, eps, mom, affine, track, dtype, bias);
            }), py::arg("num_features"), py::arg("eps") = 1e-5, py::arg("momentum") = 0.1, py::arg("affine") = true,
            py::arg("track_running_stats") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32,
            py::arg("bias") = true);

@@ -56,21 +56,20 @@ void bind_ops(py::module_& m) {
   def_binary("logical_xor", [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); });
   both(m, cls, "pow", [](const Tensor& a, py::handle exponent) {
     const Tensor out = power(a, exponent);
-    if (!out.defined()) throw py::type_error("pow(): argument 'exponent' must be a Tensor or a number");
+    if (!out.defined())
+      throw py::type_error("pow(): argument 'exponent' must be a Tensor or a number, not " + type_name(exponent));
     return out;
   }, py::arg("exponent"));
   m.def("where", [](const Tensor& cond, py::handle a, py::handle b) {
     Tensor ta = py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor();
     Tensor tb = py::isinstance<TensorImpl>(b) ? b.cast<Tensor>() : Tensor();
     const Tensor& like = ta.defined() ? ta : (tb.defined() ? tb : scalar_tensor(0.0, Dtype::Float32));
-    if (!ta.defined()) ta = operand(a, like);
-    if (!tb.defined()) tb = operand(b, like);
-    if (!ta.defined() || !tb.defined()) throw py::type_error("where(): input and other must be Tensors or numbers");
+    if (!ta.defined()) ta = operand_arg(a, like, "where", "input");
+    if (!tb.defined()) tb = operand_arg(b, like, "where", "other");
     return released([&] { return where(cond, ta, tb); });
   }, py::arg("condition"), py::arg("input"), py::arg("other"));
   cls.def("where", [](const Tensor& self, const Tensor& cond, py::handle other) {
-    Tensor o = operand(other, self);
-    if (!o.defined()) throw py::type_error("where(): other must be a Tensor or a number");
+    const Tensor o = operand_arg(other, self, "where");
     return released([&] { return where(cond, self, o); });
   }, py::arg("condition"), py::arg("other"));
 
@@ -139,31 +138,31 @@ void bind_ops(py::module_& m) {
   // ------------------------------------------------------------ reductions
   // `keepdims` is accepted as PyTorch accepts it (NumPy's spelling, common in course code).
   both(m, cls, "sum", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype, bool keepdims) {
-    const auto dims = dims_arg(dim);
+    const auto dims = dims_arg(dim, "sum");
     return released([&] { return sum(dtype ? to_dtype(x, *dtype) : x, dims, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("keepdims") = false);
   both(m, cls, "mean", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype, bool keepdims) {
-    const auto dims = dims_arg(dim);
+    const auto dims = dims_arg(dim, "mean");
     return released([&] { return mean(dtype ? to_dtype(x, *dtype) : x, dims, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("keepdims") = false);
   both(m, cls, "var", [](const Tensor& x, py::object dim, std::optional<bool> unbiased, bool keepdim,
                          std::optional<double> correction, bool keepdims) {
-    const auto dims = dims_arg(dim);
+    const auto dims = dims_arg(dim, "var");
     const double c = correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
     return released([&] { return var(x, dims, c, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
      py::arg("correction") = py::none(), py::arg("keepdims") = false);
   auto def_extreme = [&](const char* name, bool is_max) {
-    both(m, cls, name, [m, is_max](const Tensor& x, py::object dim, bool keepdim, bool keepdims) -> py::object {
+    both(m, cls, name, [m, name, is_max](const Tensor& x, py::object dim, bool keepdim, bool keepdims) -> py::object {
       keepdim = keepdim || keepdims;
       if (dim.is_none()) return py::cast(released([&] { return is_max ? max(x) : min(x); }));
       if (py::isinstance<TensorImpl>(dim)) {  // torch.max(a, b) = maximum
         const Tensor o = dim.cast<Tensor>();
         return py::cast(released([&] { return is_max ? maximum(x, o) : minimum(x, o); }));
       }
-      const int64_t d = dim.cast<int64_t>();
+      const int64_t d = int_arg(dim, name, "dim");
       return values_indices(m, released([&] { return is_max ? max(x, d, keepdim) : min(x, d, keepdim); }));
     }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("keepdims") = false);
   };
@@ -193,7 +192,7 @@ void bind_ops(py::module_& m) {
     return released([&] { return reshape(x, s); });
   });
   m.def("reshape", [](const Tensor& x, py::handle shape) {
-    const Shape s = size_arg(shape);
+    const Shape s = size_arg(shape, "reshape", "shape");
     return released([&] { return reshape(x, s); });
   }, py::arg("input"), py::arg("shape"));
   cls.def("expand", [](const Tensor& x, py::args size) {
@@ -222,7 +221,7 @@ void bind_ops(py::module_& m) {
   both(m, cls, "unsqueeze", [](const Tensor& x, int64_t d) { return unsqueeze(x, d); }, py::arg("dim"), Release());
   both(m, cls, "squeeze", [](const Tensor& x, py::object dim) {
     if (dim.is_none()) return squeeze(x);
-    auto dims = dims_arg(dim);
+    auto dims = dims_arg(dim, "squeeze");
     Tensor r = x;
     std::vector<int64_t> ws;
     for (int64_t d : dims) ws.push_back(wrap_dim(d, std::max<int64_t>(x.dim(), 1), "squeeze"));
@@ -237,8 +236,9 @@ void bind_ops(py::module_& m) {
   cls.def("_slice", [](const Tensor& x, int64_t d, int64_t s, int64_t e, int64_t st) { return slice(x, d, s, e, st); },
           Release());
   both(m, cls, "split", [](const Tensor& x, py::handle size, int64_t dim) {
-    if (py::isinstance<py::int_>(size)) return split(x, size.cast<int64_t>(), dim);
-    return split(x, size.cast<std::vector<int64_t>>(), dim);
+    const char* arg = "split_size_or_sections";
+    if (py::isinstance<py::int_>(size)) return split(x, int_arg(size, "split", arg), dim);
+    return split(x, size_arg(size, "split", arg), dim);
   }, py::arg("split_size_or_sections"), py::arg("dim") = 0);
   both(m, cls, "chunk", [](const Tensor& x, int64_t c, int64_t d) { return chunk(x, c, d); }, py::arg("chunks"),
        py::arg("dim") = 0, Release());
@@ -260,7 +260,8 @@ void bind_ops(py::module_& m) {
   both(m, cls, "index_select", [](const Tensor& x, int64_t dim, const Tensor& index) { return index_select(x, dim, index); },
        py::arg("dim"), py::arg("index"), Release());
   both(m, cls, "masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value) {
-    const double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>() : value.cast<double>();
+    const double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>()
+                                                       : number_arg(value, "masked_fill", "value");
     return released([&] { return masked_fill(x, mask, v); });
   }, py::arg("mask"), py::arg("value"));
   both(m, cls, "nonzero", [](const Tensor& x) { return nonzero(x); }, Release());

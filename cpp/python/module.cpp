@@ -1,6 +1,6 @@
 // seqlab._core: the compiled core. Bindings only convert and forward; the Python package
 // (python/seqlab) re-exports them with PyTorch's module layout. The argument helpers declared
-// in bind_common.hpp (operands, pow's exponent, dims, sizes) are defined here.
+// in bind_common.hpp (operands, pow's exponent, checked ints, numbers, dims, sizes) are defined here.
 #include "bind_common.hpp"
 
 namespace seqlab::bind {
@@ -19,7 +19,7 @@ Tensor operand(const py::handle& o, const Tensor& like) {
 Tensor operand_arg(const py::handle& o, const Tensor& like, const char* op, const char* arg) {
   Tensor t = operand(o, like);
   if (!t.defined())
-    throw py::type_error(std::string(op) + "(): argument '" + arg + "' must be a Tensor or a number");
+    throw py::type_error(str_cat(op, "(): argument '", arg, "' must be a Tensor or a number, not ", type_name(o)));
   return t;
 }
 
@@ -33,28 +33,73 @@ Tensor power(const Tensor& self, const py::handle& exponent) {
   return released([&] { return pow(self, o); });
 }
 
-std::vector<int64_t> dims_arg(const py::handle& o) {
-  if (o.is_none()) return {};
-  if (py::isinstance<py::int_>(o)) return {o.cast<int64_t>()};
-  return o.cast<std::vector<int64_t>>();
+std::string type_name(const py::handle& o) {
+  if (py::isinstance<TensorImpl>(o)) return "Tensor";
+  return py::str(py::type::of(o).attr("__name__"));
 }
 
-Shape size_arg(const py::handle& o) {
-  if (py::isinstance<py::int_>(o)) return {o.cast<int64_t>()};
-  return o.cast<std::vector<int64_t>>();
-}
-
-Shape size_args(const py::args& args, const char* op, const char* name) {
-  if (args.size() == 0)  // x.view() is not x.view(()): torch refuses it
-    throw py::type_error(std::string(op) + "() missing 1 required positional arguments: \"" + name + "\"");
-  if (args.size() == 1 && !py::isinstance<py::int_>(args[0])) return size_arg(args[0]);
-  Shape s;
-  for (auto a : args) {
-    if (!py::isinstance<py::int_>(a))
-      throw py::type_error("size must be a sequence of ints or ints, got " + std::string(py::str(py::type::of(a))));
-    s.push_back(a.cast<int64_t>());
+int64_t int_arg(const py::handle& o, const char* fn, const char* arg) {
+  if (!PyFloat_Check(o.ptr()) && PyIndex_Check(o.ptr())) {
+    auto i = py::reinterpret_steal<py::object>(PyNumber_Index(o.ptr()));  // fails for a float tensor
+    if (i) {
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+      if (overflow) throw std::overflow_error(str_cat(fn, "(): argument '", arg, "' does not fit in int64"));
+      return v;
+    }
+    PyErr_Clear();
   }
-  return s;
+  throw py::type_error(str_cat(fn, "(): argument '", arg, "' must be int, not ", type_name(o)));
+}
+
+double number_arg(const py::handle& o, const char* fn, const char* arg) {
+  if (PyNumber_Check(o.ptr()) && !py::isinstance<TensorImpl>(o)) {
+    const double v = PyFloat_AsDouble(o.ptr());
+    if (!(v == -1.0 && PyErr_Occurred())) return v;
+    PyErr_Clear();
+  }
+  throw py::type_error(str_cat(fn, "(): argument '", arg, "' must be Number, not ", type_name(o)));
+}
+
+namespace {
+
+// A list, tuple or other sequence of ints, as torch's "tuple of ints" arguments take it.
+Shape ints_arg(const py::handle& o, const char* fn, const char* arg, const char* expected) {
+  if (PyUnicode_Check(o.ptr()) || PyBytes_Check(o.ptr()) || !PySequence_Check(o.ptr()) ||
+      py::isinstance<TensorImpl>(o))
+    throw py::type_error(str_cat(fn, "(): argument '", arg, "' must be ", expected, ", not ", type_name(o)));
+  Shape out;
+  size_t pos = 0;
+  for (py::handle e : py::reinterpret_borrow<py::sequence>(o)) {
+    if (PyFloat_Check(e.ptr()) || !PyIndex_Check(e.ptr()))
+      throw py::type_error(str_cat(fn, "(): argument '", arg, "' must be tuple of ints, but found element of type ",
+                                   type_name(e), " at pos ", pos));
+    out.push_back(int_arg(e, fn, arg));
+    ++pos;
+  }
+  return out;
+}
+
+bool is_int_like(const py::handle& o) { return !PyFloat_Check(o.ptr()) && PyIndex_Check(o.ptr()); }
+
+}  // namespace
+
+std::vector<int64_t> dims_arg(const py::handle& o, const char* fn, const char* arg) {
+  if (o.is_none()) return {};
+  if (is_int_like(o)) return {int_arg(o, fn, arg)};
+  return ints_arg(o, fn, arg, "int or tuple of ints");
+}
+
+Shape size_arg(const py::handle& o, const char* fn, const char* arg) {
+  if (is_int_like(o)) return {int_arg(o, fn, arg)};
+  return ints_arg(o, fn, arg, "tuple of ints");
+}
+
+Shape size_args(const py::args& args, const char* fn, const char* arg) {
+  if (args.size() == 0)  // x.view() is not x.view(()): torch refuses it
+    throw py::type_error(str_cat(fn, "() missing 1 required positional arguments: \"", arg, "\""));
+  if (args.size() == 1 && !is_int_like(args[0])) return size_arg(args[0], fn, arg);
+  return ints_arg(args, fn, arg, "tuple of ints");
 }
 
 }  // namespace seqlab::bind
@@ -80,4 +125,5 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_lm(m);
   seqlab::bind::bind_word2vec(m);
   seqlab::bind::bind_glove(m);
+  seqlab::bind::install_argument_errors(m);  // last: it reaches every function bound above
 }

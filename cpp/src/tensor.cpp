@@ -102,6 +102,12 @@ void assert_no_internal_overlap(const Tensor& t, const char* op) {
                  "location. Please clone() the tensor before performing the operation.");
 }
 
+void check_writable(const Tensor& t, const char* op) {
+  SEQLAB_CHECK(!t.impl()->storage->read_only, op,
+               ": this tensor shares the memory of a read-only (non-writable) NumPy array, which seqlab does not "
+               "write to; clone() the tensor, or pass a writable array (array.copy()) to from_numpy");
+}
+
 // The buffer type: xtensor's uninitialised vector with an aligned allocator.
 using Buffer = xt::uvector<unsigned char, xsimd::aligned_allocator<unsigned char, 64>>;
 

@@ -2,10 +2,11 @@
 functions, with PyTorch's signatures. Everything numeric happens in seqlab._core."""
 import builtins
 import collections
+import numbers
 
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._core import Tensor
 
 float32 = _core.dtype.float32
@@ -24,12 +25,12 @@ values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 _core._values_indices = values_indices
 
 
-def _size(size, op):
+def _size(size, fn):
+    """*size (ints, or one sequence of ints) as a list; torch's TypeError names `fn` otherwise."""
     if len(size) == 0:
-        raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
-    if len(size) == 1 and not isinstance(size[0], int):
-        return [int(s) for s in size[0]]
-    return [int(s) for s in size]
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+    one = len(size) == 1 and not isinstance(size[0], numbers.Number)  # zeros((2, 3)), not zeros(2.5)
+    return _args.ints(size[0] if one else size, fn)
 
 
 def _finish(t, requires_grad):
@@ -50,9 +51,9 @@ def tensor(data, dtype=None, requires_grad=False):
             arr = np.asarray(data)
         except ValueError as e:
             raise ValueError(f"tensor(): expected a sequence of equal-length sequences (a ragged list has no shape): {e}")
-    if dtype is None:
-        if isinstance(data, (np.ndarray, np.generic, Tensor)) and arr.dtype in (np.float64, np.float32):
-            dtype = float64 if arr.dtype == np.float64 else float32  # arrays keep their dtype, as in torch
+    if _args.dtype(dtype, "tensor") is None:
+        if isinstance(data, (np.ndarray, np.generic, Tensor)) and _seqlab_dtype(arr.dtype) in (float32, float64):
+            dtype = _seqlab_dtype(arr.dtype)  # arrays keep their dtype (in either byte order), as in torch
         elif arr.dtype.kind == "f":
             dtype = _default_dtype
         elif arr.dtype.kind in "iu":
@@ -64,9 +65,17 @@ def tensor(data, dtype=None, requires_grad=False):
         else:
             raise TypeError(f"tensor(): can't convert data of type {arr.dtype} to a tensor")
     _check_fits(arr, dtype)
+    # A fresh C-contiguous array in native byte order, aligned: NumPy converts whatever the source
+    # was (big-endian, misaligned, negative strides), and from_numpy borrows the copy.
     with np.errstate(over="ignore"):  # float64 -> float32 overflows to inf, silently as in torch
         arr = np.array(arr, dtype=_NP[dtype], order="C", copy=True)  # (ascontiguousarray would make 0-d 1-d)
     return _finish(_core.from_numpy(arr), requires_grad)
+
+
+def _seqlab_dtype(np_dtype):
+    """The seqlab dtype of a NumPy dtype in either byte order, or None."""
+    kind, size = np_dtype.kind, np_dtype.itemsize
+    return {("f", 4): float32, ("f", 8): float64, ("i", 8): int64, ("b", 1): bool}.get((kind, size))
 
 
 def _check_fits(arr, dtype):
@@ -85,55 +94,67 @@ def _check_fits(arr, dtype):
 
 
 def as_tensor(data, dtype=None):
+    """`data` as a tensor, sharing its memory when it can (torch.as_tensor): a NumPy array of a
+    seqlab dtype is borrowed by from_numpy, unless its layout cannot be (non-native byte order,
+    misaligned, negative strides: from_numpy's ValueError), and then copied as tensor() does."""
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or _NP.get(dtype) == data.dtype) and data.dtype in _NP.values():
-        return _core.from_numpy(data)
+    if isinstance(data, np.ndarray) and _seqlab_dtype(data.dtype) is not None \
+            and (dtype is None or dtype == _seqlab_dtype(data.dtype)):
+        try:
+            return _core.from_numpy(data)
+        except ValueError:
+            pass
     return tensor(data, dtype=dtype)
 
 
 def empty(*size, dtype=None, requires_grad=False):
-    return _finish(_core._empty(_size(size, "empty"), dtype or _default_dtype), requires_grad)
+    return _finish(_core._empty(_size(size, "empty"), _args.dtype(dtype, "empty") or _default_dtype), requires_grad)
 
 
 def zeros(*size, dtype=None, requires_grad=False):
-    return _finish(_core._full(_size(size, "zeros"), 0.0, dtype or _default_dtype), requires_grad)
+    return _finish(_core._full(_size(size, "zeros"), 0.0, _args.dtype(dtype, "zeros") or _default_dtype), requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad=False):
-    return _finish(_core._full(_size(size, "ones"), 1.0, dtype or _default_dtype), requires_grad)
+    return _finish(_core._full(_size(size, "ones"), 1.0, _args.dtype(dtype, "ones") or _default_dtype), requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False):
-    if dtype is None:
+    if _args.dtype(dtype, "full") is None:
         dtype = bool if isinstance(fill_value, builtins.bool) else int64 if isinstance(fill_value, int) else _default_dtype
-    return _finish(_core._full(_size((size,), "full"), builtins.float(fill_value), dtype), requires_grad)
+    value = _args.number(fill_value, "full", "fill_value")
+    return _finish(_core._full(_size((size,), "full"), value, dtype), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False):
     if end is None:
         start, end = 0, start
-    if dtype is None:
+    if _args.dtype(dtype, "arange") is None:
         dtype = int64 if all(isinstance(v, int) for v in (start, end, step)) else _default_dtype
-    return _finish(_core._arange(builtins.float(start), builtins.float(end), builtins.float(step), dtype), requires_grad)
+    start, end, step = (_args.number(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step")))
+    return _finish(_core._arange(start, end, step, dtype), requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False):
-    return _finish(_core._eye(n, n if m is None else m, dtype or _default_dtype), requires_grad)
+    n = _args.index(n, "eye", "n")
+    m = n if m is None else _args.index(m, "eye", "m")
+    return _finish(_core._eye(n, m, _args.dtype(dtype, "eye") or _default_dtype), requires_grad)
 
 
 def rand(*size, dtype=None, requires_grad=False):
-    return _finish(_core._rand(_size(size, "rand"), dtype or _default_dtype), requires_grad)
+    return _finish(_core._rand(_size(size, "rand"), _args.dtype(dtype, "rand") or _default_dtype), requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False):
-    return _finish(_core._randn(_size(size, "randn"), dtype or _default_dtype), requires_grad)
+    return _finish(_core._randn(_size(size, "randn"), _args.dtype(dtype, "randn") or _default_dtype), requires_grad)
 
 
 def randint(low=0, high=None, size=None, dtype=None, requires_grad=False):
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
-    return _core._randint(int(low), int(high), _size((size,), "randint"), dtype or int64)
+    low, high = _args.index(low, "randint", "low"), _args.index(high, "randint", "high")
+    return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64)
 
 
 def zeros_like(x, dtype=None, requires_grad=False):

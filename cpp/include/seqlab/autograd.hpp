@@ -137,7 +137,8 @@ void run_backward(const TensorList& roots, const TensorList& grads, bool retain_
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
 
 // --- in-place ops under autograd (cpp/src/autograd/inplace.cpp)
-// Raise PyTorch's error for an in-place write to a leaf that requires grad (grad mode on).
+// Raise PyTorch's error for an in-place write to a leaf that requires grad (grad mode on), and
+// refuse any write to read-only memory (check_writable, tensor.hpp).
 void check_inplace(const Tensor& t, const char* op);
 // Record an in-place op: write `result` (same shape) into self's storage and give self
 // result's history (PyTorch's rebase_history). On a view of a contiguous base, the base is

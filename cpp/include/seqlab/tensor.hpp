@@ -24,6 +24,9 @@ struct Storage {
   std::shared_ptr<void> owner;
   // Bumped by every in-place write through any view; saved tensors compare it at backward.
   uint32_t version = 0;
+  // Borrowed memory its owner does not let us write (a non-writable NumPy array, which may be a
+  // read-only memory map: writing would crash the process). check_writable refuses writes.
+  bool read_only = false;
 };
 
 struct TensorImpl {
@@ -116,6 +119,11 @@ void check_value_fits(double value, Dtype dtype, const char* op);
 // stride 0 over a dim of size > 1) would give an order-dependent result; PyTorch refuses them
 // (at::assert_no_internal_overlap) in every in-place op that computes its output elementwise.
 void assert_no_internal_overlap(const Tensor& t, const char* op);
+
+// Every in-place write checks first that its target's memory may be written (Storage::read_only):
+// check_inplace (autograd.hpp) does it for the in-place ops, and writers that do not pass through
+// it (scatter_add_, index_put_, the optimizers' updates, clip_grad_norm_) call it themselves.
+void check_writable(const Tensor& t, const char* op);
 
 // Normalise a dim in [-ndim, ndim) to [0, ndim), or throw IndexError as PyTorch does
 // (c10::maybe_wrap_dim). A 0-d tensor takes dim 0 or -1 only in ops that treat it as one

@@ -7,6 +7,7 @@
 namespace seqlab {
 
 void check_inplace(const Tensor& t, const char* op) {
+  check_writable(t, op);
   if (!GradMode::is_enabled()) return;
   SEQLAB_CHECK(!(t.is_leaf() && t.requires_grad()),
                "a leaf Variable that requires grad is being used in an in-place operation (", op, ").");

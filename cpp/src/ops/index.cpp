@@ -139,6 +139,7 @@ Tensor index(const Tensor& x, const TensorList& indices) {
 }
 
 Tensor& index_put_(Tensor& x, const TensorList& indices, const Tensor& values, bool accumulate) {
+  check_writable(x, "index_put_");
   SEQLAB_CHECK(!GradMode::is_enabled() || (!x.requires_grad() && !values.requires_grad()),
                "index_put_: in-place indexed assignment (x[idx] = v) on tensors that require grad is not supported "
                "by seqlab; build the result out of place (seqlab.where, masked_fill, cat) instead");
@@ -273,6 +274,7 @@ Tensor& scatter_add_(Tensor& x, int64_t dim_in, const Tensor& index, const Tenso
   SEQLAB_CHECK(src.dtype() == x.dtype(), "scatter_add_(): Expected self.dtype to be equal to src.dtype (got ",
                dtype_name(x.dtype()), " and ", dtype_name(src.dtype()), ")");
   check_gather_scatter("scatter_add_", x, dim, index, &src);
+  check_writable(x, "scatter_add_");
   assert_no_internal_overlap(x, "scatter_add_");
   const Tensor s = to_dtype(src.detach(), x.dtype());
   const Shape xs = x.dim() == 0 ? Shape{1} : x.strides();

@@ -15,6 +15,7 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
     Tensor g = p.grad();
     if (!g.defined()) continue;
     SEQLAB_CHECK(g.is_contiguous(), "clip_grad_norm_: gradients must be contiguous");
+    check_writable(g, "clip_grad_norm_");
     grads.push_back(g);
     dispatch_float(g.dtype(), "clip_grad_norm_", [&](auto tag) {
       using T = decltype(tag);

@@ -38,6 +38,7 @@ void for_each_param(OptimizerWithOptions<Options>& opt, F&& f) {
     for (Tensor& p : group.params) {
       Tensor g = p.grad();
       if (!g.defined()) continue;
+      check_writable(p, opt.name());
       SEQLAB_CHECK(g.shape() == p.shape(), opt.name(), ": gradient of shape ", shape_str(g.shape()),
                    " for a parameter of shape ", shape_str(p.shape()));
       if (g.dtype() != p.dtype()) g = to_dtype(g, p.dtype());

@@ -6,10 +6,9 @@ functional through seqlab.nn.functional (linear, bilinear, layer_norm, batch_nor
 dropout, the activations), the same functional its C++ twin in cpp/include/seqlab/nn/layers.hpp
 calls; tests/test_nn_twins.py checks that the twins agree (DESIGN.md, "The twin policy")."""
 import math
-import numbers
 import warnings
 
-from .. import _core
+from .. import _args, _core
 from .._tensor import float32, float64
 from ..autograd import no_grad
 from . import functional as F
@@ -32,7 +31,7 @@ def _factory(device, dtype):
 
 
 def _empty(shape, dtype):
-    return _core._empty([int(s) for s in shape], dtype)
+    return _core._empty(_args.ints(shape, "empty"), dtype)  # Linear('a', 3): torch's TypeError from empty()
 
 
 class Identity(Module):
@@ -201,9 +200,7 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
         dtype = _factory(device, dtype)
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(int(s) for s in normalized_shape)
+        self.normalized_shape = tuple(_args.ints(normalized_shape, "LayerNorm", "normalized_shape"))
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:

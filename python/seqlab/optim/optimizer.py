@@ -4,9 +4,10 @@
 schedulers do) updates the C++ optimizer at once. `step()` is one C++ call that updates
 every parameter of every group (cpp/src/optim/)."""
 import collections
+import collections.abc
 import numbers
 
-from .. import _core
+from .. import _args, _core
 from ..autograd import enable_grad
 
 
@@ -24,8 +25,9 @@ def _to_core(options, core_options):
         if isinstance(field, bool):
             value = bool(value)
         elif isinstance(field, tuple):  # betas
-            b1, b2 = value
-            value = (float(b1), float(b2))
+            if isinstance(value, (str, bytes)) or not isinstance(value, collections.abc.Sequence) or len(value) != 2:
+                raise TypeError(f"optimizer option {key!r} must be a pair of numbers, got {value!r}")
+            value = tuple(_args.number(b, type(core_options).__name__, key) for b in value)
         elif isinstance(value, numbers.Real):
             value = float(value)
         elif isinstance(value, _core.Tensor) and value.numel() == 1:
