@@ -7,7 +7,9 @@ A case: {"call": "method" | "function", "name": op, "args": [...], "kwargs": {..
 {"call": "module", "name": "nn.Linear", "args", "kwargs", "input": [...]}: built and called
 on the input, the output compared by shape and dtype only (the libraries' initial values
 differ); or {"call": "optimizer", "name": "optim.SGD", "kwargs"}: built over one parameter and
-stepped twice with a fixed gradient, the parameter compared. An
+stepped twice with a fixed gradient, the parameter compared; or {"call": "reader", "name":
+"lm.NGram.load_arpa", "path", "kwargs"}: a file reader of seqlab's on a damaged file (seqlab
+only: torch has no such reader). An
 argument is JSON, or {"tensor": {"shape", "dtype", "data", "view"}} (built the same way for
 both libraries from one NumPy array), {"tensors": [tensor specs]} (a list of tensors), or
 {"dtype": name}."""
@@ -91,6 +93,9 @@ def run(lib, case):
             if isinstance(o, dict) and "values" in o:
                 o["values"], o["nan"] = None, None  # shapes and dtypes only
         return {"ok": True, "out": out}
+    if case["call"] == "reader":
+        lookup(lib, name)(case["path"], **kwargs)
+        return {"ok": True, "out": None}
     if case["call"] == "optimizer":
         p = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
         opt = lookup(lib, name)([p], **kwargs)
@@ -110,10 +115,13 @@ def run(lib, case):
 
 
 def main():
+    sys.stdout.write("ready\n")  # imports done: from now on the parent times each case
+    sys.stdout.flush()
     for line in sys.stdin:
         case = json.loads(line)
         result = {}
-        for libname, lib in (("torch", torch), ("seqlab", seqlab)):
+        libs = (("seqlab", seqlab),) if case["call"] == "reader" else (("torch", torch), ("seqlab", seqlab))
+        for libname, lib in libs:
             try:
                 result[libname] = run(lib, case)
             except Exception as e:  # every exception is an answer; only a crash is not

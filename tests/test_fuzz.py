@@ -14,6 +14,7 @@ import os
 import select
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from hypothesis import strategies as st
 WORKER = os.path.join(os.path.dirname(__file__), "fuzz_worker.py")
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
 TIMEOUT = 15.0  # seconds for one case: a hang, not a slow op
+STARTUP = 300.0  # seconds for the child to import torch and seqlab on a busy machine
 
 FLOATS = ["float32", "float64"]
 ALL = ["float32", "float64", "int64", "bool"]
@@ -37,8 +39,20 @@ class Worker:
         self.proc = None
 
     def start(self):
+        # stderr goes to a file: a pipe nobody reads would block a child that warns a lot
+        self.stderr = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen([sys.executable, WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+                                     stderr=self.stderr, text=True, bufsize=1)
+        ready, _, _ = select.select([self.proc.stdout], [], [], STARTUP)
+        line = self.proc.stdout.readline() if ready else ""
+        if line.strip() != "ready":
+            self.proc.kill()
+            pytest.fail(f"the fuzz worker did not start: {line!r}\n{self._tail()}")
+
+    def _tail(self):
+        self.stderr.flush()
+        self.stderr.seek(0)
+        return self.stderr.read()[-2000:]
 
     def run(self, case):
         if self.proc is None or self.proc.poll() is not None:
@@ -54,8 +68,7 @@ class Worker:
         answer = self.proc.stdout.readline()
         if not answer:
             code = self.proc.wait()
-            err = self.proc.stderr.read()[-2000:]
-            pytest.fail(f"crash (exit {code}) on the case {line}\n{err}")
+            pytest.fail(f"crash (exit {code}) on the case {line}\n{self._tail()}")
         return json.loads(answer)
 
     def close(self):

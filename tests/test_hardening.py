@@ -608,3 +608,22 @@ def test_every_binding_refuses_a_wrong_argument_in_python_terms(position):
                 f(*args)
             except Exception as e:  # noqa: BLE001 (the point is what every error says)
                 assert not any(leak in str(e) for leak in LEAKS), (f.__name__, args, e)
+
+
+# ------------------------------------------------------------------ found by tests/test_fuzz_files.py
+def test_an_error_quoting_bytes_that_are_not_utf8_still_reaches_the_user(tmp_path):
+    # An ARPA header line damaged into invalid UTF-8: the reader's error quotes the line.
+    from seqlab.lm import NGram
+    path = tmp_path / "bad.arpa"
+    path.write_bytes(b"\\data\\\n\xeegram 1=2\n\n\\1-grams:\n-1.0\t<s>\t0\n-1.0\t</s>\n\n\\end\\\n")
+    with pytest.raises(Exception) as e:
+        NGram.load_arpa(path)
+    assert type(e.value) is ValueError and "bad.arpa" in str(e.value) and "\\xeegram" in str(e.value)
+
+
+def test_a_word2vec_header_too_large_for_memory_is_a_value_error_naming_the_file(tmp_path):
+    from seqlab.embed import KeyedVectors
+    path = tmp_path / "huge.txt"
+    path.write_text("99999999999999999999 3\nthe 1 2 3\n")
+    with pytest.raises(ValueError, match="huge.txt"):
+        KeyedVectors.load_word2vec_format(path)

@@ -1,6 +1,8 @@
 // seqlab._core: the compiled core. Bindings only convert and forward; the Python package
 // (python/seqlab) re-exports them with PyTorch's module layout. The argument helpers declared
 // in bind_common.hpp (operands, pow's exponent, checked ints, numbers, dims, sizes) are defined here.
+#include <cstring>
+
 #include "bind_common.hpp"
 
 namespace seqlab::bind {
@@ -107,11 +109,31 @@ Shape size_args(const py::args& args, const char* fn, const char* arg) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "seqlab's C++ core: tensors, autograd and ops";
   // std::domain_error carries dtype problems: TypeError, as PyTorch raises.
+  // The core's exceptions as PyTorch raises them (check.hpp): domain_error carries dtype problems,
+  // TypeError. Messages are decoded with backslashreplace: one that quotes a damaged file's bytes
+  // (an ARPA line that is not UTF-8) must still reach the user, not turn into a UnicodeDecodeError.
   py::register_exception_translator([](std::exception_ptr p) {
+    auto raise = [](PyObject* type, const char* what) {
+      py::object msg = py::reinterpret_steal<py::object>(
+          PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "backslashreplace"));
+      PyErr_SetObject(type, msg.ptr());
+    };
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const py::builtin_exception& e) {  // py::type_error etc., thrown by the bindings
+      e.set_error();
     } catch (const std::domain_error& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
+      raise(PyExc_TypeError, e.what());
+    } catch (const std::invalid_argument& e) {
+      raise(PyExc_ValueError, e.what());
+    } catch (const std::out_of_range& e) {
+      raise(PyExc_IndexError, e.what());
+    } catch (const std::overflow_error& e) {
+      raise(PyExc_OverflowError, e.what());
+    } catch (const std::bad_alloc& e) {
+      raise(PyExc_MemoryError, e.what());
+    } catch (const std::runtime_error& e) {
+      raise(PyExc_RuntimeError, e.what());
     }
   });
   seqlab::bind::bind_tensor(m);

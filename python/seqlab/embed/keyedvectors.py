@@ -669,7 +669,11 @@ class KeyedVectors:
                 vocab_size, vector_size = reader.header(fin)
             if limit:
                 vocab_size = min(vocab_size, int(limit))
-            kv = cls(vector_size, vocab_size, dtype=datatype)
+            try:
+                kv = cls(vector_size, vocab_size, dtype=datatype)
+            except (ValueError, MemoryError, OverflowError):  # a damaged header: no array that size
+                reader.fail(f"the header declares {vocab_size} vectors of size {vector_size}, more than memory "
+                            f"can hold")
             read = reader.binary if binary else reader.text
             for word, vector in read(fin, vocab_size, vector_size, check_end=not limit):
                 if word in kv.key_to_index:
