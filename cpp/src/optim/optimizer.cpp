@@ -41,12 +41,6 @@ OptimizerWithOptions<Options>::OptimizerWithOptions(Options defaults) : defaults
 }
 
 template <typename Options>
-OptimizerWithOptions<Options>::OptimizerWithOptions(std::vector<Tensor> params, Options defaults)
-    : OptimizerWithOptions(std::move(defaults)) {
-  add_param_group(std::move(params));
-}
-
-template <typename Options>
 void OptimizerWithOptions<Options>::add_param_group(std::vector<Tensor> params) {
   add_param_group(std::move(params), defaults_);
 }

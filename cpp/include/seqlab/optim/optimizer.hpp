@@ -130,10 +130,6 @@ struct ParamGroup {
 template <typename Options>
 class OptimizerWithOptions : public Optimizer {
  public:
-  // The defaults are validated; the optimizers inherit these two constructors:
-  //   optim::Adam opt(AdamOptions(1e-3));  optim::Adam opt(model.parameters(), AdamOptions(1e-3));
-  explicit OptimizerWithOptions(Options defaults = {});
-  OptimizerWithOptions(std::vector<Tensor> params, Options defaults = {});
   // Adds a group with the optimizer's defaults, or with options of its own, e.g.
   // opt.add_param_group(head, AdamOptions(opt.defaults()).lr(1e-4)).
   void add_param_group(std::vector<Tensor> params);
@@ -149,6 +145,8 @@ class OptimizerWithOptions : public Optimizer {
   const std::vector<Tensor>& params(size_t group) const override;
 
  protected:
+  explicit OptimizerWithOptions(Options defaults);  // validates them
+
   Options defaults_;
   std::vector<ParamGroup<Options>> groups_;
 };
@@ -156,7 +154,10 @@ class OptimizerWithOptions : public Optimizer {
 // SGD with momentum, dampening, Nesterov and weight decay (cpp/src/optim/sgd.cpp).
 class SGD final : public OptimizerWithOptions<SGDOptions> {
  public:
-  using OptimizerWithOptions::OptimizerWithOptions;
+  explicit SGD(SGDOptions defaults = {}) : OptimizerWithOptions(std::move(defaults)) {}
+  SGD(std::vector<Tensor> params, SGDOptions defaults = {}) : SGD(std::move(defaults)) {
+    add_param_group(std::move(params));
+  }
   const char* name() const override { return "SGD"; }
   void step() override;
 };
@@ -164,7 +165,10 @@ class SGD final : public OptimizerWithOptions<SGDOptions> {
 // Adam (Kingma & Ba 2015), amsgrad as Reddi et al. 2018 (cpp/src/optim/adam.cpp).
 class Adam final : public OptimizerWithOptions<AdamOptions> {
  public:
-  using OptimizerWithOptions::OptimizerWithOptions;
+  explicit Adam(AdamOptions defaults = {}) : OptimizerWithOptions(std::move(defaults)) {}
+  Adam(std::vector<Tensor> params, AdamOptions defaults = {}) : Adam(std::move(defaults)) {
+    add_param_group(std::move(params));
+  }
   const char* name() const override { return "Adam"; }
   void step() override;
 };
@@ -172,7 +176,10 @@ class Adam final : public OptimizerWithOptions<AdamOptions> {
 // AdamW: Adam with decoupled weight decay (Loshchilov & Hutter 2019; cpp/src/optim/adam.cpp).
 class AdamW final : public OptimizerWithOptions<AdamWOptions> {
  public:
-  using OptimizerWithOptions::OptimizerWithOptions;
+  explicit AdamW(AdamWOptions defaults = {}) : OptimizerWithOptions(std::move(defaults)) {}
+  AdamW(std::vector<Tensor> params, AdamWOptions defaults = {}) : AdamW(std::move(defaults)) {
+    add_param_group(std::move(params));
+  }
   const char* name() const override { return "AdamW"; }
   void step() override;
 };
@@ -180,7 +187,10 @@ class AdamW final : public OptimizerWithOptions<AdamWOptions> {
 // Adagrad (Duchi et al. 2011; cpp/src/optim/adagrad.cpp).
 class Adagrad final : public OptimizerWithOptions<AdagradOptions> {
  public:
-  using OptimizerWithOptions::OptimizerWithOptions;
+  explicit Adagrad(AdagradOptions defaults = {}) : OptimizerWithOptions(std::move(defaults)) {}
+  Adagrad(std::vector<Tensor> params, AdagradOptions defaults = {}) : Adagrad(std::move(defaults)) {
+    add_param_group(std::move(params));
+  }
   const char* name() const override { return "Adagrad"; }
   void step() override;
 };
@@ -188,7 +198,10 @@ class Adagrad final : public OptimizerWithOptions<AdagradOptions> {
 // RMSprop (Hinton's lecture 6e), optionally centered and with momentum (cpp/src/optim/rmsprop.cpp).
 class RMSprop final : public OptimizerWithOptions<RMSpropOptions> {
  public:
-  using OptimizerWithOptions::OptimizerWithOptions;
+  explicit RMSprop(RMSpropOptions defaults = {}) : OptimizerWithOptions(std::move(defaults)) {}
+  RMSprop(std::vector<Tensor> params, RMSpropOptions defaults = {}) : RMSprop(std::move(defaults)) {
+    add_param_group(std::move(params));
+  }
   const char* name() const override { return "RMSprop"; }
   void step() override;
 };
