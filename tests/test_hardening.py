@@ -209,3 +209,33 @@ def test_clip_grad_norm_of_order_0_counts_non_zero_gradients_as_torch():
 ])
 def test_batch_norm_refuses_half_or_integer_running_stats(expr, exc):
     raises_like_torch(expr, exc)
+
+
+# ------------------------------------------------------------------ 8. norm() at zero
+# Tensor.norm was composed as sqrt(sum(x*x)): at x = 0 its gradient was 0 * 1/(2 sqrt 0) = NaN.
+# It is now the C++ op vector_norm (cpp/src/ops/reduce.cpp) with torch's subgradient; the op's
+# own tests are tests/test_norm.py.
+@pytest.mark.parametrize("expr", [
+    lambda L, x: x.norm(),
+    lambda L, x: x.norm(dim=1),
+    lambda L, x: L.norm(x, 3),
+    lambda L, x: x.norm(1),
+    lambda L, x: x.norm(float("inf"), dim=0),
+    lambda L, x: L.linalg.vector_norm(x, 0.5, dim=(0, 1)),
+    lambda L, x: (x - x.detach()).norm(),
+], ids=["norm", "norm-dim", "seqlab.norm-3", "norm-1", "norm-inf", "vector_norm-0.5", "residual"])
+def test_the_gradient_of_a_norm_at_zero_is_torchs_not_nan(expr):
+    grads = []
+    for lib in (seqlab, torch):
+        x = lib.zeros(2, 3, requires_grad=True)
+        expr(lib, x).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1] == [[0.0] * 3] * 2
+
+
+def test_clip_grad_norm_of_zero_gradients_leaves_them_zero():
+    p = nn.Parameter(seqlab.ones(3))
+    p.grad = seqlab.zeros(3)
+    assert nn.utils.clip_grad_norm_([p], 1.0).item() == 0.0
+    assert p.grad.tolist() == [0.0, 0.0, 0.0]
+

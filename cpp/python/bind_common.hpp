@@ -53,6 +53,10 @@ Tensor operand_arg(const py::handle& o, const Tensor& like, const char* op, cons
 // exponent is pow(self, double), anything else goes through operand(). Undefined when
 // `exponent` is neither (the caller raises TypeError or returns NotImplemented).
 Tensor power(const Tensor& self, const py::handle& exponent);
+// A Python number (bool, int, float, a NumPy scalar or 0-d array) as a double. Anything else,
+// None and str included, is PyTorch's TypeError "fill(): argument 'value' must be Number, not
+// NoneType": never a NaN or a parsed string.
+double number_arg(const py::handle& o, const char* op, const char* arg);
 // dim=None / int / tuple -> list of dims (empty = all).
 std::vector<int64_t> dims_arg(const py::handle& o);
 // *size varargs or one sequence -> Shape.

@@ -18,6 +18,21 @@ void both(py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& c
   m.def(name, f, py::arg("input"), extra...);
 }
 
+// torch.norm's p: a number is linalg.vector_norm's ord, and so is 'fro' (ord 2) over at most two
+// dims, as torch.norm does; torch sends other strings ('nuc') to linalg.matrix_norm.
+double norm_ord(const py::handle& p, const std::vector<int64_t>& dims) {
+  if (p.is_none()) return 2.0;
+  if (!py::isinstance<py::str>(p)) return number_arg(p, "norm", "p");
+  const std::string s = p.cast<std::string>();
+  if (s == "fro") {
+    SEQLAB_CHECK(dims.size() <= 2, "linalg.matrix_norm: dim must be a 2-tuple. Got ", dims.size(), " dims");
+    return 2.0;
+  }
+  SEQLAB_CHECK(s != "nuc", "norm(): p='nuc' (the nuclear norm, a sum of singular values) is not supported by seqlab");
+  SEQLAB_CHECK(false, "linalg.matrix_norm: Order ", s, " not supported.");
+  return 0;
+}
+
 py::object values_indices(const py::module_& m, std::pair<Tensor, Tensor> r) {
   return m.attr("_values_indices")(py::cast(r.first), py::cast(r.second));
 }
@@ -155,6 +170,20 @@ void bind_ops(py::module_& m) {
     return released([&] { return var(x, dims, c, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
      py::arg("correction") = py::none(), py::arg("keepdims") = false);
+  // torch.norm / Tensor.norm: p = 'fro' (the default) or a number, both linalg.vector_norm's ord.
+  both(m, cls, "norm", [](const Tensor& x, py::object p, py::object dim, bool keepdim, std::optional<Dtype> dtype) {
+    const auto dims = dims_arg(dim);
+    const double ord = norm_ord(p, dims);
+    return released([&] { return vector_norm(x, ord, dims, keepdim, dtype); });
+  }, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none());
+  py::module_ linalg = m.def_submodule("linalg", "torch.linalg's names (python/seqlab/linalg.py re-exports them)");
+  linalg.def("vector_norm", [](const Tensor& x, py::object ord, py::object dim, bool keepdim,
+                               std::optional<Dtype> dtype) {
+    const auto dims = dims_arg(dim);
+    const double o = number_arg(ord, "linalg.vector_norm", "ord");
+    return released([&] { return vector_norm(x, o, dims, keepdim, dtype); });
+  }, py::arg("x"), py::arg("ord") = 2, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+     py::arg("dtype") = py::none());
   auto def_extreme = [&](const char* name, bool is_max) {
     both(m, cls, name, [m, is_max](const Tensor& x, py::object dim, bool keepdim, bool keepdims) -> py::object {
       keepdim = keepdim || keepdims;

@@ -33,6 +33,16 @@ Tensor power(const Tensor& self, const py::handle& exponent) {
   return released([&] { return pow(self, o); });
 }
 
+double number_arg(const py::handle& o, const char* op, const char* arg) {
+  if (py::isinstance<py::bool_>(o) || py::isinstance<py::int_>(o) || py::isinstance<py::float_>(o))
+    return o.cast<double>();
+  if (py::hasattr(o, "dtype") && py::hasattr(o, "item") && py::hasattr(o, "ndim") && o.attr("ndim").cast<int>() == 0 &&
+      !py::isinstance<TensorImpl>(o))
+    return number_arg(o.attr("item")(), op, arg);
+  throw py::type_error(std::string(op) + "(): argument '" + arg + "' must be Number, not " +
+                       py::type::of(o).attr("__name__").cast<std::string>());
+}
+
 std::vector<int64_t> dims_arg(const py::handle& o) {
   if (o.is_none()) return {};
   if (py::isinstance<py::int_>(o)) return {o.cast<int64_t>()};

@@ -402,14 +402,6 @@ def _new_tensor(self, data, dtype=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def _norm(self, p=2, dim=None, keepdim=False):
-    if p == 2:
-        return (self * self).sum(dim, keepdim).sqrt()
-    if p == 1:
-        return self.abs().sum(dim, keepdim)
-    return (self.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
-
-
 Tensor.__getitem__ = _getitem
 Tensor.__setitem__ = _setitem
 Tensor.__repr__ = _repr
@@ -427,6 +419,5 @@ Tensor.type_as = _type_as
 Tensor.new_zeros = _new_zeros
 Tensor.new_ones = _new_ones
 Tensor.new_tensor = _new_tensor
-Tensor.norm = _norm
 Tensor.unbind = unbind
 Tensor.__array_priority__ = 1000  # ndarray + tensor defers to Tensor.__radd__
