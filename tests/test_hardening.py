@@ -239,3 +239,75 @@ def test_clip_grad_norm_of_zero_gradients_leaves_them_zero():
     assert nn.utils.clip_grad_norm_([p], 1.0).item() == 0.0
     assert p.grad.tolist() == [0.0, 0.0, 0.0]
 
+
+# ------------------------------------------------------------------ 9. None (and strings) never become NaN
+# NumPy, asked for a float array, turns None into nan, '1.5' into 1.5 and 1+2j into 1; builtins.float
+# parses strings. tensor() refuses any element that is not a bool or a real number, and the fill
+# values go through one number check (_tensor._number in Python, number_arg in the bindings).
+@pytest.mark.parametrize("expr", [
+    lambda L: L.tensor([1.0, None]),
+    lambda L: L.tensor([[1.0], [None]]),
+    lambda L: L.tensor([1.0, None], dtype=L.float32),
+    lambda L: L.tensor(None, dtype=L.float64),
+    lambda L: L.tensor([1, None], dtype=L.int64),
+    lambda L: L.tensor(np.array([None, 1.0]), dtype=L.float32),
+    lambda L: L.as_tensor([1.0, None]),
+    lambda L: L.zeros(2).new_tensor([1.0, None]),
+    lambda L: L.full((2,), None),
+    lambda L: L.full((2,), "1.5"),
+    lambda L: L.full_like(L.zeros(2), None),
+    lambda L: L.zeros(2).fill_(None),
+    lambda L: L.zeros(2).masked_fill(L.tensor([True, False]), None),
+    lambda L: L.zeros(2).masked_fill(L.tensor([True, False]), "1.5"),
+    lambda L: L.zeros(2).masked_fill_(L.tensor([True, False]), None),
+    lambda L: L.zeros(2) + None,
+    lambda L: L.zeros(2).add_(None),
+    lambda L: L.arange(None),
+    lambda L: L.tensor([1.0, "2"]),
+], ids=["tensor", "tensor-nested", "tensor-f32", "tensor-0d-f64", "tensor-i64", "ndarray-object", "as_tensor",
+        "new_tensor", "full", "full-str", "full_like", "fill_", "masked_fill", "masked_fill-str", "masked_fill_",
+        "add", "add_", "arange", "tensor-str"])
+def test_none_and_strings_raise_as_in_torch_instead_of_becoming_nan(expr):
+    raises_like_torch(expr)
+
+
+@pytest.mark.parametrize("value", [None, [None, 1.0, 2.0], "1.5", [1.0, "2", 3.0]],
+                         ids=["None", "list", "str", "list-str"])
+def test_setitem_of_a_non_number_raises_type_error_and_writes_nothing(value):
+    with pytest.raises(TypeError):
+        torch.zeros(3)[:] = value
+    x = seqlab.zeros(3)
+    with pytest.raises(TypeError, match="can't assign a|must be real number|invalid data type"):
+        x[:] = value
+    with pytest.raises(TypeError):
+        x[0] = value
+    assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("expr, exc", [
+    (lambda L: L.tensor(["1.5"], dtype=L.float32), ValueError),   # torch: "too many dimensions 'str'"
+    (lambda L: L.tensor([1 + 2j], dtype=L.float32), TypeError),    # torch keeps it complex; seqlab has no complex
+    (lambda L: L.tensor(np.array(["1.5"]), dtype=L.float32), TypeError),
+], ids=["str-list", "complex", "str-array"])
+def test_strings_and_complex_numbers_are_not_converted_silently(expr, exc):
+    with pytest.raises((TypeError, ValueError)):
+        expr(seqlab)
+
+
+def test_numbers_in_every_python_and_numpy_spelling_still_convert():
+    assert seqlab.tensor([True, 2, 3.5, np.float32(4.5), np.int64(5)]).tolist() == [1.0, 2.0, 3.5, 4.5, 5.0]
+    assert seqlab.tensor([2**64], dtype=seqlab.float32).tolist() == torch.tensor([2**64], dtype=torch.float32).tolist()
+    assert seqlab.full((2,), np.float64(2.5)).tolist() == [2.5, 2.5]
+    assert seqlab.full((2,), seqlab.tensor(2.5)).tolist() == [2.5, 2.5]
+    x = seqlab.zeros(2)
+    x[0] = np.float32(1.5)
+    assert x.masked_fill(seqlab.tensor([False, True]), np.int64(3)).tolist() == [1.5, 3.0]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        seqlab.tensor([2**64])
+
+
+def test_optimizer_betas_must_be_numbers():
+    p = [nn.Parameter(seqlab.ones(2))]
+    with pytest.raises(TypeError, match="betas"):
+        seqlab.optim.Adam(p, betas=("0.9", "0.999"))
+

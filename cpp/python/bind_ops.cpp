@@ -289,7 +289,8 @@ void bind_ops(py::module_& m) {
   both(m, cls, "index_select", [](const Tensor& x, int64_t dim, const Tensor& index) { return index_select(x, dim, index); },
        py::arg("dim"), py::arg("index"), Release());
   both(m, cls, "masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value) {
-    const double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>() : value.cast<double>();
+    const double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>()
+                                                       : number_arg(value, "masked_fill", "value");
     return released([&] { return masked_fill(x, mask, v); });
   }, py::arg("mask"), py::arg("value"));
   both(m, cls, "nonzero", [](const Tensor& x) { return nonzero(x); }, Release());

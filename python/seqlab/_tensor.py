@@ -48,6 +48,7 @@ def tensor(data, dtype=None, requires_grad=False):
             arr = np.asarray(data)
         except ValueError as e:
             raise ValueError(f"tensor(): expected a sequence of equal-length sequences (a ragged list has no shape): {e}")
+    _check_elements(arr, dtype)
     if dtype is None:
         if isinstance(data, (np.ndarray, np.generic, Tensor)) and arr.dtype in (np.float64, np.float32):
             dtype = float64 if arr.dtype == np.float64 else float32  # arrays keep their dtype, as in torch
@@ -57,14 +58,37 @@ def tensor(data, dtype=None, requires_grad=False):
             dtype = int64
         elif arr.dtype.kind == "b":
             dtype = bool
-        elif arr.size == 0:
-            dtype = _default_dtype
-        else:
-            raise TypeError(f"tensor(): can't convert data of type {arr.dtype} to a tensor")
+        else:  # an object array of numbers: Python ints beyond int64 (refused by _check_fits), or with floats
+            dtype = int64 if builtins.all(isinstance(e, int) for e in arr.flat) else _default_dtype
     _check_fits(arr, dtype)
     with np.errstate(over="ignore"):  # float64 -> float32 overflows to inf, silently as in torch
         arr = np.array(arr, dtype=_NP[dtype], order="C", copy=True)  # (ascontiguousarray would make 0-d 1-d)
     return _finish(_core.from_numpy(arr), requires_grad)
+
+
+# Python's and NumPy's real numbers (bool is an int; NumPy's complex scalars are not here).
+_REAL = (int, builtins.float, np.integer, np.floating, np.bool_)
+
+
+def _check_elements(arr, dtype):
+    """Only bools and real numbers become elements. Asked for a float array, NumPy turns None into
+    nan, '1.5' into 1.5 and 1+2j into 1 (a warning at most); torch raises, and so does seqlab,
+    with torch's exception type: TypeError, or RuntimeError when no dtype was given."""
+    kind = arr.dtype.kind
+    if kind in "biuf":
+        return
+    if kind == "O":  # a list holding None, a str, a Fraction... or Python ints beyond int64
+        for e in arr.flat:
+            if not isinstance(e, _REAL):
+                if dtype is None:
+                    raise RuntimeError(f"tensor(): could not infer dtype of {type(e).__name__}")
+                raise TypeError(f"tensor(): must be real number, not {type(e).__name__}")
+        return
+    if kind in "US":
+        raise TypeError("tensor(): new(): invalid data type 'str'")
+    if kind == "c":
+        raise TypeError("tensor(): seqlab has no complex dtype; got complex data")
+    raise TypeError(f"tensor(): can't convert data of type {arr.dtype} to a tensor")
 
 
 def _check_fits(arr, dtype):
@@ -74,6 +98,8 @@ def _check_fits(arr, dtype):
         return  # (a float64 value too large for float32 becomes inf, as in torch.tensor)
     if arr.dtype.kind == "u":
         fits = arr.max() <= np.iinfo(np.int64).max
+    elif arr.dtype.kind == "O":
+        fits = builtins.all(-2**63 <= e < 2**63 for e in arr.flat)
     elif arr.dtype.kind == "f":
         fits = builtins.bool(np.all((arr >= -2.0**63) & (arr < 2.0**63)))  # False for nan and inf too
     else:
@@ -102,10 +128,21 @@ def ones(*size, dtype=None, requires_grad=False):
     return _finish(_core._full(_size(size), 1.0, dtype or _default_dtype), requires_grad)
 
 
+def _number(value, fn, arg):
+    """`value` as a float if it is a number (bool, int, float, a NumPy scalar, a 0-d tensor), else
+    torch's TypeError: builtins.float would turn '1.5' into 1.5 and 'nan' into a NaN."""
+    if isinstance(value, _REAL):
+        return builtins.float(value)
+    if isinstance(value, Tensor) and value.dim() == 0:
+        return value.item()
+    raise TypeError(f"{fn}(): argument '{arg}' must be Number, not {type(value).__name__}")
+
+
 def full(size, fill_value, dtype=None, requires_grad=False):
+    value = _number(fill_value, "full", "fill_value")
     if dtype is None:
         dtype = bool if isinstance(fill_value, builtins.bool) else int64 if isinstance(fill_value, int) else _default_dtype
-    return _finish(_core._full(_size((size,)), builtins.float(fill_value), dtype), requires_grad)
+    return _finish(_core._full(_size((size,)), value, dtype), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False):
@@ -113,7 +150,8 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
         start, end = 0, start
     if dtype is None:
         dtype = int64 if all(isinstance(v, int) for v in (start, end, step)) else _default_dtype
-    return _finish(_core._arange(builtins.float(start), builtins.float(end), builtins.float(step), dtype), requires_grad)
+    start, end, step = (_number(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step")))
+    return _finish(_core._arange(start, end, step, dtype), requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False):
@@ -279,6 +317,8 @@ def _getitem(self, key):
 
 
 def _setitem(self, key, value):
+    if value is None or isinstance(value, (str, bytes)):  # torch's words; tensor() would refuse it too
+        raise TypeError(f"can't assign a {type(value).__name__} to a {self.dtype} tensor")
     if not isinstance(value, Tensor):
         value = tensor(value, dtype=self.dtype)
     if _core.is_grad_enabled() and (self.requires_grad or value.requires_grad):

@@ -25,6 +25,8 @@ def _to_core(options, core_options):
             value = bool(value)
         elif isinstance(field, tuple):  # betas
             b1, b2 = value
+            if not all(isinstance(b, numbers.Real) for b in (b1, b2)):  # float('0.9') would parse a string
+                raise TypeError(f"optimizer option {key!r} must be a pair of numbers, got {value!r}")
             value = (float(b1), float(b2))
         elif isinstance(value, numbers.Real):
             value = float(value)
