@@ -311,3 +311,20 @@ def test_optimizer_betas_must_be_numbers():
     with pytest.raises(TypeError, match="betas"):
         seqlab.optim.Adam(p, betas=("0.9", "0.999"))
 
+# ------------------------------------------------------------------ 10. limits checked first
+def test_set_num_threads_refuses_absurd_counts_before_starting_a_thread():
+    before = seqlab.get_num_threads()
+    top = seqlab._core._max_threads()
+    assert top >= 4 and top % 4 == 0   # 4 per CPU
+    for n in (10**6, 2**40, 2**70, top + 1):
+        with pytest.raises(RuntimeError, match=rf"set_num_threads: {n} threads is more than {top}, 4 per CPU"):
+            seqlab.set_num_threads(n)
+    assert seqlab.get_num_threads() == before
+
+
+@pytest.mark.parametrize("n", [0, -1, -(2**70)])
+def test_set_num_threads_refuses_non_positive_counts_as_torch(n):
+    if n > -(2**63):
+        raises_like_torch(lambda L: L.set_num_threads(n), RuntimeError, match="set_num_threads expects a positive")
+    with pytest.raises(RuntimeError, match="set_num_threads expects a positive integer"):
+        seqlab.set_num_threads(n)

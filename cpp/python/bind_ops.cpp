@@ -341,7 +341,16 @@ void bind_ops(py::module_& m) {
        py::arg("num_samples"), py::arg("replacement") = false, Release());
   m.def("manual_seed", [](uint64_t s) { manual_seed(s); }, py::arg("seed"));
   m.def("initial_seed", &initial_seed);
-  m.def("set_num_threads", &set_num_threads, py::arg("n"));
+  m.def("_max_threads", &max_threads, "the most threads set_num_threads and the embedding trainers' workers accept");
+  m.def("set_num_threads", [](const py::int_& n) {
+    // A Python int beyond int64 is refused as 10**6 is (pybind11 alone would say "incompatible arguments").
+    if (n < py::int_(1))
+      throw std::runtime_error("set_num_threads expects a positive integer, got " + std::string(py::str(n)));
+    if (n > py::int_(max_threads()))
+      throw std::runtime_error("set_num_threads: " + std::string(py::str(n)) + " threads is more than " +
+                               std::to_string(max_threads()) + ", 4 per CPU of this machine");
+    set_num_threads(n.cast<int64_t>());
+  }, py::arg("n"));
   m.def("get_num_threads", &get_num_threads);
   m.def("set_flush_denormal", &set_flush_denormal, py::arg("mode"));
   m.def("_blas_info", &blas_info);
