@@ -328,3 +328,54 @@ def test_set_num_threads_refuses_non_positive_counts_as_torch(n):
         raises_like_torch(lambda L: L.set_num_threads(n), RuntimeError, match="set_num_threads expects a positive")
     with pytest.raises(RuntimeError, match="set_num_threads expects a positive integer"):
         seqlab.set_num_threads(n)
+
+
+def test_ngram_refuses_an_order_above_64_at_construction():
+    from seqlab.lm import NGram
+    import time
+    start = time.perf_counter()
+    for order in (65, 10**6, 2**40):
+        with pytest.raises(ValueError, match=f"order must be an int from 1 to 64, got {order}"):
+            NGram(order=order)
+    assert time.perf_counter() - start < 1.0
+    # the edge still works; no sentence is longer than 5 tokens with <s> and </s>, so order 5 says the same
+    edge = NGram(order=64, smoothing="witten_bell").fit(["a b c", "a b d"])
+    same = NGram(5, "witten_bell").fit(["a b c", "a b d"])
+    assert edge.order == 64 and edge.score("a b c") == pytest.approx(same.score("a b c"))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(smoothing="katz", katz_k=0), "katz_k must be an int >= 1"),
+    (dict(smoothing="katz", katz_k=2**31), "katz_k must be an int >= 1"),
+    (dict(discount_fallback=(1.5, 1.0, 1.5)), r"D1 must lie in \[0, 1\], got 1.5"),
+    (dict(discount_fallback=(0.5, -1.0, 1.5)), r"D2 must lie in \[0, 2\], got -1"),
+    (dict(discount_fallback=(0.5, 1.0, float("nan"))), r"D3\+ must lie in \[0, 3\], got nan"),
+    (dict(smoothing="add_k", k=float("nan")), "add-k needs k > 0"),
+])
+def test_ngram_checks_every_build_option_at_construction(kwargs, match):
+    from seqlab.lm import NGram
+    with pytest.raises(ValueError, match=match):
+        NGram(order=2, **kwargs)
+
+
+def test_a_huge_katz_k_is_the_largest_useful_one_not_a_hang():
+    from seqlab.lm import NGram
+    import collections
+    rng = np.random.default_rng(0)   # Zipf-distributed words: Good-Turing's counts of counts exist
+    corpus = [" ".join(f"w{k}" for k in rng.zipf(1.5, size=8) % 50) for _ in range(400)]
+    above_every_count = max(max(collections.Counter(" ".join(corpus).split()).values()), len(corpus)) + 1
+    with pytest.warns(RuntimeWarning, match="Katz: Good-Turing discounts"):
+        huge = NGram(3, "katz", katz_k=2**31 - 1).fit(corpus)
+    with pytest.warns(RuntimeWarning, match="Katz: Good-Turing discounts"):
+        enough = NGram(3, "katz", katz_k=above_every_count).fit(corpus)
+    for n in (1, 2, 3):
+        assert huge.ngrams(n) == enough.ngrams(n)
+
+
+def test_an_arpa_file_of_65_orders_is_refused_with_its_name(tmp_path):
+    from seqlab.lm import NGram
+    path = tmp_path / "deep.arpa"
+    path.write_text("\\data\\\n" + "".join(f"ngram {n}=1\n" for n in range(1, 66)) + "\n")
+    with pytest.raises(ValueError, match=rf"ARPA file '{path}', line 67: the model has 65 orders; seqlab supports up "
+                                         r"to 64"):
+        NGram.load_arpa(path)
