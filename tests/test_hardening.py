@@ -379,3 +379,63 @@ def test_an_arpa_file_of_65_orders_is_refused_with_its_name(tmp_path):
     with pytest.raises(ValueError, match=rf"ARPA file '{path}', line 67: the model has 65 orders; seqlab supports up "
                                          r"to 64"):
         NGram.load_arpa(path)
+
+
+@pytest.mark.parametrize("cls_name", ["Word2Vec", "FastText"])
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(vector_size=1.5), TypeError, "vector_size must be an int"),
+    (dict(window=2.5), TypeError, "window must be an int"),
+    (dict(alpha=-0.1), ValueError, "alpha must be > 0 and min_alpha >= 0, both finite"),
+    (dict(alpha=float("inf")), ValueError, "alpha must be > 0 and min_alpha >= 0, both finite"),
+    (dict(min_alpha=float("nan")), ValueError, "min_alpha >= 0, both finite"),
+    (dict(ns_exponent=float("nan")), ValueError, "ns_exponent must be finite"),
+    (dict(sample=-1e-3), ValueError, "sample must be a finite number >= 0"),
+    (dict(workers=10**6), ValueError, r"workers must be from 1 to \d+ \(4 per CPU\)"),
+    (dict(chunk_words=0), ValueError, "chunk_words and block_chunks must be >= 1"),
+    (dict(seed=-1), TypeError, None),
+], ids=["vector_size", "window", "alpha", "alpha-inf", "min_alpha", "ns_exponent", "sample", "workers", "chunk_words",
+        "seed"])
+def test_word2vec_and_fasttext_check_their_options_before_reading_a_corpus(cls_name, kwargs, exc, match):
+    """Each of these was found only by train(), after build_vocab had read the whole corpus (or,
+    for vector_size=1.5 and sample < 0, not at all: int() truncated, and NaN keep probabilities)."""
+    from seqlab import embed
+
+    def corpus():  # never read: the constructor refuses first
+        raise AssertionError("the corpus was read before the options were checked")
+        yield
+
+    with pytest.raises(exc, match=match):
+        getattr(embed, cls_name)(sentences=corpus(), min_count=1, **kwargs)
+
+
+def test_gensim_refuses_a_fractional_vector_size_too():
+    from gensim.models import Word2Vec as GensimWord2Vec
+    with pytest.raises(TypeError):
+        GensimWord2Vec([["a", "b"]], vector_size=1.5, min_count=1)
+
+
+@pytest.mark.parametrize("kwargs, match", [(dict(max_n=-1), "max_n must be >= 0"),
+                                           (dict(bucket=2.5), "bucket must be an int")])
+def test_fasttext_checks_its_ngram_options_at_construction(kwargs, match):
+    from seqlab.embed import FastText
+    with pytest.raises((TypeError, ValueError), match=match):
+        FastText(**kwargs)
+
+
+@pytest.mark.parametrize("cls_name, kwargs, match", [
+    ("GloVe", dict(workers=10**6), r"workers must be an int from 1 to \d+ \(4 per CPU\)"),
+    ("GloVe", dict(learning_rate=float("inf")), "learning_rate must be > 0 and finite"),
+    ("GloVe", dict(x_max=float("nan")), "x_max must be > 0 and finite"),
+    ("GloVe", dict(alpha=float("inf")), "alpha must be >= 0 and finite"),
+    ("GloVe", dict(min_count=0), "min_count must be an int >= 1"),
+    ("PPMI", dict(workers=0), r"workers must be an int from 1 to \d+"),
+    ("PPMI", dict(min_count=0), "min_count must be an int >= 1"),
+    ("PPMI", dict(eig=float("nan")), "eig must be finite"),
+    ("PPMI", dict(neg=float("inf")), "neg must be >= 1 and finite"),
+    ("PPMI", dict(n_iter=-1), "n_iter must be an int >= 0"),
+])
+def test_glove_and_ppmi_check_their_options_at_construction(cls_name, kwargs, match):
+    from seqlab import embed
+    with pytest.raises(ValueError, match=match):
+        getattr(embed, cls_name)(**kwargs)
+
