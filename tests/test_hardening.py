@@ -4,7 +4,10 @@ torch defines the behaviour. Classes fixed at their root: dims of 0-d tensors (w
 wrap_scalar, tensor.cpp), sizes that overflow (shape_numel and Tensor::empty), indices of the
 gather/scatter family (check_gather_scatter, index.cpp), values that do not fit their dtype
 (check_value_fits), in-place writes to self-overlapping tensors (assert_no_internal_overlap),
-and clamp's, clip_grad_norm_'s and batch_norm's semantics."""
+clamp's, clip_grad_norm_'s and batch_norm's semantics; norm() at zero (the C++ op vector_norm),
+None and strings as elements (tensor()'s element check, _number, number_arg), limits checked
+before work starts (set_num_threads' bound, BuildOptions::check, the embedding constructors'
+checks) and checkpoints' checksums (seqlab.crc32)."""
 import numpy as np
 import pytest
 import torch
@@ -311,6 +314,7 @@ def test_optimizer_betas_must_be_numbers():
     with pytest.raises(TypeError, match="betas"):
         seqlab.optim.Adam(p, betas=("0.9", "0.999"))
 
+
 # ------------------------------------------------------------------ 10. limits checked first
 def test_set_num_threads_refuses_absurd_counts_before_starting_a_thread():
     before = seqlab.get_num_threads()
@@ -439,3 +443,97 @@ def test_glove_and_ppmi_check_their_options_at_construction(cls_name, kwargs, ma
     with pytest.raises(ValueError, match=match):
         getattr(embed, cls_name)(**kwargs)
 
+
+# ------------------------------------------------------------------ 11. checkpoints carry checksums
+def _data_offset(path, name):
+    """Where tensor `name`'s bytes start in the safetensors file at `path`."""
+    import json
+    import struct
+    raw = path.read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    return 8 + n + header[name]["data_offsets"][0], header[name]["data_offsets"][1] - header[name]["data_offsets"][0]
+
+
+def _flip(path, offset, mask=0x01):
+    raw = bytearray(path.read_bytes())
+    raw[offset] ^= mask
+    path.write_bytes(bytes(raw))
+
+
+def _checkpoint():
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+    opt = seqlab.optim.Adam(model.parameters())
+    model(seqlab.randn(3, 4)).sum().backward()
+    opt.step()
+    return {"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 3}
+
+
+@pytest.mark.parametrize("name, where", [("model.0.weight", 0), ("model.2.bias", -1), ("optimizer.state.0.exp_avg", 5)],
+                         ids=["first-byte", "last-byte", "optimizer-state"])
+def test_a_bit_flip_inside_a_tensor_raises_naming_the_file_and_the_tensor(tmp_path, name, where):
+    import re
+    path = tmp_path / "ckpt.safetensors"
+    seqlab.save(_checkpoint(), path)
+    begin, size = _data_offset(path, name)
+    _flip(path, begin + (where % size))
+    with pytest.raises(ValueError, match=rf"seqlab.load: {re.escape(str(path))} .*tensor '{re.escape(name)}' does "
+                                         r"not match the checksum saved with it"):
+        seqlab.load(path)
+    # the file is still a safetensors file: other readers see the damaged bytes without complaint
+    import safetensors.numpy
+    assert name in safetensors.numpy.load_file(str(path))
+
+
+def test_a_bit_flip_in_a_plain_value_of_the_structure_raises_too(tmp_path):
+    path = tmp_path / "ckpt.safetensors"
+    seqlab.save(_checkpoint(), path)
+    raw = path.read_bytes()
+    at = raw.index(b'[\\"epoch\\",3]') + len(b'[\\"epoch\\",')   # the 3 of "epoch": 3, inside the JSON string
+    _flip(path, at, 0x04)                                        # 3 -> 7
+    with pytest.raises(ValueError, match="the seqlab.structure metadata does not match the checksum"):
+        seqlab.load(path)
+
+
+def test_a_checkpoint_without_checksums_still_loads(tmp_path):
+    """Files written before the checksums (no "seqlab.crc32" in the metadata) load unchecked."""
+    import json
+    import struct
+    path = tmp_path / "old.safetensors"
+    state = _checkpoint()
+    seqlab.save(state, path)
+    raw = path.read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    del header["__metadata__"]["seqlab.crc32"]
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    path.write_bytes(struct.pack("<Q", len(text)) + text + raw[8 + n:])
+    loaded = seqlab.load(path)
+    assert loaded["epoch"] == 3
+    for k, v in state["model"].items():
+        assert loaded["model"][k].tolist() == v.tolist()
+
+
+def test_torch_and_safetensors_read_a_checkpoint_with_checksums(tmp_path):
+    import safetensors.torch
+    path = tmp_path / "ckpt.safetensors"
+    state = _checkpoint()
+    seqlab.save(state, path)
+    theirs = safetensors.torch.load_file(str(path))
+    for k, v in state["model"].items():
+        assert theirs[f"model.{k}"].tolist() == v.tolist()
+
+
+def test_an_embedding_model_file_with_a_flipped_bit_is_refused_naming_the_array(tmp_path):
+    import re
+    from seqlab.embed import Word2Vec
+    model = Word2Vec([["a", "b", "c", "a"], ["b", "c", "a"]] * 20, vector_size=8, min_count=1, epochs=1, workers=1,
+                     progress=False)
+    path = tmp_path / "w2v.safetensors"
+    model.save(path)
+    begin, size = _data_offset(path, "arrays.vectors")
+    _flip(path, begin + size // 2, 0x80)
+    with pytest.raises(ValueError, match=rf"Word2Vec.load: cannot read '{re.escape(str(path))}'.*tensor "
+                                         r"'arrays.vectors' does not match the checksum"):
+        Word2Vec.load(path)
