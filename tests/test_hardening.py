@@ -8,7 +8,10 @@ refused by check_writable), values that do not fit their dtype (check_value_fits
 writes to self-overlapping tensors (assert_no_internal_overlap), clamp's, clip_grad_norm_'s and
 batch_norm's semantics, and argument errors (torch's TypeError naming the function and the
 argument: the checked helpers of bind_common.hpp and _args.py, and bind_errors.cpp for every
-binding)."""
+binding); norm() at zero (the C++ op vector_norm), None and strings as elements (tensor()'s
+element check, _args.number, number_arg), limits checked before work starts (set_num_threads'
+bound, BuildOptions::check, the embedding constructors' checks) and checkpoints' checksums
+(seqlab.crc32)."""
 import re
 import subprocess
 import sys
@@ -627,3 +630,328 @@ def test_a_word2vec_header_too_large_for_memory_is_a_value_error_naming_the_file
     path.write_text("99999999999999999999 3\nthe 1 2 3\n")
     with pytest.raises(ValueError, match="huge.txt"):
         KeyedVectors.load_word2vec_format(path)
+
+
+# ------------------------------------------------------------------ 7 (cont.). norm() at zero
+# Tensor.norm was composed as sqrt(sum(x*x)): at x = 0 its gradient was 0 * 1/(2 sqrt 0) = NaN.
+# It is now the C++ op vector_norm (cpp/src/ops/reduce.cpp) with torch's subgradient; the op's
+# own tests are tests/test_norm.py.
+@pytest.mark.parametrize("expr", [
+    lambda L, x: x.norm(),
+    lambda L, x: x.norm(dim=1),
+    lambda L, x: L.norm(x, 3),
+    lambda L, x: x.norm(1),
+    lambda L, x: x.norm(float("inf"), dim=0),
+    lambda L, x: L.linalg.vector_norm(x, 0.5, dim=(0, 1)),
+    lambda L, x: (x - x.detach()).norm(),
+], ids=["norm", "norm-dim", "seqlab.norm-3", "norm-1", "norm-inf", "vector_norm-0.5", "residual"])
+def test_the_gradient_of_a_norm_at_zero_is_torchs_not_nan(expr):
+    grads = []
+    for lib in (seqlab, torch):
+        x = lib.zeros(2, 3, requires_grad=True)
+        expr(lib, x).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1] == [[0.0] * 3] * 2
+
+
+def test_clip_grad_norm_of_zero_gradients_leaves_them_zero():
+    p = nn.Parameter(seqlab.ones(3))
+    p.grad = seqlab.zeros(3)
+    assert nn.utils.clip_grad_norm_([p], 1.0).item() == 0.0
+    assert p.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+# ------------------------------------------------------------------ 7 (cont.). None (and strings) never become NaN
+# NumPy, asked for a float array, turns None into nan, '1.5' into 1.5 and 1+2j into 1; builtins.float
+# parses strings. tensor() refuses any element that is not a bool or a real number, and the fill
+# values go through one number check (_tensor._number in Python, number_arg in the bindings).
+@pytest.mark.parametrize("expr", [
+    lambda L: L.tensor([1.0, None]),
+    lambda L: L.tensor([[1.0], [None]]),
+    lambda L: L.tensor([1.0, None], dtype=L.float32),
+    lambda L: L.tensor(None, dtype=L.float64),
+    lambda L: L.tensor([1, None], dtype=L.int64),
+    lambda L: L.tensor(np.array([None, 1.0]), dtype=L.float32),
+    lambda L: L.as_tensor([1.0, None]),
+    lambda L: L.zeros(2).new_tensor([1.0, None]),
+    lambda L: L.full((2,), None),
+    lambda L: L.full((2,), "1.5"),
+    lambda L: L.full_like(L.zeros(2), None),
+    lambda L: L.zeros(2).fill_(None),
+    lambda L: L.zeros(2).masked_fill(L.tensor([True, False]), None),
+    lambda L: L.zeros(2).masked_fill(L.tensor([True, False]), "1.5"),
+    lambda L: L.zeros(2).masked_fill_(L.tensor([True, False]), None),
+    lambda L: L.zeros(2) + None,
+    lambda L: L.zeros(2).add_(None),
+    lambda L: L.arange(None),
+    lambda L: L.tensor([1.0, "2"]),
+], ids=["tensor", "tensor-nested", "tensor-f32", "tensor-0d-f64", "tensor-i64", "ndarray-object", "as_tensor",
+        "new_tensor", "full", "full-str", "full_like", "fill_", "masked_fill", "masked_fill-str", "masked_fill_",
+        "add", "add_", "arange", "tensor-str"])
+def test_none_and_strings_raise_as_in_torch_instead_of_becoming_nan(expr):
+    raises_like_torch(expr)
+
+
+@pytest.mark.parametrize("value", [None, [None, 1.0, 2.0], "1.5", [1.0, "2", 3.0]],
+                         ids=["None", "list", "str", "list-str"])
+def test_setitem_of_a_non_number_raises_type_error_and_writes_nothing(value):
+    with pytest.raises(TypeError):
+        torch.zeros(3)[:] = value
+    x = seqlab.zeros(3)
+    with pytest.raises(TypeError, match="can't assign a|must be real number|invalid data type"):
+        x[:] = value
+    with pytest.raises(TypeError):
+        x[0] = value
+    assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("expr, exc", [
+    (lambda L: L.tensor(["1.5"], dtype=L.float32), ValueError),   # torch: "too many dimensions 'str'"
+    (lambda L: L.tensor([1 + 2j], dtype=L.float32), TypeError),    # torch keeps it complex; seqlab has no complex
+    (lambda L: L.tensor(np.array(["1.5"]), dtype=L.float32), TypeError),
+], ids=["str-list", "complex", "str-array"])
+def test_strings_and_complex_numbers_are_not_converted_silently(expr, exc):
+    with pytest.raises((TypeError, ValueError)):
+        expr(seqlab)
+
+
+def test_numbers_in_every_python_and_numpy_spelling_still_convert():
+    assert seqlab.tensor([True, 2, 3.5, np.float32(4.5), np.int64(5)]).tolist() == [1.0, 2.0, 3.5, 4.5, 5.0]
+    assert seqlab.tensor([2**64], dtype=seqlab.float32).tolist() == torch.tensor([2**64], dtype=torch.float32).tolist()
+    assert seqlab.full((2,), np.float64(2.5)).tolist() == [2.5, 2.5]
+    assert seqlab.full((2,), seqlab.tensor(2.5)).tolist() == [2.5, 2.5]
+    x = seqlab.zeros(2)
+    x[0] = np.float32(1.5)
+    assert x.masked_fill(seqlab.tensor([False, True]), np.int64(3)).tolist() == [1.5, 3.0]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        seqlab.tensor([2**64])
+
+
+def test_optimizer_betas_must_be_numbers():
+    p = [nn.Parameter(seqlab.ones(2))]
+    with pytest.raises(TypeError, match="betas"):
+        seqlab.optim.Adam(p, betas=("0.9", "0.999"))
+
+
+# ------------------------------------------------------------------ 8. limits checked first
+def test_set_num_threads_refuses_absurd_counts_before_starting_a_thread():
+    before = seqlab.get_num_threads()
+    top = seqlab._core._max_threads()
+    assert top >= 4 and top % 4 == 0   # 4 per CPU
+    for n in (10**6, 2**40, 2**70, top + 1):
+        with pytest.raises(RuntimeError, match=rf"set_num_threads: {n} threads is more than {top}, 4 per CPU"):
+            seqlab.set_num_threads(n)
+    assert seqlab.get_num_threads() == before
+
+
+@pytest.mark.parametrize("n", [0, -1, -(2**70)])
+def test_set_num_threads_refuses_non_positive_counts_as_torch(n):
+    if n > -(2**63):
+        raises_like_torch(lambda L: L.set_num_threads(n), RuntimeError, match="set_num_threads expects a positive")
+    with pytest.raises(RuntimeError, match="set_num_threads expects a positive integer"):
+        seqlab.set_num_threads(n)
+
+
+def test_ngram_refuses_an_order_above_64_at_construction():
+    from seqlab.lm import NGram
+    import time
+    start = time.perf_counter()
+    for order in (65, 10**6, 2**40):
+        with pytest.raises(ValueError, match=f"order must be an int from 1 to 64, got {order}"):
+            NGram(order=order)
+    assert time.perf_counter() - start < 1.0
+    # the edge still works; no sentence is longer than 5 tokens with <s> and </s>, so order 5 says the same
+    edge = NGram(order=64, smoothing="witten_bell").fit(["a b c", "a b d"])
+    same = NGram(5, "witten_bell").fit(["a b c", "a b d"])
+    assert edge.order == 64 and edge.score("a b c") == pytest.approx(same.score("a b c"))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(smoothing="katz", katz_k=0), "katz_k must be an int >= 1"),
+    (dict(smoothing="katz", katz_k=2**31), "katz_k must be an int >= 1"),
+    (dict(discount_fallback=(1.5, 1.0, 1.5)), r"D1 must lie in \[0, 1\], got 1.5"),
+    (dict(discount_fallback=(0.5, -1.0, 1.5)), r"D2 must lie in \[0, 2\], got -1"),
+    (dict(discount_fallback=(0.5, 1.0, float("nan"))), r"D3\+ must lie in \[0, 3\], got nan"),
+    (dict(smoothing="add_k", k=float("nan")), "add-k needs k > 0"),
+])
+def test_ngram_checks_every_build_option_at_construction(kwargs, match):
+    from seqlab.lm import NGram
+    with pytest.raises(ValueError, match=match):
+        NGram(order=2, **kwargs)
+
+
+def test_a_huge_katz_k_is_the_largest_useful_one_not_a_hang():
+    from seqlab.lm import NGram
+    import collections
+    rng = np.random.default_rng(0)   # Zipf-distributed words: Good-Turing's counts of counts exist
+    corpus = [" ".join(f"w{k}" for k in rng.zipf(1.5, size=8) % 50) for _ in range(400)]
+    above_every_count = max(max(collections.Counter(" ".join(corpus).split()).values()), len(corpus)) + 1
+    with pytest.warns(RuntimeWarning, match="Katz: Good-Turing discounts"):
+        huge = NGram(3, "katz", katz_k=2**31 - 1).fit(corpus)
+    with pytest.warns(RuntimeWarning, match="Katz: Good-Turing discounts"):
+        enough = NGram(3, "katz", katz_k=above_every_count).fit(corpus)
+    for n in (1, 2, 3):
+        assert huge.ngrams(n) == enough.ngrams(n)
+
+
+def test_an_arpa_file_of_65_orders_is_refused_with_its_name(tmp_path):
+    from seqlab.lm import NGram
+    path = tmp_path / "deep.arpa"
+    path.write_text("\\data\\\n" + "".join(f"ngram {n}=1\n" for n in range(1, 66)) + "\n")
+    with pytest.raises(ValueError, match=rf"ARPA file '{path}', line 67: the model has 65 orders; seqlab supports up "
+                                         r"to 64"):
+        NGram.load_arpa(path)
+
+
+@pytest.mark.parametrize("cls_name", ["Word2Vec", "FastText"])
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(vector_size=1.5), TypeError, "vector_size must be an int"),
+    (dict(window=2.5), TypeError, "window must be an int"),
+    (dict(alpha=-0.1), ValueError, "alpha must be > 0 and min_alpha >= 0, both finite"),
+    (dict(alpha=float("inf")), ValueError, "alpha must be > 0 and min_alpha >= 0, both finite"),
+    (dict(min_alpha=float("nan")), ValueError, "min_alpha >= 0, both finite"),
+    (dict(ns_exponent=float("nan")), ValueError, "ns_exponent must be finite"),
+    (dict(sample=-1e-3), ValueError, "sample must be a finite number >= 0"),
+    (dict(workers=10**6), ValueError, r"workers must be from 1 to \d+ \(4 per CPU\)"),
+    (dict(chunk_words=0), ValueError, "chunk_words and block_chunks must be >= 1"),
+    (dict(seed=-1), TypeError, None),
+], ids=["vector_size", "window", "alpha", "alpha-inf", "min_alpha", "ns_exponent", "sample", "workers", "chunk_words",
+        "seed"])
+def test_word2vec_and_fasttext_check_their_options_before_reading_a_corpus(cls_name, kwargs, exc, match):
+    """Each of these was found only by train(), after build_vocab had read the whole corpus (or,
+    for vector_size=1.5 and sample < 0, not at all: int() truncated, and NaN keep probabilities)."""
+    from seqlab import embed
+
+    def corpus():  # never read: the constructor refuses first
+        raise AssertionError("the corpus was read before the options were checked")
+        yield
+
+    with pytest.raises(exc, match=match):
+        getattr(embed, cls_name)(sentences=corpus(), min_count=1, **kwargs)
+
+
+def test_gensim_refuses_a_fractional_vector_size_too():
+    from gensim.models import Word2Vec as GensimWord2Vec
+    with pytest.raises(TypeError):
+        GensimWord2Vec([["a", "b"]], vector_size=1.5, min_count=1)
+
+
+@pytest.mark.parametrize("kwargs, match", [(dict(max_n=-1), "max_n must be >= 0"),
+                                           (dict(bucket=2.5), "bucket must be an int")])
+def test_fasttext_checks_its_ngram_options_at_construction(kwargs, match):
+    from seqlab.embed import FastText
+    with pytest.raises((TypeError, ValueError), match=match):
+        FastText(**kwargs)
+
+
+@pytest.mark.parametrize("cls_name, kwargs, match", [
+    ("GloVe", dict(workers=10**6), r"workers must be an int from 1 to \d+ \(4 per CPU\)"),
+    ("GloVe", dict(learning_rate=float("inf")), "learning_rate must be > 0 and finite"),
+    ("GloVe", dict(x_max=float("nan")), "x_max must be > 0 and finite"),
+    ("GloVe", dict(alpha=float("inf")), "alpha must be >= 0 and finite"),
+    ("GloVe", dict(min_count=0), "min_count must be an int >= 1"),
+    ("PPMI", dict(workers=0), r"workers must be an int from 1 to \d+"),
+    ("PPMI", dict(min_count=0), "min_count must be an int >= 1"),
+    ("PPMI", dict(eig=float("nan")), "eig must be finite"),
+    ("PPMI", dict(neg=float("inf")), "neg must be >= 1 and finite"),
+    ("PPMI", dict(n_iter=-1), "n_iter must be an int >= 0"),
+])
+def test_glove_and_ppmi_check_their_options_at_construction(cls_name, kwargs, match):
+    from seqlab import embed
+    with pytest.raises(ValueError, match=match):
+        getattr(embed, cls_name)(**kwargs)
+
+
+# ------------------------------------------------------------------ 10. checkpoints carry checksums
+def _data_offset(path, name):
+    """Where tensor `name`'s bytes start in the safetensors file at `path`."""
+    import json
+    import struct
+    raw = path.read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    return 8 + n + header[name]["data_offsets"][0], header[name]["data_offsets"][1] - header[name]["data_offsets"][0]
+
+
+def _flip(path, offset, mask=0x01):
+    raw = bytearray(path.read_bytes())
+    raw[offset] ^= mask
+    path.write_bytes(bytes(raw))
+
+
+def _checkpoint():
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+    opt = seqlab.optim.Adam(model.parameters())
+    model(seqlab.randn(3, 4)).sum().backward()
+    opt.step()
+    return {"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 3}
+
+
+@pytest.mark.parametrize("name, where", [("model.0.weight", 0), ("model.2.bias", -1), ("optimizer.state.0.exp_avg", 5)],
+                         ids=["first-byte", "last-byte", "optimizer-state"])
+def test_a_bit_flip_inside_a_tensor_raises_naming_the_file_and_the_tensor(tmp_path, name, where):
+    import re
+    path = tmp_path / "ckpt.safetensors"
+    seqlab.save(_checkpoint(), path)
+    begin, size = _data_offset(path, name)
+    _flip(path, begin + (where % size))
+    with pytest.raises(ValueError, match=rf"seqlab.load: {re.escape(str(path))} .*tensor '{re.escape(name)}' does "
+                                         r"not match the checksum saved with it"):
+        seqlab.load(path)
+    # the file is still a safetensors file: other readers see the damaged bytes without complaint
+    import safetensors.numpy
+    assert name in safetensors.numpy.load_file(str(path))
+
+
+def test_a_bit_flip_in_a_plain_value_of_the_structure_raises_too(tmp_path):
+    path = tmp_path / "ckpt.safetensors"
+    seqlab.save(_checkpoint(), path)
+    raw = path.read_bytes()
+    at = raw.index(b'[\\"epoch\\",3]') + len(b'[\\"epoch\\",')   # the 3 of "epoch": 3, inside the JSON string
+    _flip(path, at, 0x04)                                        # 3 -> 7
+    with pytest.raises(ValueError, match="the seqlab.structure metadata does not match the checksum"):
+        seqlab.load(path)
+
+
+def test_a_checkpoint_without_checksums_still_loads(tmp_path):
+    """Files written before the checksums (no "seqlab.crc32" in the metadata) load unchecked."""
+    import json
+    import struct
+    path = tmp_path / "old.safetensors"
+    state = _checkpoint()
+    seqlab.save(state, path)
+    raw = path.read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    del header["__metadata__"]["seqlab.crc32"]
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    path.write_bytes(struct.pack("<Q", len(text)) + text + raw[8 + n:])
+    loaded = seqlab.load(path)
+    assert loaded["epoch"] == 3
+    for k, v in state["model"].items():
+        assert loaded["model"][k].tolist() == v.tolist()
+
+
+def test_torch_and_safetensors_read_a_checkpoint_with_checksums(tmp_path):
+    import safetensors.torch
+    path = tmp_path / "ckpt.safetensors"
+    state = _checkpoint()
+    seqlab.save(state, path)
+    theirs = safetensors.torch.load_file(str(path))
+    for k, v in state["model"].items():
+        assert theirs[f"model.{k}"].tolist() == v.tolist()
+
+
+def test_an_embedding_model_file_with_a_flipped_bit_is_refused_naming_the_array(tmp_path):
+    import re
+    from seqlab.embed import Word2Vec
+    model = Word2Vec([["a", "b", "c", "a"], ["b", "c", "a"]] * 20, vector_size=8, min_count=1, epochs=1, workers=1,
+                     progress=False)
+    path = tmp_path / "w2v.safetensors"
+    model.save(path)
+    begin, size = _data_offset(path, "arrays.vectors")
+    _flip(path, begin + size // 2, 0x80)
+    with pytest.raises(ValueError, match=rf"Word2Vec.load: cannot read '{re.escape(str(path))}'.*tensor "
+                                         r"'arrays.vectors' does not match the checksum"):
+        Word2Vec.load(path)

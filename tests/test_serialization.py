@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import zlib
 
 import numpy as np
 import pytest
@@ -241,9 +242,12 @@ def test_the_file_is_a_plain_safetensors_file_with_state_dict_names(tmp_path):
 
     arrays, metadata, header, n = tiny_reader(path)
     assert n % 8 == 0                                  # the data start 8-byte aligned
-    assert set(metadata) == {"seqlab.structure"}       # the structure, as JSON, under one key
+    assert set(metadata) == {"seqlab.structure", "seqlab.crc32"}  # the structure and the checksums, as JSON
     structure = json.loads(metadata["seqlab.structure"])
     assert structure["version"] == 1
+    crc = json.loads(metadata["seqlab.crc32"])       # zlib's CRC-32 of each tensor's stored bytes
+    assert crc["structure"] == f"{zlib.crc32(metadata['seqlab.structure'].encode()):08x}"
+    assert crc["tensors"] == {name: f"{zlib.crc32(a.tobytes()):08x}" for name, a in arrays.items()}
     spans = sorted(info["data_offsets"] for info in header.values())
     assert spans[0][0] == 0 and all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
     assert spans[-1][1] == os.path.getsize(path) - 8 - n
@@ -490,6 +494,14 @@ CORRUPT = [
               b"\x00" * 8), "refers to a tensor 'y' that the file does not hold"),
     (raw_file({"__metadata__": {"seqlab.structure": '{"version": 1, "root": {"set": [1]}}'}}), "unexpected node"),
     (b"PK\x03\x04" + b"\x00" * 100, "looks like a zip file: torch.save's format"),
+    (raw_file({"__metadata__": {"seqlab.crc32": "{oops"}, "x": F32x2}, b"\x00" * 8),
+     "seqlab.crc32 metadata is not valid JSON"),
+    (raw_file({"__metadata__": {"seqlab.crc32": '{"structure": "0", "tensors": {}}'}, "x": F32x2}, b"\x00" * 8),
+     "disagree on the tensors \\(e.g. 'x'\\)"),
+    (raw_file({"__metadata__": {"seqlab.crc32": '{"structure": "00000000", "tensors": {"x": "XYZ"}}'}, "x": F32x2},
+              b"\x00" * 8), "holds 'XYZ', not a CRC-32 of 8 hex digits"),
+    (raw_file({"__metadata__": {"seqlab.crc32": '{"structure": "00000000", "tensors": {"x": "00000000"}}'},
+               "x": F32x2}, b"\x00" * 8), "tensor 'x' does not match the checksum saved with it"),
 ]
 
 

@@ -35,22 +35,34 @@ const char* smoothing_name(Smoothing s) {
   return "?";
 }
 
+lm::BuildOptions build_options(int order, const std::string& smoothing, double k, int katz_k,
+                               const std::array<double, 3>& fallback) {
+  lm::BuildOptions opt;
+  opt.order = order;
+  opt.smoothing = smoothing_arg(smoothing);
+  opt.k = k;
+  opt.katz_k = katz_k;
+  for (int i = 0; i < 3; ++i) opt.fallback[i] = fallback[i];
+  return opt;
+}
+
 }  // namespace
 
 void bind_lm(py::module_& m) {
   py::module_ l = m.def_submodule("lm", "n-gram language models");
+  l.attr("MAX_ORDER") = lm::kMaxOrder;
+  l.def("check_options", [](int order, const std::string& smoothing, double k, int katz_k,
+                            std::array<double, 3> fallback) {
+    build_options(order, smoothing, k, katz_k, fallback).check();
+  },
+        py::arg("order"), py::arg("smoothing"), py::arg("k"), py::arg("katz_k"), py::arg("fallback"));
   py::class_<NGramModel, std::shared_ptr<NGramModel>>(l, "NGramModel")
       .def_static(
           "build",
           [](const std::vector<std::string>& words, py::array_t<int32_t, py::array::c_style> ids,
              py::array_t<int64_t, py::array::c_style> offsets, int order, const std::string& smoothing, double k,
              int katz_k, std::array<double, 3> fallback) {
-            lm::BuildOptions opt;
-            opt.order = order;
-            opt.smoothing = smoothing_arg(smoothing);
-            opt.k = k;
-            opt.katz_k = katz_k;
-            for (int i = 0; i < 3; ++i) opt.fallback[i] = fallback[i];
+            const lm::BuildOptions opt = build_options(order, smoothing, k, katz_k, fallback);
             SEQLAB_CHECK_VALUE(offsets.size() >= 1, "NGram.fit: offsets must have n_sentences + 1 entries");
             const int32_t* pid = ids.data();
             const int64_t* poff = offsets.data();

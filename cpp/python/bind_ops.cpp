@@ -18,6 +18,21 @@ void both(py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& c
   m.def(name, f, py::arg("input"), extra...);
 }
 
+// torch.norm's p: a number is linalg.vector_norm's ord, and so is 'fro' (ord 2) over at most two
+// dims, as torch.norm does; torch sends other strings ('nuc') to linalg.matrix_norm.
+double norm_ord(const py::handle& p, const std::vector<int64_t>& dims) {
+  if (p.is_none()) return 2.0;
+  if (!py::isinstance<py::str>(p)) return number_arg(p, "norm", "p");
+  const std::string s = p.cast<std::string>();
+  if (s == "fro") {
+    SEQLAB_CHECK(dims.size() <= 2, "linalg.matrix_norm: dim must be a 2-tuple. Got ", dims.size(), " dims");
+    return 2.0;
+  }
+  SEQLAB_CHECK(s != "nuc", "norm(): p='nuc' (the nuclear norm, a sum of singular values) is not supported by seqlab");
+  SEQLAB_CHECK(false, "linalg.matrix_norm: Order ", s, " not supported.");
+  return 0;
+}
+
 py::object values_indices(const py::module_& m, std::pair<Tensor, Tensor> r) {
   return m.attr("_values_indices")(py::cast(r.first), py::cast(r.second));
 }
@@ -154,6 +169,20 @@ void bind_ops(py::module_& m) {
     return released([&] { return var(x, dims, c, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
      py::arg("correction") = py::none(), py::arg("keepdims") = false);
+  // torch.norm / Tensor.norm: p = 'fro' (the default) or a number, both linalg.vector_norm's ord.
+  both(m, cls, "norm", [](const Tensor& x, py::object p, py::object dim, bool keepdim, std::optional<Dtype> dtype) {
+    const auto dims = dims_arg(dim, "norm");
+    const double ord = norm_ord(p, dims);
+    return released([&] { return vector_norm(x, ord, dims, keepdim, dtype); });
+  }, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none());
+  py::module_ linalg = m.def_submodule("linalg", "torch.linalg's names (python/seqlab/linalg.py re-exports them)");
+  linalg.def("vector_norm", [](const Tensor& x, py::object ord, py::object dim, bool keepdim,
+                               std::optional<Dtype> dtype) {
+    const auto dims = dims_arg(dim, "linalg.vector_norm");
+    const double o = number_arg(ord, "linalg.vector_norm", "ord");
+    return released([&] { return vector_norm(x, o, dims, keepdim, dtype); });
+  }, py::arg("x"), py::arg("ord") = 2, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+     py::arg("dtype") = py::none());
   auto def_extreme = [&](const char* name, bool is_max) {
     both(m, cls, name, [m, name, is_max](const Tensor& x, py::object dim, bool keepdim, bool keepdims) -> py::object {
       keepdim = keepdim || keepdims;
@@ -312,7 +341,16 @@ void bind_ops(py::module_& m) {
        py::arg("num_samples"), py::arg("replacement") = false, Release());
   m.def("manual_seed", [](uint64_t s) { manual_seed(s); }, py::arg("seed"));
   m.def("initial_seed", &initial_seed);
-  m.def("set_num_threads", &set_num_threads, py::arg("n"));
+  m.def("_max_threads", &max_threads, "the most threads set_num_threads and the embedding trainers' workers accept");
+  m.def("set_num_threads", [](const py::int_& n) {
+    // A Python int beyond int64 is refused as 10**6 is (pybind11 alone would say "incompatible arguments").
+    if (n < py::int_(1))
+      throw std::runtime_error("set_num_threads expects a positive integer, got " + std::string(py::str(n)));
+    if (n > py::int_(max_threads()))
+      throw std::runtime_error("set_num_threads: " + std::string(py::str(n)) + " threads is more than " +
+                               std::to_string(max_threads()) + ", 4 per CPU of this machine");
+    set_num_threads(n.cast<int64_t>());
+  }, py::arg("n"));
   m.def("get_num_threads", &get_num_threads);
   m.def("set_flush_denormal", &set_flush_denormal, py::arg("mode"));
   m.def("_blas_info", &blas_info);

@@ -28,6 +28,21 @@ float* matrix_arg(const py::object& o, const char* name, int64_t rows, int64_t c
   return static_cast<float*>(a.mutable_data());
 }
 
+// The options of train and check_options, checked (Word2VecOptions::check).
+Word2VecOptions options(int64_t vector_size, int window, bool sg, bool hs, int negative, double ns_exponent,
+                        bool cbow_mean, double alpha, double min_alpha, int epochs, bool shrink_windows, uint64_t seed,
+                        int workers, int64_t chunk_words, int block_chunks, bool compute_loss, int epoch_begin,
+                        int epoch_end) {
+  Word2VecOptions opt;
+  opt.vector_size = vector_size, opt.window = window, opt.sg = sg, opt.hs = hs, opt.negative = negative;
+  opt.ns_exponent = ns_exponent, opt.cbow_mean = cbow_mean, opt.alpha = alpha, opt.min_alpha = min_alpha;
+  opt.epochs = epochs, opt.shrink_windows = shrink_windows, opt.seed = seed, opt.workers = workers;
+  opt.chunk_words = chunk_words, opt.block_chunks = block_chunks;
+  opt.compute_loss = compute_loss, opt.epoch_begin = epoch_begin, opt.epoch_end = epoch_end;
+  opt.check();
+  return opt;
+}
+
 template <class T>
 py::array_t<T> to_numpy(const std::vector<T>& v) {
   py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
@@ -57,13 +72,9 @@ void bind_word2vec(py::module_& m) {
          int negative, double ns_exponent, bool cbow_mean, double alpha, double min_alpha, int epochs,
          bool shrink_windows, uint64_t seed, int workers, int64_t chunk_words, int block_chunks, bool compute_loss,
          int epoch_begin, int epoch_end) {
-        Word2VecOptions opt;
-        opt.vector_size = vector_size, opt.window = window, opt.sg = sg, opt.hs = hs, opt.negative = negative;
-        opt.ns_exponent = ns_exponent, opt.cbow_mean = cbow_mean, opt.alpha = alpha, opt.min_alpha = min_alpha;
-        opt.epochs = epochs, opt.shrink_windows = shrink_windows, opt.seed = seed, opt.workers = workers;
-        opt.chunk_words = chunk_words, opt.block_chunks = block_chunks;
-        opt.compute_loss = compute_loss, opt.epoch_begin = epoch_begin, opt.epoch_end = epoch_end;
-        opt.check();
+        const Word2VecOptions opt = options(vector_size, window, sg, hs, negative, ns_exponent, cbow_mean, alpha,
+                                            min_alpha, epochs, shrink_windows, seed, workers, chunk_words, block_chunks,
+                                            compute_loss, epoch_begin, epoch_end);
         Word2VecData data;
         data.V = counts.size();
         data.counts = counts.data();
@@ -110,6 +121,17 @@ void bind_word2vec(py::module_& m) {
       py::arg("ns_exponent"), py::arg("cbow_mean"), py::arg("alpha"), py::arg("min_alpha"), py::arg("epochs"),
       py::arg("shrink_windows"), py::arg("seed"), py::arg("workers"), py::arg("chunk_words"), py::arg("block_chunks"),
       py::arg("compute_loss") = false, py::arg("epoch_begin") = 0, py::arg("epoch_end") = -1);
+
+  // Word2Vec's and FastText's constructors check every training option here, before any corpus is read.
+  w.def("check_options", [](int64_t vector_size, int window, bool sg, bool hs, int negative, double ns_exponent,
+                            bool cbow_mean, double alpha, double min_alpha, int epochs, bool shrink_windows,
+                            uint64_t seed, int workers, int64_t chunk_words, int block_chunks, bool compute_loss) {
+    options(vector_size, window, sg, hs, negative, ns_exponent, cbow_mean, alpha, min_alpha, epochs, shrink_windows,
+            seed, workers, chunk_words, block_chunks, compute_loss, 0, -1);
+  }, py::kw_only(), py::arg("vector_size"), py::arg("window"), py::arg("sg"), py::arg("hs"), py::arg("negative"),
+     py::arg("ns_exponent"), py::arg("cbow_mean"), py::arg("alpha"), py::arg("min_alpha"), py::arg("epochs"),
+     py::arg("shrink_windows"), py::arg("seed"), py::arg("workers"), py::arg("chunk_words"), py::arg("block_chunks"),
+     py::arg("compute_loss") = false);
 
   w.def("decayed_alpha", &embed::decayed_alpha, py::arg("alpha"), py::arg("min_alpha"), py::arg("words_done"),
         py::arg("total_words"), "gensim's linear learning-rate decay");

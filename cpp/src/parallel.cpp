@@ -7,8 +7,11 @@
 #include <sched.h>
 #include <xmmintrin.h>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <condition_variable>
 #include <mutex>
@@ -42,8 +45,13 @@ class Pool {
   void resize(int threads) {
     stop();
     stopping_ = false;
-    for (int i = 0; i < threads - 1; ++i)
-      workers_.emplace_back([this, i, gen = generation_.load()] { loop(i + 1, gen); });
+    try {
+      for (int i = 0; i < threads - 1; ++i)
+        workers_.emplace_back([this, i, gen = generation_.load()] { loop(i + 1, gen); });
+    } catch (...) {  // std::system_error when the system has no thread to give: join those started
+      stop();
+      throw;
+    }
   }
 
   // Chunk k of `chunks` runs on worker k (k >= 1); the caller runs chunk 0.
@@ -141,12 +149,29 @@ Pool& pool() {
 
 }  // namespace
 
-void set_num_threads(int n) {
-  if (n < 1) throw std::invalid_argument("set_num_threads expects a positive integer, got " + std::to_string(n));
+// The most threads set_num_threads accepts: 4 per CPU. A compute pool gains nothing from
+// threads beyond the cores (they only take turns on them), 4 per CPU still lets a test
+// oversubscribe on purpose, and set_num_threads(10**6) is refused before a million threads
+// (8 MiB of stack reserved each) are started. (OpenBLAS caps its own count at its MAX_THREADS, 64.)
+int max_threads() {
+  return 4 * std::max(default_threads(), static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+void set_num_threads(int64_t n) {
+  // torch's wording and type (RuntimeError) for n < 1.
+  if (n < 1) throw std::runtime_error("set_num_threads expects a positive integer, got " + std::to_string(n));
+  if (n > max_threads())
+    throw std::runtime_error("set_num_threads: " + std::to_string(n) + " threads is more than " +
+                             std::to_string(max_threads()) + ", 4 per CPU of this machine");
   std::lock_guard<std::mutex> lock(g_pool_mutex);
-  pool().resize(n);
-  g_threads = n;
-  scipy_openblas_set_num_threads(n);
+  try {
+    pool().resize(static_cast<int>(n));
+  } catch (...) {  // the system refused a thread: keep the pool at its old size
+    pool().resize(g_threads);
+    throw;
+  }
+  g_threads = static_cast<int>(n);
+  scipy_openblas_set_num_threads(g_threads);
 }
 
 int get_num_threads() {

@@ -39,5 +39,9 @@ TEST(Parallel, ThreadCountRoundTrips) {
   EXPECT_EQ(get_num_threads(), 1);
   set_num_threads(2);
   EXPECT_EQ(get_num_threads(), 2);
-  EXPECT_THROW(set_num_threads(0), std::invalid_argument);
+  EXPECT_THROW(set_num_threads(0), std::runtime_error);
+  EXPECT_THROW(set_num_threads(-1), std::runtime_error);
+  EXPECT_THROW(set_num_threads(int64_t{1} << 40), std::runtime_error);  // refused before any thread starts
+  EXPECT_THROW(set_num_threads(max_threads() + 1), std::runtime_error);
+  EXPECT_EQ(get_num_threads(), 2);
 }

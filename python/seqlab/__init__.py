@@ -17,7 +17,7 @@ from ._core import (  # noqa: E402,F401
     add, sub, mul, div, true_divide, pow, neg, negative, exp, log, sqrt, abs, clamp, clip, maximum, minimum, where,
     eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
     tanh, sigmoid, relu, softmax, log_softmax,
-    sum, mean, var, max, min, argmax, argmin,
+    sum, mean, var, norm, max, min, argmax, argmin,
     matmul, mm, bmm, t, reshape, permute, flatten, transpose, swapaxes, unsqueeze, squeeze, narrow, select,
     split, chunk, cat, concat, stack, gather, index_select, masked_fill, nonzero, triu, tril, clone,
     randperm, multinomial, manual_seed, initial_seed, set_num_threads, get_num_threads, set_flush_denormal,
@@ -33,7 +33,7 @@ from .autograd import no_grad, enable_grad, set_grad_enabled  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from .nn.interop import to_torch_state_dict  # noqa: E402,F401
 from .training import train, evaluate  # noqa: E402,F401
-from . import autograd, nn, data, optim, lm, embed  # noqa: E402,F401
+from . import autograd, linalg, nn, data, optim, lm, embed  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

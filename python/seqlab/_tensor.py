@@ -51,6 +51,7 @@ def tensor(data, dtype=None, requires_grad=False):
             arr = np.asarray(data)
         except ValueError as e:
             raise ValueError(f"tensor(): expected a sequence of equal-length sequences (a ragged list has no shape): {e}")
+    _check_elements(arr, dtype)
     if _args.dtype(dtype, "tensor") is None:
         if isinstance(data, (np.ndarray, np.generic, Tensor)) and _seqlab_dtype(arr.dtype) in (float32, float64):
             dtype = _seqlab_dtype(arr.dtype)  # arrays keep their dtype (in either byte order), as in torch
@@ -60,10 +61,8 @@ def tensor(data, dtype=None, requires_grad=False):
             dtype = int64
         elif arr.dtype.kind == "b":
             dtype = bool
-        elif arr.size == 0:
-            dtype = _default_dtype
-        else:
-            raise TypeError(f"tensor(): can't convert data of type {arr.dtype} to a tensor")
+        else:  # an object array of numbers: Python ints beyond int64 (refused by _check_fits), or with floats
+            dtype = int64 if builtins.all(isinstance(e, int) for e in arr.flat) else _default_dtype
     _check_fits(arr, dtype)
     # A fresh C-contiguous array in native byte order, aligned: NumPy converts whatever the source
     # was (big-endian, misaligned, negative strides), and from_numpy borrows the copy.
@@ -78,6 +77,31 @@ def _seqlab_dtype(np_dtype):
     return {("f", 4): float32, ("f", 8): float64, ("i", 8): int64, ("b", 1): bool}.get((kind, size))
 
 
+# Python's and NumPy's real numbers (bool is an int; NumPy's complex scalars are not here).
+_REAL = (int, builtins.float, np.integer, np.floating, np.bool_)
+
+
+def _check_elements(arr, dtype):
+    """Only bools and real numbers become elements. Asked for a float array, NumPy turns None into
+    nan, '1.5' into 1.5 and 1+2j into 1 (a warning at most); torch raises, and so does seqlab,
+    with torch's exception type: TypeError, or RuntimeError when no dtype was given."""
+    kind = arr.dtype.kind
+    if kind in "biuf":
+        return
+    if kind == "O":  # a list holding None, a str, a Fraction... or Python ints beyond int64
+        for e in arr.flat:
+            if not isinstance(e, _REAL):
+                if dtype is None:
+                    raise RuntimeError(f"tensor(): could not infer dtype of {type(e).__name__}")
+                raise TypeError(f"tensor(): must be real number, not {type(e).__name__}")
+        return
+    if kind in "US":
+        raise TypeError("tensor(): new(): invalid data type 'str'")
+    if kind == "c":
+        raise TypeError("tensor(): seqlab has no complex dtype; got complex data")
+    raise TypeError(f"tensor(): can't convert data of type {arr.dtype} to a tensor")
+
+
 def _check_fits(arr, dtype):
     """NumPy converts out-of-range values silently (2**63, 1e400 or nan to int64 become
     INT64_MIN); PyTorch raises, and so does seqlab."""
@@ -85,6 +109,8 @@ def _check_fits(arr, dtype):
         return  # (a float64 value too large for float32 becomes inf, as in torch.tensor)
     if arr.dtype.kind == "u":
         fits = arr.max() <= np.iinfo(np.int64).max
+    elif arr.dtype.kind == "O":
+        fits = builtins.all(-2**63 <= e < 2**63 for e in arr.flat)
     elif arr.dtype.kind == "f":
         fits = builtins.bool(np.all((arr >= -2.0**63) & (arr < 2.0**63)))  # False for nan and inf too
     else:
@@ -302,6 +328,8 @@ def _getitem(self, key):
 
 
 def _setitem(self, key, value):
+    if value is None or isinstance(value, (str, bytes)):  # torch's words; tensor() would refuse it too
+        raise TypeError(f"can't assign a {type(value).__name__} to a {self.dtype} tensor")
     if not isinstance(value, Tensor):
         value = tensor(value, dtype=self.dtype)
     if _core.is_grad_enabled() and (self.requires_grad or value.requires_grad):
@@ -425,14 +453,6 @@ def _new_tensor(self, data, dtype=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def _norm(self, p=2, dim=None, keepdim=False):
-    if p == 2:
-        return (self * self).sum(dim, keepdim).sqrt()
-    if p == 1:
-        return self.abs().sum(dim, keepdim)
-    return (self.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
-
-
 Tensor.__getitem__ = _getitem
 Tensor.__setitem__ = _setitem
 Tensor.__repr__ = _repr
@@ -450,6 +470,5 @@ Tensor.type_as = _type_as
 Tensor.new_zeros = _new_zeros
 Tensor.new_ones = _new_ones
 Tensor.new_tensor = _new_tensor
-Tensor.norm = _norm
 Tensor.unbind = unbind
 Tensor.__array_priority__ = 1000  # ndarray + tensor defers to Tensor.__radd__

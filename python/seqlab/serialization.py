@@ -20,6 +20,12 @@ Tensors are named by their path in `obj` joined with '.', as PyTorch names state
 The rest of `obj` (nesting, key types, plain values, where each tensor goes) is JSON in the
 metadata under "seqlab.structure". dtypes: F32, F64, I64, BOOL (seqlab's four).
 
+Checksums: the metadata's "seqlab.crc32" is the JSON {"structure": crc, "tensors": {name: crc}},
+the CRC-32 (zlib.crc32, 8 hex digits) of the structure's text and of each tensor's bytes as
+stored. CRC-32 detects every 1- and 2-bit error and every burst of up to 32 bits, at about
+1 GB/s; it guards against damage (a flipped bit on disk or in a copy), not against tampering.
+Other readers ignore the entry, so the file stays a plain safetensors file.
+
 Semantics, as torch.save/torch.load where they agree:
 - Non-contiguous tensors are written contiguously; `requires_grad` and `.grad` are not saved
   (a state dict holds detached tensors); loaded tensors are fresh leaves that own their memory
@@ -31,7 +37,9 @@ Semantics, as torch.save/torch.load where they agree:
   full disk) leaves the previous file untouched and removes the temporary file; a process
   killed mid-save leaves the previous file untouched too, plus a stray `.<name>.*.tmp` file
   that no one can clean up for it.
-- A truncated or corrupt file raises ValueError naming the file and what is wrong with it.
+- A truncated or corrupt file raises ValueError naming the file and what is wrong with it;
+  a tensor whose bytes no longer match their checksum is named too. Files written before the
+  checksums (no "seqlab.crc32") load unchecked, as do files from other tools.
 - A safetensors file written by another tool (no "seqlab.structure") loads as {name: tensor}.
 """
 
@@ -42,6 +50,7 @@ import math
 import os
 import struct
 import sys
+import zlib
 
 import numpy as np
 
@@ -52,6 +61,7 @@ from .data._atomic import atomic_open
 __all__ = ["save", "load"]
 
 STRUCTURE_KEY = "seqlab.structure"
+CHECKSUM_KEY = "seqlab.crc32"
 FORMAT_VERSION = 1
 
 # safetensors dtype code -> (little-endian numpy dtype, seqlab dtype)
@@ -78,7 +88,11 @@ def save(obj, path):
     path = os.fspath(path)
     tensors = []  # [(name, detached tensor)] in file order
     structure = {"version": FORMAT_VERSION, "root": _Encoder(tensors).encode(obj, ())}
-    header = _header(tensors, structure)
+    structure = json.dumps(structure, separators=(",", ":"), allow_nan=False)
+    # The checksums go in the header, before the data: one pass to compute them, one to write.
+    checksums = {"structure": _crc32(structure.encode("utf-8")),
+                 "tensors": {name: _crc32(_tensor_bytes(t)) for name, t in tensors}}
+    header = _header(tensors, structure, checksums)
     with atomic_open(path, "wb") as f:
         f.write(struct.pack("<Q", len(header)))
         f.write(header)
@@ -159,8 +173,13 @@ def _where(path):
     return "obj" + "".join(f"[{k!r}]" for k in path)
 
 
-def _header(tensors, structure):
-    header = {"__metadata__": {STRUCTURE_KEY: json.dumps(structure, separators=(",", ":"), allow_nan=False)}}
+def _crc32(data):
+    return f"{zlib.crc32(data):08x}"
+
+
+def _header(tensors, structure, checksums):
+    header = {"__metadata__": {STRUCTURE_KEY: structure,
+                               CHECKSUM_KEY: json.dumps(checksums, separators=(",", ":"))}}
     offset = 0
     for name, t in tensors:
         nbytes = t.numel() * t.element_size()
@@ -172,13 +191,18 @@ def _header(tensors, structure):
 
 
 def _write_tensor(f, t):
-    """Write one tensor's bytes: C order (a non-contiguous tensor is copied), little-endian."""
+    f.write(_tensor_bytes(t))
+
+
+def _tensor_bytes(t):
+    """One tensor's bytes as the file holds them: C order (a non-contiguous tensor is copied),
+    little-endian."""
     if t.numel() == 0:
-        return
+        return b""
     arr = t.contiguous().numpy().reshape(-1)
     if sys.byteorder != "little":
         arr = arr.astype(arr.dtype.newbyteorder("<"))
-    f.write(memoryview(np.ascontiguousarray(arr).view(np.uint8)))
+    return memoryview(np.ascontiguousarray(arr).view(np.uint8))
 
 
 # ---------------------------------------------------------------------------------- load
@@ -217,6 +241,7 @@ def load(path, map_location=None, weights_only=True):
         if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
             raise bad("__metadata__ must map strings to strings")
 
+        checksums = _checksums(metadata, header, bad)  # None for a file without them
         data_start, data_len = 8 + n, size - 8 - n
         entries = [(name,) + _check_entry(name, info, data_len, bad) for name, info in header.items()]
         end = 0
@@ -236,6 +261,10 @@ def load(path, map_location=None, weights_only=True):
                 f.seek(data_start + begin)
                 if _read_into(f, memoryview(arr.view(np.uint8))) != stop - begin:
                     raise bad(f"tensor {name!r}: the file ended early (truncated while being read?)")
+            if checksums is not None:
+                _verify(f"tensor {name!r}", t.numpy().reshape(-1).view(np.uint8) if stop > begin else b"",
+                        checksums["tensors"][name], bad)
+            if stop > begin:
                 if sys.byteorder != "little":
                     arr.byteswap(inplace=True)
             tensors[name] = t
@@ -243,6 +272,8 @@ def load(path, map_location=None, weights_only=True):
 
     if STRUCTURE_KEY not in metadata:
         return tensors  # a plain safetensors file from another tool
+    if checksums is not None:
+        _verify(f"the {STRUCTURE_KEY} metadata", metadata[STRUCTURE_KEY].encode("utf-8"), checksums["structure"], bad)
     try:
         structure = json.loads(metadata[STRUCTURE_KEY])
     except json.JSONDecodeError as e:
@@ -253,6 +284,37 @@ def load(path, map_location=None, weights_only=True):
         return _decode(structure["root"], tensors)
     except _Invalid as e:
         raise bad(f"the {STRUCTURE_KEY} metadata is invalid: {e}") from None
+
+
+def _checksums(metadata, header, bad):
+    """The CHECKSUM_KEY entry as {"structure": int, "tensors": {name: int}} covering every tensor
+    of `header`, None when the file has none (written before checksums, or by another tool)."""
+    if CHECKSUM_KEY not in metadata:
+        return None
+
+    def crc(value):
+        if not (isinstance(value, str) and len(value) == 8 and all(c in "0123456789abcdef" for c in value)):
+            raise bad(f"the {CHECKSUM_KEY} metadata holds {value!r}, not a CRC-32 of 8 hex digits")
+        return int(value, 16)
+
+    try:
+        entry = json.loads(metadata[CHECKSUM_KEY])
+    except json.JSONDecodeError as e:
+        raise bad(f"the {CHECKSUM_KEY} metadata is not valid JSON ({e})") from None
+    if not (isinstance(entry, dict) and isinstance(entry.get("tensors"), dict)):
+        raise bad(f"the {CHECKSUM_KEY} metadata is not {{'structure': crc, 'tensors': {{name: crc}}}}")
+    if set(entry["tensors"]) != set(header):
+        unlisted = sorted(set(header) - set(entry["tensors"])) or sorted(set(entry["tensors"]) - set(header))
+        raise bad(f"the {CHECKSUM_KEY} metadata and the header disagree on the tensors (e.g. {unlisted[0]!r})")
+    return {"structure": crc(entry.get("structure")),
+            "tensors": {name: crc(value) for name, value in entry["tensors"].items()}}
+
+
+def _verify(what, data, expected, bad):
+    got = zlib.crc32(data)
+    if got != expected:
+        raise bad(f"{what} does not match the checksum saved with it (CRC-32 {got:08x}, saved {expected:08x}): "
+                  f"its bytes changed after the save (a flipped bit on disk or in a copy?)")
 
 
 def _check_entry(name, info, data_len, bad):

@@ -7,7 +7,9 @@
 
 namespace seqlab {
 
-void set_num_threads(int n);  // sets seqlab's pool and OpenBLAS
+// Sets seqlab's pool and OpenBLAS; n from 1 to max_threads() (4 per CPU), else std::runtime_error.
+void set_num_threads(int64_t n);
+int max_threads();
 int get_num_threads();
 // Run f(begin, end) over [0, n) in chunks of at least `grain` on the pool (inline when small).
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& f);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "seqlab/check.hpp"
+#include "seqlab/parallel.hpp"
 
 namespace seqlab::embed {
 namespace {
@@ -84,7 +85,8 @@ std::vector<Entry> count_range(const int32_t* ids, const int64_t* offsets, int64
 Cooccurrence count_cooccurrences(const int32_t* ids, const int64_t* offsets, int64_t n_sentences, int64_t n_words,
                                  const CooccurOptions& o) {
   SEQLAB_CHECK_VALUE(o.window >= 1, "cooccurrence: window must be >= 1, got ", o.window);
-  SEQLAB_CHECK_VALUE(o.workers >= 1, "cooccurrence: workers must be >= 1, got ", o.workers);
+  SEQLAB_CHECK_VALUE(o.workers >= 1 && o.workers <= max_threads(), "cooccurrence: workers must be from 1 to ",
+                     max_threads(), " (4 per CPU), got ", o.workers);
   SEQLAB_CHECK_VALUE(n_words >= 0 && n_words < INT32_MAX, "cooccurrence: bad vocabulary size ", n_words);
   const int64_t n_tokens = offsets[n_sentences] - offsets[0];
   for (int64_t t = offsets[0]; t < offsets[n_sentences]; ++t)
@@ -134,6 +136,8 @@ Cooccurrence count_cooccurrences(const int32_t* ids, const int64_t* offsets, int
 // Y[r, :] = sum over the nonzeros (r, c, a) of row r of  a * X[c, :]
 void csr_matmul(const int64_t* indptr, const int32_t* indices, const double* data, int64_t n_rows, const double* X,
                 int64_t k, double* Y, int workers) {
+  SEQLAB_CHECK_VALUE(workers >= 1 && workers <= max_threads(), "csr_matmul: workers must be from 1 to ", max_threads(),
+                     " (4 per CPU), got ", workers);
   auto rows = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       double* y = Y + r * k;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "seqlab/check.hpp"
+#include "seqlab/parallel.hpp"
 
 namespace seqlab::embed {
 namespace {
@@ -26,10 +27,12 @@ double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11)
 
 GloveTrainer::GloveTrainer(Cooccurrence X, const GloveOptions& o) : X_(std::move(X)), o_(o) {
   SEQLAB_CHECK_VALUE(o.vector_size >= 1, "GloVe: vector_size must be >= 1, got ", o.vector_size);
-  SEQLAB_CHECK_VALUE(o.x_max > 0, "GloVe: x_max must be > 0, got ", o.x_max);
-  SEQLAB_CHECK_VALUE(o.alpha >= 0, "GloVe: alpha must be >= 0, got ", o.alpha);
-  SEQLAB_CHECK_VALUE(o.learning_rate > 0, "GloVe: learning_rate must be > 0, got ", o.learning_rate);
-  SEQLAB_CHECK_VALUE(o.workers >= 1, "GloVe: workers must be >= 1, got ", o.workers);
+  SEQLAB_CHECK_VALUE(o.x_max > 0 && std::isfinite(o.x_max), "GloVe: x_max must be > 0 and finite, got ", o.x_max);
+  SEQLAB_CHECK_VALUE(o.alpha >= 0 && std::isfinite(o.alpha), "GloVe: alpha must be >= 0 and finite, got ", o.alpha);
+  SEQLAB_CHECK_VALUE(o.learning_rate > 0 && std::isfinite(o.learning_rate),
+                     "GloVe: learning_rate must be > 0 and finite, got ", o.learning_rate);
+  SEQLAB_CHECK_VALUE(o.workers >= 1 && o.workers <= max_threads(), "GloVe: workers must be from 1 to ", max_threads(),
+                     " (4 per CPU), got ", o.workers);
   const int64_t V = X_.n_words, d = o.vector_size, nnz = X_.nnz();
   SEQLAB_CHECK_VALUE(X_.row.size() == X_.value.size() && X_.col.size() == X_.value.size(),
                      "GloVe: row, col and value must have the same length");

@@ -22,6 +22,7 @@
 #include "../simd/vec_math.hpp"
 #include "seqlab/check.hpp"
 #include "seqlab/embed/word2vec.hpp"
+#include "seqlab/parallel.hpp"
 
 #if defined(__SSE__)
 #include <xmmintrin.h>
@@ -35,9 +36,14 @@ void Word2VecOptions::check() const {
   SEQLAB_CHECK_VALUE(negative >= 0, "Word2Vec: negative must be >= 0, got ", negative);
   SEQLAB_CHECK_VALUE(hs || negative > 0, "Word2Vec: one of hs=1 or negative>0 is needed to train");
   SEQLAB_CHECK_VALUE(epochs >= 0, "Word2Vec: epochs must be >= 0, got ", epochs);
-  SEQLAB_CHECK_VALUE(workers >= 1, "Word2Vec: workers must be >= 1, got ", workers);
-  SEQLAB_CHECK_VALUE(alpha > 0 && min_alpha >= 0, "Word2Vec: alpha must be > 0 and min_alpha >= 0, got alpha=", alpha,
+  // workers are std::threads started at once (a refused one would leave the others at a barrier):
+  // at most max_threads(), the bound of set_num_threads.
+  SEQLAB_CHECK_VALUE(workers >= 1 && workers <= max_threads(), "Word2Vec: workers must be from 1 to ", max_threads(),
+                     " (4 per CPU), got ", workers);
+  SEQLAB_CHECK_VALUE(alpha > 0 && min_alpha >= 0 && std::isfinite(alpha) && std::isfinite(min_alpha),
+                     "Word2Vec: alpha must be > 0 and min_alpha >= 0, both finite, got alpha=", alpha,
                      ", min_alpha=", min_alpha);
+  SEQLAB_CHECK_VALUE(std::isfinite(ns_exponent), "Word2Vec: ns_exponent must be finite, got ", ns_exponent);
   SEQLAB_CHECK_VALUE(chunk_words >= 1 && block_chunks >= 1, "Word2Vec: chunk_words and block_chunks must be >= 1");
   const int end = epoch_end < 0 ? epochs : epoch_end;
   SEQLAB_CHECK_VALUE(0 <= epoch_begin && epoch_begin <= end && end <= epochs,

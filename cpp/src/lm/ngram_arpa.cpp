@@ -136,6 +136,8 @@ NGramModel NGramModel::read_arpa(const std::string& path) {
     counts.push_back(c);
   }
   if (counts.empty()) r.fail("no 'ngram N=count' lines after \\data\\");
+  if (counts.size() > static_cast<size_t>(kMaxOrder))
+    r.fail(str_cat("the model has ", counts.size(), " orders; seqlab supports up to ", kMaxOrder));
   const int N = static_cast<int>(counts.size());
 
   NGramModel m;

@@ -116,12 +116,21 @@ void NGramModel::count_ngrams(const int32_t* ids, const int64_t* offsets, int64_
   }
 }
 
+void BuildOptions::check() const {
+  SEQLAB_CHECK_VALUE(order >= 1 && order <= kMaxOrder, "NGram: order must be from 1 to ", kMaxOrder, ", got ", order);
+  SEQLAB_CHECK_VALUE(smoothing != Smoothing::Arpa, "NGram: 'arpa' is not a smoothing to build with");
+  SEQLAB_CHECK_VALUE(smoothing != Smoothing::AddK || k > 0, "NGram: add-k needs k > 0, got ", k);
+  SEQLAB_CHECK_VALUE(katz_k >= 1, "NGram: katz_k must be >= 1 (Good-Turing discounts counts 1..katz_k), got ", katz_k);
+  for (int c = 1; c <= 3; ++c)
+    SEQLAB_CHECK_VALUE(fallback[c - 1] >= 0 && fallback[c - 1] <= c, "NGram: discount_fallback's D", c,
+                       c == 3 ? "+" : "", " must lie in [0, ", c, "], got ", fallback[c - 1]);
+}
+
 NGramModel NGramModel::build(const std::vector<std::string>& words, const int32_t* ids, const int64_t* offsets,
                              int64_t n_sentences, const BuildOptions& opt) {
+  opt.check();
   const int N = opt.order;
-  SEQLAB_CHECK_VALUE(N >= 1, "NGram: order must be >= 1, got ", N);
   SEQLAB_CHECK_VALUE(n_sentences > 0 && offsets[n_sentences] > 0, "NGram.fit: the corpus is empty (no tokens)");
-  SEQLAB_CHECK_VALUE(opt.smoothing != Smoothing::AddK || opt.k > 0, "NGram: add-k needs k > 0, got ", opt.k);
 
   NGramModel m;
   m.smoothing_ = opt.smoothing;

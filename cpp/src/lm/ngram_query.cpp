@@ -14,7 +14,7 @@ namespace seqlab::lm {
 // Longest match first: the n-grams ending in w are (state[j], w), and if one is missing so is
 // every longer one (its suffix); then the weights of the histories longer than the match's.
 double NGramModel::advance(uint32_t* state, int& len, uint32_t w, int* ngram_length) const {
-  uint32_t found[65];
+  uint32_t found[kMaxOrder + 1];
   found[1] = w;
   int match = 1;
   for (int j = 1; j <= len; ++j) {
@@ -34,14 +34,14 @@ double NGramModel::advance(uint32_t* state, int& len, uint32_t w, int* ngram_len
 double NGramModel::log10_prob(const uint32_t* history, size_t history_len, uint32_t w, int* ngram_length) const {
   SEQLAB_CHECK_INDEX(w < vocab_.size() && w != kBos, "NGram: token id ", w, " is not a token that can be predicted");
   const int N = order();
-  SEQLAB_CHECK(N <= 64, "NGram: order ", N, " is above the supported 64");
+  SEQLAB_CHECK(N <= kMaxOrder, "NGram: order ", N, " is above the supported ", kMaxOrder);
   if (history_len > static_cast<size_t>(N - 1)) {
     history += history_len - (N - 1);
     history_len = N - 1;
   }
   if (smoothing_ == Smoothing::MLE || smoothing_ == Smoothing::AddK)
     return direct_log10_prob(history, history_len, w, ngram_length);
-  uint32_t state[65];
+  uint32_t state[kMaxOrder + 1];
   int len = 0;
   for (int j = 1; j <= static_cast<int>(history_len); ++j) {  // a missing history: so are the longer ones
     const int64_t e = find(history + history_len - j, j);
@@ -97,7 +97,7 @@ std::vector<uint32_t> NGramModel::encode(std::string_view sentence, text::Level 
 // token's n-grams continue them: one binary search among a history's children per order.
 void NGramModel::score(const uint32_t* ids, size_t n, bool bos, bool eos, double* out_log10, int* out_len) const {
   const int N = order();
-  SEQLAB_CHECK(N <= 64, "NGram: order ", N, " is above the supported 64");
+  SEQLAB_CHECK(N <= kMaxOrder, "NGram: order ", N, " is above the supported ", kMaxOrder);
   const size_t T = n + (eos ? 1 : 0);
   for (size_t i = 0; i < n; ++i)
     SEQLAB_CHECK_INDEX(ids[i] < vocab_.size() && ids[i] != kBos, "NGram: token id ", ids[i], " cannot be predicted");
@@ -113,7 +113,7 @@ void NGramModel::score(const uint32_t* ids, size_t n, bool bos, bool eos, double
     }
     return;
   }
-  uint32_t state[65];
+  uint32_t state[kMaxOrder + 1];
   int len = 0;
   if (bos && N > 1) {
     state[1] = kBos;

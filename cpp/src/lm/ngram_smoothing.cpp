@@ -175,11 +175,16 @@ void NGramModel::smooth_katz(int K) {
     Order& o = orders_[n - 1];
     o.logprob.assign(o.size(), 0.0f);
     if (n < N || n == 1) o.backoff.assign(o.size(), 0.0f);
-    std::vector<uint64_t> nr(K + 2, 0);
+    // No k at or above the largest count has n_{k+1} > 0, so the search starts below it: the same
+    // discounts without a katz_k-sized table or a katz_k² search when katz_k is huge.
+    uint32_t max_count = 0;
+    for (uint32_t c : o.count) max_count = std::max(max_count, c);
+    const int K_n = static_cast<int>(std::min<int64_t>(K, max_count));
+    std::vector<uint64_t> nr(K_n + 2, 0);
     for (uint32_t c : o.count)
-      if (c >= 1 && c <= static_cast<uint32_t>(K + 1)) ++nr[c];
+      if (c >= 1 && c <= static_cast<uint32_t>(K_n + 1)) ++nr[c];
     std::vector<double> dr;
-    int k = K;
+    int k = K_n;
     for (; k >= 1; --k) {
       bool ok = true;
       for (int r = 1; r <= k + 1; ++r) ok = ok && nr[r] > 0;

@@ -1,12 +1,16 @@
-// Reductions: sum, mean, var, max/min (with indices), argmax/argmin, and sum_to (the backward
-// of broadcasting). A reduction over a block of adjacent dims of a contiguous tensor runs on
+// Reductions: sum, mean, var, vector_norm, max/min (with indices), argmax/argmin, and sum_to
+// (the backward of broadcasting). A reduction over a block of adjacent dims of a contiguous tensor runs on
 // the (outer, R, inner) view of it; other dim sets are permuted into such a block first.
-// Tests: tests/test_reduce.py.
+// Tests: tests/test_reduce.py (vector_norm: tests/test_norm.py).
 #include "seqlab/ops/reduce.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
 
 #include "kernel_utils.hpp"
 #include "seqlab/autograd.hpp"
@@ -240,6 +244,248 @@ Tensor var(const Tensor& x, const std::vector<int64_t>& dims_in, double correcti
              return {expand_grad(g, kept, xx.shape()) * (xx - m) * (2.0 / denom)};
            });
   }
+  return out;
+}
+
+// ---------------------------------------------------------------- vector_norm
+// torch.linalg.vector_norm (https://pytorch.org/docs/stable/generated/torch.linalg.vector_norm.html):
+//   ord = p:     ||x||_p = (Σ_r |x_r|^p)^(1/p)      p = 2: sqrt(Σ x²),  p = 1: Σ |x|
+//   ord = ±inf:  max_r |x_r|, min_r |x_r|   (a NaN wins, as amax)
+//   ord = 0:     #{r : x_r != 0}
+// float32 accumulates in double, as sum does. Where Σ|x|^p overflows or underflows the
+// accumulator although the norm itself is representable (float64 [1e200, 1e200], where torch
+// returns inf), the group is summed again scaled by s = max |x| (min |x| for p < 0), as LAPACK's
+// dnrm2 scales: ||x||_p = s (Σ_r (|x_r|/s)^p)^(1/p).
+namespace {
+
+enum class NormKind { Zero, One, Two, Inf, NegInf, P };
+template <NormKind K>
+using NormTag = std::integral_constant<NormKind, K>;
+
+NormKind norm_kind(double p) {
+  if (p == 0) return NormKind::Zero;
+  if (p == 1) return NormKind::One;
+  if (p == 2) return NormKind::Two;
+  if (std::isinf(p)) return p > 0 ? NormKind::Inf : NormKind::NegInf;
+  return NormKind::P;
+}
+
+template <typename F>
+decltype(auto) dispatch_norm(NormKind k, F&& f) {
+  switch (k) {
+    case NormKind::Zero: return f(NormTag<NormKind::Zero>{});
+    case NormKind::One: return f(NormTag<NormKind::One>{});
+    case NormKind::Two: return f(NormTag<NormKind::Two>{});
+    case NormKind::Inf: return f(NormTag<NormKind::Inf>{});
+    case NormKind::NegInf: return f(NormTag<NormKind::NegInf>{});
+    case NormKind::P: break;
+  }
+  return f(NormTag<NormKind::P>{});
+}
+
+// The accumulator: its start, one element a = |x| added to it, two partial ones joined, its norm.
+template <NormKind K, typename A>
+A norm_init() {
+  return K == NormKind::NegInf ? std::numeric_limits<A>::infinity() : A(0);
+}
+template <NormKind K, typename A>
+A norm_step(A acc, A a, A p) {
+  if constexpr (K == NormKind::Zero) return acc + A(a != 0);
+  else if constexpr (K == NormKind::One) return acc + a;
+  else if constexpr (K == NormKind::Two) return acc + a * a;
+  else if constexpr (K == NormKind::Inf) return (a > acc || a != a) ? a : acc;  // once NaN, stays NaN
+  else if constexpr (K == NormKind::NegInf) return (a < acc || a != a) ? a : acc;
+  else return acc + std::pow(a, p);
+}
+template <NormKind K, typename A>
+A norm_join(A acc, A part) {
+  if constexpr (K == NormKind::Inf || K == NormKind::NegInf) return norm_step<K>(acc, part, A(0));
+  else return acc + part;
+}
+template <NormKind K, typename A>
+A norm_finish(A acc, A p) {
+  if constexpr (K == NormKind::Two) return std::sqrt(acc);
+  else if constexpr (K == NormKind::P) return std::pow(acc, A(1) / p);
+  else return acc;
+}
+
+// The accumulator over n elements of x, `stride` apart.
+template <NormKind K, typename T, typename A = Acc<T>>
+A norm_run(const T* x, int64_t n, int64_t stride, A p) {
+  A acc = norm_init<K, A>();
+  if constexpr (K == NormKind::One || K == NormKind::Two) {
+    if (stride == 1) {
+#pragma omp simd reduction(+ : acc)
+      for (int64_t r = 0; r < n; ++r) acc = norm_step<K>(acc, std::abs(static_cast<A>(x[r])), p);
+      return acc;
+    }
+  }
+  for (int64_t r = 0; r < n; ++r) acc = norm_step<K>(acc, std::abs(static_cast<A>(x[r * stride])), p);
+  return acc;
+}
+
+// The p-norm of one group summed again, scaled: s (Σ (|x|/s)^p)^(1/p). `naive` is returned where
+// scaling cannot help (s is 0 or inf: all zeros, a zero with p < 0, or an infinite element).
+template <typename T, typename A>
+A norm_rescaled(const T* x, int64_t n, int64_t stride, A p, A naive) {
+  A s = p > 0 ? A(0) : std::numeric_limits<A>::infinity();
+  for (int64_t r = 0; r < n; ++r) {
+    const A a = std::abs(static_cast<A>(x[r * stride]));
+    s = p > 0 ? std::max(s, a) : std::min(s, a);
+  }
+  if (!(s > 0) || std::isinf(s)) return naive;
+  A acc = 0;
+  for (int64_t r = 0; r < n; ++r) acc += std::pow(std::abs(static_cast<A>(x[r * stride])) / s, p);
+  return s * std::pow(acc, A(1) / p);
+}
+
+// out[o, i] = ||x[o, :, i]||
+template <NormKind K, typename T>
+void norm_kernel(const Blocked& b, double p_in, T* out) {
+  using A = Acc<T>;
+  const A p = static_cast<A>(p_in);
+  const T* x = b.x.data<T>();
+  const int64_t R = b.R, inner = b.inner;
+  // The norm of the group starting at `group` from its accumulator.
+  auto finish = [R, p](A acc, const T* group, int64_t stride) -> T {
+    const A naive = norm_finish<K>(acc, p);
+    if constexpr (K == NormKind::Two || K == NormKind::P)
+      if (std::isinf(acc) || acc < std::numeric_limits<A>::min())
+        return static_cast<T>(norm_rescaled(group, R, stride, p, naive));
+    return static_cast<T>(naive);
+  };
+  if (inner == 1 && b.outer == 1) {  // one long row: partial accumulators over the pool, joined in order
+    const int64_t chunks = std::min<int64_t>(get_num_threads(), std::max<int64_t>(1, R / 65536));
+    std::vector<A> part(static_cast<size_t>(chunks), norm_init<K, A>());
+    const int64_t per = (R + chunks - 1) / chunks;
+    parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
+      for (int64_t c = s; c < e; ++c) {
+        const int64_t lo = c * per, hi = std::min(R, lo + per);
+        if (lo < hi) part[c] = norm_run<K>(x + lo, hi - lo, 1, p);
+      }
+    });
+    A acc = norm_init<K, A>();
+    for (A v : part) acc = norm_join<K>(acc, v);
+    out[0] = finish(acc, x, 1);
+    return;
+  }
+  if (inner == 1) {
+    parallel_for(b.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(R, 1)), [&](int64_t s, int64_t e) {
+      for (int64_t o = s; o < e; ++o) out[o] = finish(norm_run<K>(x + o * R, R, 1, p), x + o * R, 1);
+    });
+    return;
+  }
+  // Reducing an outer dim: accumulate whole rows (vectorised over i).
+  parallel_for(inner, std::max<int64_t>(64, 32768 / std::max<int64_t>(R * b.outer, 1)), [&](int64_t i0, int64_t i1) {
+    std::vector<A> acc(static_cast<size_t>(i1 - i0));
+    for (int64_t o = 0; o < b.outer; ++o) {
+      std::fill(acc.begin(), acc.end(), norm_init<K, A>());
+      for (int64_t r = 0; r < R; ++r) {
+        const T* row = x + (o * R + r) * inner + i0;
+        for (int64_t i = 0; i < i1 - i0; ++i) acc[i] = norm_step<K>(acc[i], std::abs(static_cast<A>(row[i])), p);
+      }
+      for (int64_t i = 0; i < i1 - i0; ++i)
+        out[o * inner + i0 + i] = finish(acc[i], x + o * R * inner + i0 + i, inner);
+    }
+  });
+}
+
+// dx = f(x, n, g) with n (the norm) and g (its gradient) broadcast from the keepdim shape to x's.
+template <typename F>
+Tensor norm_grad_map(const Tensor& x, const Tensor& n, const Tensor& g, F f) {
+  Tensor dx = Tensor::empty(x.shape(), x.dtype());
+  dispatch_float(x.dtype(), "vector_norm_backward", [&](auto tag) {
+    using T = decltype(tag);
+    using A = Acc<T>;
+    const Shape& shape = x.shape();
+    std::array<Shape, 4> st{contiguous_strides(shape), x.strides(), broadcast_strides(n, shape),
+                            broadcast_strides(g, shape)};
+    const int64_t sz = sizeof(T);
+    strided_loop<4>(shape, {static_cast<char*>(dx.raw_data()), static_cast<char*>(x.raw_data()),
+                            static_cast<char*>(n.raw_data()), static_cast<char*>(g.raw_data())},
+                    st, {sz, sz, sz, sz}, [&](std::array<char*, 4> ptr, std::array<int64_t, 4> s, int64_t len) {
+                      for (int64_t k = 0; k < len; ++k) {
+                        auto at = [&](int j) { return static_cast<A>(*reinterpret_cast<const T*>(ptr[j] + k * s[j])); };
+                        *reinterpret_cast<T*>(ptr[0] + k * s[0]) = static_cast<T>(f(at(1), at(2), at(3)));
+                      }
+                    });
+  });
+  return dx;
+}
+
+// torch's sgn: -1, 0 or 1, and 0 for NaN.
+template <typename A>
+A sgn(A v) {
+  return A(v > 0) - A(v < 0);
+}
+
+std::string ord_str(double p) {
+  std::ostringstream os;
+  os << p;
+  return os.str();
+}
+
+}  // namespace
+
+Tensor vector_norm(const Tensor& x_in, double ord, const std::vector<int64_t>& dims_in, bool keepdim,
+                   std::optional<Dtype> dtype) {
+  SEQLAB_CHECK_TYPE(is_floating(x_in.dtype()), "linalg.vector_norm: Expected a floating point tensor as input. Got ",
+                    dtype_name(x_in.dtype()));
+  if (dtype) {
+    SEQLAB_CHECK_TYPE(is_floating(*dtype), "linalg.vector_norm: dtype should be floating point, but got ",
+                      dtype_name(*dtype));
+    SEQLAB_CHECK_TYPE(*dtype >= x_in.dtype(), "linalg.vector_norm: the dtype of the input (", dtype_name(x_in.dtype()),
+                      ") should be convertible without narrowing to the specified dtype (", dtype_name(*dtype), ")");
+  }
+  const Tensor x = dtype ? to_dtype(x_in, *dtype) : x_in;
+  const auto dims = normalize_dims(dims_in, x.dim(), "linalg.vector_norm");
+  // Orders without an identity (max, min, and negative powers) cannot reduce nothing.
+  if (ord < 0 || std::isinf(ord)) {
+    if (dims_in.empty())
+      SEQLAB_CHECK(x.numel() > 0, "linalg.vector_norm cannot compute the ", ord_str(ord), " norm on an empty tensor "
+                                  "because the operation does not have an identity");
+    for (int64_t d : dims)
+      SEQLAB_CHECK(x.shape()[d] > 0, "linalg.vector_norm cannot compute the ", ord_str(ord), " norm on the dimension ",
+                   d, " because this dimension is empty and the operation does not have an identity");
+  }
+  const NormKind kind = norm_kind(ord);
+  const Blocked b = block(x, dims);
+  Tensor out = Tensor::empty(drop_dims(b.kept_shape, dims, keepdim), x.dtype());
+  dispatch_float(x.dtype(), "linalg.vector_norm", [&](auto tag) {
+    using T = decltype(tag);
+    dispatch_norm(kind, [&](auto k) { norm_kernel<decltype(k)::value, T>(b, ord, out.data<T>()); });
+  });
+  if (any_requires_grad({x}))
+    // torch's norm_backward (torch/csrc/autograd/FunctionsManual.cpp), with n = ||x|| and g broadcast back:
+    //   ord = 0:     dx = 0 (no gradient flows)
+    //   ord = ±inf:  dx = sgn(x) g / k where |x| = n (or x is NaN), k such entries; 0 elsewhere
+    //   otherwise:   dx = sgn(x) (|x| / n)^(p-1) g      (p = 2: x/n g,  p = 1: sgn(x) g)
+    // and dx = 0 where n = 0 or x = 0: at 0 no derivative exists, and torch takes 0. (The
+    // composed sqrt(sum(x*x)) gives 0 * 1/(2 sqrt 0) = 0 * inf = NaN there: the trap this op removes.)
+    attach(out, "LinalgVectorNormBackward0", {x},
+           [sx = save(x), sn = save(out), dims, kept = b.kept_shape, ord, kind](const Tensor& g) -> TensorList {
+             const Tensor xx = sx.unpack();
+             if (kind == NormKind::Zero) return {Tensor()};  // none, as torch (x.grad stays None)
+             const Tensor n = reshape(sn.unpack(), kept);
+             Tensor gk = reshape(g, kept);
+             if (kind == NormKind::Inf || kind == NormKind::NegInf) {
+               const Tensor ties = norm_grad_map(xx, n, n, [](auto v, auto nv, auto) {
+                 return decltype(v)(std::abs(v) == nv || v != v);
+               });
+               gk = gk / sum(ties, dims, true);
+               return {norm_grad_map(xx, n, gk, [](auto v, auto nv, auto gv) {
+                 return (std::abs(v) == nv || v != v) ? sgn(v) * gv : decltype(v)(0);
+               })};
+             }
+             return {norm_grad_map(xx, n, gk, [kind, ord](auto v, auto nv, auto gv) {
+               using A = decltype(v);
+               if (nv == 0) return A(0);
+               if (kind == NormKind::One) return sgn(v) * gv;
+               if (v == 0) return nv == nv ? A(0) : nv;  // a NaN norm still spreads NaN, as in torch
+               if (kind == NormKind::Two) return v / nv * gv;
+               return sgn(v) * std::pow(std::abs(v) / nv, static_cast<A>(ord) - 1) * gv;
+             })};
+           });
   return out;
 }
 

@@ -9,6 +9,8 @@ get vectors too. Training is Word2Vec's C++ trainer (cpp/src/embed/word2vec.cpp)
 
 Tested in tests/test_fasttext.py.
 """
+import numbers
+
 import numpy as np
 
 from .. import _core
@@ -85,8 +87,13 @@ class FastText(Word2Vec):
                  max_final_vocab=None, shrink_windows=True, *, progress=True, chunk_words=256, block_chunks=4):
         if word_ngrams != 1:
             raise NotImplementedError("FastText: only word_ngrams=1 is supported (as in gensim)")
+        for arg, value in (("min_n", min_n), ("max_n", max_n), ("bucket", bucket)):
+            if not isinstance(value, numbers.Integral):
+                raise TypeError(f"FastText: {arg} must be an int, got {value!r}")
         if int(min_n) < 1:
             raise ValueError(f"FastText: min_n must be >= 1, got {min_n}")
+        if int(max_n) < 0:
+            raise ValueError(f"FastText: max_n must be >= 0 (below min_n: no n-grams), got {max_n}")
         if int(bucket) < 0:
             raise ValueError(f"FastText: bucket must be >= 0, got {bucket}")
         self.min_n, self.max_n, self.bucket, self.word_ngrams = int(min_n), int(max_n), int(bucket), 1

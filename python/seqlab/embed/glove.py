@@ -35,6 +35,16 @@ _PARAMS = ("vector_size", "window", "min_count", "x_max", "alpha", "learning_rat
            "symmetric", "distance_weighting")
 
 
+def _check_counts(who, min_count, workers):
+    """The constructor's check of min_count (>= 1, as _vocabulary needs) and workers: threads that
+    the C++ counter and trainer start at once, at most seqlab's bound (4 per CPU, set_num_threads')."""
+    if not isinstance(min_count, (int, np.integer)) or min_count < 1:
+        raise ValueError(f"{who}: min_count must be an int >= 1, got {min_count!r}")
+    top = _core._max_threads()
+    if not isinstance(workers, (int, np.integer)) or not 1 <= workers <= top:
+        raise ValueError(f"{who}: workers must be an int from 1 to {top} (4 per CPU), got {workers!r}")
+
+
 def _vocabulary(sentences, corpus_file, min_count, who):
     """encode_corpus with gensim's min_count: the vocabulary by descending count, words seen
     fewer than min_count times dropped (their ids become -1, so windows close over them)."""
@@ -72,15 +82,15 @@ class GloVe:
                  distance_weighting=True, progress=True):
         """Count co-occurrences and train, if sentences (token lists or lines) or corpus_file
         (a path, one sentence per line) is given; else call build_vocab() then train()."""
-        for name, value, low in (("vector_size", vector_size, 1), ("window", window, 1), ("epochs", epochs, 0),
-                                 ("workers", workers, 1)):
+        for name, value, low in (("vector_size", vector_size, 1), ("window", window, 1), ("epochs", epochs, 0)):
             if not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"GloVe: {name} must be an int >= {low}, got {value!r}")
+        _check_counts("GloVe", min_count, workers)
         for name, value in (("x_max", x_max), ("learning_rate", learning_rate)):
-            if not value > 0:
-                raise ValueError(f"GloVe: {name} must be > 0, got {value!r}")
-        if not alpha >= 0:
-            raise ValueError(f"GloVe: alpha must be >= 0, got {alpha!r}")
+            if not 0 < value < np.inf:
+                raise ValueError(f"GloVe: {name} must be > 0 and finite, got {value!r}")
+        if not 0 <= alpha < np.inf:
+            raise ValueError(f"GloVe: alpha must be >= 0 and finite, got {alpha!r}")
         self.vector_size, self.window, self.min_count = int(vector_size), int(window), int(min_count)
         self.x_max, self.alpha, self.learning_rate = float(x_max), float(alpha), float(learning_rate)
         self.epochs, self.workers, self.seed = int(epochs), int(workers), int(seed)

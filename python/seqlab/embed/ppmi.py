@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _core
 from ._file import load_state, missing, save_model
-from .glove import FORMAT_VERSION, _make_keyed_vectors, _same_length, _vocabulary
+from .glove import FORMAT_VERSION, _check_counts, _make_keyed_vectors, _same_length, _vocabulary
 
 __all__ = ["PPMI", "randomized_svd"]
 
@@ -100,10 +100,16 @@ class PPMI:
             raise ValueError(f"PPMI: window must be an int >= 1, got {window!r}")
         if not isinstance(vector_size, (int, np.integer)) or vector_size < 1:
             raise ValueError(f"PPMI: vector_size must be an int >= 1, got {vector_size!r}")
-        if not neg >= 1:
-            raise ValueError(f"PPMI: neg must be >= 1 (the shift is log neg), got {neg!r}")
-        if not cds_alpha > 0:
-            raise ValueError(f"PPMI: cds_alpha must be > 0, got {cds_alpha!r}")
+        _check_counts("PPMI", min_count, workers)
+        if not 1 <= neg < np.inf:
+            raise ValueError(f"PPMI: neg must be >= 1 and finite (the shift is log neg), got {neg!r}")
+        if not 0 < cds_alpha < np.inf:
+            raise ValueError(f"PPMI: cds_alpha must be > 0 and finite, got {cds_alpha!r}")
+        if not -np.inf < eig < np.inf:
+            raise ValueError(f"PPMI: eig must be finite, got {eig!r}")
+        for name, value in (("n_oversamples", n_oversamples), ("n_iter", n_iter)):
+            if not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"PPMI: {name} must be an int >= 0, got {value!r}")
         if svd not in ("auto", "dense", "randomized"):
             raise ValueError(f"PPMI: svd must be 'auto', 'dense' or 'randomized', got {svd!r}")
         self.window, self.min_count, self.vector_size = int(window), int(min_count), int(vector_size)

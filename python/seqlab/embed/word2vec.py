@@ -7,6 +7,8 @@
 Follows Mikolov et al. 2013 and gensim.models.Word2Vec; the deterministic parallel design is
 in docs/embeddings-design.md. Tested in tests/test_word2vec.py.
 """
+import math
+import numbers
 import os
 import threading
 import warnings
@@ -51,6 +53,13 @@ def keep_vocab_item(word, count, min_count, trim_rule=None, who="keep_vocab_item
     return default
 
 
+def _check_sample(sample, who):
+    """gensim's `sample` (None or 0: no downsampling); a negative one would make NaN keep probabilities."""
+    if not (sample is None or isinstance(sample, numbers.Real) and 0 <= sample < math.inf):
+        raise ValueError(f"{who}: sample must be a finite number >= 0 (0: no downsampling), got {sample!r}")
+    return sample
+
+
 def _check_trim_rule(trim_rule, who):
     if trim_rule is not None and not callable(trim_rule):
         raise TypeError(f"{who}: trim_rule must be None or a callable (word, count, min_count) returning "
@@ -79,6 +88,13 @@ class Word2Vec:
                  ns_exponent=0.75, cbow_mean=1, hashfxn=hash, epochs=5, null_word=0, trim_rule=None, sorted_vocab=1,
                  batch_words=10000, compute_loss=False, callbacks=(), comment=None, max_final_vocab=None,
                  shrink_windows=True, *, progress=True, chunk_words=256, block_chunks=4):
+        name = type(self).__name__
+        for arg, value in (("vector_size", vector_size), ("window", window), ("min_count", min_count),
+                           ("negative", negative), ("epochs", epochs), ("workers", workers),
+                           ("chunk_words", chunk_words), ("block_chunks", block_chunks)):
+            if not isinstance(value, numbers.Integral):  # int(1.5) would train 1-dimensional vectors
+                raise TypeError(f"{name}: {arg} must be an int, got {value!r}")
+        _check_sample(sample, name)
         if int(vector_size) < 1:
             raise ValueError(f"{type(self).__name__}: vector_size must be >= 1, got {vector_size}")
         if int(window) < 1:
@@ -120,6 +136,8 @@ class Word2Vec:
         self.block_chunks = int(block_chunks)
         self.compute_loss = bool(compute_loss)
         self.running_training_loss = 0.0
+        # Every training option, checked by the C++ trainer's own check now rather than after build_vocab.
+        _core.word2vec.check_options(**self._train_options(self.alpha, self.min_alpha, self.epochs))
         self.wv = self._new_keyed_vectors()
         self.syn1neg = self.syn1 = None
         self.corpus_count = self.corpus_total_words = 0
@@ -280,7 +298,7 @@ class Word2Vec:
     def _prepare_vocab(self, raw, update, trim_rule, min_count, sample, dry_run):
         who = f"{type(self).__name__}.build_vocab"
         min_count = self.min_count if min_count is None else int(min_count)
-        sample = self.sample if sample is None else sample
+        sample = self.sample if sample is None else _check_sample(sample, who)
         effective_min_count = min_count
         if self.max_final_vocab is not None:
             sorted_counts = sorted(raw.values(), reverse=True)
@@ -386,6 +404,14 @@ class Word2Vec:
     def _subwords(self):
         return None, None
 
+    def _train_options(self, alpha, min_alpha, epochs):
+        """The C++ trainer's options (Word2VecOptions) for one train call."""
+        return dict(vector_size=self.vector_size, window=self.window, sg=bool(self.sg), hs=bool(self.hs),
+                    negative=self.negative, ns_exponent=self.ns_exponent, cbow_mean=bool(self.cbow_mean),
+                    alpha=alpha, min_alpha=min_alpha, epochs=epochs, shrink_windows=self.shrink_windows,
+                    seed=self.seed, workers=self.workers, chunk_words=self.chunk_words,
+                    block_chunks=self.block_chunks, compute_loss=self.compute_loss)
+
     def train(self, corpus_iterable=None, corpus_file=None, total_examples=None, total_words=None, epochs=None,
               start_alpha=None, end_alpha=None, word_count=0, queue_factor=2, report_delay=1.0, compute_loss=False,
               callbacks=(), **kwargs):
@@ -419,11 +445,7 @@ class Word2Vec:
         progress = _core.word2vec.Progress()
         args = (ids, offsets, self.wv.expandos["count"], self.wv.expandos["sample_int"] if self.sample else None,
                 self._input_matrix(), self.syn1neg, self.syn1, sub_offsets, sub_rows, progress)
-        options = dict(vector_size=self.vector_size, window=self.window, sg=bool(self.sg), hs=bool(self.hs),
-                       negative=self.negative, ns_exponent=self.ns_exponent, cbow_mean=bool(self.cbow_mean),
-                       alpha=alpha, min_alpha=min_alpha, epochs=epochs, shrink_windows=self.shrink_windows,
-                       seed=self.seed, workers=self.workers, chunk_words=self.chunk_words,
-                       block_chunks=self.block_chunks, compute_loss=self.compute_loss)
+        options = self._train_options(alpha, min_alpha, epochs)
         for callback in callbacks:
             callback.on_train_begin(self)
         # Callbacks see epoch boundaries: then the C++ trainer runs one epoch per call. The

@@ -8,6 +8,7 @@ tests/test_ngram.py and tests/test_ngram_kenlm.py.
     lm.save_arpa("kjv.arpa")               # kenlm.Model("kjv.arpa") scores the same
 """
 import math
+import numbers
 import os
 import warnings
 
@@ -38,18 +39,22 @@ class NGram:
 
     def __init__(self, order=3, smoothing="kneser_ney", level="word", k=1.0, katz_k=5,
                  discount_fallback=(0.5, 1.0, 1.5)):
-        if not isinstance(order, int) or isinstance(order, bool) or order < 1:
-            raise ValueError(f"NGram: order must be an int >= 1, got {order!r}")
+        max_order = _core.lm.MAX_ORDER
+        if not isinstance(order, int) or isinstance(order, bool) or not 1 <= order <= max_order:
+            raise ValueError(f"NGram: order must be an int from 1 to {max_order}, got {order!r}")
         if smoothing not in SMOOTHINGS:
             raise ValueError(f"NGram: smoothing must be one of {SMOOTHINGS}, got {smoothing!r}")
         if level not in ("word", "char"):
             raise ValueError(f"NGram: level must be 'word' or 'char', got {level!r}")
-        if smoothing == "add_k" and not k > 0:
-            raise ValueError(f"NGram: add-k needs k > 0, got {k}")
+        if not isinstance(katz_k, numbers.Integral) or isinstance(katz_k, bool) or not 1 <= katz_k < 2**31:
+            raise ValueError(f"NGram: katz_k must be an int >= 1 (Good-Turing discounts counts 1..katz_k), "
+                             f"got {katz_k!r}")
         if len(tuple(discount_fallback)) != 3:
             raise ValueError(f"NGram: discount_fallback must be (D1, D2, D3+), got {discount_fallback!r}")
         self.order, self.smoothing, self.level = order, smoothing, level
         self.k, self.katz_k, self.discount_fallback = float(k), int(katz_k), tuple(map(float, discount_fallback))
+        # The C++ check of every build option (BuildOptions::check), now rather than after counting.
+        _core.lm.check_options(order, smoothing, self.k, self.katz_k, self.discount_fallback)
         self._m = None
 
     # ------------------------------------------------------------------ training

@@ -49,12 +49,21 @@ struct Discounts {  // modified Kneser-Ney's D1, D2, D3+ of one order, and how t
   bool fallback = false;
 };
 
+// The highest order: scoring keeps KenLM's state, the n-grams ending at the previous token,
+// in fixed arrays of kMaxOrder + 1 entries (ngram_query.cpp).
+constexpr int kMaxOrder = 64;
+
 struct BuildOptions {
-  int order = 3;
+  int order = 3;                         // 1 .. kMaxOrder
   Smoothing smoothing = Smoothing::KneserNey;
-  double k = 1.0;                        // add-k's k
-  int katz_k = 5;                        // Katz: Good-Turing discounts counts r <= katz_k
+  double k = 1.0;                        // add-k's k > 0
+  int katz_k = 5;                        // Katz: Good-Turing discounts counts r <= katz_k (>= 1)
   double fallback[3] = {0.5, 1.0, 1.5};  // KN discounts used where KenLM's estimate fails
+  // Every field at once, before any counting (std::invalid_argument naming the field), as
+  // LBFGSpp's check_param; NGram's constructor calls it, so fit never starts on bad options.
+  // A fallback discount D_c must lie in [0, c], the range lmplz requires of the discounts it
+  // estimates (lm/builder/adjust_counts.cc): an n-gram seen c times keeps c - D_c.
+  void check() const;
 };
 
 class NGramModel {

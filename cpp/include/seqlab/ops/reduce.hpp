@@ -1,4 +1,5 @@
-// Reductions over dims with keepdim, as torch.sum/mean/max/min/argmax/var. cpp/src/ops/reduce.cpp.
+// Reductions over dims with keepdim, as torch.sum/mean/max/min/argmax/var and
+// torch.linalg.vector_norm. cpp/src/ops/reduce.cpp.
 #pragma once
 #include <optional>
 #include <utility>
@@ -11,6 +12,11 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim 
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
 Tensor var(const Tensor& x, const std::vector<int64_t>& dims = {}, double correction = 1.0,
            bool keepdim = false);
+// The vector norm over dims, torch.linalg.vector_norm: (Σ|x|^ord)^(1/ord); ord = ±inf gives
+// max/min |x| and ord = 0 the number of non-zeros. `dtype` (a float dtype no narrower than x's)
+// converts x first, as torch's does.
+Tensor vector_norm(const Tensor& x, double ord = 2.0, const std::vector<int64_t>& dims = {}, bool keepdim = false,
+                   std::optional<Dtype> dtype = std::nullopt);
 // Reduce to `shape` by summing broadcast dims: the backward of broadcasting.
 Tensor sum_to(const Tensor& x, const Shape& shape);
 
