@@ -5,6 +5,12 @@ through torch, and the outputs and every input's gradient are compared.
 See tests/test_*.py for the per-family tests.
 """
 
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
 import zlib
 
 import numpy as np
@@ -389,3 +395,63 @@ class Recorder(CallbackAny2Vec):
 
     def on_train_end(self, model):
         self.events.append("train_end")
+
+
+# ------------------------------------------------------------------ the fuzz suites' child process
+# tests/test_fuzz.py and tests/test_fuzz_files.py run each case in tests/fuzz_worker.py.
+FUZZ_WORKER = os.path.join(os.path.dirname(__file__), "fuzz_worker.py")
+FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))  # hypothesis examples per op or reader
+FUZZ_TIMEOUT = 15.0  # seconds for one case: a hang, not a slow op
+FUZZ_STARTUP = 300.0  # seconds for the child to import torch and seqlab on a busy machine
+
+
+class FuzzWorker:
+    """One child process running cases until it dies; restarted after a crash or a hang."""
+
+    def __init__(self):
+        self.proc = None
+
+    def start(self):
+        # stderr goes to a file: a pipe nobody reads would block a child that warns a lot
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen([sys.executable, FUZZ_WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.stderr, text=True, bufsize=1)
+        ready, _, _ = select.select([self.proc.stdout], [], [], FUZZ_STARTUP)
+        line = self.proc.stdout.readline() if ready else ""
+        if line.strip() != "ready":
+            self.proc.kill()
+            pytest.fail(f"the fuzz worker did not start: {line!r}\n{self._tail()}")
+
+    def _tail(self):
+        self.stderr.flush()
+        self.stderr.seek(0)
+        return self.stderr.read()[-2000:]
+
+    def run(self, case):
+        if self.proc is None or self.proc.poll() is not None:
+            self.start()
+        line = json.dumps(case)
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], FUZZ_TIMEOUT)
+        if not ready:
+            self.proc.kill()
+            self.proc.wait()
+            pytest.fail(f"hang: no answer in {FUZZ_TIMEOUT:.0f} s to the case {line}")
+        answer = self.proc.stdout.readline()
+        if not answer:
+            code = self.proc.wait()
+            pytest.fail(f"crash (exit {code}) on the case {line}\n{self._tail()}")
+        return json.loads(answer)
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def fuzz_worker():
+    w = FuzzWorker()
+    yield w
+    w.close()

@@ -10,78 +10,18 @@ torch does not (behaviour seqlab lacks), the case passes: it is loud, not silent
 Budget: FUZZ_EXAMPLES examples per op (default 40), a few seconds per op."""
 import json
 import math
-import os
-import select
-import subprocess
-import sys
-import tempfile
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-WORKER = os.path.join(os.path.dirname(__file__), "fuzz_worker.py")
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
-TIMEOUT = 15.0  # seconds for one case: a hang, not a slow op
-STARTUP = 300.0  # seconds for the child to import torch and seqlab on a busy machine
+from conftest import FUZZ_EXAMPLES
 
 FLOATS = ["float32", "float64"]
 ALL = ["float32", "float64", "int64", "bool"]
 # Sizes that overflow or that no allocator gives (2**31 floats would be allocated, slowly, by torch)
 HUGE = [2**40, 2**62, -2**62, 2**63 - 1]
-
-
-class Worker:
-    """One child process running cases until it dies; restarted after a crash or a hang."""
-
-    def __init__(self):
-        self.proc = None
-
-    def start(self):
-        # stderr goes to a file: a pipe nobody reads would block a child that warns a lot
-        self.stderr = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen([sys.executable, WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.stderr, text=True, bufsize=1)
-        ready, _, _ = select.select([self.proc.stdout], [], [], STARTUP)
-        line = self.proc.stdout.readline() if ready else ""
-        if line.strip() != "ready":
-            self.proc.kill()
-            pytest.fail(f"the fuzz worker did not start: {line!r}\n{self._tail()}")
-
-    def _tail(self):
-        self.stderr.flush()
-        self.stderr.seek(0)
-        return self.stderr.read()[-2000:]
-
-    def run(self, case):
-        if self.proc is None or self.proc.poll() is not None:
-            self.start()
-        line = json.dumps(case)
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        ready, _, _ = select.select([self.proc.stdout], [], [], TIMEOUT)
-        if not ready:
-            self.proc.kill()
-            self.proc.wait()
-            pytest.fail(f"hang: no answer in {TIMEOUT:.0f} s to the case {line}")
-        answer = self.proc.stdout.readline()
-        if not answer:
-            code = self.proc.wait()
-            pytest.fail(f"crash (exit {code}) on the case {line}\n{self._tail()}")
-        return json.loads(answer)
-
-    def close(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def worker():
-    w = Worker()
-    yield w
-    w.close()
 
 
 # ------------------------------------------------------------------ argument strategies
@@ -290,12 +230,12 @@ def check(case, result):
 
 
 @pytest.mark.parametrize("op", sorted(OPS))
-def test_fuzz_op_against_torch(op, worker):
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+def test_fuzz_op_against_torch(op, fuzz_worker):
+    @settings(max_examples=FUZZ_EXAMPLES, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                      HealthCheck.data_too_large, HealthCheck.filter_too_much])
     @given(case=OPS[op])
     def run(case):
-        check(case, worker.run(case))
+        check(case, fuzz_worker.run(case))
 
     run()

@@ -16,7 +16,7 @@ from seqlab.data import Vocab
 from seqlab.embed import KeyedVectors, PPMI, Word2Vec
 from seqlab.lm import NGram
 
-from test_fuzz import EXAMPLES, Worker
+from conftest import FUZZ_EXAMPLES
 
 SENTENCES = [s.split() for s in ["the cat sat on the mat", "the dog sat on the log", "a cat and a dog",
                                  "the mat and the log"]] * 3
@@ -56,13 +56,6 @@ def write_files(folder):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     return write_files(str(tmp_path_factory.mktemp("valid")))
-
-
-@pytest.fixture(scope="module")
-def worker():
-    w = Worker()
-    yield w
-    w.close()
 
 
 @st.composite
@@ -108,21 +101,21 @@ READERS = ["load", "lm.NGram.load_arpa", "data.Vocab.load", "embed.KeyedVectors.
            "embed.PPMI.load"]
 
 
-def test_every_reader_reads_its_own_valid_file(files, worker):
+def test_every_reader_reads_its_own_valid_file(files, fuzz_worker):
     for reader in READERS:
         path, kwargs = files[reader]
-        result = worker.run({"call": "reader", "name": reader.split(":")[0], "path": path, "kwargs": kwargs})
+        result = fuzz_worker.run({"call": "reader", "name": reader.split(":")[0], "path": path, "kwargs": kwargs})
         assert result["seqlab"]["ok"], (reader, result)
 
 
 @pytest.mark.parametrize("reader", READERS)
-def test_damaged_files_are_read_or_refused_clearly(reader, files, worker, tmp_path):
+def test_damaged_files_are_read_or_refused_clearly(reader, files, fuzz_worker, tmp_path):
     path, kwargs = files[reader]
     with open(path, "rb") as f:
         valid = f.read()
     damaged_path = str(tmp_path / ("damaged" + os.path.splitext(path)[1]))
 
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=FUZZ_EXAMPLES, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                      HealthCheck.data_too_large])
     @given(edits=damage(len(valid)))
@@ -130,7 +123,7 @@ def test_damaged_files_are_read_or_refused_clearly(reader, files, worker, tmp_pa
         with open(damaged_path, "wb") as f:
             f.write(apply(valid, edits))
         case = {"call": "reader", "name": reader.split(":")[0], "path": damaged_path, "kwargs": kwargs}
-        answer = worker.run(case)["seqlab"]
+        answer = fuzz_worker.run(case)["seqlab"]
         if answer["ok"]:
             return
         where = f"{reader} on {edits!r}: {answer['exc']}: {answer['msg']}"
