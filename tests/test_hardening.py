@@ -955,3 +955,10 @@ def test_an_embedding_model_file_with_a_flipped_bit_is_refused_naming_the_array(
     with pytest.raises(ValueError, match=rf"Word2Vec.load: cannot read '{re.escape(str(path))}'.*tensor "
                                          r"'arrays.vectors' does not match the checksum"):
         Word2Vec.load(path)
+
+
+def test_batch_norm_refuses_parameters_of_another_dtype_as_torch():
+    # found by tests/test_fuzz.py: a float32 BatchNorm1d on a float64 input converted silently
+    raises_like_torch(lambda L: L.nn.BatchNorm1d(1)(L.zeros(1, 1, 2, dtype=L.float64)), RuntimeError, match="dtype")
+    raises_like_torch(lambda L: L.nn.functional.batch_norm(L.zeros(4, 3), L.zeros(3, dtype=L.float64),
+                                                           L.ones(3, dtype=L.float64), training=True), RuntimeError)

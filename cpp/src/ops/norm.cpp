@@ -144,9 +144,12 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   bshape[1] = C;
   SEQLAB_CHECK_VALUE(running_mean.defined() == running_var.defined(),
                      "running_mean and running_var must either both be None or neither be None");
+  SEQLAB_CHECK_TYPE(is_floating(x.dtype()), "batch_norm(): expected a floating point input, got ",
+                    dtype_name(x.dtype()));
   for (const Tensor* t : {&running_mean, &running_var, &weight, &bias})
-    SEQLAB_CHECK_TYPE(!t->defined() || is_floating(t->dtype()), "batch_norm(): expected running stats, weight and "
-                      "bias of a floating dtype, got ", dtype_name(t->dtype()));
+    SEQLAB_CHECK_TYPE(!t->defined() || t->dtype() == x.dtype(), "batch_norm(): mixed dtype: all inputs must share "
+                      "the same dtype, got input ", dtype_name(x.dtype()), " and running stats, weight or bias ",
+                      dtype_name(t->dtype()), " (convert the module with .to(dtype) or the input)");
   for (const Tensor* t : {&running_mean, &running_var, &weight, &bias})
     SEQLAB_CHECK(!t->defined() || t->numel() == C, "batch_norm(): expected running stats, weight and bias of size ",
                  C, " (channels of input ", shape_str(x.shape()), "), got ", shape_str(t->shape()));
