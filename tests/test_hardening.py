@@ -962,3 +962,7 @@ def test_batch_norm_refuses_parameters_of_another_dtype_as_torch():
     raises_like_torch(lambda L: L.nn.BatchNorm1d(1)(L.zeros(1, 1, 2, dtype=L.float64)), RuntimeError, match="dtype")
     raises_like_torch(lambda L: L.nn.functional.batch_norm(L.zeros(4, 3), L.zeros(3, dtype=L.float64),
                                                            L.ones(3, dtype=L.float64), training=True), RuntimeError)
+
+
+def test_a_negative_dim_beside_an_empty_one_is_refused_as_torch():
+    raises_like_torch(lambda L: L.zeros(-1, 0), RuntimeError, match="negative dimension")

@@ -48,15 +48,16 @@ Shape contiguous_strides(const Shape& shape) {
 // The one checked size computation: every allocation and every view's numel goes through it,
 // so that eye(2**32) or zeros(2**40, 2**40) raise instead of wrapping around to a small number.
 int64_t shape_numel(const Shape& shape) {
-  int64_t n = 1;
   bool zero = false;
-  for (int64_t s : shape) zero |= s == 0;
-  if (zero) return 0;  // [0, 2**62, 2**62] is empty, not an overflow
   for (int64_t s : shape) {
     SEQLAB_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(shape));
+    zero |= s == 0;
+  }
+  if (zero) return 0;  // [0, 2**62, 2**62] is empty, not an overflow
+  int64_t n = 1;
+  for (int64_t s : shape)
     SEQLAB_CHECK(!__builtin_mul_overflow(n, s, &n), "Storage size calculation overflowed with sizes=",
                  shape_str(shape));
-  }
   return n;
 }
 
@@ -112,8 +113,6 @@ void check_writable(const Tensor& t, const char* op) {
 using Buffer = xt::uvector<unsigned char, xsimd::aligned_allocator<unsigned char, 64>>;
 
 Tensor Tensor::empty(const Shape& shape, Dtype dtype) {
-  for (int64_t s : shape)
-    SEQLAB_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", shape_str(shape));
   auto impl = std::make_shared<TensorImpl>();
   impl->numel = shape_numel(shape);
   int64_t signed_nbytes = 0;
