@@ -1,0 +1,168 @@
+// The recurrent functionals (ops/rnn.hpp) for seqlab.nn.functional and seqlab.nn's modules,
+// with torch's _VF names for the cells, and the C++ twins (nn/rnn.hpp) in seqlab._core.cpp_nn.
+#include "bind_common.hpp"
+
+namespace seqlab::bind {
+
+namespace {
+
+Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
+
+// torch's mode strings (RNNBase.mode).
+RnnMode parse_mode(const std::string& mode) {
+  if (mode == "LSTM") return RnnMode::Lstm;
+  if (mode == "GRU") return RnnMode::Gru;
+  if (mode == "RNN_TANH") return RnnMode::RnnTanh;
+  if (mode == "RNN_RELU") return RnnMode::RnnRelu;
+  throw std::invalid_argument("Unrecognized RNN mode: " + mode);
+}
+
+RnnOptions options(const std::string& mode, bool has_biases, int64_t num_layers, double dropout, bool train,
+                   bool bidirectional, bool batch_first, int64_t proj_size) {
+  RnnOptions o;
+  o.mode = parse_mode(mode);
+  o.has_biases = has_biases;
+  o.num_layers = num_layers;
+  o.dropout = dropout;
+  o.train = train;
+  o.bidirectional = bidirectional;
+  o.batch_first = batch_first;
+  o.proj_size = proj_size;
+  return o;
+}
+
+py::tuple result(const RnnResult& r) { return py::make_tuple(r.output, r.h_n, r.c_n); }
+
+template <typename Cell>
+Tensor rnn_cell_forward(Cell& mod, const Tensor& x, std::optional<Tensor> hx) {
+  return mod.forward(x, opt(hx));
+}
+std::pair<Tensor, Tensor> lstm_cell_forward(nn::LSTMCell& mod, const Tensor& x,
+                                            std::optional<std::pair<Tensor, Tensor>> hx) {
+  return hx ? mod.forward(x, hx->first, hx->second) : mod.forward(x);
+}
+
+template <typename M, typename Base = nn::Module>
+using Class = py::class_<M, Base, std::shared_ptr<M>>;
+
+}  // namespace
+
+void bind_rnn(py::module_& m) {
+  m.def("check_rnn_args", [](const std::string& mode, int64_t input_size, int64_t hidden_size, int64_t num_layers,
+                             double dropout, int64_t proj_size) {
+    check_rnn_args(parse_mode(mode), input_size, hidden_size, num_layers, dropout, proj_size);
+  }, py::arg("mode"), py::arg("input_size"), py::arg("hidden_size"), py::arg("num_layers"), py::arg("dropout"),
+        py::arg("proj_size"));
+  m.def("rnn_nonlinearity_mode", [](const std::string& nonlinearity) {
+    return rnn_nonlinearity_mode(nonlinearity) == RnnMode::RnnTanh ? "RNN_TANH" : "RNN_RELU";
+  }, py::arg("nonlinearity"));
+  m.def("rnn_tanh_cell", [](const Tensor& x, std::optional<Tensor> hx, const Tensor& w_ih, const Tensor& w_hh,
+                            std::optional<Tensor> b_ih, std::optional<Tensor> b_hh) {
+    return rnn_tanh_cell(x, opt(hx), w_ih, w_hh, opt(b_ih), opt(b_hh));
+  }, py::arg("input"), py::arg("hx"), py::arg("w_ih"), py::arg("w_hh"), py::arg("b_ih") = py::none(),
+        py::arg("b_hh") = py::none(), Release());
+  m.def("rnn_relu_cell", [](const Tensor& x, std::optional<Tensor> hx, const Tensor& w_ih, const Tensor& w_hh,
+                            std::optional<Tensor> b_ih, std::optional<Tensor> b_hh) {
+    return rnn_relu_cell(x, opt(hx), w_ih, w_hh, opt(b_ih), opt(b_hh));
+  }, py::arg("input"), py::arg("hx"), py::arg("w_ih"), py::arg("w_hh"), py::arg("b_ih") = py::none(),
+        py::arg("b_hh") = py::none(), Release());
+  m.def("lstm_cell", [](const Tensor& x, std::optional<Tensor> hx, std::optional<Tensor> cx, const Tensor& w_ih,
+                        const Tensor& w_hh, std::optional<Tensor> b_ih, std::optional<Tensor> b_hh) {
+    return lstm_cell(x, opt(hx), opt(cx), w_ih, w_hh, opt(b_ih), opt(b_hh));
+  }, py::arg("input"), py::arg("hx"), py::arg("cx"), py::arg("w_ih"), py::arg("w_hh"), py::arg("b_ih") = py::none(),
+        py::arg("b_hh") = py::none(), Release());
+  m.def("gru_cell", [](const Tensor& x, std::optional<Tensor> hx, const Tensor& w_ih, const Tensor& w_hh,
+                       std::optional<Tensor> b_ih, std::optional<Tensor> b_hh) {
+    return gru_cell(x, opt(hx), w_ih, w_hh, opt(b_ih), opt(b_hh));
+  }, py::arg("input"), py::arg("hx"), py::arg("w_ih"), py::arg("w_hh"), py::arg("b_ih") = py::none(),
+        py::arg("b_hh") = py::none(), Release());
+
+  // (output, h_n, c_n or None)
+  m.def("rnn", [](const std::string& mode, const Tensor& input, std::optional<Tensor> hx, std::optional<Tensor> cx,
+                  const std::vector<Tensor>& weights, bool has_biases, int64_t num_layers, double dropout, bool train,
+                  bool bidirectional, bool batch_first, int64_t proj_size, std::optional<Tensor> grad_norms) {
+    const RnnOptions o = options(mode, has_biases, num_layers, dropout, train, bidirectional, batch_first, proj_size);
+    RnnResult r = released([&] { return rnn_forward(input, opt(hx), opt(cx), weights, o, opt(grad_norms)); });
+    return result(r);
+  }, py::arg("mode"), py::arg("input"), py::arg("hx"), py::arg("cx"), py::arg("weights"), py::arg("has_biases"),
+        py::arg("num_layers"), py::arg("dropout"), py::arg("train"), py::arg("bidirectional"), py::arg("batch_first"),
+        py::arg("proj_size") = 0, py::arg("grad_norms") = py::none());
+  m.def("rnn_packed", [](const std::string& mode, const Tensor& data, const Tensor& batch_sizes,
+                         std::optional<Tensor> sorted_indices, std::optional<Tensor> unsorted_indices,
+                         std::optional<Tensor> hx, std::optional<Tensor> cx, const std::vector<Tensor>& weights,
+                         bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional,
+                         int64_t proj_size, std::optional<Tensor> grad_norms) {
+    const RnnOptions o = options(mode, has_biases, num_layers, dropout, train, bidirectional, false, proj_size);
+    RnnResult r = released([&] {
+      return rnn_forward_packed(data, batch_sizes, opt(sorted_indices), opt(unsorted_indices), opt(hx), opt(cx),
+                                weights, o, opt(grad_norms));
+    });
+    return result(r);
+  }, py::arg("mode"), py::arg("data"), py::arg("batch_sizes"), py::arg("sorted_indices"), py::arg("unsorted_indices"),
+        py::arg("hx"), py::arg("cx"), py::arg("weights"), py::arg("has_biases"), py::arg("num_layers"),
+        py::arg("dropout"), py::arg("train"), py::arg("bidirectional"), py::arg("proj_size") = 0,
+        py::arg("grad_norms") = py::none());
+
+  // The C++ twins. forward returns torch's shapes of result: (output, h_n) or (output, (h_n, c_n)).
+  py::module_ c = m.attr("cpp_nn").cast<py::module_>();
+  auto layer_result = [](const nn::RNNBase& mod, const RnnResult& r) -> py::tuple {
+    if (mod.mode == RnnMode::Lstm) return py::make_tuple(r.output, py::make_tuple(r.h_n, r.c_n));
+    return py::make_tuple(r.output, r.h_n);
+  };
+  auto layer_forward = [layer_result](nn::RNNBase& mod, const Tensor& x, py::object hx) {
+    Tensor h, cc;
+    if (!hx.is_none()) {
+      if (mod.mode == RnnMode::Lstm) {
+        auto t = hx.cast<std::pair<Tensor, Tensor>>();
+        h = t.first, cc = t.second;
+      } else {
+        h = hx.cast<Tensor>();
+      }
+    }
+    RnnResult r = released([&] { return mod.forward(x, h, cc); });
+    return layer_result(mod, r);
+  };
+  Class<nn::RNNBase>(c, "RNNBase")
+      .def("forward", layer_forward, py::arg("input"), py::arg("hx") = py::none())
+      .def("__call__", layer_forward, py::arg("input"), py::arg("hx") = py::none())
+      .def("forward_packed", [layer_result](nn::RNNBase& mod, const Tensor& data, const Tensor& batch_sizes,
+                                            std::optional<Tensor> sorted, std::optional<Tensor> unsorted) {
+        RnnResult r = released([&] { return mod.forward_packed(data, batch_sizes, opt(sorted), opt(unsorted)); });
+        return layer_result(mod, r);
+      }, py::arg("data"), py::arg("batch_sizes"), py::arg("sorted_indices") = py::none(),
+           py::arg("unsorted_indices") = py::none())
+      .def("flatten_parameters", &nn::RNNBase::flatten_parameters);
+  Class<nn::RNN, nn::RNNBase>(c, "RNN")
+      .def(py::init<int64_t, int64_t, int64_t, std::string, bool, bool, double, bool, Dtype>(), py::arg("input_size"),
+           py::arg("hidden_size"), py::arg("num_layers") = 1, py::arg("nonlinearity") = "tanh", py::arg("bias") = true,
+           py::arg("batch_first") = false, py::arg("dropout") = 0.0, py::arg("bidirectional") = false, py::kw_only(),
+           py::arg("dtype") = Dtype::Float32);
+  Class<nn::LSTM, nn::RNNBase>(c, "LSTM")
+      .def(py::init<int64_t, int64_t, int64_t, bool, bool, double, bool, int64_t, Dtype>(), py::arg("input_size"),
+           py::arg("hidden_size"), py::arg("num_layers") = 1, py::arg("bias") = true, py::arg("batch_first") = false,
+           py::arg("dropout") = 0.0, py::arg("bidirectional") = false, py::arg("proj_size") = 0, py::kw_only(),
+           py::arg("dtype") = Dtype::Float32);
+  Class<nn::GRU, nn::RNNBase>(c, "GRU")
+      .def(py::init<int64_t, int64_t, int64_t, bool, bool, double, bool, Dtype>(), py::arg("input_size"),
+           py::arg("hidden_size"), py::arg("num_layers") = 1, py::arg("bias") = true, py::arg("batch_first") = false,
+           py::arg("dropout") = 0.0, py::arg("bidirectional") = false, py::kw_only(),
+           py::arg("dtype") = Dtype::Float32);
+  Class<nn::RNNCellBase>(c, "RNNCellBase");
+  Class<nn::RNNCell, nn::RNNCellBase>(c, "RNNCell")
+      .def(py::init<int64_t, int64_t, bool, std::string, Dtype>(), py::arg("input_size"), py::arg("hidden_size"),
+           py::arg("bias") = true, py::arg("nonlinearity") = "tanh", py::kw_only(), py::arg("dtype") = Dtype::Float32)
+      .def("forward", &rnn_cell_forward<nn::RNNCell>, py::arg("input"), py::arg("hx") = py::none(), Release())
+      .def("__call__", &rnn_cell_forward<nn::RNNCell>, py::arg("input"), py::arg("hx") = py::none(), Release());
+  Class<nn::LSTMCell, nn::RNNCellBase>(c, "LSTMCell")
+      .def(py::init<int64_t, int64_t, bool, Dtype>(), py::arg("input_size"), py::arg("hidden_size"),
+           py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
+      .def("forward", &lstm_cell_forward, py::arg("input"), py::arg("hx") = py::none(), Release())
+      .def("__call__", &lstm_cell_forward, py::arg("input"), py::arg("hx") = py::none(), Release());
+  Class<nn::GRUCell, nn::RNNCellBase>(c, "GRUCell")
+      .def(py::init<int64_t, int64_t, bool, Dtype>(), py::arg("input_size"), py::arg("hidden_size"),
+           py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
+      .def("forward", &rnn_cell_forward<nn::GRUCell>, py::arg("input"), py::arg("hx") = py::none(), Release())
+      .def("__call__", &rnn_cell_forward<nn::GRUCell>, py::arg("input"), py::arg("hx") = py::none(), Release());
+}
+
+}  // namespace seqlab::bind
