@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 import seqlab
+import seqlab.nn.utils  # noqa: F401  (seqlab.nn.utils.rnn for the packed cases)
 import timing
 
 
@@ -139,9 +140,7 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     seqlab.set_num_threads(args.threads)
-    import seqlab.nn.utils.rnn  # noqa: F401  (lib.nn.utils.rnn for the packed cases)
-    import torch.nn.utils.rnn  # noqa: F401
-    print(f"threads {args.threads}; seqlab {seqlab.show_config.__module__ and ''}tokens/s vs torch {torch.__version__}")
+    print(f"threads {args.threads}; tokens/s, seqlab vs torch {torch.__version__}")
     print(f"{'case':26s} {'first: seqlab':>14s} {'torch':>10s} {'ratio':>6s}   "
           f"{'steady: seqlab':>14s} {'torch':>10s} {'ratio':>6s}")
     for name, make in CASES:
