@@ -162,6 +162,19 @@ OPS.update({
                                 st.sampled_from([0.1, None, 0.0, 1.0]), floats_t),
     "nn.Softmax": st.builds(lambda d, x: module("nn.Softmax", (d,), {}, [x]), dims, floats_t),
     "nn.Flatten": st.builds(lambda a, b, x: module("nn.Flatten", (a, b), {}, [x]), dims, dims, tensors()),
+    # recurrent layers: odd sizes and options, inputs of any rank, size and dtype
+    **{f"nn.{kind}": st.builds(
+        lambda i, h, n, b, bf, d, x, kind=kind: module(f"nn.{kind}", (i, h),
+                                                       {"num_layers": n, "bidirectional": b, "batch_first": bf,
+                                                        "dropout": d}, [x]),
+        st.integers(0, 3), st.integers(-1, 3), st.integers(-1, 2), st.booleans(), st.booleans(),
+        st.sampled_from([0.0, 0.5, 1.0, -0.5]), tensors(dtypes=tuple(FLOATS), max_dims=4))
+       for kind in ("RNN", "LSTM", "GRU")},
+    "nn.LSTM_proj": st.builds(lambda h, p, x: module("nn.LSTM", (2, h), {"proj_size": p}, [x]),
+                              st.integers(1, 3), st.integers(-1, 4), tensors(dtypes=tuple(FLOATS), max_dims=3)),
+    **{f"nn.{kind}": st.builds(lambda i, h, x, kind=kind: module(f"nn.{kind}", (i, h), {}, [x]),
+                               st.integers(0, 3), st.integers(0, 3), tensors(dtypes=tuple(FLOATS), max_dims=3))
+       for kind in ("RNNCell", "LSTMCell", "GRUCell")},
     # optimizers: every option at odd values; where both accept them, two steps must agree
     "optim.SGD": st.builds(lambda lr, m, d, wd, n: optimizer("optim.SGD", lr=lr, momentum=m, dampening=d,
                                                              weight_decay=wd, nesterov=n),
