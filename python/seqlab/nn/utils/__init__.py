@@ -1,5 +1,7 @@
-"""torch.nn.utils' gradient clipping; both run in C++ over all parameters at once."""
-from .. import _core
+"""torch.nn.utils: gradient clipping (both run in C++ over all parameters at once) and, in
+rnn.py, the variable-length batch utilities (PackedSequence, pack_padded_sequence, ...)."""
+from ... import _core
+from . import rnn  # noqa: F401  (seqlab.nn.utils.rnn, as torch.nn.utils.rnn)
 
 
 def _params(parameters):
