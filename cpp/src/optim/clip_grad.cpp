@@ -3,35 +3,28 @@
 #include <limits>
 
 #include "optim_utils.hpp"
+#include "seqlab/ops/reduce.hpp"
 
 namespace seqlab::optim {
 
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double q, bool error_if_nonfinite) {
   NoGradGuard ng;
-  const bool inf = std::isinf(q);
-  double acc = 0;
+  // As torch: the norm of each gradient (vector_norm: vectorised, on the pool, accumulated in
+  // double for float32), then the same norm of those norms. For q = 0 that counts the gradients
+  // with a non-zero element.
   std::vector<Tensor> grads;
+  std::vector<double> norms;
   for (const Tensor& p : params) {
     Tensor g = p.grad();
     if (!g.defined()) continue;
     SEQLAB_CHECK(g.is_contiguous(), "clip_grad_norm_: gradients must be contiguous");
     check_writable(g, "clip_grad_norm_");
     grads.push_back(g);
-    dispatch_float(g.dtype(), "clip_grad_norm_", [&](auto tag) {
-      using T = decltype(tag);
-      const T* pg = g.data<T>();
-      bool any_nonzero = false;
-      for (int64_t i = 0; i < g.numel(); ++i) {
-        const double a = std::abs(static_cast<double>(pg[i]));
-        any_nonzero |= a != 0;
-        if (q != 0) acc = inf ? std::max(acc, a) : acc + (q == 2.0 ? a * a : std::pow(a, q));
-      }
-      // q = 0 counts non-zeros; torch takes the 0-"norm" of the per-tensor 0-norms, so the
-      // total counts the gradients that have any non-zero element.
-      if (q == 0) acc += any_nonzero;
-    });
+    norms.push_back(g.numel() ? vector_norm(g, q).item<double>() : 0.0);
   }
-  const double total = inf || q == 0 ? acc : (q == 2.0 ? std::sqrt(acc) : std::pow(acc, 1.0 / q));
+  const Tensor all = Tensor::empty({static_cast<int64_t>(norms.size())}, Dtype::Float64);
+  std::copy(norms.begin(), norms.end(), all.data<double>());
+  const double total = norms.empty() ? 0.0 : vector_norm(all, q).item<double>();
   SEQLAB_CHECK(!error_if_nonfinite || std::isfinite(total), "The total norm of order ", q,
                " for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and "
                "scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`");
@@ -40,7 +33,10 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
     dispatch_float(g.dtype(), "clip_grad_norm_", [&](auto tag) {
       using T = decltype(tag);
       T* pg = g.data<T>();
-      for (int64_t i = 0; i < g.numel(); ++i) pg[i] *= T(coef);
+      const T c = static_cast<T>(coef);
+      parallel_for(g.numel(), 65536, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) pg[i] *= c;
+      });
     });
     g.bump_version();
   }
