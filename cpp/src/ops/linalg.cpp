@@ -1,4 +1,4 @@
-// matmul (torch.matmul's dispatch over 1-D, 2-D and batched operands), mm, bmm, linear.
+// matmul (torch.matmul's dispatch over 1-D, 2-D and batched operands), mm, bmm; linear: linear.cpp.
 // mm and bmm are the two nodes with hand-written backward; everything else is composed from
 // them and views.   C = A B:  dA = dC B^T,  dB = A^T dC.   Tests: tests/test_linalg.py.
 #include "seqlab/ops/linalg.hpp"
@@ -159,8 +159,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return reshape(r, out_shape);
 }
 
-// y = x W^T + b
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+// y = x W^T + b composed of matmul and add: linear.cpp's fallback outside its fused case.
+Tensor linear_composed(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   Tensor y = matmul(x, t(weight));
   return bias.defined() ? add(y, bias) : y;
 }

@@ -137,25 +137,46 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   const Tensor w = weight.defined() ? contiguous(to_dtype(weight.detach(), input.dtype())) : Tensor();
   Tensor logp = log_softmax(r.rows, 1);  // r.rows has no history: a plain kernel call
   Tensor per_row = Tensor::empty({r.M}, input.dtype());
-  double denom = 0;
+  // Targets are checked before the rows are split over the pool (kernels never throw there).
+  if (!r.soft) {
+    const int64_t* t = r.target.data<int64_t>();
+    for (int64_t i = 0; i < r.M; ++i)
+      SEQLAB_CHECK_INDEX(t[i] == ignore_index || (t[i] >= 0 && t[i] < r.C), "Target ", t[i], " is out of bounds (",
+                         r.C, " classes).");
+  }
+  // Class indices without smoothing: the target distribution is one class, w_t at t.
+  const bool one_hot = !r.soft && label_smoothing == 0.0;
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, r.C));
+  std::vector<double> row_weights(static_cast<size_t>(r.M));
   dispatch_float(input.dtype(), "cross_entropy", [&](auto tag) {
     using T = decltype(tag);
     const T* lp = logp.data<T>();
     const T* pw = w.defined() ? w.data<T>() : nullptr;
     T* out = per_row.data<T>();
-    std::vector<T> coef(r.C);
-    for (int64_t i = 0; i < r.M; ++i) {
-      bool ignored;
-      T rw;
-      row_coef<T>(r, pw, i, label_smoothing, ignore_index, coef.data(), ignored, rw);
-      double l = 0;
-      if (!ignored)
-        for (int64_t c = 0; c < r.C; ++c)
-          if (coef[c] != T(0)) l -= static_cast<double>(coef[c]) * lp[i * r.C + c];
-      out[i] = static_cast<T>(l);
-      denom += rw;
-    }
+    parallel_for(r.M, grain, [&](int64_t s0, int64_t s1) {
+      std::vector<T> coef(one_hot ? 0 : r.C);
+      for (int64_t i = s0; i < s1; ++i) {
+        if (one_hot) {
+          const int64_t t = r.target.data<int64_t>()[i];
+          const T rw = t == ignore_index ? T(0) : (pw ? pw[t] : T(1));
+          out[i] = t == ignore_index ? T(0) : -rw * lp[i * r.C + t];
+          row_weights[i] = rw;
+          continue;
+        }
+        bool ignored;
+        T rw;
+        row_coef<T>(r, pw, i, label_smoothing, ignore_index, coef.data(), ignored, rw);
+        double l = 0;
+        if (!ignored)
+          for (int64_t c = 0; c < r.C; ++c)
+            if (coef[c] != T(0)) l -= static_cast<double>(coef[c]) * lp[i * r.C + c];
+        out[i] = static_cast<T>(l);
+        row_weights[i] = rw;
+      }
+    });
   });
+  double denom = 0;
+  for (double rw : row_weights) denom += rw;  // in row order: the same sum for any number of threads
   if (r.soft) denom = static_cast<double>(r.M);
   Tensor loss = reduce_rows(per_row, reduction, denom, r.out_shape).detach();
   if (any_requires_grad({input, target})) {
@@ -172,22 +193,44 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                const T* pw = w.defined() ? w.data<T>() : nullptr;
                const T* pg = g.data<T>();
                T* d = dz.data<T>();
-               std::vector<T> coef(r.C);
-               for (int64_t i = 0; i < r.M; ++i) {
-                 bool ignored;
-                 T rw;
-                 row_coef<T>(r, pw, i, label_smoothing, ignore_index, coef.data(), ignored, rw);
-                 const T scale = reduction == Reduction::None ? pg[i]
-                                 : reduction == Reduction::Sum ? pg[0]
-                                                               : static_cast<T>(pg[0] / denom);
-                 T S = 0;
-                 for (int64_t c = 0; c < r.C; ++c) S += coef[c];
-                 for (int64_t c = 0; c < r.C; ++c)
-                   d[i * r.C + c] = ignored ? T(0) : scale * (std::exp(lp[i * r.C + c]) * S - coef[c]);
-                 if (need_y)
-                   for (int64_t c = 0; c < r.C; ++c)
-                     dy.data<T>()[i * r.C + c] = -scale * (pw ? pw[c] : T(1)) * T(1 - label_smoothing) * lp[i * r.C + c];
-               }
+               const bool one_hot = !r.soft && label_smoothing == 0.0;
+               const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, r.C));
+               parallel_for(r.M, grain, [&](int64_t s0, int64_t s1) {
+                 std::vector<T> coef(one_hot ? 0 : r.C);
+                 for (int64_t i = s0; i < s1; ++i) {
+                   const T scale = reduction == Reduction::None ? pg[i]
+                                   : reduction == Reduction::Sum ? pg[0]
+                                                                 : static_cast<T>(pg[0] / denom);
+                   T* di = d + i * r.C;
+                   const T* lpi = lp + i * r.C;
+                   if (one_hot) {  // dz = scale w_t (p - e_t)
+                     const int64_t t = r.target.data<int64_t>()[i];
+                     if (t == ignore_index) {
+                       std::fill_n(di, r.C, T(0));
+                       continue;
+                     }
+                     const T k = scale * (pw ? pw[t] : T(1));
+                     simd::unary(simd::VecOp::Exp, lpi, di, r.C);
+                     for (int64_t c = 0; c < r.C; ++c) di[c] *= k;
+                     di[t] -= k;
+                     continue;
+                   }
+                   bool ignored;
+                   T rw;
+                   row_coef<T>(r, pw, i, label_smoothing, ignore_index, coef.data(), ignored, rw);
+                   T S = 0;
+                   for (int64_t c = 0; c < r.C; ++c) S += coef[c];
+                   if (ignored) {
+                     std::fill_n(di, r.C, T(0));
+                   } else {
+                     simd::unary(simd::VecOp::Exp, lpi, di, r.C);
+                     for (int64_t c = 0; c < r.C; ++c) di[c] = scale * (di[c] * S - coef[c]);
+                   }
+                   if (need_y)
+                     for (int64_t c = 0; c < r.C; ++c)
+                       dy.data<T>()[i * r.C + c] = -scale * (pw ? pw[c] : T(1)) * T(1 - label_smoothing) * lpi[c];
+                 }
+               });
              });
              return {need_x ? rows_to_input(dz, in_shape) : Tensor(), need_y ? rows_to_input(dy, in_shape) : Tensor()};
            });
