@@ -147,9 +147,11 @@ class _Encoder:
                 return {tag: [self.encode(v, path + (i,)) for i, v in enumerate(obj)]}
             finally:
                 self.active.discard(id(obj))
+        # torch.save(model, f) pickles the module; seqlab saves what it holds (no pickled code)
+        hint = "; save its state_dict() instead" if hasattr(obj, "state_dict") else ""
         raise TypeError(f"seqlab.save: cannot save an object of type {type(obj).__name__} (at {_where(path)}); "
                         f"a checkpoint holds nested dicts, lists and tuples of tensors, int, float, bool, "
-                        f"str and None")
+                        f"str and None{hint}")
 
     def _key(self, key, path):
         if key is None or isinstance(key, (bool, int, float, str)):
