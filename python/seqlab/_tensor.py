@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _args, _core
 from ._core import Tensor
+from ._device import CPU, parse_to
 
 float32 = _core.dtype.float32
 float64 = _core.dtype.float64
@@ -453,6 +454,42 @@ def _new_tensor(self, data, dtype=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
+_to_dtype = Tensor.to  # the C++ binding: to(dtype), self when the dtype is already right
+
+
+def _to(self, *args, **kwargs):
+    """x.to(dtype), x.to(device, dtype=None), x.to(other), with non_blocking and copy, as torch's
+    (`data.to(device)` in scripts); the device must be the CPU. Returns x itself when nothing
+    changes, unless copy=True."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], _core.dtype):
+        return _to_dtype(self, args[0])  # the common case, without parsing
+    _, dtype, copy = parse_to(args, kwargs)
+    out = self if dtype is None else _to_dtype(self, dtype)
+    return out.clone() if copy and out is self else out
+
+
+_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor", bool: "BoolTensor"}
+
+
+def _type(self, dtype=None, non_blocking=False):
+    """x.type(): the type's name ("seqlab.FloatTensor"); x.type(dtype) converts, as x.to(dtype).
+    A name ("torch.LongTensor" or "seqlab.LongTensor") converts to that type."""
+    if dtype is None:
+        return "seqlab." + _TYPE_NAMES[self.dtype]
+    if isinstance(dtype, str):
+        prefix, _, name = dtype.rpartition(".")
+        by_name = {v: k for k, v in _TYPE_NAMES.items()}
+        if prefix not in ("torch", "seqlab") or name not in by_name:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = by_name[name]
+    return _to_dtype(self, dtype)
+
+
+Tensor.to = _to
+Tensor.type = _type
+Tensor.device = property(lambda self: CPU, doc="Where the data live: always seqlab.device('cpu').")
+Tensor.is_cuda = property(lambda self: False)
+Tensor.is_cpu = property(lambda self: True)
 Tensor.__getitem__ = _getitem
 Tensor.__setitem__ = _setitem
 Tensor.__repr__ = _repr

@@ -84,8 +84,12 @@ def save(obj, path):
 
     The file is a safetensors file; see the module docstring for the layout. Nothing is written
     (and the previous file at `path` stays as it was) if `obj` holds an unsupported object.
+    `path` may also be a binary file object open for writing (`with open(p, "wb") as f:
+    torch.save(sd, f)`, as PyTorch scripts write); the checkpoint goes there, at its position.
     """
-    path = os.fspath(path)
+    file = path if hasattr(path, "write") else None
+    if file is None:
+        path = os.fspath(path)
     tensors = []  # [(name, detached tensor)] in file order
     structure = {"version": FORMAT_VERSION, "root": _Encoder(tensors).encode(obj, ())}
     structure = json.dumps(structure, separators=(",", ":"), allow_nan=False)
@@ -93,11 +97,18 @@ def save(obj, path):
     checksums = {"structure": _crc32(structure.encode("utf-8")),
                  "tensors": {name: _crc32(_tensor_bytes(t)) for name, t in tensors}}
     header = _header(tensors, structure, checksums)
-    with atomic_open(path, "wb") as f:
+
+    def write(f):
         f.write(struct.pack("<Q", len(header)))
         f.write(header)
         for _, t in tensors:
             _write_tensor(f, t)
+
+    if file is not None:
+        write(file)  # the caller's open file: written where it stands, not atomically
+        return
+    with atomic_open(path, "wb") as f:
+        write(f)
 
 
 class _Encoder:
@@ -136,9 +147,11 @@ class _Encoder:
                 return {tag: [self.encode(v, path + (i,)) for i, v in enumerate(obj)]}
             finally:
                 self.active.discard(id(obj))
+        # torch.save(model, f) pickles the module; seqlab saves what it holds (no pickled code)
+        hint = "; save its state_dict() instead" if hasattr(obj, "state_dict") else ""
         raise TypeError(f"seqlab.save: cannot save an object of type {type(obj).__name__} (at {_where(path)}); "
                         f"a checkpoint holds nested dicts, lists and tuples of tensors, int, float, bool, "
-                        f"str and None")
+                        f"str and None{hint}")
 
     def _key(self, key, path):
         if key is None or isinstance(key, (bool, int, float, str)):
@@ -214,60 +227,71 @@ def load(path, map_location=None, weights_only=True):
     seqlab tensors live on the CPU, and a checkpoint holds only tensors and plain values (no
     pickled code), so loading is always "weights only".
     A truncated or corrupt file raises ValueError naming the file.
+    `path` may also be a binary file object open for reading (and seekable), as torch.load
+    allows; the checkpoint is read from its current position to its end.
     """
     del map_location, weights_only
+    if hasattr(path, "read"):
+        f = path
+        base = f.tell()
+        size = f.seek(0, os.SEEK_END) - base
+        f.seek(base)
+        return _load(f, getattr(f, "name", repr(f)), base, size)
     path = os.fspath(path)
+    with open(path, "rb") as f:
+        return _load(f, path, 0, os.fstat(f.fileno()).st_size)
 
+
+def _load(f, path, base, size):
+    """load() from the open binary file f, whose checkpoint spans `size` bytes from `base`."""
     def bad(why):
         return ValueError(f"seqlab.load: {path} is not a valid checkpoint (safetensors file): {why}")
 
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size < 8:
-            raise bad(f"the file has {size} bytes, fewer than the 8-byte header length (truncated?)")
-        first = f.read(8)
-        (n,) = struct.unpack("<Q", first)
-        if n > size - 8 or n > _MAX_HEADER:
-            hint = " (it looks like a zip file: torch.save's format, which seqlab does not read)" \
-                if first.startswith(b"PK\x03\x04") else " (truncated?)"
-            raise bad(f"the header length is {n} bytes but the file has {size - 8} bytes after it{hint}")
-        try:
-            header = json.loads(f.read(n).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise bad(f"the header is not valid JSON ({e})") from None
-        if not isinstance(header, dict):
-            raise bad(f"the header is a JSON {type(header).__name__}, not an object")
-        metadata = header.pop("__metadata__", {})
-        if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
-            raise bad("__metadata__ must map strings to strings")
+    if size < 8:
+        raise bad(f"the file has {size} bytes, fewer than the 8-byte header length (truncated?)")
+    first = f.read(8)
+    (n,) = struct.unpack("<Q", first)
+    if n > size - 8 or n > _MAX_HEADER:
+        hint = " (it looks like a zip file: torch.save's format, which seqlab does not read)" \
+            if first.startswith(b"PK\x03\x04") else " (truncated?)"
+        raise bad(f"the header length is {n} bytes but the file has {size - 8} bytes after it{hint}")
+    try:
+        header = json.loads(f.read(n).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise bad(f"the header is not valid JSON ({e})") from None
+    if not isinstance(header, dict):
+        raise bad(f"the header is a JSON {type(header).__name__}, not an object")
+    metadata = header.pop("__metadata__", {})
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+        raise bad("__metadata__ must map strings to strings")
 
-        checksums = _checksums(metadata, header, bad)  # None for a file without them
-        data_start, data_len = 8 + n, size - 8 - n
-        entries = [(name,) + _check_entry(name, info, data_len, bad) for name, info in header.items()]
-        end = 0
-        for name, _, _, begin, stop in sorted(entries, key=lambda e: (e[3], e[4])):
-            if begin != end:
-                raise bad(f"tensor {name!r} starts at byte {begin} of the data, expected {end} "
-                          f"(tensors overlap or leave a gap)")
-            end = stop
-        if end != data_len:
-            raise bad(f"the tensors cover {end} bytes of data but the file holds {data_len}")
+    checksums = _checksums(metadata, header, bad)  # None for a file without them
+    data_start, data_len = 8 + n, size - 8 - n
+    entries = [(name,) + _check_entry(name, info, data_len, bad) for name, info in header.items()]
+    end = 0
+    for name, _, _, begin, stop in sorted(entries, key=lambda e: (e[3], e[4])):
+        if begin != end:
+            raise bad(f"tensor {name!r} starts at byte {begin} of the data, expected {end} "
+                      f"(tensors overlap or leave a gap)")
+        end = stop
+    if end != data_len:
+        raise bad(f"the tensors cover {end} bytes of data but the file holds {data_len}")
 
-        tensors = {}
-        for name, np_dtype, shape, begin, stop in sorted(entries, key=lambda e: e[3]):
-            t = empty(shape, dtype=_DTYPES[np_dtype][1])  # seqlab-owned memory; the bytes go straight in
-            if stop > begin:
-                arr = t.numpy().reshape(-1)
-                f.seek(data_start + begin)
-                if _read_into(f, memoryview(arr.view(np.uint8))) != stop - begin:
-                    raise bad(f"tensor {name!r}: the file ended early (truncated while being read?)")
-            if checksums is not None:
-                _verify(f"tensor {name!r}", t.numpy().reshape(-1).view(np.uint8) if stop > begin else b"",
-                        checksums["tensors"][name], bad)
-            if stop > begin:
-                if sys.byteorder != "little":
-                    arr.byteswap(inplace=True)
-            tensors[name] = t
+    tensors = {}
+    for name, np_dtype, shape, begin, stop in sorted(entries, key=lambda e: e[3]):
+        t = empty(shape, dtype=_DTYPES[np_dtype][1])  # seqlab-owned memory; the bytes go straight in
+        if stop > begin:
+            arr = t.numpy().reshape(-1)
+            f.seek(base + data_start + begin)
+            if _read_into(f, memoryview(arr.view(np.uint8))) != stop - begin:
+                raise bad(f"tensor {name!r}: the file ended early (truncated while being read?)")
+        if checksums is not None:
+            _verify(f"tensor {name!r}", t.numpy().reshape(-1).view(np.uint8) if stop > begin else b"",
+                    checksums["tensors"][name], bad)
+        if stop > begin:
+            if sys.byteorder != "little":
+                arr.byteswap(inplace=True)
+        tensors[name] = t
     tensors = {name: tensors[name] for name in header}  # header order
 
     if STRUCTURE_KEY not in metadata:
