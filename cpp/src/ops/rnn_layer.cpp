@@ -16,6 +16,7 @@
 // dX = dG W_ih.
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "blas.hpp"
@@ -28,16 +29,10 @@ namespace {
 
 using simd::VecOp;
 
-// C = alpha op(A) op(B) + beta C, for any size (BLAS refuses leading dims of empty matrices).
+// C = op(A) op(B) + beta C (gemm accepts empty operands).
 template <typename T>
 void mm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, const T* B, int64_t ldb, T beta,
         T* C, int64_t ldc) {
-  if (M == 0 || N == 0) return;
-  if (K == 0) {
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
-    return;
-  }
   gemm<T>(ta, tb, M, N, K, T(1), A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -46,6 +41,15 @@ template <typename T>
 void copy_n(T* dst, const T* src, int64_t n) {
   if (n > 0) std::memcpy(dst, src, sizeof(T) * static_cast<size_t>(n));
 }
+
+// Scratch memory that the kernels fill before reading (std::vector would zero it first).
+template <typename T>
+struct Buffer {
+  explicit Buffer(int64_t n) : p(n > 0 ? new T[static_cast<size_t>(n)] : nullptr) {}
+  T* data() { return p.get(); }
+  const T* data() const { return p.get(); }
+  std::unique_ptr<T[]> p;
+};
 
 // Split the rows of a step over the pool when the step is large enough to pay for it.
 void for_rows(int64_t rows, int64_t row_size, const std::function<void(int64_t, int64_t)>& f) {
@@ -219,10 +223,11 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
   const bool reverse = dir == 1;
   const T* G = s.gates.data<T>();
   const T* hprev = s.hprev.data<T>();
-  std::vector<T> dG(static_cast<size_t>(N * GH));          // ∂L/∂ pre-activation gates (input side)
-  std::vector<T> dGh(d.mode == RnnMode::Gru ? N * GH : 0);  // GRU: ∂L/∂(W_hh h + b_hh)
-  std::vector<T> dH(d.proj ? N * Ho : 0);                   // with projection: ∂L/∂h_t per row, for dW_hr
-  std::vector<T> dr(d.proj ? d.B * H : 0);
+  // Every row of these is written by its step before it is read: no need to zero them.
+  Buffer<T> dG(N * GH);                                // ∂L/∂ pre-activation gates (input side)
+  Buffer<T> dGh(d.mode == RnnMode::Gru ? N * GH : 0);  // GRU: ∂L/∂(W_hh h + b_hh)
+  Buffer<T> dH(d.proj ? N * Ho : 0);                   // with projection: ∂L/∂h_t per row, for dW_hr
+  Buffer<T> dr(d.proj ? d.B * H : 0);
 
   for (int64_t k = 0; k < d.T; ++k) {
     const int64_t t = reverse ? k : d.T - 1 - k;  // the forward's steps in reverse
