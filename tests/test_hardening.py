@@ -1012,17 +1012,22 @@ def test_pad_sequence_refuses_a_padding_value_that_does_not_fit_as_torch(value):
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"vector_size": 2**20 + 1}, r"Word2Vec: vector_size must be from 1 to 1048576, got 1048577"),
-    ({"vector_size": 2**63}, r"vector_size must be from 1 to 1048576"),  # was a pybind11 TypeError
-    ({"negative": 100001}, r"negative must be from 0 to 100000, got 100001"),
-    ({"negative": 2**40}, r"negative must be from 0 to 100000"),
-    ({"window": 2**31}, r"window must be from 1 to 2147483647"),
-    ({"seed": -1}, r"seed must be an int from 0 to 2\*\*64 - 1, got -1"),
+    ({"vector_size": 2**20 + 1}, r"Word2Vec: vector_size must be at most 1048576, got 1048577"),
+    ({"vector_size": 2**63}, r"vector_size must be at most 1048576"),  # was a pybind11 TypeError
+    ({"negative": 100001}, r"negative must be at most 100000, got 100001"),
+    ({"negative": 2**40}, r"negative must be at most 100000"),
+    ({"window": 2**31}, r"window must be at most 2147483647"),
 ])
 def test_word2vec_refuses_huge_options_at_construction(kwargs, match):
     from seqlab.embed import Word2Vec
     with pytest.raises(ValueError, match=match):
         Word2Vec(**kwargs)
+
+
+def test_word2vec_seed_out_of_range_is_a_type_error_naming_the_model():
+    from seqlab.embed import Word2Vec
+    with pytest.raises(TypeError, match=r"^Word2Vec: seed must be an int from 0 to 2\*\*64 - 1, got -1"):
+        Word2Vec(seed=-1)  # was pybind11's "check_options() received an invalid combination of arguments"
 
 
 def test_word2vec_window_beyond_every_sentence_costs_no_memory():

@@ -32,11 +32,12 @@
 namespace seqlab::embed {
 
 void Word2VecOptions::check() const {
-  SEQLAB_CHECK_VALUE(vector_size >= 1 && vector_size <= kMaxVectorSize, "Word2Vec: vector_size must be from 1 to ",
-                     kMaxVectorSize, ", got ", vector_size);
+  SEQLAB_CHECK_VALUE(vector_size >= 1, "Word2Vec: vector_size must be >= 1, got ", vector_size);
+  SEQLAB_CHECK_VALUE(vector_size <= kMaxVectorSize, "Word2Vec: vector_size must be at most ", kMaxVectorSize, ", got ",
+                     vector_size);
   SEQLAB_CHECK_VALUE(window >= 1, "Word2Vec: window must be >= 1, got ", window);
-  SEQLAB_CHECK_VALUE(negative >= 0 && negative <= kMaxNegative, "Word2Vec: negative must be from 0 to ", kMaxNegative,
-                     ", got ", negative);
+  SEQLAB_CHECK_VALUE(negative >= 0, "Word2Vec: negative must be >= 0, got ", negative);
+  SEQLAB_CHECK_VALUE(negative <= kMaxNegative, "Word2Vec: negative must be at most ", kMaxNegative, ", got ", negative);
   SEQLAB_CHECK_VALUE(hs || negative > 0, "Word2Vec: one of hs=1 or negative>0 is needed to train");
   SEQLAB_CHECK_VALUE(epochs >= 0, "Word2Vec: epochs must be >= 0, got ", epochs);
   // workers are std::threads started at once (a refused one would leave the others at a barrier):

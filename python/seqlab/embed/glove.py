@@ -88,7 +88,7 @@ class GloVe:
             if not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"GloVe: {name} must be an int >= {low}, got {value!r}")
         if vector_size > _core.word2vec.MAX_VECTOR_SIZE:  # Word2Vec's bound, for the same reason (word2vec.hpp)
-            raise ValueError(f"GloVe: vector_size must be from 1 to {_core.word2vec.MAX_VECTOR_SIZE}, got {vector_size}")
+            raise ValueError(f"GloVe: vector_size must be at most {_core.word2vec.MAX_VECTOR_SIZE}, got {vector_size}")
         _check_counts("GloVe", min_count, workers)
         for name, value in (("x_max", x_max), ("learning_rate", learning_rate)):
             if not 0 < value < np.inf:

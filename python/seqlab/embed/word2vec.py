@@ -98,18 +98,18 @@ class Word2Vec:
         _check_sample(sample, name)
         # The bounds of the C++ options (word2vec.hpp says why), checked here too for values that
         # its int types cannot even hold (which pybind11 would refuse as a wrong type).
-        if not 1 <= vector_size <= _core.word2vec.MAX_VECTOR_SIZE:
-            raise ValueError(f"{name}: vector_size must be from 1 to {_core.word2vec.MAX_VECTOR_SIZE}, got {vector_size}")
-        if not 1 <= window <= 2**31 - 1:  # a C int, as gensim's and fastText's; any window spans a whole sentence
-            raise ValueError(f"{name}: window must be from 1 to {2**31 - 1}, got {window}")
-        if not 0 <= negative <= _core.word2vec.MAX_NEGATIVE:
-            raise ValueError(f"{name}: negative must be from 0 to {_core.word2vec.MAX_NEGATIVE}, got {negative}")
-        if not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:  # the trainer's streams take a uint64
-            raise ValueError(f"{name}: seed must be an int from 0 to 2**64 - 1, got {seed!r}")
+        for arg, value, low, high in (("vector_size", vector_size, 1, _core.word2vec.MAX_VECTOR_SIZE),
+                                      ("window", window, 1, 2**31 - 1),  # an int, as gensim's and fastText's
+                                      ("negative", negative, 0, _core.word2vec.MAX_NEGATIVE)):
+            if value < low:
+                raise ValueError(f"{name}: {arg} must be >= {low}, got {value}")
+            if value > high:
+                raise ValueError(f"{name}: {arg} must be at most {high}, got {value}")
+        if not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
+            # the trainer's random streams take a uint64 (a TypeError, as pybind11's refusal was)
+            raise TypeError(f"{name}: seed must be an int from 0 to 2**64 - 1, got {seed!r}")
         if int(workers) < 1:
             raise ValueError(f"{type(self).__name__}: workers must be >= 1, got {workers}")
-        if int(negative) < 0:
-            raise ValueError(f"{type(self).__name__}: negative must be >= 0, got {negative}")
         if not hs and not negative:
             raise ValueError(f"{type(self).__name__}: one of hs=1 or negative>0 is needed to train")
         if int(epochs) < 0:
