@@ -9,7 +9,9 @@ on the input, the output compared by shape and dtype only (the libraries' initia
 differ); or {"call": "optimizer", "name": "optim.SGD", "kwargs"}: built over one parameter and
 stepped twice with a fixed gradient, the parameter compared; or {"call": "reader", "name":
 "lm.NGram.load_arpa", "path", "kwargs"}: a file reader of seqlab's on a damaged file (seqlab
-only: torch has no such reader). An
+only: torch has no such reader); or {"call": "api", "name", "kwargs"}: a case of
+tests/fuzz_api_cases.py (the data, n-gram and embedding APIs), which runs seqlab and its oracle
+itself and raises Wrong for a wrong answer. An
 argument is JSON, or {"tensor": {"shape", "dtype", "data", "view"}} (built the same way for
 both libraries from one NumPy array), {"tensors": [tensor specs]} (a list of tensors), or
 {"dtype": name}."""
@@ -99,6 +101,9 @@ def run(lib, case):
         module = lookup(lib, name)(*args, **kwargs)
         out = describe(module(*[build(lib, x) for x in case["input"]]))
         return {"ok": True, "out": shapes_only(out)}  # the two libraries initialise differently
+    if case["call"] == "api":
+        import fuzz_api_cases  # beside this file; imported on first use (it brings the data API)
+        return {"ok": True, "out": fuzz_api_cases.run(name, case["kwargs"])}
     if case["call"] == "reader":
         lookup(lib, name)(case["path"], **kwargs)
         return {"ok": True, "out": None}
@@ -126,7 +131,7 @@ def main():
     for line in sys.stdin:
         case = json.loads(line)
         result = {}
-        libs = (("seqlab", seqlab),) if case["call"] == "reader" else (("torch", torch), ("seqlab", seqlab))
+        libs = (("seqlab", seqlab),) if case["call"] in ("reader", "api") else (("torch", torch), ("seqlab", seqlab))
         for libname, lib in libs:
             try:
                 result[libname] = run(lib, case)

@@ -129,8 +129,8 @@ OPS = {
                       st.sampled_from(["float32", "float64", "int64"])),
     "zeros": st.builds(lambda s: function("zeros", *s), st.lists(sizes, max_size=3)),
     "eye": st.builds(lambda n, m: function("eye", n, m), sizes, sizes),
-    "arange": st.builds(lambda a, b, s: function("arange", a, b, s), st.integers(-5, 5), st.integers(-5, 5),
-                        st.sampled_from([1, 2, -1, 0.5, -0.5])),
+    "arange": st.builds(lambda a, b, s: function("arange", a, b, s), st.integers(-5, 5),
+                        st.one_of(st.integers(-5, 5), st.none()), st.sampled_from([1, 2, -1, 0.5, -0.5, None])),
 }
 
 

@@ -12,6 +12,7 @@ binding); norm() at zero (the C++ op vector_norm), None and strings as elements 
 element check, _args.number, number_arg), limits checked before work starts (set_num_threads'
 bound, BuildOptions::check, the embedding constructors' checks) and checkpoints' checksums
 (seqlab.crc32)."""
+import math
 import re
 import subprocess
 import sys
@@ -488,6 +489,8 @@ X, MASK = (lambda L: L.ones(2)), (lambda L: L.tensor([True, False]))
     (lambda L: L.zeros(2, dtype="a"), "zeros", "dtype"),
     (lambda L: L.tensor([1.0], dtype="a"), "tensor", "dtype"),
     (lambda L: L.arange("a"), "arange", None),
+    (lambda L: L.arange(0, None), "arange", "end"),  # not arange(0, 0): None is no end
+    (lambda L: L.arange(0, 5, None), "arange", "step"),
     (lambda L: L.nn.Linear("a", 3), "empty", "size"),
     (lambda L: L.nn.Embedding(3.5, 2), "empty", "size"),
     (lambda L: L.nn.functional.cross_entropy(L.ones(2, 3), "a"), None, "target"),  # torch: cross_entropy_loss()
@@ -966,3 +969,85 @@ def test_batch_norm_refuses_parameters_of_another_dtype_as_torch():
 
 def test_a_negative_dim_beside_an_empty_one_is_refused_as_torch():
     raises_like_torch(lambda L: L.zeros(-1, 0), RuntimeError, match="negative dimension")
+
+
+# ------------------------------------------------------------------ found by tests/test_fuzz_api.py
+def test_default_collate_infers_the_dtype_from_every_item_as_torch():
+    from seqlab.data import default_collate
+    for batch in ([1, 2.5], [True, 2], [np.float32(0.5), np.float32(1.5)], [np.int64(3)]):
+        ours, theirs = default_collate(batch), torch.utils.data.default_collate(batch)
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1], batch
+        assert ours.tolist() == theirs.tolist(), batch  # [1, 2.5] was [1, 2]
+
+
+def test_vocab_refuses_arguments_it_would_misread():
+    from seqlab.data import Vocab
+    with pytest.raises(TypeError, match="specials must be a sequence of str, got the str '<unk>'"):
+        Vocab.build([["a"]], specials="<unk>")  # was five specials '<', 'u', 'n', 'k', '>'
+    with pytest.raises(TypeError, match="Vocab.build: tokens must be str, got int"):
+        Vocab.build([["a", 0]], min_freq=2)  # was dropped by min_freq unseen
+    with pytest.raises(TypeError, match="Vocab.build: max_size must be an int, got float"):
+        Vocab.build([["a"]], max_size=1.5)
+    with pytest.raises(TypeError, match="Vocab.lookup_token: the id must be an int, got float"):
+        Vocab.build([["a"]]).lookup_token(1.5)
+
+
+def test_batching_takes_numpy_ints_and_names_itself_for_other_types():
+    from seqlab.data import batchify, get_batch
+    assert batchify(list(range(6)), np.int64(2)).tolist() == [[0, 3], [1, 4], [2, 5]]
+    with pytest.raises(TypeError, match="batchify: batch_size must be a positive integer, got 1.5"):
+        batchify(list(range(6)), 1.5)
+    with pytest.raises(TypeError, match="get_batch: the start row i must be an int, got float"):
+        get_batch(batchify(list(range(6)), 2), 0.5, 1)
+
+
+@pytest.mark.parametrize("value", [2**63, math.inf, math.nan])
+def test_pad_sequence_refuses_a_padding_value_that_does_not_fit_as_torch(value):
+    from seqlab.data import pad_sequence
+    if value != 2**63:  # torch takes padding_value as a double and wraps 2**63 into int64 silently
+        with pytest.raises(RuntimeError):
+            torch.nn.utils.rnn.pad_sequence([torch.tensor([1]), torch.tensor([1, 2])], padding_value=value)
+    with pytest.raises(RuntimeError, match="pad_sequence: padding_value .*cannot be converted to type int64"):
+        pad_sequence([[1], [1, 2]], padding_value=value)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"vector_size": 2**20 + 1}, r"Word2Vec: vector_size must be at most 1048576, got 1048577"),
+    ({"vector_size": 2**63}, r"vector_size must be at most 1048576"),  # was a pybind11 TypeError
+    ({"negative": 100001}, r"negative must be at most 100000, got 100001"),
+    ({"negative": 2**40}, r"negative must be at most 100000"),
+    ({"window": 2**31}, r"window must be at most 2147483647"),
+])
+def test_word2vec_refuses_huge_options_at_construction(kwargs, match):
+    from seqlab.embed import Word2Vec
+    with pytest.raises(ValueError, match=match):
+        Word2Vec(**kwargs)
+
+
+def test_word2vec_seed_out_of_range_is_a_type_error_naming_the_model():
+    from seqlab.embed import Word2Vec
+    with pytest.raises(TypeError, match=r"^Word2Vec: seed must be an int from 0 to 2\*\*64 - 1, got -1"):
+        Word2Vec(seed=-1)  # was pybind11's "check_options() received an invalid combination of arguments"
+
+
+def test_word2vec_window_beyond_every_sentence_costs_no_memory():
+    from seqlab.embed import Word2Vec
+    sentences = [["a", "b", "c", "a"], ["b", "c"]] * 5
+    huge = Word2Vec(sentences, window=2**31 - 1, min_count=1, vector_size=4, workers=1, shrink_windows=False)
+    whole = Word2Vec(sentences, window=3, min_count=1, vector_size=4, workers=1, shrink_windows=False)
+    np.testing.assert_array_equal(huge.wv.vectors, whole.wv.vectors)  # window 3 spans every sentence
+
+
+def test_fasttext_errors_name_fasttext_and_bucket_is_bounded():
+    from seqlab.embed import FastText
+    with pytest.raises(ValueError, match="^FastText: ns_exponent must be finite"):
+        FastText(ns_exponent=math.inf)  # was "Word2Vec: ..."
+    with pytest.raises(ValueError, match="FastText: bucket must be from 0 to 2147483646, got 2147483648"):
+        FastText(bucket=2**31)
+
+
+def test_glove_says_when_its_vectors_diverge():
+    from seqlab.embed import GloVe
+    with pytest.warns(RuntimeWarning, match="GloVe.train: the vectors diverged to inf or NaN"):
+        GloVe([["a", "a", "b", "c"]], min_count=1, vector_size=4, learning_rate=1e10, epochs=2, workers=1,
+              progress=False)

@@ -122,6 +122,11 @@ void bind_word2vec(py::module_& m) {
       py::arg("shrink_windows"), py::arg("seed"), py::arg("workers"), py::arg("chunk_words"), py::arg("block_chunks"),
       py::arg("compute_loss") = false, py::arg("epoch_begin") = 0, py::arg("epoch_end") = -1);
 
+  // The options' bounds (word2vec.hpp), for the Python checks of values beyond the C++ types.
+  w.attr("MAX_VECTOR_SIZE") = embed::kMaxVectorSize;
+  w.attr("MAX_NEGATIVE") = embed::kMaxNegative;
+  w.attr("MAX_SENTENCE_WORDS") = embed::kMaxSentenceWords;
+
   // Word2Vec's and FastText's constructors check every training option here, before any corpus is read.
   w.def("check_options", [](int64_t vector_size, int window, bool sg, bool hs, int negative, double ns_exponent,
                             bool cbow_mean, double alpha, double min_alpha, int epochs, bool shrink_windows,

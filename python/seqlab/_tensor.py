@@ -154,8 +154,11 @@ def full(size, fill_value, dtype=None, requires_grad=False):
     return _finish(_core._full(_size((size,), "full"), value, dtype), requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False):
-    if end is None:
+_NO_END = object()  # arange(5) is arange(0, 5); arange(0, None) is torch's TypeError, not arange(0, 0)
+
+
+def arange(start, end=_NO_END, step=1, dtype=None, requires_grad=False):
+    if end is _NO_END:
         start, end = 0, start
     if _args.dtype(dtype, "arange") is None:
         dtype = int64 if all(isinstance(v, int) for v in (start, end, step)) else _default_dtype

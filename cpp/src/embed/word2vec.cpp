@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -32,8 +33,11 @@ namespace seqlab::embed {
 
 void Word2VecOptions::check() const {
   SEQLAB_CHECK_VALUE(vector_size >= 1, "Word2Vec: vector_size must be >= 1, got ", vector_size);
+  SEQLAB_CHECK_VALUE(vector_size <= kMaxVectorSize, "Word2Vec: vector_size must be at most ", kMaxVectorSize, ", got ",
+                     vector_size);
   SEQLAB_CHECK_VALUE(window >= 1, "Word2Vec: window must be >= 1, got ", window);
   SEQLAB_CHECK_VALUE(negative >= 0, "Word2Vec: negative must be >= 0, got ", negative);
+  SEQLAB_CHECK_VALUE(negative <= kMaxNegative, "Word2Vec: negative must be at most ", kMaxNegative, ", got ", negative);
   SEQLAB_CHECK_VALUE(hs || negative > 0, "Word2Vec: one of hs=1 or negative>0 is needed to train");
   SEQLAB_CHECK_VALUE(epochs >= 0, "Word2Vec: epochs must be >= 0, got ", epochs);
   // workers are std::threads started at once (a refused one would leave the others at a barrier):
@@ -271,16 +275,25 @@ SEQLAB_W2V_INLINE void sgd_block_impl(int m, int n, int64_t d, const float* cons
 // `where` maps a matrix row to its copy (-1: none); it lives through the block's merge, which
 // reads the copies through it, and is reset when the slot's next chunk starts.
 struct RowCache {
-  static constexpr int64_t kPageRows = 512;
   int64_t d = 0;
+  int page_shift = 9;          // 2^page_shift rows a page: 512, fewer for wide rows (set_width)
   std::vector<int32_t> rows;   // matrix row of each copy, in first-touch order
   std::vector<int32_t> where;  // matrix rows, -1 or the index of the row's copy
   std::vector<std::unique_ptr<float[]>> pages;
 
-  float* at(size_t i) { return pages[i / kPageRows].get() + static_cast<int64_t>(i % kPageRows) * d; }
+  // Pages of at most 2^16 floats once rows are wider than 128: a page of 512 rows of a huge
+  // vector_size would allocate gigabytes at a chunk's first touched row.
+  void set_width(int64_t width) {
+    d = width;
+    page_shift = 9;
+    while (page_shift > 0 && (d << page_shift) > (int64_t{1} << 16)) --page_shift;
+  }
+  float* at(size_t i) {
+    return pages[i >> page_shift].get() + static_cast<int64_t>(i & ((size_t{1} << page_shift) - 1)) * d;
+  }
   float* push(int32_t row) {
     size_t i = rows.size();
-    if (i / kPageRows == pages.size()) pages.push_back(std::make_unique<float[]>(kPageRows * d));
+    if ((i >> page_shift) == pages.size()) pages.push_back(std::make_unique<float[]>(d << page_shift));
     rows.push_back(row);
     return at(i);
   }
@@ -331,19 +344,22 @@ struct Worker {
   std::vector<float*> O;
   std::vector<float> L, G, dH, h;
 
-  Worker(const Shared& s, int64_t max_subwords) {
+  Worker(const Shared& s, int64_t max_subwords, int64_t longest_sentence) {
     const auto& opt = s.opt;
     int64_t max_code = 0;
     if (opt.hs)
       for (int64_t w = 0; w < s.data.V; ++w)
         max_code = std::max(max_code, s.tree->code_offsets[w + 1] - s.tree->code_offsets[w]);
-    const int64_t ctx = 2 * static_cast<int64_t>(opt.window);
+    // A window reaches no further than the sentence: a huge window costs no memory.
+    const int64_t ctx = 2 * std::min<int64_t>(opt.window, std::max<int64_t>(longest_sentence - 1, 0));
     const int64_t n_max = ctx * (max_code + opt.negative + 1);  // FastText skip-gram: all contexts in one block
+    SEQLAB_CHECK_VALUE(n_max < std::numeric_limits<int>::max(), "Word2Vec: an update block of ", n_max,
+                       " outputs (window x (negative + Huffman path)) exceeds the int range; lower negative");
     H.resize(ctx + 1);
     O.resize(n_max);
     L.resize(n_max);
     rows.resize(ctx * max_subwords + max_subwords);
-    G.resize((ctx + 1) * n_max);
+    G.resize(std::max<int64_t>(n_max, 1));  // an update's m x n scores: m context rows x their outputs, or 1 x n_max
     dH.resize((ctx + 1) * s.d);
     h.resize(s.d);
   }
@@ -421,7 +437,9 @@ SEQLAB_W2V_INLINE void train_chunk_body(const Shared& s, Worker& wk, Slot& slot,
       const int32_t w = wk.sentence[i];
       // Reduced window: b uniform in 0..window-1, the window spans window - b words each side.
       const int b = opt.shrink_windows ? static_cast<int>(rng.next() % static_cast<uint64_t>(opt.window)) : 0;
-      const int lo = std::max(0, i - opt.window + b), hi = std::min(n - 1, i + opt.window - b);
+      const int64_t reach = static_cast<int64_t>(opt.window) - b;  // i + reach overflows an int near INT_MAX
+      const int lo = static_cast<int>(std::max<int64_t>(0, i - reach)),
+                hi = static_cast<int>(std::min<int64_t>(n - 1, i + reach));
       if (hi == lo) continue;  // a one-word sentence has no context
 
       if (opt.sg && !fasttext) {
@@ -624,13 +642,16 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
   int64_t max_subwords = 1;
   if (data.sub_offsets)
     for (int64_t w = 0; w < data.V; ++w) max_subwords = std::max(max_subwords, data.sub_offsets[w + 1] - data.sub_offsets[w]);
+  int64_t longest_sentence = 0;
+  for (int64_t sent = 0; sent < data.n_sentences; ++sent)
+    longest_sentence = std::max(longest_sentence, data.offsets[sent + 1] - data.offsets[sent]);
   Shared shared{data, opt, negatives.get(), &tree, d, words_per_epoch, words_per_epoch * opt.epochs};
   static const Kernels kernels = pick_kernels();
 
   const int K = opt.block_chunks;
   std::vector<Slot> slots(K);
   for (Slot& sl : slots) {
-    sl.in.d = sl.out.d = sl.hs.d = d;
+    for (RowCache* rc : {&sl.in, &sl.out, &sl.hs}) rc->set_width(d);
     sl.in.where.assign(data.n_input_rows, -1);
     if (opt.negative > 0) sl.out.where.assign(data.V, -1);
     if (opt.hs) sl.hs.where.assign(data.V, -1);
@@ -670,7 +691,7 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
     std::unique_ptr<Worker> wk;
     std::vector<float> start;
     try {
-      wk = std::make_unique<Worker>(shared, max_subwords);
+      wk = std::make_unique<Worker>(shared, max_subwords, longest_sentence);
       start.resize(d);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mu);

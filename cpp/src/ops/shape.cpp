@@ -389,8 +389,13 @@ TensorList split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t dim
   SEQLAB_CHECK(x.dim() > 0, "split expects at least a 1-dimensional tensor");
   const int64_t d = wrap_dim(dim, x.dim(), "split");
   int64_t total = 0;
-  for (int64_t s : sizes) total += s;
-  SEQLAB_CHECK(total == x.shape()[d], "split_with_sizes expects split_sizes to sum exactly to ", x.shape()[d],
+  bool overflow = false;  // {2**63 - 1, 1} must be a wrong sum, not signed overflow
+  for (int64_t s : sizes) {
+    SEQLAB_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+                 shape_str(sizes));
+    overflow |= __builtin_add_overflow(total, s, &total);
+  }
+  SEQLAB_CHECK(!overflow && total == x.shape()[d], "split_with_sizes expects split_sizes to sum exactly to ", x.shape()[d],
                " (input tensor's size at dimension ", d, "), but got split_sizes=", shape_str(sizes));
   TensorList out;
   int64_t at = 0;
@@ -407,7 +412,7 @@ TensorList chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   const int64_t d = wrap_dim(dim, x.dim(), "chunk");
   const int64_t n = x.shape()[d];
   if (n == 0) return split(x, std::vector<int64_t>(chunks, 0), d);  // `chunks` empty pieces, as torch
-  return split(x, (n + chunks - 1) / chunks, d);
+  return split(x, (n - 1) / chunks + 1, d);  // ceil(n / chunks); n + chunks - 1 overflows for huge chunks
 }
 
 }  // namespace seqlab

@@ -4,11 +4,27 @@ batchify / get_batch follow PyTorch's examples/word_language_model/main.py; pad_
 follows torch.nn.utils.rnn.pad_sequence. Tested in tests/test_data.py.
 """
 
+import operator
+
 import numpy as np
 
+from .. import _tensor
 from .._core import Tensor, from_numpy
 
 __all__ = ["batchify", "get_batch", "BPTTBatches", "pad_sequence", "pad_collate", "PadCollate"]
+
+
+def _positive(value, what, arg):
+    """A positive int argument (NumPy integers too): TypeError for a non-int, ValueError below 1."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what}: {arg} must be a positive integer, got {value!r}")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what}: {arg} must be a positive integer, got {value!r}") from None
+    if value < 1:
+        raise ValueError(f"{what}: {arg} must be a positive integer, got {value!r}")
+    return value
 
 
 def _as_numpy(data):
@@ -43,8 +59,7 @@ def batchify(data, batch_size):
     Trailing ids that do not fill a row are dropped (N = len(data) // B), as in PyTorch's
     word_language_model. Returns a contiguous seqlab int64 tensor that owns its memory.
     """
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batchify: batch_size must be a positive integer, got {batch_size!r}")
+    batch_size = _positive(batch_size, "batchify", "batch_size")
     ids = _as_ids(data, "batchify")
     n_rows = len(ids) // batch_size
     if n_rows == 0:
@@ -62,8 +77,11 @@ def get_batch(source, i, bptt):
     with T = min(bptt, N - 1 - i), so the last window may be shorter. Both are views of
     `source` (PyTorch's example returns target.view(-1); reshape(-1) gives that form).
     """
-    if not isinstance(bptt, int) or bptt < 1:
-        raise ValueError(f"get_batch: bptt must be a positive integer, got {bptt!r}")
+    bptt = _positive(bptt, "get_batch", "bptt")
+    try:
+        i = operator.index(i)  # source[1.5:] would be a TypeError naming no one
+    except TypeError:
+        raise TypeError(f"get_batch: the start row i must be an int, got {type(i).__name__}") from None
     if len(source.shape) != 2:
         raise ValueError(f"get_batch: source must be batchified, shape (N, B), got {tuple(source.shape)}")
     n = source.shape[0]
@@ -81,8 +99,7 @@ class BPTTBatches:
     """
 
     def __init__(self, source, bptt):
-        if not isinstance(bptt, int) or bptt < 1:
-            raise ValueError(f"BPTTBatches: bptt must be a positive integer, got {bptt!r}")
+        bptt = _positive(bptt, "BPTTBatches", "bptt")
         if len(source.shape) != 2:
             raise ValueError(f"BPTTBatches: source must be batchified, shape (N, B), got {tuple(source.shape)}")
         self.source = source
@@ -135,7 +152,8 @@ def _pad(arrays, originals, batch_first, padding_value, what):
     for k, a in enumerate(arrays):
         if a.ndim != 1:
             raise ValueError(f"{what}: sequence {k} has shape {tuple(a.shape)}; expected 1-D")
-    kinds = {a.dtype.kind for a in arrays if a.size}
+    # an empty list has no dtype (NumPy would say float64); an empty array or tensor has its own
+    kinds = {a.dtype.kind for a, s in zip(arrays, originals) if a.size or isinstance(s, (np.ndarray, Tensor))}
     if kinds <= {"i", "u"}:
         dtype = np.int64
     elif kinds <= {"i", "u", "f"}:
@@ -147,10 +165,24 @@ def _pad(arrays, originals, batch_first, padding_value, what):
     else:
         raise TypeError(f"{what}: cannot pad sequences of dtypes {sorted({str(a.dtype) for a in arrays})}")
     lengths = np.array([len(a) for a in arrays], dtype=np.int64)
+    _check_padding(padding_value, dtype, what)
     out = np.full((len(arrays), lengths.max()), padding_value, dtype=dtype)
     for b, a in enumerate(arrays):
         out[b, :len(a)] = a
     return from_numpy(out if batch_first else np.ascontiguousarray(out.T)), lengths
+
+
+_SEQLAB_DTYPE = {np.int64: "int64", np.float32: "float32", np.float64: "float64", np.bool_: "bool"}
+
+
+def _check_padding(value, dtype, what):
+    """padding_value must be a number that fits the padded dtype, as torch's fill requires (TypeError
+    for a non-number, torch's overflow RuntimeError for NaN, inf or 2**63 into int64); NumPy would
+    raise OverflowError or ValueError, or wrap around."""
+    try:
+        _tensor.full((), value, dtype=getattr(_tensor, _SEQLAB_DTYPE[dtype]))
+    except (TypeError, RuntimeError) as e:
+        raise type(e)(f"{what}: padding_value {value!r}: {e}") from None
 
 
 class PadCollate:

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from .._core import Tensor, from_numpy, stack
-from .._tensor import randint
+from .._tensor import float64, randint, tensor
 
 __all__ = ["DataLoader", "default_collate"]
 
@@ -84,12 +84,14 @@ def default_collate(batch):
     if isinstance(elem, np.ndarray):
         _check_same_shape([x.shape for x in batch])
         return _from_numpy(np.stack(batch))
-    if isinstance(elem, (bool, np.bool_)):
-        return from_numpy(np.array(batch, dtype=np.bool_))
-    if isinstance(elem, numbers.Integral):
-        return from_numpy(np.array(batch, dtype=np.int64))
+    if isinstance(elem, np.generic) and np.asarray(elem).dtype.kind in "biuf":
+        return _from_numpy(np.array(batch))  # NumPy scalars keep their dtype, as torch.as_tensor does
+    if isinstance(elem, float):
+        return tensor(batch, dtype=float64)
     if isinstance(elem, numbers.Real):
-        return from_numpy(np.array(batch, dtype=np.float64))
+        # torch.tensor(batch): the dtype of every item, not of the first (np.array(batch, int64)
+        # truncated [1, 2.5] to [1, 2]): bools stay bool, ints int64, a float among them float32
+        return tensor(batch)
     if isinstance(elem, (str, bytes)):
         return list(batch)
     if isinstance(elem, collections.abc.Mapping):

@@ -6,6 +6,7 @@ small JSON file, written atomically. Tested in tests/test_data.py.
 
 import collections
 import json
+import operator
 import os
 
 import numpy as np
@@ -22,6 +23,16 @@ SPECIALS = ("<unk>", "<pad>", "<s>", "</s>")
 
 _FORMAT = "seqlab.data.Vocab"
 _VERSION = 1
+
+
+def _int_arg(value, name):
+    """An int argument of Vocab.build (NumPy integers too), or a TypeError naming it."""
+    if isinstance(value, bool):
+        raise TypeError(f"Vocab.build: {name} must be an int, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"Vocab.build: {name} must be an int, got {type(value).__name__}") from None
 
 
 class Vocab:
@@ -41,6 +52,9 @@ class Vocab:
     """
 
     def __init__(self, tokens=(), specials=SPECIALS):
+        if isinstance(specials, str):  # tuple("<unk>") would be five one-character specials
+            raise TypeError(f"Vocab: specials must be a sequence of str, got the str {specials!r}; "
+                            f"write specials=({specials!r},)")
         specials, tokens = tuple(specials), tuple(tokens)  # a str gives its characters
         for t in specials + tokens:
             if not isinstance(t, str):
@@ -65,13 +79,19 @@ class Vocab:
         min_freq: drop tokens seen fewer times than this.
         max_size: keep at most this many tokens besides the specials (the most frequent).
         """
+        min_freq = _int_arg(min_freq, "min_freq")
         if min_freq < 1:
             raise ValueError(f"Vocab.build: min_freq must be >= 1, got {min_freq}")
+        if max_size is not None:
+            max_size = _int_arg(max_size, "max_size")
         if max_size is not None and max_size < 0:
             raise ValueError(f"Vocab.build: max_size must be >= 0 or None, got {max_size}")
         counts = collections.Counter()
         for seq in sequences:
             counts.update(seq)
+        for t in counts:  # every token, also those min_freq drops: a 0 among str tokens is a bug upstream
+            if not isinstance(t, str):
+                raise TypeError(f"Vocab.build: tokens must be str, got {type(t).__name__} ({t!r})")
         special_set = set(specials)
         ranked = sorted((t for t, c in counts.items() if c >= min_freq and t not in special_set),
                         key=lambda t: (-counts[t], t))
@@ -101,6 +121,10 @@ class Vocab:
 
     def lookup_token(self, index):
         """The token with id `index`."""
+        try:
+            index = operator.index(index)  # itos[1.5] would be a TypeError naming no one
+        except TypeError:
+            raise TypeError(f"Vocab.lookup_token: the id must be an int, got {type(index).__name__}") from None
         if not 0 <= index < len(self.itos):
             raise IndexError(f"Vocab: id {index} is out of range for a vocabulary of size {len(self.itos)}")
         return self.itos[index]

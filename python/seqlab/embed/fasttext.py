@@ -17,6 +17,8 @@ from .. import _core
 from .keyedvectors import KeyedVectors
 from .word2vec import Word2Vec, prep_vectors
 
+_MAX_ROWS = 2**31 - 1  # input rows (words and n-gram buckets) are int32 ids in the trainer
+
 __all__ = ["FastText", "FastTextKeyedVectors", "ft_ngram_hashes"]
 
 
@@ -38,7 +40,12 @@ class FastTextKeyedVectors(KeyedVectors):
         super().__init__(vector_size, count, dtype)
         self.min_n, self.max_n, self.bucket = int(min_n), int(max_n), int(bucket)
         self.vectors_vocab = np.zeros((count, self.vector_size), dtype=dtype)
-        self.vectors_ngrams = np.zeros((self.bucket, self.vector_size), dtype=dtype)
+        try:
+            self.vectors_ngrams = np.zeros((self.bucket, self.vector_size), dtype=dtype)
+        except MemoryError:  # numpy's message names no model and no argument
+            raise MemoryError(f"FastText: cannot allocate {self.bucket * self.vector_size * np.dtype(dtype).itemsize} "
+                              f"bytes for the n-gram vectors (bucket={self.bucket} x vector_size={self.vector_size} "
+                              f"{np.dtype(dtype).name}); lower bucket or vector_size") from None
 
     def __contains__(self, word):
         """As gensim: with n-gram buckets every word has a vector, so every word is "in"."""
@@ -94,8 +101,8 @@ class FastText(Word2Vec):
             raise ValueError(f"FastText: min_n must be >= 1, got {min_n}")
         if int(max_n) < 0:
             raise ValueError(f"FastText: max_n must be >= 0 (below min_n: no n-grams), got {max_n}")
-        if int(bucket) < 0:
-            raise ValueError(f"FastText: bucket must be >= 0, got {bucket}")
+        if not 0 <= bucket <= _MAX_ROWS - 1:  # the trainer's rows are int32: words, then buckets
+            raise ValueError(f"FastText: bucket must be from 0 to {_MAX_ROWS - 1}, got {bucket}")
         self.min_n, self.max_n, self.bucket, self.word_ngrams = int(min_n), int(max_n), int(bucket), 1
         self._syn0 = None
         self._sub = (None, None)
@@ -116,6 +123,9 @@ class FastText(Word2Vec):
     def _after_vocab(self):
         # Training rows of each word: the word (row w), then its n-grams (row V + bucket).
         bucket = self._n_ngrams()
+        if len(self.wv) + bucket > _MAX_ROWS:
+            raise ValueError(f"FastText: {len(self.wv)} words and bucket={bucket} n-gram rows exceed the trainer's "
+                             f"{_MAX_ROWS} rows (int32 row ids); lower bucket")
         self._sub = _core.word2vec.subword_rows(list(self.wv.index_to_key), self.min_n, self.max_n, bucket)
 
     def init_weights(self):

@@ -20,6 +20,8 @@ load() exactly as it would have without it.
 """
 import os
 
+import warnings
+
 import numpy as np
 
 from .. import _core
@@ -85,6 +87,8 @@ class GloVe:
         for name, value, low in (("vector_size", vector_size, 1), ("window", window, 1), ("epochs", epochs, 0)):
             if not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"GloVe: {name} must be an int >= {low}, got {value!r}")
+        if vector_size > _core.word2vec.MAX_VECTOR_SIZE:  # Word2Vec's bound, for the same reason (word2vec.hpp)
+            raise ValueError(f"GloVe: vector_size must be at most {_core.word2vec.MAX_VECTOR_SIZE}, got {vector_size}")
         _check_counts("GloVe", min_count, workers)
         for name, value in (("x_max", x_max), ("learning_rate", learning_rate)):
             if not 0 < value < np.inf:
@@ -133,6 +137,9 @@ class GloVe:
             bar.close()
         self.cost_history.extend(costs)
         self._update_wv()
+        if not np.all(np.isfinite(self.wv.vectors)):  # as glove.c's "Caught NaN", but once and by name
+            warnings.warn(f"GloVe.train: the vectors diverged to inf or NaN (learning_rate={self.learning_rate}); "
+                          "lower learning_rate", RuntimeWarning, stacklevel=2)
         return costs
 
     def _update_wv(self):

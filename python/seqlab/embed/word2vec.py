@@ -22,7 +22,8 @@ from .keyedvectors import KeyedVectors
 
 __all__ = ["Word2Vec"]
 
-MAX_WORDS_IN_SENTENCE = 10000  # gensim's MAX_WORDS_IN_BATCH; longer sentences are split (gensim truncates)
+MAX_WORDS_IN_SENTENCE = _core.word2vec.MAX_SENTENCE_WORDS  # gensim's MAX_WORDS_IN_BATCH (10,000); longer
+# sentences are split (gensim truncates them); the bound on negative assumes it (word2vec.hpp)
 FORMAT = "seqlab.embed.Word2Vec"
 FORMAT_VERSION = 1
 
@@ -95,14 +96,20 @@ class Word2Vec:
             if not isinstance(value, numbers.Integral):  # int(1.5) would train 1-dimensional vectors
                 raise TypeError(f"{name}: {arg} must be an int, got {value!r}")
         _check_sample(sample, name)
-        if int(vector_size) < 1:
-            raise ValueError(f"{type(self).__name__}: vector_size must be >= 1, got {vector_size}")
-        if int(window) < 1:
-            raise ValueError(f"{type(self).__name__}: window must be >= 1, got {window}")
+        # The bounds of the C++ options (word2vec.hpp says why), checked here too for values that
+        # its int types cannot even hold (which pybind11 would refuse as a wrong type).
+        for arg, value, low, high in (("vector_size", vector_size, 1, _core.word2vec.MAX_VECTOR_SIZE),
+                                      ("window", window, 1, 2**31 - 1),  # an int, as gensim's and fastText's
+                                      ("negative", negative, 0, _core.word2vec.MAX_NEGATIVE)):
+            if value < low:
+                raise ValueError(f"{name}: {arg} must be >= {low}, got {value}")
+            if value > high:
+                raise ValueError(f"{name}: {arg} must be at most {high}, got {value}")
+        if not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
+            # the trainer's random streams take a uint64 (a TypeError, as pybind11's refusal was)
+            raise TypeError(f"{name}: seed must be an int from 0 to 2**64 - 1, got {seed!r}")
         if int(workers) < 1:
             raise ValueError(f"{type(self).__name__}: workers must be >= 1, got {workers}")
-        if int(negative) < 0:
-            raise ValueError(f"{type(self).__name__}: negative must be >= 0, got {negative}")
         if not hs and not negative:
             raise ValueError(f"{type(self).__name__}: one of hs=1 or negative>0 is needed to train")
         if int(epochs) < 0:
@@ -137,7 +144,10 @@ class Word2Vec:
         self.compute_loss = bool(compute_loss)
         self.running_training_loss = 0.0
         # Every training option, checked by the C++ trainer's own check now rather than after build_vocab.
-        _core.word2vec.check_options(**self._train_options(self.alpha, self.min_alpha, self.epochs))
+        try:
+            _core.word2vec.check_options(**self._train_options(self.alpha, self.min_alpha, self.epochs))
+        except ValueError as e:  # the C++ check names Word2Vec; a FastText's error names FastText
+            raise ValueError(str(e).replace("Word2Vec:", f"{name}:", 1)) from None
         self.wv = self._new_keyed_vectors()
         self.syn1neg = self.syn1 = None
         self.corpus_count = self.corpus_total_words = 0

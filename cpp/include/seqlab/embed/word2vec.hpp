@@ -42,6 +42,19 @@ HuffmanTree build_huffman(const std::vector<int64_t>& counts);
 
 // ---------------------------------------------------------------------------- training
 
+// Bounds of the options (Word2VecOptions::check; DESIGN.md, "Bad input"):
+// - a sentence holds at most kMaxSentenceWords words (gensim's MAX_WORDS_IN_BATCH: Python splits
+//   longer ones), so a window never spans more than 2 (kMaxSentenceWords - 1) context words;
+// - the outputs of one update block (FastText skip-gram: every context word's positive,
+//   negatives and Huffman path) are counted in an int, as in gensim's Cython and word2vec.c:
+//   2 (kMaxSentenceWords - 1) (negative + 1 + 92) < 2^31 for negative <= 107,288 (92: the
+//   longest Huffman path over int64 counts, the Fibonacci bound), rounded down to kMaxNegative;
+// - vector_size <= 2^20 (4 MiB a row, a thousand times the usual 100-1,000): a larger value is
+//   a typo (10**9 would be 4 GB a word) that would fail, or be killed for memory, in build_vocab.
+inline constexpr int64_t kMaxSentenceWords = 10000;
+inline constexpr int kMaxNegative = 100000;
+inline constexpr int64_t kMaxVectorSize = int64_t{1} << 20;
+
 struct Word2VecOptions {
   int64_t vector_size = 100;
   int window = 5;
