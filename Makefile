@@ -90,6 +90,7 @@ bench: setup
 	$(PYTHON) benchmarks/elementwise.py
 	$(PYTHON) benchmarks/ngram.py
 	$(PYTHON) benchmarks/word2vec.py
+	$(PYTHON) benchmarks/recurrent.py
 
 clean:
 	rm -rf build

@@ -362,7 +362,7 @@ def test_zero_batch_and_errors_like_torch(rng):
 
 @pytest.mark.parametrize("kind", ["RNN_TANH", "LSTM", "GRU"])
 def test_hidden_grad_norms_equal_the_cell_loops_state_gradients(kind, rng):
-    from seqlab.nn.hidden_grads import hidden_grad_norms
+    from seqlab.nn.utils import hidden_grad_norms
     _, sm = build(kind, np.float64, num_layers=2, bidirectional=True)
     x = s_tensor(rng.standard_normal((6, 3, I)))
     target = s_tensor(rng.standard_normal((6, 3, 2 * H)))
