@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "../src/blas.hpp"
+#include "../src/simd/panel_gemm.hpp"
 #include "seqlab/seqlab.hpp"
 
 using namespace seqlab;
@@ -21,6 +22,54 @@ TEST(Gemm, BlasMatchesNaiveForAllTransposes) {
       gemm<double>(ta, tb, M, N, K, 1.0, A.data<double>(), lda, B.data<double>(), ldb, 0.0, C1.data<double>(), N);
       gemm_naive<double>(ta, tb, M, N, K, 1.0, A.data<double>(), lda, B.data<double>(), ldb, 0.0, C2.data<double>(), N);
       for (int64_t i = 0; i < M * N; ++i) EXPECT_NEAR(C1.data<double>()[i], C2.data<double>()[i], 1e-12);
+    }
+}
+
+TEST(Gemm, RowsOfAnEmptyOrSingleRowProductAreRight) {
+  // M = 1 goes to gemv (A's row, or A's column when transposed); K = 0 leaves beta C.
+  manual_seed(3);
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      const int64_t N = 6, K = 4;
+      Tensor A = randn({K, 1}, Dtype::Float64), B = randn(tb ? Shape{N, K} : Shape{K, N}, Dtype::Float64);
+      Tensor C1 = ones({1, N}, Dtype::Float64), C2 = ones({1, N}, Dtype::Float64);
+      const int64_t lda = ta ? 1 : K, ldb = tb ? K : N;
+      gemm<double>(ta, tb, 1, N, K, 2.0, A.data<double>(), lda, B.data<double>(), ldb, 0.5, C1.data<double>(), N);
+      gemm_naive<double>(ta, tb, 1, N, K, 2.0, A.data<double>(), lda, B.data<double>(), ldb, 0.5, C2.data<double>(), N);
+      for (int64_t i = 0; i < N; ++i) EXPECT_NEAR(C1.data<double>()[i], C2.data<double>()[i], 1e-12);
+    }
+  Tensor C = full({2, 3}, 4.0, Dtype::Float64);
+  gemm<double>(false, false, 2, 3, 0, 1.0, nullptr, 1, nullptr, 3, 0.5, C.data<double>(), 3);
+  for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(C.data<double>()[i], 2.0);
+}
+
+TEST(Gemm, PanelProductMatchesNaiveForEveryTail) {
+  // Rows 1..9 (4-row blocks and every tail) and columns that end inside a panel.
+  manual_seed(4);
+  for (int64_t M : {1, 3, 4, 5, 9})
+    for (int64_t N : {1, 7, 16, 33}) {
+      const int64_t K = 11;
+      for (bool dbl : {false, true}) {
+        const int64_t w = simd::panel_width(dbl), P = (N + w - 1) / w;
+        Tensor A = randn({M, K}, Dtype::Float64), B = randn({N, K}, Dtype::Float64);  // product with Bᵀ
+        Tensor ref = zeros({M, N}, Dtype::Float64);
+        gemm_naive<double>(false, true, M, N, K, 1.0, A.data<double>(), K, B.data<double>(), K, 0.0,
+                           ref.data<double>(), N);
+        if (dbl) {
+          std::vector<double> panels(P * K * w);
+          simd::pack_panels(B.data<double>(), K, N, 1, K, w, panels.data());
+          Tensor C = ones({M, N}, Dtype::Float64);
+          simd::panel_gemm(A.data<double>(), K, M, K, panels.data(), N, 0, P, C.data<double>(), N, true);
+          for (int64_t i = 0; i < M * N; ++i) EXPECT_NEAR(C.data<double>()[i], ref.data<double>()[i] + 1, 1e-12);
+        } else {
+          Tensor Af = to_dtype(A, Dtype::Float32), Bf = to_dtype(B, Dtype::Float32);
+          std::vector<float> panels(P * K * w);
+          simd::pack_panels(Bf.data<float>(), K, N, 1, K, w, panels.data());
+          Tensor C = zeros({M, N});
+          simd::panel_gemm(Af.data<float>(), K, M, K, panels.data(), N, 0, P, C.data<float>(), N, false);
+          for (int64_t i = 0; i < M * N; ++i) EXPECT_NEAR(C.data<float>()[i], ref.data<double>()[i], 1e-4);
+        }
+      }
     }
 }
 

@@ -17,10 +17,12 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "blas.hpp"
 #include "kernel_utils.hpp"
+#include "simd/panel_gemm.hpp"
 #include "seqlab/ops/rnn.hpp"
 
 namespace seqlab {
@@ -51,9 +53,36 @@ struct Buffer {
   std::unique_ptr<T[]> p;
 };
 
+// A weight packed once per call for the steps' small products (simd/panel_gemm.hpp): OpenBLAS
+// would pack it again at every step, and its split of a batch-sized product over threads scales
+// poorly; here each step's product is split over the pool by column panels.
+// B(k, n) = src[k·stride_k + n·stride_n], K × N.
+template <typename T>
+struct StepWeight {
+  StepWeight(const T* src, int64_t K_, int64_t N_, int64_t stride_k, int64_t stride_n)
+      : K(K_), N(N_), w(simd::panel_width(std::is_same_v<T, double>)), P((N_ + w - 1) / w),
+        panels(static_cast<size_t>(P * K_ * w)) {
+    parallel_for(P, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, K * w)), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p)
+        simd::pack_panels(src + p * w * stride_n, K, std::min(w, N - p * w), stride_k, stride_n, w,
+                          panels.data() + p * K * w);
+    });
+  }
+  // C (M × N) = or += A (M × K) · B
+  void apply(const T* A, int64_t lda, int64_t M, T* C, int64_t ldc, bool accumulate) const {
+    if (M == 0 || N == 0) return;
+    const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, M * K * w));
+    parallel_for(P, grain, [&](int64_t p0, int64_t p1) {
+      simd::panel_gemm(A, lda, M, K, panels.data(), N, p0, p1, C, ldc, accumulate);
+    });
+  }
+  int64_t K, N, w, P;
+  std::vector<T> panels;
+};
+
 // Split the rows of a step over the pool when the step is large enough to pay for it.
 void for_rows(int64_t rows, int64_t row_size, const std::function<void(int64_t, int64_t)>& f) {
-  parallel_for(rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, row_size)), f);
+  parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, row_size)), f);
 }
 
 // Shapes of one layer.
@@ -94,6 +123,10 @@ void forward_direction(const Dims& d, int64_t dir, const T* x, const std::vector
   const int64_t N = d.N, H = d.H, Ho = d.Hout, GH = d.GH(), ldy = d.D * Ho;
   const bool reverse = dir == 1;
   const Dtype dt = dtype_of<T>();
+
+  // The recurrent weights, packed once for all steps: G_t += h W_hhᵀ, h = r W_hrᵀ.
+  const StepWeight<T> whh(w.w_hh, Ho, GH, 1, Ho);
+  const std::unique_ptr<StepWeight<T>> whr(d.proj ? new StepWeight<T>(w.w_hr, H, Ho, 1, H) : nullptr);
 
   // Input projection of every step, with the biases that add to it: G = X W_ihᵀ + b_ih (+ b_hh).
   s.gates = Tensor::empty({N, GH}, dt);
@@ -150,7 +183,7 @@ void forward_direction(const Dims& d, int64_t dir, const T* x, const std::vector
     switch (d.mode) {
       case RnnMode::RnnTanh:
       case RnnMode::RnnRelu: {
-        mm<T>(false, true, b, H, Ho, hp, Ho, w.w_hh, Ho, T(1), Gt, GH);
+        whh.apply(hp, Ho, b, Gt, GH, true);
         const VecOp op = d.mode == RnnMode::RnnTanh ? VecOp::Tanh : VecOp::Relu;
         simd::unary(op, Gt, Gt, b * H);
         copy_n(h, Gt, b * H);
@@ -158,7 +191,7 @@ void forward_direction(const Dims& d, int64_t dir, const T* x, const std::vector
         break;
       }
       case RnnMode::Lstm: {
-        mm<T>(false, true, b, GH, Ho, hp, Ho, w.w_hh, Ho, T(1), Gt, GH);
+        whh.apply(hp, Ho, b, Gt, GH, true);
         T* ct = cs + srow * H;
         T* out = d.proj ? R + srow * H : h;  // o ⊙ tanh(c_t) goes to the projection or is h_t
         for_rows(b, GH, [&](int64_t r0, int64_t r1) {
@@ -177,13 +210,13 @@ void forward_direction(const Dims& d, int64_t dir, const T* x, const std::vector
             simd::binary(simd::BinOp::Mul, hr, g + 3 * H, false, T(1), hr, H);  // h = o tanh(c)
           }
         });
-        if (d.proj) mm<T>(false, true, b, Ho, H, out, H, w.w_hr, H, T(0), h, Ho);  // h = W_hr (o tanh c)
+        if (d.proj) whr->apply(out, H, b, h, Ho, false);  // h = W_hr (o tanh c)
         for (int64_t r = 0; r < b; ++r) copy_n(yt + r * ldy, h + r * Ho, Ho);
         break;
       }
       case RnnMode::Gru: {
         T* gh = gh_buf.data();
-        mm<T>(false, true, b, GH, Ho, hp, Ho, w.w_hh, Ho, T(0), gh, GH);
+        whh.apply(hp, Ho, b, gh, GH, false);
         T* ghn_t = ghn ? ghn + o * H : nullptr;
         for_rows(b, GH, [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) {
@@ -223,6 +256,9 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
   const bool reverse = dir == 1;
   const T* G = s.gates.data<T>();
   const T* hprev = s.hprev.data<T>();
+  // The recurrent weights as the steps' backward reads them: dh_{t-1} = dG W_hh, dr = dh W_hr.
+  const StepWeight<T> whh(w.w_hh, GH, Ho, Ho, 1);
+  const std::unique_ptr<StepWeight<T>> whr(d.proj ? new StepWeight<T>(w.w_hr, Ho, H, H, 1) : nullptr);
   // Every row of these is written by its step before it is read: no need to zero them.
   Buffer<T> dG(N * GH);                                // ∂L/∂ pre-activation gates (input side)
   Buffer<T> dGh(d.mode == RnnMode::Gru ? N * GH : 0);  // GRU: ∂L/∂(W_hh h + b_hh)
@@ -254,14 +290,14 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
           const T hv = Gt[i];
           dGt[i] = tanh_mode ? dh[i] * (T(1) - hv * hv) : (hv > T(0) ? dh[i] : T(0));
         }
-        mm<T>(false, false, b, Ho, GH, dGt, GH, w.w_hh, Ho, T(0), dh, Ho);  // dh_{t-1} = dG W_hh
+        whh.apply(dGt, GH, b, dh, Ho, false);  // dh_{t-1} = dG W_hh
         break;
       }
       case RnnMode::Lstm: {
         const T* dout = dh;  // ∂L/∂(o tanh c)
         if (d.proj) {
           copy_n(dH.data() + o * Ho, dh, b * Ho);
-          mm<T>(false, false, b, H, Ho, dh, Ho, w.w_hr, H, T(0), dr.data(), H);  // ∂L/∂r = dh W_hr
+          whr->apply(dh, Ho, b, dr.data(), H, false);  // ∂L/∂r = dh W_hr
           dout = dr.data();
         }
         const T* cprev = s.cprev.data<T>() + o * H;
@@ -286,7 +322,7 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
             }
           }
         });
-        mm<T>(false, false, b, Ho, GH, dGt, GH, w.w_hh, Ho, T(0), dh, Ho);
+        whh.apply(dGt, GH, b, dh, Ho, false);
         break;
       }
       case RnnMode::Gru: {
@@ -312,7 +348,7 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
             }
           }
         });
-        mm<T>(false, false, b, Ho, GH, dGht, GH, w.w_hh, Ho, T(1), dh, Ho);
+        whh.apply(dGht, GH, b, dh, Ho, true);
         break;
       }
     }

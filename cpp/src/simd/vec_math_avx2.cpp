@@ -1,5 +1,6 @@
 // The kernels of vec_math_impl.hpp for xsimd::fma3<xsimd::avx2> (this file is compiled with its flags).
 #include "simd/vec_math_impl.hpp"
+#include "simd/panel_gemm_impl.hpp"
 
 namespace seqlab::simd {
 template void UnaryKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fma3<xsimd::avx2>, VecOp, const float*, float*, int64_t) const noexcept;
@@ -8,4 +9,8 @@ template void BinaryKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::f
 template void BinaryKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, BinOp, const double*, const double*, bool, double, double*, int64_t) const noexcept;
 template double SumKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fma3<xsimd::avx2>, const float*, int64_t) const noexcept;
 template double SumKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, const double*, int64_t) const noexcept;
+template void PanelGemmKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fma3<xsimd::avx2>, const float*, int64_t, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool) const noexcept;
+template void PanelGemmKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, const double*, int64_t, int64_t, int64_t, const double*, int64_t, int64_t, int64_t, double*, int64_t, bool) const noexcept;
+template int64_t PanelWidthKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fma3<xsimd::avx2>, float) const noexcept;
+template int64_t PanelWidthKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, double) const noexcept;
 }  // namespace seqlab::simd

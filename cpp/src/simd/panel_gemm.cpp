@@ -1,0 +1,45 @@
+// Run-time dispatch of panel_gemm.hpp's kernel (instantiated in vec_math_<isa>.cpp).
+#include "simd/panel_gemm.hpp"
+
+#include <xsimd/xsimd.hpp>
+
+namespace seqlab::simd {
+
+using Archs = xsimd::arch_list<xsimd::avx512f, xsimd::fma3<xsimd::avx2>, xsimd::sse2>;
+
+#define SEQLAB_EXTERN_PANEL(A)                                                                                       \
+  extern template void PanelGemmKernel::operator()<A, float>(A, const float*, int64_t, int64_t, int64_t, const float*, \
+                                                             int64_t, int64_t, int64_t, float*, int64_t, bool)        \
+      const noexcept;                                                                                              \
+  extern template void PanelGemmKernel::operator()<A, double>(A, const double*, int64_t, int64_t, int64_t,           \
+                                                              const double*, int64_t, int64_t, int64_t, double*,     \
+                                                              int64_t, bool) const noexcept;                         \
+  extern template int64_t PanelWidthKernel::operator()<A, float>(A, float) const noexcept;                           \
+  extern template int64_t PanelWidthKernel::operator()<A, double>(A, double) const noexcept;
+SEQLAB_EXTERN_PANEL(xsimd::avx512f)
+SEQLAB_EXTERN_PANEL(xsimd::fma3<xsimd::avx2>)
+SEQLAB_EXTERN_PANEL(xsimd::sse2)
+
+namespace {
+auto& gemm_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(PanelGemmKernel{});
+  return d;
+}
+auto& width_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(PanelWidthKernel{});
+  return d;
+}
+}  // namespace
+
+int64_t panel_width(bool is_double) { return is_double ? width_dispatcher()(0.0) : width_dispatcher()(0.0f); }
+
+void panel_gemm(const float* A, int64_t lda, int64_t M, int64_t K, const float* panels, int64_t N, int64_t p0,
+                int64_t p1, float* C, int64_t ldc, bool accumulate) {
+  gemm_dispatcher()(A, lda, M, K, panels, N, p0, p1, C, ldc, accumulate);
+}
+void panel_gemm(const double* A, int64_t lda, int64_t M, int64_t K, const double* panels, int64_t N, int64_t p0,
+                int64_t p1, double* C, int64_t ldc, bool accumulate) {
+  gemm_dispatcher()(A, lda, M, K, panels, N, p0, p1, C, ldc, accumulate);
+}
+
+}  // namespace seqlab::simd

@@ -1,0 +1,72 @@
+// The kernel behind panel_gemm.hpp, written once for any xsimd architecture; included only by
+// the per-ISA translation units (vec_math_<isa>.cpp), compiled with that ISA's flags.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include <xsimd/xsimd.hpp>
+
+#include "simd/panel_gemm.hpp"
+
+namespace seqlab::simd {
+
+namespace panel_detail {
+
+// MR rows of C against one panel (2 registers wide): the MR × 2 accumulators stay in registers.
+template <int MR, class Arch, class T>
+void block(const T* A, int64_t lda, int64_t K, const T* panel, T* C, int64_t ldc, int64_t cols, bool accumulate) {
+  using B = xsimd::batch<T, Arch>;
+  constexpr int64_t L = static_cast<int64_t>(B::size);
+  B acc[MR][2];
+  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = B(T(0));
+  for (int64_t k = 0; k < K; ++k) {
+    const B b0 = B::load_unaligned(panel + k * 2 * L), b1 = B::load_unaligned(panel + k * 2 * L + L);
+    for (int r = 0; r < MR; ++r) {
+      const B a(A[r * lda + k]);
+      acc[r][0] = xsimd::fma(a, b0, acc[r][0]);
+      acc[r][1] = xsimd::fma(a, b1, acc[r][1]);
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    T* c = C + r * ldc;
+    if (cols == 2 * L) {
+      B lo = acc[r][0], hi = acc[r][1];
+      if (accumulate) lo += B::load_unaligned(c), hi += B::load_unaligned(c + L);
+      lo.store_unaligned(c);
+      hi.store_unaligned(c + L);
+    } else {  // the last panel's columns beyond N are padding
+      alignas(64) T tmp[2 * L];
+      acc[r][0].store_aligned(tmp);
+      acc[r][1].store_aligned(tmp + L);
+      for (int64_t j = 0; j < cols; ++j) c[j] = accumulate ? c[j] + tmp[j] : tmp[j];
+    }
+  }
+}
+
+}  // namespace panel_detail
+
+template <class Arch, class T>
+void PanelGemmKernel::operator()(Arch, const T* A, int64_t lda, int64_t M, int64_t K, const T* panels, int64_t N,
+                                 int64_t p0, int64_t p1, T* C, int64_t ldc, bool accumulate) const noexcept {
+  constexpr int64_t W = 2 * static_cast<int64_t>(xsimd::batch<T, Arch>::size);
+  for (int64_t p = p0; p < p1; ++p) {
+    const T* panel = panels + p * K * W;
+    const int64_t n0 = p * W, cols = std::min(W, N - n0);
+    int64_t r = 0;
+    for (; r + 4 <= M; r += 4)
+      panel_detail::block<4, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate);
+    switch (M - r) {
+      case 3: panel_detail::block<3, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
+      case 2: panel_detail::block<2, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
+      case 1: panel_detail::block<1, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
+      default: break;
+    }
+  }
+}
+
+template <class Arch, class T>
+int64_t PanelWidthKernel::operator()(Arch, T) const noexcept {
+  return 2 * static_cast<int64_t>(xsimd::batch<T, Arch>::size);
+}
+
+}  // namespace seqlab::simd
