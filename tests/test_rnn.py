@@ -409,3 +409,14 @@ def test_hidden_grad_norms_vanish_in_a_tanh_rnn_not_in_an_lstm():
 def hidden_grad_norms_of(m, x):
     from seqlab.nn.hidden_grads import hidden_grad_norms
     return hidden_grad_norms(m, lambda: m(x)[0][-1].sum())[""]
+
+
+def test_hidden_grad_norms_of_packed_input_equal_the_padded_ones_for_equal_lengths(rng):
+    from seqlab.nn.utils import hidden_grad_norms
+    from seqlab.nn.utils.rnn import pack_padded_sequence
+    _, sm = build("GRU", np.float64, num_layers=2, bidirectional=True)
+    x = s_tensor(rng.standard_normal((5, 3, I)))
+    padded = hidden_grad_norms(sm, lambda: (sm(x)[0] ** 2).sum())[""]
+    packed = hidden_grad_norms(sm, lambda: (sm(pack_padded_sequence(x, [5, 5, 5]))[0].data ** 2).sum())[""]
+    assert tuple(packed.shape) == (4, 5)
+    np.testing.assert_allclose(packed.numpy(), padded.numpy(), rtol=1e-12)
