@@ -23,6 +23,7 @@
 #include "blas.hpp"
 #include "kernel_utils.hpp"
 #include "simd/panel_gemm.hpp"
+#include "seqlab/ops/reduce.hpp"
 #include "seqlab/ops/rnn.hpp"
 
 namespace seqlab {
@@ -43,15 +44,6 @@ template <typename T>
 void copy_n(T* dst, const T* src, int64_t n) {
   if (n > 0) std::memcpy(dst, src, sizeof(T) * static_cast<size_t>(n));
 }
-
-// Scratch memory that the kernels fill before reading (std::vector would zero it first).
-template <typename T>
-struct Buffer {
-  explicit Buffer(int64_t n) : p(n > 0 ? new T[static_cast<size_t>(n)] : nullptr) {}
-  T* data() { return p.get(); }
-  const T* data() const { return p.get(); }
-  std::unique_ptr<T[]> p;
-};
 
 // A weight packed once per call for the steps' small products (simd/panel_gemm.hpp): OpenBLAS
 // would pack it again at every step, and its split of a batch-sized product over threads scales
@@ -104,7 +96,7 @@ struct DirSaved {
   Tensor gates;  // (N, GH) activated gates: LSTM i,f,g,o; GRU r,z,n; RNN h (before the output copy)
   Tensor hprev;  // (N, H_out) the state each row's step started from
   Tensor cprev;  // LSTM (N, H)
-  Tensor c;      // LSTM (N, H) c_t
+  Tensor tanh_c;  // LSTM (N, H) tanh(c_t)
   Tensor r;      // LSTM with projection (N, H): o ⊙ tanh(c_t), the projection's input
   Tensor ghn;    // GRU (N, H): W_hn h_{t-1} + b_hn
 };
@@ -145,13 +137,13 @@ void forward_direction(const Dims& d, int64_t dir, const T* x, const std::vector
     s.hprev = Tensor::empty({N, Ho}, dt);
     hprev = s.hprev.data<T>();
   }
-  T *cprev = nullptr, *cs = nullptr, *R = nullptr, *ghn = nullptr;
+  T *cprev = nullptr, *tanh_c = nullptr, *R = nullptr, *ghn = nullptr;
   if (d.mode == RnnMode::Lstm) {
-    s.c = Tensor::empty({save ? N : d.B, H}, dt);  // all c_t when saving, else one step's worth
-    cs = s.c.data<T>();
     if (save) {
       s.cprev = Tensor::empty({N, H}, dt);
       cprev = s.cprev.data<T>();
+      s.tanh_c = Tensor::empty({N, H}, dt);
+      tanh_c = s.tanh_c.data<T>();
     }
     if (d.proj) {
       s.r = Tensor::empty({save ? N : d.B, H}, dt);
@@ -178,7 +170,7 @@ void forward_direction(const Dims& d, int64_t dir, const T* x, const std::vector
       hp = hprev + o * Ho;
     }
     T* yt = y + o * ldy + dir * Ho;
-    const int64_t srow = save ? o : 0;  // where this step's saved rows go (c_t, r)
+    const int64_t srow = save ? o : 0;  // where this step's saved rows go (r)
 
     switch (d.mode) {
       case RnnMode::RnnTanh:
@@ -192,7 +184,6 @@ void forward_direction(const Dims& d, int64_t dir, const T* x, const std::vector
       }
       case RnnMode::Lstm: {
         whh.apply(hp, Ho, b, Gt, GH, true);
-        T* ct = cs + srow * H;
         T* out = d.proj ? R + srow * H : h;  // o ⊙ tanh(c_t) goes to the projection or is h_t
         for_rows(b, GH, [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) {
@@ -201,13 +192,13 @@ void forward_direction(const Dims& d, int64_t dir, const T* x, const std::vector
             simd::unary(VecOp::Tanh, g + 2 * H, g + 2 * H, H);  // g
             simd::unary(VecOp::Sigmoid, g + 3 * H, g + 3 * H, H);  // o
             T* cr = c + r * H;
-            T* ctr = ct + r * H;
             if (cprev) copy_n(cprev + (o + r) * H, cr, H);
-            for (int64_t j = 0; j < H; ++j) ctr[j] = g[H + j] * cr[j] + g[j] * g[2 * H + j];  // c = f c + i g
-            copy_n(cr, ctr, H);
+            for (int64_t j = 0; j < H; ++j) cr[j] = g[H + j] * cr[j] + g[j] * g[2 * H + j];  // c = f c + i g
+            // h = o tanh(c); tanh(c) is kept for the backward when it will run
             T* hr = out + r * H;
-            simd::unary(VecOp::Tanh, ctr, hr, H);
-            simd::binary(simd::BinOp::Mul, hr, g + 3 * H, false, T(1), hr, H);  // h = o tanh(c)
+            T* th = tanh_c ? tanh_c + (o + r) * H : hr;
+            simd::unary(VecOp::Tanh, cr, th, H);
+            simd::binary(simd::BinOp::Mul, th, g + 3 * H, false, T(1), hr, H);
           }
         });
         if (d.proj) whr->apply(out, H, b, h, Ho, false);  // h = W_hr (o tanh c)
@@ -259,11 +250,12 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
   // The recurrent weights as the steps' backward reads them: dh_{t-1} = dG W_hh, dr = dh W_hr.
   const StepWeight<T> whh(w.w_hh, GH, Ho, Ho, 1);
   const std::unique_ptr<StepWeight<T>> whr(d.proj ? new StepWeight<T>(w.w_hr, Ho, H, H, 1) : nullptr);
-  // Every row of these is written by its step before it is read: no need to zero them.
-  Buffer<T> dG(N * GH);                                // ∂L/∂ pre-activation gates (input side)
-  Buffer<T> dGh(d.mode == RnnMode::Gru ? N * GH : 0);  // GRU: ∂L/∂(W_hh h + b_hh)
-  Buffer<T> dH(d.proj ? N * Ho : 0);                   // with projection: ∂L/∂h_t per row, for dW_hr
-  Buffer<T> dr(d.proj ? d.B * H : 0);
+  // Every row of these is written by its step before it is read (Tensor::empty does not zero).
+  const Dtype dt = dtype_of<T>();
+  const Tensor dG = Tensor::empty({N, GH}, dt);                                  // ∂L/∂ pre-activation gates
+  const Tensor dGh = d.mode == RnnMode::Gru ? Tensor::empty({N, GH}, dt) : dG;  // GRU: ∂L/∂(W_hh h + b_hh)
+  const Tensor dH = d.proj ? Tensor::empty({N, Ho}, dt) : Tensor();  // with projection: ∂L/∂h_t, for dW_hr
+  const Tensor dr = d.proj ? Tensor::empty({d.B, H}, dt) : Tensor();
 
   for (int64_t k = 0; k < d.T; ++k) {
     const int64_t t = reverse ? k : d.T - 1 - k;  // the forward's steps in reverse
@@ -280,7 +272,7 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
       for (int64_t i = 0; i < b * Ho; ++i) sq += static_cast<double>(dh[i]) * static_cast<double>(dh[i]);
       norms[t] = std::sqrt(sq);
     }
-    T* dGt = dG.data() + o * GH;
+    T* dGt = dG.data<T>() + o * GH;
     const T* Gt = G + o * GH;
     switch (d.mode) {
       case RnnMode::RnnTanh:
@@ -296,23 +288,21 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
       case RnnMode::Lstm: {
         const T* dout = dh;  // ∂L/∂(o tanh c)
         if (d.proj) {
-          copy_n(dH.data() + o * Ho, dh, b * Ho);
-          whr->apply(dh, Ho, b, dr.data(), H, false);  // ∂L/∂r = dh W_hr
-          dout = dr.data();
+          copy_n(dH.data<T>() + o * Ho, dh, b * Ho);
+          whr->apply(dh, Ho, b, dr.data<T>(), H, false);  // ∂L/∂r = dh W_hr
+          dout = dr.data<T>();
         }
         const T* cprev = s.cprev.data<T>() + o * H;
-        const T* ct = s.c.data<T>() + o * H;
+        const T* tc = s.tanh_c.data<T>() + o * H;
         for_rows(b, GH, [&](int64_t r0, int64_t r1) {
-          std::vector<T> tc(static_cast<size_t>(H));
           for (int64_t r = r0; r < r1; ++r) {
             const T* g = Gt + r * GH;
             T* dg = dGt + r * GH;
-            simd::unary(VecOp::Tanh, ct + r * H, tc.data(), H);
             const T* dor = dout + r * (d.proj ? H : Ho);
             T* dcr = dc + r * H;
             const T* cp = cprev + r * H;
             for (int64_t j = 0; j < H; ++j) {
-              const T i = g[j], f = g[H + j], gg = g[2 * H + j], og = g[3 * H + j], th = tc[j];
+              const T i = g[j], f = g[H + j], gg = g[2 * H + j], og = g[3 * H + j], th = tc[r * H + j];
               const T dct = dcr[j] + dor[j] * og * (T(1) - th * th);  // ∂L/∂c_t
               dg[j] = dct * gg * i * (T(1) - i);                       // through i = σ(·)
               dg[H + j] = dct * cp[j] * f * (T(1) - f);                // through f
@@ -326,7 +316,7 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
         break;
       }
       case RnnMode::Gru: {
-        T* dGht = dGh.data() + o * GH;
+        T* dGht = dGh.data<T>() + o * GH;
         const T* hp = hprev + o * Ho;
         const T* ghn = s.ghn.data<T>() + o * H;
         for_rows(b, GH, [&](int64_t r0, int64_t r1) {
@@ -355,20 +345,14 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
   }
 
   // The weight and input gradients, each one GEMM (or a column sum) over all rows.
-  const T* dGin = dG.data();
-  const T* dGrec = d.mode == RnnMode::Gru ? dGh.data() : dG.data();
+  const T* dGin = dG.data<T>();
+  const T* dGrec = dGh.data<T>();
   if (dx) mm<T>(false, false, N, d.I, GH, dGin, GH, w.w_ih, d.I, accumulate_dx ? T(1) : T(0), dx, d.I);
   if (dw_ih) mm<T>(true, false, GH, d.I, N, dGin, GH, x, d.I, T(0), dw_ih, d.I);
   if (dw_hh) mm<T>(true, false, GH, Ho, N, dGrec, GH, hprev, Ho, T(0), dw_hh, Ho);
-  auto column_sums = [&](const T* m, T* out) {
-    std::vector<double> acc(static_cast<size_t>(GH), 0.0);
-    for (int64_t r = 0; r < N; ++r)
-      for (int64_t j = 0; j < GH; ++j) acc[j] += m[r * GH + j];
-    for (int64_t j = 0; j < GH; ++j) out[j] = static_cast<T>(acc[j]);
-  };
-  if (db_ih) column_sums(dGin, db_ih);
-  if (db_hh) column_sums(dGrec, db_hh);
-  if (dw_hr) mm<T>(true, false, Ho, H, N, dH.data(), Ho, s.r.data<T>(), H, T(0), dw_hr, H);
+  if (db_ih) copy_n(db_ih, sum(dG, {0}).data<T>(), GH);  // column sums, accumulated in double for float
+  if (db_hh) copy_n(db_hh, sum(dGh, {0}).data<T>(), GH);
+  if (dw_hr) mm<T>(true, false, Ho, H, N, dH.data<T>(), Ho, s.r.data<T>(), H, T(0), dw_hr, H);
 }
 
 // The weights of direction `dir` in the layer's list (w_ih, w_hh, [b_ih, b_hh], [w_hr]).
