@@ -5,12 +5,12 @@
 // transposed view of W, a second pass for the bias and a reduction through sum_to, and its
 // weight gradient came back transposed; it remains for what the fused case does not cover
 // (integer tensors, mixed dtypes, a bias that only broadcasts), and for shape errors.
-#include <vector>
 
 #include "blas.hpp"
 #include "kernel_utils.hpp"
 #include "seqlab/autograd.hpp"
 #include "seqlab/ops/linalg.hpp"
+#include "seqlab/ops/reduce.hpp"
 #include "seqlab/ops/shape.hpp"
 
 namespace seqlab {
@@ -50,23 +50,13 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
              const Tensor g = contiguous_copy_if_needed(g_);
              Tensor dx = need_x ? Tensor::empty(x_shape, g.dtype()) : Tensor();
              Tensor dw = need_w ? Tensor::empty({N, K}, g.dtype()) : Tensor();
-             Tensor db = need_b ? Tensor::empty({N}, g.dtype()) : Tensor();
+             // db: column sums of dy (rows accumulated in double for float32)
+             const Tensor db = need_b ? sum(reshape(g, {M, N}), {0}) : Tensor();
              dispatch_float(g.dtype(), "linear_backward", [&](auto tag) {
                using T = decltype(tag);
                const T* pg = g.data<T>();
                if (need_x) gemm<T>(false, false, M, K, N, T(1), pg, N, sw.unpack().data<T>(), K, T(0), dx.data<T>(), K);
                if (need_w) gemm<T>(true, false, N, K, M, T(1), pg, N, sx.unpack().data<T>(), K, T(0), dw.data<T>(), K);
-               if (need_b) {  // column sums in double, columns split over the pool
-                 T* pb = db.data<T>();
-                 parallel_for(N, 256, [&](int64_t c0, int64_t c1) {
-                   std::vector<double> acc(static_cast<size_t>(c1 - c0), 0.0);
-                   for (int64_t i = 0; i < M; ++i) {
-                     const T* row = pg + i * N + c0;
-                     for (int64_t c = 0; c < c1 - c0; ++c) acc[c] += row[c];
-                   }
-                   for (int64_t c = c0; c < c1; ++c) pb[c] = static_cast<T>(acc[c - c0]);
-                 });
-               }
              });
              return {dx, dw, db};
            });
