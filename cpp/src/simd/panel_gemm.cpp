@@ -1,11 +1,9 @@
 // Run-time dispatch of panel_gemm.hpp's kernel (instantiated in vec_math_<isa>.cpp).
 #include "simd/panel_gemm.hpp"
 
-#include <xsimd/xsimd.hpp>
+#include "simd/archs.hpp"
 
 namespace seqlab::simd {
-
-using Archs = xsimd::arch_list<xsimd::avx512f, xsimd::fma3<xsimd::avx2>, xsimd::sse2>;
 
 #define SEQLAB_EXTERN_PANEL(A)                                                                                       \
   extern template void PanelGemmKernel::operator()<A, float>(A, const float*, int64_t, int64_t, int64_t, const float*, \

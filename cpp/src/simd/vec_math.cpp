@@ -2,11 +2,9 @@
 // supports once, on first use. No -march flags anywhere: the wheel runs on any x86-64.
 #include "simd/vec_math.hpp"
 
-#include <xsimd/xsimd.hpp>
+#include "simd/archs.hpp"
 
 namespace seqlab::simd {
-
-using Archs = xsimd::arch_list<xsimd::avx512f, xsimd::fma3<xsimd::avx2>, xsimd::sse2>;
 
 #define SEQLAB_EXTERN_ARCH(A)                                                                                     \
   extern template void UnaryKernel::operator()<A, float>(A, VecOp, const float*, float*, int64_t) const noexcept; \
