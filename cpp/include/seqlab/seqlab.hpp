@@ -14,6 +14,7 @@
 #include "seqlab/ops/random.hpp"
 #include "seqlab/ops/norm.hpp"
 #include "seqlab/ops/rnn.hpp"
+#include "seqlab/ops/attention.hpp"
 #include "seqlab/optim/optimizer.hpp"
 #include "seqlab/nn/init.hpp"
 #include "seqlab/nn/module.hpp"

@@ -27,6 +27,7 @@ void manual_seed(uint64_t seed) {
   generator().seed(seed);
 }
 uint64_t initial_seed() { return g_seed; }
+uint64_t random_u64() { return generator()(); }
 
 Tensor& uniform_(Tensor& x, double from, double to) {
   assert_no_internal_overlap(x, "uniform_");

@@ -8,6 +8,8 @@ namespace seqlab {
 
 void manual_seed(uint64_t seed);
 uint64_t initial_seed();
+// One 64-bit draw from the generator: the seed of a counter-based stream (attention's dropout).
+uint64_t random_u64();
 
 Tensor rand(const Shape& shape, Dtype dtype = Dtype::Float32);   // U[0, 1)
 Tensor randn(const Shape& shape, Dtype dtype = Dtype::Float32);  // N(0, 1)
