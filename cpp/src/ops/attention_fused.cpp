@@ -31,8 +31,8 @@ namespace seqlab::attention_detail {
 
 namespace {
 
-constexpr int64_t kBr = 64;  // query rows per block
-constexpr int64_t kBc = 64;  // keys per block
+constexpr int64_t kBr = 96;  // query rows per block: a multiple of the micro-kernel's 6 rows
+constexpr int64_t kBc = 96;  // keys per block: a multiple of 6 and of the panel widths 16 and 32
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -102,16 +102,15 @@ struct Ctx {
   }
 
   // s[r, c] = scale · q_i·k_j + M[i, j] (−∞ where masked or j > i under causal) for the rows
-  // i0 + r, r < rows, and keys j0 + c, c < cols; s has leading dimension kBc.
-  void scores(int64_t n, int64_t i0, int64_t rows, int64_t j0, int64_t cols, const T* kT_panels, T* s) const {
-    const T* q = p.q.data<T>() + (n * L + i0) * E;
-    simd::panel_gemm(q, E, rows, E, kT_panels, cols, 0, ceil_div(cols, w), s, kBc, false);
+  // i0 + r, r < rows, and keys j0 + c, c < cols; s has leading dimension kBc; qs is scale · Q.
+  void scores(const T* qs, int64_t n, int64_t i0, int64_t rows, int64_t j0, int64_t cols, const T* kT_panels,
+              T* s) const {
+    simd::panel_gemm(qs + (n * L + i0) * E, E, rows, E, kT_panels, cols, 0, ceil_div(cols, w), s, kBc, false);
     constexpr T ninf = -std::numeric_limits<T>::infinity();
     const MaskView& mv = p.mask;
     for (int64_t r = 0; r < rows; ++r) {
       T* sr = s + r * kBc;
       const int64_t i = i0 + r;
-      for (int64_t c = 0; c < cols; ++c) sr[c] *= scale;
       if (mask_b) {
         const bool* m = mask_b + mv.offset[n] + i * mv.stride_i + j0 * mv.stride_j;
         for (int64_t c = 0; c < cols; ++c)
@@ -125,6 +124,17 @@ struct Ctx {
     }
   }
 
+  // scale · Q, once per call, so that the scores come out of the product scaled.
+  std::unique_ptr<T[]> scaled_query() const {
+    const T* q = p.q.data<T>();
+    std::unique_ptr<T[]> qs(new T[std::max<int64_t>(1, N * L * E)]);
+    T* d = qs.get();
+    parallel_for(N * L * E, 32768, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) d[i] = q[i] * scale;
+    });
+    return qs;
+  }
+
   // The last key a block of query rows [i0, i0 + rows) can see under the causal mask, exclusive.
   int64_t key_end(int64_t i0, int64_t rows) const { return p.causal ? std::min(S, i0 + rows) : S; }
 };
@@ -134,6 +144,7 @@ struct Ctx {
 template <typename T>
 void forward(const Ctx<T>& c, const Packed<T>& kT, const Packed<T>& vp, T* out, T* lse) {
   const int64_t qblocks = ceil_div(c.L, kBr);
+  const std::unique_ptr<T[]> qs = c.scaled_query();
   parallel_for(c.N * qblocks, 1, [&](int64_t t0, int64_t t1) {
     std::unique_ptr<T[]> s(new T[kBr * kBc]);
     T m[kBr];
@@ -149,19 +160,16 @@ void forward(const Ctx<T>& c, const Packed<T>& kT, const Packed<T>& vp, T* out, 
       const int64_t kend = c.key_end(i0, rows);
       for (int64_t kb = 0; kb * kBc < kend; ++kb) {
         const int64_t j0 = kb * kBc, cols = std::min(kBc, c.S - j0);
-        c.scores(n, i0, rows, j0, cols, kT.at(n, kb), s.get());
+        c.scores(qs.get(), n, i0, rows, j0, cols, kT.at(n, kb), s.get());
         for (int64_t r = 0; r < rows; ++r) {
           T* sr = s.get() + r * kBc;
-          T mx = m[r];
-          for (int64_t j = 0; j < cols; ++j) mx = std::max(mx, sr[j]);
+          const T mx = std::max(m[r], simd::reduce_max(sr, cols));
           if (mx == ninf) {  // every key so far masked: nothing to add
             std::fill(sr, sr + cols, T(0));
             continue;
           }
           const T alpha = m[r] == ninf ? T(0) : std::exp(m[r] - mx);
-          for (int64_t j = 0; j < cols; ++j) sr[j] -= mx;
-          simd::unary(simd::VecOp::Exp, sr, sr, cols);  // e^(s − m'), 0 where masked
-          l[r] = l[r] * alpha + simd::sum(sr, cols);
+          l[r] = l[r] * alpha + simd::exp_sum(sr, mx, sr, cols);  // e^(s − m'), 0 where masked
           m[r] = mx;
           if (alpha != T(1)) {
             T* orow = o + r * c.Ev;
@@ -199,6 +207,7 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
     }
   });
   const T* q = c.p.q.template data<T>();
+  const std::unique_ptr<T[]> qs = c.scaled_query();
   const T* k = c.p.k.template data<T>();
   const T* v = c.p.v.template data<T>();
   const Packed<T> kT = pack_blocks(k, N, S, E, kBc, true, w);     // S = Q Kᵀ
@@ -232,12 +241,10 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
         for (int64_t qb = qb0; qb < qblocks; ++qb) {
           const int64_t i0 = qb * kBr, rows = std::min(kBr, L - i0);
           // in the forward pass this was: P = softmax(s) = e^(s − lse)
-          c.scores(n, i0, rows, j0, cols, kT.at(n, kb), P.get());
-          for (int64_t r = 0; r < rows; ++r) {
+          c.scores(qs.get(), n, i0, rows, j0, cols, kT.at(n, kb), P.get());
+          for (int64_t r = 0; r < rows; ++r) {  // 0 where masked; lse = +∞ on dead rows
             T* pr = P.get() + r * kBc;
-            const T l = lse[n * L + i0 + r];
-            for (int64_t j = 0; j < cols; ++j) pr[j] -= l;  // −∞ where masked; lse = +∞ on dead rows
-            simd::unary(simd::VecOp::Exp, pr, pr, cols);
+            simd::exp_sum(pr, lse[n * L + i0 + r], pr, cols);
           }
           // dV += (P ∘ Z)ᵀ dO      (in the forward pass this was: O += (P ∘ Z) V)
           for (int64_t r = 0; r < rows; ++r)
@@ -253,10 +260,9 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
             const T d = D[n * L + i0 + r];
             T* ds = dS.get() + r * kBc;
             const T* pr = P.get() + r * kBc;
-            for (int64_t j = 0; j < cols; ++j) {
-              const T dp = c.dropout() ? ds[j] * c.drop_factor(n, i0 + r, j0 + j) : ds[j];
-              ds[j] = c.scale * pr[j] * (dp - d);
-            }
+            if (c.dropout())
+              for (int64_t j = 0; j < cols; ++j) ds[j] *= c.drop_factor(n, i0 + r, j0 + j);
+            for (int64_t j = 0; j < cols; ++j) ds[j] = c.scale * pr[j] * (ds[j] - d);
           }
           // dQ += dS K      (in the forward pass this was: s = scale · Q Kᵀ)
           simd::panel_gemm(dS.get(), kBc, rows, cols, kr.at(n, kb), E, 0, ceil_div(E, w), dqc + (n * L + i0) * E, E,
