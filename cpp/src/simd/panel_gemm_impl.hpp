@@ -19,28 +19,39 @@ void block(const T* A, int64_t lda, int64_t K, const T* panel, T* C, int64_t ldc
   using B = xsimd::batch<T, Arch>;
   constexpr int64_t L = static_cast<int64_t>(B::size);
   B acc[MR][2];
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = B(T(0));
   for (int64_t k = 0; k < K; ++k) {
     const B b0 = B::load_unaligned(panel + k * 2 * L), b1 = B::load_unaligned(panel + k * 2 * L + L);
+#pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
       const B a(A[r * lda + k]);
       acc[r][0] = xsimd::fma(a, b0, acc[r][0]);
       acc[r][1] = xsimd::fma(a, b1, acc[r][1]);
     }
   }
-  for (int r = 0; r < MR; ++r) {
-    T* c = C + r * ldc;
-    if (cols == 2 * L) {
+  // The branches sit outside fully unrolled row loops, so the accumulators never leave the
+  // registers (a loop with the branch inside made the compiler keep them in memory).
+  if (cols == 2 * L) {
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      T* c = C + r * ldc;
       B lo = acc[r][0], hi = acc[r][1];
       if (accumulate) lo += B::load_unaligned(c), hi += B::load_unaligned(c + L);
       lo.store_unaligned(c);
       hi.store_unaligned(c + L);
-    } else {  // the last panel's columns beyond N are padding
-      alignas(64) T tmp[2 * L];
-      acc[r][0].store_aligned(tmp);
-      acc[r][1].store_aligned(tmp + L);
-      for (int64_t j = 0; j < cols; ++j) c[j] = accumulate ? c[j] + tmp[j] : tmp[j];
     }
+    return;
+  }
+  alignas(64) T tmp[MR][2 * L];  // the last panel's columns beyond N are padding
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    acc[r][0].store_aligned(tmp[r]);
+    acc[r][1].store_aligned(tmp[r] + L);
+  }
+  for (int r = 0; r < MR; ++r) {
+    T* c = C + r * ldc;
+    for (int64_t j = 0; j < cols; ++j) c[j] = accumulate ? c[j] + tmp[r][j] : tmp[r][j];
   }
 }
 
