@@ -124,6 +124,8 @@ PYBIND11_MODULE(_core, m) {
       e.set_error();
     } catch (const std::domain_error& e) {
       raise(PyExc_TypeError, e.what());
+    } catch (const seqlab::NotImplementedError& e) {
+      raise(PyExc_NotImplementedError, e.what());
     } catch (const std::invalid_argument& e) {
       raise(PyExc_ValueError, e.what());
     } catch (const std::out_of_range& e) {
