@@ -409,6 +409,22 @@ def test_float32_times_python_float_stays_float32(rng):
     np.testing.assert_allclose(sl_np(i * 1.5), [1.5, 3.0, 4.5])
 
 
+@pytest.mark.parametrize("expr", ["b + True", "b * True", "b * False", "i + True", "f * True", "b / True", "b == False",
+                                  "True - i", "f - True", "b - True", "b % True", "i % True", "f % True"])
+def test_python_bool_operand(expr):
+    """A Python bool is a bool number: mask + True stays bool (logical or), as in torch, and where
+    torch refuses (bool - bool, no bool remainder kernel) seqlab refuses too."""
+    def run(lib):
+        return eval(expr, {"b": lib.tensor([True, False]), "i": lib.tensor([3, -4]), "f": lib.tensor([1.5, -2.0])})
+
+    try:
+        expected = run(torch)
+    except Exception:
+        assert_raises_like_torch(lambda: run(seqlab), lambda: run(torch), r"Subtraction|not implemented for 'Bool'")
+        return
+    assert_close(sl_np(run(seqlab)), th_np(expected), 0, 0, what=expr)
+
+
 def test_mixed_dtype_gradient(rng):
     """float32 + float64 promotes to float64; each input's grad keeps its own dtype."""
     a, b = randn(rng, (2, 3), np.float32), randn(rng, (2, 3), np.float64)

@@ -181,6 +181,9 @@ Tensor add(const Tensor& a, const Tensor& b, double alpha) {
 Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
   SEQLAB_CHECK(!both_bool(a, b), "Subtraction, the `-` operator, with two bool tensors is not supported. "
                                  "Use the `^` or `logical_xor()` operator instead.");
+  SEQLAB_CHECK(a.dtype() != Dtype::Bool && b.dtype() != Dtype::Bool,
+               "Subtraction, the `-` operator, with a bool tensor is not supported. "
+               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   return add_impl(a, b, -alpha, "sub");
 }
 
