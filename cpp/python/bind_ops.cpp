@@ -158,7 +158,8 @@ void bind_ops(py::module_& m) {
   def_inplace("sub_", InplaceOp::Sub);
   def_inplace("mul_", InplaceOp::Mul);
   def_inplace("div_", InplaceOp::Div);
-  for (auto [name, op] : {std::pair<const char*, InplaceOp>{"remainder_", InplaceOp::Remainder}, {"fmod_", InplaceOp::Fmod}})
+  for (auto [name, op] :
+       {std::pair<const char*, InplaceOp>{"remainder_", InplaceOp::Remainder}, {"fmod_", InplaceOp::Fmod}})
     cls.def(name, [op = op, name = name](Tensor& self, py::handle other) -> Tensor {
       const Tensor o = operand_arg(other, self, name);
       return released([&] { return inplace_binary(self, o, op); });

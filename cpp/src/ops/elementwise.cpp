@@ -594,7 +594,9 @@ Tensor cos(const Tensor& x) {
     return [](T v) { return std::cos(v); };
   });
   if (any_requires_grad({x}))
-    attach(out, "CosBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList { return {g * neg(sin(sx.unpack()))}; });
+    attach(out, "CosBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
+      return {g * neg(sin(sx.unpack()))};
+    });
   return out;
 }
 
@@ -645,7 +647,9 @@ Tensor log1p(const Tensor& x) {
     return [](T v) { return std::log1p(v); };
   });
   if (any_requires_grad({x}))
-    attach(out, "Log1PBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList { return {g / (sx.unpack() + 1.0)}; });
+    attach(out, "Log1PBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
+      return {g / (sx.unpack() + 1.0)};
+    });
   return out;
 }
 
@@ -656,7 +660,9 @@ Tensor expm1(const Tensor& x) {
     return [](T v) { return std::expm1(v); };
   });
   if (any_requires_grad({x}))
-    attach(out, "Expm1Backward0", {x}, [so = save(out)](const Tensor& g) -> TensorList { return {g * (so.unpack() + 1.0)}; });
+    attach(out, "Expm1Backward0", {x}, [so = save(out)](const Tensor& g) -> TensorList {
+      return {g * (so.unpack() + 1.0)};
+    });
   return out;
 }
 
@@ -943,8 +949,8 @@ Tensor& inplace_unary(Tensor& self, UnaryOp op, std::optional<int64_t> decimals)
   check_inplace(self, name);
   assert_no_internal_overlap(self, name);
   const bool to_float = op <= UnaryOp::Expm1;  // sin .. expm1 compute integers in float32
-  SEQLAB_CHECK_TYPE(!to_float || is_floating(self.dtype()), "result type Float can't be cast to the desired output type ",
-                    scalar_type_name(self.dtype()));
+  SEQLAB_CHECK_TYPE(!to_float || is_floating(self.dtype()),
+                    "result type Float can't be cast to the desired output type ", scalar_type_name(self.dtype()));
   auto compute = [&](const Tensor& x) {
     switch (op) {
       case UnaryOp::Sin: return sin(x);
