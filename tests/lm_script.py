@@ -1,16 +1,18 @@
 """PyTorch's word-level language model example (pytorch/examples, word_language_model: data.py,
 model.py and main.py) written again as a PyTorch user writes it, with seqlab imported in
-torch's place (issue 12, item 5). Run it, or call it from a test:
+torch's place (issue 12, item 5; the Transformer model: issue 13, item 5). Run it, or call it
+from a test:
 
     python tests/lm_script.py --model LSTM --epochs 1 --max-batches 300
+    python tests/lm_script.py --model Transformer --nhead 2 --lr 5 --epochs 1 --max-batches 300
     validation_perplexity("LSTM", max_batches=300)      # -> float, the best validation perplexity
 
 What differs from the example, and why: the corpus defaults to the King James Bible (Debian's
 bible-kjv, split by seqlab.data.corpora.kjv and written out as train.txt / valid.txt /
 test.txt, because nothing is downloaded); the checkpoint is `torch.save(model.state_dict(), f)`
-(seqlab's checkpoints hold tensors, not pickled modules); there is no Transformer model, ONNX
-export or --use-optimizer; --max-batches ends an epoch early (the example's --dry-run is
-max_batches=1). Everything between the imports and prepare_kjv() is plain PyTorch code.
+(seqlab's checkpoints hold tensors, not pickled modules); there is no ONNX export or
+--use-optimizer; --max-batches ends an epoch early (the example's --dry-run is max_batches=1).
+Everything between the imports and prepare_kjv() is plain PyTorch code.
 tests/test_lm_script_api.py runs this file with torch and with seqlab and compares them.
 """
 import argparse
@@ -66,7 +68,8 @@ class Corpus(object):
 
 
 ###############################################################################
-# model.py: Dropout -> Embedding -> RNN/LSTM/GRU -> Dropout -> Linear decoder
+# model.py: Dropout -> Embedding -> RNN/LSTM/GRU -> Dropout -> Linear decoder, or
+# Embedding -> positional encoding -> Transformer encoder (causal mask) -> Linear decoder
 ###############################################################################
 
 class RNNModel(nn.Module):
@@ -124,6 +127,82 @@ class RNNModel(nn.Module):
             return weight.new_zeros(self.nlayers, bsz, self.nhid)
 
 
+class PositionalEncoding(nn.Module):
+    r"""Adds to each position of the sequence a fixed vector of sines and cosines of the position,
+    at wavelengths from 2*pi to 10000*2*pi (Vaswani et al. 2017, section 3.5):
+
+        PE(pos, 2i)   = sin(pos / 10000^(2i / d_model))
+        PE(pos, 2i+1) = cos(pos / 10000^(2i / d_model))
+
+    so that attention, which sees a set, can tell the order of the tokens; then dropout.
+    x: (sequence length, batch size, d_model) -> the same shape. `pe` is a buffer: saved in the
+    state dict, moved by .to(), never trained."""
+
+    def __init__(self, d_model, dropout=0.1, max_len=5000):
+        super(PositionalEncoding, self).__init__()
+        self.dropout = nn.Dropout(p=dropout)
+
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        pe = pe.unsqueeze(0).transpose(0, 1)
+        self.register_buffer('pe', pe)
+
+    def forward(self, x):
+        x = x + self.pe[:x.size(0), :]
+        return self.dropout(x)
+
+
+class TransformerModel(nn.Transformer):
+    """Container module with an encoder, a transformer module, and a decoder: nn.Transformer's
+    encoder (its own decoder stack is replaced by the output layer), an embedding scaled by
+    sqrt(ninp) plus positional encoding in front, and a causal mask so that position t only
+    attends to positions <= t."""
+
+    def __init__(self, ntoken, ninp, nhead, nhid, nlayers, dropout=0.5):
+        super(TransformerModel, self).__init__(d_model=ninp, nhead=nhead, dim_feedforward=nhid,
+                                               num_encoder_layers=nlayers)
+        self.model_type = 'Transformer'
+        self.src_mask = None
+        self.pos_encoder = PositionalEncoding(ninp, dropout)
+
+        self.input_emb = nn.Embedding(ntoken, ninp)
+        self.ninp = ninp
+        self.decoder = nn.Linear(ninp, ntoken)
+
+        self.init_weights()
+
+    def _generate_square_subsequent_mask(self, sz):
+        """(sz, sz), added to the attention scores: 0 where a query may look (key <= query),
+        -inf where it may not (the softmax gives those keys weight 0)."""
+        mask = (torch.triu(torch.ones(sz, sz)) == 1).transpose(0, 1)
+        mask = mask.float().masked_fill(mask == 0, float('-inf')).masked_fill(mask == 1, float(0.0))
+        return mask
+
+    def init_weights(self):
+        initrange = 0.1
+        nn.init.uniform_(self.input_emb.weight, -initrange, initrange)
+        nn.init.zeros_(self.decoder.bias)
+        nn.init.uniform_(self.decoder.weight, -initrange, initrange)
+
+    def forward(self, src, has_mask=True):
+        if has_mask:
+            device = src.device
+            if self.src_mask is None or self.src_mask.size(0) != len(src):
+                mask = self._generate_square_subsequent_mask(len(src)).to(device)
+                self.src_mask = mask
+        else:
+            self.src_mask = None
+
+        src = self.input_emb(src) * math.sqrt(self.ninp)
+        src = self.pos_encoder(src)
+        output = self.encoder(src, mask=self.src_mask)
+        output = self.decoder(output)
+        return F.log_softmax(output, dim=-1)
+
+
 ###############################################################################
 # main.py: batching, truncated back-propagation through time, evaluation
 ###############################################################################
@@ -158,12 +237,17 @@ def evaluate(model, data_source, args, ntokens, eval_batch_size):
     model.eval()
     criterion = nn.NLLLoss()
     total_loss = 0.
-    hidden = model.init_hidden(eval_batch_size)
+    if args.model != 'Transformer':
+        hidden = model.init_hidden(eval_batch_size)
     with torch.no_grad():
         for i in range(0, data_source.size(0) - 1, args.bptt):
             data, targets = get_batch(data_source, i, args.bptt)
-            output, hidden = model(data, hidden)
-            hidden = repackage_hidden(hidden)
+            if args.model == 'Transformer':
+                output = model(data)
+                output = output.view(-1, ntokens)
+            else:
+                output, hidden = model(data, hidden)
+                hidden = repackage_hidden(hidden)
             total_loss += len(data) * criterion(output, targets).item()
     return total_loss / (len(data_source) - 1)
 
@@ -176,14 +260,19 @@ def train(model, train_data, args, ntokens, lr, epoch):
     total_loss = 0.
     losses = []
     start_time = time.time()
-    hidden = model.init_hidden(args.batch_size)
+    if args.model != 'Transformer':
+        hidden = model.init_hidden(args.batch_size)
     for batch, i in enumerate(range(0, train_data.size(0) - 1, args.bptt)):
         data, targets = get_batch(train_data, i, args.bptt)
         # Starting each batch, we detach the hidden state from how it was previously produced.
         # If we didn't, the model would try backpropagating all the way to start of the dataset.
         model.zero_grad()
-        hidden = repackage_hidden(hidden)
-        output, hidden = model(data, hidden)
+        if args.model == 'Transformer':
+            output = model(data)
+            output = output.view(-1, ntokens)
+        else:
+            hidden = repackage_hidden(hidden)
+            output, hidden = model(data, hidden)
         loss = criterion(output, targets)
         loss.backward()
 
@@ -212,7 +301,8 @@ def train(model, train_data, args, ntokens, lr, epoch):
 def run(args, model=None):
     """main.py: train for args.epochs, keep the checkpoint with the best validation loss
     (annealing lr by 4 when validation does not improve), reload it, test it. `model`
-    replaces the RNNModel the arguments describe (tests pass one with known weights).
+    replaces the RNNModel or TransformerModel the arguments describe (tests pass one with
+    known weights).
     Returns {'valid_ppl': best validation perplexity, 'test_ppl', 'losses', 'model'}."""
     torch.manual_seed(args.seed)
     if args.accel and torch.accelerator.is_available():
@@ -228,7 +318,10 @@ def run(args, model=None):
 
     ntokens = len(corpus.dictionary)
     if model is None:
-        model = RNNModel(args.model, ntokens, args.emsize, args.nhid, args.nlayers, args.dropout, args.tied)
+        if args.model == 'Transformer':
+            model = TransformerModel(ntokens, args.emsize, args.nhead, args.nhid, args.nlayers, args.dropout)
+        else:
+            model = RNNModel(args.model, ntokens, args.emsize, args.nhid, args.nlayers, args.dropout, args.tied)
     model = model.to(device)
 
     lr = args.lr
@@ -256,7 +349,9 @@ def run(args, model=None):
         model.load_state_dict(torch.load(f))
         # after load the rnn params are not a continuous chunk of memory
         # this makes them a continuous chunk, and will speed up forward pass
-        model.rnn.flatten_parameters()
+        # Currently, only rnn model supports flatten_parameters function.
+        if args.model in ['RNN_TANH', 'RNN_RELU', 'LSTM', 'GRU']:
+            model.rnn.flatten_parameters()
 
     test_loss = evaluate(model, test_data, args, ntokens, eval_batch_size)
     print('=' * 89)
@@ -266,10 +361,12 @@ def run(args, model=None):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(description='seqlab word-level RNN/LSTM/GRU language model (as PyTorch\'s example)')
+    parser = argparse.ArgumentParser(description='seqlab word-level RNN/LSTM/GRU/Transformer language model '
+                                                 '(as PyTorch\'s example)')
     parser.add_argument('--data', type=str, default=None,
                         help='directory with train.txt, valid.txt, test.txt (default: the KJV Bible)')
-    parser.add_argument('--model', type=str, default='LSTM', help='type of network (RNN_TANH, RNN_RELU, LSTM, GRU)')
+    parser.add_argument('--model', type=str, default='LSTM',
+                        help='type of network (RNN_TANH, RNN_RELU, LSTM, GRU, Transformer)')
     parser.add_argument('--emsize', type=int, default=200, help='size of word embeddings')
     parser.add_argument('--nhid', type=int, default=200, help='number of hidden units per layer')
     parser.add_argument('--nlayers', type=int, default=2, help='number of layers')
@@ -283,6 +380,8 @@ def build_parser():
     parser.add_argument('--seed', type=int, default=1111, help='random seed')
     parser.add_argument('--log-interval', type=int, default=200, metavar='N', help='report interval')
     parser.add_argument('--save', type=str, default='model.pt', help='path to save the final model')
+    parser.add_argument('--nhead', type=int, default=2,
+                        help='the number of heads in the encoder/decoder of the transformer model')
     parser.add_argument('--accel', action='store_true', help='Enables accelerated training')
     parser.add_argument('--max-batches', type=int, default=None, help='end each epoch after this many batches')
     return parser
@@ -320,9 +419,9 @@ def _default_data(max_lines=None):
 
 
 def validation_perplexity(rnn_type, data=None, max_lines=None, save=None, **options):
-    """Train rnn_type ('LSTM', 'GRU', 'RNN_TANH', 'RNN_RELU') with main.py's defaults,
-    overridden by `options` (the argparse names: emsize, nhid, nlayers, lr, clip, epochs,
-    batch_size, bptt, dropout, tied, seed, log_interval, max_batches), on `data` (default:
+    """Train rnn_type ('LSTM', 'GRU', 'RNN_TANH', 'RNN_RELU', 'Transformer') with main.py's
+    defaults, overridden by `options` (the argparse names: emsize, nhid, nlayers, nhead, lr, clip,
+    epochs, batch_size, bptt, dropout, tied, seed, log_interval, max_batches), on `data` (default:
     the KJV Bible, its first max_lines verses per split if given); returns the best
     validation perplexity. The checkpoint goes to `save` (default: a temporary file)."""
     import tempfile

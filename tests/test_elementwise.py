@@ -10,7 +10,7 @@ import torch
 
 import seqlab
 from conftest import (
-    DTYPE_IDS, FLOAT_DTYPES, assert_close, assert_gradcheck, assert_matches_torch,
+    DTYPE_IDS, FLOAT_DTYPES, assert_close, assert_gradcheck, assert_matches_torch, assert_raises_like_torch,
     away_from_zero, randn, shape_id, sl_leaf, sl_np, th_leaf, th_np, uniform,
 )
 
@@ -161,6 +161,35 @@ UNARY = {
     "method.sigmoid": (lambda lib, x: x.sigmoid(), "any"),
     "method.relu": (lambda lib, x: x.relu(), "nonzero"),
     "method.clamp": (lambda lib, x: x.clamp(min=-0.4, max=0.6), "any"),
+    # issue 16: the functions course code needs
+    "sin": (lambda lib, x: lib.sin(x), "any"),
+    "cos": (lambda lib, x: lib.cos(x), "any"),
+    "tan": (lambda lib, x: lib.tan(x), "any"),
+    "log2": (lambda lib, x: lib.log2(x), "pos"),
+    "log10": (lambda lib, x: lib.log10(x), "pos"),
+    "log1p": (lambda lib, x: lib.log1p(x), "gt-1"),
+    "expm1": (lambda lib, x: lib.expm1(x), "any"),
+    "sign": (lambda lib, x: lib.sign(x), "nonzero"),
+    "floor": (lambda lib, x: lib.floor(x), "any"),
+    "ceil": (lambda lib, x: lib.ceil(x), "any"),
+    "trunc": (lambda lib, x: lib.trunc(x), "any"),
+    "round": (lambda lib, x: lib.round(x), "any"),
+    "round(decimals=1)": (lambda lib, x: lib.round(x, decimals=1), "any"),
+    "round(decimals=-1)": (lambda lib, x: lib.round(x * 40, decimals=-1), "any"),
+    "frac": (lambda lib, x: lib.frac(x), "any"),
+    "method.sin": (lambda lib, x: x.sin(), "any"),
+    "method.cos": (lambda lib, x: x.cos(), "any"),
+    "method.tan": (lambda lib, x: x.tan(), "any"),
+    "method.log2": (lambda lib, x: x.log2(), "pos"),
+    "method.log10": (lambda lib, x: x.log10(), "pos"),
+    "method.log1p": (lambda lib, x: x.log1p(), "gt-1"),
+    "method.expm1": (lambda lib, x: x.expm1(), "any"),
+    "method.sign": (lambda lib, x: x.sign(), "nonzero"),
+    "method.floor": (lambda lib, x: x.floor(), "any"),
+    "method.ceil": (lambda lib, x: x.ceil(), "any"),
+    "method.trunc": (lambda lib, x: x.trunc(), "any"),
+    "method.round": (lambda lib, x: x.round(decimals=2), "any"),
+    "method.frac": (lambda lib, x: x.frac(), "any"),
 }
 
 UNARY_SHAPES = [(), (1,), (7,), (3, 4), (2, 3, 4), (0,), (2, 0, 3), (1, 1, 1)]
@@ -171,6 +200,8 @@ def unary_input(rng, kind, shape, dtype):
         return uniform(rng, shape, 0.2, 3.0, dtype)
     if kind == "nonzero":
         return away_from_zero(rng, shape, dtype, 0.05, 2.0)
+    if kind == "gt-1":
+        return uniform(rng, shape, -0.9, 3.0, dtype)
     return randn(rng, shape, dtype)
 
 
@@ -378,6 +409,22 @@ def test_float32_times_python_float_stays_float32(rng):
     np.testing.assert_allclose(sl_np(i * 1.5), [1.5, 3.0, 4.5])
 
 
+@pytest.mark.parametrize("expr", ["b + True", "b * True", "b * False", "i + True", "f * True", "b / True", "b == False",
+                                  "True - i", "f - True", "b - True", "b % True", "i % True", "f % True"])
+def test_python_bool_operand(expr):
+    """A Python bool is a bool number: mask + True stays bool (logical or), as in torch, and where
+    torch refuses (bool - bool, no bool remainder kernel) seqlab refuses too."""
+    def run(lib):
+        return eval(expr, {"b": lib.tensor([True, False]), "i": lib.tensor([3, -4]), "f": lib.tensor([1.5, -2.0])})
+
+    try:
+        expected = run(torch)
+    except Exception:
+        assert_raises_like_torch(lambda: run(seqlab), lambda: run(torch), r"Subtraction|not implemented for 'Bool'")
+        return
+    assert_close(sl_np(run(seqlab)), th_np(expected), 0, 0, what=expr)
+
+
 def test_mixed_dtype_gradient(rng):
     """float32 + float64 promotes to float64; each input's grad keeps its own dtype."""
     a, b = randn(rng, (2, 3), np.float32), randn(rng, (2, 3), np.float64)
@@ -541,3 +588,346 @@ def test_gradcheck_where(rng):
 def test_gradcheck_scalar_ops(rng):
     x = uniform(rng, (2, 3), 0.5, 2.0, np.float64)
     assert_gradcheck(lambda a: (2 ** a) + (1 / a) - a ** 3 + 3.0 * a - 1.5, [x])
+
+
+# ----------------------------------------------------------------------------------------
+# The functions course code needs (issue 16): edge values, integer inputs, in place
+# ----------------------------------------------------------------------------------------
+
+MATH = ["sin", "cos", "tan", "log2", "log10", "log1p", "expm1", "sign", "floor", "ceil", "round", "trunc", "frac"]
+INF, NAN = np.inf, np.nan
+EDGE_VALUES = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 1.0, -1.0, -2.0, 1e-30, -1e-30, 1e-8, -3.7, 7.25, 1e10, -1e10,
+               1e30, -1e30, 3e38, INF, -INF, NAN]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", MATH)
+def test_math_edge_values(name, dtype):
+    """0, -0, halfway cases, tiny, huge, ±inf and NaN: values and gradients as torch's."""
+    x = np.array(EDGE_VALUES, dtype=dtype)
+    with np.errstate(over="ignore"):
+        assert_matches_torch(lambda a: getattr(seqlab, name)(a), lambda a: getattr(torch, name)(a), [x])
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_trig_large_arguments(name, dtype):
+    """Range reduction: sin(1e22) is a number in [-1, 1], and the same number as torch's."""
+    big = [1e4, 12345.678, -98765.4321, 1e6, 1e10, 1e15, 1e20, 1e22, 1e30, -3e38]
+    if dtype == np.float64:
+        big += [1e100, 1e300, -1.7e308]
+    x = np.array(big, dtype=dtype)
+    assert_matches_torch(lambda a: getattr(seqlab, name)(a), lambda a: getattr(torch, name)(a), [x])
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_round_halfway_cases_go_to_even(dtype):
+    x = np.array([0.5, 1.5, 2.5, 3.5, -0.5, -1.5, -2.5, 0.49999997, 1 - 2**-24, 8388607.5, 2**23 + 1.0,
+                  4503599627370495.5, -4503599627370497.0], dtype=dtype)
+    out = assert_matches_torch(lambda a: seqlab.round(a), lambda a: torch.round(a), [x])
+    assert sl_np(out)[:7].tolist() == [0.0, 2.0, 2.0, 4.0, -0.0, -2.0, -2.0]
+
+
+ROUND_DECIMALS = {
+    1: [0.05, 0.15, 0.25, 0.35, 1.25, 2.675, -0.35, -0.45, 123.456, 1e-3],
+    2: [0.125, 0.375, 1.005, -2.675, 1e-8, 3.14159],
+    3: [1.0005, 2.0015, -0.0005, 1e30],
+    -1: [5.0, 15.0, 25.0, -35.0, 1234.5, 4.9],
+    -2: [50.0, 150.0, 250.0, -149.0, 1e30],
+    0: [0.5, 1.5, -2.5],
+    10: [1.23456789012345, 1e30, -3e38],
+    40: [1.5, 0.0, -2.0],  # 10**40 overflows float32: NaN as in torch
+    -40: [1.5, 1e39, -2.0],
+    400: [1.5, 0.0],  # 10**400 overflows float64 too
+    -400: [1.5, -2.0],
+}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("decimals", list(ROUND_DECIMALS))
+def test_round_decimals(decimals, dtype):
+    """round(x, decimals=d): nearbyint(x * 10^d) / 10^d as torch computes it: 2.675 -> 2.68 (2.675 * 100
+    rounds to 267.5, then half to even), where Python's round(2.675, 2) is 2.67."""
+    with np.errstate(over="ignore"):
+        x = np.array(ROUND_DECIMALS[decimals] + [INF, -INF, NAN, -0.0], dtype=dtype)
+    assert_matches_torch(lambda a: seqlab.round(a, decimals=decimals), lambda a: torch.round(a, decimals=decimals),
+                         [x], atol=0, rtol=0)
+    assert_matches_torch(lambda a: a.round(decimals=decimals), lambda a: a.round(decimals=decimals), [x], atol=0,
+                         rtol=0)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "trunc", "sign"])
+def test_piecewise_constant_ops_have_zero_gradient(name, dtype):
+    """torch's gradient is zeros_like(grad), also at the jumps and for inf."""
+    x = np.array([-1.5, -1.0, 0.0, 0.3, 2.0, INF], dtype=dtype)
+    t = sl_leaf(x)
+    getattr(t, name)().sum().backward()
+    assert sl_np(t.grad).tolist() == [0.0] * 6
+    assert getattr(t * 1.0, name)().grad_fn.name() == getattr(th_leaf(x) * 1.0, name)().grad_fn.name()
+
+
+INT_INPUTS = {"int64": np.array([-7, -1, 0, 1, 3, 10], dtype=np.int64),
+              "bool": np.array([True, False, True])}
+
+
+@pytest.mark.parametrize("kind", list(INT_INPUTS))
+@pytest.mark.parametrize("call", ["function", "method", "inplace", "decimals"])
+@pytest.mark.parametrize("name", MATH)
+def test_math_integer_and_bool_inputs(name, call, kind):
+    """torch computes sin .. expm1 of integers in float32, keeps floor .. sign on integers, has no
+    bool kernel for the rounding ops, and no integer kernel for frac or round(decimals=);
+    x.sin_() of an integer tensor cannot hold the result. seqlab: the same dtypes, values, errors."""
+    if call == "decimals" and name != "round":
+        return
+
+    def run(lib, t):
+        if call == "function":
+            return getattr(lib, name)(t)
+        if call == "method":
+            return getattr(t, name)()
+        if call == "decimals":
+            return lib.round(t, decimals=1), t.round(decimals=0)
+        return getattr(t, name + "_")()
+
+    x = INT_INPUTS[kind]
+    try:
+        expected = run(torch, th_leaf(x))
+    except Exception:
+        assert_raises_like_torch(lambda: run(seqlab, sl_leaf(x)), lambda: run(torch, th_leaf(x)),
+                                 name if call != "inplace" else r"result type Float can't be cast to the desired "
+                                 r"output type (Long|Bool)|" + name)
+        return
+    assert_matches_torch(lambda a: run(seqlab, a), lambda a: expected, [x], grad=False, atol=1e-6, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", MATH)
+def test_math_inplace(rng, name):
+    """x.f_() writes f(x) into x (also through a non-contiguous view), returns x, and under
+    autograd on an intermediate records the op as torch does."""
+    x = randn(rng, (3, 4), np.float64) * 2
+    if name in ("log2", "log10"):
+        x = np.abs(x) + 0.1
+    if name == "log1p":
+        x = np.abs(x) - 0.5
+    s, t = sl_leaf(x, False), th_leaf(x, False)
+    assert getattr(s, name + "_")() is s
+    getattr(t, name + "_")()
+    assert_close(sl_np(s), th_np(t), 1e-12, 1e-12, what=name + "_")
+    s, t = sl_leaf(x, False), th_leaf(x, False)
+    getattr(s[:, ::2].t(), name + "_")()
+    getattr(t[:, ::2].t(), name + "_")()
+    assert_close(sl_np(s), th_np(t), 1e-12, 1e-12, what=name + "_ through a view")
+    assert_matches_torch(lambda a: getattr(a * 1.5, name + "_")() * a, lambda a: getattr(a * 1.5, name + "_")() * a,
+                         [x])
+    if name == "round":
+        s, t = sl_leaf(x, False), th_leaf(x, False)
+        s.round_(decimals=1)
+        t.round_(decimals=1)
+        assert_close(sl_np(s), th_np(t), 0, 0, what="round_(decimals=1)")
+
+
+@pytest.mark.parametrize("name", ["sin", "floor", "remainder", "fmod"])
+def test_math_inplace_errors(name):
+    """In-place on a leaf that requires grad, and on an expanded tensor, raise torch's errors."""
+    args = (2.0,) if name in ("remainder", "fmod") else ()
+    assert_raises_like_torch(lambda: getattr(seqlab.ones(3, requires_grad=True), name + "_")(*args),
+                             lambda: getattr(torch.ones(3, requires_grad=True), name + "_")(*args),
+                             "a leaf Variable that requires grad is being used in an in-place operation")
+    assert_raises_like_torch(lambda: getattr(seqlab.ones(1, 3).expand(2, 3), name + "_")(*args),
+                             lambda: getattr(torch.ones(1, 3).expand(2, 3), name + "_")(*args),
+                             "more than one element of the written-to tensor refers to a single memory location")
+
+
+# ---------------------------------------------------------------- remainder and fmod
+MODULO = {
+    "remainder": lambda lib, a, b: lib.remainder(a, b),
+    "fmod": lambda lib, a, b: lib.fmod(a, b),
+    "op%": lambda lib, a, b: a % b,
+    "method.remainder": lambda lib, a, b: a.remainder(b),
+    "method.fmod": lambda lib, a, b: a.fmod(b),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("sa,sb", BROADCAST_SHAPES, ids=[shape_id(a, b) for a, b in BROADCAST_SHAPES])
+@pytest.mark.parametrize("name", list(MODULO))
+def test_modulo_broadcast(rng, name, sa, sb, dtype):
+    """Both gradients: 1 for the dividend, -floor(a/b) (remainder) or -trunc(a/b) (fmod) for the divisor."""
+    a = randn(rng, sa, dtype) * 5
+    b = away_from_zero(rng, sb, dtype, 0.5, 3.0)
+    fn = MODULO[name]
+    assert_matches_torch(lambda x, y: fn(seqlab, x, y), lambda x, y: fn(torch, x, y), [a, b])
+
+
+@pytest.mark.parametrize("layout", ["T", "slice"])
+@pytest.mark.parametrize("name", ["remainder", "fmod"])
+def test_modulo_noncontiguous(rng, name, layout):
+    a, b = randn(rng, (3, 5)) * 5, away_from_zero(rng, (3, 5), np.float32, 0.5, 3.0)
+    fn = MODULO[name]
+    assert_matches_torch(lambda x, y: fn(seqlab, x, y), lambda x, y: fn(torch, x, y), [a, b], layout=layout)
+
+
+MODULO_SCALARS = {
+    "t%2.5": lambda t: t % 2.5,
+    "t%-2": lambda t: t % -2,
+    "t%1(int)": lambda t: t % 1,
+    "remainder(t,-1.5)": lambda t: t.remainder(-1.5),
+    "fmod(t,2)": lambda t: t.fmod(2),
+    "fmod(t,-1.5)": lambda t: t.fmod(-1.5),
+    "remainder(t,0-d float64)": lambda t: t.remainder(t.new_tensor(2.0).double()),  # keeps t's dtype
+}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", list(MODULO_SCALARS))
+def test_modulo_scalar_divisor(rng, name, dtype):
+    x = randn(rng, (3, 4), dtype) * 5
+    fn = MODULO_SCALARS[name]
+    out = assert_matches_torch(fn, fn, [x])
+    assert out.dtype == (seqlab.float32 if dtype == np.float32 else seqlab.float64)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_number_modulo_tensor(rng, dtype):
+    """7 % x and torch.remainder(7, x): the number is the dividend, the sign is x's. torch records
+    no derivative for this form: the output requires grad and backward raises."""
+    x = away_from_zero(rng, (3, 4), dtype, 0.5, 3.0)
+    for fn in (lambda lib, t: 7 % t, lambda lib, t: -2.5 % t, lambda lib, t: lib.remainder(7, t),
+               lambda lib, t: lib.remainder(-2.5, t)):
+        assert_matches_torch(lambda t: fn(seqlab, t), lambda t: fn(torch, t), [x], grad=False)
+        s, t = sl_leaf(x), th_leaf(x)
+        so, to = fn(seqlab, s), fn(torch, t)
+        assert so.requires_grad and to.requires_grad
+        assert so.grad_fn.name() == type(to.grad_fn).__name__ == "NotImplemented"
+        assert_raises_like_torch(lambda: so.sum().backward(), lambda: to.sum().backward(),
+                                 "derivative for aten::remainder is not implemented")
+
+
+MODULO_EDGE_A = [5.0, -5.0, 5.0, -5.0, 0.0, -0.0, 0.0, -0.0, 5.5, 5.0, -5.0, INF, -INF, NAN, 1e30, -1e-30, 3.0,
+                 7.5, -7.5, 1.0]
+MODULO_EDGE_B = [3.0, 3.0, -3.0, -3.0, 2.0, 2.0, -2.0, -2.0, 0.0, INF, INF, 2.0, 2.0, 2.0, 3.0, 3.0, NAN, -INF,
+                 -INF, -0.0]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", ["remainder", "fmod"])
+def test_modulo_edge_values(name, dtype):
+    """Signs (remainder follows b, fmod follows a), signed zeros, division by zero (NaN), ±inf and
+    NaN operands: as torch, gradients included."""
+    a, b = np.array(MODULO_EDGE_A, dtype=dtype), np.array(MODULO_EDGE_B, dtype=dtype)
+    out = assert_matches_torch(lambda x, y: getattr(seqlab, name)(x, y), lambda x, y: getattr(torch, name)(x, y),
+                               [a, b])
+    expected = getattr(torch, name)(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+    number = ~np.isnan(expected)  # (a NaN's sign bit means nothing)
+    np.testing.assert_array_equal(np.signbit(sl_np(out))[number], np.signbit(expected)[number])
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_remainder_divisor_gradient_is_python_floor_division(dtype):
+    """-grad * (a // b) with Python's floor division, which is exact where floor(a / b) is not:
+    0.3 // 0.1 is 2 (0.3 / 0.1 rounds to 3.0000000000000004), and torch agrees."""
+    a = np.array([0.3, 1.0, -0.3, 0.7, 1e16 + 2, -1.0, 5.0, 0.0, -0.0], dtype=dtype)
+    b = np.array([0.1, 0.1, 0.1, 0.1, 3.0, 3.0, -1e-30, 3.0, -3.0], dtype=dtype)
+    assert_matches_torch(lambda x, y: seqlab.remainder(x, y), lambda x, y: torch.remainder(x, y), [a, b],
+                         atol=0, rtol=0)
+    assert_matches_torch(lambda x, y: seqlab.fmod(x, y), lambda x, y: torch.fmod(x, y), [a, b], atol=0, rtol=0)
+
+
+MODULO_INT = {
+    "int%int": (np.array([-7, -1, 0, 7, 5, 9]), np.array([2, -3, -2, 3, 5, -4])),
+    "int%int-bcast": (np.array([[-7], [7], [0]]), np.array([3, -3])),
+    "int%float": (np.array([-7, 0, 7]), 2.5),
+    "int%-2": (np.array([-7, 0, 7]), -2),
+    "bool%2": (np.array([True, False]), 2),
+    "bool%1.5": (np.array([True, False]), 1.5),
+    "int%bool": (np.array([3, 4]), np.array([True, True])),
+    "int%0d-f64": (np.array([5, 6]), np.array(2.5)),
+    "int64min%-1": (np.array([-2**63, 5]), -1),
+    "empty%0": (np.zeros((0, 3), dtype=np.int64), 0),
+    "int%0": (np.array([1, 2]), 0),
+    "int%has0": (np.array([1, 2]), np.array([3, 0])),
+    "int%0.0": (np.array([1, -2, 0]), 0.0),
+    "bool%bool": (np.array([True, False]), np.array([True, True])),
+    "bool%True": (np.array([True, False]), True),
+}
+
+
+@pytest.mark.parametrize("name", ["remainder", "fmod", "op%"])
+@pytest.mark.parametrize("case", list(MODULO_INT))
+def test_modulo_integers_and_bools(case, name):
+    """torch's result types, Python's sign convention for remainder, and torch's errors:
+    ZeroDivisionError for an integer divisor 0 (not for an empty result), no bool kernel."""
+    a, b = MODULO_INT[case]
+    fn = MODULO[name]
+
+    def run(lib, leaf):
+        x = leaf(a, False)
+        y = leaf(b, False) if isinstance(b, np.ndarray) else b
+        return fn(lib, x, y)
+
+    try:
+        expected = run(torch, th_leaf)
+    except Exception:
+        assert_raises_like_torch(lambda: run(seqlab, sl_leaf), lambda: run(torch, th_leaf),
+                                 r"ZeroDivisionError|(remainder|fmod)_cpu\" not implemented for 'Bool'")
+        return
+    assert_close(sl_np(run(seqlab, sl_leaf)), th_np(expected), 1e-6, 1e-6, what=case)
+
+
+def _modulo_(t, name, other):
+    if name == "%=":
+        t %= other
+        return t
+    return getattr(t, name)(other)
+
+
+@pytest.mark.parametrize("b", [3, -2.5, "tensor", "tensor-f64"])
+@pytest.mark.parametrize("name", ["remainder_", "fmod_", "%="])
+def test_modulo_inplace(rng, name, b):
+    """x.remainder_(b), x.fmod_(b), x %= b write into x, keep its dtype, and under autograd (on an
+    intermediate) give both gradients as torch."""
+    x = randn(rng, (3, 4)) * 5
+    y = away_from_zero(rng, (4,), np.float64 if b == "tensor-f64" else np.float32, 0.5, 3.0)
+    s, t = sl_leaf(x, False), th_leaf(x, False)
+    other_s, other_t = (sl_leaf(y, False), th_leaf(y, False)) if isinstance(b, str) else (b, b)
+    assert _modulo_(s, name, other_s) is s
+    _modulo_(t, name, other_t)
+    assert_close(sl_np(s), th_np(t), 1e-6, 1e-6, what=name)
+    if isinstance(b, str):
+        assert_matches_torch(lambda u, v: _modulo_(u * 1.0, name, v) * u, lambda u, v: _modulo_(u * 1.0, name, v) * u,
+                             [x, y], atol=1e-5, rtol=1e-4)
+    else:
+        assert_matches_torch(lambda u: _modulo_(u * 1.0, name, b) * u, lambda u: _modulo_(u * 1.0, name, b) * u, [x])
+
+
+@pytest.mark.parametrize("name", ["remainder_", "fmod_", "%="])
+def test_modulo_inplace_integer_errors(name):
+    """An integer tensor cannot hold x % 2.5; integer x %= 0 is ZeroDivisionError and leaves x as it was."""
+    def run(lib, other):
+        t = lib.tensor([5, -7, 9])
+        if name == "%=":
+            t %= other
+        else:
+            getattr(t, name)(other)
+        return t
+
+    assert_raises_like_torch(lambda: run(seqlab, 2.5), lambda: run(torch, 2.5),
+                             "result type Float can't be cast to the desired output type Long")
+    assert_raises_like_torch(lambda: run(seqlab, 0), lambda: run(torch, 0), "ZeroDivisionError")
+    t = seqlab.tensor([5, -7, 9])
+    with pytest.raises(RuntimeError):
+        t.remainder_(seqlab.tensor([2, 0, 2]))
+    assert t.tolist() == [5, -7, 9]
+    assert run(seqlab, -2).tolist() == run(torch, -2).tolist()
+
+
+@pytest.mark.parametrize("sa,sb", [((3, 4), (3, 4)), ((3, 1), (4,)), ((), (2, 3)), ((2, 3), ())],
+                         ids=["same", "bcast", "0-d-dividend", "0-d-divisor"])
+@pytest.mark.parametrize("name", ["remainder", "fmod"])
+def test_gradcheck_modulo(rng, name, sa, sb):
+    # divisors ±1.5 and dividends (k + f) * 1.5 with f in [0.1, 0.9]: every quotient a/b is
+    # ±(k + f), far from the integers where a // b jumps
+    b = np.where(rng.random(sb) < 0.5, -1.5, 1.5)
+    a = (rng.integers(-4, 5, size=sa) + rng.uniform(0.1, 0.9, size=sa)) * 1.5
+    assert_gradcheck(lambda x, y: getattr(seqlab, name)(x, y), [a, b])

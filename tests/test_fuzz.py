@@ -120,6 +120,22 @@ OPS = {
                        st.one_of(st.none(), st.sampled_from([-1.0, 1.0, math.nan]))),
     "pow": st.builds(lambda x, e: method("pow", x, e), floats_t, st.sampled_from([0, 1, 2, -1, 0.5, -0.5, 3.0])),
     "where": st.builds(lambda c, a, b: function("where", c, a, b), tensors(dtypes=("bool",)), floats_t, floats_t),
+    # issue 16: the functions course code needs, on every dtype (integers promote or stay, bool has
+    # no rounding kernel) and in place (an integer tensor cannot hold sin's result)
+    **{name: st.builds(lambda x, name=name: method(name, x), tensors())
+       for name in ("sin", "cos", "tan", "log2", "log10", "log1p", "expm1", "sign", "floor", "ceil", "trunc",
+                    "frac")},
+    **{name + "_": st.builds(lambda x, name=name: method(name + "_", x), tensors())
+       for name in ("sin", "log1p", "sign", "floor", "frac")},
+    "round": st.builds(lambda x, d: method("round", x, **({} if d is None else {"decimals": d})), tensors(),
+                       st.one_of(st.none(), st.integers(-3, 3), st.sampled_from([40, -40, 400, 2**40]))),
+    "remainder": st.builds(lambda a, b: method("remainder", a, b), tensors(), tensors()),
+    "fmod": st.builds(lambda a, b: function("fmod", a, b), tensors(),
+                      st.one_of(tensors(), st.sampled_from([0, 2, -3, 0.0, 2.5, -1.5, math.inf, math.nan, True]))),
+    "remainder_scalar_tensor": st.builds(lambda a, b: function("remainder", a, b),
+                                         st.sampled_from([0, 3, -7, 2.5, -0.0, math.inf, True]), tensors()),
+    "remainder_": st.builds(lambda a, b: method("remainder_", a, b), tensors(), st.one_of(tensors(),
+                            st.sampled_from([0, 2, -3, 2.5, math.nan]))),
     "matmul": st.builds(lambda a, b: method("matmul", a, b), tensors(dtypes=("float32",), max_side=3),
                         tensors(dtypes=("float32",), max_side=3)),
     # creation

@@ -69,6 +69,23 @@ void bind_ops(py::module_& m) {
   def_binary("logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); });
   def_binary("logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); });
   def_binary("logical_xor", [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); });
+  def_binary("fmod", [](const Tensor& a, const Tensor& b) { return fmod(a, b); });
+  // torch.remainder also takes a number as its input (remainder(2, x), as 2 % x): torch records
+  // no derivative for that form (remainder_scalar_tensor).
+  cls.def("remainder", [](const Tensor& a, py::handle b) {
+    const Tensor o = operand_arg(b, a, "remainder");
+    return released([&] { return remainder(a, o); });
+  }, py::arg("other"));
+  m.def("remainder", [](py::handle a, py::handle b) {
+    if (py::isinstance<TensorImpl>(a)) {
+      const Tensor x = a.cast<Tensor>(), o = operand_arg(b, x, "remainder");
+      return released([&] { return remainder(x, o); });
+    }
+    if (!py::isinstance<TensorImpl>(b))
+      throw py::type_error("remainder(): argument 'input' (position 1) must be Tensor, not " + type_name(a));
+    const Tensor y = b.cast<Tensor>(), n = operand_arg(a, y, "remainder", "input");
+    return released([&] { return remainder_scalar_tensor(n, y); });
+  }, py::arg("input"), py::arg("other"));
   both(m, cls, "pow", [](const Tensor& a, py::handle exponent) {
     const Tensor out = power(a, exponent);
     if (!out.defined())
@@ -104,6 +121,31 @@ void bind_ops(py::module_& m) {
        py::arg("min") = py::none(), py::arg("max") = py::none(), Release());
   cls.def("clamp_", [](Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp_(x, lo, hi); },
           py::arg("min") = py::none(), py::arg("max") = py::none(), Release());
+  // sin .. frac, each as seqlab.f(x), x.f() and the in-place x.f_().
+  using Unary = Tensor (*)(const Tensor&);
+  const std::tuple<const char*, const char*, Unary, UnaryOp> unary[] = {
+      {"sin", "sin_", [](const Tensor& x) { return sin(x); }, UnaryOp::Sin},
+      {"cos", "cos_", [](const Tensor& x) { return cos(x); }, UnaryOp::Cos},
+      {"tan", "tan_", [](const Tensor& x) { return tan(x); }, UnaryOp::Tan},
+      {"log2", "log2_", [](const Tensor& x) { return log2(x); }, UnaryOp::Log2},
+      {"log10", "log10_", [](const Tensor& x) { return log10(x); }, UnaryOp::Log10},
+      {"log1p", "log1p_", [](const Tensor& x) { return log1p(x); }, UnaryOp::Log1p},
+      {"expm1", "expm1_", [](const Tensor& x) { return expm1(x); }, UnaryOp::Expm1},
+      {"sign", "sign_", [](const Tensor& x) { return sign(x); }, UnaryOp::Sign},
+      {"floor", "floor_", [](const Tensor& x) { return floor(x); }, UnaryOp::Floor},
+      {"ceil", "ceil_", [](const Tensor& x) { return ceil(x); }, UnaryOp::Ceil},
+      {"trunc", "trunc_", [](const Tensor& x) { return trunc(x); }, UnaryOp::Trunc},
+      {"frac", "frac_", [](const Tensor& x) { return frac(x); }, UnaryOp::Frac}};
+  for (auto [name, inplace_name, fn, op] : unary) {
+    both(m, cls, name, fn, Release());
+    cls.def(inplace_name, [op = op](Tensor& x) -> Tensor { return inplace_unary(x, op); }, Release());
+  }
+  // torch.round(input, *, decimals=0): an explicit decimals is torch's round.decimals overload.
+  both(m, cls, "round", [](const Tensor& x, std::optional<int64_t> decimals) { return round(x, decimals); },
+       py::kw_only(), py::arg("decimals") = py::none(), Release());
+  cls.def("round_", [](Tensor& x, std::optional<int64_t> decimals) -> Tensor {
+    return inplace_unary(x, UnaryOp::Round, decimals);
+  }, py::kw_only(), py::arg("decimals") = py::none(), Release());
 
   // ------------------------------------------------------------ in place
   auto def_inplace = [&](const char* name, InplaceOp op) {
@@ -116,6 +158,12 @@ void bind_ops(py::module_& m) {
   def_inplace("sub_", InplaceOp::Sub);
   def_inplace("mul_", InplaceOp::Mul);
   def_inplace("div_", InplaceOp::Div);
+  for (auto [name, op] :
+       {std::pair<const char*, InplaceOp>{"remainder_", InplaceOp::Remainder}, {"fmod_", InplaceOp::Fmod}})
+    cls.def(name, [op = op, name = name](Tensor& self, py::handle other) -> Tensor {
+      const Tensor o = operand_arg(other, self, name);
+      return released([&] { return inplace_binary(self, o, op); });
+    }, py::arg("other"));
   cls.def("zero_", [](Tensor& x) -> Tensor { return zero_(x); }, Release());
   cls.def("fill_", [](Tensor& x, double v) -> Tensor { return fill_(x, v); }, py::arg("value"), Release());
   cls.def("copy_", [](Tensor& x, const Tensor& src) -> Tensor { return copy_(x, src); }, py::arg("src"), Release());

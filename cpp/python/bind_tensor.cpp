@@ -147,10 +147,15 @@ void bind_tensor(py::module_& m) {
       {"__sub__", "__rsub__", "__isub__", [](const Tensor& x, const Tensor& y) { return sub(x, y); }, InplaceOp::Sub},
       {"__mul__", "__rmul__", "__imul__", [](const Tensor& x, const Tensor& y) { return mul(x, y); }, InplaceOp::Mul},
       {"__truediv__", "__rtruediv__", "__itruediv__", [](const Tensor& x, const Tensor& y) { return div(x, y); },
-       InplaceOp::Div}};
+       InplaceOp::Div},
+      // number % x is torch.remainder(number, x), which has no derivative (remainder_scalar_tensor)
+      {"__mod__", "__rmod__", "__imod__", [](const Tensor& x, const Tensor& y) { return remainder(x, y); },
+       InplaceOp::Remainder}};
   for (auto [name, rname, iname, fn, op] : arithmetic) {
     cls.def(name, [fn = fn](const Tensor& a, py::handle b) { return binary(a, b, false, fn); }, py::is_operator());
-    cls.def(rname, [fn = fn](const Tensor& a, py::handle b) { return binary(a, b, true, fn); }, py::is_operator());
+    const Binary reflected = op == InplaceOp::Remainder ? &remainder_scalar_tensor : fn;
+    cls.def(rname, [reflected](const Tensor& a, py::handle b) { return binary(a, b, true, reflected); },
+            py::is_operator());
     cls.def(iname, [op = op](const Tensor& a, py::handle b) {
       return binary(a, b, false, [op](Tensor x, const Tensor& y) { return inplace_binary(x, y, op); });
     }, py::is_operator());

@@ -8,7 +8,9 @@
 namespace seqlab::bind {
 
 Tensor operand(const py::handle& o, const Tensor& like) {
-  if (py::isinstance<py::bool_>(o)) return scalar_like(o.cast<bool>() ? 1.0 : 0.0, like, true);
+  // A Python bool is a bool number: it never raises the category (bool tensor + True is bool, as in
+  // torch; as an integer it made `mask + True` int64 and `mask % True` an integer remainder).
+  if (py::isinstance<py::bool_>(o)) return scalar_tensor(o.cast<bool>() ? 1.0 : 0.0, Dtype::Bool);
   if (py::isinstance<py::int_>(o)) return scalar_like(static_cast<double>(o.cast<int64_t>()), like, true);
   if (py::isinstance<py::float_>(o)) return scalar_like(o.cast<double>(), like, false);
   if (py::isinstance<TensorImpl>(o)) return o.cast<Tensor>();
@@ -124,6 +126,8 @@ PYBIND11_MODULE(_core, m) {
       e.set_error();
     } catch (const std::domain_error& e) {
       raise(PyExc_TypeError, e.what());
+    } catch (const seqlab::NotImplementedError& e) {
+      raise(PyExc_NotImplementedError, e.what());
     } catch (const std::invalid_argument& e) {
       raise(PyExc_ValueError, e.what());
     } catch (const std::out_of_range& e) {

@@ -120,3 +120,41 @@ TEST(Ops, SoftmaxIsStableForLargeLogits) {
   Tensor p = softmax(z, 1);
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(p.data<float>()[i], 1.0f / 3.0f, 1e-6);
 }
+
+TEST(Ops, RemainderAndFmodAgainstTheirDefinitions) {
+  // remainder(a, b) = a - floor(a/b)*b has b's sign, fmod(a, b) = a - trunc(a/b)*b has a's
+  manual_seed(4);
+  Tensor a = randn({50}, Dtype::Float64) * 10.0, b = randn({50}, Dtype::Float64) + 0.0;
+  Tensor r = remainder(a, b), f = fmod(a, b);
+  for (int64_t i = 0; i < 50; ++i) {
+    const double x = a.data<double>()[i], y = b.data<double>()[i];
+    EXPECT_NEAR(r.data<double>()[i], x - std::floor(x / y) * y, 1e-9 * std::abs(x) + 1e-12);
+    EXPECT_NEAR(f.data<double>()[i], x - std::trunc(x / y) * y, 1e-9 * std::abs(x) + 1e-12);
+  }
+  Tensor i = arange(-7, 8, 1, Dtype::Int64), three = scalar_tensor(-3, Dtype::Int64);
+  for (int64_t k = 0; k < i.numel(); ++k) {
+    const int64_t x = i.data<int64_t>()[k], m = ((x % -3) + -3) % -3;  // Python's x % -3
+    EXPECT_EQ(remainder(i, three).data<int64_t>()[k], m);
+    EXPECT_EQ(fmod(i, three).data<int64_t>()[k], x % -3);
+  }
+  EXPECT_THROW(remainder(i, scalar_tensor(0, Dtype::Int64)), std::runtime_error);  // "ZeroDivisionError"
+  EXPECT_THROW(fmod(ones({2}, Dtype::Bool), ones({2}, Dtype::Bool)), NotImplementedError);
+  EXPECT_EQ(remainder(full({1}, -9.2233720368547758e18, Dtype::Int64), scalar_tensor(-1, Dtype::Int64))
+                .data<int64_t>()[0], 0);  // INT64_MIN % -1, which would trap in C++
+}
+
+TEST(Ops, RoundingAndInPlaceUnaryKeepTorchsDtypes) {
+  Tensor x = arange(-2.5, 3.0, 1.0, Dtype::Float64);  // -2.5 -1.5 -0.5 0.5 1.5 2.5
+  const double even[] = {-2, -2, -0, 0, 2, 2};
+  for (int64_t k = 0; k < 6; ++k) EXPECT_EQ(round(x).data<double>()[k], even[k]);
+  // torch's decimals: nearbyint(x * 100) / 100, and 2.675 * 100 rounds to 267.5, then to even: 2.68
+  // (Python's round(2.675, 2), exact in decimal, gives 2.67)
+  EXPECT_EQ(round(full({1}, 2.675, Dtype::Float64), 2).item<double>(), 2.68);
+  Tensor n = arange(0, 3, 1, Dtype::Int64);
+  EXPECT_EQ(floor(n).dtype(), Dtype::Int64);
+  EXPECT_EQ(sin(n).dtype(), Dtype::Float32);
+  EXPECT_THROW(inplace_unary(n, UnaryOp::Sin), std::runtime_error);
+  EXPECT_THROW(frac(n), NotImplementedError);
+  inplace_unary(x, UnaryOp::Floor);
+  EXPECT_EQ(x.data<double>()[0], -3.0);
+}

@@ -16,6 +16,7 @@ from ._core import (  # noqa: E402,F401
     Tensor, dtype, Node,
     add, sub, mul, div, true_divide, pow, neg, negative, exp, log, sqrt, abs, clamp, clip, maximum, minimum, where,
     eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
+    sin, cos, tan, log2, log10, log1p, expm1, sign, floor, ceil, round, trunc, frac, remainder, fmod,
     tanh, sigmoid, relu, softmax, log_softmax,
     sum, mean, var, norm, max, min, argmax, argmin,
     matmul, mm, bmm, t, reshape, permute, flatten, transpose, swapaxes, unsqueeze, squeeze, narrow, select,

@@ -20,6 +20,17 @@ inline size_t itemsize(Dtype d) {
 inline bool is_floating(Dtype d) { return d == Dtype::Float32 || d == Dtype::Float64; }
 // PyTorch's names: "float", "double", "long", "bool" in messages; "float32" etc. in reprs.
 const char* dtype_name(Dtype d);
+// torch's ScalarType names, which its kernel messages print: "\"frac_cpu\" not implemented for
+// 'Long'", "result type Float can't be cast to the desired output type Long".
+inline const char* scalar_type_name(Dtype d) {
+  switch (d) {
+    case Dtype::Bool: return "Bool";
+    case Dtype::Int64: return "Long";
+    case Dtype::Float32: return "Float";
+    case Dtype::Float64: return "Double";
+  }
+  return "?";
+}
 // Type promotion of two tensor operands: bool < int64 < float32 < float64.
 inline Dtype promote(Dtype a, Dtype b) { return a > b ? a : b; }
 

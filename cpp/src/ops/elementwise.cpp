@@ -9,6 +9,7 @@
 
 #include "kernel_utils.hpp"
 #include "seqlab/autograd.hpp"
+#include "seqlab/ops/creation.hpp"
 #include "seqlab/ops/reduce.hpp"
 #include "seqlab/ops/shape.hpp"
 
@@ -180,6 +181,9 @@ Tensor add(const Tensor& a, const Tensor& b, double alpha) {
 Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
   SEQLAB_CHECK(!both_bool(a, b), "Subtraction, the `-` operator, with two bool tensors is not supported. "
                                  "Use the `^` or `logical_xor()` operator instead.");
+  SEQLAB_CHECK(a.dtype() != Dtype::Bool && b.dtype() != Dtype::Bool,
+               "Subtraction, the `-` operator, with a bool tensor is not supported. "
+               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   return add_impl(a, b, -alpha, "sub");
 }
 
@@ -378,6 +382,112 @@ Tensor where(const Tensor& cond, const Tensor& a_, const Tensor& b_) {
   return out;
 }
 
+// ---------------------------------------------------------------- remainder / fmod
+// fmod(a, b) = a - trunc(a/b)*b has the sign of a (C's fmod); remainder(a, b) = a - floor(a/b)*b
+// has the sign of b (Python's %), computed from fmod: add b where the two signs differ.
+//   da = g,   db = -g * floor(a/b) (remainder),   db = -g * trunc(a/b) (fmod)
+// (torch's derivatives: -grad * self.div(other, rounding_mode="floor" / "trunc")).
+namespace {
+
+template <bool PythonSign, typename T>
+T modulo(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == -1) return 0;  // INT64_MIN % -1 overflows (a trap on x86); the remainder is 0
+    T r = a % b;
+    if (PythonSign && r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else {
+    T r = std::fmod(a, b);
+    if (PythonSign && r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+}
+
+// a // b as Python (and torch.div(rounding_mode="floor")) computes it for floats: from fmod, so
+// that the quotient is the integer q with a = q*b + remainder(a, b) even where floor(a/b) rounds
+// the other way (a/b just below an integer rounds up to it).
+template <typename T>
+T floor_divide(T a, T b) {
+  if (b == 0) return a / b;
+  const T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+  if (div == 0) return std::copysign(T(0), a / b);
+  T q = std::floor(div);
+  if (div - q > T(0.5)) q += T(1);  // div is an integer up to rounding: take the nearest
+  return q;
+}
+
+// Integer division by zero: torch's RuntimeError "ZeroDivisionError", raised before any write.
+// Every element of b is used when the result is not empty.
+void check_integer_divisor(const Tensor& b, const Shape& out_shape) {
+  if (b.dtype() != Dtype::Int64 || shape_numel(out_shape) == 0) return;
+  bool zero = false;
+  strided_loop<1>(b.shape(), {static_cast<char*>(b.raw_data())}, {b.strides()}, {int64_t(sizeof(int64_t))},
+                  [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t n) {
+                    for (int64_t i = 0; i < n; ++i) zero |= *reinterpret_cast<const int64_t*>(p[0] + i * s[0]) == 0;
+                  });
+  SEQLAB_CHECK(!zero, "ZeroDivisionError");
+}
+
+template <bool PythonSign>
+Tensor modulo_op(const Tensor& a_, const Tensor& b_) {
+  const char* op = PythonSign ? "remainder" : "fmod";
+  SEQLAB_CHECK(a_.defined() && b_.defined(), op, ": undefined tensor argument");
+  SEQLAB_CHECK_IMPL(result_type(a_, b_) != Dtype::Bool, "\"", op, "_cpu\" not implemented for 'Bool'");
+  auto [a, b, shape] = prepare_binary(a_, b_, op);
+  check_integer_divisor(b, shape);
+  Tensor out = map2(a, b, shape, op, [](auto tag) {
+    using T = decltype(tag);
+    return [](T x, T y) { return modulo<PythonSign>(x, y); };
+  });
+  if (any_requires_grad({a, b})) {
+    const bool need_a = a.requires_grad(), need_b = b.requires_grad();
+    // (torch names the Tensor-Tensor form ...Backward1 and the Tensor-number form ...Backward0;
+    // here a number is a 0-d tensor that needs no gradient)
+    const char* name = PythonSign ? (need_b ? "RemainderBackward1" : "RemainderBackward0")
+                                  : (need_b ? "FmodBackward1" : "FmodBackward0");
+    attach(out, name, {a, b},
+           [sa = need_b ? save(a) : SavedTensor(), sb = need_b ? save(b) : SavedTensor(), shape_a = a.shape(),
+            shape_b = b.shape(), need_a, need_b](const Tensor& g) -> TensorList {
+             Tensor db;
+             if (need_b) {
+               const Tensor aa = sa.unpack(), bb = sb.unpack();
+               const Tensor q = map2(aa, bb, broadcast_shapes(aa.shape(), bb.shape(), "remainder"), "remainder",
+                                     [](auto tag) {
+                                       using T = decltype(tag);
+                                       return [](T x, T y) -> T {
+                                         if constexpr (!std::is_floating_point_v<T>) return T(0);  // (no gradient)
+                                         else if constexpr (PythonSign) return floor_divide(x, y);
+                                         else return std::trunc(x / y);
+                                       };
+                                     });
+               db = sum_to(neg(g * q), shape_b);
+             }
+             return {need_a ? sum_to(g, shape_a) : Tensor(), db};
+           });
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor remainder(const Tensor& a, const Tensor& b) { return modulo_op<true>(a, b); }
+Tensor fmod(const Tensor& a, const Tensor& b) { return modulo_op<false>(a, b); }
+
+Tensor remainder_scalar_tensor(const Tensor& a, const Tensor& b) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = remainder(a, b);
+  }
+  if (any_requires_grad({b}))
+    attach(out, "NotImplemented", {b}, [](const Tensor&) -> TensorList {
+      throw std::runtime_error("derivative for aten::remainder is not implemented");
+    });
+  return out;
+}
+
 // ---------------------------------------------------------------- unary
 // out = -x.   dx = -g
 Tensor neg(const Tensor& x) {
@@ -459,6 +569,180 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
       });
       return {g * pass};
     });
+  return out;
+}
+
+// ---------------------------------------------------------------- trigonometry, logarithms
+// Integer and bool inputs compute in float32, torch's default dtype (map1_float). The kernels are
+// the C library's (correctly range-reduced for large arguments, as torch's SLEEF kernels are).
+
+// out = sin x.   dx = g*cos x
+Tensor sin(const Tensor& x) {
+  Tensor out = map1_float(x, "sin", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::sin(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "SinBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList { return {g * cos(sx.unpack())}; });
+  return out;
+}
+
+// out = cos x.   dx = -g*sin x
+Tensor cos(const Tensor& x) {
+  Tensor out = map1_float(x, "cos", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::cos(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "CosBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
+      return {g * neg(sin(sx.unpack()))};
+    });
+  return out;
+}
+
+// out = tan x.   dx = g*(1 + out^2)
+Tensor tan(const Tensor& x) {
+  Tensor out = map1_float(x, "tan", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::tan(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "TanBackward0", {x}, [so = save(out)](const Tensor& g) -> TensorList {
+      const Tensor y = so.unpack();
+      return {g * (y * y + 1.0)};
+    });
+  return out;
+}
+
+// out = log2 x.   dx = g/(x ln 2)
+Tensor log2(const Tensor& x) {
+  Tensor out = map1_float(x, "log2", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::log2(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "Log2Backward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
+      return {g / (sx.unpack() * 0.6931471805599453)};
+    });
+  return out;
+}
+
+// out = log10 x.   dx = g/(x ln 10)
+Tensor log10(const Tensor& x) {
+  Tensor out = map1_float(x, "log10", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::log10(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "Log10Backward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
+      return {g / (sx.unpack() * 2.302585092994046)};
+    });
+  return out;
+}
+
+// out = ln(1 + x), without the rounding of 1 + x for small x.   dx = g/(1 + x)
+Tensor log1p(const Tensor& x) {
+  Tensor out = map1_float(x, "log1p", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::log1p(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "Log1PBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
+      return {g / (sx.unpack() + 1.0)};
+    });
+  return out;
+}
+
+// out = e^x - 1, without the cancellation for small x.   dx = g*(out + 1)
+Tensor expm1(const Tensor& x) {
+  Tensor out = map1_float(x, "expm1", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::expm1(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "Expm1Backward0", {x}, [so = save(out)](const Tensor& g) -> TensorList {
+      return {g * (so.unpack() + 1.0)};
+    });
+  return out;
+}
+
+// ---------------------------------------------------------------- sign, rounding
+// Piecewise constant: the gradient is 0 everywhere (torch's zeros_like(grad), also at the jumps).
+// Integer tensors are already integers: floor, ceil, trunc and round return a copy, as torch does;
+// bool has no kernel, as in torch ("\"floor_vml_cpu\" not implemented for 'Bool'").
+static void attach_zero_grad(Tensor& out, const char* name, const Tensor& x) {
+  if (any_requires_grad({x}))
+    attach(out, name, {x}, [](const Tensor& g) -> TensorList { return {zeros_like(g)}; });
+}
+
+template <typename F>
+static Tensor rounding(const Tensor& x, const char* name, const char* kernel, const char* backward, F f) {
+  SEQLAB_CHECK(x.defined(), name, ": undefined tensor argument");
+  SEQLAB_CHECK_IMPL(x.dtype() != Dtype::Bool, "\"", kernel, "\" not implemented for 'Bool'");
+  if (x.dtype() == Dtype::Int64) return contiguous_copy(x);
+  Tensor out = map1_float(x, name, [f](auto tag) {
+    using T = decltype(tag);
+    return [f](T v) { return static_cast<T>(f(v)); };
+  });
+  attach_zero_grad(out, backward, x);
+  return out;
+}
+
+Tensor floor(const Tensor& x) {
+  return rounding(x, "floor", "floor_vml_cpu", "FloorBackward0", [](auto v) { return std::floor(v); });
+}
+Tensor ceil(const Tensor& x) {
+  return rounding(x, "ceil", "ceil_vml_cpu", "CeilBackward0", [](auto v) { return std::ceil(v); });
+}
+Tensor trunc(const Tensor& x) {
+  return rounding(x, "trunc", "trunc_vml_cpu", "TruncBackward0", [](auto v) { return std::trunc(v); });
+}
+
+// Half to even: nearbyint in the default rounding mode (0.5 -> 0, 1.5 -> 2, 2.5 -> 2), as torch.
+// With decimals d >= 0: nearbyint(x * p) / p with p = 10^d; d < 0: nearbyint(x / p) * p with
+// p = 10^-d; p is rounded to x's dtype, as torch computes it, so float32 results equal torch's bit
+// for bit, inf and NaN where p or x * p overflows included. An explicit decimals (even 0) selects
+// torch's round.decimals, which has no integer kernel.
+Tensor round(const Tensor& x, std::optional<int64_t> decimals) {
+  if (!decimals)
+    return rounding(x, "round", "round_vml_cpu", "RoundBackward0", [](auto v) { return std::nearbyint(v); });
+  const int64_t d = *decimals;
+  SEQLAB_CHECK_IMPL(is_floating(x.dtype()), "\"", d == 0 ? "round_vml_cpu" : "round_cpu", "\" not implemented for '",
+                    scalar_type_name(x.dtype()), "'");
+  const double ten_pow = std::pow(10.0, static_cast<double>(d < 0 ? -d : d));  // inf beyond 10^308
+  Tensor out = map1_float(x, "round", [d, ten_pow](auto tag) {
+    using T = decltype(tag);
+    const T p = static_cast<T>(ten_pow);
+    return [d, p](T v) -> T {
+      if (d == 0) return std::nearbyint(v);
+      return d > 0 ? std::nearbyint(v * p) / p : std::nearbyint(v / p) * p;
+    };
+  });
+  attach_zero_grad(out, "RoundBackward1", x);
+  return out;
+}
+
+// sign x = (x > 0) - (x < 0): -1, 0 or 1, and 0 for NaN, as torch. A bool is its own sign.
+Tensor sign(const Tensor& x) {
+  SEQLAB_CHECK(x.defined(), "sign: undefined tensor argument");
+  if (x.dtype() == Dtype::Bool) return contiguous_copy(x);
+  Tensor out = map1(x, "sign", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return static_cast<T>((T(0) < v) - (v < T(0))); };
+  });
+  attach_zero_grad(out, "SignBackward0", x);
+  return out;
+}
+
+// frac x = x - trunc(x), with x's sign (frac(-2.5) = -0.5); frac(±inf) is NaN.   dx = g
+Tensor frac(const Tensor& x) {
+  SEQLAB_CHECK(x.defined(), "frac: undefined tensor argument");
+  SEQLAB_CHECK_IMPL(is_floating(x.dtype()), "\"frac_cpu\" not implemented for '", scalar_type_name(x.dtype()), "'");
+  Tensor out = map1_float(x, "frac", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return v - std::trunc(v); };
+  });
+  if (any_requires_grad({x})) attach(out, "FracBackward0", {x}, [](const Tensor& g) -> TensorList { return {g}; });
   return out;
 }
 
@@ -588,7 +872,7 @@ Tensor& fill_(Tensor& dst, double value) {
 Tensor& zero_(Tensor& dst) { return fill_(dst, 0.0); }
 
 Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double alpha) {
-  static const char* names[] = {"add_", "sub_", "mul_", "div_"};
+  static const char* names[] = {"add_", "sub_", "mul_", "div_", "remainder_", "fmod_"};
   const char* name = names[static_cast<int>(op)];
   check_inplace(self, name);
   assert_no_internal_overlap(self, name);
@@ -598,6 +882,8 @@ Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double a
       case InplaceOp::Sub: return sub(a, other, alpha);
       case InplaceOp::Mul: return mul(a, other);
       case InplaceOp::Div: return div(a, other);
+      case InplaceOp::Remainder: return remainder(a, other);
+      case InplaceOp::Fmod: return fmod(a, other);
     }
     return Tensor();
   };
@@ -612,12 +898,13 @@ Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double a
                                                                           : promote(self.dtype(), other.dtype());
   SEQLAB_CHECK(result == self.dtype() || (self.dtype() != Dtype::Bool && !is_floating(result)) ||
                    is_floating(self.dtype()),
-               "result type ", dtype_name(result), " can't be cast to the desired output type ",
-               dtype_name(self.dtype()), " (", name, ")");
+               "result type ", scalar_type_name(result), " can't be cast to the desired output type ",
+               scalar_type_name(self.dtype()), " (", name, ")");
   const Shape shape = broadcast_shapes(self.shape(), other.shape(), name);
   SEQLAB_CHECK(shape == self.shape(), name, ": output with shape ", shape_str(self.shape()),
                " doesn't match the broadcast shape ", shape_str(shape));
-  if (self.is_contiguous() && other.dtype() == self.dtype() && op != InplaceOp::Div) {
+  const bool direct = op == InplaceOp::Add || op == InplaceOp::Sub || op == InplaceOp::Mul;
+  if (direct && self.is_contiguous() && other.dtype() == self.dtype()) {
     // Write straight into self: out[i] depends on self[i] only, so aliasing is safe.
     dispatch_numeric(self.dtype(), name, [&](auto tag) {
       using T = decltype(tag);
@@ -650,6 +937,45 @@ Tensor& clamp_(Tensor& self, std::optional<double> lo, std::optional<double> hi)
     copy_kernel(self, r);
     self.bump_version();
   }
+  return self;
+}
+
+// x.sin_(), x.floor_(), ...: self = op(self). torch refuses a result of another dtype (the float
+// ops on an integer tensor) before writing anything.
+Tensor& inplace_unary(Tensor& self, UnaryOp op, std::optional<int64_t> decimals) {
+  static const char* names[] = {"sin_",  "cos_",   "tan_",  "log2_",  "log10_", "log1p_", "expm1_",
+                                "sign_", "floor_", "ceil_", "trunc_", "round_", "frac_"};
+  const char* name = names[static_cast<int>(op)];
+  check_inplace(self, name);
+  assert_no_internal_overlap(self, name);
+  const bool to_float = op <= UnaryOp::Expm1;  // sin .. expm1 compute integers in float32
+  SEQLAB_CHECK_TYPE(!to_float || is_floating(self.dtype()),
+                    "result type Float can't be cast to the desired output type ", scalar_type_name(self.dtype()));
+  auto compute = [&](const Tensor& x) {
+    switch (op) {
+      case UnaryOp::Sin: return sin(x);
+      case UnaryOp::Cos: return cos(x);
+      case UnaryOp::Tan: return tan(x);
+      case UnaryOp::Log2: return log2(x);
+      case UnaryOp::Log10: return log10(x);
+      case UnaryOp::Log1p: return log1p(x);
+      case UnaryOp::Expm1: return expm1(x);
+      case UnaryOp::Sign: return sign(x);
+      case UnaryOp::Floor: return floor(x);
+      case UnaryOp::Ceil: return ceil(x);
+      case UnaryOp::Trunc: return trunc(x);
+      case UnaryOp::Round: return round(x, decimals);
+      case UnaryOp::Frac: return frac(x);
+    }
+    return Tensor();
+  };
+  const bool track = GradMode::is_enabled() && self.requires_grad();
+  if (track) {
+    rebase_history(self, compute(clone(self)), name);  // (a copy: the backward may need the old self)
+    return self;
+  }
+  copy_kernel(self, compute(self));
+  self.bump_version();
   return self;
 }
 

@@ -15,6 +15,13 @@ Tensor pow(const Tensor& a, double exponent);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+// a % b with Python's sign (that of b) and C's fmod (the sign of a). Integers divided by 0 raise
+// torch's RuntimeError "ZeroDivisionError"; bool operands have no kernel (NotImplementedError).
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, const Tensor& b);
+// torch.remainder(number, tensor) and number % tensor: `a` is the number as a 0-d tensor
+// (scalar_like). torch has no derivative for this form: its backward raises.
+Tensor remainder_scalar_tensor(const Tensor& a, const Tensor& b);
 
 // A Python number next to a tensor takes the tensor's dtype (float if the tensor is integral
 // and the number is not), as PyTorch's "wrapped number" rule says.
@@ -31,6 +38,24 @@ Tensor log(const Tensor& x);
 Tensor sqrt(const Tensor& x);
 Tensor abs(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
+// Integer and bool inputs give float32 (torch's default dtype).
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tan(const Tensor& x);
+Tensor log2(const Tensor& x);
+Tensor log10(const Tensor& x);
+Tensor log1p(const Tensor& x);  // log(1 + x), exact for small x
+Tensor expm1(const Tensor& x);  // e^x - 1, exact for small x
+// Piecewise constant (zero gradient); integer tensors stay integer, bool has no kernel (sign: bool
+// stays bool).
+Tensor sign(const Tensor& x);
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor trunc(const Tensor& x);
+// Half to even. With decimals: to a multiple of 10^-decimals, as torch.round(x, decimals=d)
+// (integer tensors then have no kernel, as in torch).
+Tensor round(const Tensor& x, std::optional<int64_t> decimals = std::nullopt);
+Tensor frac(const Tensor& x);  // x - trunc(x), floating point only
 
 // Comparisons and logic -> bool tensors, no gradient.
 enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
@@ -50,10 +75,14 @@ Tensor contiguous(const Tensor& x);             // x itself if already contiguou
 Tensor& copy_(Tensor& dst, const Tensor& src);  // broadcasting src into dst
 Tensor& fill_(Tensor& dst, double value);
 Tensor& zero_(Tensor& dst);
-enum class InplaceOp { Add, Sub, Mul, Div };
+enum class InplaceOp { Add, Sub, Mul, Div, Remainder, Fmod };
 Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double alpha = 1.0);
 Tensor& add_(Tensor& self, const Tensor& other, double alpha = 1.0);  // self += alpha * other
 Tensor& clamp_(Tensor& self, std::optional<double> min, std::optional<double> max);
+// self = f(self) for the unary ops above (x.sin_(), x.floor_(), ...): the result must keep self's
+// dtype, so x.sin_() of an integer tensor raises as in torch.
+enum class UnaryOp { Sin, Cos, Tan, Log2, Log10, Log1p, Expm1, Sign, Floor, Ceil, Trunc, Round, Frac };
+Tensor& inplace_unary(Tensor& self, UnaryOp op, std::optional<int64_t> decimals = std::nullopt);
 
 // C++ sugar.
 Tensor operator+(const Tensor& a, const Tensor& b);
