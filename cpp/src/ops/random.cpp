@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <sstream>
 
 #include "kernel_utils.hpp"
 #include "seqlab/autograd.hpp"
@@ -27,6 +28,17 @@ void manual_seed(uint64_t seed) {
   generator().seed(seed);
 }
 uint64_t initial_seed() { return g_seed; }
+
+ForkRng::ForkRng() {
+  std::ostringstream os;
+  os << generator();
+  state_ = os.str();
+}
+
+ForkRng::~ForkRng() {
+  std::istringstream is(state_);
+  is >> generator();
+}
 
 Tensor& uniform_(Tensor& x, double from, double to) {
   assert_no_internal_overlap(x, "uniform_");
