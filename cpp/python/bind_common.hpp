@@ -81,6 +81,9 @@ void bind_interop(py::module_& m);
 void bind_nn(py::module_& m);
 void bind_nn_modules(py::module_& m);  // bind_nn_modules.cpp: the C++ twins of seqlab.nn's layers
 void bind_rnn(py::module_& m);  // bind_rnn.cpp: the recurrent functionals and C++ twins (after bind_nn_modules)
+// bind_transformer.cpp: multi-head attention and the Transformer layers, functionals and C++ twins
+// (after bind_nn_modules)
+void bind_transformer(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_text(py::module_& m);      // bind_text.cpp: corpus encoding
 // level='word' / 'char' of seqlab.data and seqlab.lm; ValueError otherwise (bind_text.cpp).
