@@ -5,7 +5,8 @@
     loss = nn.CrossEntropyLoss()(model(x), y)
 
 Module and Parameter: module.py; Sequential, ModuleList, ModuleDict: containers.py; the
-layers: layers.py; recurrent layers: rnn.py; losses: loss.py; PyTorch state dicts: interop.py."""
+layers: layers.py; recurrent layers: rnn.py; MultiheadAttention and the Transformer:
+transformer.py; losses: loss.py; PyTorch state dicts: interop.py."""
 from . import functional, init, utils  # noqa: F401
 from .module import Module, Parameter, RemovableHandle  # noqa: F401
 from .containers import Sequential, ModuleList, ModuleDict  # noqa: F401
@@ -14,6 +15,10 @@ from .layers import (  # noqa: F401
     Tanh, Sigmoid, ReLU, GELU, Softmax, LogSoftmax, Flatten,
 )
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
+from .transformer import (  # noqa: F401
+    MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
+    Transformer,
+)
 from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss  # noqa: F401
 from .interop import to_torch_state_dict  # noqa: F401
 
@@ -24,6 +29,8 @@ __all__ = [
     "Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
     "Tanh", "Sigmoid", "ReLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerDecoder", "Transformer",
     "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss",
     "to_torch_state_dict",
 ]

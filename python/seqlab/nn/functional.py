@@ -1,12 +1,13 @@
 """seqlab.nn.functional: the layers' computations, activations and losses with PyTorch's
 signatures. Each is one C++ functional (cpp/src/ops/), the same one the C++ modules call:
 linear (linalg.cpp), layer_norm and batch_norm (norm.cpp), embedding (embedding.cpp),
-bilinear (linalg.cpp), dropout (random.cpp), and the fused softmax, log_softmax and losses
-with hand-written backward (activation.cpp, loss.cpp)."""
+bilinear (linalg.cpp), dropout (random.cpp), the fused softmax, log_softmax and losses
+with hand-written backward (activation.cpp, loss.cpp), and multi_head_attention_forward
+(multihead_attention.cpp, torch's signature)."""
 from .. import _core
 from .._core import (  # noqa: F401
     relu, tanh, sigmoid, gelu, cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits,
-    layer_norm, embedding, batch_norm, bilinear, batch_norm_module_forward,
+    layer_norm, embedding, batch_norm, bilinear, batch_norm_module_forward, multi_head_attention_forward,
 )
 
 
