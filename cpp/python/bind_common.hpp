@@ -80,6 +80,7 @@ void bind_autograd(py::module_& m);
 void bind_interop(py::module_& m);
 void bind_nn(py::module_& m);
 void bind_nn_modules(py::module_& m);  // bind_nn_modules.cpp: the C++ twins of seqlab.nn's layers
+void bind_attention(py::module_& m);  // bind_attention.cpp: scaled_dot_product_attention and its oracle
 void bind_rnn(py::module_& m);  // bind_rnn.cpp: the recurrent functionals and C++ twins (after bind_nn_modules)
 // bind_transformer.cpp: multi-head attention and the Transformer layers, functionals and C++ twins
 // (after bind_nn_modules)

@@ -28,6 +28,7 @@ void manual_seed(uint64_t seed) {
   generator().seed(seed);
 }
 uint64_t initial_seed() { return g_seed; }
+uint64_t random_u64() { return generator()(); }
 
 ForkRng::ForkRng() {
   std::ostringstream os;

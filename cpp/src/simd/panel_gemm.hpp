@@ -3,7 +3,7 @@
 // recurrent layer packs W_hh once per call instead of once per time step (OpenBLAS packs both
 // operands of every call), and splits each step's product over seqlab's pool by panels
 // (OpenBLAS's own split of a 20-row product scales poorly). The micro-kernel keeps a block of
-// 4 rows × 2 SIMD registers of C in registers and streams the panel through them.
+// 6 rows × 2 SIMD registers of C in registers and streams the panel through them.
 // Dispatched at run time like vec_math.hpp (the kernel in panel_gemm_impl.hpp is compiled per ISA).
 #pragma once
 #include <cstdint>

@@ -12,7 +12,8 @@ namespace seqlab::simd {
 
 namespace panel_detail {
 
-// MR rows of C against one panel (2 registers wide): the MR × 2 accumulators stay in registers.
+// MR rows of C against one panel (2 registers wide): the MR × 2 accumulators stay in registers
+// (MR = 6: 12 accumulators + 2 panel registers + 1 broadcast fit the 16 registers of SSE2/AVX2).
 template <int MR, class Arch, class T>
 void block(const T* A, int64_t lda, int64_t K, const T* panel, T* C, int64_t ldc, int64_t cols, bool accumulate) {
   using B = xsimd::batch<T, Arch>;
@@ -53,9 +54,11 @@ void PanelGemmKernel::operator()(Arch, const T* A, int64_t lda, int64_t M, int64
     const T* panel = panels + p * K * W;
     const int64_t n0 = p * W, cols = std::min(W, N - n0);
     int64_t r = 0;
-    for (; r + 4 <= M; r += 4)
-      panel_detail::block<4, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate);
+    for (; r + 6 <= M; r += 6)
+      panel_detail::block<6, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate);
     switch (M - r) {
+      case 5: panel_detail::block<5, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
+      case 4: panel_detail::block<4, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
       case 3: panel_detail::block<3, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
       case 2: panel_detail::block<2, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
       case 1: panel_detail::block<1, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;

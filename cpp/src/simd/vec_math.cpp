@@ -11,6 +11,11 @@ namespace seqlab::simd {
   extern template void UnaryKernel::operator()<A, double>(A, VecOp, const double*, double*, int64_t) const noexcept; \
   extern template double SumKernel::operator()<A, float>(A, const float*, int64_t) const noexcept;                   \
   extern template double SumKernel::operator()<A, double>(A, const double*, int64_t) const noexcept;                 \
+  extern template float MaxKernel::operator()<A, float>(A, const float*, int64_t) const noexcept;                    \
+  extern template double MaxKernel::operator()<A, double>(A, const double*, int64_t) const noexcept;                 \
+  extern template double ExpSumKernel::operator()<A, float>(A, const float*, float, float*, int64_t) const noexcept; \
+  extern template double ExpSumKernel::operator()<A, double>(A, const double*, double, double*, int64_t)             \
+      const noexcept;                                                                                               \
   extern template void BinaryKernel::operator()<A, float>(A, BinOp, const float*, const float*, bool, float, float*, \
                                                           int64_t) const noexcept;                                  \
   extern template void BinaryKernel::operator()<A, double>(A, BinOp, const double*, const double*, bool, double,   \
@@ -28,6 +33,14 @@ auto& sum_dispatcher() {
   static auto d = xsimd::dispatch<Archs>(SumKernel{});
   return d;
 }
+auto& max_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(MaxKernel{});
+  return d;
+}
+auto& exp_sum_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(ExpSumKernel{});
+  return d;
+}
 auto& binary_dispatcher() {
   static auto d = xsimd::dispatch<Archs>(BinaryKernel{});
   return d;
@@ -38,6 +51,10 @@ void unary(VecOp op, const float* x, float* y, int64_t n) { unary_dispatcher()(o
 void unary(VecOp op, const double* x, double* y, int64_t n) { unary_dispatcher()(op, x, y, n); }
 double sum(const float* x, int64_t n) { return sum_dispatcher()(x, n); }
 double sum(const double* x, int64_t n) { return sum_dispatcher()(x, n); }
+float reduce_max(const float* x, int64_t n) { return max_dispatcher()(x, n); }
+double reduce_max(const double* x, int64_t n) { return max_dispatcher()(x, n); }
+double exp_sum(const float* x, float shift, float* y, int64_t n) { return exp_sum_dispatcher()(x, shift, y, n); }
+double exp_sum(const double* x, double shift, double* y, int64_t n) { return exp_sum_dispatcher()(x, shift, y, n); }
 void binary(BinOp op, const float* a, const float* b, bool s, float alpha, float* y, int64_t n) {
   binary_dispatcher()(op, a, b, s, alpha, y, n);
 }

@@ -28,6 +28,14 @@ void binary(BinOp op, const double* a, const double* b, bool b_is_scalar, double
 double sum(const float* x, int64_t n);
 double sum(const double* x, int64_t n);
 
+// max_i x[i], −∞ for n = 0 (NaN-free input: the attention rows).
+float reduce_max(const float* x, int64_t n);
+double reduce_max(const double* x, int64_t n);
+
+// y[i] = e^(x[i] − shift) and returns Σ y[i] in double (y may equal x): one step of a softmax.
+double exp_sum(const float* x, float shift, float* y, int64_t n);
+double exp_sum(const double* x, double shift, double* y, int64_t n);
+
 // y[i] = op(x[i]) for i < n (y may equal x).
 void unary(VecOp op, const float* x, float* y, int64_t n);
 void unary(VecOp op, const double* x, double* y, int64_t n);
@@ -44,6 +52,14 @@ struct UnaryKernel {
 struct SumKernel {
   template <class Arch, class T>
   double operator()(Arch, const T* x, int64_t n) const noexcept;
+};
+struct MaxKernel {
+  template <class Arch, class T>
+  T operator()(Arch, const T* x, int64_t n) const noexcept;
+};
+struct ExpSumKernel {
+  template <class Arch, class T>
+  double operator()(Arch, const T* x, T shift, T* y, int64_t n) const noexcept;
 };
 struct BinaryKernel {
   template <class Arch, class T>

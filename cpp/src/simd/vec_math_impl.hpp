@@ -4,6 +4,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -44,6 +45,45 @@ void UnaryKernel::operator()(Arch, VecOp op, const T* x, T* y, int64_t n) const 
           [&](T v) { return T(0.5) * v * (T(1) + std::tanh(k_tanh * (v + c * v * v * v))); });
       break;
   }
+}
+
+template <class Arch, class T>
+T MaxKernel::operator()(Arch, const T* x, int64_t n) const noexcept {
+  using B = xsimd::batch<T, Arch>;
+  constexpr int64_t W = static_cast<int64_t>(B::size);
+  const T ninf = -std::numeric_limits<T>::infinity();
+  B a0(ninf), a1(ninf);
+  int64_t i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    a0 = xsimd::max(a0, B::load_unaligned(x + i));
+    a1 = xsimd::max(a1, B::load_unaligned(x + i + W));
+  }
+  alignas(64) T lanes[W];
+  xsimd::max(a0, a1).store_aligned(lanes);
+  T m = ninf;
+  for (int64_t k = 0; k < W; ++k) m = std::max(m, lanes[k]);
+  for (; i < n; ++i) m = std::max(m, x[i]);
+  return m;
+}
+
+template <class Arch, class T>
+double ExpSumKernel::operator()(Arch, const T* x, T shift, T* y, int64_t n) const noexcept {
+  using B = xsimd::batch<T, Arch>;
+  constexpr int64_t W = static_cast<int64_t>(B::size);
+  const B s(shift);
+  B acc(T(0));
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    const B e = xsimd::exp(B::load_unaligned(x + i) - s);
+    e.store_unaligned(y + i);
+    acc += e;
+  }
+  alignas(64) T lanes[W];
+  acc.store_aligned(lanes);
+  double total = 0;
+  for (int64_t k = 0; k < W; ++k) total += lanes[k];
+  for (; i < n; ++i) total += (y[i] = std::exp(x[i] - shift));
+  return total;
 }
 
 template <class Arch, class T>

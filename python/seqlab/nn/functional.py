@@ -2,12 +2,14 @@
 signatures. Each is one C++ functional (cpp/src/ops/), the same one the C++ modules call:
 linear (linalg.cpp), layer_norm and batch_norm (norm.cpp), embedding (embedding.cpp),
 bilinear (linalg.cpp), dropout (random.cpp), the fused softmax, log_softmax and losses
-with hand-written backward (activation.cpp, loss.cpp), and multi_head_attention_forward
-(multihead_attention.cpp, torch's signature)."""
+with hand-written backward (activation.cpp, loss.cpp), scaled_dot_product_attention
+(attention.cpp, attention_fused.cpp) with attention_weights, the weights it never materialises,
+and multi_head_attention_forward (multihead_attention.cpp, torch's signature)."""
 from .. import _core
 from .._core import (  # noqa: F401
     relu, tanh, sigmoid, gelu, cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits,
-    layer_norm, embedding, batch_norm, bilinear, batch_norm_module_forward, multi_head_attention_forward,
+    layer_norm, embedding, batch_norm, bilinear, batch_norm_module_forward,
+    scaled_dot_product_attention, attention_weights, multi_head_attention_forward,
 )
 
 

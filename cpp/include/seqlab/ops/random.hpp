@@ -10,6 +10,8 @@ namespace seqlab {
 
 void manual_seed(uint64_t seed);
 uint64_t initial_seed();
+// One 64-bit draw from the generator: the seed of a counter-based stream (attention's dropout).
+uint64_t random_u64();
 
 // Puts the generator back, when it goes out of scope, where it was when it was made (as
 // torch.random.fork_rng): the C++ modules' deep copies are built and initialised under one,

@@ -1,0 +1,37 @@
+// The attention functionals (ops/attention.hpp) for seqlab.nn.functional: torch's
+// scaled_dot_product_attention, its composed oracle and the weights for plots.
+#include "bind_common.hpp"
+
+namespace seqlab::bind {
+
+namespace {
+Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
+}  // namespace
+
+void bind_attention(py::module_& m) {
+  m.def("scaled_dot_product_attention",
+        [](const Tensor& q, const Tensor& k, const Tensor& v, std::optional<Tensor> attn_mask, double dropout_p,
+           bool is_causal, std::optional<double> scale, bool enable_gqa) {
+          return scaled_dot_product_attention(q, k, v, opt(attn_mask), dropout_p, is_causal, scale, enable_gqa);
+        },
+        py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
+        py::arg("dropout_p") = 0.0, py::arg("is_causal") = false, py::arg("scale") = py::none(),
+        py::arg("enable_gqa") = false, Release());
+  m.def("scaled_dot_product_attention_math",
+        [](const Tensor& q, const Tensor& k, const Tensor& v, std::optional<Tensor> attn_mask, double dropout_p,
+           bool is_causal, std::optional<double> scale, bool enable_gqa) {
+          return scaled_dot_product_attention_math(q, k, v, opt(attn_mask), dropout_p, is_causal, scale, enable_gqa);
+        },
+        py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
+        py::arg("dropout_p") = 0.0, py::arg("is_causal") = false, py::arg("scale") = py::none(),
+        py::arg("enable_gqa") = false, Release());
+  m.def("attention_weights",
+        [](const Tensor& q, const Tensor& k, std::optional<Tensor> attn_mask, bool is_causal,
+           std::optional<double> scale, bool enable_gqa) {
+          return attention_weights(q, k, opt(attn_mask), is_causal, scale, enable_gqa);
+        },
+        py::arg("query"), py::arg("key"), py::arg("attn_mask") = py::none(), py::arg("is_causal") = false,
+        py::arg("scale") = py::none(), py::arg("enable_gqa") = false, Release());
+}
+
+}  // namespace seqlab::bind

@@ -1,0 +1,325 @@
+// The fused scaled dot-product attention: O = softmax(Q Kᵀ · scale + M) V, one autograd node.
+//   Q (N, L, E), K (N, S, E), V (N, S, Ev), O (N, L, Ev); blocks of Br query rows × Bc keys.
+// Forward (FlashAttention, Dao et al. 2022, Algorithm 1; FlashAttention-2's loop order): each task
+// owns one block of query rows and walks the key blocks, keeping per row the running maximum m and
+// denominator l of the online softmax (Milakov & Gimelshein 2018):
+//   m' = max(m, max_j s_j),  l' = l·e^(m−m') + Σ_j e^(s_j−m'),  O' = O·e^(m−m') + Σ_j e^(s_j−m') v_j,
+// so only one Br × Bc block of scores exists per thread; O /= l at the end and the row's
+// log-sum-exp lse = m + log l is saved. Memory O(L·E), not O(L·S).
+// Backward (FlashAttention-2, Algorithm 2): each task owns one key block and walks the query blocks,
+// recomputing P = e^(s − lse) from the saved lse, with D_i = Σ_c dO_ic O_ic:
+//   dV += Pᵀ dO,   dP = dO Vᵀ,   dS = P ∘ (dP − D),   dQ += scale · dS K,   dK += scale · dSᵀ Q.
+// dK and dV rows belong to one task; dQ rows are shared, so each thread sums into its own copy.
+// Dropout multiplies P by the regenerated mask z/(1−p) before V (l counts the undropped P), and
+// dP by the same factor in the backward.
+// The block products use the packed panel kernel of the recurrent layers (simd/panel_gemm.hpp):
+// every operand is packed once per call, block by block, so no product packs anything.
+// Tests: tests/test_attention.py (against the composed oracle and torch), cpp/tests/test_attention.cpp.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "kernel_utils.hpp"
+#include "ops/attention_impl.hpp"
+#include "seqlab/autograd.hpp"
+#include "seqlab/parallel.hpp"
+#include "simd/panel_gemm.hpp"
+#include "simd/vec_math.hpp"
+
+namespace seqlab::attention_detail {
+
+namespace {
+
+constexpr int64_t kBr = 96;  // query rows per block: a multiple of the micro-kernel's 6 rows
+constexpr int64_t kBc = 96;  // keys per block: a multiple of 6 and of the panel widths 16 and 32
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Zig-zag order of a sequence's blocks (0, last, 1, last−1, ...): the pool splits a task range into
+// contiguous chunks, and under a causal mask block b costs ∝ b, so neighbours pair cheap with dear.
+int64_t zigzag(int64_t r, int64_t blocks) { return r % 2 == 0 ? r / 2 : blocks - 1 - r / 2; }
+
+// One operand of the block products, packed per (n, block) into the panels of panel_gemm.
+//   rows:       block b of X (len × width) as B = X[b0:b0+B, :]   (K = block rows, N = width)
+//   transposed: block b of X as B = X[b0:b0+B, :]ᵀ               (K = width, N = block rows)
+template <typename T>
+struct Packed {
+  std::unique_ptr<T[]> data;
+  int64_t slot = 0, blocks = 0;
+  const T* at(int64_t n, int64_t b) const { return data.get() + (n * blocks + b) * slot; }
+};
+
+template <typename T>
+Packed<T> pack_blocks(const T* X, int64_t N, int64_t len, int64_t width, int64_t B, bool transposed, int64_t w) {
+  Packed<T> p;
+  p.blocks = ceil_div(len, B);
+  p.slot = transposed ? ceil_div(B, w) * width * w : ceil_div(width, w) * B * w;
+  p.data.reset(new T[static_cast<size_t>(std::max<int64_t>(1, N * p.blocks * p.slot))]);
+  const int64_t tasks = N * p.blocks;
+  parallel_for(tasks, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, B * width)), [&](int64_t s, int64_t e) {
+    for (int64_t t = s; t < e; ++t) {
+      const int64_t n = t / p.blocks, b = t % p.blocks, b0 = b * B, rows = std::min(B, len - b0);
+      const T* src = X + (n * len + b0) * width;
+      T* dst = p.data.get() + t * p.slot;
+      if (transposed) simd::pack_panels(src, width, rows, int64_t(1), width, w, dst);
+      else simd::pack_panels(src, rows, width, width, int64_t(1), w, dst);
+    }
+  });
+  return p;
+}
+
+template <typename T>
+struct Ctx {
+  const Problem& p;
+  int64_t N, L, S, E, Ev, w;
+  T scale;
+  const bool* mask_b = nullptr;
+  const T* mask_f = nullptr;
+  bool drop_all = false;
+  uint64_t threshold = 0;
+  T keep_scale = T(1);
+
+  explicit Ctx(const Problem& pr)
+      : p(pr), N(pr.q.size(0)), L(pr.q.size(1)), S(pr.k.size(1)), E(pr.q.size(2)), Ev(pr.v.size(2)),
+        w(simd::panel_width(std::is_same_v<T, double>)), scale(static_cast<T>(pr.scale)) {
+    if (pr.mask.mask.defined()) {
+      if (pr.mask.mask.dtype() == Dtype::Bool) mask_b = static_cast<const bool*>(pr.mask.mask.raw_data());
+      else mask_f = static_cast<const T*>(pr.mask.mask.raw_data());
+    }
+    drop_all = pr.dropout_p >= 1.0;
+    if (pr.dropout_p > 0.0 && !drop_all) {
+      threshold = dropout_threshold(pr.dropout_p);
+      keep_scale = static_cast<T>(1.0 / (1.0 - pr.dropout_p));
+    }
+  }
+  bool dropout() const { return p.dropout_p > 0.0; }
+  // z/(1−p) of weight (n, i, j)
+  T drop_factor(int64_t n, int64_t i, int64_t j) const {
+    if (drop_all) return T(0);
+    const uint64_t idx = static_cast<uint64_t>((n * L + i) * S + j);
+    return dropout_keep(p.seed, idx, threshold) ? keep_scale : T(0);
+  }
+
+  // s[r, c] = scale · q_i·k_j + M[i, j] (−∞ where masked or j > i under causal) for the rows
+  // i0 + r, r < rows, and keys j0 + c, c < cols; s has leading dimension kBc; qs is scale · Q.
+  void scores(const T* qs, int64_t n, int64_t i0, int64_t rows, int64_t j0, int64_t cols, const T* kT_panels,
+              T* s) const {
+    simd::panel_gemm(qs + (n * L + i0) * E, E, rows, E, kT_panels, cols, 0, ceil_div(cols, w), s, kBc, false);
+    constexpr T ninf = -std::numeric_limits<T>::infinity();
+    const MaskView& mv = p.mask;
+    for (int64_t r = 0; r < rows; ++r) {
+      T* sr = s + r * kBc;
+      const int64_t i = i0 + r;
+      if (mask_b) {
+        const bool* m = mask_b + mv.offset[n] + i * mv.stride_i + j0 * mv.stride_j;
+        for (int64_t c = 0; c < cols; ++c)
+          if (!m[c * mv.stride_j]) sr[c] = ninf;
+      } else if (mask_f) {
+        const T* m = mask_f + mv.offset[n] + i * mv.stride_i + j0 * mv.stride_j;
+        for (int64_t c = 0; c < cols; ++c) sr[c] += m[c * mv.stride_j];
+      }
+      if (p.causal)
+        for (int64_t c = std::max<int64_t>(0, i + 1 - j0); c < cols; ++c) sr[c] = ninf;
+    }
+  }
+
+  // scale · Q, once per call, so that the scores come out of the product scaled.
+  std::unique_ptr<T[]> scaled_query() const {
+    const T* q = p.q.data<T>();
+    std::unique_ptr<T[]> qs(new T[std::max<int64_t>(1, N * L * E)]);
+    T* d = qs.get();
+    parallel_for(N * L * E, 32768, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) d[i] = q[i] * scale;
+    });
+    return qs;
+  }
+
+  // The last key a block of query rows [i0, i0 + rows) can see under the causal mask, exclusive.
+  int64_t key_end(int64_t i0, int64_t rows) const { return p.causal ? std::min(S, i0 + rows) : S; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Forward: out (N, L, Ev) and lse (N, L).
+template <typename T>
+void forward(const Ctx<T>& c, const Packed<T>& kT, const Packed<T>& vp, T* out, T* lse) {
+  const int64_t qblocks = ceil_div(c.L, kBr);
+  const std::unique_ptr<T[]> qs = c.scaled_query();
+  parallel_for(c.N * qblocks, 1, [&](int64_t t0, int64_t t1) {
+    std::unique_ptr<T[]> s(new T[kBr * kBc]);
+    T m[kBr];
+    double l[kBr];
+    constexpr T ninf = -std::numeric_limits<T>::infinity();
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t n = t / qblocks, qb = zigzag(t % qblocks, qblocks);
+      const int64_t i0 = qb * kBr, rows = std::min(kBr, c.L - i0);
+      T* o = out + (n * c.L + i0) * c.Ev;
+      std::fill(o, o + rows * c.Ev, T(0));
+      std::fill(m, m + rows, ninf);
+      std::fill(l, l + rows, 0.0);
+      const int64_t kend = c.key_end(i0, rows);
+      for (int64_t kb = 0; kb * kBc < kend; ++kb) {
+        const int64_t j0 = kb * kBc, cols = std::min(kBc, c.S - j0);
+        c.scores(qs.get(), n, i0, rows, j0, cols, kT.at(n, kb), s.get());
+        for (int64_t r = 0; r < rows; ++r) {
+          T* sr = s.get() + r * kBc;
+          const T mx = std::max(m[r], simd::reduce_max(sr, cols));
+          if (mx == ninf) {  // every key so far masked: nothing to add
+            std::fill(sr, sr + cols, T(0));
+            continue;
+          }
+          const T alpha = m[r] == ninf ? T(0) : std::exp(m[r] - mx);
+          l[r] = l[r] * alpha + simd::exp_sum(sr, mx, sr, cols);  // e^(s − m'), 0 where masked
+          m[r] = mx;
+          if (alpha != T(1)) {
+            T* orow = o + r * c.Ev;
+            for (int64_t e = 0; e < c.Ev; ++e) orow[e] *= alpha;
+          }
+          if (c.dropout())
+            for (int64_t j = 0; j < cols; ++j) sr[j] *= c.drop_factor(n, i0 + r, j0 + j);
+        }
+        // O += P V_block
+        simd::panel_gemm(s.get(), kBc, rows, cols, vp.at(n, kb), c.Ev, 0, ceil_div(c.Ev, c.w), o, c.Ev, true);
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        T* orow = o + r * c.Ev;
+        const T inv = l[r] > 0.0 ? static_cast<T>(1.0 / l[r]) : T(0);  // a fully masked row gives 0
+        for (int64_t e = 0; e < c.Ev; ++e) orow[e] *= inv;
+        lse[n * c.L + i0 + r] =
+            l[r] > 0.0 ? static_cast<T>(m[r] + std::log(l[r])) : std::numeric_limits<T>::infinity();
+      }
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Backward: dq, dk, dv from dout (all contiguous), the saved out and lse.
+template <typename T>
+void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq, T* dk, T* dv) {
+  const int64_t N = c.N, L = c.L, S = c.S, E = c.E, Ev = c.Ev, w = c.w;
+  // D_i = Σ_c dO_ic O_ic: the softmax backward's row term, once per row.
+  std::unique_ptr<T[]> D(new T[std::max<int64_t>(1, N * L)]);
+  parallel_for(N * L, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, Ev)), [&](int64_t s, int64_t e) {
+    for (int64_t i = s; i < e; ++i) {
+      double acc = 0.0;
+      for (int64_t k = 0; k < Ev; ++k) acc += static_cast<double>(dout[i * Ev + k]) * out[i * Ev + k];
+      D[i] = static_cast<T>(acc);
+    }
+  });
+  const T* q = c.p.q.template data<T>();
+  const std::unique_ptr<T[]> qs = c.scaled_query();
+  const T* k = c.p.k.template data<T>();
+  const T* v = c.p.v.template data<T>();
+  const Packed<T> kT = pack_blocks(k, N, S, E, kBc, true, w);     // S = Q Kᵀ
+  const Packed<T> vT = pack_blocks(v, N, S, Ev, kBc, true, w);    // dP = dO Vᵀ
+  const Packed<T> kr = pack_blocks(k, N, S, E, kBc, false, w);    // dQ += dS K
+  const Packed<T> qr = pack_blocks(q, N, L, E, kBr, false, w);    // dK += dSᵀ Q
+  const Packed<T> dor = pack_blocks(dout, N, L, Ev, kBr, false, w);  // dV += Pᵀ dO
+
+  const int64_t kblocks = ceil_div(S, kBc), qblocks = ceil_div(L, kBr), tasks = N * kblocks;
+  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), tasks));
+  // Each chunk of tasks sums its dQ into its own buffer (chunk 0 writes dq itself).
+  std::vector<std::unique_ptr<T[]>> dq_extra(static_cast<size_t>(chunks - 1));
+  std::fill(dq, dq + N * L * E, T(0));
+  parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
+    std::unique_ptr<T[]> P(new T[kBr * kBc]), dS(new T[kBr * kBc]), T_(new T[kBc * kBr]);
+    std::unique_ptr<T[]> dk_acc(new T[kBc * E]), dv_acc(new T[kBc * Ev]);
+    for (int64_t chunk = c0; chunk < c1; ++chunk) {
+      T* dqc = dq;
+      if (chunk > 0) {
+        dq_extra[chunk - 1].reset(new T[N * L * E]);
+        dqc = dq_extra[chunk - 1].get();
+        std::fill(dqc, dqc + N * L * E, T(0));
+      }
+      const int64_t t_begin = chunk * tasks / chunks, t_end = (chunk + 1) * tasks / chunks;
+      for (int64_t t = t_begin; t < t_end; ++t) {
+        const int64_t n = t / kblocks, kb = zigzag(t % kblocks, kblocks);
+        const int64_t j0 = kb * kBc, cols = std::min(kBc, S - j0);
+        std::fill(dk_acc.get(), dk_acc.get() + cols * E, T(0));
+        std::fill(dv_acc.get(), dv_acc.get() + cols * Ev, T(0));
+        const int64_t qb0 = c.p.causal ? j0 / kBr : 0;  // rows i < j0 see none of these keys
+        for (int64_t qb = qb0; qb < qblocks; ++qb) {
+          const int64_t i0 = qb * kBr, rows = std::min(kBr, L - i0);
+          // in the forward pass this was: P = softmax(s) = e^(s − lse)
+          c.scores(qs.get(), n, i0, rows, j0, cols, kT.at(n, kb), P.get());
+          for (int64_t r = 0; r < rows; ++r) {  // 0 where masked; lse = +∞ on dead rows
+            T* pr = P.get() + r * kBc;
+            simd::exp_sum(pr, lse[n * L + i0 + r], pr, cols);
+          }
+          // dV += (P ∘ Z)ᵀ dO      (in the forward pass this was: O += (P ∘ Z) V)
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < cols; ++j) {
+              const T pz = P[r * kBc + j];
+              T_[j * kBr + r] = c.dropout() ? pz * c.drop_factor(n, i0 + r, j0 + j) : pz;
+            }
+          simd::panel_gemm(T_.get(), kBr, cols, rows, dor.at(n, qb), Ev, 0, ceil_div(Ev, w), dv_acc.get(), Ev, true);
+          // dP = (dO Vᵀ) ∘ Z;  dS = scale · P ∘ (dP − D_i)
+          simd::panel_gemm(dout + (n * L + i0) * Ev, Ev, rows, Ev, vT.at(n, kb), cols, 0, ceil_div(cols, w),
+                           dS.get(), kBc, false);
+          for (int64_t r = 0; r < rows; ++r) {
+            const T d = D[n * L + i0 + r];
+            T* ds = dS.get() + r * kBc;
+            const T* pr = P.get() + r * kBc;
+            if (c.dropout())
+              for (int64_t j = 0; j < cols; ++j) ds[j] *= c.drop_factor(n, i0 + r, j0 + j);
+            for (int64_t j = 0; j < cols; ++j) ds[j] = c.scale * pr[j] * (ds[j] - d);
+          }
+          // dQ += dS K      (in the forward pass this was: s = scale · Q Kᵀ)
+          simd::panel_gemm(dS.get(), kBc, rows, cols, kr.at(n, kb), E, 0, ceil_div(E, w), dqc + (n * L + i0) * E, E,
+                           true);
+          // dK += dSᵀ Q
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < cols; ++j) T_[j * kBr + r] = dS[r * kBc + j];
+          simd::panel_gemm(T_.get(), kBr, cols, rows, qr.at(n, qb), E, 0, ceil_div(E, w), dk_acc.get(), E, true);
+        }
+        std::copy(dk_acc.get(), dk_acc.get() + cols * E, dk + (n * S + j0) * E);
+        std::copy(dv_acc.get(), dv_acc.get() + cols * Ev, dv + (n * S + j0) * Ev);
+      }
+    }
+  });
+  for (const auto& extra : dq_extra) {  // the chunks' dQ into dq
+    const T* x = extra.get();
+    parallel_for(N * L * E, 32768, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) dq[i] += x[i];
+    });
+  }
+}
+
+}  // namespace
+
+Tensor sdpa_fused(const Problem& p) {
+  const int64_t N = p.q.size(0), L = p.q.size(1), S = p.k.size(1), Ev = p.v.size(2);
+  Tensor out = Tensor::empty({N, L, Ev}, p.q.dtype());
+  Tensor lse = Tensor::empty({N, L}, p.q.dtype());
+  dispatch_float(p.q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
+    using T = decltype(tag);
+    const Ctx<T> c(p);
+    const Packed<T> kT = pack_blocks(p.k.data<T>(), N, S, c.E, kBc, true, c.w);
+    const Packed<T> vp = pack_blocks(p.v.data<T>(), N, S, Ev, kBc, false, c.w);
+    forward(c, kT, vp, out.data<T>(), lse.data<T>());
+  });
+  if (any_requires_grad({p.q, p.k, p.v})) {
+    Problem pb = p;  // the options and the mask; q, k, v are saved (version-checked) below
+    pb.q = pb.k = pb.v = Tensor();
+    attach(out, "ScaledDotProductFlashAttentionForCpuBackward0", {p.q, p.k, p.v},
+           [pb = std::move(pb), sq = save(p.q), sk = save(p.k), sv = save(p.v), so = save(out),
+            sl = save(lse)](const Tensor& g_) -> TensorList {
+             Problem pr = pb;
+             pr.q = sq.unpack();
+             pr.k = sk.unpack();
+             pr.v = sv.unpack();
+             const Tensor o = so.unpack(), l = sl.unpack(), g = contiguous_copy_if_needed(g_);
+             Tensor dq = Tensor::empty(pr.q.shape(), g.dtype()), dk = Tensor::empty(pr.k.shape(), g.dtype()),
+                    dv = Tensor::empty(pr.v.shape(), g.dtype());
+             dispatch_float(g.dtype(), "scaled_dot_product_attention_backward", [&](auto tag) {
+               using T = decltype(tag);
+               const Ctx<T> c(pr);
+               backward(c, o.data<T>(), l.data<T>(), g.data<T>(), dq.data<T>(), dk.data<T>(), dv.data<T>());
+             });
+             return {dq, dk, dv};
+           });
+  }
+  return out;
+}
+
+}  // namespace seqlab::attention_detail
