@@ -276,6 +276,47 @@ def test_a_fully_masked_row_gives_what_torch_gives(rng):
             close(xs.grad, xt.grad, np.float64, "grad")
 
 
+def test_torchs_eval_mode_fused_kernels_give_the_same_values(rng):
+    # In eval mode without gradients torch runs batch_first self-attention through
+    # _native_multi_head_attention and the encoder layer through _transformer_encoder_layer_fwd.
+    # The input here is a non-contiguous view. The one difference (DESIGN.md): a query whose keys
+    # are all masked gets NaN from those kernels, zeros from torch's ordinary path and seqlab.
+    tm, sm = build("MultiheadAttention", np.float32, embed_dim=E, num_heads=H, batch_first=True)
+    lt, ls = build("TransformerEncoderLayer", np.float32, **layer_kwargs(dict(batch_first=True)))
+    for m in (tm, sm, lt, ls):
+        m.eval()
+    x = rng.standard_normal((L, N, E)).astype(np.float32)
+    xt, xs = torch.tensor(x).transpose(0, 1), seqlab.tensor(x).transpose(0, 1)
+    kpm = padding([L, 3, 0], L)
+    with torch.no_grad(), seqlab.no_grad():
+        for need_weights in (True, False):
+            ot, wt = tm(xt, xt, xt, key_padding_mask=torch.tensor(kpm), need_weights=need_weights)
+            os_, ws = sm(xs, xs, xs, key_padding_mask=seqlab.tensor(kpm), need_weights=need_weights)
+            close(os_[:2], ot[:2], np.float32, "output")
+            if need_weights:
+                close(ws, wt, np.float32, "weights")
+            assert np.isnan(ot[2].numpy()).all()
+            assert np.isnan(os_[2].numpy()).all() == need_weights
+        close(ls(xs, src_key_padding_mask=seqlab.tensor(kpm))[:2], lt(xt, src_key_padding_mask=torch.tensor(kpm))[:2],
+              np.float32, "encoder layer")
+
+
+@pytest.mark.parametrize("need_weights", [True, False], ids=["weights", "fused"])
+def test_empty_sequences_and_batches(need_weights):
+    tm, sm = build("MultiheadAttention", np.float64, embed_dim=E, num_heads=H)
+    with torch.no_grad():
+        tm.out_proj.bias.uniform_(-1, 1)
+    sm.load_state_dict(tm.state_dict())
+    for q, kv in [((0, N, E), (S, N, E)), ((L, 0, E), (S, 0, E)), ((L, N, E), (0, N, E))]:
+        rng = np.random.default_rng(0)
+        qa, kva = rng.standard_normal(q), rng.standard_normal(kv)
+        (qt, qs), (kt, ks) = both(qa, True), both(kva, True)
+        compare(tm, sm, (qt, kt, kt), (qs, ks, ks), [(qt, qs), (kt, ks)], np.float64,
+                dict(need_weights=need_weights), dict(need_weights=need_weights))
+        tm.zero_grad()
+        sm.zero_grad()
+
+
 def test_dropout_is_active_only_in_training(rng):
     tm, sm = build("MultiheadAttention", np.float64, embed_dim=E, num_heads=H, dropout=0.5)
     x = seqlab.tensor(rng.standard_normal((L, N, E)))

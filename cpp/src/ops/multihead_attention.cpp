@@ -306,7 +306,8 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   }
   // Concat(head_1, ..., head_H) W_O + b_O: (N·H, L, d) -> (L, N, E).
   out = reshape(transpose(out, 0, 1), {L * N, E});
-  out = view(linear(out, o.out_proj_weight(), o.out_proj_bias()), {L, N, -1});
+  out = linear(out, o.out_proj_weight(), o.out_proj_bias());
+  out = view(out, {L, N, out.shape().back()});
   if (!batched) {
     out = squeeze(out, 1);
     if (weights.defined()) weights = squeeze(weights, 0);
