@@ -111,23 +111,27 @@ void Module::load_state_dict(const std::map<std::string, Tensor>& state, bool st
   }
 }
 
+// torch's Module.__repr__: "Name(extra)" on one line when there is one line of extra_repr and no
+// child; otherwise each line of extra_repr, then "(child): repr" per child, on lines of their own
+// indented by two spaces (a child's own continuation lines too, as torch's _addindent).
 std::string Module::repr() const {
-  std::string head = name_ + "(" + extra_repr();
-  if (children_.empty()) return head + ")";
-  std::ostringstream os;
-  os << head << "\n";
-  for (auto& [n, m] : children_) {
-    std::string child = m->repr();
-    // indent continuation lines by two spaces, as torch's _addindent
-    std::string indented;
-    for (char c : child) {
-      indented += c;
-      if (c == '\n') indented += "  ";
-    }
-    os << "  (" << n << "): " << indented << "\n";
+  std::vector<std::string> lines;
+  const std::string extra = extra_repr();
+  if (!extra.empty()) {
+    std::istringstream in(extra);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
   }
-  os << ")";
-  return os.str();
+  if (children_.empty() && lines.size() <= 1) return name_ + "(" + extra + ")";
+  for (auto& [n, m] : children_) lines.push_back("(" + n + "): " + m->repr());
+  std::string body;
+  for (const std::string& line : lines) {
+    body += "\n  ";
+    for (char c : line) {
+      body += c;
+      if (c == '\n') body += "  ";
+    }
+  }
+  return name_ + "(" + body + "\n)";
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ops/counter_rng.hpp"
 #include "seqlab/tensor.hpp"
 
 namespace seqlab::attention_detail {
@@ -31,19 +32,10 @@ struct Problem {
 // The fused forward + backward (attention_fused.cpp): returns (N, L, Ev).
 Tensor sdpa_fused(const Problem& p);
 
-// Dropout of attention weight (n, i, j): kept iff a 64-bit hash of (seed, (n·L + i)·S + j) is at
-// least p·2⁶⁴ (SplitMix64's finaliser, Steele et al. 2014), so any pass can regenerate any element
-// without storing the L×S mask.
-inline uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-inline uint64_t dropout_threshold(double p) {  // p < 1 (p = 1 drops everything and is handled apart)
-  return static_cast<uint64_t>(p * 18446744073709551616.0);
-}
-inline bool dropout_keep(uint64_t seed, uint64_t index, uint64_t threshold) {
-  return mix64(seed + (index + 1) * 0x9e3779b97f4a7c15ULL) >= threshold;
-}
+// Dropout of attention weight (n, i, j): kept iff the counter-based stream of `seed`
+// (ops/counter_rng.hpp) at index (n·L + i)·S + j says so, so that any pass can regenerate any
+// element without storing the L×S mask.
+using counter_rng::dropout_keep;
+using counter_rng::dropout_threshold;
 
 }  // namespace seqlab::attention_detail

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "kernel_utils.hpp"
+#include "ops/counter_rng.hpp"
+#include "seqlab/parallel.hpp"
 #include "seqlab/autograd.hpp"
 #include "seqlab/ops/creation.hpp"
 #include "seqlab/ops/elementwise.hpp"
@@ -138,16 +140,24 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement) {
 }
 
 // y = x * m / (1 - p), m ~ Bernoulli(1 - p).   dx = g * m / (1 - p)
+// m comes from the counter-based stream of one draw of the generator (ops/counter_rng.hpp), so
+// the mask is filled on the pool: one generator draw per element made dropout the slowest op of
+// a transformer's training step.
 Tensor dropout(const Tensor& x, double p, bool training) {
   SEQLAB_CHECK_VALUE(p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0.0) return x;
   Tensor mask = Tensor::empty(x.shape(), x.dtype());
+  const uint64_t seed = generator()();
   dispatch_float(x.dtype(), "dropout", [&](auto tag) {
     using T = decltype(tag);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    const T scale = p == 1.0 ? T(0) : T(1.0 / (1.0 - p));
+    const bool all = p >= 1.0;
+    const T scale = all ? T(0) : T(1.0 / (1.0 - p));
+    const uint64_t threshold = all ? 0 : counter_rng::dropout_threshold(p);
     T* m = mask.data<T>();
-    for (int64_t i = 0; i < mask.numel(); ++i) m[i] = u(generator()) >= p ? scale : T(0);
+    parallel_for(mask.numel(), 32768, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i)
+        m[i] = !all && counter_rng::dropout_keep(seed, static_cast<uint64_t>(i), threshold) ? scale : T(0);
+    });
   });
   Tensor y;
   {

@@ -5,8 +5,9 @@
     loss = nn.CrossEntropyLoss()(model(x), y)
 
 Module and Parameter: module.py; Sequential, ModuleList, ModuleDict: containers.py; the
-layers: layers.py; recurrent layers: rnn.py; MultiheadAttention and the Transformer:
-transformer.py; losses: loss.py; PyTorch state dicts: interop.py."""
+layers: layers.py; recurrent layers: rnn.py; attention for RNN encoder-decoders:
+seq2seq_attention.py; MultiheadAttention and the Transformer: transformer.py; losses: loss.py;
+PyTorch state dicts: interop.py."""
 from . import functional, init, utils  # noqa: F401
 from .module import Module, Parameter, RemovableHandle  # noqa: F401
 from .containers import Sequential, ModuleList, ModuleDict  # noqa: F401
@@ -15,6 +16,7 @@ from .layers import (  # noqa: F401
     Tanh, Sigmoid, ReLU, GELU, Softmax, LogSoftmax, Flatten,
 )
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
+from .seq2seq_attention import Seq2SeqAttention  # noqa: F401
 from .transformer import (  # noqa: F401
     MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
     Transformer,
@@ -29,6 +31,7 @@ __all__ = [
     "Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
     "Tanh", "Sigmoid", "ReLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "Seq2SeqAttention",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerDecoder", "Transformer",
     "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss",
