@@ -4,6 +4,8 @@ parameters under torch's names and calling one C++ functional. Each layer below 
 both sides from the same arguments and the same seed, and must agree with its twin on
 parameter and buffer names, shapes, dtypes and initial values, on its repr, and on its output;
 the names, shapes and repr must also be torch.nn's. A new layer is covered by one line in TWINS."""
+import warnings
+
 import pytest
 import torch
 
@@ -12,6 +14,26 @@ import seqlab.nn as nn
 from seqlab import _core
 
 cpp_nn = _core.cpp_nn
+
+
+class Sub:
+    """A submodule argument (TransformerEncoder's encoder_layer, norm), built on each side from
+    the same arguments, after the seed."""
+
+    def __init__(self, name, **kwargs):
+        self.name, self.kwargs = name, kwargs
+
+    def __repr__(self):
+        return self.name + "(" + ", ".join(f"{k}={v}" for k, v in self.kwargs.items()) + ")"
+
+
+def resolve(kwargs, namespace, convert=lambda kw: kw):
+    return {k: getattr(namespace, v.name)(**resolve(v.kwargs, namespace, convert)) if isinstance(v, Sub)
+            else v for k, v in convert(kwargs).items()}
+
+
+E = 8  # the attention layers' embedding size
+ENCODER_LAYER = dict(d_model=E, nhead=2, dim_feedforward=16)
 
 # (layer, constructor arguments, input shapes for forward; () for a layer that takes no input here)
 TWINS = [
@@ -50,6 +72,27 @@ TWINS = [
     ("RNNCell", dict(input_size=3, hidden_size=4, bias=False, nonlinearity="relu"), [(3,)]),
     ("LSTMCell", dict(input_size=3, hidden_size=4), [(2, 3)]),
     ("GRUCell", dict(input_size=3, hidden_size=4, dtype=seqlab.float64), [(2, 3)]),
+    ("MultiheadAttention", dict(embed_dim=E, num_heads=2), [(5, 3, E)] * 3),
+    ("MultiheadAttention", dict(embed_dim=E, num_heads=4, dropout=0.5, bias=False, add_bias_kv=True,
+                                add_zero_attn=True, kdim=3, vdim=5, batch_first=True, dtype=seqlab.float64),
+     [(3, 5, E), (3, 4, 3), (3, 4, 5)]),
+    ("TransformerEncoderLayer", ENCODER_LAYER, [(5, 3, E)]),
+    ("TransformerEncoderLayer", dict(ENCODER_LAYER, dropout=0.3, activation="gelu", layer_norm_eps=1e-3,
+                                     batch_first=True, norm_first=True, bias=False, dtype=seqlab.float64),
+     [(3, 5, E)]),
+    ("TransformerDecoderLayer", ENCODER_LAYER, [(5, 3, E), (4, 3, E)]),
+    ("TransformerDecoderLayer", dict(ENCODER_LAYER, activation="gelu", batch_first=True, norm_first=True),
+     [(3, 5, E), (3, 4, E)]),
+    ("TransformerEncoder", dict(encoder_layer=Sub("TransformerEncoderLayer", **ENCODER_LAYER, batch_first=True),
+                                num_layers=2, norm=Sub("LayerNorm", normalized_shape=E)), [(3, 5, E)]),
+    ("TransformerEncoder", dict(encoder_layer=Sub("TransformerEncoderLayer", **ENCODER_LAYER, norm_first=True),
+                                num_layers=3, mask_check=False), [(5, 3, E)]),
+    ("TransformerDecoder", dict(decoder_layer=Sub("TransformerDecoderLayer", **ENCODER_LAYER), num_layers=2,
+                                norm=Sub("LayerNorm", normalized_shape=E)), [(5, 3, E), (4, 3, E)]),
+    ("Transformer", dict(d_model=E, nhead=2, num_encoder_layers=2, num_decoder_layers=1, dim_feedforward=16,
+                         batch_first=True), [(3, 4, E), (3, 5, E)]),
+    ("Transformer", dict(d_model=E, nhead=2, num_encoder_layers=1, num_decoder_layers=2, dim_feedforward=16,
+                         activation="gelu", norm_first=True, bias=False, dtype=seqlab.float64), [(4, 3, E), (5, 3, E)]),
     ("Seq2SeqAttention", dict(query_size=4), [(2, 4), (2, 5, 4)]),
     ("Seq2SeqAttention", dict(query_size=4, score="scaled"), [(2, 3, 4), (2, 5, 4), (2, 5, 3), "mask"]),
     ("Seq2SeqAttention", dict(query_size=4, key_size=6, score="general", dtype=seqlab.float64),
@@ -71,21 +114,32 @@ def ids(case):
 
 
 def build_both(name, kwargs, seed=0):
-    seqlab.manual_seed(seed)
-    py = getattr(nn, name)(**kwargs)
-    seqlab.manual_seed(seed)
-    cpp = getattr(cpp_nn, name)(**kwargs)
-    return py, cpp
+    """The layer built by seqlab.nn and by cpp_nn, which must warn alike (torch's warnings)."""
+    built, warned = [], []
+    for namespace in (nn, cpp_nn):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            seqlab.manual_seed(seed)
+            built.append(getattr(namespace, name)(**resolve(kwargs, namespace)))
+        warned.append([str(w.message) for w in caught])
+    assert warned[0] == warned[1], "the twins warn differently"
+    return built
+
+
+def torch_dtypes(kwargs):
+    kw = dict(kwargs)
+    if "dtype" in kw:
+        kw["dtype"] = {seqlab.float32: torch.float32, seqlab.float64: torch.float64}[kw["dtype"]]
+    return kw
 
 
 def torch_twin(name, kwargs):
     """torch.nn's layer, or None for a layer torch does not have (NOT_IN_TORCH)."""
     if name in NOT_IN_TORCH:
         return None
-    kw = dict(kwargs)
-    if "dtype" in kw:
-        kw["dtype"] = {seqlab.float32: torch.float32, seqlab.float64: torch.float64}[kw["dtype"]]
-    return getattr(torch.nn, name)(**kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's nested-tensor warning: checked against seqlab's in test_transformer
+        return getattr(torch.nn, name)(**resolve(kwargs, torch.nn, torch_dtypes))
 
 
 def inputs(shapes, dtype, seed=1):
@@ -164,8 +218,9 @@ def test_twins_compute_the_same_outputs(case, training):
 
 def test_every_layer_of_seqlab_nn_has_a_twin_case():
     # A layer added to seqlab.nn.layers without a line in TWINS fails here.
-    from seqlab.nn import layers, rnn, seq2seq_attention
+    from seqlab.nn import layers, rnn, seq2seq_attention, transformer
     covered = {name for name, _, _ in TWINS}
-    modules = set(layers.__all__) | set(rnn.__all__) - {"RNNBase", "RNNCellBase"} | set(seq2seq_attention.__all__)
+    modules = (set(layers.__all__) | set(rnn.__all__) - {"RNNBase", "RNNCellBase"} | set(seq2seq_attention.__all__)
+               | set(transformer.__all__))
     assert modules <= covered, sorted(modules - covered)
     assert covered <= set(dir(cpp_nn)), sorted(covered - set(dir(cpp_nn)))

@@ -84,6 +84,9 @@ void bind_attention(py::module_& m);  // bind_attention.cpp: scaled_dot_product_
 void bind_rnn(py::module_& m);  // bind_rnn.cpp: the recurrent functionals and C++ twins (after bind_nn_modules)
 // bind_seq2seq_attention.cpp: seq2seq attention and its C++ twin (after bind_nn_modules)
 void bind_seq2seq_attention(py::module_& m);
+// bind_transformer.cpp: multi-head attention and the Transformer layers, functionals and C++ twins
+// (after bind_nn_modules)
+void bind_transformer(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_text(py::module_& m);      // bind_text.cpp: corpus encoding
 // level='word' / 'char' of seqlab.data and seqlab.lm; ValueError otherwise (bind_text.cpp).

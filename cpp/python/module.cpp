@@ -124,6 +124,8 @@ PYBIND11_MODULE(_core, m) {
       if (p) std::rethrow_exception(p);
     } catch (const py::builtin_exception& e) {  // py::type_error etc., thrown by the bindings
       e.set_error();
+    } catch (const seqlab::assertion_error& e) {
+      raise(PyExc_AssertionError, e.what());
     } catch (const std::domain_error& e) {
       raise(PyExc_TypeError, e.what());
     } catch (const seqlab::NotImplementedError& e) {
@@ -149,6 +151,7 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_rnn(m);
   seqlab::bind::bind_attention(m);
   seqlab::bind::bind_seq2seq_attention(m);
+  seqlab::bind::bind_transformer(m);
   seqlab::bind::bind_optim(m);
   seqlab::bind::bind_text(m);
   seqlab::bind::bind_lm(m);

@@ -3,6 +3,7 @@
 //   std::invalid_argument -> ValueError, std::out_of_range -> IndexError,
 //   std::domain_error -> TypeError, std::runtime_error -> RuntimeError,
 //   seqlab::NotImplementedError -> NotImplementedError (a dtype an op has no kernel for).
+//   seqlab::assertion_error -> AssertionError (where torch raises it from Python code).
 #pragma once
 #include <sstream>
 #include <stdexcept>
@@ -34,6 +35,13 @@ struct NotImplementedError : std::logic_error {
   using std::logic_error::logic_error;
 };
 
+// What PyTorch raises as AssertionError from Python code (torch.nn.MultiheadAttention's shape
+// checks): pybind11 translates it to AssertionError (cpp/python/module.cpp).
+class assertion_error : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
 // "[2, 3]" as PyTorch prints a size in its messages.
 std::string shape_str(const std::vector<int64_t>& shape);
 
@@ -48,5 +56,6 @@ std::string shape_str(const std::vector<int64_t>& shape);
 #define SEQLAB_CHECK_INDEX(cond, ...) SEQLAB_CHECK_T(std::out_of_range, cond, __VA_ARGS__)
 #define SEQLAB_CHECK_IMPL(cond, ...) SEQLAB_CHECK_T(::seqlab::NotImplementedError, cond, __VA_ARGS__)
 #define SEQLAB_CHECK_VALUE(cond, ...) SEQLAB_CHECK_T(std::invalid_argument, cond, __VA_ARGS__)
+#define SEQLAB_CHECK_ASSERT(cond, ...) SEQLAB_CHECK_T(::seqlab::assertion_error, cond, __VA_ARGS__)
 // dtype problems: PyTorch raises RuntimeError for these (TypeError only from argument parsing).
 #define SEQLAB_CHECK_TYPE(cond, ...) SEQLAB_CHECK_T(std::runtime_error, cond, __VA_ARGS__)

@@ -18,8 +18,10 @@
 namespace seqlab::nn {
 
 // ------------------------------------------------------------------ Linear
-Linear::Linear(int64_t in, int64_t out, bool with_bias, Dtype dtype)
-    : UnaryModule("Linear"), in_features(in), out_features(out) {
+Linear::Linear(int64_t in, int64_t out, bool with_bias, Dtype dtype) : Linear("Linear", in, out, with_bias, dtype) {}
+
+Linear::Linear(const char* name, int64_t in, int64_t out, bool with_bias, Dtype dtype)
+    : UnaryModule(name), in_features(in), out_features(out) {
   SEQLAB_CHECK_VALUE(in >= 0 && out >= 0, "Linear: in_features and out_features must be non-negative, got ", in,
                      " and ", out);
   weight = register_parameter("weight", Tensor::empty({out, in}, dtype));

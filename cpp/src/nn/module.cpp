@@ -134,6 +134,37 @@ std::string Module::repr() const {
   return name_ + "(" + body + "\n)";
 }
 
+namespace {
+// torch's _addindent: every line but the first indented by two spaces.
+std::string add_indent(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+}  // namespace
+
+std::string ModuleList::repr() const {
+  const auto children = named_children();
+  if (children.empty()) return name() + "()";
+  std::ostringstream os;
+  os << name() << "(";
+  for (size_t start = 0; start < children.size();) {
+    const std::string r = children[start].second->repr();
+    size_t end = start;
+    while (end + 1 < children.size() && children[end + 1].second->repr() == r) ++end;
+    if (start == end)
+      os << "\n  (" << start << "): " << add_indent(r);
+    else
+      os << "\n  (" << start << "-" << end << "): " << (end - start + 1) << " x " << add_indent(r);
+    start = end + 1;
+  }
+  os << "\n)";
+  return os.str();
+}
+
 // ------------------------------------------------------------------ Sequential
 Sequential::Sequential(std::vector<std::shared_ptr<UnaryModule>> modules) : UnaryModule("Sequential") {
   for (auto& m : modules) push_back(std::move(m));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <sstream>
 
 #include "kernel_utils.hpp"
 #include "ops/counter_rng.hpp"
@@ -30,6 +31,17 @@ void manual_seed(uint64_t seed) {
 }
 uint64_t initial_seed() { return g_seed; }
 uint64_t random_u64() { return generator()(); }
+
+ForkRng::ForkRng() {
+  std::ostringstream os;
+  os << generator();
+  state_ = os.str();
+}
+
+ForkRng::~ForkRng() {
+  std::istringstream is(state_);
+  is >> generator();
+}
 
 Tensor& uniform_(Tensor& x, double from, double to) {
   assert_no_internal_overlap(x, "uniform_");

@@ -6,7 +6,8 @@
 
 Module and Parameter: module.py; Sequential, ModuleList, ModuleDict: containers.py; the
 layers: layers.py; recurrent layers: rnn.py; attention for RNN encoder-decoders:
-seq2seq_attention.py; losses: loss.py; PyTorch state dicts: interop.py."""
+seq2seq_attention.py; MultiheadAttention and the Transformer: transformer.py; losses: loss.py;
+PyTorch state dicts: interop.py."""
 from . import functional, init, utils  # noqa: F401
 from .module import Module, Parameter, RemovableHandle  # noqa: F401
 from .containers import Sequential, ModuleList, ModuleDict  # noqa: F401
@@ -16,6 +17,10 @@ from .layers import (  # noqa: F401
 )
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .seq2seq_attention import Seq2SeqAttention  # noqa: F401
+from .transformer import (  # noqa: F401
+    MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
+    Transformer,
+)
 from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss  # noqa: F401
 from .interop import to_torch_state_dict  # noqa: F401
 
@@ -27,6 +32,8 @@ __all__ = [
     "Tanh", "Sigmoid", "ReLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "Seq2SeqAttention",
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerDecoder", "Transformer",
     "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss",
     "to_torch_state_dict",
 ]

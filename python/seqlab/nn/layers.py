@@ -76,6 +76,11 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under torch's other name for it (torch.nn.modules.linear): MultiheadAttention's
+    out_proj, so that reprs and torch's quantization tooling see what they see in torch."""
+
+
 class Bilinear(Module):
     """y_k = x1^T A_k x2 + b_k.   weight: (out, in1, in2), bias: (out,), both U(-1/sqrt(in1), 1/sqrt(in1))."""
 

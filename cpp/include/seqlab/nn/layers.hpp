@@ -21,6 +21,18 @@ class Linear : public UnaryModule {
   std::string extra_repr() const override;
   Tensor weight, bias;
   const int64_t in_features, out_features;
+
+ protected:
+  Linear(const char* name, int64_t in_features, int64_t out_features, bool bias, Dtype dtype);
+};
+
+// torch.nn.modules.linear.NonDynamicallyQuantizableLinear: a Linear under another name (torch's
+// quantization tooling skips it), used as MultiheadAttention's out_proj; the name shows in reprs.
+class NonDynamicallyQuantizableLinear : public Linear {
+ public:
+  NonDynamicallyQuantizableLinear(int64_t in_features, int64_t out_features, bool bias = true,
+                                  Dtype dtype = Dtype::Float32)
+      : Linear("NonDynamicallyQuantizableLinear", in_features, out_features, bias, dtype) {}
 };
 
 // A lookup table (num_embeddings, embedding_dim) ~ N(0, 1); the padding row is zero and gets

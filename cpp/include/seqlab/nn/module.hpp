@@ -41,7 +41,7 @@ class Module {
   void load_state_dict(const std::map<std::string, Tensor>& state, bool strict = true);
 
   // "Linear(in_features=4, out_features=8, bias=True)" and the indented tree for containers.
-  std::string repr() const;
+  virtual std::string repr() const;
   virtual std::string extra_repr() const { return ""; }
 
  protected:
@@ -84,6 +84,20 @@ class Sequential : public UnaryModule {
 
  private:
   std::vector<std::shared_ptr<UnaryModule>> layers_;
+};
+
+// Modules held in a list (torch.nn.ModuleList), named "0", "1", ...; no forward of its own. Its
+// repr folds runs of equal children as torch's does: "(0-1): 2 x TransformerEncoderLayer(...)".
+class ModuleList : public Module {
+ public:
+  ModuleList() : Module("ModuleList") {}
+  void push_back(std::shared_ptr<Module> m) { register_module(std::to_string(size_++), std::move(m)); }
+  size_t size() const { return size_; }
+  std::shared_ptr<Module> operator[](size_t i) const { return named_children().at(i).second; }
+  std::string repr() const override;
+
+ private:
+  size_t size_ = 0;
 };
 
 }  // namespace seqlab::nn

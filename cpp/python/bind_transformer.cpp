@@ -1,0 +1,439 @@
+// Multi-head attention and the Transformer layers: the functionals (ops/multihead_attention.hpp,
+// ops/transformer.hpp) for seqlab.nn.functional and seqlab.nn's modules, and the C++ twins
+// (nn/transformer.hpp) in seqlab._core.cpp_nn. Also where torch's Python warnings about mask
+// dtypes are raised, since C++ has no warnings: before the compute, with the GIL held.
+#include <pybind11/functional.h>
+
+#include "bind_common.hpp"
+#include "seqlab/nn/transformer.hpp"
+#include "seqlab/ops/multihead_attention.hpp"
+#include "seqlab/ops/transformer.hpp"
+
+namespace seqlab::bind {
+
+namespace {
+
+using OptTensor = std::optional<Tensor>;
+Tensor opt(const OptTensor& t) { return t ? *t : Tensor(); }
+
+// torch's F._canonical_mask warns when a mask's dtype differs from its companion's.
+void warn_mismatched_masks(const OptTensor& mask, const char* mask_name, const OptTensor& other,
+                           const char* other_name) {
+  if (!mask || !other || mask->dtype() == other->dtype()) return;
+  const std::string msg = str_cat("Support for mismatched ", mask_name, " and ", other_name,
+                                  " is deprecated. Use same type for both instead.");
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw py::error_already_set();
+}
+
+// A Python callable as the feed-forward activation. The compute runs without the GIL, so the
+// call (and the release of the callable) takes it back; the result must be a seqlab Tensor.
+struct PyCallable {
+  explicit PyCallable(py::object f) : fn(std::move(f)) {}
+  ~PyCallable() {
+    py::gil_scoped_acquire gil;
+    fn.release().dec_ref();
+  }
+  PyCallable(const PyCallable&) = delete;
+  PyCallable& operator=(const PyCallable&) = delete;
+  py::object fn;
+};
+
+Activation activation_arg(const py::handle& a, const char* layer) {
+  if (a.is_none()) return transformer_activation("relu");
+  if (py::isinstance<py::str>(a)) return transformer_activation(a.cast<std::string>());
+  if (!PyCallable_Check(a.ptr()))
+    throw py::type_error(str_cat(layer, ": activation must be 'relu', 'gelu' or a callable, not ", type_name(a)));
+  auto held = std::make_shared<PyCallable>(py::reinterpret_borrow<py::object>(a));
+  std::string name = layer;
+  return [held, name](const Tensor& x) -> Tensor {
+    py::gil_scoped_acquire gil;
+    py::object y = held->fn(x);
+    if (!py::isinstance<TensorImpl>(y))
+      throw py::type_error(str_cat(name, ": the activation returned ", type_name(y), ", not a Tensor"));
+    return y.cast<Tensor>();
+  };
+}
+
+py::object none_if_undefined(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
+
+py::tuple pair_result(const std::pair<Tensor, Tensor>& r) {
+  return py::make_tuple(r.first, none_if_undefined(r.second));
+}
+
+template <typename M, typename Base = nn::Module>
+using Class = py::class_<M, Base, std::shared_ptr<M>>;
+
+void warn_encoder_nested(const nn::TransformerEncoder& enc) {
+  if (!enc.enable_nested_tensor || enc.why_not_sparsity_fast_path.empty()) return;
+  const std::string msg = "enable_nested_tensor is True, but self.use_nested_tensor is False because " +
+                          enc.why_not_sparsity_fast_path;
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw py::error_already_set();
+}
+
+}  // namespace
+
+void bind_transformer(py::module_& m) {
+  // --- torch.nn.functional.multi_head_attention_forward, torch's signature.
+  m.def("multi_head_attention_forward",
+        [](const Tensor& query, const Tensor& key, const Tensor& value, int64_t embed_dim_to_check, int64_t num_heads,
+           OptTensor in_proj_weight, OptTensor in_proj_bias, OptTensor bias_k, OptTensor bias_v, bool add_zero_attn,
+           double dropout_p, const Tensor& out_proj_weight, OptTensor out_proj_bias, bool training,
+           OptTensor key_padding_mask, bool need_weights, OptTensor attn_mask, bool use_separate_proj_weight,
+           OptTensor q_proj_weight, OptTensor k_proj_weight, OptTensor v_proj_weight, OptTensor static_k,
+           OptTensor static_v, bool average_attn_weights, bool is_causal) {
+          warn_mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask");
+          auto o = MultiheadAttentionForwardOptions(embed_dim_to_check, num_heads, opt(in_proj_weight),
+                                                    opt(in_proj_bias), opt(bias_k), opt(bias_v), add_zero_attn,
+                                                    dropout_p, out_proj_weight, opt(out_proj_bias))
+                       .training(training)
+                       .key_padding_mask(opt(key_padding_mask))
+                       .need_weights(need_weights)
+                       .attn_mask(opt(attn_mask))
+                       .use_separate_proj_weight(use_separate_proj_weight)
+                       .q_proj_weight(opt(q_proj_weight))
+                       .k_proj_weight(opt(k_proj_weight))
+                       .v_proj_weight(opt(v_proj_weight))
+                       .static_k(opt(static_k))
+                       .static_v(opt(static_v))
+                       .average_attn_weights(average_attn_weights)
+                       .is_causal(is_causal);
+          auto r = released([&] { return multi_head_attention_forward(query, key, value, o); });
+          return pair_result(r);
+        },
+        py::arg("query"), py::arg("key"), py::arg("value"), py::arg("embed_dim_to_check"), py::arg("num_heads"),
+        py::arg("in_proj_weight"), py::arg("in_proj_bias"), py::arg("bias_k"), py::arg("bias_v"),
+        py::arg("add_zero_attn"), py::arg("dropout_p"), py::arg("out_proj_weight"), py::arg("out_proj_bias"),
+        py::arg("training") = true, py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true,
+        py::arg("attn_mask") = py::none(), py::arg("use_separate_proj_weight") = false,
+        py::arg("q_proj_weight") = py::none(), py::arg("k_proj_weight") = py::none(),
+        py::arg("v_proj_weight") = py::none(), py::arg("static_k") = py::none(), py::arg("static_v") = py::none(),
+        py::arg("average_attn_weights") = true, py::arg("is_causal") = false);
+
+  // --- what the modules pass: their parameters and options.
+  py::class_<MultiheadAttentionParams>(m, "MultiheadAttentionParams")
+      .def(py::init([](int64_t embed_dim, int64_t num_heads, double dropout, bool add_zero_attn, bool batch_first,
+                       OptTensor in_proj_weight, OptTensor q_proj_weight, OptTensor k_proj_weight,
+                       OptTensor v_proj_weight, OptTensor in_proj_bias, const Tensor& out_proj_weight,
+                       OptTensor out_proj_bias, OptTensor bias_k, OptTensor bias_v) {
+             MultiheadAttentionParams p;
+             p.embed_dim = embed_dim;
+             p.num_heads = num_heads;
+             p.dropout = dropout;
+             p.add_zero_attn = add_zero_attn;
+             p.batch_first = batch_first;
+             p.in_proj_weight = opt(in_proj_weight);
+             p.q_proj_weight = opt(q_proj_weight);
+             p.k_proj_weight = opt(k_proj_weight);
+             p.v_proj_weight = opt(v_proj_weight);
+             p.in_proj_bias = opt(in_proj_bias);
+             p.out_proj_weight = out_proj_weight;
+             p.out_proj_bias = opt(out_proj_bias);
+             p.bias_k = opt(bias_k);
+             p.bias_v = opt(bias_v);
+             return p;
+           }),
+           py::kw_only(), py::arg("embed_dim"), py::arg("num_heads"), py::arg("dropout"), py::arg("add_zero_attn"),
+           py::arg("batch_first"), py::arg("in_proj_weight"), py::arg("q_proj_weight"), py::arg("k_proj_weight"),
+           py::arg("v_proj_weight"), py::arg("in_proj_bias"), py::arg("out_proj_weight"), py::arg("out_proj_bias"),
+           py::arg("bias_k"), py::arg("bias_v"));
+  py::class_<LinearParams>(m, "LinearParams")
+      .def(py::init([](const Tensor& w, OptTensor b) { return LinearParams{w, opt(b)}; }), py::arg("weight"),
+           py::arg("bias"));
+  py::class_<LayerNormParams>(m, "LayerNormParams")
+      .def(py::init([](py::handle shape, OptTensor w, OptTensor b, double eps) {
+             return LayerNormParams{size_arg(shape, "LayerNorm", "normalized_shape"), opt(w), opt(b), eps};
+           }),
+           py::arg("normalized_shape"), py::arg("weight"), py::arg("bias"), py::arg("eps"));
+  py::class_<TransformerEncoderLayerParams>(m, "TransformerEncoderLayerParams")
+      .def(py::init([](const MultiheadAttentionParams& self_attn, const LinearParams& linear1,
+                       const LinearParams& linear2, const LayerNormParams& norm1, const LayerNormParams& norm2,
+                       double dropout, double dropout1, double dropout2, py::handle activation, bool norm_first) {
+             TransformerEncoderLayerParams p;
+             p.self_attn = self_attn;
+             p.linear1 = linear1;
+             p.linear2 = linear2;
+             p.norm1 = norm1;
+             p.norm2 = norm2;
+             p.dropout = dropout;
+             p.dropout1 = dropout1;
+             p.dropout2 = dropout2;
+             p.activation = activation_arg(activation, "TransformerEncoderLayer");
+             p.norm_first = norm_first;
+             return p;
+           }),
+           py::kw_only(), py::arg("self_attn"), py::arg("linear1"), py::arg("linear2"), py::arg("norm1"),
+           py::arg("norm2"), py::arg("dropout"), py::arg("dropout1"), py::arg("dropout2"), py::arg("activation"),
+           py::arg("norm_first"));
+  py::class_<TransformerDecoderLayerParams>(m, "TransformerDecoderLayerParams")
+      .def(py::init([](const MultiheadAttentionParams& self_attn, const MultiheadAttentionParams& multihead_attn,
+                       const LinearParams& linear1, const LinearParams& linear2, const LayerNormParams& norm1,
+                       const LayerNormParams& norm2, const LayerNormParams& norm3, double dropout, double dropout1,
+                       double dropout2, double dropout3, py::handle activation, bool norm_first) {
+             TransformerDecoderLayerParams p;
+             p.self_attn = self_attn;
+             p.multihead_attn = multihead_attn;
+             p.linear1 = linear1;
+             p.linear2 = linear2;
+             p.norm1 = norm1;
+             p.norm2 = norm2;
+             p.norm3 = norm3;
+             p.dropout = dropout;
+             p.dropout1 = dropout1;
+             p.dropout2 = dropout2;
+             p.dropout3 = dropout3;
+             p.activation = activation_arg(activation, "TransformerDecoderLayer");
+             p.norm_first = norm_first;
+             return p;
+           }),
+           py::kw_only(), py::arg("self_attn"), py::arg("multihead_attn"), py::arg("linear1"), py::arg("linear2"),
+           py::arg("norm1"), py::arg("norm2"), py::arg("norm3"), py::arg("dropout"), py::arg("dropout1"),
+           py::arg("dropout2"), py::arg("dropout3"), py::arg("activation"), py::arg("norm_first"));
+
+  // --- the modules' forwards.
+  m.def("multihead_attention", [](const Tensor& query, const Tensor& key, const Tensor& value,
+                                  const MultiheadAttentionParams& p, bool training, OptTensor key_padding_mask,
+                                  bool need_weights, OptTensor attn_mask, bool average_attn_weights, bool is_causal) {
+    warn_mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask");
+    auto r = released([&] {
+      return multihead_attention_module_forward(query, key, value, p, training, opt(key_padding_mask), need_weights,
+                                                opt(attn_mask), average_attn_weights, is_causal);
+    });
+    return pair_result(r);
+  }, py::arg("query"), py::arg("key"), py::arg("value"), py::arg("params"), py::arg("training"),
+        py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true, py::arg("attn_mask") = py::none(),
+        py::arg("average_attn_weights") = true, py::arg("is_causal") = false);
+  m.def("transformer_encoder_layer", [](const Tensor& src, const TransformerEncoderLayerParams& p, bool training,
+                                        OptTensor src_mask, OptTensor src_key_padding_mask, bool is_causal) {
+    warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask");
+    return released([&] {
+      return transformer_encoder_layer_forward(src, p, training, opt(src_mask), opt(src_key_padding_mask), is_causal);
+    });
+  }, py::arg("src"), py::arg("params"), py::arg("training"), py::arg("src_mask") = py::none(),
+        py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false);
+  m.def("transformer_decoder_layer", [](const Tensor& tgt, const Tensor& memory, const TransformerDecoderLayerParams& p,
+                                        bool training, OptTensor tgt_mask, OptTensor memory_mask,
+                                        OptTensor tgt_key_padding_mask, OptTensor memory_key_padding_mask,
+                                        bool tgt_is_causal, bool memory_is_causal) {
+    // The warnings of the layer's two MultiheadAttention modules.
+    warn_mismatched_masks(tgt_key_padding_mask, "key_padding_mask", tgt_mask, "attn_mask");
+    warn_mismatched_masks(memory_key_padding_mask, "key_padding_mask", memory_mask, "attn_mask");
+    return released([&] {
+      return transformer_decoder_layer_forward(tgt, memory, p, training, opt(tgt_mask), opt(memory_mask),
+                                               opt(tgt_key_padding_mask), opt(memory_key_padding_mask), tgt_is_causal,
+                                               memory_is_causal);
+    });
+  }, py::arg("tgt"), py::arg("memory"), py::arg("params"), py::arg("training"), py::arg("tgt_mask") = py::none(),
+        py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
+        py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = false,
+        py::arg("memory_is_causal") = false);
+
+  // --- the stacks' helpers.
+  m.def("check_multihead_attention_args", &check_multihead_attention_args, py::arg("embed_dim"),
+        py::arg("num_heads"));
+  m.def("canonical_mask", [](OptTensor mask, const std::string& mask_name, OptTensor other,
+                             const std::string& other_name, Dtype dtype) -> py::object {
+    warn_mismatched_masks(mask, mask_name.c_str(), other, other_name.c_str());
+    return none_if_undefined(canonical_mask(opt(mask), mask_name, dtype));
+  }, py::arg("mask"), py::arg("mask_name"), py::arg("other"), py::arg("other_name"), py::arg("target_type"));
+  m.def("transformer_activation_check", [](const std::string& name) { transformer_activation(name); },
+        py::arg("activation"));
+  m.def("generate_square_subsequent_mask", &generate_square_subsequent_mask, py::arg("sz"),
+        py::arg("dtype") = Dtype::Float32, Release());
+  m.def("detect_is_causal_mask", [](OptTensor mask, std::optional<bool> is_causal, std::optional<int64_t> size) {
+    return detect_is_causal_mask(opt(mask), is_causal, size);
+  }, py::arg("mask"), py::arg("is_causal") = py::none(), py::arg("size") = py::none(), Release());
+  m.def("transformer_encoder_why_not_nested", &transformer_encoder_why_not_nested, py::arg("is_encoder_layer"),
+        py::arg("norm_first"), py::arg("batch_first"), py::arg("qkv_same_embed_dim"), py::arg("has_in_proj_bias"),
+        py::arg("activation_relu_or_gelu"), py::arg("norm1_eps"), py::arg("norm2_eps"), py::arg("num_heads"));
+  m.def("transformer_encoder_nested_padding", [](const Tensor& src, OptTensor kpm, OptTensor mask, bool use_nested,
+                                                 bool training, bool mask_check,
+                                                 const std::vector<OptTensor>& params) -> py::object {
+    TensorList ps;
+    for (const auto& t : params) ps.push_back(opt(t));
+    Tensor r = released([&] {
+      return transformer_encoder_nested_padding(src, opt(kpm), opt(mask), use_nested, training, mask_check, ps);
+    });
+    return none_if_undefined(r);
+  }, py::arg("src"), py::arg("src_key_padding_mask"), py::arg("mask"), py::arg("use_nested_tensor"),
+        py::arg("first_layer_training"), py::arg("mask_check"), py::arg("first_layer_params"));
+  m.def("check_transformer_inputs", &check_transformer_inputs, py::arg("src"), py::arg("tgt"), py::arg("d_model"),
+        py::arg("batch_first"));
+
+  // --- the C++ twins, with the Python modules' constructor arguments.
+  py::module_ c = m.attr("cpp_nn").cast<py::module_>();
+  Class<nn::NonDynamicallyQuantizableLinear, nn::Linear>(c, "NonDynamicallyQuantizableLinear")
+      .def(py::init<int64_t, int64_t, bool, Dtype>(), py::arg("in_features"), py::arg("out_features"),
+           py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32);
+  Class<nn::ModuleList>(c, "ModuleList")
+      .def("__len__", &nn::ModuleList::size)
+      .def("__getitem__", [](const nn::ModuleList& l, size_t i) { return l[i]; });
+
+  auto mha_forward = [](nn::MultiheadAttention& mod, const Tensor& query, const Tensor& key, const Tensor& value,
+                        OptTensor key_padding_mask, bool need_weights, OptTensor attn_mask, bool average_attn_weights,
+                        bool is_causal) {
+    warn_mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask");
+    auto r = released([&] {
+      return mod.forward(query, key, value, opt(key_padding_mask), need_weights, opt(attn_mask),
+                         average_attn_weights, is_causal);
+    });
+    return pair_result(r);
+  };
+  Class<nn::MultiheadAttention>(c, "MultiheadAttention")
+      .def(py::init<int64_t, int64_t, double, bool, bool, bool, std::optional<int64_t>, std::optional<int64_t>, bool,
+                    Dtype>(),
+           py::arg("embed_dim"), py::arg("num_heads"), py::arg("dropout") = 0.0, py::arg("bias") = true,
+           py::arg("add_bias_kv") = false, py::arg("add_zero_attn") = false, py::arg("kdim") = py::none(),
+           py::arg("vdim") = py::none(), py::arg("batch_first") = false, py::kw_only(),
+           py::arg("dtype") = Dtype::Float32)
+      .def("forward", mha_forward, py::arg("query"), py::arg("key"), py::arg("value"),
+           py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true, py::arg("attn_mask") = py::none(),
+           py::arg("average_attn_weights") = true, py::arg("is_causal") = false)
+      .def("__call__", mha_forward, py::arg("query"), py::arg("key"), py::arg("value"),
+           py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true, py::arg("attn_mask") = py::none(),
+           py::arg("average_attn_weights") = true, py::arg("is_causal") = false);
+
+  auto activation = [](py::handle a, const char* layer) -> nn::TransformerActivation {
+    if (py::isinstance<py::str>(a)) return {a.cast<std::string>()};
+    return {activation_arg(a, layer)};
+  };
+  auto encoder_layer_forward = [](nn::TransformerEncoderLayer& mod, const Tensor& src, OptTensor src_mask,
+                                  OptTensor src_key_padding_mask, bool is_causal) {
+    warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask");
+    return released([&] { return mod.forward(src, opt(src_mask), opt(src_key_padding_mask), is_causal); });
+  };
+  Class<nn::TransformerEncoderLayer>(c, "TransformerEncoderLayer")
+      .def(py::init([activation](int64_t d_model, int64_t nhead, int64_t dim_feedforward, double dropout,
+                                 py::handle act, double eps, bool batch_first, bool norm_first, bool bias,
+                                 Dtype dtype) {
+             return std::make_shared<nn::TransformerEncoderLayer>(d_model, nhead, dim_feedforward, dropout,
+                                                                  activation(act, "TransformerEncoderLayer"), eps,
+                                                                  batch_first, norm_first, bias, dtype);
+           }),
+           py::arg("d_model"), py::arg("nhead"), py::arg("dim_feedforward") = 2048, py::arg("dropout") = 0.1,
+           py::arg("activation") = "relu", py::arg("layer_norm_eps") = 1e-5, py::arg("batch_first") = false,
+           py::arg("norm_first") = false, py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
+      .def("forward", encoder_layer_forward, py::arg("src"), py::arg("src_mask") = py::none(),
+           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false)
+      .def("__call__", encoder_layer_forward, py::arg("src"), py::arg("src_mask") = py::none(),
+           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false);
+
+  auto decoder_layer_forward = [](nn::TransformerDecoderLayer& mod, const Tensor& tgt, const Tensor& memory,
+                                  OptTensor tgt_mask, OptTensor memory_mask, OptTensor tgt_key_padding_mask,
+                                  OptTensor memory_key_padding_mask, bool tgt_is_causal, bool memory_is_causal) {
+    warn_mismatched_masks(tgt_key_padding_mask, "key_padding_mask", tgt_mask, "attn_mask");
+    warn_mismatched_masks(memory_key_padding_mask, "key_padding_mask", memory_mask, "attn_mask");
+    return released([&] {
+      return mod.forward(tgt, memory, opt(tgt_mask), opt(memory_mask), opt(tgt_key_padding_mask),
+                         opt(memory_key_padding_mask), tgt_is_causal, memory_is_causal);
+    });
+  };
+  Class<nn::TransformerDecoderLayer>(c, "TransformerDecoderLayer")
+      .def(py::init([activation](int64_t d_model, int64_t nhead, int64_t dim_feedforward, double dropout,
+                                 py::handle act, double eps, bool batch_first, bool norm_first, bool bias,
+                                 Dtype dtype) {
+             return std::make_shared<nn::TransformerDecoderLayer>(d_model, nhead, dim_feedforward, dropout,
+                                                                  activation(act, "TransformerDecoderLayer"), eps,
+                                                                  batch_first, norm_first, bias, dtype);
+           }),
+           py::arg("d_model"), py::arg("nhead"), py::arg("dim_feedforward") = 2048, py::arg("dropout") = 0.1,
+           py::arg("activation") = "relu", py::arg("layer_norm_eps") = 1e-5, py::arg("batch_first") = false,
+           py::arg("norm_first") = false, py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
+      .def("forward", decoder_layer_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
+           py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
+           py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = false,
+           py::arg("memory_is_causal") = false)
+      .def("__call__", decoder_layer_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
+           py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
+           py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = false,
+           py::arg("memory_is_causal") = false);
+
+  auto encoder_forward = [](nn::TransformerEncoder& mod, const Tensor& src, OptTensor mask,
+                            OptTensor src_key_padding_mask, std::optional<bool> is_causal) {
+    warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", mask, "mask");
+    return released([&] { return mod.forward(src, opt(mask), opt(src_key_padding_mask), is_causal); });
+  };
+  Class<nn::TransformerEncoder>(c, "TransformerEncoder")
+      .def(py::init([](const nn::TransformerEncoderLayer& layer, int64_t num_layers,
+                       std::shared_ptr<nn::UnaryModule> norm, bool enable_nested_tensor, bool mask_check) {
+             auto enc = std::make_shared<nn::TransformerEncoder>(layer, num_layers, norm, enable_nested_tensor,
+                                                                 mask_check);
+             warn_encoder_nested(*enc);
+             return enc;
+           }),
+           py::arg("encoder_layer"), py::arg("num_layers"), py::arg("norm") = py::none(),
+           py::arg("enable_nested_tensor") = true, py::arg("mask_check") = true)
+      .def_readonly("use_nested_tensor", &nn::TransformerEncoder::use_nested_tensor)
+      .def("forward", encoder_forward, py::arg("src"), py::arg("mask") = py::none(),
+           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = py::none())
+      .def("__call__", encoder_forward, py::arg("src"), py::arg("mask") = py::none(),
+           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = py::none());
+
+  auto decoder_forward = [](nn::TransformerDecoder& mod, const Tensor& tgt, const Tensor& memory, OptTensor tgt_mask,
+                            OptTensor memory_mask, OptTensor tgt_key_padding_mask, OptTensor memory_key_padding_mask,
+                            std::optional<bool> tgt_is_causal, bool memory_is_causal) {
+    warn_mismatched_masks(tgt_key_padding_mask, "key_padding_mask", tgt_mask, "attn_mask");
+    warn_mismatched_masks(memory_key_padding_mask, "key_padding_mask", memory_mask, "attn_mask");
+    return released([&] {
+      return mod.forward(tgt, memory, opt(tgt_mask), opt(memory_mask), opt(tgt_key_padding_mask),
+                         opt(memory_key_padding_mask), tgt_is_causal, memory_is_causal);
+    });
+  };
+  Class<nn::TransformerDecoder>(c, "TransformerDecoder")
+      .def(py::init<const nn::TransformerDecoderLayer&, int64_t, std::shared_ptr<nn::UnaryModule>>(),
+           py::arg("decoder_layer"), py::arg("num_layers"), py::arg("norm") = py::none())
+      .def("forward", decoder_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
+           py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
+           py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = py::none(),
+           py::arg("memory_is_causal") = false)
+      .def("__call__", decoder_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
+           py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
+           py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = py::none(),
+           py::arg("memory_is_causal") = false);
+
+  auto transformer_forward = [](nn::Transformer& mod, const Tensor& src, const Tensor& tgt, OptTensor src_mask,
+                                OptTensor tgt_mask, OptTensor memory_mask, OptTensor src_key_padding_mask,
+                                OptTensor tgt_key_padding_mask, OptTensor memory_key_padding_mask,
+                                std::optional<bool> src_is_causal, std::optional<bool> tgt_is_causal,
+                                bool memory_is_causal) {
+    warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask, "mask");
+    warn_mismatched_masks(tgt_key_padding_mask, "key_padding_mask", tgt_mask, "attn_mask");
+    warn_mismatched_masks(memory_key_padding_mask, "key_padding_mask", memory_mask, "attn_mask");
+    return released([&] {
+      return mod.forward(src, tgt, opt(src_mask), opt(tgt_mask), opt(memory_mask), opt(src_key_padding_mask),
+                         opt(tgt_key_padding_mask), opt(memory_key_padding_mask), src_is_causal, tgt_is_causal,
+                         memory_is_causal);
+    });
+  };
+  Class<nn::Transformer>(c, "Transformer")
+      .def(py::init([activation](int64_t d_model, int64_t nhead, int64_t num_encoder_layers,
+                                 int64_t num_decoder_layers, int64_t dim_feedforward, double dropout, py::handle act,
+                                 std::shared_ptr<nn::TransformerEncoder> custom_encoder,
+                                 std::shared_ptr<nn::TransformerDecoder> custom_decoder, double eps, bool batch_first,
+                                 bool norm_first, bool bias, Dtype dtype) {
+             auto t = std::make_shared<nn::Transformer>(d_model, nhead, num_encoder_layers, num_decoder_layers,
+                                                        dim_feedforward, dropout, activation(act, "Transformer"),
+                                                        custom_encoder, custom_decoder, eps, batch_first, norm_first,
+                                                        bias, dtype);
+             if (!custom_encoder) warn_encoder_nested(*t->encoder);
+             return t;
+           }),
+           py::arg("d_model") = 512, py::arg("nhead") = 8, py::arg("num_encoder_layers") = 6,
+           py::arg("num_decoder_layers") = 6, py::arg("dim_feedforward") = 2048, py::arg("dropout") = 0.1,
+           py::arg("activation") = "relu", py::arg("custom_encoder") = py::none(),
+           py::arg("custom_decoder") = py::none(), py::arg("layer_norm_eps") = 1e-5, py::arg("batch_first") = false,
+           py::arg("norm_first") = false, py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
+      .def_static("generate_square_subsequent_mask", &nn::Transformer::generate_square_subsequent_mask, py::arg("sz"),
+                  py::arg("dtype") = Dtype::Float32)
+      .def("forward", transformer_forward, py::arg("src"), py::arg("tgt"), py::arg("src_mask") = py::none(),
+           py::arg("tgt_mask") = py::none(), py::arg("memory_mask") = py::none(),
+           py::arg("src_key_padding_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
+           py::arg("memory_key_padding_mask") = py::none(), py::arg("src_is_causal") = py::none(),
+           py::arg("tgt_is_causal") = py::none(), py::arg("memory_is_causal") = false)
+      .def("__call__", transformer_forward, py::arg("src"), py::arg("tgt"), py::arg("src_mask") = py::none(),
+           py::arg("tgt_mask") = py::none(), py::arg("memory_mask") = py::none(),
+           py::arg("src_key_padding_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
+           py::arg("memory_key_padding_mask") = py::none(), py::arg("src_is_causal") = py::none(),
+           py::arg("tgt_is_causal") = py::none(), py::arg("memory_is_causal") = false);
+}
+
+}  // namespace seqlab::bind

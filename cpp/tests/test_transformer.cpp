@@ -1,0 +1,102 @@
+// MultiheadAttention and the Transformer modules from C++, also run under ASan/UBSan (make
+// asan-test): the explicit-weights path against the fused one (the same attention two ways),
+// causality, deep copies that draw no random numbers, torch's names and folded reprs, and bad
+// input that must throw. Equality with torch is tested in tests/test_transformer.py.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "seqlab/seqlab.hpp"
+
+using namespace seqlab;
+
+namespace {
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  const Tensor d = abs(sub(contiguous(a), contiguous(b)));
+  return d.numel() ? max(d).item<double>() : 0.0;
+}
+
+Tensor causal_mask(int64_t n) { return triu(ones({n, n}, Dtype::Bool), 1); }  // true = masked out
+
+}  // namespace
+
+TEST(MultiheadAttention, WeightsPathEqualsFusedPathWithGradients) {
+  manual_seed(3);
+  nn::MultiheadAttention mha(8, 2, 0.0, true, /*add_bias_kv=*/true, /*add_zero_attn=*/true, std::nullopt,
+                             std::nullopt, false, Dtype::Float64);
+  const Tensor kpm = compare(arange(0, 5, 1, Dtype::Int64), full({3, 1}, 3.0, Dtype::Int64), CompareOp::Ge);
+  Tensor grads[2];
+  Tensor outs[2];
+  for (int path = 0; path < 2; ++path) {
+    manual_seed(4);
+    Tensor x = randn({5, 3, 8}, Dtype::Float64).set_requires_grad(true);
+    auto [out, weights] = mha.forward(x, x, x, kpm, /*need_weights=*/path == 0, causal_mask(5));
+    EXPECT_EQ(weights.defined(), path == 0);
+    sum(mul(out, out)).backward();
+    outs[path] = out.detach();
+    grads[path] = x.grad();
+  }
+  EXPECT_LT(max_abs_diff(outs[0], outs[1]), 1e-12);
+  EXPECT_LT(max_abs_diff(grads[0], grads[1]), 1e-12);
+}
+
+TEST(MultiheadAttention, CausalOutputsDoNotSeeTheFuture) {
+  manual_seed(5);
+  nn::MultiheadAttention mha(4, 2, 0.0, true, false, false, std::nullopt, std::nullopt, false, Dtype::Float64);
+  Tensor x = randn({6, 2, 4}, Dtype::Float64).set_requires_grad(true);
+  Tensor out = mha.forward(x, x, x, Tensor(), false, causal_mask(6)).first;
+  sum(select(out, 0, 2)).backward();
+  const Tensor future = narrow(x.grad(), 0, 3, 3);
+  EXPECT_EQ(max(abs(future)).item<double>(), 0.0);
+}
+
+TEST(Transformer, StacksCopyTheirLayerWithoutDrawingNumbers) {
+  manual_seed(7);
+  nn::TransformerEncoderLayer layer(8, 2, 16, 0.0);
+  const double next_after_layer = rand({1}, Dtype::Float64).item<double>();
+  manual_seed(7);
+  nn::TransformerEncoderLayer same(8, 2, 16, 0.0);
+  nn::TransformerEncoder encoder(same, 3);
+  EXPECT_EQ(rand({1}, Dtype::Float64).item<double>(), next_after_layer);  // the copies drew nothing
+  const auto expected = layer.state_dict();
+  for (const auto& [name, t] : encoder.state_dict()) {
+    const std::string inner = name.substr(name.find('.', std::string("layers.").size()) + 1);
+    EXPECT_EQ(max_abs_diff(t, expected.at(inner)), 0.0) << name;
+  }
+  EXPECT_EQ(encoder.named_parameters().front().first, "layers.0.self_attn.in_proj_weight");
+  EXPECT_NE(encoder.repr().find("(0-2): 3 x TransformerEncoderLayer("), std::string::npos) << encoder.repr();
+  EXPECT_NE(encoder.repr().find("(out_proj): NonDynamicallyQuantizableLinear(in_features=8"), std::string::npos);
+}
+
+TEST(Transformer, ForwardShapesAndCausalDetection) {
+  manual_seed(9);
+  nn::Transformer model(8, 2, 1, 2, 16, 0.0, "gelu", nullptr, nullptr, 1e-5, /*batch_first=*/true);
+  model.eval();
+  const Tensor src = randn({2, 4, 8}), tgt = randn({2, 5, 8});
+  const Tensor mask = nn::Transformer::generate_square_subsequent_mask(5);
+  EXPECT_TRUE(detect_is_causal_mask(mask));
+  EXPECT_TRUE(detect_is_causal_mask(causal_mask(5)));
+  EXPECT_FALSE(detect_is_causal_mask(zeros({5, 5})));
+  const Tensor a = model.forward(src, tgt, Tensor(), mask);
+  const Tensor b = model.forward(src, tgt, Tensor(), mask, Tensor(), Tensor(), Tensor(), Tensor(), std::nullopt,
+                                 /*tgt_is_causal=*/false);
+  EXPECT_EQ(a.shape(), Shape({2, 5, 8}));
+  EXPECT_LT(max_abs_diff(a, b), 1e-5);  // the hint (fused causal) and the mask agree
+}
+
+TEST(Transformer, BadInputThrows) {
+  EXPECT_THROW(nn::MultiheadAttention(10, 3), assertion_error);
+  EXPECT_THROW(nn::MultiheadAttention(0, 1), std::invalid_argument);
+  EXPECT_THROW(nn::TransformerEncoderLayer(8, 2, 16, 0.1, "tanh"), std::runtime_error);
+  nn::MultiheadAttention mha(8, 2);
+  const Tensor x = randn({5, 3, 8});
+  EXPECT_THROW(mha.forward(x, x, x, Tensor(), true, zeros({5, 6}, Dtype::Bool)), std::runtime_error);
+  EXPECT_THROW(mha.forward(x, x, randn({4, 3, 8})), assertion_error);
+  EXPECT_THROW(mha.forward(x, x, x, zeros({3, 5}, Dtype::Int64)), assertion_error);
+  EXPECT_THROW(mha.forward(randn({1, 5, 3, 8}), x, x), assertion_error);
+  EXPECT_THROW(mha.forward(x, x, x, Tensor(), false, Tensor(), true, /*is_causal=*/true), std::runtime_error);
+  nn::Transformer model(8, 2, 1, 1, 16);
+  EXPECT_THROW(model.forward(randn({4, 2, 8}), randn({5, 3, 8})), std::runtime_error);
+}

@@ -1,0 +1,352 @@
+"""Multi-head attention and the Transformer (Vaswani et al. 2017, "Attention Is All You Need"),
+with torch.nn's names, arguments, defaults, submodule and parameter names, initialisation and
+reprs: MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
+TransformerDecoder, Transformer (https://pytorch.org/docs/stable/nn.html#transformer-layers).
+
+A torch state dict loads into them and back unchanged. The modules only hold parameters and
+options; each layer's forward is one C++ functional (cpp/src/ops/multihead_attention.cpp,
+cpp/src/ops/transformer.cpp), the one the C++ twins in cpp/include/seqlab/nn/transformer.hpp
+call too. The stacks call their layers in turn, as torch's do, so hooks and subclasses of the
+layers work. Tests: tests/test_transformer.py, tests/test_nn_twins.py."""
+import copy
+import warnings
+
+from .. import _core
+from .._device import device as _device
+from .._tensor import float32
+from . import functional as F
+from . import init
+from .containers import ModuleList
+from .layers import GELU, Dropout, LayerNorm, Linear, NonDynamicallyQuantizableLinear, ReLU, _empty, _factory
+from .module import Module, Parameter
+
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
+           "TransformerDecoder", "Transformer"]
+
+
+class MultiheadAttention(Module):
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O, head_i = softmax(Q W_Q^i (K W_K^i)^T / sqrt(d)) V W_V^i
+    (Vaswani et al. 2017, §3.2.2), over num_heads heads of embed_dim // num_heads each.
+
+    Parameters, in torch's order: in_proj_weight (3*embed_dim, embed_dim) — or q_proj_weight,
+    k_proj_weight (embed_dim, kdim), v_proj_weight (embed_dim, vdim) when kdim or vdim differ —,
+    in_proj_bias (3*embed_dim), out_proj (a Linear), bias_k and bias_v (1, 1, embed_dim) with
+    add_bias_kv. forward(query, key, value, key_padding_mask=None, need_weights=True,
+    attn_mask=None, average_attn_weights=True, is_causal=False) -> (attn_output, attn_weights or None).
+    Bool masks are True where attention is not allowed; float masks are added to the scores."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        _core.check_multihead_attention_args(embed_dim, num_heads)
+        dtype = _factory(device, dtype)
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(_empty((embed_dim, embed_dim), dtype))
+            self.k_proj_weight = Parameter(_empty((embed_dim, self.kdim), dtype))
+            self.v_proj_weight = Parameter(_empty((embed_dim, self.vdim), dtype))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(_empty((3 * embed_dim, embed_dim), dtype))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(_empty((3 * embed_dim,), dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        if add_bias_kv:
+            self.bias_k = Parameter(_empty((1, 1, embed_dim), dtype))
+            self.bias_v = Parameter(_empty((1, 1, embed_dim), dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        # torch's order (out_proj drew its numbers when it was made): Glorot-uniform projections,
+        # zero biases, Glorot-normal bias_k and bias_v.
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        return _core.multihead_attention(query, key, value, _mha_params(self), self.training, key_padding_mask,
+                                         need_weights, attn_mask, average_attn_weights, is_causal)
+
+
+def _mha_params(m):
+    """What the C++ functionals take of a MultiheadAttention: its options and parameters."""
+    return _core.MultiheadAttentionParams(
+        embed_dim=m.embed_dim, num_heads=m.num_heads, dropout=m.dropout, add_zero_attn=m.add_zero_attn,
+        batch_first=m.batch_first, in_proj_weight=m.in_proj_weight, q_proj_weight=m.q_proj_weight,
+        k_proj_weight=m.k_proj_weight, v_proj_weight=m.v_proj_weight, in_proj_bias=m.in_proj_bias,
+        out_proj_weight=m.out_proj.weight, out_proj_bias=m.out_proj.bias, bias_k=m.bias_k, bias_v=m.bias_v)
+
+
+def _linear_params(m):
+    return _core.LinearParams(m.weight, m.bias)
+
+
+def _norm_params(m):
+    return _core.LayerNormParams(m.normalized_shape, m.weight, m.bias, m.eps)
+
+
+def _get_activation_fn(activation, layer):
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation} ({layer})")
+
+
+def _activation_arg(fn):
+    """relu and gelu run as C++ ops; anything else is called back (a module keeps its hooks)."""
+    if fn is F.relu:
+        return "relu"
+    if fn is F.gelu:
+        return "gelu"
+    return fn
+
+
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: the feed-forward W_2 dropout(act(W_1 x + b_1)) + b_2
+    (§3.3), the activation ('relu', 'gelu' or a callable), post-LN (the paper's) or pre-LN
+    (norm_first, Xiong et al. 2020)."""
+
+    def _set_activation(self, activation):
+        if isinstance(activation, str):
+            activation = _get_activation_fn(activation, type(self).__name__)
+        if activation is F.relu or isinstance(activation, ReLU):
+            self.activation_relu_or_gelu = 1
+        elif activation is F.gelu or isinstance(activation, GELU):
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
+        self.activation = activation
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    """Self-attention then a feed-forward network, each with dropout, a residual connection and
+    LayerNorm (§3.1): x = norm1(x + SA(x)); x = norm2(x + FF(x)), or with norm_first
+    x = x + SA(norm1(x)); x = x + FF(norm2(x)).
+    forward(src, src_mask=None, src_key_padding_mask=None, is_causal=False)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self._set_activation(activation)
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        params = _core.TransformerEncoderLayerParams(
+            self_attn=_mha_params(self.self_attn), linear1=_linear_params(self.linear1),
+            linear2=_linear_params(self.linear2), norm1=_norm_params(self.norm1), norm2=_norm_params(self.norm2),
+            dropout=self.dropout.p, dropout1=self.dropout1.p, dropout2=self.dropout2.p,
+            activation=_activation_arg(self.activation), norm_first=self.norm_first)
+        return _core.transformer_encoder_layer(src, params, self.training, src_mask, src_key_padding_mask, is_causal)
+
+
+class TransformerDecoderLayer(_TransformerLayer):
+    """Masked self-attention, attention over the encoder's output (memory), then a feed-forward
+    network, each with dropout, a residual connection and LayerNorm (§3.1; pre-LN with norm_first).
+    forward(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+    memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
+                                                 **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self._set_activation(activation)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        params = _core.TransformerDecoderLayerParams(
+            self_attn=_mha_params(self.self_attn), multihead_attn=_mha_params(self.multihead_attn),
+            linear1=_linear_params(self.linear1), linear2=_linear_params(self.linear2),
+            norm1=_norm_params(self.norm1), norm2=_norm_params(self.norm2), norm3=_norm_params(self.norm3),
+            dropout=self.dropout.p, dropout1=self.dropout1.p, dropout2=self.dropout2.p, dropout3=self.dropout3.p,
+            activation=_activation_arg(self.activation), norm_first=self.norm_first)
+        return _core.transformer_decoder_layer(tgt, memory, params, self.training, tgt_mask, memory_mask,
+                                               tgt_key_padding_mask, memory_key_padding_mask, tgt_is_causal,
+                                               memory_is_causal)
+
+
+def _seq_len(src, batch_first):
+    """torch's _get_seq_len: the length of the sequence dim of (S, E), (S, N, E) or (N, S, E)."""
+    return src.shape[0] if src.dim() == 2 else src.shape[1 if batch_first else 0]
+
+
+def _why_not_nested(layer):
+    if not isinstance(layer, TransformerEncoderLayer):
+        return "encoder_layer was not TransformerEncoderLayer"
+    sa = layer.self_attn
+    return _core.transformer_encoder_why_not_nested(
+        True, layer.norm_first, sa.batch_first, sa._qkv_same_embed_dim, sa.in_proj_bias is not None,
+        bool(layer.activation_relu_or_gelu), layer.norm1.eps, layer.norm2.eps, sa.num_heads)
+
+
+class TransformerEncoder(Module):
+    """num_layers copies of encoder_layer (layers.0, layers.1, ...), applied in turn, then norm if
+    given. forward(src, mask=None, src_key_padding_mask=None, is_causal=None); is_causal=None
+    detects a causal mask. In eval mode, without gradients, torch runs batch_first layers with a
+    padding mask on nested tensors and returns zeros at the padded positions (before norm);
+    seqlab gives the same values (DESIGN.md, "Transformer")."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                          stacklevel=2)
+            self.use_nested_tensor = False
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask = _core.canonical_mask(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
+                                                    src.dtype)
+        mask = _core.canonical_mask(mask, "mask", None, "", src.dtype)
+        first = self.layers[0]
+        padded = None
+        if self.use_nested_tensor:  # then the layers are TransformerEncoderLayers
+            params = [first.self_attn.in_proj_weight, first.self_attn.in_proj_bias, first.self_attn.out_proj.weight,
+                      first.self_attn.out_proj.bias, first.norm1.weight, first.norm1.bias, first.norm2.weight,
+                      first.norm2.bias, first.linear1.weight, first.linear1.bias, first.linear2.weight,
+                      first.linear2.bias]
+            padded = _core.transformer_encoder_nested_padding(src, src_key_padding_mask, mask, True, first.training,
+                                                              self.mask_check, params)
+        is_causal = _core.detect_is_causal_mask(mask, is_causal, _seq_len(src, first.self_attn.batch_first))
+        output = src
+        for mod in self.layers:
+            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if padded is not None:
+            output = output.masked_fill(padded.unsqueeze(-1), 0.0)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+
+class TransformerDecoder(Module):
+    """num_layers copies of decoder_layer, applied in turn to (tgt, memory), then norm if given.
+    forward(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+    memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False)."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        seq_len = _seq_len(tgt, self.layers[0].self_attn.batch_first)
+        tgt_is_causal = _core.detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
+        output = tgt
+        for mod in self.layers:
+            output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                         tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+
+class Transformer(Module):
+    """The encoder-decoder model of Vaswani et al. 2017: encoder (a TransformerEncoder of
+    num_encoder_layers layers and a final LayerNorm) and decoder (the same for the decoder), or
+    custom_encoder / custom_decoder; every matrix then Glorot-uniform, as torch.
+    forward(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+    tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None,
+    tgt_is_causal=None, memory_is_causal=False) -> the decoder's output."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                 dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            encoder_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                                    layer_norm_eps, batch_first, norm_first, bias, **kw)
+            encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            decoder_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                                    layer_norm_eps, batch_first, norm_first, bias, **kw)
+            decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        _core.check_transformer_inputs(src, tgt, self.d_model, self.batch_first)
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """(sz, sz) float mask: -inf above the diagonal (position i may not attend to j > i), 0 elsewhere."""
+        if device is not None and _device(device).type != "cpu":
+            raise RuntimeError(f"seqlab runs on the CPU only; got device {device!r}")
+        return _core.generate_square_subsequent_mask(sz, float32 if dtype is None else dtype)
+
+    def _reset_parameters(self):
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
