@@ -263,3 +263,17 @@ def test_errors_name_the_op_and_the_shapes():
     with pytest.raises(RuntimeError, match="floating point"):
         sdpa(seqlab.ones(2, 2, dtype=seqlab.int64), seqlab.ones(2, 2, dtype=seqlab.int64),
              seqlab.ones(2, 2, dtype=seqlab.int64))
+
+
+def test_a_float32_mask_serves_a_float64_query_as_in_torch(rng):
+    """torch accepts "bool or float or the query's dtype": the float32 causal mask of
+    generate_square_subsequent_mask works in a model moved to float64; float64 into float32 does not."""
+    q, k, v = qkv(rng, (2, 3), 6, 6, 4, 4, np.float64)
+    m = np.triu(np.full((6, 6), -np.inf, dtype=np.float32), 1)
+    assert_matches_torch(*both({"attn_mask": seqlab.tensor(m)}, {"attn_mask": torch.tensor(m)}), [q, k, v])
+    q32, k32, v32 = (seqlab.tensor(x.astype(np.float32)) for x in (q, k, v))
+    assert_raises_like_torch(
+        lambda: F.scaled_dot_product_attention(q32, k32, v32, attn_mask=seqlab.tensor(m.astype(np.float64))),
+        lambda: TF.scaled_dot_product_attention(*(torch.tensor(x.astype(np.float32)) for x in (q, k, v)),
+                                                attn_mask=torch.tensor(m.astype(np.float64))),
+        "attn_mask dtype to be bool or float")

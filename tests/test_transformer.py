@@ -682,8 +682,9 @@ def test_bad_arguments_raise_torchs_errors():
     x_t, x_s = torch.zeros(L, N, E), seqlab.zeros(L, N, E)
     assert_raises_like_torch(lambda: sm(x_s, x_s, x_s, is_causal=True), lambda: tm(x_t, x_t, x_t, is_causal=True),
                              "MultiheadAttention: Need attn_mask if specifying the is_causal hint")
-    # A float mask of another dtype than the query's (seqlab would otherwise promote the result).
-    with pytest.raises(RuntimeError, match="MultiheadAttention: expected attn_mask to be bool or of the query's dtype"):
+    # A float mask of another dtype than the query's, float32 excepted (as torch's attention).
+    with pytest.raises(RuntimeError, match="MultiheadAttention: expected attn_mask to be bool, float32 or of the "
+                                           "query's dtype"):
         sm(x_s, x_s, x_s, attn_mask=seqlab.zeros(L, L, dtype=seqlab.float64))
 
 
@@ -710,3 +711,20 @@ def test_transformer_bad_input_raises_torchs_errors():
     layer = nn.TransformerEncoderLayer(E, H, dim_feedforward=16, activation=boom)
     with pytest.raises(KeyError, match="inside the activation"):
         layer(seqlab.zeros(L, N, E))
+
+
+def test_float32_causal_mask_in_a_float64_encoder_as_torch():
+    """PyTorch's word-LM script builds its float32 mask and moves the model to float64: torch's
+    attention accepts a float32 mask whatever the query's float dtype."""
+    torch.manual_seed(0)
+    th = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2,
+                                     enable_nested_tensor=False).double()
+    sl = seqlab.nn.TransformerEncoder(seqlab.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2,
+                                      enable_nested_tensor=False).double()
+    sl.load_state_dict({k: seqlab.tensor(v.numpy()) for k, v in th.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((5, 3, 8))
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(5)
+    assert mask.dtype == torch.float32
+    out_t = th(torch.tensor(x), mask=mask)
+    out_s = sl(seqlab.tensor(x), mask=seqlab.nn.Transformer.generate_square_subsequent_mask(5))
+    np.testing.assert_allclose(out_s.detach().numpy(), out_t.detach().numpy(), atol=1e-10, rtol=1e-10)

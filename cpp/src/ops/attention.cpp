@@ -117,7 +117,8 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value, co
 
   if (attn_mask.defined()) {
     const Dtype md = attn_mask.dtype();
-    SEQLAB_CHECK(md == Dtype::Bool || md == query.dtype(),
+    // torch accepts bool, float32 (whatever the query's float dtype) or the query's dtype
+    SEQLAB_CHECK(md == Dtype::Bool || md == Dtype::Float32 || md == query.dtype(),
                  "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: ",
                  c10_name(md), " and  query.dtype: ", c10_name(query.dtype()), " instead.");
     Shape scores = r.batch;
@@ -131,7 +132,7 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value, co
     SEQLAB_CHECK(fits, kOp, ": attn_mask of shape ", shape_str(attn_mask.shape()),
                  " does not broadcast to the attention scores' shape ", shape_str(scores));
     MaskView& mv = r.p.mask;
-    mv.mask = expand(attn_mask, scores);
+    mv.mask = expand(md == Dtype::Bool || md == query.dtype() ? attn_mask : to_dtype(attn_mask, query.dtype()), scores);
     const Shape& st = mv.mask.strides();
     const int64_t nb = static_cast<int64_t>(r.batch.size());
     mv.stride_i = st[nb];

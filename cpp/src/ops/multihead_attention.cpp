@@ -81,12 +81,15 @@ bool check_ranks(const Tensor& query, const Tensor& key, const Tensor& value, co
   return false;
 }
 
-// A float mask is added to scores of the query's dtype: torch refuses another float dtype (baddbmm
-// and SDPA); seqlab would promote the result silently, so it refuses too.
+// A float mask is added to scores of the query's dtype. torch's attention accepts float32 masks
+// whatever the query's float dtype ("bool or float or ... the query dtype", so the float32 mask of
+// generate_square_subsequent_mask works in a model moved to float64) and refuses other mismatches;
+// canonical_mask converts the accepted float32 mask to the query's dtype.
 void check_float_mask_dtype(const Tensor& mask, const char* name, Dtype dtype) {
   if (!mask.defined() || !is_floating(mask.dtype())) return;
-  SEQLAB_CHECK_TYPE(mask.dtype() == dtype, kName, "expected ", name,
-                    " to be bool or of the query's dtype (", dtype_name(dtype), "), got ", dtype_name(mask.dtype()));
+  SEQLAB_CHECK_TYPE(mask.dtype() == dtype || mask.dtype() == Dtype::Float32, kName, "expected ", name,
+                    " to be bool, float32 or of the query's dtype (", dtype_name(dtype), "), got ",
+                    dtype_name(mask.dtype()));
 }
 
 struct Projected {
@@ -158,7 +161,11 @@ void check_multihead_attention_args(int64_t embed_dim, int64_t num_heads) {
 }
 
 Tensor canonical_mask(const Tensor& mask, const std::string& mask_name, Dtype dtype) {
-  if (!mask.defined() || is_floating(mask.dtype())) return mask;
+  if (!mask.defined()) return mask;
+  if (is_floating(mask.dtype())) {
+    check_float_mask_dtype(mask, mask_name.c_str(), dtype);
+    return mask.dtype() == dtype ? mask : to_dtype(mask, dtype);
+  }
   SEQLAB_CHECK_ASSERT(mask.dtype() == Dtype::Bool, "only bool and floating types of ", mask_name,
                       " are supported (got ", dtype_name(mask.dtype()), ")");
   return masked_fill(zeros(mask.shape(), dtype), mask, -std::numeric_limits<double>::infinity());
