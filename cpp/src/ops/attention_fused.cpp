@@ -12,8 +12,11 @@
 // dK and dV rows belong to one task; dQ rows are shared, so each thread sums into its own copy.
 // Dropout multiplies P by the regenerated mask z/(1−p) before V (l counts the undropped P), and
 // dP by the same factor in the backward.
-// The block products use the packed panel kernel of the recurrent layers (simd/panel_gemm.hpp):
-// every operand is packed once per call, block by block, so no product packs anything.
+// The block products use the panel kernel of the recurrent layers (simd/panel_gemm.hpp). Operands
+// that are row-major blocks (V and dO, Q and K rows) are read in place when their width is a
+// multiple of the panel width (head sizes 64, 128, ...); only the transposed operands are packed:
+// Kᵀ (with the scale folded in) once per forward, Kᵀ and Vᵀ of one key block per backward task.
+// So the backward's scratch is a few blocks per thread, and its memory is the gradients'.
 // Tests: tests/test_attention.py (against the composed oracle and torch), cpp/tests/test_attention.cpp.
 #include <algorithm>
 #include <cmath>
@@ -40,9 +43,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // contiguous chunks, and under a causal mask block b costs ∝ b, so neighbours pair cheap with dear.
 int64_t zigzag(int64_t r, int64_t blocks) { return r % 2 == 0 ? r / 2 : blocks - 1 - r / 2; }
 
-// One operand of the block products, packed per (n, block) into the panels of panel_gemm.
-//   rows:       block b of X (len × width) as B = X[b0:b0+B, :]   (K = block rows, N = width)
-//   transposed: block b of X as B = X[b0:b0+B, :]ᵀ               (K = width, N = block rows)
+// Kᵀ packed per (n, key block) into the panels of panel_gemm, multiplied by `mult` (the scale).
 template <typename T>
 struct Packed {
   std::unique_ptr<T[]> data;
@@ -50,23 +51,40 @@ struct Packed {
   const T* at(int64_t n, int64_t b) const { return data.get() + (n * blocks + b) * slot; }
 };
 
+// Block b of X (len × width) as the product's B = X[b0:b0+B, :]ᵀ (K = width, N = block rows).
 template <typename T>
-Packed<T> pack_blocks(const T* X, int64_t N, int64_t len, int64_t width, int64_t B, bool transposed, int64_t w) {
+void pack_transposed(const T* X, int64_t rows, int64_t width, int64_t w, T mult, T* dst) {
+  simd::pack_panels(X, width, rows, int64_t(1), width, w, dst);
+  if (mult != T(1))
+    for (int64_t i = 0, n = ceil_div(rows, w) * width * w; i < n; ++i) dst[i] *= mult;
+}
+
+template <typename T>
+Packed<T> pack_blocks(const T* X, int64_t N, int64_t len, int64_t width, int64_t B, int64_t w, T mult) {
   Packed<T> p;
   p.blocks = ceil_div(len, B);
-  p.slot = transposed ? ceil_div(B, w) * width * w : ceil_div(width, w) * B * w;
+  p.slot = ceil_div(B, w) * width * w;
   p.data.reset(new T[static_cast<size_t>(std::max<int64_t>(1, N * p.blocks * p.slot))]);
-  const int64_t tasks = N * p.blocks;
-  parallel_for(tasks, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, B * width)), [&](int64_t s, int64_t e) {
+  parallel_for(N * p.blocks, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, B * width)), [&](int64_t s, int64_t e) {
     for (int64_t t = s; t < e; ++t) {
-      const int64_t n = t / p.blocks, b = t % p.blocks, b0 = b * B, rows = std::min(B, len - b0);
-      const T* src = X + (n * len + b0) * width;
-      T* dst = p.data.get() + t * p.slot;
-      if (transposed) simd::pack_panels(src, width, rows, int64_t(1), width, w, dst);
-      else simd::pack_panels(src, rows, width, width, int64_t(1), w, dst);
+      const int64_t n = t / p.blocks, b0 = (t % p.blocks) * B;
+      pack_transposed(X + (n * len + b0) * width, std::min(B, len - b0), width, w, mult, p.data.get() + t * p.slot);
     }
   });
   return p;
+}
+
+// C (+)= A · X for X (K × N) row-major with row stride ldx: read in place when N is a multiple of
+// the panel width, else packed into `scratch` (ceil(N/w)·K·w elements) first.
+template <typename T>
+void gemm_rows(const T* A, int64_t lda, int64_t M, int64_t K, const T* X, int64_t ldx, int64_t N, T* C, int64_t ldc,
+               bool accumulate, int64_t w, T* scratch) {
+  if (N % w == 0) {
+    simd::strided_gemm(A, lda, M, K, X, ldx, N, C, ldc, accumulate);
+    return;
+  }
+  simd::pack_panels(X, K, N, ldx, int64_t(1), w, scratch);
+  simd::panel_gemm(A, lda, M, K, scratch, N, 0, ceil_div(N, w), C, ldc, accumulate);
 }
 
 template <typename T>
@@ -102,10 +120,10 @@ struct Ctx {
   }
 
   // s[r, c] = scale · q_i·k_j + M[i, j] (−∞ where masked or j > i under causal) for the rows
-  // i0 + r, r < rows, and keys j0 + c, c < cols; s has leading dimension kBc; qs is scale · Q.
-  void scores(const T* qs, int64_t n, int64_t i0, int64_t rows, int64_t j0, int64_t cols, const T* kT_panels,
-              T* s) const {
-    simd::panel_gemm(qs + (n * L + i0) * E, E, rows, E, kT_panels, cols, 0, ceil_div(cols, w), s, kBc, false);
+  // i0 + r, r < rows, and keys j0 + c, c < cols; s has leading dimension kBc; kT_panels hold scale · Kᵀ.
+  void scores(int64_t n, int64_t i0, int64_t rows, int64_t j0, int64_t cols, const T* kT_panels, T* s) const {
+    simd::panel_gemm(p.q.data<T>() + (n * L + i0) * E, E, rows, E, kT_panels, cols, 0, ceil_div(cols, w), s, kBc,
+                     false);
     constexpr T ninf = -std::numeric_limits<T>::infinity();
     const MaskView& mv = p.mask;
     for (int64_t r = 0; r < rows; ++r) {
@@ -124,17 +142,6 @@ struct Ctx {
     }
   }
 
-  // scale · Q, once per call, so that the scores come out of the product scaled.
-  std::unique_ptr<T[]> scaled_query() const {
-    const T* q = p.q.data<T>();
-    std::unique_ptr<T[]> qs(new T[std::max<int64_t>(1, N * L * E)]);
-    T* d = qs.get();
-    parallel_for(N * L * E, 32768, [&](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) d[i] = q[i] * scale;
-    });
-    return qs;
-  }
-
   // The last key a block of query rows [i0, i0 + rows) can see under the causal mask, exclusive.
   int64_t key_end(int64_t i0, int64_t rows) const { return p.causal ? std::min(S, i0 + rows) : S; }
 };
@@ -142,11 +149,11 @@ struct Ctx {
 // ---------------------------------------------------------------------------------------------
 // Forward: out (N, L, Ev) and lse (N, L).
 template <typename T>
-void forward(const Ctx<T>& c, const Packed<T>& kT, const Packed<T>& vp, T* out, T* lse) {
+void forward(const Ctx<T>& c, const Packed<T>& kT, T* out, T* lse) {
   const int64_t qblocks = ceil_div(c.L, kBr);
-  const std::unique_ptr<T[]> qs = c.scaled_query();
+  const T* v = c.p.v.template data<T>();
   parallel_for(c.N * qblocks, 1, [&](int64_t t0, int64_t t1) {
-    std::unique_ptr<T[]> s(new T[kBr * kBc]);
+    std::unique_ptr<T[]> s(new T[kBr * kBc]), pack(new T[ceil_div(c.Ev, c.w) * c.w * kBc]);
     T m[kBr];
     double l[kBr];
     constexpr T ninf = -std::numeric_limits<T>::infinity();
@@ -160,7 +167,7 @@ void forward(const Ctx<T>& c, const Packed<T>& kT, const Packed<T>& vp, T* out, 
       const int64_t kend = c.key_end(i0, rows);
       for (int64_t kb = 0; kb * kBc < kend; ++kb) {
         const int64_t j0 = kb * kBc, cols = std::min(kBc, c.S - j0);
-        c.scores(qs.get(), n, i0, rows, j0, cols, kT.at(n, kb), s.get());
+        c.scores(n, i0, rows, j0, cols, kT.at(n, kb), s.get());
         for (int64_t r = 0; r < rows; ++r) {
           T* sr = s.get() + r * kBc;
           const T mx = std::max(m[r], simd::reduce_max(sr, cols));
@@ -179,7 +186,7 @@ void forward(const Ctx<T>& c, const Packed<T>& kT, const Packed<T>& vp, T* out, 
             for (int64_t j = 0; j < cols; ++j) sr[j] *= c.drop_factor(n, i0 + r, j0 + j);
         }
         // O += P V_block
-        simd::panel_gemm(s.get(), kBc, rows, cols, vp.at(n, kb), c.Ev, 0, ceil_div(c.Ev, c.w), o, c.Ev, true);
+        gemm_rows(s.get(), kBc, rows, cols, v + (n * c.S + j0) * c.Ev, c.Ev, c.Ev, o, c.Ev, true, c.w, pack.get());
       }
       for (int64_t r = 0; r < rows; ++r) {
         T* orow = o + r * c.Ev;
@@ -207,41 +214,46 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
     }
   });
   const T* q = c.p.q.template data<T>();
-  const std::unique_ptr<T[]> qs = c.scaled_query();
   const T* k = c.p.k.template data<T>();
   const T* v = c.p.v.template data<T>();
-  const Packed<T> kT = pack_blocks(k, N, S, E, kBc, true, w);     // S = Q Kᵀ
-  const Packed<T> vT = pack_blocks(v, N, S, Ev, kBc, true, w);    // dP = dO Vᵀ
-  const Packed<T> kr = pack_blocks(k, N, S, E, kBc, false, w);    // dQ += dS K
-  const Packed<T> qr = pack_blocks(q, N, L, E, kBr, false, w);    // dK += dSᵀ Q
-  const Packed<T> dor = pack_blocks(dout, N, L, Ev, kBr, false, w);  // dV += Pᵀ dO
-
   const int64_t kblocks = ceil_div(S, kBc), qblocks = ceil_div(L, kBr), tasks = N * kblocks;
   const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), tasks));
-  // Each chunk of tasks sums its dQ into its own buffer (chunk 0 writes dq itself).
-  std::vector<std::unique_ptr<T[]>> dq_extra(static_cast<size_t>(chunks - 1));
+  // Tasks are dealt to chunks by whole heads when there are enough heads, so that no two chunks
+  // write the same dQ rows; otherwise each chunk but the first sums its dQ into its own buffer.
+  const bool by_head = N >= chunks;
+  std::vector<std::unique_ptr<T[]>> dq_extra(by_head ? 0 : static_cast<size_t>(chunks - 1));
   std::fill(dq, dq + N * L * E, T(0));
   parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
+    const int64_t wide = std::max(E, Ev);
     std::unique_ptr<T[]> P(new T[kBr * kBc]), dS(new T[kBr * kBc]), T_(new T[kBc * kBr]);
     std::unique_ptr<T[]> dk_acc(new T[kBc * E]), dv_acc(new T[kBc * Ev]);
+    std::unique_ptr<T[]> kT(new T[ceil_div(kBc, w) * E * w]), vT(new T[ceil_div(kBc, w) * Ev * w]);
+    std::unique_ptr<T[]> pack(new T[ceil_div(wide, w) * w * std::max(kBr, kBc)]);
     for (int64_t chunk = c0; chunk < c1; ++chunk) {
       T* dqc = dq;
-      if (chunk > 0) {
+      if (chunk > 0 && !by_head) {
         dq_extra[chunk - 1].reset(new T[N * L * E]);
         dqc = dq_extra[chunk - 1].get();
         std::fill(dqc, dqc + N * L * E, T(0));
       }
-      const int64_t t_begin = chunk * tasks / chunks, t_end = (chunk + 1) * tasks / chunks;
+      const int64_t t_begin = by_head ? chunk * N / chunks * kblocks : chunk * tasks / chunks;
+      const int64_t t_end = by_head ? (chunk + 1) * N / chunks * kblocks : (chunk + 1) * tasks / chunks;
       for (int64_t t = t_begin; t < t_end; ++t) {
         const int64_t n = t / kblocks, kb = zigzag(t % kblocks, kblocks);
         const int64_t j0 = kb * kBc, cols = std::min(kBc, S - j0);
+        const T* kj = k + (n * S + j0) * E;  // this task's keys and values, rows j0 ... j0 + cols
+        const T* vj = v + (n * S + j0) * Ev;
+        pack_transposed(kj, cols, E, w, c.scale, kT.get());
+        pack_transposed(vj, cols, Ev, w, T(1), vT.get());
         std::fill(dk_acc.get(), dk_acc.get() + cols * E, T(0));
         std::fill(dv_acc.get(), dv_acc.get() + cols * Ev, T(0));
         const int64_t qb0 = c.p.causal ? j0 / kBr : 0;  // rows i < j0 see none of these keys
         for (int64_t qb = qb0; qb < qblocks; ++qb) {
           const int64_t i0 = qb * kBr, rows = std::min(kBr, L - i0);
+          const T* qi = q + (n * L + i0) * E;
+          const T* doi = dout + (n * L + i0) * Ev;
           // in the forward pass this was: P = softmax(s) = e^(s − lse)
-          c.scores(qs.get(), n, i0, rows, j0, cols, kT.at(n, kb), P.get());
+          c.scores(n, i0, rows, j0, cols, kT.get(), P.get());
           for (int64_t r = 0; r < rows; ++r) {  // 0 where masked; lse = +∞ on dead rows
             T* pr = P.get() + r * kBc;
             simd::exp_sum(pr, lse[n * L + i0 + r], pr, cols);
@@ -252,10 +264,9 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
               const T pz = P[r * kBc + j];
               T_[j * kBr + r] = c.dropout() ? pz * c.drop_factor(n, i0 + r, j0 + j) : pz;
             }
-          simd::panel_gemm(T_.get(), kBr, cols, rows, dor.at(n, qb), Ev, 0, ceil_div(Ev, w), dv_acc.get(), Ev, true);
+          gemm_rows(T_.get(), kBr, cols, rows, doi, Ev, Ev, dv_acc.get(), Ev, true, w, pack.get());
           // dP = (dO Vᵀ) ∘ Z;  dS = scale · P ∘ (dP − D_i)
-          simd::panel_gemm(dout + (n * L + i0) * Ev, Ev, rows, Ev, vT.at(n, kb), cols, 0, ceil_div(cols, w),
-                           dS.get(), kBc, false);
+          simd::panel_gemm(doi, Ev, rows, Ev, vT.get(), cols, 0, ceil_div(cols, w), dS.get(), kBc, false);
           for (int64_t r = 0; r < rows; ++r) {
             const T d = D[n * L + i0 + r];
             T* ds = dS.get() + r * kBc;
@@ -265,12 +276,11 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
             for (int64_t j = 0; j < cols; ++j) ds[j] = c.scale * pr[j] * (ds[j] - d);
           }
           // dQ += dS K      (in the forward pass this was: s = scale · Q Kᵀ)
-          simd::panel_gemm(dS.get(), kBc, rows, cols, kr.at(n, kb), E, 0, ceil_div(E, w), dqc + (n * L + i0) * E, E,
-                           true);
+          gemm_rows(dS.get(), kBc, rows, cols, kj, E, E, dqc + (n * L + i0) * E, E, true, w, pack.get());
           // dK += dSᵀ Q
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t j = 0; j < cols; ++j) T_[j * kBr + r] = dS[r * kBc + j];
-          simd::panel_gemm(T_.get(), kBr, cols, rows, qr.at(n, qb), E, 0, ceil_div(E, w), dk_acc.get(), E, true);
+          gemm_rows(T_.get(), kBr, cols, rows, qi, E, E, dk_acc.get(), E, true, w, pack.get());
         }
         std::copy(dk_acc.get(), dk_acc.get() + cols * E, dk + (n * S + j0) * E);
         std::copy(dv_acc.get(), dv_acc.get() + cols * Ev, dv + (n * S + j0) * Ev);
@@ -294,9 +304,8 @@ Tensor sdpa_fused(const Problem& p) {
   dispatch_float(p.q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
     using T = decltype(tag);
     const Ctx<T> c(p);
-    const Packed<T> kT = pack_blocks(p.k.data<T>(), N, S, c.E, kBc, true, c.w);
-    const Packed<T> vp = pack_blocks(p.v.data<T>(), N, S, Ev, kBc, false, c.w);
-    forward(c, kT, vp, out.data<T>(), lse.data<T>());
+    const Packed<T> kT = pack_blocks(p.k.data<T>(), N, S, c.E, kBc, c.w, c.scale);
+    forward(c, kT, out.data<T>(), lse.data<T>());
   });
   if (any_requires_grad({p.q, p.k, p.v})) {
     Problem pb = p;  // the options and the mask; q, k, v are saved (version-checked) below

@@ -33,10 +33,20 @@ void panel_gemm(const float* A, int64_t lda, int64_t M, int64_t K, const float* 
 void panel_gemm(const double* A, int64_t lda, int64_t M, int64_t K, const double* panels, int64_t N, int64_t p0,
                 int64_t p1, double* C, int64_t ldc, bool accumulate);
 
+// C (M × N) (accumulate ? += : =) A (M × K) · B (K × N) for B row-major (element (k, n) at
+// B[k·ldb + n]) with N a multiple of panel_width(): the panels are read in place, unpacked (the
+// attention kernel's operands that are already row-major blocks: no copy, no memory).
+void strided_gemm(const float* A, int64_t lda, int64_t M, int64_t K, const float* B, int64_t ldb, int64_t N, float* C,
+                  int64_t ldc, bool accumulate);
+void strided_gemm(const double* A, int64_t lda, int64_t M, int64_t K, const double* B, int64_t ldb, int64_t N,
+                  double* C, int64_t ldc, bool accumulate);
+
+// Panel p starts at panels + p·pstride and its row k at + k·kstride (packed: K·w and w;
+// a row-major B: w and ldb).
 struct PanelGemmKernel {
   template <class Arch, class T>
-  void operator()(Arch, const T* A, int64_t lda, int64_t M, int64_t K, const T* panels, int64_t N, int64_t p0,
-                  int64_t p1, T* C, int64_t ldc, bool accumulate) const noexcept;
+  void operator()(Arch, const T* A, int64_t lda, int64_t M, int64_t K, const T* panels, int64_t pstride,
+                  int64_t kstride, int64_t N, int64_t p0, int64_t p1, T* C, int64_t ldc, bool accumulate) const noexcept;
 };
 struct PanelWidthKernel {
   template <class Arch, class T>

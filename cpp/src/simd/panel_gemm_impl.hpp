@@ -15,14 +15,15 @@ namespace panel_detail {
 // MR rows of C against one panel (2 registers wide): the MR × 2 accumulators stay in registers
 // (MR = 6: 12 accumulators + 2 panel registers + 1 broadcast fit the 16 registers of SSE2/AVX2).
 template <int MR, class Arch, class T>
-void block(const T* A, int64_t lda, int64_t K, const T* panel, T* C, int64_t ldc, int64_t cols, bool accumulate) {
+void block(const T* A, int64_t lda, int64_t K, const T* panel, int64_t kstride, T* C, int64_t ldc, int64_t cols,
+           bool accumulate) {
   using B = xsimd::batch<T, Arch>;
   constexpr int64_t L = static_cast<int64_t>(B::size);
   B acc[MR][2];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = B(T(0));
   for (int64_t k = 0; k < K; ++k) {
-    const B b0 = B::load_unaligned(panel + k * 2 * L), b1 = B::load_unaligned(panel + k * 2 * L + L);
+    const B b0 = B::load_unaligned(panel + k * kstride), b1 = B::load_unaligned(panel + k * kstride + L);
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
       const B a(A[r * lda + k]);
@@ -58,21 +59,22 @@ void block(const T* A, int64_t lda, int64_t K, const T* panel, T* C, int64_t ldc
 }  // namespace panel_detail
 
 template <class Arch, class T>
-void PanelGemmKernel::operator()(Arch, const T* A, int64_t lda, int64_t M, int64_t K, const T* panels, int64_t N,
-                                 int64_t p0, int64_t p1, T* C, int64_t ldc, bool accumulate) const noexcept {
+void PanelGemmKernel::operator()(Arch, const T* A, int64_t lda, int64_t M, int64_t K, const T* panels, int64_t pstride,
+                                 int64_t kstride, int64_t N, int64_t p0, int64_t p1, T* C, int64_t ldc,
+                                 bool accumulate) const noexcept {
   constexpr int64_t W = 2 * static_cast<int64_t>(xsimd::batch<T, Arch>::size);
   for (int64_t p = p0; p < p1; ++p) {
-    const T* panel = panels + p * K * W;
+    const T* panel = panels + p * pstride;
     const int64_t n0 = p * W, cols = std::min(W, N - n0);
     int64_t r = 0;
     for (; r + 6 <= M; r += 6)
-      panel_detail::block<6, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate);
+      panel_detail::block<6, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate);
     switch (M - r) {
-      case 5: panel_detail::block<5, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
-      case 4: panel_detail::block<4, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
-      case 3: panel_detail::block<3, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
-      case 2: panel_detail::block<2, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
-      case 1: panel_detail::block<1, Arch>(A + r * lda, lda, K, panel, C + r * ldc + n0, ldc, cols, accumulate); break;
+      case 5: panel_detail::block<5, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate); break;
+      case 4: panel_detail::block<4, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate); break;
+      case 3: panel_detail::block<3, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate); break;
+      case 2: panel_detail::block<2, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate); break;
+      case 1: panel_detail::block<1, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate); break;
       default: break;
     }
   }

@@ -13,8 +13,8 @@ template float MaxKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, cons
 template double MaxKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, const double*, int64_t) const noexcept;
 template double ExpSumKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, const float*, float, float*, int64_t) const noexcept;
 template double ExpSumKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, const double*, double, double*, int64_t) const noexcept;
-template void PanelGemmKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, const float*, int64_t, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool) const noexcept;
-template void PanelGemmKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, const double*, int64_t, int64_t, int64_t, const double*, int64_t, int64_t, int64_t, double*, int64_t, bool) const noexcept;
+template void PanelGemmKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, const float*, int64_t, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, int64_t, int64_t, float*, int64_t, bool) const noexcept;
+template void PanelGemmKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, const double*, int64_t, int64_t, int64_t, const double*, int64_t, int64_t, int64_t, int64_t, int64_t, double*, int64_t, bool) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, float) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, double) const noexcept;
 }  // namespace seqlab::simd

@@ -13,8 +13,8 @@ template float MaxKernel::operator()<xsimd::sse2, float>(xsimd::sse2, const floa
 template double MaxKernel::operator()<xsimd::sse2, double>(xsimd::sse2, const double*, int64_t) const noexcept;
 template double ExpSumKernel::operator()<xsimd::sse2, float>(xsimd::sse2, const float*, float, float*, int64_t) const noexcept;
 template double ExpSumKernel::operator()<xsimd::sse2, double>(xsimd::sse2, const double*, double, double*, int64_t) const noexcept;
-template void PanelGemmKernel::operator()<xsimd::sse2, float>(xsimd::sse2, const float*, int64_t, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool) const noexcept;
-template void PanelGemmKernel::operator()<xsimd::sse2, double>(xsimd::sse2, const double*, int64_t, int64_t, int64_t, const double*, int64_t, int64_t, int64_t, double*, int64_t, bool) const noexcept;
+template void PanelGemmKernel::operator()<xsimd::sse2, float>(xsimd::sse2, const float*, int64_t, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, int64_t, int64_t, float*, int64_t, bool) const noexcept;
+template void PanelGemmKernel::operator()<xsimd::sse2, double>(xsimd::sse2, const double*, int64_t, int64_t, int64_t, const double*, int64_t, int64_t, int64_t, int64_t, int64_t, double*, int64_t, bool) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::sse2, float>(xsimd::sse2, float) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::sse2, double>(xsimd::sse2, double) const noexcept;
 }  // namespace seqlab::simd
