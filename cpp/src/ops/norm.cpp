@@ -4,9 +4,12 @@
 // tests/test_norm_init.py.
 #include "seqlab/ops/norm.hpp"
 
+#include <vector>
+
 #include <cmath>
 
 #include "kernel_utils.hpp"
+#include "seqlab/parallel.hpp"
 #include "seqlab/autograd.hpp"
 #include "seqlab/ops/elementwise.hpp"
 #include "seqlab/ops/shape.hpp"
@@ -46,36 +49,55 @@ void layer_norm_forward(const T* x, const T* w, const T* b, T* y, T* mean, T* rs
 
 // xhat = (x - mean) rstd,  dxhat = dy w
 // dx = rstd (dxhat - mean_n(dxhat) - xhat mean_n(dxhat xhat)),  dw = Σ_m dy xhat,  db = Σ_m dy
+// Rows are split over the pool; each chunk sums its own dw, db in double, added in chunk order.
 template <typename T>
 void layer_norm_backward(const T* dy, const T* x, const T* w, const T* mean, const T* rstd, T* dx, T* dw, T* db,
                          int64_t M, int64_t N) {
-  std::vector<double> dw_acc(dw ? N : 0, 0.0), db_acc(db ? N : 0, 0.0);
-  for (int64_t m = 0; m < M; ++m) {
-    const T* xr = x + m * N;
-    const T* gr = dy + m * N;
-    const double mu = mean[m], rs = rstd[m];
-    double mean_dxhat = 0, mean_dxhat_xhat = 0;
-    for (int64_t n = 0; n < N; ++n) {
-      const double xhat = (xr[n] - mu) * rs;
-      const double dxhat = gr[n] * (w ? static_cast<double>(w[n]) : 1.0);
-      mean_dxhat += dxhat;
-      mean_dxhat_xhat += dxhat * xhat;
-      if (dw) dw_acc[n] += gr[n] * xhat;
-      if (db) db_acc[n] += gr[n];
-    }
-    mean_dxhat /= static_cast<double>(N);
-    mean_dxhat_xhat /= static_cast<double>(N);
-    if (dx) {
-      T* dr = dx + m * N;
-      for (int64_t n = 0; n < N; ++n) {
-        const double xhat = (xr[n] - mu) * rs;
-        const double dxhat = gr[n] * (w ? static_cast<double>(w[n]) : 1.0);
-        dr[n] = static_cast<T>(rs * (dxhat - mean_dxhat - xhat * mean_dxhat_xhat));
+  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), M * N / 32768));
+  std::vector<std::vector<double>> dw_part(chunks), db_part(chunks);
+  parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
+    std::vector<double> xhat(N), dxhat(N);
+    for (int64_t c = c0; c < c1; ++c) {
+      std::vector<double>& dwa = dw_part[c];
+      std::vector<double>& dba = db_part[c];
+      dwa.assign(dw ? N : 0, 0.0);
+      dba.assign(db ? N : 0, 0.0);
+      for (int64_t m = c * M / chunks; m < (c + 1) * M / chunks; ++m) {
+        const T* xr = x + m * N;
+        const T* gr = dy + m * N;
+        const double mu = mean[m], rs = rstd[m];
+        double mean_dxhat = 0, mean_dxhat_xhat = 0;
+#pragma omp simd reduction(+ : mean_dxhat, mean_dxhat_xhat)
+        for (int64_t n = 0; n < N; ++n) {
+          xhat[n] = (xr[n] - mu) * rs;
+          dxhat[n] = gr[n] * (w ? static_cast<double>(w[n]) : 1.0);
+          mean_dxhat += dxhat[n];
+          mean_dxhat_xhat += dxhat[n] * xhat[n];
+        }
+        if (dw)
+          for (int64_t n = 0; n < N; ++n) dwa[n] += gr[n] * xhat[n];
+        if (db)
+          for (int64_t n = 0; n < N; ++n) dba[n] += gr[n];
+        mean_dxhat /= static_cast<double>(N);
+        mean_dxhat_xhat /= static_cast<double>(N);
+        if (dx) {
+          T* dr = dx + m * N;
+          for (int64_t n = 0; n < N; ++n)
+            dr[n] = static_cast<T>(rs * (dxhat[n] - mean_dxhat - xhat[n] * mean_dxhat_xhat));
+        }
       }
     }
+  });
+  for (int64_t n = 0; dw && n < N; ++n) {
+    double acc = 0;
+    for (int64_t c = 0; c < chunks; ++c) acc += dw_part[c][n];
+    dw[n] = static_cast<T>(acc);
   }
-  for (int64_t n = 0; dw && n < N; ++n) dw[n] = static_cast<T>(dw_acc[n]);
-  for (int64_t n = 0; db && n < N; ++n) db[n] = static_cast<T>(db_acc[n]);
+  for (int64_t n = 0; db && n < N; ++n) {
+    double acc = 0;
+    for (int64_t c = 0; c < chunks; ++c) acc += db_part[c][n];
+    db[n] = static_cast<T>(acc);
+  }
 }
 
 }  // namespace
