@@ -91,6 +91,7 @@ bench: setup
 	$(PYTHON) benchmarks/ngram.py
 	$(PYTHON) benchmarks/word2vec.py
 	$(PYTHON) benchmarks/recurrent.py
+	$(PYTHON) benchmarks/transformer.py
 
 clean:
 	rm -rf build
