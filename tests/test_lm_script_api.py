@@ -575,3 +575,24 @@ def test_the_script_learns_the_kjv_with_seqlabs_transformer(scripts):
     ppl = sl_script.validation_perplexity("Transformer", max_lines=3000, emsize=64, nhead=2, nhid=128, nlayers=2,
                                           lr=5.0, epochs=2, log_interval=1000)
     assert ppl < 220
+
+
+def test_creation_functions_take_device_and_cuda_says_no():
+    """`torch.arange(0, t, dtype=torch.long, device=device)` and `torch.cuda.is_available()`, as in
+    nanoGPT-style scripts (tests/gpt_script.py)."""
+    for name, args in [("zeros", (2, 3)), ("ones", (2,)), ("empty", (2,)), ("rand", (2,)), ("randn", (2,)),
+                       ("arange", (0, 5)), ("eye", (3,)), ("full", ((2,), 1.5)), ("tensor", ([1, 2],)),
+                       ("randint", (0, 5, (3,)))]:
+        for dev in ("cpu", seqlab.device("cpu"), None):
+            t = getattr(seqlab, name)(*args, device=dev)
+            assert t.device == seqlab.device("cpu")
+        with pytest.raises(RuntimeError, match=f"{name}\\(\\): seqlab runs on the CPU only; got device 'cuda:0'"):
+            getattr(seqlab, name)(*args, device="cuda:0")
+    x = seqlab.ones(2)
+    for like in (seqlab.zeros_like, seqlab.ones_like, seqlab.rand_like, seqlab.randn_like):
+        assert like(x, device="cpu").shape == (2,)
+    assert x.new_zeros(3, device="cpu").shape == (3,)
+    assert seqlab.cuda.is_available() is torch.cuda.is_available() is False
+    assert seqlab.cuda.device_count() == torch.cuda.device_count() == 0
+    seqlab.cuda.manual_seed_all(0)
+    seqlab.cuda.manual_seed(0)

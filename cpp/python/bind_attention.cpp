@@ -16,7 +16,12 @@ void bind_attention(py::module_& m) {
         },
         py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
         py::arg("dropout_p") = 0.0, py::arg("is_causal") = false, py::arg("scale") = py::none(),
-        py::arg("enable_gqa") = false, Release());
+        py::arg("enable_gqa") = false, Release(),
+        "softmax(Q Kᵀ · scale + attn_mask) V (torch.nn.functional.scaled_dot_product_attention).\n"
+        "query (..., Hq, L, E), key (..., Hk, S, E), value (..., Hk, S, Ev) -> (..., Hq, L, Ev).\n"
+        "attn_mask: bool (True = may attend) or float (added); is_causal masks j > i; scale defaults to\n"
+        "1/sqrt(E). Fused: online softmax forward, recomputing backward, O(L·E) memory. The weights it\n"
+        "never materialises: seqlab.nn.functional.attention_weights.");
   m.def("scaled_dot_product_attention_math",
         [](const Tensor& q, const Tensor& k, const Tensor& v, std::optional<Tensor> attn_mask, double dropout_p,
            bool is_causal, std::optional<double> scale, bool enable_gqa) {
@@ -24,14 +29,17 @@ void bind_attention(py::module_& m) {
         },
         py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
         py::arg("dropout_p") = 0.0, py::arg("is_causal") = false, py::arg("scale") = py::none(),
-        py::arg("enable_gqa") = false, Release());
+        py::arg("enable_gqa") = false, Release(),
+        "scaled_dot_product_attention computed by ordinary ops (bmm, softmax, dropout, bmm): the oracle.");
   m.def("attention_weights",
         [](const Tensor& q, const Tensor& k, std::optional<Tensor> attn_mask, bool is_causal,
            std::optional<double> scale, bool enable_gqa) {
           return attention_weights(q, k, opt(attn_mask), is_causal, scale, enable_gqa);
         },
         py::arg("query"), py::arg("key"), py::arg("attn_mask") = py::none(), py::arg("is_causal") = false,
-        py::arg("scale") = py::none(), py::arg("enable_gqa") = false, Release());
+        py::arg("scale") = py::none(), py::arg("enable_gqa") = false, Release(),
+        "softmax(Q Kᵀ · scale + attn_mask) as a (..., Hq, L, S) tensor, differentiable: the attention\n"
+        "weights of scaled_dot_product_attention, to plot (rows with every key masked are zeros).");
 }
 
 }  // namespace seqlab::bind

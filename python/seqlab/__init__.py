@@ -25,6 +25,7 @@ from ._core import (  # noqa: E402,F401
     is_grad_enabled, from_numpy, from_dlpack,
 )
 from ._device import device  # noqa: E402,F401
+from ._sorting import sort, argsort, topk  # noqa: E402,F401
 from ._tensor import (  # noqa: E402,F401
     float32, float64, int64, bool, float, double, long,
     tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint,
@@ -35,7 +36,7 @@ from .autograd import no_grad, enable_grad, set_grad_enabled  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from .nn.interop import to_torch_state_dict  # noqa: E402,F401
 from .training import train, evaluate  # noqa: E402,F401
-from . import accelerator, autograd, linalg, nn, data, optim, lm, embed  # noqa: E402,F401
+from . import accelerator, autograd, cuda, linalg, nn, data, optim, lm, embed  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -9,6 +9,7 @@ import numpy as np
 from . import _args, _core
 from ._core import Tensor
 from ._device import CPU, parse_to
+from ._device import check_device as _check_device_type
 
 float32 = _core.dtype.float32
 float64 = _core.dtype.float64
@@ -26,6 +27,13 @@ values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 _core._values_indices = values_indices
 
 
+def _check_device(device, fn):
+    """device= of a creation function, as torch's: None or the CPU (a device or a string); any
+    other device is a RuntimeError that says seqlab runs on the CPU."""
+    if device is not None:
+        _check_device_type(device, fn)
+
+
 def _size(size, fn):
     """*size (ints, or one sequence of ints) as a list; torch's TypeError names `fn` otherwise."""
     if len(size) == 0:
@@ -41,8 +49,9 @@ def _finish(t, requires_grad):
 
 
 # ------------------------------------------------------------------ creation
-def tensor(data, dtype=None, requires_grad=False):
+def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array or a tensor)."""
+    _check_device(device, "tensor")
     if isinstance(data, Tensor):
         arr = data.detach().numpy()
     elif isinstance(data, (str, bytes)):
@@ -120,10 +129,11 @@ def _check_fits(arr, dtype):
         raise RuntimeError("tensor(): value cannot be converted to type int64 without overflow")
 
 
-def as_tensor(data, dtype=None):
+def as_tensor(data, dtype=None, device=None):
     """`data` as a tensor, sharing its memory when it can (torch.as_tensor): a NumPy array of a
     seqlab dtype is borrowed by from_numpy, unless its layout cannot be (non-native byte order,
     misaligned, negative strides: from_numpy's ValueError), and then copied as tensor() does."""
+    _check_device(device, "as_tensor")
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and _seqlab_dtype(data.dtype) is not None \
@@ -135,19 +145,23 @@ def as_tensor(data, dtype=None):
     return tensor(data, dtype=dtype)
 
 
-def empty(*size, dtype=None, requires_grad=False):
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "empty")
     return _finish(_core._empty(_size(size, "empty"), _args.dtype(dtype, "empty") or _default_dtype), requires_grad)
 
 
-def zeros(*size, dtype=None, requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "zeros")
     return _finish(_core._full(_size(size, "zeros"), 0.0, _args.dtype(dtype, "zeros") or _default_dtype), requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "ones")
     return _finish(_core._full(_size(size, "ones"), 1.0, _args.dtype(dtype, "ones") or _default_dtype), requires_grad)
 
 
-def full(size, fill_value, dtype=None, requires_grad=False):
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "full")
     if _args.dtype(dtype, "full") is None:
         dtype = bool if isinstance(fill_value, builtins.bool) else int64 if isinstance(fill_value, int) else _default_dtype
     value = _args.number(fill_value, "full", "fill_value")
@@ -157,7 +171,8 @@ def full(size, fill_value, dtype=None, requires_grad=False):
 _NO_END = object()  # arange(5) is arange(0, 5); arange(0, None) is torch's TypeError, not arange(0, 0)
 
 
-def arange(start, end=_NO_END, step=1, dtype=None, requires_grad=False):
+def arange(start, end=_NO_END, step=1, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "arange")
     if end is _NO_END:
         start, end = 0, start
     if _args.dtype(dtype, "arange") is None:
@@ -166,52 +181,63 @@ def arange(start, end=_NO_END, step=1, dtype=None, requires_grad=False):
     return _finish(_core._arange(start, end, step, dtype), requires_grad)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False):
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "eye")
     n = _args.index(n, "eye", "n")
     m = n if m is None else _args.index(m, "eye", "m")
     return _finish(_core._eye(n, m, _args.dtype(dtype, "eye") or _default_dtype), requires_grad)
 
 
-def rand(*size, dtype=None, requires_grad=False):
+def rand(*size, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "rand")
     return _finish(_core._rand(_size(size, "rand"), _args.dtype(dtype, "rand") or _default_dtype), requires_grad)
 
 
-def randn(*size, dtype=None, requires_grad=False):
+def randn(*size, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "randn")
     return _finish(_core._randn(_size(size, "randn"), _args.dtype(dtype, "randn") or _default_dtype), requires_grad)
 
 
-def randint(low=0, high=None, size=None, dtype=None, requires_grad=False):
+def randint(low=0, high=None, size=None, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "randint")
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     low, high = _args.index(low, "randint", "low"), _args.index(high, "randint", "high")
     return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64)
 
 
-def zeros_like(x, dtype=None, requires_grad=False):
+def zeros_like(x, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "zeros_like")
     return zeros(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def ones_like(x, dtype=None, requires_grad=False):
+def ones_like(x, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "ones_like")
     return ones(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def empty_like(x, dtype=None, requires_grad=False):
+def empty_like(x, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "empty_like")
     return empty(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def full_like(x, fill_value, dtype=None, requires_grad=False):
+def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "full_like")
     return full(x.shape, fill_value, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def rand_like(x, dtype=None, requires_grad=False):
+def rand_like(x, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "rand_like")
     return rand(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def randn_like(x, dtype=None, requires_grad=False):
+def randn_like(x, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "randn_like")
     return randn(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def randint_like(x, low=0, high=None, dtype=None):
+def randint_like(x, low=0, high=None, dtype=None, device=None):
+    _check_device(device, "randint_like")
     if high is None:
         low, high = 0, low
     return randint(low, high, x.shape, dtype=dtype or x.dtype)
@@ -445,15 +471,18 @@ def _type_as(self, other):
     return self.to(other.dtype)
 
 
-def _new_zeros(self, *size, dtype=None, requires_grad=False):
+def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "new_zeros")
     return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def _new_ones(self, *size, dtype=None, requires_grad=False):
+def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "new_ones")
     return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def _new_tensor(self, data, dtype=None, requires_grad=False):
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    _check_device(device, "new_tensor")
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
@@ -512,3 +541,9 @@ Tensor.new_ones = _new_ones
 Tensor.new_tensor = _new_tensor
 Tensor.unbind = unbind
 Tensor.__array_priority__ = 1000  # ndarray + tensor defers to Tensor.__radd__
+
+from ._sorting import argsort as _argsort, sort as _sort, topk as _topk  # noqa: E402
+
+Tensor.sort = _sort
+Tensor.argsort = _argsort
+Tensor.topk = _topk
