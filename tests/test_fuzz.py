@@ -191,6 +191,16 @@ OPS.update({
     **{f"nn.{kind}": st.builds(lambda i, h, x, kind=kind: module(f"nn.{kind}", (i, h), {}, [x]),
                                st.integers(0, 3), st.integers(0, 3), tensors(dtypes=tuple(FLOATS), max_dims=3))
        for kind in ("RNNCell", "LSTMCell", "GRUCell")},
+    # attention: odd sizes (empty sequences and heads, mismatched lengths and sizes), causal or not
+    "nn.functional.scaled_dot_product_attention": st.builds(
+        lambda q, k, v, c, s: function("nn.functional.scaled_dot_product_attention", q, k, v, is_causal=c, scale=s),
+        tensors(dtypes=tuple(FLOATS), min_dims=4, max_dims=4, max_side=3),
+        tensors(dtypes=tuple(FLOATS), min_dims=4, max_dims=4, max_side=3),
+        tensors(dtypes=tuple(FLOATS), min_dims=4, max_dims=4, max_side=3), st.booleans(),
+        st.sampled_from([None, 0.5, 0.0, -1.0])),
+    "nn.MultiheadAttention": st.builds(
+        lambda e, h, b, x: module("nn.MultiheadAttention", (e, h), {"batch_first": b}, [x, x, x]),
+        st.integers(-1, 4), st.integers(-1, 3), st.booleans(), tensors(dtypes=tuple(FLOATS), max_dims=4)),
     # optimizers: every option at odd values; where both accept them, two steps must agree
     "optim.SGD": st.builds(lambda lr, m, d, wd, n: optimizer("optim.SGD", lr=lr, momentum=m, dampening=d,
                                                              weight_decay=wd, nesterov=n),
