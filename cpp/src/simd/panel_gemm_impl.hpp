@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -66,16 +67,24 @@ void PanelGemmKernel::operator()(Arch, const T* A, int64_t lda, int64_t M, int64
   for (int64_t p = p0; p < p1; ++p) {
     const T* panel = panels + p * pstride;
     const int64_t n0 = p * W, cols = std::min(W, N - n0);
+    // Rows in blocks of 6, the last 7–11 split in two near-equal blocks (20 rows: 6 6 4 4, not
+    // 6 6 6 2: a 2-row block does half the FMAs per panel load).
     int64_t r = 0;
-    for (; r + 6 <= M; r += 6)
-      panel_detail::block<6, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate);
-    switch (M - r) {
-      case 5: panel_detail::block<5, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate); break;
-      case 4: panel_detail::block<4, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate); break;
-      case 3: panel_detail::block<3, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate); break;
-      case 2: panel_detail::block<2, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate); break;
-      case 1: panel_detail::block<1, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc, cols, accumulate); break;
-      default: break;
+    auto block = [&](auto mr) {  // mr: std::integral_constant<int, rows>
+      panel_detail::block<decltype(mr)::value, Arch>(A + r * lda, lda, K, panel, kstride, C + r * ldc + n0, ldc,
+                                                     cols, accumulate);
+      r += mr;
+    };
+    while (r < M) {
+      const int64_t rest = M - r, rows = rest >= 12 || rest <= 6 ? std::min<int64_t>(6, rest) : (rest + 1) / 2;
+      switch (rows) {
+        case 6: block(std::integral_constant<int, 6>{}); break;
+        case 5: block(std::integral_constant<int, 5>{}); break;
+        case 4: block(std::integral_constant<int, 4>{}); break;
+        case 3: block(std::integral_constant<int, 3>{}); break;
+        case 2: block(std::integral_constant<int, 2>{}); break;
+        default: block(std::integral_constant<int, 1>{}); break;
+      }
     }
   }
 }
