@@ -728,3 +728,30 @@ def test_float32_causal_mask_in_a_float64_encoder_as_torch():
     out_t = th(torch.tensor(x), mask=mask)
     out_s = sl(seqlab.tensor(x), mask=seqlab.nn.Transformer.generate_square_subsequent_mask(5))
     np.testing.assert_allclose(out_s.detach().numpy(), out_t.detach().numpy(), atol=1e-10, rtol=1e-10)
+
+
+def test_merge_masks_as_torch():
+    torch.manual_seed(0)
+    tm = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+    sm = nn.MultiheadAttention(8, 2, batch_first=True)
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((3, 5, 8)).astype(np.float32)
+    am = rng.standard_normal((5, 5)).astype(np.float32)
+    am3 = rng.standard_normal((6, 5, 5)).astype(np.float32)
+    kpm = rng.standard_normal((3, 5)).astype(np.float32)
+    for a, k in [(None, None), (None, kpm), (am, None), (am, kpm), (am3, kpm)]:
+        conv = [(lib.tensor(a) if a is not None else None, lib.tensor(k) if k is not None else None)
+                for lib in (seqlab, torch)]
+        s_mask, s_type = sm.merge_masks(*conv[0], seqlab.tensor(q))
+        t_mask, t_type = tm.merge_masks(*conv[1], torch.tensor(q))
+        assert s_type == t_type
+        assert (s_mask is None) == (t_mask is None)
+        if t_mask is not None:
+            np.testing.assert_array_equal(s_mask.numpy(), t_mask.numpy())
+
+
+def test_constructor_argument_types_are_named():
+    with pytest.raises(TypeError, match="MultiheadAttention\\(\\): argument 'embed_dim'.* must be int, not float"):
+        nn.MultiheadAttention(8.0, 2)
+    with pytest.raises(TypeError, match="MultiheadAttention\\(\\): argument 'num_heads'.* must be int, not str"):
+        nn.MultiheadAttention(8, "2")

@@ -11,7 +11,7 @@ layers work. Tests: tests/test_transformer.py, tests/test_nn_twins.py."""
 import copy
 import warnings
 
-from .. import _core
+from .. import _args, _core
 from .._device import device as _device
 from .._tensor import float32
 from . import functional as F
@@ -37,6 +37,8 @@ class MultiheadAttention(Module):
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
                  kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        embed_dim = _args.index(embed_dim, "MultiheadAttention", "embed_dim")
+        num_heads = _args.index(num_heads, "MultiheadAttention", "num_heads")
         _core.check_multihead_attention_args(embed_dim, num_heads)
         dtype = _factory(device, dtype)
         super().__init__()
@@ -87,6 +89,25 @@ class MultiheadAttention(Module):
             init.xavier_normal_(self.bias_k)
         if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
+
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """torch's MultiheadAttention.merge_masks: (mask, mask_type) for a batch-first (N, L, E)
+        query, mask_type 1 for a key padding mask alone, 2 when attn_mask is given (then (N, H, L, L),
+        the key padding mask added when there is one), None for neither."""
+        mask_type, merged_mask = None, None
+        if key_padding_mask is not None:
+            mask_type, merged_mask = 1, key_padding_mask
+        if attn_mask is not None:
+            batch_size, seq_len, _ = query.shape
+            mask_type = 2
+            if attn_mask.dim() == 3:
+                merged_mask = attn_mask.view(batch_size, -1, seq_len, seq_len)
+            else:
+                merged_mask = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged_mask = merged_mask + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(
+                    -1, self.num_heads, -1, -1)
+        return merged_mask, mask_type
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
