@@ -26,13 +26,16 @@ from ._core import (  # noqa: E402,F401
 )
 from ._device import device  # noqa: E402,F401
 from ._sorting import sort, argsort, topk  # noqa: E402,F401
+from ._composed import (  # noqa: E402,F401
+    flip, roll, repeat_interleave, all, any, mv, linspace, logspace,
+)
 from ._tensor import (  # noqa: E402,F401
     float32, float64, int64, bool, float, double, long,
     tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint,
     zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
     std, equal, allclose, numel, is_tensor, unbind,
 )
-from .autograd import no_grad, enable_grad, set_grad_enabled  # noqa: E402,F401
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from .nn.interop import to_torch_state_dict  # noqa: E402,F401
 from .training import train, evaluate  # noqa: E402,F401

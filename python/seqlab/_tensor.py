@@ -547,3 +547,17 @@ from ._sorting import argsort as _argsort, sort as _sort, topk as _topk  # noqa:
 Tensor.sort = _sort
 Tensor.argsort = _argsort
 Tensor.topk = _topk
+
+from ._composed import (  # noqa: E402
+    all as _all, any as _any, flip as _flip, format_tensor as _format, mv as _mv, repeat as _repeat,
+    repeat_interleave as _repeat_interleave, roll as _roll,
+)
+
+Tensor.flip = _flip
+Tensor.roll = _roll
+Tensor.repeat = _repeat
+Tensor.repeat_interleave = _repeat_interleave
+Tensor.all = _all
+Tensor.any = _any
+Tensor.mv = _mv
+Tensor.__format__ = _format

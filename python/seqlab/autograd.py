@@ -35,6 +35,28 @@ class no_grad(_GradModeContext):
     _mode = False
 
 
+class inference_mode(_GradModeContext):
+    """torch.inference_mode: no gradient recording while mode is True (seqlab has no separate
+    inference tensors, so this is no_grad); a context manager or a decorator, with or without ()."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # @inference_mode without parentheses
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode=True):
+        self._mode = not bool(mode)
+
+    def __call__(self, fn):
+        enabled = not self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(enabled):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
 class enable_grad(_GradModeContext):
     """Enable gradient recording inside a no_grad block."""
     _mode = True
