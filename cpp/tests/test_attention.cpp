@@ -4,16 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "seqlab/seqlab.hpp"
+#include "test_util.hpp"
 
 using namespace seqlab;
+using seqlab::test::max_abs_diff;
 
 namespace {
-
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  const Tensor d = abs(sub(contiguous(a), contiguous(b)));
-  return d.numel() ? max(d).item<double>() : 0.0;
-}
 
 using Sdpa = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Tensor&, double, bool,
                         std::optional<double>, bool);

@@ -6,16 +6,12 @@
 #include <cmath>
 
 #include "seqlab/seqlab.hpp"
+#include "test_util.hpp"
 
 using namespace seqlab;
+using seqlab::test::max_abs_diff;
 
 namespace {
-
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  const Tensor d = abs(sub(contiguous(a), contiguous(b)));
-  return d.numel() ? max(d).item<double>() : 0.0;
-}
 
 // One layer, one direction, as a loop of cells: the oracle.
 std::pair<Tensor, Tensor> cell_loop(nn::RNNBase& m, const Tensor& x, const Tensor& h0, const Tensor& c0) {

@@ -7,16 +7,12 @@
 #include <cmath>
 
 #include "seqlab/seqlab.hpp"
+#include "test_util.hpp"
 
 using namespace seqlab;
+using seqlab::test::max_abs_diff;
 
 namespace {
-
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  const Tensor d = abs(sub(contiguous(a), contiguous(b)));
-  return d.numel() ? max(d).item<double>() : 0.0;
-}
 
 // (B, S) bool, True = padding: row b has lengths[b] keys.
 Tensor padding_mask(const std::vector<int64_t>& lengths, int64_t S) {

@@ -7,16 +7,12 @@
 #include <cmath>
 
 #include "seqlab/seqlab.hpp"
+#include "test_util.hpp"
 
 using namespace seqlab;
+using seqlab::test::max_abs_diff;
 
 namespace {
-
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  const Tensor d = abs(sub(contiguous(a), contiguous(b)));
-  return d.numel() ? max(d).item<double>() : 0.0;
-}
 
 Tensor causal_mask(int64_t n) { return triu(ones({n, n}, Dtype::Bool), 1); }  // true = masked out
 
