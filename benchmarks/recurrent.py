@@ -15,7 +15,6 @@ first call and the steady state (median of repeated blocks, both orders; benchma
     python benchmarks/recurrent.py [--threads 2] [--repeats 5] [--min-time 0.3] [--quick]
 """
 import argparse
-import time
 import warnings
 
 import numpy as np
@@ -127,13 +126,6 @@ CASES = [
 ]
 
 
-def first_call(make, lib):
-    fn, tokens = make(lib)
-    t0 = time.perf_counter()
-    fn()
-    return tokens / (time.perf_counter() - t0)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", type=int, default=2)
@@ -150,7 +142,7 @@ def main():
     for name, make in CASES:
         if args.quick and "650" in name or args.only not in name:
             continue
-        f_s, f_t = first_call(make, seqlab), first_call(make, torch)
+        f_s, f_t = (units / sec for sec, units in (timing.first_call(make, seqlab), timing.first_call(make, torch)))
         fs, tokens = make(seqlab)
         ft, _ = make(torch)
         s_sec, t_sec = timing.steady_seconds([fs, ft], args.repeats, args.min_time, warmup=2)

@@ -13,6 +13,14 @@ PAUSE = 0.3  # seconds between blocks: longer than either library's spin-wait
 SETTLE_SECONDS = PAUSE
 
 
+def first_call(make, lib):
+    """(seconds, units) of the first call of the case make(lib) returns as (fn, units)."""
+    fn, units = make(lib)
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0, units
+
+
 def calls_per_timing(fn, min_time, start=1):
     """How many back-to-back calls of fn() last at least min_time seconds."""
     calls = start

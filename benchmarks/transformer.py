@@ -16,7 +16,6 @@ call and the steady state (median of repeated blocks, both orders; benchmarks/ti
 import argparse
 import subprocess
 import sys
-import time
 
 import numpy as np
 import torch
@@ -116,13 +115,6 @@ def peak_mb(lib, L, causal, threads):
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def first_call(make, lib):
-    fn, units = make(lib)
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0, units
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", type=int, default=2)
@@ -143,7 +135,7 @@ def main():
     for name, make, sdpa in cases:
         if args.only not in name:
             continue
-        (f_s, units), (f_t, _) = first_call(make, seqlab), first_call(make, torch)
+        (f_s, units), (f_t, _) = timing.first_call(make, seqlab), timing.first_call(make, torch)
         fs, _ = make(seqlab)
         ft, _ = make(torch)
         s_sec, t_sec = timing.steady_seconds([fs, ft], args.repeats, args.min_time, warmup=2)
