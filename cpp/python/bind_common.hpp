@@ -81,6 +81,7 @@ void bind_interop(py::module_& m);
 void bind_nn(py::module_& m);
 void bind_nn_modules(py::module_& m);  // bind_nn_modules.cpp: the C++ twins of seqlab.nn's layers
 void bind_attention(py::module_& m);  // bind_attention.cpp: scaled_dot_product_attention and its oracle
+void bind_positional(py::module_& m);  // bind_positional.cpp: positional schemes inside the attention
 void bind_rnn(py::module_& m);  // bind_rnn.cpp: the recurrent functionals and C++ twins (after bind_nn_modules)
 // bind_seq2seq_attention.cpp: seq2seq attention and its C++ twin (after bind_nn_modules)
 void bind_seq2seq_attention(py::module_& m);

@@ -150,6 +150,7 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_nn_modules(m);
   seqlab::bind::bind_rnn(m);
   seqlab::bind::bind_attention(m);
+  seqlab::bind::bind_positional(m);
   seqlab::bind::bind_seq2seq_attention(m);
   seqlab::bind::bind_transformer(m);
   seqlab::bind::bind_optim(m);

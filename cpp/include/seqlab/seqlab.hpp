@@ -15,6 +15,7 @@
 #include "seqlab/ops/norm.hpp"
 #include "seqlab/ops/rnn.hpp"
 #include "seqlab/ops/attention.hpp"
+#include "seqlab/ops/positional.hpp"
 #include "seqlab/ops/seq2seq_attention.hpp"
 #include "seqlab/ops/multihead_attention.hpp"
 #include "seqlab/ops/transformer.hpp"

@@ -37,13 +37,6 @@ const char* c10_name(Dtype d) {  // torch's dtype words in its attention message
   }
 }
 
-// A folded problem plus what is needed to unfold the result.
-struct Prepared {
-  Problem p;
-  Shape batch;  // the output's leading dims: (..., Hq)
-  int64_t L = 0, S = 0, E = 0, Ev = 0;
-};
-
 // (..., Hk, S, E) -> (..., Hq, S, E): key/value head h/g serves query heads h (torch's repeat_interleave).
 Tensor repeat_heads(const Tensor& x, int64_t hq) {
   const int64_t hk = x.size(-3);
@@ -71,6 +64,10 @@ Tensor fold(const Tensor& x, const Shape& batch, int64_t n) {
   full.push_back(x.size(-1));
   return contiguous(reshape(expand(x, full), {n, x.size(-2), x.size(-1)}));
 }
+
+}  // namespace
+
+namespace attention_detail {
 
 Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask,
                  double dropout_p, bool is_causal, std::optional<double> scale, bool enable_gqa) {
@@ -157,27 +154,23 @@ Tensor unfold(const Tensor& out, const Prepared& r, int64_t cols) {
   return reshape(out, full);
 }
 
-// The masked, scaled scores (N, L, S) and the rows that every mask excludes (N, L, 1), composed.
-std::pair<Tensor, Tensor> composed_scores(const Prepared& r) {
+Tensor composed_content_scores(const Prepared& r) {
+  return mul(bmm(r.p.q, transpose(r.p.k, 1, 2)), scalar_tensor(r.p.scale, r.p.q.dtype()));
+}
+
+Tensor composed_softmax(const Prepared& r, Tensor s) {
   const Problem& p = r.p;
   const int64_t n = p.q.size(0);
-  Tensor s = mul(bmm(p.q, transpose(p.k, 1, 2)), scalar_tensor(p.scale, p.q.dtype()));
   const double inf = std::numeric_limits<double>::infinity();
   if (p.mask.mask.defined()) {
     const Tensor m = reshape(p.mask.mask, {n, r.L, r.S});
     s = m.dtype() == Dtype::Bool ? masked_fill(s, logical_not(m), -inf) : add(s, m);
   }
-  if (p.causal) s = masked_fill(s, triu(ones({r.L, r.S}, Dtype::Bool), 1), -inf);
-  if (r.S == 0) return {s, Tensor()};
+  if (p.causal) s = masked_fill(s, triu(ones({r.L, r.S}, Dtype::Bool), 1 + p.q_offset), -inf);
+  if (r.S == 0) return s;
   // torch's _safe_softmax: a row of -inf gives zero weights, not NaN (and no NaN gradient).
   const Tensor dead = compare(max(s, -1, true).first, scalar_tensor(-inf, s.dtype()), CompareOp::Eq);
-  return {masked_fill(s, dead, 0.0), dead};
-}
-
-Tensor composed_weights(const Prepared& r) {
-  auto [s, dead] = composed_scores(r);
-  if (!dead.defined()) return s;
-  return masked_fill(softmax(s, -1), dead, 0.0);
+  return masked_fill(softmax(masked_fill(s, dead, 0.0), -1), dead, 0.0);
 }
 
 // The dropout mask of attention_impl.hpp materialised, scaled by 1/(1-p): (N, L, S).
@@ -195,13 +188,20 @@ Tensor composed_dropout_mask(const Problem& p, int64_t L, int64_t S) {
   return m;
 }
 
-}  // namespace
+}  // namespace attention_detail
+
+using attention_detail::composed_content_scores;
+using attention_detail::composed_dropout_mask;
+using attention_detail::composed_softmax;
+using attention_detail::prepare;
+using attention_detail::Prepared;
+using attention_detail::unfold;
 
 Tensor scaled_dot_product_attention_math(const Tensor& query, const Tensor& key, const Tensor& value,
                                          const Tensor& attn_mask, double dropout_p, bool is_causal,
                                          std::optional<double> scale, bool enable_gqa) {
   const Prepared r = prepare(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
-  Tensor w = composed_weights(r);
+  Tensor w = composed_softmax(r, composed_content_scores(r));
   if (r.p.dropout_p > 0.0) w = mul(w, composed_dropout_mask(r.p, r.L, r.S));
   return unfold(bmm(w, r.p.v), r, r.Ev);
 }
@@ -210,7 +210,7 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& a
                          std::optional<double> scale, bool enable_gqa) {
   // The value only fixes shapes: a (…, S, 0) view of the key.
   const Prepared r = prepare(query, key, narrow(key, -1, 0, 0), attn_mask, 0.0, is_causal, scale, enable_gqa);
-  return unfold(composed_weights(r), r, r.S);
+  return unfold(composed_softmax(r, composed_content_scores(r)), r, r.S);
 }
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,

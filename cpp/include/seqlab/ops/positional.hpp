@@ -1,0 +1,88 @@
+// Positional information for attention (issue 14): the tables and rotations of each scheme, and
+// attention that applies a scheme inside the fused kernel (ops/attention.hpp) without an L×S bias.
+//
+// A scheme is described by a PositionalScheme (kind, options, and its parameters under the names
+// of the Python module, python/seqlab/nn/positional.py). With query position i + q_offset (the
+// keys before it came from a cache), key position j and distance d = i + q_offset − j:
+//   none     softmax(q·k/√D): NoPE (Kazemnejad et al. 2023)
+//   rope     q, k rotated pairwise by position·θ_c, θ_c = base^(−2c/D) (Su et al. 2021): pairs
+//            (2c, 2c+1) as in the paper (interleaved) or (c, c + D/2) as GPT-NeoX and LLaMA
+//   alibi    + −m_h·|d|, head slopes m_h of alibi_slopes (Press et al. 2022)
+//   t5       + weight[bucket(j − i), h], learned (Raffel et al. 2020); no 1/√D scaling of the bias
+//   shaw     q_i·(k_j + a^K_r)/√D and o_i = Σ_j p_ij (v_j + a^V_r), r = clip(j − i, −k, k)
+//            (Shaw et al. 2018), relative_key and relative_value shared by the heads
+//   xl       ((q_i + u)·k_j + (q_i + v)·W_R R_d)/√D, R_d the sinusoid of d (Dai et al. 2019)
+//   deberta  (q_i·k_j + q_i·K^r_δ(i,j) + k_j·Q^r_δ(j,i))/√(3D), δ the distance clipped to
+//            [0, 2k), K^r = P W_{k,r}, Q^r = P W_{q,r} (He et al. 2021)
+//   da       softmax(relu(q·k)·R̂_h(|d|)/√D), R̂_h(x) = (1 + e^{v_h})/(1 + e^{v_h − w_h·x}) (Wu et al. 2021)
+// The absolute schemes (sinusoidal, learned) add to the embeddings and need no attention change.
+// Tests: tests/test_positional.py (each scheme against its formula in torch ops, gradcheck).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "seqlab/tensor.hpp"
+
+namespace seqlab {
+
+// PE(p, 2c) = sin(p / base^(2c/dim)), PE(p, 2c+1) = cos(p / base^(2c/dim)) for each position p of
+// `positions` (any float or integer tensor of shape (P)): (P, dim) in `dtype` (Vaswani et al. §3.5).
+Tensor sinusoidal_encoding(const Tensor& positions, int64_t dim, double base = 10000.0, Dtype dtype = Dtype::Float32);
+
+// ALiBi's head slopes (Press et al. 2022, §3): for n a power of two the geometric sequence
+// 2^(−8/n), 2^(−16/n), ..., 2^(−8); otherwise the slopes of the largest power of two p < n, then
+// every other slope of 2p until there are n. (num_heads) float64.
+Tensor alibi_slopes(int64_t num_heads);
+
+// T5's bucket of relative positions j − i (Raffel et al. 2020; the bucketing of the T5 code):
+// bidirectional halves the buckets by sign; of each half, the first half of the buckets hold
+// distances exactly, the rest distances logarithmically up to max_distance (larger ones share the
+// last bucket); unidirectional (causal) buckets count only −min(j − i, 0). int64 like the input.
+Tensor t5_relative_position_bucket(const Tensor& relative_position, bool bidirectional = true,
+                                   int64_t num_buckets = 32, int64_t max_distance = 128);
+
+// RoPE: x (..., L, D) with position offset + l of row l rotated pairwise by angle position·θ_c,
+// θ_c = base^(−2c/D): (x_a, x_b) -> (x_a cos − x_b sin, x_a sin + x_b cos) with (a, b) = (2c, 2c+1)
+// when interleaved, else (c, c + D/2). Elementwise with cos/sin tables of (L, D/2); one fused op
+// whose backward rotates by −angle. D must be even.
+Tensor rotary_embedding(const Tensor& x, int64_t offset = 0, double base = 10000.0, bool interleaved = true);
+
+// What a positional module passes to the attention: kind (see above), its options and its
+// parameters by name (t5: "relative_attention_bias" (num_buckets, H); shaw: "relative_key",
+// "relative_value" (2k+1, D); xl: "r_w_bias", "r_r_bias" (H, D), "r_net" (H·D, H·D); deberta:
+// "rel_embeddings" (2k, H·D), "pos_key_proj_weight"/"_bias", "pos_query_proj_weight"/"_bias";
+// da: "distance_weight", "sigmoid_shift" (H)).
+struct PositionalScheme {
+  std::string kind = "none";
+  int64_t num_heads = 1;
+  double base = 10000.0;       // rope, xl
+  bool interleaved = true;     // rope
+  bool bidirectional = true;   // t5
+  int64_t num_buckets = 32;    // t5
+  int64_t max_distance = 128;  // t5
+  int64_t max_relative_position = 16;  // shaw's and deberta's k
+  std::map<std::string, Tensor> params;
+};
+
+// Attention with a positional scheme: query (B, H, L, D), key (B, H, S, D), value (B, H, S, Dv)
+// -> (B, H, L, Dv), in the fused kernel (no L×S bias; tables of O(L + S) rows per head). attn_mask
+// and is_causal as scaled_dot_product_attention's (bool true = may attend); the causal mask and
+// the positions see query l at position l + q_offset. scale defaults to the scheme's.
+Tensor positional_attention(const Tensor& query, const Tensor& key, const Tensor& value, const PositionalScheme& pos,
+                            const Tensor& attn_mask = Tensor(), double dropout_p = 0.0, bool is_causal = false,
+                            std::optional<double> scale = std::nullopt, int64_t q_offset = 0);
+
+// The same by ordinary ops with the biases materialised (B, H, L, S): the oracle.
+Tensor positional_attention_math(const Tensor& query, const Tensor& key, const Tensor& value,
+                                 const PositionalScheme& pos, const Tensor& attn_mask = Tensor(),
+                                 double dropout_p = 0.0, bool is_causal = false,
+                                 std::optional<double> scale = std::nullopt, int64_t q_offset = 0);
+
+// The attention weights (B, H, L, S) with the scheme, differentiable: the maps to plot.
+Tensor positional_attention_weights(const Tensor& query, const Tensor& key, const PositionalScheme& pos,
+                                    const Tensor& attn_mask = Tensor(), bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt, int64_t q_offset = 0);
+
+}  // namespace seqlab
