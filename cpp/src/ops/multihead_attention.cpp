@@ -293,8 +293,29 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   }
   const double dropout_p = o.training() ? o.dropout_p() : 0.0;
 
+  const bool positional = o.pos().kind != "none";
+  SEQLAB_CHECK(!positional || (!o.add_zero_attn() && !o.bias_k().defined()), kName, "a positional scheme (",
+               o.pos().kind, ") gives keys positions, which add_zero_attn and add_bias_kv's extra key do not have");
+  SEQLAB_CHECK(positional || o.q_offset() == 0, kName, "q_offset needs a positional scheme");
+  auto heads4 = [&](const Tensor& x) { return view(x, {N, H, x.shape()[1], head_dim}); };
+  // the mask as (1, 1, L, S) or (N, H, L, S) for the 4-D attention
+  auto mask4 = [&](const Tensor& m) {
+    if (!m.defined()) return m;
+    return m.shape()[0] == 1 ? unsqueeze(m, 0) : view(m, {N, H, -1, S});
+  };
+
   Tensor out, weights;
-  if (o.need_weights()) {
+  if (o.need_weights() && positional) {
+    // The weights with the scheme's terms, explicitly; out = A v (+ the scheme's value term).
+    weights = positional_attention_weights(heads4(q), heads4(k), o.pos(), mask4(attn_mask), is_causal, std::nullopt,
+                                           o.q_offset());
+    if (dropout_p > 0.0) weights = dropout(weights, dropout_p, true);
+    out = matmul(weights, heads4(v));
+    const Tensor extra = positional_values(weights, o.pos(), o.q_offset());
+    if (extra.defined()) out = out + extra;
+    out = reshape(out, {N * H, L, head_dim});
+    if (o.average_attn_weights()) weights = mean(weights, {1});
+  } else if (o.need_weights()) {
     // The weights, explicitly: A = dropout(softmax(q kᵀ / √d_head + mask)), out = A v (§3.2.1).
     Tensor scores = bmm(q * std::sqrt(1.0 / static_cast<double>(head_dim)), transpose(k, 1, 2));
     if (attn_mask.defined()) scores = scores + attn_mask;
@@ -305,10 +326,10 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
     if (o.average_attn_weights()) weights = mean(weights, {1});
   } else {
     // The fused kernel on (N, H, L, head_dim); the mask as (1, 1, L, S) or (N, H, L, S).
-    if (attn_mask.defined())
-      attn_mask = attn_mask.shape()[0] == 1 ? unsqueeze(attn_mask, 0) : view(attn_mask, {N, H, -1, S});
-    out = scaled_dot_product_attention(view(q, {N, H, L, head_dim}), view(k, {N, H, S, head_dim}),
-                                       view(v, {N, H, S, head_dim}), attn_mask, dropout_p, is_causal);
+    out = positional ? positional_attention(heads4(q), heads4(k), heads4(v), o.pos(), mask4(attn_mask), dropout_p,
+                                            is_causal, std::nullopt, o.q_offset())
+                     : scaled_dot_product_attention(heads4(q), heads4(k), heads4(v), mask4(attn_mask), dropout_p,
+                                                    is_causal);
     out = reshape(out, {N * H, L, head_dim});
   }
   // Concat(head_1, ..., head_H) W_O + b_O: (N·H, L, d) -> (L, N, E).
@@ -350,7 +371,8 @@ std::pair<Tensor, Tensor> multihead_attention_module_forward(const Tensor& query
                .k_proj_weight(m.k_proj_weight)
                .v_proj_weight(m.v_proj_weight)
                .average_attn_weights(average_attn_weights)
-               .is_causal(is_causal);
+               .is_causal(is_causal)
+               .pos(m.pos);
   auto [out, weights] = multi_head_attention_forward(q, k, v, o);
   return {transposed ? transpose(out, 0, 1) : out, weights};
 }

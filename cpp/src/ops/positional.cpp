@@ -213,6 +213,11 @@ Tensor distance_index(int64_t L, int64_t S, int64_t off, F map) {
   return t;
 }
 
+// Shaw's r = clip(j − i, −k, k) + k as a table row, j − i = −d.
+Tensor shaw_index(int64_t L, int64_t S, int64_t off, int64_t k) {
+  return distance_index(L, S, off, [k](int64_t d) { return std::clamp<int64_t>(-d, -k, k) + k; });
+}
+
 // (H, R, D) from rows (R, H·D): a projected table split into heads.
 Tensor by_head(const Tensor& rows, int64_t H) {
   return contiguous(transpose(reshape(rows, {rows.size(0), H, rows.size(1) / H}), 0, 1));
@@ -258,7 +263,7 @@ Built build(const Tensor& query, const Tensor& key, const PositionalScheme& pos,
   } else if (kind == "shaw") {
     const int64_t k = pos.max_relative_position;
     SEQLAB_CHECK(k >= 1, kOp, ": the shaw scheme needs max_relative_position >= 1, got ", k);
-    b.rel.index = distance_index(L, S, off, [k](int64_t d) { return std::clamp<int64_t>(-d, -k, k) + k; });
+    b.rel.index = shaw_index(L, S, off, k);
     const Tensor& ak = param(pos, "relative_key");
     check_param_shape(pos, "relative_key", ak, {2 * k + 1, D});
     b.rel.rel_key = unsqueeze(contiguous(ak), 0);
@@ -358,6 +363,15 @@ Tensor per_pair(const Tensor& table, const Tensor& idx, int64_t N, int64_t H) {
   return reshape(expand(t, {N / H, H, L, S}), {N, L, S});
 }
 
+// Σ_j w_ij Rv[h, idx(i, j)] for w (B, H, L, S) and a table Rv (1 or H, R, Dv): (B, H, L, Dv).
+Tensor value_term(const Tensor& w, const Tensor& rel_value, const Tensor& idx) {
+  const int64_t L = idx.size(0), S = idx.size(1);
+  const Tensor rv = reshape(index_select(rel_value, 1, reshape(idx, {L * S})),
+                            {1, rel_value.size(0), L, S, rel_value.size(2)});
+  const Tensor wv = matmul(unsqueeze(w, -2), rv);  // (B, H, L, 1, Dv)
+  return squeeze(wv, -2);
+}
+
 // The scores with every term of the scheme, composed: (N, L, S) before the masks.
 Tensor composed_scores(const Prepared& r) {
   const Problem& p = r.p;
@@ -391,12 +405,9 @@ Tensor composed_output(const Prepared& r) {
   Tensor out = bmm(w, p.v);
   const Relative& rel = p.rel;
   if (rel.rel_value.defined()) {  // + Σ_j w_ij Rv[h, idx(i, j)]
-    const int64_t N = p.q.size(0), H = rel.heads, L = r.L, S = r.S, Ev = r.Ev;
+    const int64_t N = p.q.size(0), H = rel.heads, L = r.L, S = r.S;
     const Tensor idx = distance_matrix(rel.index, L, S, p.q_offset);
-    const Tensor rv = reshape(index_select(rel.rel_value, 1, reshape(idx, {L * S})),
-                              {1, rel.rel_value.size(0), L, S, Ev});
-    const Tensor wv = matmul(reshape(w, {N / H, H, L, 1, S}), rv);
-    out = add(out, reshape(wv, {N, L, Ev}));
+    out = add(out, reshape(value_term(reshape(w, {N / H, H, L, S}), rel.rel_value, idx), {N, L, r.Ev}));
   }
   return out;
 }
@@ -421,9 +432,21 @@ Tensor positional_attention_math(const Tensor& query, const Tensor& key, const T
 Tensor positional_attention_weights(const Tensor& query, const Tensor& key, const PositionalScheme& pos,
                                     const Tensor& attn_mask, bool is_causal, std::optional<double> scale,
                                     int64_t q_offset) {
+  PositionalScheme scores_only = pos;  // the weights do not need Shaw's value table
+  scores_only.params.erase("relative_value");
   const Prepared r =
-      prepare_positional(query, key, narrow(key, -1, 0, 0), pos, attn_mask, 0.0, is_causal, scale, q_offset);
+      prepare_positional(query, key, narrow(key, -1, 0, 0), scores_only, attn_mask, 0.0, is_causal, scale, q_offset);
   return attention_detail::unfold(attention_detail::composed_softmax(r, composed_scores(r)), r, r.S);
+}
+
+Tensor positional_values(const Tensor& weights, const PositionalScheme& pos, int64_t q_offset) {
+  if (pos.kind != "shaw") return Tensor();
+  const auto it = pos.params.find("relative_value");
+  if (it == pos.params.end() || !it->second.defined()) return Tensor();
+  SEQLAB_CHECK(weights.dim() == 4, "positional_values: expected weights (B, H, L, S), got ", shape_str(weights.shape()));
+  const int64_t L = weights.size(2), S = weights.size(3);
+  const Tensor idx = distance_matrix(shaw_index(L, S, q_offset, pos.max_relative_position), L, S, q_offset);
+  return value_term(weights, unsqueeze(it->second, 0), idx);
 }
 
 }  // namespace seqlab

@@ -6,9 +6,10 @@
 
 Module and Parameter: module.py; Sequential, ModuleList, ModuleDict: containers.py; the
 layers: layers.py; recurrent layers: rnn.py; attention for RNN encoder-decoders:
-seq2seq_attention.py; MultiheadAttention and the Transformer: transformer.py; losses: loss.py;
+seq2seq_attention.py; MultiheadAttention and the Transformer: transformer.py; positional schemes
+(RoPE, ALiBi, T5, Shaw, Transformer-XL, DeBERTa, DA, sinusoidal, learned): positional.py; losses: loss.py;
 PyTorch state dicts: interop.py."""
-from . import functional, init, utils  # noqa: F401
+from . import functional, init, positional, utils  # noqa: F401
 from .module import Module, Parameter, RemovableHandle  # noqa: F401
 from .containers import Sequential, ModuleList, ModuleDict  # noqa: F401
 from .layers import (  # noqa: F401
@@ -25,7 +26,7 @@ from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss  # noqa:
 from .interop import to_torch_state_dict  # noqa: F401
 
 __all__ = [
-    "functional", "init", "utils",
+    "functional", "init", "positional", "utils",
     "Module", "Parameter", "RemovableHandle",
     "Sequential", "ModuleList", "ModuleDict",
     "Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",

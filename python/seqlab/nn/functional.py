@@ -12,6 +12,10 @@ from .._core import (  # noqa: F401
     layer_norm, embedding, batch_norm, bilinear, batch_norm_module_forward,
     scaled_dot_product_attention, attention_weights, multi_head_attention_forward,
 )
+from .._core import (  # noqa: F401  positional information (positional.cpp): seqlab.nn.positional's schemes
+    positional_attention, positional_attention_math, positional_attention_weights, rotary_embedding,
+    alibi_slopes, t5_relative_position_bucket, sinusoidal_encoding,
+)
 from .._core import seq2seq_attention as _seq2seq_attention
 
 

@@ -19,6 +19,7 @@ from . import init
 from .containers import ModuleList
 from .layers import GELU, Dropout, LayerNorm, Linear, NonDynamicallyQuantizableLinear, ReLU, _empty, _factory
 from .module import Module, Parameter
+from .positional import _check_pos
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
            "TransformerDecoder", "Transformer"]
@@ -36,7 +37,7 @@ class MultiheadAttention(Module):
     Bool masks are True where attention is not allowed; float masks are added to the scores."""
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
-                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None, pos=None):
         embed_dim = _args.index(embed_dim, "MultiheadAttention", "embed_dim")
         num_heads = _args.index(num_heads, "MultiheadAttention", "num_heads")
         _core.check_multihead_attention_args(embed_dim, num_heads)
@@ -71,6 +72,8 @@ class MultiheadAttention(Module):
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
+        # seqlab's: a positional scheme applied inside the attention (seqlab.nn.positional)
+        self.pos = _check_pos(pos, "MultiheadAttention", embed_dim, num_heads)
         self._reset_parameters()
 
     def _reset_parameters(self):
@@ -121,7 +124,8 @@ def _mha_params(m):
         embed_dim=m.embed_dim, num_heads=m.num_heads, dropout=m.dropout, add_zero_attn=m.add_zero_attn,
         batch_first=m.batch_first, in_proj_weight=m.in_proj_weight, q_proj_weight=m.q_proj_weight,
         k_proj_weight=m.k_proj_weight, v_proj_weight=m.v_proj_weight, in_proj_bias=m.in_proj_bias,
-        out_proj_weight=m.out_proj.weight, out_proj_bias=m.out_proj.bias, bias_k=m.bias_k, bias_v=m.bias_v)
+        out_proj_weight=m.out_proj.weight, out_proj_bias=m.out_proj.bias, bias_k=m.bias_k, bias_v=m.bias_v,
+        pos=m.pos.scheme() if getattr(m, "pos", None) is not None else None)
 
 
 def _linear_params(m):
@@ -173,10 +177,11 @@ class TransformerEncoderLayer(_TransformerLayer):
     forward(src, src_mask=None, src_key_padding_mask=None, is_causal=False)."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                            pos=pos, **kw)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
@@ -203,10 +208,12 @@ class TransformerDecoderLayer(_TransformerLayer):
     memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False)."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw)
+        # pos (seqlab's): the self-attention's positional scheme; cross-attention has none
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
+                                            pos=pos, **kw)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
                                                  **kw)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)

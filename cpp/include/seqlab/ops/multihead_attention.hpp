@@ -16,6 +16,7 @@
 
 #include "seqlab/arg.hpp"
 #include "seqlab/autograd.hpp"
+#include "seqlab/ops/positional.hpp"
 
 namespace seqlab {
 
@@ -54,6 +55,10 @@ struct MultiheadAttentionForwardOptions {
   SEQLAB_ARG(Tensor, static_v);
   SEQLAB_ARG(bool, average_attn_weights) = true;  // the weights' mean over heads
   SEQLAB_ARG(bool, is_causal) = false;  // a hint that attn_mask is the causal mask (torch's rules)
+  // seqlab's: a positional scheme applied inside the attention (ops/positional.hpp; kind "none" is
+  // torch's attention), and the position of the first query (keys before it came from a cache)
+  SEQLAB_ARG(PositionalScheme, pos);
+  SEQLAB_ARG(int64_t, q_offset) = 0;
 };
 
 // torch.nn.functional.multi_head_attention_forward. query (L, N, E) or unbatched (L, E); key
@@ -75,6 +80,7 @@ struct MultiheadAttentionParams {
   bool batch_first = false;
   Tensor in_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, in_proj_bias;
   Tensor out_proj_weight, out_proj_bias, bias_k, bias_v;
+  PositionalScheme pos;  // seqlab's positional scheme (kind "none": torch's module)
 };
 
 // torch.nn.MultiheadAttention.forward: batch_first input (N, L, E) is read as (L, N, E) and the

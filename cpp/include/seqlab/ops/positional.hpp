@@ -85,4 +85,8 @@ Tensor positional_attention_weights(const Tensor& query, const Tensor& key, cons
                                     const Tensor& attn_mask = Tensor(), bool is_causal = false,
                                     std::optional<double> scale = std::nullopt, int64_t q_offset = 0);
 
+// Σ_j weights_ij · Rv[h, idx(i, j)] (B, H, L, Dv) for a scheme with a value table (Shaw's a^V),
+// undefined otherwise: what MultiheadAttention adds to weights·V when it returns the weights.
+Tensor positional_values(const Tensor& weights, const PositionalScheme& pos, int64_t q_offset = 0);
+
 }  // namespace seqlab

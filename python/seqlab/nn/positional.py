@@ -1,0 +1,388 @@
+"""seqlab.nn.positional: how a transformer learns word order, one module per scheme.
+
+Self-attention alone is blind to order: permute the tokens and the outputs permute with them. Each
+scheme below gives positions back, and one model definition trains with any of them:
+
+    pos = positional.ALiBi(num_heads=8)             # or RoPE(head_dim), T5RelativeBias(8), ...
+    layer = nn.TransformerEncoderLayer(512, 8, pos=pos)   # also nn.MultiheadAttention(..., pos=pos)
+
+Relative schemes go inside the attention (``pos=``); their terms are computed from positions
+inside the fused attention kernel, forward and backward, from per-head tables of O(L) rows, never
+an L×S bias (cpp/src/ops/positional.cpp, attention_fused.cpp). The absolute ones add to the
+embeddings (``x = pe(x)``). Learned tables are ordinary parameters (state dicts, optimizers, init).
+With query position i and key position j (d = i − j):
+
+    NoPE                           nothing (Kazemnejad et al. 2023: causal decoders still learn order)
+    SinusoidalPositionalEncoding   x + PE, PE(p, 2c) = sin(p / 10000^(2c/d)), PE(p, 2c+1) = cos(...)
+    LearnedPositionalEmbedding     x + E[p], a learned table (BERT, GPT-2)
+    ShawRelativePosition           q_i·(k_j + a^K_r)/√D, out_i = Σ_j p_ij (v_j + a^V_r), r = clip(j − i, −k, k)
+    TransformerXLRelativePosition  ((q_i + u)·k_j + (q_i + v)·W_R R_{i−j})/√D, R the sinusoid
+    T5RelativeBias                 q_i·k_j/√D + b_h[bucket(j − i)], log-spaced buckets
+    DeBERTaRelativePosition        (q_i·k_j + q_i·K^r_δ(i,j) + k_j·Q^r_δ(j,i))/√(3D)
+    RoPE                           q, k rotated pairwise by position·θ_c, θ_c = base^(−2c/D)
+    ALiBi                          q_i·k_j/√D − m_h·|i − j|, m_h geometric in the head
+    DARelativePosition             relu(q_i·k_j)·R̂_h(|i − j|)/√D, R̂_h a learned sigmoid of w_h·|i − j|
+
+Tests: tests/test_positional.py (each against its formula written in torch ops, gradcheck, the
+properties the papers state)."""
+import seqlab as _tensor_mod
+
+from .. import _core
+from .._tensor import float32, float64
+from . import init
+from .layers import Dropout, Embedding, Linear, _empty, _factory
+from .module import Module, Parameter
+
+__all__ = ["NoPE", "SinusoidalPositionalEncoding", "LearnedPositionalEmbedding", "ShawRelativePosition",
+           "TransformerXLRelativePosition", "T5RelativeBias", "DeBERTaRelativePosition", "RoPE", "ALiBi",
+           "DARelativePosition", "RelativePositionScheme"]
+
+
+class RelativePositionScheme(Module):
+    """A scheme that acts inside the attention: pass it as ``pos=`` to MultiheadAttention or the
+    Transformer layers, or call ``attention(q, k, v)`` on (B, H, L, D) heads yourself.
+    scheme() is what the C++ attention reads: kind, options and the parameters by name."""
+
+    kind = "none"
+
+    def scheme(self):
+        return _core.PositionalScheme(kind=self.kind, **self._options(), params=self._params())
+
+    def _options(self):
+        return {}
+
+    def _params(self):
+        return {}
+
+    def attention(self, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, q_offset=0):
+        """softmax(scores with this scheme's terms) V for query (B, H, L, D), key (B, H, S, D), value
+        (B, H, S, Dv): the fused kernel. attn_mask (bool: True = may attend, or float added) and
+        is_causal as scaled_dot_product_attention's; query l sits at position l + q_offset."""
+        return _core.positional_attention(query, key, value, self.scheme(), attn_mask, dropout_p, is_causal, scale,
+                                          q_offset)
+
+    def attention_weights(self, query, key, attn_mask=None, is_causal=False, scale=None, q_offset=0):
+        """The (B, H, L, S) weights of attention(), materialised and differentiable: to plot."""
+        return _core.positional_attention_weights(query, key, self.scheme(), attn_mask, is_causal, scale, q_offset)
+
+    def attention_math(self, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                       q_offset=0):
+        """attention() by ordinary ops with the (B, H, L, S) terms materialised: the composed twin."""
+        return _core.positional_attention_math(query, key, value, self.scheme(), attn_mask, dropout_p, is_causal,
+                                               scale, q_offset)
+
+
+class NoPE(RelativePositionScheme):
+    """No positional information at all (Kazemnejad et al. 2023): without a causal mask the model
+    is permutation-equivariant; a causal decoder still learns some order from the mask."""
+
+    kind = "none"
+
+
+def _check_heads(num_heads, name):
+    if not isinstance(num_heads, int) or isinstance(num_heads, bool) or num_heads < 1:
+        raise ValueError(f"{name}: num_heads must be a positive int, got {num_heads!r}")
+    return num_heads
+
+
+class RoPE(RelativePositionScheme):
+    """Rotary position embedding (Su et al. 2021, RoFormer): q and k of head_dim D are rotated
+    pairwise by position·θ_c, θ_c = base^(−2c/D), so q_m·k_n depends on m − n only. interleaved=True
+    pairs features (2c, 2c+1) as the paper does; False pairs (c, c + D/2) as GPT-NeoX and LLaMA.
+    Computed elementwise with cos/sin (never a D×D matrix); no parameters."""
+
+    kind = "rope"
+
+    def __init__(self, head_dim, base=10000.0, interleaved=True):
+        super().__init__()
+        if not isinstance(head_dim, int) or head_dim < 2 or head_dim % 2:
+            raise ValueError(f"RoPE rotates pairs of features, so head_dim must be even and positive, got {head_dim!r}")
+        self.head_dim, self.base, self.interleaved = head_dim, float(base), bool(interleaved)
+
+    def _options(self):
+        return dict(base=self.base, interleaved=self.interleaved)
+
+    def rotate(self, x, offset=0):
+        """x (..., L, head_dim) rotated at positions offset, ..., offset + L − 1."""
+        if x.shape[-1] != self.head_dim:
+            raise ValueError(f"RoPE: expected head_dim {self.head_dim}, got x of shape {tuple(x.shape)}")
+        return _core.rotary_embedding(x, offset, self.base, self.interleaved)
+
+    def extra_repr(self):
+        return f"head_dim={self.head_dim}, base={self.base:g}, interleaved={self.interleaved}"
+
+
+class ALiBi(RelativePositionScheme):
+    """Attention with linear biases (Press et al. 2022): no position embeddings; head h adds
+    −m_h·|i − j| to its scores, m_h = 2^(−8h/n) for n heads a power of two (1/2, 1/4, ..., 1/256 for
+    8), the paper's interleaving rule otherwise (slopes()). No parameters."""
+
+    kind = "alibi"
+
+    def __init__(self, num_heads):
+        super().__init__()
+        self.num_heads = _check_heads(num_heads, "ALiBi")
+
+    def _options(self):
+        return dict(num_heads=self.num_heads)
+
+    def slopes(self):
+        return _core.alibi_slopes(self.num_heads)
+
+    def extra_repr(self):
+        return f"num_heads={self.num_heads}"
+
+
+class T5RelativeBias(RelativePositionScheme):
+    """T5's relative attention bias (Raffel et al. 2020): a learned scalar per head and bucket of
+    j − i added to the scores; buckets are exact for small distances and log-spaced up to
+    max_distance; bidirectional=False (a causal decoder) counts only keys before the query.
+    Parameter: relative_attention_bias, an Embedding(num_buckets, num_heads) as in T5."""
+
+    kind = "t5"
+
+    def __init__(self, num_heads, num_buckets=32, max_distance=128, bidirectional=True, device=None, dtype=None):
+        super().__init__()
+        self.num_heads = _check_heads(num_heads, "T5RelativeBias")
+        self.num_buckets, self.max_distance, self.bidirectional = num_buckets, max_distance, bool(bidirectional)
+        self.bucket(_tensor_mod.tensor([0]))  # refuses bucket counts that leave no log-spaced buckets
+        self.relative_attention_bias = Embedding(num_buckets, num_heads, device=device, dtype=dtype)
+
+    def _options(self):
+        return dict(num_heads=self.num_heads, num_buckets=self.num_buckets, max_distance=self.max_distance,
+                    bidirectional=self.bidirectional)
+
+    def _params(self):
+        return dict(relative_attention_bias=self.relative_attention_bias.weight)
+
+    def bucket(self, relative_position):
+        """The bucket of each relative position j − i (an int64 tensor)."""
+        return _core.t5_relative_position_bucket(relative_position, self.bidirectional, self.num_buckets,
+                                                 self.max_distance)
+
+
+class ShawRelativePosition(RelativePositionScheme):
+    """Self-attention with relative position representations (Shaw et al. 2018): learned key and
+    value vectors a^K_r, a^V_r for the clipped distance r = clip(j − i, −k, k), shared by the heads:
+    e_ij = q_i·(k_j + a^K_r)/√D, out_i = Σ_j p_ij (v_j + a^V_r). Parameters relative_key and
+    relative_value (2k + 1, head_dim); values=False keeps the key term only."""
+
+    kind = "shaw"
+
+    def __init__(self, head_dim, max_relative_position=16, values=True, device=None, dtype=None):
+        super().__init__()
+        if max_relative_position < 1:
+            raise ValueError(f"ShawRelativePosition: max_relative_position must be >= 1, got {max_relative_position}")
+        self.head_dim, self.max_relative_position = head_dim, max_relative_position
+        dtype = _factory(device, dtype)
+        rows = 2 * max_relative_position + 1
+        self.relative_key = Parameter(_empty((rows, head_dim), dtype))
+        if values:
+            self.relative_value = Parameter(_empty((rows, head_dim), dtype))
+        else:
+            self.register_parameter("relative_value", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.xavier_uniform_(self.relative_key)  # the paper's implementation (tensor2tensor) draws Glorot-uniform
+        if self.relative_value is not None:
+            init.xavier_uniform_(self.relative_value)
+
+    def _options(self):
+        return dict(max_relative_position=self.max_relative_position)
+
+    def _params(self):
+        p = dict(relative_key=self.relative_key)
+        if self.relative_value is not None:
+            p["relative_value"] = self.relative_value
+        return p
+
+
+class TransformerXLRelativePosition(RelativePositionScheme):
+    """Transformer-XL's relative attention (Dai et al. 2019, §3.3): the score of query i and key j is
+    (a) q_i·k_j + (b) q_i·W_R R_{i−j} + (c) u·k_j + (d) v·W_R R_{i−j}, over √D, with R the sinusoid
+    of the distance, W_R (r_net, no bias) its projection and u, v (r_w_bias, r_r_bias: (H, D)) the
+    global content and position biases."""
+
+    kind = "xl"
+
+    def __init__(self, embed_dim, num_heads, base=10000.0, device=None, dtype=None):
+        super().__init__()
+        self.num_heads = _check_heads(num_heads, "TransformerXLRelativePosition")
+        if embed_dim % num_heads:
+            raise ValueError(f"TransformerXLRelativePosition: embed_dim {embed_dim} not divisible by num_heads "
+                             f"{num_heads}")
+        self.embed_dim, self.base = embed_dim, float(base)
+        dtype = _factory(device, dtype)
+        head_dim = embed_dim // num_heads
+        self.r_net = Linear(embed_dim, embed_dim, bias=False, dtype=dtype)
+        self.r_w_bias = Parameter(_empty((num_heads, head_dim), dtype))
+        self.r_r_bias = Parameter(_empty((num_heads, head_dim), dtype))
+        init.normal_(self.r_w_bias, 0.0, 0.02)  # Transformer-XL's init_std
+        init.normal_(self.r_r_bias, 0.0, 0.02)
+
+    def _options(self):
+        return dict(num_heads=self.num_heads, base=self.base)
+
+    def _params(self):
+        return dict(r_w_bias=self.r_w_bias, r_r_bias=self.r_r_bias, r_net=self.r_net.weight)
+
+
+class DeBERTaRelativePosition(RelativePositionScheme):
+    """DeBERTa's disentangled attention (He et al. 2021, §3.1): content-to-content, content-to-
+    position and position-to-content terms, q_i·k_j + q_i·K^r_δ(i,j) + k_j·Q^r_δ(j,i), over √(3D),
+    with δ(i, j) = clip(i − j, −k, k − 1) + k (k = max_relative_position), relative embeddings
+    rel_embeddings (2k, embed_dim) and their projections pos_key_proj (K^r) and pos_query_proj (Q^r)."""
+
+    kind = "deberta"
+
+    def __init__(self, embed_dim, num_heads, max_relative_position=64, device=None, dtype=None):
+        super().__init__()
+        self.num_heads = _check_heads(num_heads, "DeBERTaRelativePosition")
+        if embed_dim % num_heads:
+            raise ValueError(f"DeBERTaRelativePosition: embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+        if max_relative_position < 1:
+            raise ValueError(f"DeBERTaRelativePosition: max_relative_position must be >= 1, got "
+                             f"{max_relative_position}")
+        self.embed_dim, self.max_relative_position = embed_dim, max_relative_position
+        self.rel_embeddings = Embedding(2 * max_relative_position, embed_dim, device=device, dtype=dtype)
+        init.normal_(self.rel_embeddings.weight, 0.0, 0.02)  # DeBERTa's initializer_range
+        self.pos_key_proj = Linear(embed_dim, embed_dim, device=device, dtype=dtype)
+        self.pos_query_proj = Linear(embed_dim, embed_dim, device=device, dtype=dtype)
+
+    def _options(self):
+        return dict(num_heads=self.num_heads, max_relative_position=self.max_relative_position)
+
+    def _params(self):
+        return dict(rel_embeddings=self.rel_embeddings.weight, pos_key_proj_weight=self.pos_key_proj.weight,
+                    pos_key_proj_bias=self.pos_key_proj.bias, pos_query_proj_weight=self.pos_query_proj.weight,
+                    pos_query_proj_bias=self.pos_query_proj.bias)
+
+
+class DARelativePosition(RelativePositionScheme):
+    """Distance-aware attention (DA-Transformer, Wu et al. 2021): softmax(relu(Q Kᵀ) ∘ R̂ / √D) V with,
+    per head h, R̂_ij = (1 + e^{v_h}) / (1 + e^{v_h − w_h·|i − j|}): a learnable weight w_h on the
+    distance (distance_weight; positive prefers far keys, negative near ones) rescaled by a sigmoid
+    with learnable shift v_h (sigmoid_shift). Both start at 0, where R̂ = 1."""
+
+    kind = "da"
+
+    def __init__(self, num_heads, device=None, dtype=None):
+        super().__init__()
+        self.num_heads = _check_heads(num_heads, "DARelativePosition")
+        dtype = _factory(device, dtype)
+        self.distance_weight = Parameter(_empty((num_heads,), dtype))
+        self.sigmoid_shift = Parameter(_empty((num_heads,), dtype))
+        init.zeros_(self.distance_weight)
+        init.zeros_(self.sigmoid_shift)
+
+    def _options(self):
+        return dict(num_heads=self.num_heads)
+
+    def _params(self):
+        return dict(distance_weight=self.distance_weight, sigmoid_shift=self.sigmoid_shift)
+
+
+# ---------------------------------------------------------------------------------------------
+# Absolute schemes: added to the embeddings, before the first layer.
+
+class _Absolute(Module):
+    def __init__(self, batch_first):
+        super().__init__()
+        self.batch_first = batch_first
+
+    def _length(self, x):
+        if x.dim() not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: expected x of shape (N, L, E), (L, N, E) or (L, E), got "
+                             f"{tuple(x.shape)}")
+        return x.shape[1] if self.batch_first and x.dim() == 3 else x.shape[0]
+
+    def _add(self, x, table):  # table (L, E) broadcast over the batch dim
+        if x.dim() == 3 and not self.batch_first:
+            table = table.unsqueeze(1)
+        return x + table
+
+
+class SinusoidalPositionalEncoding(_Absolute):
+    """The Transformer's fixed encoding (Vaswani et al. 2017, §3.5), added to the embeddings:
+    PE(p, 2c) = sin(p / 10000^(2c/d_model)), PE(p, 2c+1) = cos(p / 10000^(2c/d_model)); then dropout.
+    forward(x, offset=0) for x (N, L, E) when batch_first (the default), (L, N, E) otherwise, or (L, E);
+    offset is the position of the first token (after a key/value cache). Defined at every position."""
+
+    def __init__(self, d_model, dropout=0.0, base=10000.0, batch_first=True):
+        super().__init__(batch_first)
+        if d_model < 2 or d_model % 2:
+            raise ValueError(f"SinusoidalPositionalEncoding: d_model must be even and positive, got {d_model}")
+        self.d_model, self.base = d_model, float(base)
+        self.dropout = Dropout(dropout)
+
+    def encoding(self, length, offset=0, dtype=float32):
+        """PE for positions offset, ..., offset + length − 1: (length, d_model)."""
+        positions = _tensor_mod.arange(offset, offset + length, dtype=float64)
+        return _core.sinusoidal_encoding(positions, self.d_model, self.base, dtype)
+
+    def forward(self, x, offset=0):
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f"SinusoidalPositionalEncoding: expected d_model {self.d_model}, got x of shape "
+                             f"{tuple(x.shape)}")
+        return self.dropout(self._add(x, self.encoding(self._length(x), offset, x.dtype)))
+
+    def extra_repr(self):
+        return f"d_model={self.d_model}, batch_first={self.batch_first}"
+
+
+class LearnedPositionalEmbedding(_Absolute):
+    """Learned absolute position embeddings (BERT, GPT-2), added to the embeddings: x + E[p] for
+    positions p < max_len (weight (max_len, d_model), normal(0, 0.02) as GPT-2). A position past the
+    table raises: a learned table knows nothing beyond what it was trained on."""
+
+    def __init__(self, max_len, d_model, dropout=0.0, batch_first=True, device=None, dtype=None):
+        super().__init__(batch_first)
+        self.max_len, self.d_model = max_len, d_model
+        self.weight = Parameter(_empty((max_len, d_model), _factory(device, dtype)))
+        self.dropout = Dropout(dropout)
+        init.normal_(self.weight, 0.0, 0.02)
+
+    def forward(self, x, offset=0):
+        length = self._length(x)
+        if offset < 0 or offset + length > self.max_len:
+            raise IndexError(f"LearnedPositionalEmbedding: positions {offset}..{offset + length - 1} are past the "
+                             f"table of max_len={self.max_len} positions (a learned table cannot extrapolate; use "
+                             f"a relative scheme or a larger max_len)")
+        return self.dropout(self._add(x, self.weight[offset:offset + length]))
+
+    def extra_repr(self):
+        return f"max_len={self.max_len}, d_model={self.d_model}, batch_first={self.batch_first}"
+
+
+def _check_pos(pos, owner):
+    """What MultiheadAttention accepts as pos=: None or a scheme that acts inside the attention."""
+    if pos is None or isinstance(pos, RelativePositionScheme):
+        return pos
+    if isinstance(pos, _Absolute):
+        raise TypeError(f"{owner}: {type(pos).__name__} adds to the embeddings; apply it to the input "
+                        f"(x = pe(x)) rather than passing it as pos=")
+    raise TypeError(f"{owner}: pos must be a scheme of seqlab.nn.positional (RoPE, ALiBi, T5RelativeBias, ...), "
+                    f"got {type(pos).__name__}")
+
+
+def _check_pos(pos, owner, embed_dim, num_heads):
+    """What MultiheadAttention accepts as pos=: None or a scheme that acts inside the attention,
+    built for these heads."""
+    if pos is None or isinstance(pos, RelativePositionScheme):
+        head_dim = embed_dim // num_heads
+        if getattr(pos, "head_dim", head_dim) != head_dim:
+            raise ValueError(f"{owner}: {type(pos).__name__} was built for head_dim {pos.head_dim} but the attention "
+                             f"has {num_heads} heads of {head_dim}")
+        if getattr(pos, "num_heads", num_heads) != num_heads:
+            raise ValueError(f"{owner}: {type(pos).__name__} was built for {pos.num_heads} heads but the attention "
+                             f"has {num_heads}")
+        if getattr(pos, "embed_dim", embed_dim) != embed_dim:
+            raise ValueError(f"{owner}: {type(pos).__name__} was built for embed_dim {pos.embed_dim} but the "
+                             f"attention has {embed_dim}")
+        return pos
+    if isinstance(pos, _Absolute):
+        raise TypeError(f"{owner}: {type(pos).__name__} adds to the embeddings; apply it to the input "
+                        f"(x = pe(x)) rather than passing it as pos=")
+    raise TypeError(f"{owner}: pos must be a scheme of seqlab.nn.positional (RoPE, ALiBi, T5RelativeBias, ...), "
+                    f"got {type(pos).__name__}")
