@@ -1,0 +1,428 @@
+"""Positional information (issue 14, items 1-2): every scheme of seqlab.nn.positional inside the
+fused attention against its formula written with torch ops (forward and the gradients of q, k, v
+and every parameter), against its composed twin, by finite differences; the properties the papers
+state (sinusoid dot products depend on distance only, RoPE's shift invariance and long-term decay,
+ALiBi's slopes, T5's buckets, Shaw's clipping, NoPE's permutation equivariance); the modules in
+MultiheadAttention and the Transformer layers; clear errors."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import seqlab
+import seqlab.nn as nn
+import seqlab.nn.functional as F
+from seqlab import _core
+from seqlab.nn import positional as P
+from conftest import assert_close, assert_gradcheck, assert_matches_torch, tol
+
+K = 3  # Shaw's and DeBERTa's clipping distance in these tests
+
+
+# ---------------------------------------------------------------------------------------------
+# Each scheme's formula in torch ops, materialised: the independent oracle.
+
+def distances(L, S, off):
+    """d[i, j] = (i + off) − j."""
+    return (torch.arange(L)[:, None] + off) - torch.arange(S)[None, :]
+
+
+def torch_sinusoid(pos, dim, base=10000.0):
+    c = torch.arange(dim // 2, dtype=torch.float64)
+    ang = pos.to(torch.float64)[..., None] * base ** (-2 * c / dim)
+    return torch.stack([torch.sin(ang), torch.cos(ang)], -1).flatten(-2)  # (…, dim): sin, cos interleaved
+
+
+def torch_rope(x, offset, interleaved, base=10000.0):
+    L, D = x.shape[-2], x.shape[-1]
+    ang = (torch.arange(L, dtype=torch.float64)[:, None] + offset) * base ** (
+        -2 * torch.arange(D // 2, dtype=torch.float64) / D)
+    cos, sin = torch.cos(ang).to(x.dtype), torch.sin(ang).to(x.dtype)
+    if interleaved:
+        a, b = x[..., 0::2], x[..., 1::2]
+        return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+    a, b = x[..., :D // 2], x[..., D // 2:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+
+
+def torch_t5_bucket(rel, bidirectional, num_buckets, max_distance):
+    """The T5 bucketing, written from its description (Raffel et al. 2020, §2.1)."""
+    out = torch.zeros_like(rel)
+    if bidirectional:
+        num_buckets //= 2
+        out += (rel > 0).long() * num_buckets
+        rel = rel.abs()
+    else:
+        rel = -torch.clamp(rel, max=0)
+    exact = num_buckets // 2
+    large = exact + (torch.log(rel.double().clamp(min=1) / exact) / math.log(max_distance / exact)
+                     * (num_buckets - exact)).long()
+    large = torch.clamp(large, max=num_buckets - 1)
+    return out + torch.where(rel < exact, rel, large)
+
+
+def alibi_paper_slopes(n):
+    def geo(m):
+        return [2 ** (-8 * (i + 1) / m) for i in range(m)]
+    p = 2 ** int(math.floor(math.log2(n)))
+    return geo(p) + geo(2 * p)[0::2][:n - p]
+
+
+def torch_attention(kind, q, k, v, prm, off=0, causal=False, interleaved=True):
+    """softmax(scores) V (+ Shaw's value term) for (B, H, L, D) heads, each scheme's formula."""
+    B, H, L, D = q.shape
+    S = k.shape[2]
+    d = distances(L, S, off)
+    scale = 1 / math.sqrt(D)
+    extra_v = None
+    if kind == "rope":
+        q, k = torch_rope(q, off, interleaved), torch_rope(k, 0, interleaved)
+    s = q @ k.transpose(-1, -2) * scale
+    if kind == "alibi":
+        m = torch.tensor(alibi_paper_slopes(H), dtype=q.dtype)
+        s = s - m[:, None, None] * d.abs().to(q.dtype)
+    elif kind == "t5":
+        b = prm["relative_attention_bias"][torch_t5_bucket(-d, True, 32, 128)]  # (L, S, H)
+        s = s + b.permute(2, 0, 1)
+    elif kind == "shaw":
+        r = torch.clamp(-d, -K, K) + K
+        ak, av = prm["relative_key"][r], prm["relative_value"][r]  # (L, S, D)
+        s = s + torch.einsum("bhld,lsd->bhls", q, ak) * scale
+        extra_v = av
+    elif kind == "xl":
+        u, vb, w = prm["r_w_bias"], prm["r_r_bias"], prm["r_net"]
+        R = torch_sinusoid(d, H * D).to(q.dtype) @ w.T  # (L, S, H·D)
+        R = R.view(L, S, H, D)
+        s = ((q + u[None, :, None]) @ k.transpose(-1, -2)
+             + torch.einsum("bhld,lshd->bhls", q + vb[None, :, None], R)) * scale
+    elif kind == "deberta":
+        P_ = prm["rel_embeddings"]
+        kr = (P_ @ prm["pos_key_proj_weight"].T + prm["pos_key_proj_bias"]).view(2 * K, H, D)
+        qr = (P_ @ prm["pos_query_proj_weight"].T + prm["pos_query_proj_bias"]).view(2 * K, H, D)
+        delta = torch.clamp(d, -K, K - 1) + K      # δ(i, j) from i − j
+        delta_t = torch.clamp(-d, -K, K - 1) + K   # δ(j, i)
+        c2p = torch.einsum("bhld,lshd->bhls", q, kr[delta])
+        p2c = torch.einsum("bhsd,lshd->bhls", k, qr[delta_t])
+        s = (q @ k.transpose(-1, -2) + c2p + p2c) / math.sqrt(3 * D)
+    elif kind == "da":
+        w, sh = prm["distance_weight"], prm["sigmoid_shift"]
+        x = d.abs().to(q.dtype)
+        rhat = (1 + torch.exp(sh))[:, None, None] / (1 + torch.exp(sh[:, None, None] - w[:, None, None] * x))
+        s = torch.relu(s) * rhat
+    if causal:
+        s = s.masked_fill(d < 0, float("-inf"))
+    p = torch.softmax(s, -1)
+    out = p @ v
+    if extra_v is not None:
+        out = out + torch.einsum("bhls,lsd->bhld", p, extra_v)
+    return out
+
+
+def param_shapes(kind, H, D):
+    return {
+        "t5": {"relative_attention_bias": (32, H)},
+        "shaw": {"relative_key": (2 * K + 1, D), "relative_value": (2 * K + 1, D)},
+        "xl": {"r_w_bias": (H, D), "r_r_bias": (H, D), "r_net": (H * D, H * D)},
+        "deberta": {"rel_embeddings": (2 * K, H * D), "pos_key_proj_weight": (H * D, H * D),
+                    "pos_key_proj_bias": (H * D,), "pos_query_proj_weight": (H * D, H * D),
+                    "pos_query_proj_bias": (H * D,)},
+        "da": {"distance_weight": (H,), "sigmoid_shift": (H,)},
+    }.get(kind, {})
+
+
+KINDS = ["none", "rope", "alibi", "t5", "shaw", "xl", "deberta", "da"]
+# (B, H, L, S, D, q_offset, causal): one block and several (96-row blocks), L < S with an offset as a
+# key/value cache makes, head sizes that are not multiples of the SIMD width.
+SHAPES = [(2, 2, 5, 7, 4, 0, False), (1, 3, 100, 130, 8, 0, True), (2, 2, 40, 140, 6, 100, True),
+          (1, 2, 97, 97, 16, 0, False)]
+
+
+def make_inputs(rng, kind, B, H, L, S, D, dtype):
+    arrays = [rng.standard_normal(s).astype(dtype) for s in ((B, H, L, D), (B, H, S, D), (B, H, S, D))]
+    names = list(param_shapes(kind, H, D))
+    for n, shp in param_shapes(kind, H, D).items():
+        scale = 0.3 if len(shp) == 2 and shp[0] == shp[1] else (0.2 if kind == "da" else 1.0)
+        arrays.append((rng.standard_normal(shp) * scale).astype(dtype))
+    return arrays, names
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fused_scheme_matches_its_formula_in_torch(rng, kind, shape, dtype):
+    B, H, L, S, D, off, causal = shape
+    arrays, names = make_inputs(rng, kind, B, H, L, S, D, dtype)
+
+    def sl(q, k, v, *params):
+        scheme = _core.PositionalScheme(kind=kind, num_heads=H, max_relative_position=K,
+                                        params=dict(zip(names, params)))
+        return F.positional_attention(q, k, v, scheme, is_causal=causal, q_offset=off)
+
+    def th(q, k, v, *params):
+        return torch_attention(kind, q, k, v, dict(zip(names, params)), off=off, causal=causal)
+
+    atol, rtol = tol(dtype, 10.0)
+    assert_matches_torch(sl, th, arrays, atol=atol, rtol=rtol)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_composed_twin_equals_the_fused_kernel_with_masks_and_dropout(rng, kind):
+    B, H, L, S, D = 2, 2, 50, 110, 8
+    arrays, names = make_inputs(rng, kind, B, H, L, S, D, np.float64)
+    mask = rng.random((L, S)) > 0.2
+    mask[3] = False  # a row with every key masked gives zeros
+    seed = int(rng.integers(1 << 30))
+
+    def run(fn, q, k, v, *params):
+        scheme = _core.PositionalScheme(kind=kind, num_heads=H, max_relative_position=K,
+                                        params=dict(zip(names, params)))
+        seqlab.manual_seed(seed)
+        return fn(q, k, v, scheme, attn_mask=seqlab.tensor(mask), dropout_p=0.25, q_offset=5)
+
+    assert_matches_torch(lambda *a: run(F.positional_attention, *a),
+                         lambda *a: torch.from_numpy(run(F.positional_attention_math,
+                                                         *[seqlab.tensor(x.detach().numpy()) for x in a]).numpy()),
+                         arrays, grad=False)
+    # the gradients, the two paths on the same seqlab leaves
+    leaves = [seqlab.tensor(a, requires_grad=True) for a in arrays]
+    out1 = run(F.positional_attention, *leaves)
+    g = seqlab.randn(*out1.shape, dtype=seqlab.float64)
+    out1.backward(g)
+    g1 = [x.grad.numpy().copy() for x in leaves]
+    for x in leaves:
+        x.grad = None
+    out2 = run(F.positional_attention_math, *leaves)
+    out2.backward(g)
+    assert np.abs(out1.detach().numpy()[:, :, 3]).max() == 0.0
+    for a, b, what in zip(g1, [x.grad.numpy() for x in leaves], ["q", "k", "v"] + names):
+        assert_close(a, b, 1e-10, 1e-9, what=f"{kind} gradient of {what}")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_gradcheck(rng, kind):
+    B, H, L, S, D = 1, 2, 4, 5, 4
+    arrays, names = make_inputs(rng, kind, B, H, L, S, D, np.float64)
+
+    def fn(q, k, v, *params):
+        scheme = _core.PositionalScheme(kind=kind, num_heads=H, max_relative_position=K,
+                                        params=dict(zip(names, params)))
+        return F.positional_attention(q, k, v, scheme, is_causal=True, q_offset=1)
+
+    assert_gradcheck(fn, arrays)
+
+
+# ---------------------------------------------------------------------------------------------
+# The tables and their properties
+
+def test_sinusoidal_table_is_vaswani_and_dot_products_depend_on_distance_only():
+    pe = P.SinusoidalPositionalEncoding(64).encoding(200, dtype=seqlab.float64).numpy()
+    ref = torch_sinusoid(torch.arange(200), 64).numpy()
+    assert_close(pe, ref, 1e-12, 1e-12, "PE table")
+    gram = pe @ pe.T
+    for delta in (1, 7, 50):
+        diag = np.diagonal(gram, delta)
+        assert np.ptp(diag) < 1e-9, f"p_i·p_(i+{delta}) varies with i by {np.ptp(diag)}"
+    # and it falls off with distance on average (what makes it a notion of nearness)
+    assert np.mean(np.diagonal(gram, 1)) > np.mean(np.diagonal(gram, 40))
+
+
+@pytest.mark.parametrize("interleaved", [True, False])
+def test_rope_matches_its_formula_and_depends_on_relative_position_only(rng, interleaved):
+    x = rng.standard_normal((2, 3, 10, 8))
+    assert_matches_torch(lambda t: F.rotary_embedding(t, 4, interleaved=interleaved),
+                         lambda t: torch_rope(t, 4, interleaved), [x])
+    q, k = rng.standard_normal((1, 8)), rng.standard_normal((1, 8))
+
+    def dot(m, n):
+        qm = F.rotary_embedding(seqlab.tensor(q).view(1, 8), m, interleaved=interleaved).numpy()
+        kn = F.rotary_embedding(seqlab.tensor(k).view(1, 8), n, interleaved=interleaved).numpy()
+        return (qm @ kn.T).item()
+
+    for m, n in [(3, 1), (10, 30), (0, 0)]:
+        assert abs(dot(m, n) - dot(m + 57, n + 57)) < 1e-10
+    # a rotation keeps norms
+    y = F.rotary_embedding(seqlab.tensor(x), 3, interleaved=interleaved).numpy()
+    assert_close(np.linalg.norm(y, axis=-1), np.linalg.norm(x, axis=-1), 1e-12, 1e-12, "norms")
+
+
+def test_rope_long_term_decay_bound(rng):
+    """RoFormer §3.4.3: with h_c = q_c·conj(k_c) over the d/2 complex pairs, Abel summation bounds
+    |q_m·k_n| by |h_last|·|S_(d/2)| + max_c |h_(c+1) − h_c| · Σ_j |S_j|, S_j = Σ_(c<j) e^(i(m−n)θ_c);
+    the relative bound (1/(d/2)) Σ_j |S_j| decays with the distance m − n."""
+    d = 128
+    theta = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    q, k = rng.standard_normal(d), rng.standard_normal(d)
+    qc, kc = q[0::2] + 1j * q[1::2], k[0::2] + 1j * k[1::2]
+    h = qc * np.conj(kc)
+    for r in (0, 5, 100, 2000):
+        rot = F.rotary_embedding(seqlab.tensor(np.stack([q, k])).view(2, 1, d), 0).numpy()  # position 0: identity
+        qm = F.rotary_embedding(seqlab.tensor(q).view(1, d), r).numpy()[0]
+        kn = rot[1, 0]
+        Sj = np.cumsum(np.exp(1j * r * theta))
+        assert abs(float(qm @ kn) - np.real(np.sum(h * np.exp(1j * r * theta)))) < 1e-9
+        bound = abs(h[-1]) * abs(Sj[-1]) + np.max(np.abs(np.diff(h))) * np.sum(np.abs(Sj[:-1]))
+        assert abs(float(qm @ kn)) <= bound + 1e-9
+    rel = [np.mean(np.abs(np.cumsum(np.exp(1j * r * theta)))) for r in range(0, 4097)]
+    bands = [np.mean(rel[a:b]) for a, b in [(1, 16), (16, 64), (64, 256), (256, 1024), (1024, 4096)]]
+    assert all(x > y for x, y in zip(bands, bands[1:])), bands  # it decays, band after band
+    assert bands[0] > 3.5 * bands[-1], bands
+
+
+def test_alibi_slopes_follow_the_paper():
+    assert_close(F.alibi_slopes(8).numpy(), np.array([2.0 ** -i for i in range(1, 9)]), 0, 1e-15, "8 heads")
+    twelve = F.alibi_slopes(12).numpy()
+    expected = [2.0 ** -i for i in range(1, 9)] + [2.0 ** -(i + 0.5) for i in range(0, 4)]
+    assert_close(twelve, np.array(expected), 0, 1e-15, "12 heads")
+    for n in (1, 3, 5, 16, 24):
+        assert_close(F.alibi_slopes(n).numpy(), np.array(alibi_paper_slopes(n)), 0, 1e-15, f"{n} heads")
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets,max_distance", [(32, 128), (16, 40), (8, 20)])
+def test_t5_buckets_match_the_bucketing_for_a_table_of_distances(bidirectional, num_buckets, max_distance):
+    rel = torch.arange(-300, 301)
+    got = F.t5_relative_position_bucket(seqlab.tensor(rel.numpy()), bidirectional, num_buckets, max_distance)
+    assert (got.numpy() == torch_t5_bucket(rel, bidirectional, num_buckets, max_distance).numpy()).all()
+    if bidirectional and num_buckets == 32:  # a few by hand: exact below 8, log-spaced, then saturated
+        table = {0: 0, 1: 17, -1: 1, 7: 23, 8: 24, -8: 8, 127: 31, 1000: 31, -1000: 15}
+        for r, b in table.items():
+            assert int(F.t5_relative_position_bucket(seqlab.tensor([r]), True, 32, 128)[0]) == b, r
+
+
+def test_shaw_clips_at_k():
+    """With zero keys the score of (i, j) is q_i·a^K_r, so every key at j − i ≥ k (or ≤ −k) scores the same."""
+    H, L, D, k = 1, 12, 4, 3
+    shaw = P.ShawRelativePosition(D, max_relative_position=k, values=False, dtype=seqlab.float64)
+    q = seqlab.randn(1, H, L, D, dtype=seqlab.float64)
+    zeros = seqlab.zeros(1, H, L, D, dtype=seqlab.float64)
+    w = shaw.attention_weights(q, zeros).detach().numpy()[0, 0]
+    for i in range(L):
+        far_right = w[i, i + k:]
+        far_left = w[i, :max(0, i - k + 1)]
+        assert np.ptp(far_right) < 1e-15 if far_right.size else True
+        assert np.ptp(far_left) < 1e-15 if far_left.size else True
+        if i + k < L and i - k >= 0:  # the clipped ends differ from the nearer ones
+            assert abs(w[i, i + k - 1] - w[i, i + k]) > 1e-6
+
+
+def test_nope_encoder_is_permutation_equivariant():
+    seqlab.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True, pos=P.NoPE(),
+                                       dtype=seqlab.float64)
+    x = seqlab.randn(1, 9, 16, dtype=seqlab.float64)
+    perm = np.random.default_rng(0).permutation(9)
+    idx = seqlab.tensor(perm)
+    y = layer(x).detach().numpy()[0]
+    y_perm = layer(x[:, idx]).detach().numpy()[0]
+    assert_close(y_perm, y[perm], 1e-12, 1e-12, "f(Px) = P f(x)")
+    # a positional scheme breaks it
+    layer_rope = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True, pos=P.RoPE(8),
+                                            dtype=seqlab.float64)
+    y = layer_rope(x).detach().numpy()[0]
+    assert np.abs(layer_rope(x[:, idx]).detach().numpy()[0] - y[perm]).max() > 1e-3
+
+
+# ---------------------------------------------------------------------------------------------
+# The modules
+
+def all_schemes(E=32, H=4, dtype=None):
+    return [P.NoPE(), P.RoPE(E // H), P.RoPE(E // H, interleaved=False), P.ALiBi(H), P.T5RelativeBias(H, dtype=dtype),
+            P.ShawRelativePosition(E // H, 4, dtype=dtype), P.TransformerXLRelativePosition(E, H, dtype=dtype),
+            P.DeBERTaRelativePosition(E, H, 8, dtype=dtype), P.DARelativePosition(H, dtype=dtype)]
+
+
+@pytest.mark.parametrize("pos", all_schemes(dtype=seqlab.float64), ids=lambda p: type(p).__name__)
+def test_multihead_attention_with_a_scheme_weights_and_fused_agree(pos):
+    seqlab.manual_seed(1)
+    mha = nn.MultiheadAttention(32, 4, batch_first=True, pos=pos, dtype=seqlab.float64)
+    with seqlab.no_grad():  # away from DA's start (w = 0), where R̂ = 1 whatever the shift
+        for p in pos.parameters():
+            p.add_(0.1 * seqlab.randn(*p.shape, dtype=p.dtype))
+    x = seqlab.randn(2, 11, 32, dtype=seqlab.float64)
+    mask = nn.Transformer.generate_square_subsequent_mask(11, dtype=seqlab.float64)
+    out_w, w = mha(x, x, x, attn_mask=mask, average_attn_weights=False)
+    out_f, none = mha(x, x, x, attn_mask=mask, need_weights=False)
+    assert none is None and tuple(w.shape) == (2, 4, 11, 11)
+    assert_close(out_w.detach().numpy(), out_f.detach().numpy(), 1e-12, 1e-12, "need_weights vs fused")
+    assert np.abs(np.triu(w.detach().numpy(), 1)).max() == 0.0
+    # the layer's output equals the scheme's own attention on the projected heads
+    q, k, v = (x @ mha.in_proj_weight.T + mha.in_proj_bias).view(2, 11, 3, 4, 8).permute(2, 0, 3, 1, 4).unbind(0)
+    heads = pos.attention(q, k, v, is_causal=True)
+    ref = mha.out_proj(heads.transpose(1, 2).reshape(2, 11, 32))
+    assert_close(out_f.detach().numpy(), ref.detach().numpy(), 1e-12, 1e-12, "MHA = scheme.attention")
+    # learned schemes get gradients and are in the state dict
+    out_f.sum().backward()
+    for name, p in pos.named_parameters():
+        assert p.grad is not None and np.abs(p.grad.numpy()).max() > 0, name
+        assert f"pos.{name}" in mha.state_dict()
+
+
+def test_one_model_definition_trains_with_each_scheme():
+    """The issue's promise: change one argument, the rest of the model stays."""
+    for pos in all_schemes():
+        seqlab.manual_seed(0)
+        layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True, pos=pos)
+        opt = seqlab.optim.Adam(layer.parameters(), lr=1e-2)
+        x = seqlab.randn(4, 12, 32)
+        target = x.roll(1, 1)
+        mask = nn.Transformer.generate_square_subsequent_mask(12)
+        losses = []
+        for _ in range(15):
+            loss = ((layer(x, src_mask=mask, is_causal=True) - target) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        assert losses[-1] < 0.8 * losses[0], (type(pos).__name__, losses[0], losses[-1])
+        sd = layer.state_dict()
+        assert all(k in sd for k in (f"self_attn.pos.{n}" for n, _ in pos.named_parameters()))
+
+
+def test_absolute_encodings_add_to_the_embeddings():
+    x = seqlab.zeros(2, 6, 8, dtype=seqlab.float64)
+    pe = P.SinusoidalPositionalEncoding(8)
+    assert_close(pe(x).numpy()[1], torch_sinusoid(torch.arange(6), 8).numpy(), 1e-6, 1e-6, "batch_first")
+    assert_close(pe(x, offset=3).numpy()[0, 0], torch_sinusoid(torch.arange(3, 4), 8).numpy()[0], 1e-6, 1e-6,
+                 "offset")
+    seq_first = P.SinusoidalPositionalEncoding(8, batch_first=False)
+    assert_close(seq_first(x.transpose(0, 1)).numpy()[:, 1], torch_sinusoid(torch.arange(6), 8).numpy(), 1e-6, 1e-6,
+                 "(L, N, E)")
+    learned = P.LearnedPositionalEmbedding(10, 8, dtype=seqlab.float64)
+    assert_close(learned(x).detach().numpy()[0], learned.weight.detach().numpy()[:6], 0, 0, "learned")
+    assert "weight" in learned.state_dict()
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input
+
+def test_errors_are_clear():
+    with pytest.raises(IndexError, match="past the table of max_len=10"):
+        P.LearnedPositionalEmbedding(10, 8)(seqlab.zeros(1, 11, 8))
+    with pytest.raises(ValueError, match="head_dim must be even"):
+        P.RoPE(7)
+    with pytest.raises(RuntimeError, match="head dim must be even"):
+        F.rotary_embedding(seqlab.zeros(3, 5), 0)
+    with pytest.raises(ValueError, match="built for 8 heads but the attention has 4"):
+        nn.MultiheadAttention(32, 4, pos=P.ALiBi(8))
+    with pytest.raises(ValueError, match="head_dim 16 but the attention has 4 heads of 8"):
+        nn.MultiheadAttention(32, 4, pos=P.RoPE(16))
+    with pytest.raises(TypeError, match="adds to the embeddings"):
+        nn.MultiheadAttention(32, 4, pos=P.SinusoidalPositionalEncoding(32))
+    with pytest.raises(RuntimeError, match="leave no log-spaced buckets"):
+        P.T5RelativeBias(4, num_buckets=2)
+    with pytest.raises(ValueError, match="num_heads must be a positive int"):
+        P.ALiBi(0)
+    q = seqlab.zeros(2, 5, 8)
+    with pytest.raises(RuntimeError, match=r"positional_attention: expected query \(B, H, L, D\)"):
+        F.positional_attention(q, q, q, P.ALiBi(2).scheme())
+    q4 = seqlab.zeros(1, 2, 5, 8)
+    with pytest.raises(RuntimeError, match="built for 3 heads but the attention has 2"):
+        F.positional_attention(q4, q4, q4, P.ALiBi(3).scheme())
+    with pytest.raises(RuntimeError, match="unknown positional scheme 'sinus'"):
+        F.positional_attention(q4, q4, q4, _core.PositionalScheme(kind="sinus"))
+    with pytest.raises(RuntimeError, match="needs its parameter 'relative_attention_bias'"):
+        F.positional_attention(q4, q4, q4, _core.PositionalScheme(kind="t5", num_heads=2))
+    with pytest.raises(RuntimeError, match="add_zero_attn"):
+        mha = nn.MultiheadAttention(8, 2, add_zero_attn=True, pos=P.ALiBi(2))
+        mha(seqlab.zeros(3, 1, 8), seqlab.zeros(3, 1, 8), seqlab.zeros(3, 1, 8))
