@@ -7,6 +7,12 @@
   sdpa L       scaled_dot_product_attention forward + backward, batch 1, 4 heads, head dim 64,
                sequence L = 1,024 and 4,096 (plain and causal): milliseconds per call, and the
                peak resident memory one call adds (measured in a fresh child process per library).
+  <scheme> L   causal attention forward + backward with a positional scheme (seqlab.nn.positional),
+               same sizes, gradients to q, k, v and the scheme's parameters. seqlab computes the
+               relative terms inside the fused kernel; torch gets the equivalent: its SDPA with the
+               (1, 4, L, L) float bias materialised from the same parameters by ordinary ops (ALiBi,
+               T5, Transformer-XL, DeBERTa; RoPE rotates q and k first), or explicit attention where
+               the scheme is not an additive bias (Shaw's value term, DA's multiplier).
 
 Each line: seqlab, torch, their ratio (> 1: seqlab is faster / uses less memory), for the first
 call and the steady state (median of repeated blocks, both orders; benchmarks/timing.py).
@@ -78,15 +84,105 @@ def sdpa_case(lib, L, causal, seed=0):
     return step, 1
 
 
+SCHEMES = ("rope", "alibi", "t5", "shaw", "xl", "deberta", "da")
+K_CLIP = 16  # Shaw's and DeBERTa's clipping distance
+
+
+def scheme_params(kind, rng, H=HEADS, D=64):
+    """The scheme's parameters, the same numbers for both libraries (numpy, float32)."""
+    shapes = {"t5": {"relative_attention_bias": (32, H)},
+              "shaw": {"relative_key": (2 * K_CLIP + 1, D), "relative_value": (2 * K_CLIP + 1, D)},
+              "xl": {"r_w_bias": (H, D), "r_r_bias": (H, D), "r_net": (H * D, H * D)},
+              "deberta": {"rel_embeddings": (2 * K_CLIP, H * D), "pos_key_proj_weight": (H * D, H * D),
+                          "pos_key_proj_bias": (H * D,), "pos_query_proj_weight": (H * D, H * D),
+                          "pos_query_proj_bias": (H * D,)},
+              "da": {"distance_weight": (H,), "sigmoid_shift": (H,)}}.get(kind, {})
+    return {n: (rng.standard_normal(s) * 0.05).astype(np.float32) for n, s in shapes.items()}
+
+
+def torch_scheme_attention(kind, q, k, v, prm):
+    """The scheme in torch: SDPA with the materialised (1, H, L, L) bias where it is one."""
+    import math
+    import torch.nn.functional as TF
+    _, H, L, D = q.shape
+    d = torch.arange(L)[:, None] - torch.arange(L)[None, :]
+    causal = torch.zeros(L, L).masked_fill(d < 0, float("-inf"))
+    if kind == "rope":
+        ang = torch.arange(L, dtype=torch.float32)[:, None] * 10000.0 ** (-2 * torch.arange(D // 2) / D)
+        cos, sin = torch.cos(ang), torch.sin(ang)
+
+        def rot(x):
+            a, b = x[..., 0::2], x[..., 1::2]
+            return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+        return TF.scaled_dot_product_attention(rot(q), rot(k), v, is_causal=True)
+    if kind == "alibi":
+        m = torch.tensor([2.0 ** (-8 * (h + 1) / H) for h in range(H)])
+        return TF.scaled_dot_product_attention(q, k, v, attn_mask=-m[:, None, None] * d.abs() + causal)
+    if kind == "t5":
+        rel, n = (-d).clamp(max=0).neg(), 32  # causal buckets of j - i
+        exact = n // 2
+        large = (exact + (torch.log(rel.float().clamp(min=1) / exact) / math.log(128 / exact) * (n - exact)).long())
+        bucket = torch.where(rel < exact, rel, large.clamp(max=n - 1))
+        return TF.scaled_dot_product_attention(q, k, v, attn_mask=prm["relative_attention_bias"][bucket].permute(
+            2, 0, 1) + causal)
+    if kind == "xl":  # W_R R for the 2L − 1 distances, (q + v)·that, gathered by distance (XL's shift)
+        c = torch.arange(H * D // 2)
+        ang = torch.arange(-(L - 1), L, dtype=torch.float32)[:, None] * 10000.0 ** (-2 * c / (H * D))
+        R = (torch.stack([torch.sin(ang), torch.cos(ang)], -1).flatten(-2) @ prm["r_net"].T).view(-1, H, D)
+        qr = torch.einsum("bhld,rhd->bhlr", q + prm["r_r_bias"][None, :, None], R)
+        bias = torch.gather(qr, 3, (d + L - 1).expand(1, H, L, L)) / math.sqrt(D)
+        return TF.scaled_dot_product_attention(q + prm["r_w_bias"][None, :, None], k, v, attn_mask=bias + causal)
+    if kind == "deberta":
+        Pm = prm["rel_embeddings"]
+        kr = (Pm @ prm["pos_key_proj_weight"].T + prm["pos_key_proj_bias"]).view(-1, H, D)
+        qr = (Pm @ prm["pos_query_proj_weight"].T + prm["pos_query_proj_bias"]).view(-1, H, D)
+        c2p = torch.gather(torch.einsum("bhld,rhd->bhlr", q, kr), 3,
+                           (d.clamp(-K_CLIP, K_CLIP - 1) + K_CLIP).expand(1, H, L, L))
+        p2c = torch.gather(torch.einsum("bhsd,rhd->bhsr", k, qr), 3,
+                           (d.clamp(-K_CLIP, K_CLIP - 1) + K_CLIP).expand(1, H, L, L)).transpose(-1, -2)
+        return TF.scaled_dot_product_attention(q, k, v, attn_mask=(c2p + p2c) / math.sqrt(3 * D) + causal,
+                                               scale=1 / math.sqrt(3 * D))
+    s = q @ k.transpose(-1, -2) / math.sqrt(D)
+    if kind == "shaw":
+        r = (-d).clamp(-K_CLIP, K_CLIP) + K_CLIP
+        qa = torch.gather(q @ prm["relative_key"].T, 3, r.expand(1, H, L, L))
+        p = torch.softmax(s + qa / math.sqrt(D) + causal, -1)
+        onehot = torch.zeros(1, H, L, 2 * K_CLIP + 1).scatter_add_(3, r.expand(1, H, L, L), p)
+        return p @ v + onehot @ prm["relative_value"]
+    # da
+    w, sh = prm["distance_weight"], prm["sigmoid_shift"]
+    rhat = (1 + torch.exp(sh))[:, None, None] / (1 + torch.exp(sh[:, None, None] - w[:, None, None] * d.abs()))
+    return torch.softmax(torch.relu(s) * rhat + causal, -1) @ v
+
+
+def scheme_case(lib, kind, L, seed=0):
+    rng = np.random.default_rng(seed)
+    q, k, v = (lib.from_numpy(rng.standard_normal((1, HEADS, L, 64)).astype(np.float32)).requires_grad_()
+               for _ in range(3))
+    prm = {n: lib.from_numpy(a).requires_grad_() for n, a in scheme_params(kind, rng).items()}
+    if lib is torch:
+        def step():
+            torch_scheme_attention(kind, q, k, v, prm).sum().backward()
+        return step, 1
+    from seqlab import _core
+    scheme = _core.PositionalScheme(kind=kind, num_heads=HEADS, max_relative_position=K_CLIP,
+                                    bidirectional=False, params=prm)
+
+    def step():
+        seqlab.nn.functional.positional_attention(q, k, v, scheme, is_causal=True).sum().backward()
+    return step, 1
+
+
 # The peak resident memory one call adds: VmHWM is reset to the current RSS (clear_refs 5,
 # Linux >= 4.0) after the inputs exist, so imports and inputs do not count.
 CHILD = """
 import sys
 sys.path.insert(0, {bench!r})
 lib = __import__({lib!r})
+import torch
 import transformer as b
 lib.set_num_threads({threads})
-step, _ = b.sdpa_case(lib, {L}, {causal})
+step, _ = b.{case}(lib, {args})
 print(b.added_peak_mb(step))
 """
 
@@ -107,10 +203,10 @@ def added_peak_mb(fn):
     return (_status_kb("VmHWM") - before) / 1024
 
 
-def peak_mb(lib, L, causal, threads):
+def peak_mb(lib, case, args, threads):
     import os
-    code = CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), lib=lib, threads=threads, L=L,
-                        causal=causal)
+    code = CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), lib=lib, threads=threads, case=case,
+                        args=", ".join(map(repr, args)))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -131,7 +227,11 @@ def main():
     for L in (1024, 4096):
         for causal in (False, True):
             name = f"sdpa L{L}{' causal' if causal else ''} (ms)"
-            cases.append((name, (lambda lib, L=L, c=causal: sdpa_case(lib, L, c)), (L, causal)))
+            cases.append((name, (lambda lib, L=L, c=causal: sdpa_case(lib, L, c)), ("sdpa_case", (L, causal))))
+    for kind in SCHEMES:
+        for L in (1024, 4096):
+            cases.append((f"{kind} L{L} causal (ms)", (lambda lib, kd=kind, L=L: scheme_case(lib, kd, L)),
+                          ("scheme_case", (kind, L))))
     for name, make, sdpa in cases:
         if args.only not in name:
             continue
