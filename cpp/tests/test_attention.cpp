@@ -70,3 +70,60 @@ TEST(Attention, BadInputThrows) {
   EXPECT_THROW(scaled_dot_product_attention(q, k, v, ones({3, 5}, Dtype::Int64)), std::runtime_error);
   EXPECT_THROW(scaled_dot_product_attention(q, k, v, Tensor(), 1.5), std::runtime_error);
 }
+
+// Positional schemes (ops/positional.hpp): the fused kernel's relative terms against the composed
+// oracle, forward and every gradient (q, k, v and the tables' parameters), across blocks, with a
+// cache offset; under ASan this also checks the kernel's distance lookups stay inside the tables.
+TEST(Attention, PositionalSchemesFusedEqualsComposed) {
+  manual_seed(3);
+  const int64_t B = 1, H = 2, D = 8, k = 3;
+  auto leaf = [](Shape s, double scale = 1.0) {
+    Tensor t = mul(randn(std::move(s), Dtype::Float64), scalar_tensor(scale, Dtype::Float64));
+    t.set_requires_grad(true);
+    return t;
+  };
+  struct Case { int64_t L, S, off; bool causal; };
+  for (const Case c : {Case{5, 7, 0, false}, Case{100, 130, 0, true}, Case{40, 140, 100, true}}) {
+    for (const char* kind : {"none", "rope", "alibi", "t5", "shaw", "xl", "deberta", "da"}) {
+      PositionalScheme pos;
+      pos.kind = kind;
+      pos.num_heads = H;
+      pos.max_relative_position = k;
+      const std::string kd = kind;
+      if (kd == "t5") pos.params = {{"relative_attention_bias", leaf({32, H})}};
+      if (kd == "shaw") pos.params = {{"relative_key", leaf({2 * k + 1, D})}, {"relative_value", leaf({2 * k + 1, D})}};
+      if (kd == "xl") pos.params = {{"r_w_bias", leaf({H, D})}, {"r_r_bias", leaf({H, D})}, {"r_net", leaf({H * D, H * D}, 0.3)}};
+      if (kd == "deberta")
+        pos.params = {{"rel_embeddings", leaf({2 * k, H * D})}, {"pos_key_proj_weight", leaf({H * D, H * D}, 0.3)},
+                      {"pos_query_proj_weight", leaf({H * D, H * D}, 0.3)}};
+      if (kd == "da") pos.params = {{"distance_weight", leaf({H}, 0.2)}, {"sigmoid_shift", leaf({H})}};
+      TensorList leaves = {leaf({B, H, c.L, D}), leaf({B, H, c.S, D}), leaf({B, H, c.S, D})};
+      for (auto& [name, t] : pos.params) leaves.push_back(t);
+      const Tensor g = randn({B, H, c.L, D}, Dtype::Float64);
+      TensorList got[2];
+      for (int path = 0; path < 2; ++path) {
+        for (Tensor& x : leaves) x.set_grad(Tensor());
+        const Tensor out = path == 0 ? positional_attention(leaves[0], leaves[1], leaves[2], pos, Tensor(), 0.0,
+                                                            c.causal, std::nullopt, c.off)
+                                     : positional_attention_math(leaves[0], leaves[1], leaves[2], pos, Tensor(), 0.0,
+                                                                 c.causal, std::nullopt, c.off);
+        out.backward(g);
+        got[path].push_back(out);
+        for (const Tensor& x : leaves) got[path].push_back(x.grad());
+      }
+      for (size_t i = 0; i < got[0].size(); ++i)
+        EXPECT_LT(max_abs_diff(got[0][i], got[1][i]), 1e-10) << kind << " L=" << c.L << " output/grad " << i;
+    }
+  }
+}
+
+TEST(Attention, PositionalErrors) {
+  const Tensor q = randn({1, 2, 5, 8});
+  PositionalScheme alibi;
+  alibi.kind = "alibi";
+  alibi.num_heads = 3;
+  EXPECT_THROW(positional_attention(q, q, q, alibi), std::exception);  // built for 3 heads
+  EXPECT_THROW(rotary_embedding(randn({4, 5})), std::exception);        // odd head dim
+  EXPECT_THROW(positional_attention(randn({2, 5, 8}), q, q, PositionalScheme()), std::exception);
+  EXPECT_THROW(t5_relative_position_bucket(zeros({3}, Dtype::Int64), true, 2, 128), std::exception);
+}
