@@ -192,40 +192,44 @@ void bind_transformer(py::module_& m) {
   // --- the modules' forwards.
   m.def("multihead_attention", [](const Tensor& query, const Tensor& key, const Tensor& value,
                                   const MultiheadAttentionParams& p, bool training, OptTensor key_padding_mask,
-                                  bool need_weights, OptTensor attn_mask, bool average_attn_weights, bool is_causal) {
+                                  bool need_weights, OptTensor attn_mask, bool average_attn_weights, bool is_causal,
+                                  AttentionCache* cache) {
     warn_mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask");
     auto r = released([&] {
       return multihead_attention_module_forward(query, key, value, p, training, opt(key_padding_mask), need_weights,
-                                                opt(attn_mask), average_attn_weights, is_causal);
+                                                opt(attn_mask), average_attn_weights, is_causal, cache);
     });
     return pair_result(r);
   }, py::arg("query"), py::arg("key"), py::arg("value"), py::arg("params"), py::arg("training"),
         py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true, py::arg("attn_mask") = py::none(),
-        py::arg("average_attn_weights") = true, py::arg("is_causal") = false);
+        py::arg("average_attn_weights") = true, py::arg("is_causal") = false, py::arg("cache") = py::none());
   m.def("transformer_encoder_layer", [](const Tensor& src, const TransformerEncoderLayerParams& p, bool training,
-                                        OptTensor src_mask, OptTensor src_key_padding_mask, bool is_causal) {
+                                        OptTensor src_mask, OptTensor src_key_padding_mask, bool is_causal,
+                                        AttentionCache* cache) {
     warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask");
     return released([&] {
-      return transformer_encoder_layer_forward(src, p, training, opt(src_mask), opt(src_key_padding_mask), is_causal);
+      return transformer_encoder_layer_forward(src, p, training, opt(src_mask), opt(src_key_padding_mask), is_causal,
+                                               cache);
     });
   }, py::arg("src"), py::arg("params"), py::arg("training"), py::arg("src_mask") = py::none(),
-        py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false);
+        py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false, py::arg("cache") = py::none());
   m.def("transformer_decoder_layer", [](const Tensor& tgt, const Tensor& memory, const TransformerDecoderLayerParams& p,
                                         bool training, OptTensor tgt_mask, OptTensor memory_mask,
                                         OptTensor tgt_key_padding_mask, OptTensor memory_key_padding_mask,
-                                        bool tgt_is_causal, bool memory_is_causal) {
+                                        bool tgt_is_causal, bool memory_is_causal, AttentionCache* cache,
+                                        AttentionCache* memory_cache) {
     // The warnings of the layer's two MultiheadAttention modules.
     warn_mismatched_masks(tgt_key_padding_mask, "key_padding_mask", tgt_mask, "attn_mask");
     warn_mismatched_masks(memory_key_padding_mask, "key_padding_mask", memory_mask, "attn_mask");
     return released([&] {
       return transformer_decoder_layer_forward(tgt, memory, p, training, opt(tgt_mask), opt(memory_mask),
                                                opt(tgt_key_padding_mask), opt(memory_key_padding_mask), tgt_is_causal,
-                                               memory_is_causal);
+                                               memory_is_causal, cache, memory_cache);
     });
   }, py::arg("tgt"), py::arg("memory"), py::arg("params"), py::arg("training"), py::arg("tgt_mask") = py::none(),
         py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
         py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = false,
-        py::arg("memory_is_causal") = false);
+        py::arg("memory_is_causal") = false, py::arg("cache") = py::none(), py::arg("memory_cache") = py::none());
 
   // --- the stacks' helpers.
   m.def("check_multihead_attention_args", &check_multihead_attention_args, py::arg("embed_dim"),

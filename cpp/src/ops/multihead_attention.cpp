@@ -190,14 +190,27 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   int64_t S = key.shape()[0];
   const Dtype dtype = query.dtype();
 
+  // KV cache: the keys are the P cached positions then the new ones; a filled cross-attention
+  // cache replaces the keys altogether (ops/kv_cache.hpp).
+  AttentionCache* cache = o.kv_cache();
+  const bool reuse_kv = cache && cache->is_static && cache->key.defined();
+  bool is_causal = o.is_causal();
+  if (cache) {
+    SEQLAB_CHECK(!o.bias_k().defined() && !o.add_zero_attn() && !o.static_k().defined() && !o.static_v().defined(),
+                 kName, "a kv_cache cannot be combined with add_bias_kv, add_zero_attn, static_k or static_v");
+    SEQLAB_CHECK(!cache->key.defined() || cache->key.dtype() == dtype, kName, "the kv_cache holds ",
+                 dtype_name(cache->key.dtype()), " keys but the query is ", dtype_name(dtype));
+    S = reuse_kv ? cache->length() : cache->length() + S;
+    if (cache->length() > 0) is_causal = false;  // the hint means row i sees keys j <= i: wrong after P
+  }
+
   // Bool masks (true = masked out) become -inf / 0; with the is_causal hint and nothing else to
   // merge, the fused kernel applies the causal mask itself and attn_mask is dropped (torch's rule:
   // the hint must be right).
   check_float_mask_dtype(key_padding_mask, "key_padding_mask", dtype);
   check_float_mask_dtype(o.attn_mask(), "attn_mask", dtype);
   key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", dtype);
-  bool is_causal = o.is_causal();
-  SEQLAB_CHECK(!is_causal || o.attn_mask().defined(), kName,
+  SEQLAB_CHECK(!o.is_causal() || o.attn_mask().defined(), kName,
                "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
                "`generate_square_subsequent_mask` to create this mask.");
   Tensor attn_mask;
@@ -224,7 +237,17 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
 
   // In-projection: q (L, N, E), k (S, N, E), v (S, N, E).
   Projected p;
-  if (!o.use_separate_proj_weight()) {
+  if (reuse_kv) {
+    // Only the queries are new: q = query W_Qᵀ + b_Q (W_Q the first third of in_proj_weight).
+    const Tensor w_q = o.use_separate_proj_weight() ? o.q_proj_weight() : o.in_proj_weight();
+    SEQLAB_CHECK(w_q.defined() && w_q.dim() == 2 && w_q.shape()[1] == E &&
+                     w_q.shape()[0] == (o.use_separate_proj_weight() ? E : 3 * E),
+                 kName, "the query projection must be (", E, ", ", E, ") or in_proj_weight (", 3 * E, ", ", E,
+                 "), got ", w_q.defined() ? shape_str(w_q.shape()) : "None");
+    const Tensor b = o.in_proj_bias();
+    p.q = linear(query, o.use_separate_proj_weight() ? w_q : chunk(w_q, 3, 0)[0],
+                 b.defined() ? chunk(b, 3, 0)[0] : Tensor());
+  } else if (!o.use_separate_proj_weight()) {
     SEQLAB_CHECK_ASSERT(o.in_proj_weight().defined(), kName,
                         "use_separate_proj_weight is False but in_proj_weight is None");
     p = in_projection_packed(query, key, value, o.in_proj_weight(), o.in_proj_bias());
@@ -266,10 +289,23 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   // Heads: (L, N, E) -> (N·H, L, head_dim), batch first (a copy where the projection is a
   // slice of the packed one).
   Tensor q = transpose(reshape(p.q, {L, N * H, head_dim}), 0, 1);
-  Tensor k = o.static_k().defined() ? check_static(o.static_k(), "static_k", N * H, head_dim)
-                                    : transpose(reshape(p.k, {p.k.shape()[0], N * H, head_dim}), 0, 1);
-  Tensor v = o.static_v().defined() ? check_static(o.static_v(), "static_v", N * H, head_dim)
-                                    : transpose(reshape(p.v, {p.v.shape()[0], N * H, head_dim}), 0, 1);
+  Tensor k, v;
+  if (!reuse_kv) {
+    k = o.static_k().defined() ? check_static(o.static_k(), "static_k", N * H, head_dim)
+                               : transpose(reshape(p.k, {p.k.shape()[0], N * H, head_dim}), 0, 1);
+    v = o.static_v().defined() ? check_static(o.static_v(), "static_v", N * H, head_dim)
+                               : transpose(reshape(p.v, {p.v.shape()[0], N * H, head_dim}), 0, 1);
+  }
+  if (cache) {
+    // k_{1..P+L} = cat(cached k_{1..P}, k_{P+1..P+L}), the same for v; a filled static cache as it is.
+    if (!reuse_kv) cache->update(k, v, H);
+    SEQLAB_CHECK(cache->key.shape()[0] == N * H && cache->key.shape()[2] == head_dim, kName,
+                 "the kv_cache holds keys ", shape_str(cache->key.shape()), " (N*num_heads, P, head_dim), but the query ",
+                 shape_str(query.shape()), " has batch ", N, " and ", H, " heads of ", head_dim,
+                 " (after beam search, call reorder_cache)");
+    k = cache->key;
+    v = cache->value;
+  }
   SEQLAB_CHECK(k.shape()[1] == v.shape()[1], kName, "keys and values must be as many, got ", k.shape()[1], " and ",
                v.shape()[1]);
 
@@ -326,7 +362,8 @@ std::pair<Tensor, Tensor> multihead_attention_module_forward(const Tensor& query
                                                              const Tensor& value, const MultiheadAttentionParams& m,
                                                              bool training, const Tensor& key_padding_mask,
                                                              bool need_weights, const Tensor& attn_mask,
-                                                             bool average_attn_weights, bool is_causal) {
+                                                             bool average_attn_weights, bool is_causal,
+                                                             AttentionCache* kv_cache) {
   // batch_first: (N, L, E) is read as (L, N, E), keeping query is key is value.
   const bool transposed = m.batch_first && query.dim() == 3;
   Tensor q = query, k = key, v = value;
@@ -350,7 +387,8 @@ std::pair<Tensor, Tensor> multihead_attention_module_forward(const Tensor& query
                .k_proj_weight(m.k_proj_weight)
                .v_proj_weight(m.v_proj_weight)
                .average_attn_weights(average_attn_weights)
-               .is_causal(is_causal);
+               .is_causal(is_causal)
+               .kv_cache(kv_cache);
   auto [out, weights] = multi_head_attention_forward(q, k, v, o);
   return {transposed ? transpose(out, 0, 1) : out, weights};
 }
