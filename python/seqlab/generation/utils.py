@@ -319,6 +319,7 @@ def generate(model, input_ids, max_new_tokens=20, do_sample=False, temperature=1
     produced eos_token_id are padded with pad_token_id (default: the eos id) until all are done.
     The model runs in whatever mode it is in: call model.eval() first, as with torch."""
     fn = "generate()"
+    _check_common(input_ids, max_new_tokens, eos_token_id, fn)
     check_sampling_args(temperature, top_k, top_p, fn)
     if not isinstance(num_beams, numbers.Integral) or isinstance(num_beams, bool) or num_beams < 1:
         raise ValueError(f"{fn}: num_beams must be an integer >= 1, got {num_beams!r}")
