@@ -286,8 +286,9 @@ def beam_search(model, input_ids, num_beams=4, max_new_tokens=20, length_penalty
                     new_tokens.append(pad)
                     new_scores.append(-np.inf)
                     kept += 1
+                # HF's is_done looks at the best candidate score of this step, eos candidates included
                 best_running = max(new_scores[-B:])
-                done[n] = hyps[n].is_done(best_running, step + 1) or not np.isfinite(best_running)
+                done[n] = hyps[n].is_done(cand[n, top[n, 0]], step + 1) or not np.isfinite(best_running)
             rows = np.asarray(new_rows, dtype=np.int64)
             seqs = np.concatenate([seqs[rows], np.asarray(new_tokens, dtype=np.int64)[:, None]], axis=1)
             beam_scores = np.asarray(new_scores).reshape(N, B)
