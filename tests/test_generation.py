@@ -392,5 +392,9 @@ def test_errors():
         top_p_filter(seqlab.tensor([1, 2]), 0.5)
     with pytest.raises(ValueError, match=r"TransformerLM: idx must be \(N, L\) token ids, got shape \(3,\)"):
         s(seqlab.tensor([1, 2, 3]))
+    short = nn.TransformerLM(V, 8, 2, 1, positional=nn.Embedding(4, 8)).eval()
+    with pytest.raises(IndexError, match=r"TransformerLM: positions 4\.\.4 are beyond the positional table's 4 "
+                                         r"positions"):
+        generate(short, ids, max_new_tokens=5)  # the prompt's 2 positions, then 2, 3, then 4
     with pytest.raises(ValueError, match="unknown rnn mode 'LSTMX'"):
         nn.RNNLM(V, mode="LSTMX")

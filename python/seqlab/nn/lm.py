@@ -24,13 +24,20 @@ def causal_mask(L, P=0):
     return ones(L, P + L, dtype=_bool).triu(P + 1)
 
 
-def _add_positions(x, positional, start):
+def _add_positions(x, positional, start, model):
     """x + positional(positions start .. start + L - 1) for x (N, L, E): an absolute scheme
     (a learned nn.Embedding(max_len, E) as GPT-2, or a sinusoidal table module) added to the
-    token embeddings. None: no positional information (NoPE)."""
+    token embeddings. None: no positional information (NoPE). A table has no row for a position
+    past its length: that is an error naming the model, the positions and the table."""
     if positional is None:
         return x
-    return x + positional(arange(start, start + x.shape[1]))
+    end = start + x.shape[1]
+    table = getattr(positional, "num_embeddings", None)
+    if table is not None and end > table:
+        raise IndexError(f"{model}: positions {start}..{end - 1} are beyond the positional table's {table} "
+                         f"positions (an absolute scheme cannot go past its table; generate fewer tokens or use "
+                         f"a longer table)")
+    return x + positional(arange(start, end))
 
 
 def _self_attention_mask(L, P):
@@ -97,7 +104,7 @@ class TransformerLM(Module, GenerationMixin):
             raise ValueError(f"TransformerLM: idx must be (N, L) token ids, got shape {tuple(idx.shape)}")
         P = 0 if cache is None else cache.get_seq_length()
         mask, is_causal = _self_attention_mask(idx.shape[1], P)
-        x = self.drop(_add_positions(self.tok_emb(idx), self.positional, P))
+        x = self.drop(_add_positions(self.tok_emb(idx), self.positional, P, "TransformerLM"))
         for i, block in enumerate(self.layers):
             kw = {} if cache is None else {"cache": cache.self_attention(i)}
             x = block(x, src_mask=mask, is_causal=is_causal, **kw)
@@ -149,7 +156,7 @@ class TransformerSeq2Seq(Module, GenerationMixin):
         return _core.KVCache()
 
     def encode(self, src, src_key_padding_mask=None):
-        x = self.drop(_add_positions(self.src_emb(src), self.positional, 0))
+        x = self.drop(_add_positions(self.src_emb(src), self.positional, 0, "TransformerSeq2Seq"))
         return self.encoder(x, src_key_padding_mask=src_key_padding_mask)
 
     def decode(self, tgt, memory, cache=None, memory_key_padding_mask=None):
@@ -157,7 +164,7 @@ class TransformerSeq2Seq(Module, GenerationMixin):
             raise ValueError(f"TransformerSeq2Seq: tgt must be (N, T) token ids, got shape {tuple(tgt.shape)}")
         P = 0 if cache is None else cache.get_seq_length()
         mask, is_causal = _self_attention_mask(tgt.shape[1], P)
-        x = self.drop(_add_positions(self.tgt_emb(tgt), self.positional, P))
+        x = self.drop(_add_positions(self.tgt_emb(tgt), self.positional, P, "TransformerSeq2Seq"))
         x = self.decoder(x, memory, tgt_mask=mask, tgt_is_causal=is_causal,
                          memory_key_padding_mask=memory_key_padding_mask, cache=cache)
         return self.lm_head(x)
