@@ -87,6 +87,7 @@ void bind_rnn(py::module_& m);  // bind_rnn.cpp: the recurrent functionals and C
 void bind_seq2seq_attention(py::module_& m);
 // bind_transformer.cpp: multi-head attention and the Transformer layers, functionals and C++ twins
 // (after bind_nn_modules)
+void bind_kv_cache(py::module_& m);  // bind_kv_cache.cpp: AttentionCache, KVCache (before bind_transformer)
 void bind_transformer(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_text(py::module_& m);      // bind_text.cpp: corpus encoding

@@ -194,40 +194,44 @@ void bind_transformer(py::module_& m) {
   // --- the modules' forwards.
   m.def("multihead_attention", [](const Tensor& query, const Tensor& key, const Tensor& value,
                                   const MultiheadAttentionParams& p, bool training, OptTensor key_padding_mask,
-                                  bool need_weights, OptTensor attn_mask, bool average_attn_weights, bool is_causal) {
+                                  bool need_weights, OptTensor attn_mask, bool average_attn_weights, bool is_causal,
+                                  AttentionCache* cache) {
     warn_mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask");
     auto r = released([&] {
       return multihead_attention_module_forward(query, key, value, p, training, opt(key_padding_mask), need_weights,
-                                                opt(attn_mask), average_attn_weights, is_causal);
+                                                opt(attn_mask), average_attn_weights, is_causal, cache);
     });
     return pair_result(r);
   }, py::arg("query"), py::arg("key"), py::arg("value"), py::arg("params"), py::arg("training"),
         py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true, py::arg("attn_mask") = py::none(),
-        py::arg("average_attn_weights") = true, py::arg("is_causal") = false);
+        py::arg("average_attn_weights") = true, py::arg("is_causal") = false, py::arg("cache") = py::none());
   m.def("transformer_encoder_layer", [](const Tensor& src, const TransformerEncoderLayerParams& p, bool training,
-                                        OptTensor src_mask, OptTensor src_key_padding_mask, bool is_causal) {
+                                        OptTensor src_mask, OptTensor src_key_padding_mask, bool is_causal,
+                                        AttentionCache* cache) {
     warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask");
     return released([&] {
-      return transformer_encoder_layer_forward(src, p, training, opt(src_mask), opt(src_key_padding_mask), is_causal);
+      return transformer_encoder_layer_forward(src, p, training, opt(src_mask), opt(src_key_padding_mask), is_causal,
+                                               cache);
     });
   }, py::arg("src"), py::arg("params"), py::arg("training"), py::arg("src_mask") = py::none(),
-        py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false);
+        py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false, py::arg("cache") = py::none());
   m.def("transformer_decoder_layer", [](const Tensor& tgt, const Tensor& memory, const TransformerDecoderLayerParams& p,
                                         bool training, OptTensor tgt_mask, OptTensor memory_mask,
                                         OptTensor tgt_key_padding_mask, OptTensor memory_key_padding_mask,
-                                        bool tgt_is_causal, bool memory_is_causal) {
+                                        bool tgt_is_causal, bool memory_is_causal, AttentionCache* cache,
+                                        AttentionCache* memory_cache) {
     // The warnings of the layer's two MultiheadAttention modules.
     warn_mismatched_masks(tgt_key_padding_mask, "key_padding_mask", tgt_mask, "attn_mask");
     warn_mismatched_masks(memory_key_padding_mask, "key_padding_mask", memory_mask, "attn_mask");
     return released([&] {
       return transformer_decoder_layer_forward(tgt, memory, p, training, opt(tgt_mask), opt(memory_mask),
                                                opt(tgt_key_padding_mask), opt(memory_key_padding_mask), tgt_is_causal,
-                                               memory_is_causal);
+                                               memory_is_causal, cache, memory_cache);
     });
   }, py::arg("tgt"), py::arg("memory"), py::arg("params"), py::arg("training"), py::arg("tgt_mask") = py::none(),
         py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
         py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = false,
-        py::arg("memory_is_causal") = false);
+        py::arg("memory_is_causal") = false, py::arg("cache") = py::none(), py::arg("memory_cache") = py::none());
 
   // --- the stacks' helpers.
   m.def("check_multihead_attention_args", &check_multihead_attention_args, py::arg("embed_dim"),
@@ -272,11 +276,11 @@ void bind_transformer(py::module_& m) {
 
   auto mha_forward = [](nn::MultiheadAttention& mod, const Tensor& query, const Tensor& key, const Tensor& value,
                         OptTensor key_padding_mask, bool need_weights, OptTensor attn_mask, bool average_attn_weights,
-                        bool is_causal) {
+                        bool is_causal, AttentionCache* cache) {
     warn_mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask");
     auto r = released([&] {
       return mod.forward(query, key, value, opt(key_padding_mask), need_weights, opt(attn_mask),
-                         average_attn_weights, is_causal);
+                         average_attn_weights, is_causal, cache);
     });
     return pair_result(r);
   };
@@ -289,19 +293,19 @@ void bind_transformer(py::module_& m) {
            py::arg("dtype") = Dtype::Float32)
       .def("forward", mha_forward, py::arg("query"), py::arg("key"), py::arg("value"),
            py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true, py::arg("attn_mask") = py::none(),
-           py::arg("average_attn_weights") = true, py::arg("is_causal") = false)
+           py::arg("average_attn_weights") = true, py::arg("is_causal") = false, py::arg("cache") = py::none())
       .def("__call__", mha_forward, py::arg("query"), py::arg("key"), py::arg("value"),
            py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true, py::arg("attn_mask") = py::none(),
-           py::arg("average_attn_weights") = true, py::arg("is_causal") = false);
+           py::arg("average_attn_weights") = true, py::arg("is_causal") = false, py::arg("cache") = py::none());
 
   auto activation = [](py::handle a, const char* layer) -> nn::TransformerActivation {
     if (py::isinstance<py::str>(a)) return {a.cast<std::string>()};
     return {activation_arg(a, layer)};
   };
   auto encoder_layer_forward = [](nn::TransformerEncoderLayer& mod, const Tensor& src, OptTensor src_mask,
-                                  OptTensor src_key_padding_mask, bool is_causal) {
+                                  OptTensor src_key_padding_mask, bool is_causal, AttentionCache* cache) {
     warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask");
-    return released([&] { return mod.forward(src, opt(src_mask), opt(src_key_padding_mask), is_causal); });
+    return released([&] { return mod.forward(src, opt(src_mask), opt(src_key_padding_mask), is_causal, cache); });
   };
   Class<nn::TransformerEncoderLayer>(c, "TransformerEncoderLayer")
       .def(py::init([activation](int64_t d_model, int64_t nhead, int64_t dim_feedforward, double dropout,
@@ -315,18 +319,19 @@ void bind_transformer(py::module_& m) {
            py::arg("activation") = "relu", py::arg("layer_norm_eps") = 1e-5, py::arg("batch_first") = false,
            py::arg("norm_first") = false, py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
       .def("forward", encoder_layer_forward, py::arg("src"), py::arg("src_mask") = py::none(),
-           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false)
+           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false, py::arg("cache") = py::none())
       .def("__call__", encoder_layer_forward, py::arg("src"), py::arg("src_mask") = py::none(),
-           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false);
+           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false, py::arg("cache") = py::none());
 
   auto decoder_layer_forward = [](nn::TransformerDecoderLayer& mod, const Tensor& tgt, const Tensor& memory,
                                   OptTensor tgt_mask, OptTensor memory_mask, OptTensor tgt_key_padding_mask,
-                                  OptTensor memory_key_padding_mask, bool tgt_is_causal, bool memory_is_causal) {
+                                  OptTensor memory_key_padding_mask, bool tgt_is_causal, bool memory_is_causal,
+                                  AttentionCache* cache, AttentionCache* memory_cache) {
     warn_mismatched_masks(tgt_key_padding_mask, "key_padding_mask", tgt_mask, "attn_mask");
     warn_mismatched_masks(memory_key_padding_mask, "key_padding_mask", memory_mask, "attn_mask");
     return released([&] {
       return mod.forward(tgt, memory, opt(tgt_mask), opt(memory_mask), opt(tgt_key_padding_mask),
-                         opt(memory_key_padding_mask), tgt_is_causal, memory_is_causal);
+                         opt(memory_key_padding_mask), tgt_is_causal, memory_is_causal, cache, memory_cache);
     });
   };
   Class<nn::TransformerDecoderLayer>(c, "TransformerDecoderLayer")
@@ -343,16 +348,16 @@ void bind_transformer(py::module_& m) {
       .def("forward", decoder_layer_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
            py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
            py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = false,
-           py::arg("memory_is_causal") = false)
+           py::arg("memory_is_causal") = false, py::arg("cache") = py::none(), py::arg("memory_cache") = py::none())
       .def("__call__", decoder_layer_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
            py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
            py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = false,
-           py::arg("memory_is_causal") = false);
+           py::arg("memory_is_causal") = false, py::arg("cache") = py::none(), py::arg("memory_cache") = py::none());
 
   auto encoder_forward = [](nn::TransformerEncoder& mod, const Tensor& src, OptTensor mask,
-                            OptTensor src_key_padding_mask, std::optional<bool> is_causal) {
+                            OptTensor src_key_padding_mask, std::optional<bool> is_causal, KVCache* cache) {
     warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", mask, "mask");
-    return released([&] { return mod.forward(src, opt(mask), opt(src_key_padding_mask), is_causal); });
+    return released([&] { return mod.forward(src, opt(mask), opt(src_key_padding_mask), is_causal, cache); });
   };
   Class<nn::TransformerEncoder>(c, "TransformerEncoder")
       .def(py::init([](const nn::TransformerEncoderLayer& layer, int64_t num_layers,
@@ -366,18 +371,19 @@ void bind_transformer(py::module_& m) {
            py::arg("enable_nested_tensor") = true, py::arg("mask_check") = true)
       .def_readonly("use_nested_tensor", &nn::TransformerEncoder::use_nested_tensor)
       .def("forward", encoder_forward, py::arg("src"), py::arg("mask") = py::none(),
-           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = py::none())
+           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = py::none(), py::arg("cache") = py::none())
       .def("__call__", encoder_forward, py::arg("src"), py::arg("mask") = py::none(),
-           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = py::none());
+           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = py::none(),
+           py::arg("cache") = py::none());
 
   auto decoder_forward = [](nn::TransformerDecoder& mod, const Tensor& tgt, const Tensor& memory, OptTensor tgt_mask,
                             OptTensor memory_mask, OptTensor tgt_key_padding_mask, OptTensor memory_key_padding_mask,
-                            std::optional<bool> tgt_is_causal, bool memory_is_causal) {
+                            std::optional<bool> tgt_is_causal, bool memory_is_causal, KVCache* cache) {
     warn_mismatched_masks(tgt_key_padding_mask, "key_padding_mask", tgt_mask, "attn_mask");
     warn_mismatched_masks(memory_key_padding_mask, "key_padding_mask", memory_mask, "attn_mask");
     return released([&] {
       return mod.forward(tgt, memory, opt(tgt_mask), opt(memory_mask), opt(tgt_key_padding_mask),
-                         opt(memory_key_padding_mask), tgt_is_causal, memory_is_causal);
+                         opt(memory_key_padding_mask), tgt_is_causal, memory_is_causal, cache);
     });
   };
   Class<nn::TransformerDecoder>(c, "TransformerDecoder")
@@ -386,11 +392,11 @@ void bind_transformer(py::module_& m) {
       .def("forward", decoder_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
            py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
            py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = py::none(),
-           py::arg("memory_is_causal") = false)
+           py::arg("memory_is_causal") = false, py::arg("cache") = py::none())
       .def("__call__", decoder_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
            py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
            py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = py::none(),
-           py::arg("memory_is_causal") = false);
+           py::arg("memory_is_causal") = false, py::arg("cache") = py::none());
 
   auto transformer_forward = [](nn::Transformer& mod, const Tensor& src, const Tensor& tgt, OptTensor src_mask,
                                 OptTensor tgt_mask, OptTensor memory_mask, OptTensor src_key_padding_mask,

@@ -152,6 +152,7 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_attention(m);
   seqlab::bind::bind_positional(m);
   seqlab::bind::bind_seq2seq_attention(m);
+  seqlab::bind::bind_kv_cache(m);
   seqlab::bind::bind_transformer(m);
   seqlab::bind::bind_optim(m);
   seqlab::bind::bind_text(m);

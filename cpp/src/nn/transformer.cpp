@@ -75,9 +75,9 @@ MultiheadAttentionParams MultiheadAttention::params() const {
 std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                                       const Tensor& key_padding_mask, bool need_weights,
                                                       const Tensor& attn_mask, bool average_attn_weights,
-                                                      bool is_causal) {
+                                                      bool is_causal, AttentionCache* cache) {
   return multihead_attention_module_forward(query, key, value, params(), is_training(), key_padding_mask,
-                                            need_weights, attn_mask, average_attn_weights, is_causal);
+                                            need_weights, attn_mask, average_attn_weights, is_causal, cache);
 }
 
 // ------------------------------------------------------------------ the layers
@@ -132,8 +132,9 @@ TransformerEncoderLayerParams TransformerEncoderLayer::params() const {
 }
 
 Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mask, const Tensor& src_key_padding_mask,
-                                        bool is_causal) {
-  return transformer_encoder_layer_forward(src, params(), is_training(), src_mask, src_key_padding_mask, is_causal);
+                                        bool is_causal, AttentionCache* cache) {
+  return transformer_encoder_layer_forward(src, params(), is_training(), src_mask, src_key_padding_mask, is_causal,
+                                           cache);
 }
 
 std::shared_ptr<TransformerEncoderLayer> TransformerEncoderLayer::clone() const {
@@ -189,10 +190,10 @@ TransformerDecoderLayerParams TransformerDecoderLayer::params() const {
 Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
                                         const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
                                         const Tensor& memory_key_padding_mask, bool tgt_is_causal,
-                                        bool memory_is_causal) {
+                                        bool memory_is_causal, AttentionCache* cache, AttentionCache* memory_cache) {
   return transformer_decoder_layer_forward(tgt, memory, params(), is_training(), tgt_mask, memory_mask,
                                            tgt_key_padding_mask, memory_key_padding_mask, tgt_is_causal,
-                                           memory_is_causal);
+                                           memory_is_causal, cache, memory_cache);
 }
 
 std::shared_ptr<TransformerDecoderLayer> TransformerDecoderLayer::clone() const {
@@ -235,7 +236,7 @@ TransformerEncoder::TransformerEncoder(const TransformerEncoderLayer& encoder_la
 }
 
 Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask_in, const Tensor& src_key_padding_mask_in,
-                                   std::optional<bool> is_causal) {
+                                   std::optional<bool> is_causal, KVCache* cache) {
   const Tensor src_key_padding_mask = canonical_mask(src_key_padding_mask_in, "src_key_padding_mask", src.dtype());
   const Tensor mask = canonical_mask(mask_in, "mask", src.dtype());
   SEQLAB_CHECK_INDEX(!layers.empty(), "TransformerEncoder: index 0 is out of range (no layers)");
@@ -249,7 +250,9 @@ Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask_in, con
                                                            first.is_training(), mask_check, first_params);
   const bool causal = detect_is_causal_mask(mask, is_causal, seq_len(src, first.self_attn->batch_first));
   Tensor output = src;
-  for (auto& layer : layers) output = layer->forward(output, mask, src_key_padding_mask, causal);
+  for (size_t i = 0; i < layers.size(); ++i)
+    output = layers[i]->forward(output, mask, src_key_padding_mask, causal,
+                                cache ? cache->self_attention(static_cast<int64_t>(i)).get() : nullptr);
   if (padded.defined()) output = masked_fill(output, unsqueeze(padded, -1), 0.0);
   return norm ? norm->forward(output) : output;
 }
@@ -268,14 +271,17 @@ TransformerDecoder::TransformerDecoder(const TransformerDecoderLayer& decoder_la
 Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
                                    const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
                                    const Tensor& memory_key_padding_mask, std::optional<bool> tgt_is_causal,
-                                   bool memory_is_causal) {
+                                   bool memory_is_causal, KVCache* cache) {
   SEQLAB_CHECK_INDEX(!layers.empty(), "TransformerDecoder: index 0 is out of range (no layers)");
   const bool causal = detect_is_causal_mask(tgt_mask, tgt_is_causal,
                                             seq_len(tgt, layers.front()->self_attn->batch_first));
   Tensor output = tgt;
-  for (auto& layer : layers)
-    output = layer->forward(output, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
-                            causal, memory_is_causal);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const auto layer_idx = static_cast<int64_t>(i);
+    output = layers[i]->forward(output, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
+                                causal, memory_is_causal, cache ? cache->self_attention(layer_idx).get() : nullptr,
+                                cache ? cache->cross_attention(layer_idx).get() : nullptr);
+  }
   return norm ? norm->forward(output) : output;
 }
 

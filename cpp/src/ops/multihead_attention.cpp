@@ -190,14 +190,29 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   int64_t S = key.shape()[0];
   const Dtype dtype = query.dtype();
 
+  // KV cache: the keys are the P cached positions then the new ones; a filled cross-attention
+  // cache replaces the keys altogether (ops/kv_cache.hpp).
+  AttentionCache* cache = o.kv_cache();
+  const bool reuse_kv = cache && cache->is_static && cache->key.defined();
+  bool is_causal = o.is_causal();
+  if (cache) {
+    SEQLAB_CHECK(!o.bias_k().defined() && !o.add_zero_attn() && !o.static_k().defined() && !o.static_v().defined(),
+                 kName, "a kv_cache cannot be combined with add_bias_kv, add_zero_attn, static_k or static_v");
+    SEQLAB_CHECK(!cache->key.defined() || cache->key.dtype() == dtype, kName, "the kv_cache holds ",
+                 dtype_name(cache->key.dtype()), " keys but the query is ", dtype_name(dtype));
+    S = reuse_kv ? cache->length() : cache->length() + S;
+  }
+  // The queries' first position: after P cached ones, query i sits at P + i, so the causal hint
+  // means j <= i + P (the fused kernel's q_offset) and positional schemes see the true distances.
+  const int64_t q_offset = cache && !cache->is_static ? cache->length() : o.q_offset();
+
   // Bool masks (true = masked out) become -inf / 0; with the is_causal hint and nothing else to
   // merge, the fused kernel applies the causal mask itself and attn_mask is dropped (torch's rule:
   // the hint must be right).
   check_float_mask_dtype(key_padding_mask, "key_padding_mask", dtype);
   check_float_mask_dtype(o.attn_mask(), "attn_mask", dtype);
   key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", dtype);
-  bool is_causal = o.is_causal();
-  SEQLAB_CHECK(!is_causal || o.attn_mask().defined(), kName,
+  SEQLAB_CHECK(!o.is_causal() || o.attn_mask().defined(), kName,
                "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
                "`generate_square_subsequent_mask` to create this mask.");
   Tensor attn_mask;
@@ -224,7 +239,17 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
 
   // In-projection: q (L, N, E), k (S, N, E), v (S, N, E).
   Projected p;
-  if (!o.use_separate_proj_weight()) {
+  if (reuse_kv) {
+    // Only the queries are new: q = query W_Qᵀ + b_Q (W_Q the first third of in_proj_weight).
+    const Tensor w_q = o.use_separate_proj_weight() ? o.q_proj_weight() : o.in_proj_weight();
+    SEQLAB_CHECK(w_q.defined() && w_q.dim() == 2 && w_q.shape()[1] == E &&
+                     w_q.shape()[0] == (o.use_separate_proj_weight() ? E : 3 * E),
+                 kName, "the query projection must be (", E, ", ", E, ") or in_proj_weight (", 3 * E, ", ", E,
+                 "), got ", w_q.defined() ? shape_str(w_q.shape()) : "None");
+    const Tensor b = o.in_proj_bias();
+    p.q = linear(query, o.use_separate_proj_weight() ? w_q : chunk(w_q, 3, 0)[0],
+                 b.defined() ? chunk(b, 3, 0)[0] : Tensor());
+  } else if (!o.use_separate_proj_weight()) {
     SEQLAB_CHECK_ASSERT(o.in_proj_weight().defined(), kName,
                         "use_separate_proj_weight is False but in_proj_weight is None");
     p = in_projection_packed(query, key, value, o.in_proj_weight(), o.in_proj_bias());
@@ -266,10 +291,23 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   // Heads: (L, N, E) -> (N·H, L, head_dim), batch first (a copy where the projection is a
   // slice of the packed one).
   Tensor q = transpose(reshape(p.q, {L, N * H, head_dim}), 0, 1);
-  Tensor k = o.static_k().defined() ? check_static(o.static_k(), "static_k", N * H, head_dim)
-                                    : transpose(reshape(p.k, {p.k.shape()[0], N * H, head_dim}), 0, 1);
-  Tensor v = o.static_v().defined() ? check_static(o.static_v(), "static_v", N * H, head_dim)
-                                    : transpose(reshape(p.v, {p.v.shape()[0], N * H, head_dim}), 0, 1);
+  Tensor k, v;
+  if (!reuse_kv) {
+    k = o.static_k().defined() ? check_static(o.static_k(), "static_k", N * H, head_dim)
+                               : transpose(reshape(p.k, {p.k.shape()[0], N * H, head_dim}), 0, 1);
+    v = o.static_v().defined() ? check_static(o.static_v(), "static_v", N * H, head_dim)
+                               : transpose(reshape(p.v, {p.v.shape()[0], N * H, head_dim}), 0, 1);
+  }
+  if (cache) {
+    // k_{1..P+L} = cat(cached k_{1..P}, k_{P+1..P+L}), the same for v; a filled static cache as it is.
+    if (!reuse_kv) cache->update(k, v, H);
+    SEQLAB_CHECK(cache->key.shape()[0] == N * H && cache->key.shape()[2] == head_dim, kName,
+                 "the kv_cache holds keys ", shape_str(cache->key.shape()), " (N*num_heads, P, head_dim), but the query ",
+                 shape_str(query.shape()), " has batch ", N, " and ", H, " heads of ", head_dim,
+                 " (after beam search, call reorder_cache)");
+    k = cache->key;
+    v = cache->value;
+  }
   SEQLAB_CHECK(k.shape()[1] == v.shape()[1], kName, "keys and values must be as many, got ", k.shape()[1], " and ",
                v.shape()[1]);
 
@@ -296,7 +334,6 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   const bool positional = o.pos().kind != "none";
   SEQLAB_CHECK(!positional || (!o.add_zero_attn() && !o.bias_k().defined()), kName, "a positional scheme (",
                o.pos().kind, ") gives keys positions, which add_zero_attn and add_bias_kv's extra key do not have");
-  SEQLAB_CHECK(positional || o.q_offset() == 0, kName, "q_offset needs a positional scheme");
   auto heads4 = [&](const Tensor& x) { return view(x, {N, H, x.shape()[1], head_dim}); };
   // the mask as (1, 1, L, S) or (N, H, L, S) for the 4-D attention
   auto mask4 = [&](const Tensor& m) {
@@ -308,10 +345,10 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   if (o.need_weights() && positional) {
     // The weights with the scheme's terms, explicitly; out = A v (+ the scheme's value term).
     weights = positional_attention_weights(heads4(q), heads4(k), o.pos(), mask4(attn_mask), is_causal, std::nullopt,
-                                           o.q_offset());
+                                           q_offset);
     if (dropout_p > 0.0) weights = dropout(weights, dropout_p, true);
     out = matmul(weights, heads4(v));
-    const Tensor extra = positional_values(weights, o.pos(), o.q_offset());
+    const Tensor extra = positional_values(weights, o.pos(), q_offset);
     if (extra.defined()) out = out + extra;
     out = reshape(out, {N * H, L, head_dim});
     if (o.average_attn_weights()) weights = mean(weights, {1});
@@ -326,8 +363,10 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
     if (o.average_attn_weights()) weights = mean(weights, {1});
   } else {
     // The fused kernel on (N, H, L, head_dim); the mask as (1, 1, L, S) or (N, H, L, S).
-    out = positional ? positional_attention(heads4(q), heads4(k), heads4(v), o.pos(), mask4(attn_mask), dropout_p,
-                                            is_causal, std::nullopt, o.q_offset())
+    // with a scheme or after a cache (kind "none": plain attention with the causal mask shifted)
+    out = positional || q_offset > 0
+              ? positional_attention(heads4(q), heads4(k), heads4(v), o.pos(), mask4(attn_mask), dropout_p, is_causal,
+                                     std::nullopt, q_offset)
                      : scaled_dot_product_attention(heads4(q), heads4(k), heads4(v), mask4(attn_mask), dropout_p,
                                                     is_causal);
     out = reshape(out, {N * H, L, head_dim});
@@ -347,7 +386,8 @@ std::pair<Tensor, Tensor> multihead_attention_module_forward(const Tensor& query
                                                              const Tensor& value, const MultiheadAttentionParams& m,
                                                              bool training, const Tensor& key_padding_mask,
                                                              bool need_weights, const Tensor& attn_mask,
-                                                             bool average_attn_weights, bool is_causal) {
+                                                             bool average_attn_weights, bool is_causal,
+                                                             AttentionCache* kv_cache) {
   // batch_first: (N, L, E) is read as (L, N, E), keeping query is key is value.
   const bool transposed = m.batch_first && query.dim() == 3;
   Tensor q = query, k = key, v = value;
@@ -372,7 +412,8 @@ std::pair<Tensor, Tensor> multihead_attention_module_forward(const Tensor& query
                .v_proj_weight(m.v_proj_weight)
                .average_attn_weights(average_attn_weights)
                .is_causal(is_causal)
-               .pos(m.pos);
+               .pos(m.pos)
+               .kv_cache(kv_cache);
   auto [out, weights] = multi_head_attention_forward(q, k, v, o);
   return {transposed ? transpose(out, 0, 1) : out, weights};
 }

@@ -37,9 +37,10 @@ Tensor feed_forward(const Tensor& x, const LinearParams& l1, const LinearParams&
 
 // Self- or cross-attention as the layers call it: the module's forward without weights.
 Tensor attend(const Tensor& q, const Tensor& kv, const MultiheadAttentionParams& mha, bool training,
-              const Tensor& attn_mask, const Tensor& key_padding_mask, bool is_causal) {
+              const Tensor& attn_mask, const Tensor& key_padding_mask, bool is_causal,
+              AttentionCache* cache) {
   return multihead_attention_module_forward(q, kv, kv, mha, training, key_padding_mask, /*need_weights=*/false,
-                                            attn_mask, /*average_attn_weights=*/true, is_causal)
+                                            attn_mask, /*average_attn_weights=*/true, is_causal, cache)
       .first;
 }
 
@@ -52,10 +53,11 @@ Activation transformer_activation(const std::string& name) {
 }
 
 Tensor transformer_encoder_layer_forward(const Tensor& src, const TransformerEncoderLayerParams& p, bool training,
-                                         const Tensor& src_mask, const Tensor& src_key_padding_mask, bool is_causal) {
+                                         const Tensor& src_mask, const Tensor& src_key_padding_mask, bool is_causal,
+                                         AttentionCache* cache) {
   auto sa = [&](const Tensor& x) {
-    return dropout(attend(x, x, p.self_attn, training, src_mask, src_key_padding_mask, is_causal), p.dropout1,
-                   training);
+    return dropout(attend(x, x, p.self_attn, training, src_mask, src_key_padding_mask, is_causal, cache),
+                   p.dropout1, training);
   };
   auto ff = [&](const Tensor& x) {
     return dropout(feed_forward(x, p.linear1, p.linear2, p.activation, p.dropout, training), p.dropout2, training);
@@ -75,15 +77,19 @@ Tensor transformer_decoder_layer_forward(const Tensor& tgt, const Tensor& memory
                                          const TransformerDecoderLayerParams& p, bool training, const Tensor& tgt_mask,
                                          const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
                                          const Tensor& memory_key_padding_mask, bool tgt_is_causal,
-                                         bool memory_is_causal) {
+                                         bool memory_is_causal, AttentionCache* cache, AttentionCache* memory_cache) {
+  SEQLAB_CHECK(!cache || !cache->is_static, "TransformerDecoderLayer: cache must be a self-attention cache "
+               "(KVCache.self_attention), not the static cross-attention one");
+  SEQLAB_CHECK(!memory_cache || memory_cache->is_static, "TransformerDecoderLayer: memory_cache must be a "
+               "cross-attention cache (KVCache.cross_attention), which holds the memory's keys once");
   auto sa = [&](const Tensor& x) {
-    return dropout(attend(x, x, p.self_attn, training, tgt_mask, tgt_key_padding_mask, tgt_is_causal), p.dropout1,
-                   training);
+    return dropout(attend(x, x, p.self_attn, training, tgt_mask, tgt_key_padding_mask, tgt_is_causal, cache),
+                   p.dropout1, training);
   };
   // Cross-attention: queries from the decoder, keys and values from the encoder's output (§3.2.3).
   auto ca = [&](const Tensor& x) {
     return dropout(attend(x, memory, p.multihead_attn, training, memory_mask, memory_key_padding_mask,
-                          memory_is_causal),
+                          memory_is_causal, memory_cache),
                    p.dropout2, training);
   };
   auto ff = [&](const Tensor& x) {

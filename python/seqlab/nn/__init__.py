@@ -7,7 +7,8 @@
 Module and Parameter: module.py; Sequential, ModuleList, ModuleDict: containers.py; the
 layers: layers.py; recurrent layers: rnn.py; attention for RNN encoder-decoders:
 seq2seq_attention.py; MultiheadAttention and the Transformer: transformer.py; positional schemes
-(RoPE, ALiBi, T5, Shaw, Transformer-XL, DeBERTa, DA, sinusoidal, learned): positional.py; losses: loss.py;
+(RoPE, ALiBi, T5, Shaw, Transformer-XL, DeBERTa, DA, sinusoidal, learned): positional.py; language
+models for generation: lm.py (their key/value cache, KVCache, is C++: ops/kv_cache.hpp); losses: loss.py;
 PyTorch state dicts: interop.py."""
 from . import functional, init, positional, utils  # noqa: F401
 from .module import Module, Parameter, RemovableHandle  # noqa: F401
@@ -22,6 +23,8 @@ from .transformer import (  # noqa: F401
     MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
     Transformer,
 )
+from .lm import TransformerLM, TransformerSeq2Seq, RNNLM, RNNSeq2Seq  # noqa: F401
+from .._core import KVCache, AttentionCache  # noqa: F401
 from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss  # noqa: F401
 from .interop import to_torch_state_dict  # noqa: F401
 
@@ -35,6 +38,7 @@ __all__ = [
     "Seq2SeqAttention",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerDecoder", "Transformer",
+    "TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq", "KVCache", "AttentionCache",
     "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss",
     "to_torch_state_dict",
 ]

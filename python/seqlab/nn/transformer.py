@@ -113,9 +113,10 @@ class MultiheadAttention(Module):
         return merged_mask, mask_type
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-                average_attn_weights=True, is_causal=False):
+                average_attn_weights=True, is_causal=False, cache=None):
+        # cache: seqlab's AttentionCache (seqlab.nn.KVCache; DESIGN.md "Generation"), keys and values of earlier steps
         return _core.multihead_attention(query, key, value, _mha_params(self), self.training, key_padding_mask,
-                                         need_weights, attn_mask, average_attn_weights, is_causal)
+                                         need_weights, attn_mask, average_attn_weights, is_causal, cache)
 
 
 def _mha_params(m):
@@ -192,13 +193,15 @@ class TransformerEncoderLayer(_TransformerLayer):
         self.dropout2 = Dropout(dropout)
         self._set_activation(activation)
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False, cache=None):
+        # cache: an AttentionCache for the self-attention (a causal decoder block; DESIGN.md "Generation")
         params = _core.TransformerEncoderLayerParams(
             self_attn=_mha_params(self.self_attn), linear1=_linear_params(self.linear1),
             linear2=_linear_params(self.linear2), norm1=_norm_params(self.norm1), norm2=_norm_params(self.norm2),
             dropout=self.dropout.p, dropout1=self.dropout1.p, dropout2=self.dropout2.p,
             activation=_activation_arg(self.activation), norm_first=self.norm_first)
-        return _core.transformer_encoder_layer(src, params, self.training, src_mask, src_key_padding_mask, is_causal)
+        return _core.transformer_encoder_layer(src, params, self.training, src_mask, src_key_padding_mask, is_causal,
+                                               cache)
 
 
 class TransformerDecoderLayer(_TransformerLayer):
@@ -229,7 +232,9 @@ class TransformerDecoderLayer(_TransformerLayer):
         self._set_activation(activation)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False, cache=None,
+                memory_cache=None):
+        # cache / memory_cache: AttentionCaches of the self- and cross-attention (DESIGN.md "Generation")
         params = _core.TransformerDecoderLayerParams(
             self_attn=_mha_params(self.self_attn), multihead_attn=_mha_params(self.multihead_attn),
             linear1=_linear_params(self.linear1), linear2=_linear_params(self.linear2),
@@ -238,7 +243,7 @@ class TransformerDecoderLayer(_TransformerLayer):
             activation=_activation_arg(self.activation), norm_first=self.norm_first)
         return _core.transformer_decoder_layer(tgt, memory, params, self.training, tgt_mask, memory_mask,
                                                tgt_key_padding_mask, memory_key_padding_mask, tgt_is_causal,
-                                               memory_is_causal)
+                                               memory_is_causal, cache, memory_cache)
 
 
 def _seq_len(src, batch_first):
@@ -276,7 +281,8 @@ class TransformerEncoder(Module):
                           stacklevel=2)
             self.use_nested_tensor = False
 
-    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None, cache=None):
+        # cache: a seqlab.nn.KVCache; layer i uses cache.self_attention(i) (DESIGN.md "Generation")
         src_key_padding_mask = _core.canonical_mask(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
                                                     src.dtype)
         mask = _core.canonical_mask(mask, "mask", None, "", src.dtype)
@@ -291,8 +297,9 @@ class TransformerEncoder(Module):
                                                               self.mask_check, params)
         is_causal = _core.detect_is_causal_mask(mask, is_causal, _seq_len(src, first.self_attn.batch_first))
         output = src
-        for mod in self.layers:
-            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        for i, mod in enumerate(self.layers):
+            kw = {} if cache is None else {"cache": cache.self_attention(i)}
+            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask, **kw)
         if padded is not None:
             output = output.masked_fill(padded.unsqueeze(-1), 0.0)
         if self.norm is not None:
@@ -312,14 +319,16 @@ class TransformerDecoder(Module):
         self.norm = norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False, cache=None):
+        # cache: a seqlab.nn.KVCache; layer i uses cache.self_attention(i) and cache.cross_attention(i)
         seq_len = _seq_len(tgt, self.layers[0].self_attn.batch_first)
         tgt_is_causal = _core.detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
         output = tgt
-        for mod in self.layers:
+        for i, mod in enumerate(self.layers):
+            kw = {} if cache is None else {"cache": cache.self_attention(i), "memory_cache": cache.cross_attention(i)}
             output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                          tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
-                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal, **kw)
         if self.norm is not None:
             output = self.norm(output)
         return output

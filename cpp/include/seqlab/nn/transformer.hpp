@@ -4,6 +4,7 @@
 // initialisation in torch's order (so that both twins draw the same numbers), reprs; forward
 // is one call of a functional of ops/multihead_attention.hpp or ops/transformer.hpp, which the
 // Python modules call too (DESIGN.md, "The twin policy"). The stacks loop over their layers.
+// `cache` arguments: seqlab's key/value cache for decoding (ops/kv_cache.hpp, DESIGN.md "Generation").
 // cpp/src/nn/transformer.cpp; tests: tests/test_nn_twins.py, cpp/tests/test_transformer.cpp.
 #pragma once
 #include <memory>
@@ -33,7 +34,7 @@ class MultiheadAttention : public Module {
   std::pair<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& key_padding_mask = Tensor(), bool need_weights = true,
                                     const Tensor& attn_mask = Tensor(), bool average_attn_weights = true,
-                                    bool is_causal = false);
+                                    bool is_causal = false, AttentionCache* cache = nullptr);
   MultiheadAttentionParams params() const;  // what the functionals take
   void reset_parameters();                   // torch's _reset_parameters
 
@@ -62,7 +63,7 @@ class TransformerEncoderLayer : public Module {
                           bool batch_first = false, bool norm_first = false, bool bias = true,
                           Dtype dtype = Dtype::Float32);
   Tensor forward(const Tensor& src, const Tensor& src_mask = Tensor(), const Tensor& src_key_padding_mask = Tensor(),
-                 bool is_causal = false);
+                 bool is_causal = false, AttentionCache* cache = nullptr);
   TransformerEncoderLayerParams params() const;
   // A copy with the same options and values (copy.deepcopy in torch), made without drawing numbers.
   std::shared_ptr<TransformerEncoderLayer> clone() const;
@@ -92,7 +93,8 @@ class TransformerDecoderLayer : public Module {
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = Tensor(),
                  const Tensor& memory_mask = Tensor(), const Tensor& tgt_key_padding_mask = Tensor(),
                  const Tensor& memory_key_padding_mask = Tensor(), bool tgt_is_causal = false,
-                 bool memory_is_causal = false);
+                 bool memory_is_causal = false, AttentionCache* cache = nullptr,
+                 AttentionCache* memory_cache = nullptr);
   TransformerDecoderLayerParams params() const;
   std::shared_ptr<TransformerDecoderLayer> clone() const;
 
@@ -120,7 +122,7 @@ class TransformerEncoder : public Module {
                      std::shared_ptr<UnaryModule> norm = nullptr, bool enable_nested_tensor = true,
                      bool mask_check = true);
   Tensor forward(const Tensor& src, const Tensor& mask = Tensor(), const Tensor& src_key_padding_mask = Tensor(),
-                 std::optional<bool> is_causal = std::nullopt);
+                 std::optional<bool> is_causal = std::nullopt, KVCache* cache = nullptr);
 
   std::vector<std::shared_ptr<TransformerEncoderLayer>> layers;
   std::shared_ptr<UnaryModule> norm;
@@ -138,7 +140,7 @@ class TransformerDecoder : public Module {
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = Tensor(),
                  const Tensor& memory_mask = Tensor(), const Tensor& tgt_key_padding_mask = Tensor(),
                  const Tensor& memory_key_padding_mask = Tensor(), std::optional<bool> tgt_is_causal = std::nullopt,
-                 bool memory_is_causal = false);
+                 bool memory_is_causal = false, KVCache* cache = nullptr);
 
   std::vector<std::shared_ptr<TransformerDecoderLayer>> layers;
   std::shared_ptr<UnaryModule> norm;

@@ -17,8 +17,11 @@
 #include "seqlab/arg.hpp"
 #include "seqlab/autograd.hpp"
 #include "seqlab/ops/positional.hpp"
+#include "seqlab/ops/kv_cache.hpp"
 
 namespace seqlab {
+
+using AttentionCachePtr = AttentionCache*;  // SEQLAB_ARG pastes its type after `const`
 
 // Everything torch.nn.functional.multi_head_attention_forward takes besides query, key and value,
 // with its names and defaults (torch::nn::functional::MultiheadAttentionForwardFuncOptions).
@@ -59,6 +62,10 @@ struct MultiheadAttentionForwardOptions {
   // torch's attention), and the position of the first query (keys before it came from a cache)
   SEQLAB_ARG(PositionalScheme, pos);
   SEQLAB_ARG(int64_t, q_offset) = 0;
+  // seqlab's extension (ops/kv_cache.hpp): keys and values of earlier steps, updated in place.
+  // Then S counts the cached positions too (attn_mask (L, P + L)); the is_causal hint is ignored
+  // once the cache holds positions (its mask is aligned top-left), so pass the explicit mask.
+  SEQLAB_ARG(AttentionCachePtr, kv_cache) = nullptr;
 };
 
 // torch.nn.functional.multi_head_attention_forward. query (L, N, E) or unbatched (L, E); key
@@ -91,7 +98,8 @@ std::pair<Tensor, Tensor> multihead_attention_module_forward(const Tensor& query
                                                              bool training, const Tensor& key_padding_mask = Tensor(),
                                                              bool need_weights = true,
                                                              const Tensor& attn_mask = Tensor(),
-                                                             bool average_attn_weights = true, bool is_causal = false);
+                                                             bool average_attn_weights = true, bool is_causal = false,
+                                                             AttentionCache* kv_cache = nullptr);
 
 // torch.nn.MultiheadAttention's constructor checks: ValueError for embed_dim or num_heads <= 0,
 // AssertionError "embed_dim must be divisible by num_heads".

@@ -57,18 +57,24 @@ struct TransformerDecoderLayerParams {
 };
 
 // TransformerEncoderLayer.forward: src (S, N, E), (N, S, E) with batch_first, or (S, E).
-// Masks as MultiheadAttention's (bool true = masked out, or float added).
+// Masks as MultiheadAttention's (bool true = masked out, or float added). `cache` (seqlab's
+// extension, ops/kv_cache.hpp) holds the self-attention's keys and values of earlier steps, for
+// a causal decoder block (then src holds only the new positions and src_mask is (L, P + L)).
 Tensor transformer_encoder_layer_forward(const Tensor& src, const TransformerEncoderLayerParams& layer, bool training,
                                          const Tensor& src_mask = Tensor(),
-                                         const Tensor& src_key_padding_mask = Tensor(), bool is_causal = false);
+                                         const Tensor& src_key_padding_mask = Tensor(), bool is_causal = false,
+                                         AttentionCache* cache = nullptr);
 
 // TransformerDecoderLayer.forward: tgt (T, N, E), memory (S, N, E) (or batch first, or unbatched).
+// `cache`: the self-attention's keys and values of earlier target steps; `memory_cache` (static):
+// the cross-attention's keys and values of the memory, projected at the first step only.
 Tensor transformer_decoder_layer_forward(const Tensor& tgt, const Tensor& memory,
                                          const TransformerDecoderLayerParams& layer, bool training,
                                          const Tensor& tgt_mask = Tensor(), const Tensor& memory_mask = Tensor(),
                                          const Tensor& tgt_key_padding_mask = Tensor(),
                                          const Tensor& memory_key_padding_mask = Tensor(),
-                                         bool tgt_is_causal = false, bool memory_is_causal = false);
+                                         bool tgt_is_causal = false, bool memory_is_causal = false,
+                                         AttentionCache* cache = nullptr, AttentionCache* memory_cache = nullptr);
 
 // --- the stacks' helpers
 

@@ -1,0 +1,265 @@
+"""Language models for generation (seqlab's own; torch.nn has none): a decoder-only transformer
+(GPT-style: Radford et al. 2018/2019), an encoder-decoder transformer over tokens (Vaswani et
+al. 2017), and their recurrent counterparts, all with forward(..., cache=None) so that
+seqlab.generation.generate() decodes them step by step (DESIGN.md, "Generation").
+
+They are built from seqlab.nn's torch-compatible layers and hold no computation of their own
+beyond calling them. Tests: tests/test_generation.py, tests/test_kv_cache.py."""
+import copy
+
+from .. import _core
+from .._tensor import arange, ones
+from .._tensor import bool as _bool
+from ..generation.utils import GenerationMixin, RNNState
+from .containers import ModuleList
+from .layers import Dropout, Embedding, LayerNorm, Linear
+from .module import Module
+from .positional import _Absolute
+from .rnn import GRU, LSTM, RNN
+from .transformer import TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
+
+__all__ = ["TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq"]
+
+
+def causal_mask(L, P=0):
+    """(L, P + L) bool mask of MultiheadAttention's convention (True = not allowed) for L new
+    positions after P cached ones: row i sees keys j <= i + P."""
+    return ones(L, P + L, dtype=_bool).triu(P + 1)
+
+
+def _add_positions(x, positional, start, model):
+    """x + positional(positions start .. start + L - 1) for x (N, L, E): an absolute scheme
+    (a learned nn.Embedding(max_len, E) as GPT-2, or a sinusoidal table module) added to the
+    token embeddings. None: no positional information (NoPE). A table has no row for a position
+    past its length: that is an error naming the model, the positions and the table."""
+    if positional is None:
+        return x
+    if isinstance(positional, _Absolute):  # seqlab.nn.positional's: they add themselves, from `start`
+        return positional(x, offset=start)
+    end = start + x.shape[1]
+    table = getattr(positional, "num_embeddings", None)
+    if table is not None and end > table:
+        raise IndexError(f"{model}: positions {start}..{end - 1} are beyond the positional table's {table} "
+                         f"positions (an absolute scheme cannot go past its table; generate fewer tokens or use "
+                         f"a longer table)")
+    return x + positional(arange(start, end))
+
+
+def _self_attention_mask(L, P):
+    """(mask, is_causal) for L new tokens after P cached: the causal mask ((L, P + L): row i sees
+    keys j <= i + P) with the is_causal hint, so that the fused kernel applies it itself, shifted
+    by the cache (its q_offset); none for one new token (it may see every cached key)."""
+    if L == 1:
+        return None, False
+    if P == 0:
+        return _core.generate_square_subsequent_mask(L, _bool), True
+    return causal_mask(L, P), True
+
+
+def _tie(head, embedding):
+    """Weight tying (Press & Wolf 2017; Inan et al. 2017): the output layer's weight is the
+    token embedding, both (V, E)."""
+    if head.weight.shape != embedding.weight.shape:
+        raise ValueError(f"tie_weights: the output layer's weight {tuple(head.weight.shape)} and the embedding "
+                         f"{tuple(embedding.weight.shape)} must have the same shape (V, E)")
+    head.weight = embedding.weight
+
+
+class TransformerLM(Module, GenerationMixin):
+    """A decoder-only transformer language model: logits = head(LN_f(blocks(E[idx] + pos))).
+
+    tok_emb: Embedding(vocab_size, d_model); positional: an optional module mapping positions
+    (int64 (L,)) to (L, d_model) vectors added to the embeddings (e.g. nn.Embedding(max_len,
+    d_model), learned as GPT-2), or an absolute module of seqlab.nn.positional
+    (SinusoidalPositionalEncoding, LearnedPositionalEmbedding); pos: a relative scheme of
+    seqlab.nn.positional (RoPE, ALiBi, T5RelativeBias, ...) for every block's self-attention, each
+    block its own copy; layers: num_layers causal pre-LN blocks (TransformerEncoderLayer
+    with norm_first=True, batch_first=True, Xiong et al. 2020); ln_f: the final LayerNorm (pre-LN
+    blocks leave their output unnormalised); lm_head: Linear(d_model, vocab_size, bias=False),
+    its weight the embedding's with tie_weights.
+
+    forward(idx, cache=None): idx (N, L) int64 -> logits (N, L, vocab_size). With a KVCache
+    (new_cache()) idx holds only the new tokens; positions continue after the cached ones."""
+
+    def __init__(self, vocab_size, d_model=128, nhead=4, num_layers=2, dim_feedforward=None, dropout=0.1,
+                 activation="gelu", positional=None, tie_weights=False, layer_norm_eps=1e-5, bias=True, device=None,
+                 dtype=None, pos=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.vocab_size, self.d_model, self.nhead, self.num_layers = vocab_size, d_model, nhead, num_layers
+        self.dim_feedforward = 4 * d_model if dim_feedforward is None else dim_feedforward
+        self.tok_emb = Embedding(vocab_size, d_model, **kw)
+        self.positional = positional
+        self.drop = Dropout(dropout)
+        self.layers = ModuleList([self._make_block(dropout, activation, layer_norm_eps, bias, kw, pos)
+                                  for _ in range(num_layers)])
+        self.ln_f = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.lm_head = Linear(d_model, vocab_size, bias=False, **kw)
+        if tie_weights:
+            _tie(self.lm_head, self.tok_emb)
+
+    def _make_block(self, dropout, activation, layer_norm_eps, bias, kw, pos):
+        """One causal block; the one place where the blocks are made. Each block's self-attention
+        gets its own copy of the positional scheme `pos` (as the stacks clone their layers)."""
+        return TransformerEncoderLayer(self.d_model, self.nhead, self.dim_feedforward, dropout, activation,
+                                       layer_norm_eps, batch_first=True, norm_first=True, bias=bias,
+                                       pos=copy.deepcopy(pos), **kw)
+
+    def new_cache(self):
+        """An empty KVCache: one self-attention cache per block."""
+        return _core.KVCache()
+
+    def forward(self, idx, cache=None):
+        if idx.dim() != 2:
+            raise ValueError(f"TransformerLM: idx must be (N, L) token ids, got shape {tuple(idx.shape)}")
+        P = 0 if cache is None else cache.get_seq_length()
+        mask, is_causal = _self_attention_mask(idx.shape[1], P)
+        x = self.drop(_add_positions(self.tok_emb(idx), self.positional, P, "TransformerLM"))
+        for i, block in enumerate(self.layers):
+            kw = {} if cache is None else {"cache": cache.self_attention(i)}
+            x = block(x, src_mask=mask, is_causal=is_causal, **kw)
+        return self.lm_head(self.ln_f(x))
+
+
+class TransformerSeq2Seq(Module, GenerationMixin):
+    """An encoder-decoder transformer over tokens (Vaswani et al. 2017): src_emb and tgt_emb
+    (or one shared embedding with share_embeddings), an optional absolute positional module added
+    to both, a TransformerEncoder and a TransformerDecoder of pre-LN layers (batch_first) with
+    final LayerNorms, and a Linear head over the target vocabulary.
+
+    encode(src, src_key_padding_mask=None) -> memory (N, S, d_model);
+    decode(tgt, memory, cache=None, memory_key_padding_mask=None) -> logits (N, T, tgt_vocab);
+    forward(src, tgt) = decode(tgt, encode(src)) (teacher forcing). With a KVCache the decoder's
+    self-attention appends the new target positions and its cross-attention projects the memory
+    once."""
+
+    is_encoder_decoder = True
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, d_model=128, nhead=4, num_encoder_layers=2,
+                 num_decoder_layers=2, dim_feedforward=None, dropout=0.1, activation="gelu", positional=None,
+                 share_embeddings=False, layer_norm_eps=1e-5, bias=True, device=None, dtype=None, pos=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        ff = 4 * d_model if dim_feedforward is None else dim_feedforward
+        self.d_model = d_model
+        self.src_emb = Embedding(src_vocab_size, d_model, **kw)
+        if share_embeddings:
+            if src_vocab_size != tgt_vocab_size:
+                raise ValueError(f"TransformerSeq2Seq: share_embeddings needs one vocabulary, got src_vocab_size="
+                                 f"{src_vocab_size} and tgt_vocab_size={tgt_vocab_size}")
+            self.tgt_emb = self.src_emb
+        else:
+            self.tgt_emb = Embedding(tgt_vocab_size, d_model, **kw)
+        self.positional = positional
+        self.drop = Dropout(dropout)
+        layer = dict(dim_feedforward=ff, dropout=dropout, activation=activation, layer_norm_eps=layer_norm_eps,
+                     batch_first=True, norm_first=True, bias=bias, **kw)
+        self.encoder = TransformerEncoder(TransformerEncoderLayer(d_model, nhead, pos=pos, **layer), num_encoder_layers,
+                                          LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw),
+                                          enable_nested_tensor=False)
+        self.decoder = TransformerDecoder(TransformerDecoderLayer(d_model, nhead, pos=copy.deepcopy(pos), **layer),
+                                          num_decoder_layers,
+                                          LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        self.lm_head = Linear(d_model, tgt_vocab_size, bias=False, **kw)
+
+    def new_cache(self):
+        """An empty KVCache: a self- and a cross-attention cache per decoder layer."""
+        return _core.KVCache()
+
+    def encode(self, src, src_key_padding_mask=None):
+        x = self.drop(_add_positions(self.src_emb(src), self.positional, 0, "TransformerSeq2Seq"))
+        return self.encoder(x, src_key_padding_mask=src_key_padding_mask)
+
+    def decode(self, tgt, memory, cache=None, memory_key_padding_mask=None):
+        if tgt.dim() != 2:
+            raise ValueError(f"TransformerSeq2Seq: tgt must be (N, T) token ids, got shape {tuple(tgt.shape)}")
+        P = 0 if cache is None else cache.get_seq_length()
+        mask, is_causal = _self_attention_mask(tgt.shape[1], P)
+        x = self.drop(_add_positions(self.tgt_emb(tgt), self.positional, P, "TransformerSeq2Seq"))
+        x = self.decoder(x, memory, tgt_mask=mask, tgt_is_causal=is_causal,
+                         memory_key_padding_mask=memory_key_padding_mask, cache=cache)
+        return self.lm_head(x)
+
+    def forward(self, src, tgt, src_key_padding_mask=None):
+        memory = self.encode(src, src_key_padding_mask)
+        return self.decode(tgt, memory, memory_key_padding_mask=src_key_padding_mask)
+
+
+_RNN_MODES = {"RNN_TANH": RNN, "RNN_RELU": RNN, "LSTM": LSTM, "GRU": GRU}
+
+
+def _make_rnn(mode, input_size, hidden_size, num_layers, dropout, kw):
+    if mode not in _RNN_MODES:
+        raise ValueError(f"unknown rnn mode {mode!r}: expected one of {sorted(_RNN_MODES)}")
+    extra = {"nonlinearity": "relu" if mode == "RNN_RELU" else "tanh"} if _RNN_MODES[mode] is RNN else {}
+    return _RNN_MODES[mode](input_size, hidden_size, num_layers, batch_first=True, dropout=dropout, **extra, **kw)
+
+
+class RNNLM(Module, GenerationMixin):
+    """A recurrent language model, as PyTorch's word_language_model example: Embedding, a
+    multi-layer RNN/LSTM/GRU (batch_first), dropout, a Linear decoder (weight tied to the
+    embedding with tie_weights, which needs hidden_size == embedding_dim).
+
+    forward(idx, cache=None): idx (N, L) -> logits (N, L, vocab_size). The recurrent state is
+    the cache: with an RNNState (new_cache()) the layer starts from its hidden state and leaves
+    the new one there, so a step reads only the new tokens."""
+
+    def __init__(self, vocab_size, embedding_dim=128, hidden_size=128, num_layers=1, mode="LSTM", dropout=0.0,
+                 tie_weights=False, device=None, dtype=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.embedding = Embedding(vocab_size, embedding_dim, **kw)
+        self.rnn = _make_rnn(mode, embedding_dim, hidden_size, num_layers, dropout, kw)
+        self.drop = Dropout(dropout)
+        self.decoder = Linear(hidden_size, vocab_size, **kw)
+        if tie_weights:
+            _tie(self.decoder, self.embedding)
+
+    def new_cache(self):
+        return RNNState()
+
+    def forward(self, idx, cache=None):
+        if idx.dim() != 2:
+            raise ValueError(f"RNNLM: idx must be (N, L) token ids, got shape {tuple(idx.shape)}")
+        x = self.drop(self.embedding(idx))
+        out, hidden = self.rnn(x, None if cache is None else cache.hidden)
+        if cache is not None:
+            cache.update(hidden, idx.shape[1])
+        return self.decoder(self.drop(out))
+
+
+class RNNSeq2Seq(Module, GenerationMixin):
+    """An RNN encoder-decoder (Sutskever et al. 2014; Cho et al. 2014): the encoder's final state
+    starts the decoder. encode(src) -> the encoder's final hidden state (the "memory");
+    decode(tgt, memory, cache=None) -> logits (N, T, tgt_vocab); forward(src, tgt) (teacher
+    forcing). The decoder's running state is the cache (RNNState)."""
+
+    is_encoder_decoder = True
+
+    def __init__(self, src_vocab_size, tgt_vocab_size, embedding_dim=64, hidden_size=128, num_layers=1, mode="GRU",
+                 dropout=0.0, device=None, dtype=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.src_emb = Embedding(src_vocab_size, embedding_dim, **kw)
+        self.tgt_emb = Embedding(tgt_vocab_size, embedding_dim, **kw)
+        self.encoder = _make_rnn(mode, embedding_dim, hidden_size, num_layers, dropout, kw)
+        self.decoder = _make_rnn(mode, embedding_dim, hidden_size, num_layers, dropout, kw)
+        self.out = Linear(hidden_size, tgt_vocab_size, **kw)
+
+    def new_cache(self):
+        return RNNState()
+
+    def encode(self, src, src_key_padding_mask=None):
+        if src_key_padding_mask is not None:
+            raise ValueError("RNNSeq2Seq: src_key_padding_mask is not supported; pack the source instead")
+        return self.encoder(self.src_emb(src))[1]
+
+    def decode(self, tgt, memory, cache=None, memory_key_padding_mask=None):
+        h0 = memory if cache is None or cache.hidden is None else cache.hidden
+        out, hidden = self.decoder(self.tgt_emb(tgt), h0)
+        if cache is not None:
+            cache.update(hidden, tgt.shape[1])
+        return self.out(out)
+
+    def forward(self, src, tgt):
+        return self.decode(tgt, self.encode(src))
