@@ -40,8 +40,7 @@ def test_the_curves(result):
 
 
 def test_a_learned_table_cannot_read_past_its_length():
-    absolute, pos = g.make_positions("learned", 16, 2, max_len=8)
-    model = g.CausalDecoder(30, 16, 2, 1, 32, absolute, pos)
+    model = g.make_model("learned", 30, 16, 2, 1, 32, max_len=8)
     model(seqlab.zeros(1, 8, dtype=seqlab.int64))
     with pytest.raises(IndexError, match="past the table of max_len=8"):
         model(seqlab.zeros(1, 9, dtype=seqlab.int64))

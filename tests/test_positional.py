@@ -423,6 +423,63 @@ def test_errors_are_clear():
         F.positional_attention(q4, q4, q4, _core.PositionalScheme(kind="sinus"))
     with pytest.raises(RuntimeError, match="needs its parameter 'relative_attention_bias'"):
         F.positional_attention(q4, q4, q4, _core.PositionalScheme(kind="t5", num_heads=2))
+    with pytest.raises(RuntimeError, match="'relative_attention_bias' is float32 but the attention is float64"):
+        F.positional_attention(q4.double(), q4.double(), q4.double(), P.T5RelativeBias(2).scheme())
     with pytest.raises(RuntimeError, match="add_zero_attn"):
         mha = nn.MultiheadAttention(8, 2, add_zero_attn=True, pos=P.ALiBi(2))
         mha(seqlab.zeros(3, 1, 8), seqlab.zeros(3, 1, 8), seqlab.zeros(3, 1, 8))
+
+
+# ---------------------------------------------------------------------------------------------
+# Generation with a key/value cache (item 3): every scheme sees the true positions after the cache
+
+def lm_with(pos_name, dtype=seqlab.float64, seed=0):
+    from seqlab.experiments.length_generalization import make_positions
+    seqlab.manual_seed(seed)
+    absolute, pos = make_positions(pos_name, 16, 2, max_len=64, dtype=dtype)
+    model = nn.TransformerLM(23, d_model=16, nhead=2, num_layers=2, dim_feedforward=32, dropout=0.0,
+                             positional=absolute, pos=pos, dtype=dtype)
+    with seqlab.no_grad():  # away from DA's start (w = 0), where distances do not matter
+        for name, p in model.named_parameters():
+            if "distance_weight" in name or "sigmoid_shift" in name:
+                p.add_(0.3 * seqlab.randn(*p.shape, dtype=p.dtype))
+    return model.eval()
+
+
+SCHEME_NAMES = ["nope", "sinusoidal", "learned", "shaw", "xl", "t5", "deberta", "rope", "alibi", "da"]
+
+
+@pytest.mark.parametrize("name", SCHEME_NAMES)
+def test_kv_cache_generation_equals_full_recomputation_for_every_scheme(name):
+    model = lm_with(name)
+    prompt = seqlab.tensor(np.random.default_rng(0).integers(0, 23, size=(2, 5)))
+    cached = model.generate(prompt, max_new_tokens=12, use_cache=True).numpy()
+    full = model.generate(prompt, max_new_tokens=12, use_cache=False).numpy()
+    np.testing.assert_array_equal(cached, full)
+    # and the logits of a cached multi-token step equal the full forward's
+    ids = seqlab.tensor(np.random.default_rng(1).integers(0, 23, size=(2, 9)))
+    cache = model.new_cache()
+    first = model(ids[:, :4], cache=cache)
+    second = model(ids[:, 4:], cache=cache)
+    whole = model(ids)
+    assert_close(seqlab.cat([first, second], 1).detach().numpy(), whole.detach().numpy(), 1e-11, 1e-11,
+                 f"{name}: cached steps vs the whole sequence")
+
+
+@pytest.mark.parametrize("name", ["alibi", "rope", "t5"])
+def test_beam_one_is_greedy_and_sampling_is_seeded_with_a_scheme(name):
+    model = lm_with(name)
+    prompt = seqlab.tensor([[1, 2, 3]])
+    greedy = model.generate(prompt, max_new_tokens=8).numpy()
+    np.testing.assert_array_equal(model.generate(prompt, max_new_tokens=8, num_beams=1).numpy(), greedy)
+    a = model.generate(prompt, max_new_tokens=8, do_sample=True, top_k=5, seed=7).numpy()
+    b = model.generate(prompt, max_new_tokens=8, do_sample=True, top_k=5, seed=7).numpy()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_generation_past_a_learned_table_is_a_clear_error():
+    model = lm_with("learned")  # a table of 64 positions
+    with pytest.raises(IndexError, match="past the table of max_len=64"):
+        model.generate(seqlab.tensor([[1, 2, 3]]), max_new_tokens=70)
+    # the relative schemes have no table: they generate past any length they saw
+    assert lm_with("alibi").generate(seqlab.tensor([[1, 2, 3]]), max_new_tokens=70).shape == (1, 73)

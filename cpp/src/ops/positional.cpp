@@ -198,6 +198,13 @@ const Tensor& param(const PositionalScheme& s, const std::string& name) {
   return it->second;
 }
 
+void check_params_dtype(const PositionalScheme& s, Dtype want) {
+  for (const auto& [name, t] : s.params)
+    SEQLAB_CHECK(!t.defined() || t.dtype() == want, kOp, ": the ", s.kind, " scheme's '", name, "' is ",
+                 dtype_name(t.dtype()), " but the attention is ", dtype_name(want),
+                 " (make the scheme in the model's dtype, or call .to() on the model)");
+}
+
 void check_param_shape(const PositionalScheme& s, const std::string& name, const Tensor& t, const Shape& want) {
   SEQLAB_CHECK(t.shape() == want, kOp, ": the ", s.kind, " scheme's '", name, "' has shape ", shape_str(t.shape()),
                ", expected ", shape_str(want));
@@ -227,6 +234,7 @@ Built build(const Tensor& query, const Tensor& key, const PositionalScheme& pos,
             int64_t off) {
   const int64_t H = query.size(1), L = query.size(2), S = key.size(2), D = query.size(3);
   const Dtype dt = query.dtype();
+  check_params_dtype(pos, dt);
   Built b;
   b.q = query;
   b.k = key;

@@ -5,7 +5,7 @@ with sinusoidal, rotary, T5-bias and ALiBi positions at length L and evaluated i
 sinusoidal perplexity explodes past L, rotary degrades, T5 bias and ALiBi barely move. Kazemnejad et
 al. (2023) added NoPE: a causal decoder without positions still generalises better than absolute
 embeddings. This harness repeats that experiment at course scale on the King James Bible's
-characters: the same small causal decoder is trained with each scheme of seqlab.nn.positional at
+characters: the same small causal decoder (nn.TransformerLM) is trained with each scheme of seqlab.nn.positional at
 length L and evaluated (cross-entropy over every position of held-out windows) at L, 2L, 4L, 8L.
 
     python -m seqlab.experiments.length_generalization            # defaults: a few minutes per scheme
@@ -29,16 +29,18 @@ from seqlab.nn import positional as P
 SCHEMES = ("nope", "sinusoidal", "learned", "shaw", "xl", "t5", "deberta", "rope", "alibi", "da")
 
 
-def make_positions(name, d_model, nhead, max_len):
+def make_positions(name, d_model, nhead, max_len, dtype=None):
     """(absolute module added to the embeddings or None, relative scheme for pos= or None)."""
     head_dim = d_model // nhead
     absolute = {"sinusoidal": lambda: P.SinusoidalPositionalEncoding(d_model),
-                "learned": lambda: P.LearnedPositionalEmbedding(max_len, d_model)}
-    relative = {"nope": lambda: P.NoPE(), "shaw": lambda: P.ShawRelativePosition(head_dim, 16),
-                "xl": lambda: P.TransformerXLRelativePosition(d_model, nhead),
-                "t5": lambda: P.T5RelativeBias(nhead, num_buckets=32, max_distance=128, bidirectional=False),
-                "deberta": lambda: P.DeBERTaRelativePosition(d_model, nhead, 32), "rope": lambda: P.RoPE(head_dim),
-                "alibi": lambda: P.ALiBi(nhead), "da": lambda: P.DARelativePosition(nhead)}
+                "learned": lambda: P.LearnedPositionalEmbedding(max_len, d_model, dtype=dtype)}
+    relative = {"nope": lambda: P.NoPE(), "shaw": lambda: P.ShawRelativePosition(head_dim, 16, dtype=dtype),
+                "xl": lambda: P.TransformerXLRelativePosition(d_model, nhead, dtype=dtype),
+                "t5": lambda: P.T5RelativeBias(nhead, num_buckets=32, max_distance=128, bidirectional=False,
+                                               dtype=dtype),
+                "deberta": lambda: P.DeBERTaRelativePosition(d_model, nhead, 32, dtype=dtype),
+                "rope": lambda: P.RoPE(head_dim), "alibi": lambda: P.ALiBi(nhead),
+                "da": lambda: P.DARelativePosition(nhead, dtype=dtype)}
     if name in absolute:
         return absolute[name](), None
     if name in relative:
@@ -46,26 +48,12 @@ def make_positions(name, d_model, nhead, max_len):
     raise ValueError(f"unknown scheme {name!r}; choose from {', '.join(SCHEMES)}")
 
 
-class CausalDecoder(nn.Module):
-    """Token embedding (+ an absolute encoding), num_layers pre-LN causal blocks whose self-attention
-    carries the relative scheme, a final LayerNorm and a linear head: logits (B, T, V)."""
-
-    def __init__(self, vocab_size, d_model, nhead, num_layers, dim_feedforward, absolute=None, pos=None):
-        super().__init__()
-        self.embed = nn.Embedding(vocab_size, d_model)
-        self.absolute = absolute
-        layer = nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout=0.0, batch_first=True,
-                                           norm_first=True, pos=pos)
-        self.blocks = nn.TransformerEncoder(layer, num_layers, norm=nn.LayerNorm(d_model), enable_nested_tensor=False)
-        self.head = nn.Linear(d_model, vocab_size)
-
-    def forward(self, idx):
-        x = self.embed(idx)
-        if self.absolute is not None:
-            x = self.absolute(x)
-        T = idx.shape[1]
-        mask = nn.Transformer.generate_square_subsequent_mask(T)
-        return self.head(self.blocks(x, mask=mask, is_causal=True))
+def make_model(name, vocab_size, d_model=64, nhead=4, num_layers=2, dim_feedforward=256, max_len=512):
+    """The decoder every scheme shares: nn.TransformerLM (token embedding, pre-LN causal blocks,
+    final LayerNorm, linear head) with the scheme's absolute module or relative pos=."""
+    absolute, pos = make_positions(name, d_model, nhead, max_len)
+    return nn.TransformerLM(vocab_size, d_model, nhead, num_layers, dim_feedforward, dropout=0.0, positional=absolute,
+                            pos=pos)
 
 
 def _windows(ids, length, count, rng):
@@ -107,8 +95,7 @@ def run(schemes=SCHEMES, train_length=64, eval_factors=(1, 2, 4, 8), d_model=64,
     for name in schemes:
         t0 = time.perf_counter()
         seqlab.manual_seed(seed)
-        absolute, pos = make_positions(name, d_model, nhead, max(lengths))
-        model = CausalDecoder(vocab_size, d_model, nhead, num_layers, dim_feedforward, absolute, pos)
+        model = make_model(name, vocab_size, d_model, nhead, num_layers, dim_feedforward, max(lengths))
         opt = seqlab.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
         sched = seqlab.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=lr / 10)
         rng = np.random.default_rng(seed)
