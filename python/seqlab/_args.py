@@ -43,6 +43,13 @@ def dtype(value, fn):
     return value
 
 
+def generator(value, fn):
+    """generator= of a random function: None (the default generator) or a seqlab.Generator."""
+    if value is not None and not isinstance(value, _core.Generator):
+        raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not {_type(value)}")
+    return value
+
+
 def ints(value, fn, arg="size"):
     """An int or a sequence of ints (a size) as a list, or torch's TypeError."""
     if not isinstance(value, (str, bytes, _core.Tensor)) and isinstance(value, collections.abc.Sequence):

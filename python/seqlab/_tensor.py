@@ -188,22 +188,46 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(_core._eye(n, m, _args.dtype(dtype, "eye") or _default_dtype), requires_grad)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "rand")
-    return _finish(_core._rand(_size(size, "rand"), _args.dtype(dtype, "rand") or _default_dtype), requires_grad)
+    d = _args.dtype(dtype, "rand") or _default_dtype
+    return _finish(_core._rand(_size(size, "rand"), d, _args.generator(generator, "rand")), requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "randn")
-    return _finish(_core._randn(_size(size, "randn"), _args.dtype(dtype, "randn") or _default_dtype), requires_grad)
+    d = _args.dtype(dtype, "randn") or _default_dtype
+    return _finish(_core._randn(_size(size, "randn"), d, _args.generator(generator, "randn")), requires_grad)
 
 
-def randint(low=0, high=None, size=None, dtype=None, device=None, requires_grad=False):
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "randint")
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     low, high = _args.index(low, "randint", "low"), _args.index(high, "randint", "high")
-    return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64)
+    return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64, _args.generator(generator, "randint"))
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0 .. n-1 (Fisher-Yates), int64 unless dtype says otherwise."""
+    _check_device(device, "randperm")
+    n = _args.index(n, "randperm", "n")
+    return _finish(_core._randperm(n, _args.dtype(dtype, "randperm") or int64, _args.generator(generator, "randperm")), requires_grad)
+
+
+def _random_(self, *args, generator=None, **kwargs):
+    """Tensor.random_(from=0, to=None, *, generator=None); random_(to) alone means [0, to)."""
+    if len(args) == 1 and not kwargs:
+        low, high = 0, args[0]
+    else:
+        bound = dict(zip(("from", "to"), args), **kwargs)
+        unknown = set(bound) - {"from", "to"}
+        if len(args) > 2 or unknown:
+            raise TypeError(f"random_() got unexpected arguments {sorted(unknown) or args[2:]}")
+        low, high = bound.get("from", 0), bound.get("to")
+    low = _args.index(low, "random_", "from")
+    high = None if high is None else _args.index(high, "random_", "to")
+    return _core._random_(self, low, high, _args.generator(generator, "random_"))
 
 
 def zeros_like(x, dtype=None, device=None, requires_grad=False):
@@ -226,21 +250,21 @@ def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
     return full(x.shape, fill_value, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def rand_like(x, dtype=None, device=None, requires_grad=False):
+def rand_like(x, *, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "rand_like")
-    return rand(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+    return rand(x.shape, generator=generator, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def randn_like(x, dtype=None, device=None, requires_grad=False):
+def randn_like(x, *, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "randn_like")
-    return randn(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+    return randn(x.shape, generator=generator, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def randint_like(x, low=0, high=None, dtype=None, device=None):
+def randint_like(x, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "randint_like")
     if high is None:
         low, high = 0, low
-    return randint(low, high, x.shape, dtype=dtype or x.dtype)
+    return randint(low, high, x.shape, generator=generator, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
 # ------------------------------------------------------------------ composed helpers
@@ -518,6 +542,7 @@ def _type(self, dtype=None, non_blocking=False):
 
 
 Tensor.to = _to
+Tensor.random_ = _random_
 Tensor.type = _type
 Tensor.device = property(lambda self: CPU, doc="Where the data live: always seqlab.device('cpu').")
 Tensor.is_cuda = property(lambda self: False)
