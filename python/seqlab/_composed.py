@@ -81,6 +81,7 @@ def repeat(input, *sizes):
     return x.reshape(inter).expand(*expanded).reshape([r * s for r, s in zip(sizes, shape)])
 
 
+@_args.numpy_names
 def repeat_interleave(input, repeats, dim=None, output_size=None):
     """Repeat each element repeats times (an int or one count per element) along dim, as torch's."""
     x, d = (input.reshape(-1), 0) if dim is None else (input, _dims(dim, input.dim(), "repeat_interleave")[0])
@@ -104,6 +105,7 @@ def _nonzero(input):
     return (input if input.dtype == _core.dtype.bool else input != 0).to(_core.dtype.int64)
 
 
+@_args.numpy_names
 def all(input, dim=None, keepdim=False):
     """True where every element (along dim) is nonzero, as torch.all (a bool tensor)."""
     zeros = 1 - _nonzero(input)
@@ -111,6 +113,7 @@ def all(input, dim=None, keepdim=False):
     return s == 0
 
 
+@_args.numpy_names
 def any(input, dim=None, keepdim=False):
     """True where some element (along dim) is nonzero, as torch.any (a bool tensor)."""
     s = _nonzero(input).sum() if dim is None else _nonzero(input).sum(dim, keepdim=keepdim)

@@ -268,6 +268,7 @@ def randint_like(x, low=0, high=None, *, generator=None, dtype=None, device=None
 
 
 # ------------------------------------------------------------------ composed helpers
+@_args.numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return input.var(dim, unbiased, keepdim, correction=correction).sqrt()
 
@@ -290,6 +291,7 @@ def is_tensor(x):
     return isinstance(x, Tensor)
 
 
+@_args.numpy_names
 def unbind(x, dim=0):
     """The slices of x along dim, as a tuple (torch.unbind)."""
     return tuple(x.select(dim, i) for i in range(x.size(dim)))
@@ -586,3 +588,8 @@ Tensor.all = _all
 Tensor.any = _any
 Tensor.mv = _mv
 Tensor.__format__ = _format
+
+from ._histogram import histc as _histc, histogram as _histogram  # noqa: E402
+
+Tensor.histc = _histc
+Tensor.histogram = _histogram
