@@ -205,3 +205,11 @@ def test_distributions():
     assert sorted(sl_np(seqlab.randperm(50, generator=g)).tolist()) == list(range(50))
     assert seqlab.randperm(4, dtype=seqlab.float32).dtype == seqlab.float32
     assert seqlab.bernoulli(seqlab.full((3,), 0.5, dtype=seqlab.float64)).dtype == seqlab.float64
+
+
+def test_dataloader_shuffle_uses_generator():
+    from seqlab.utils.data import DataLoader
+    data = list(range(20))
+    a = [b.tolist() for b in DataLoader(data, batch_size=5, shuffle=True, generator=seqlab.Generator().manual_seed(1))]
+    b = [b.tolist() for b in DataLoader(data, batch_size=5, shuffle=True, generator=seqlab.Generator().manual_seed(1))]
+    assert a == b and sorted(sum(a, [])) == data and sum(a, []) != data
