@@ -5,7 +5,7 @@
     loss = nn.CrossEntropyLoss()(model(x), y)
 
 Module and Parameter: module.py; Sequential, ModuleList, ModuleDict: containers.py; the
-layers: layers.py; recurrent layers: rnn.py; attention for RNN encoder-decoders:
+layers: layers.py; lazy modules: lazy.py; recurrent layers: rnn.py; attention for RNN encoder-decoders:
 seq2seq_attention.py; MultiheadAttention and the Transformer: transformer.py; losses: loss.py;
 PyTorch state dicts: interop.py."""
 from . import functional, init, utils  # noqa: F401
@@ -15,6 +15,8 @@ from .layers import (  # noqa: F401
     Identity, Linear, Bilinear, Embedding, Dropout, LayerNorm, BatchNorm1d,
     Tanh, Sigmoid, ReLU, GELU, Softmax, LogSoftmax, Flatten,
 )
+from .lazy import LazyLinear, LazyBatchNorm1d, UninitializedParameter, UninitializedBuffer  # noqa: F401
+from . import parameter  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .seq2seq_attention import Seq2SeqAttention  # noqa: F401
 from .transformer import (  # noqa: F401
@@ -30,6 +32,7 @@ __all__ = [
     "Sequential", "ModuleList", "ModuleDict",
     "Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
     "Tanh", "Sigmoid", "ReLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
+    "LazyLinear", "LazyBatchNorm1d", "UninitializedParameter", "UninitializedBuffer", "parameter",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "Seq2SeqAttention",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
