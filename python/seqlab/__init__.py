@@ -36,6 +36,7 @@ from ._tensor import (  # noqa: E402,F401
     tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint, randperm,
     zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
     std, equal, allclose, numel, is_tensor, unbind,
+    FloatTensor, DoubleTensor, LongTensor, BoolTensor, get_default_dtype,
 )
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401

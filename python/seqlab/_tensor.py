@@ -529,11 +529,75 @@ def _to(self, *args, **kwargs):
 _TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor", bool: "BoolTensor"}
 
 
+def _legacy_new(*args, dtype=None, device=None):
+    """torch.Tensor(...) and the typed constructors (FloatTensor, ...): no arguments is an empty
+    tensor, ints are a size (uninitialised values), anything else is data, copied. dtype is the
+    type's (float32, torch's default, for Tensor)."""
+    _check_device(device, "Tensor")
+    dtype = dtype or _default_dtype
+    name = "Tensor" if dtype == _default_dtype else _TYPE_NAMES[dtype]
+    if not args:
+        return _core._empty([0], dtype)
+    if builtins.all(isinstance(a, numbers.Integral) and not isinstance(a, builtins.bool) for a in args):
+        return _core._empty(_size(args, name), dtype)
+    if len(args) > 1:
+        raise TypeError(f"{name}(): takes data (one sequence) or sizes (ints), got {len(args)} arguments")
+    data = args[0]
+    if isinstance(data, Tensor):
+        if data.dtype != dtype:
+            raise TypeError(f"expected {scalar_type_name(dtype)} (got {scalar_type_name(data.dtype)})")
+        return data.detach()
+    if isinstance(data, numbers.Number) or data is None:
+        raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+    return tensor(data, dtype=dtype)
+
+
+def scalar_type_name(dtype):
+    return {float32: "Float", float64: "Double", int64: "Long", bool: "Bool"}[dtype]
+
+
+class _TensorType(type):
+    """torch.FloatTensor & co.: called, they make a tensor of their dtype as torch.Tensor(...)
+    does; isinstance(x, seqlab.LongTensor) tests the dtype; x.type(seqlab.LongTensor) converts."""
+
+    def __call__(cls, *args, device=None):
+        return _legacy_new(*args, dtype=cls.dtype, device=device)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype
+
+    def __repr__(cls):
+        return f"<class 'seqlab.{cls.__name__}'>"
+
+
+class FloatTensor(metaclass=_TensorType):
+    dtype = float32
+
+
+class DoubleTensor(metaclass=_TensorType):
+    dtype = float64
+
+
+class LongTensor(metaclass=_TensorType):
+    dtype = int64
+
+
+class BoolTensor(metaclass=_TensorType):
+    dtype = bool
+
+
+def get_default_dtype():
+    """The dtype of floating tensors made without one: float32, as torch's default."""
+    return _default_dtype
+
+
 def _type(self, dtype=None, non_blocking=False):
     """x.type(): the type's name ("seqlab.FloatTensor"); x.type(dtype) converts, as x.to(dtype).
     A name ("torch.LongTensor" or "seqlab.LongTensor") converts to that type."""
     if dtype is None:
         return "seqlab." + _TYPE_NAMES[self.dtype]
+    if isinstance(dtype, _TensorType):
+        dtype = dtype.dtype
     if isinstance(dtype, str):
         prefix, _, name = dtype.rpartition(".")
         by_name = {v: k for k, v in _TYPE_NAMES.items()}
