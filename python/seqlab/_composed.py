@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _args, _core
 
-__all__ = ["flip", "roll", "repeat", "repeat_interleave", "all", "any", "mv", "linspace", "logspace"]
+__all__ = ["flip", "roll", "repeat", "repeat_interleave", "all", "any", "mv", "dot", "linspace", "logspace"]
 
 
 def _dims(dims, ndim, fn):
@@ -125,6 +125,20 @@ def mv(input, vec):
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {vec.dim()}, {input.dim()}, {vec.dim()}")
     return input @ vec
+
+
+def dot(input, tensor):
+    """Σ_i input_i · tensor_i of two 1-d tensors of one size and dtype, as torch.dot."""
+    if input.dim() != 1 or tensor.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
+    if input.shape[0] != tensor.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
+                           f"and {tensor.shape[0]} elements respectively")
+    if input.dtype != tensor.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype} and "
+                           f"{tensor.dtype}")
+    return (input * tensor).sum()
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):

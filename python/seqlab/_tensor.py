@@ -640,7 +640,7 @@ Tensor.argsort = _argsort
 Tensor.topk = _topk
 
 from ._composed import (  # noqa: E402
-    all as _all, any as _any, flip as _flip, format_tensor as _format, mv as _mv, repeat as _repeat,
+    all as _all, any as _any, dot as _dot, flip as _flip, format_tensor as _format, mv as _mv, repeat as _repeat,
     repeat_interleave as _repeat_interleave, roll as _roll,
 )
 
@@ -651,6 +651,8 @@ Tensor.repeat_interleave = _repeat_interleave
 Tensor.all = _all
 Tensor.any = _any
 Tensor.mv = _mv
+Tensor.dot = _dot
+Tensor.cpu = lambda self, memory_format=None: self  # every tensor is on the CPU (torch returns self too)
 Tensor.__format__ = _format
 
 from ._histogram import histc as _histc, histogram as _histogram  # noqa: E402

@@ -25,6 +25,7 @@ from .transformer import (  # noqa: F401
 )
 from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss  # noqa: F401
 from .interop import to_torch_state_dict  # noqa: F401
+from . import modules  # noqa: F401,E402 (torch.nn.modules' paths; after the classes they re-export)
 
 __all__ = [
     "functional", "init", "utils",
