@@ -173,6 +173,14 @@ def test_errors():
     (lambda: seqlab.zeros(3).bernoulli_(1.5), lambda: torch.zeros(3).bernoulli_(1.5)),
     (lambda: seqlab.zeros(3).random_(5, 2), lambda: torch.zeros(3).random_(5, 2)),
     (lambda: seqlab.zeros(3, dtype=seqlab.int64).uniform_(), lambda: torch.zeros(3, dtype=torch.int64).uniform_()),
+    (lambda: seqlab.zeros(3, dtype=seqlab.int64).exponential_(),
+     lambda: torch.zeros(3, dtype=torch.int64).exponential_()),
+    (lambda: seqlab.zeros(3).random_(2**70), lambda: torch.zeros(3).random_(2**70)),
+    (lambda: seqlab.randperm(-1), lambda: torch.randperm(-1)),
+    (lambda: seqlab.bernoulli(seqlab.tensor([2.0])), lambda: torch.bernoulli(torch.tensor([2.0]))),
+    (lambda: seqlab.bernoulli(seqlab.tensor([1, 0])), lambda: torch.bernoulli(torch.tensor([1, 0]))),
+    (lambda: seqlab.zeros(3).expand(2, 3).normal_(), lambda: torch.zeros(3).expand(2, 3).normal_()),
+    (lambda: seqlab.multinomial(seqlab.ones(3), 5), lambda: torch.multinomial(torch.ones(3), 5)),
 ])
 def test_bad_arguments_raise_as_torch(call, torch_call):
     with pytest.raises(Exception) as expected:

@@ -75,6 +75,10 @@ def test_scan_errors_match_torch():
     assert_raises_like_torch(lambda: seqlab.cumsum(seqlab.ones(2)), lambda: torch.cumsum(torch.ones(2)), "dim")
     assert_raises_like_torch(lambda: seqlab.cumsum(seqlab.ones(2), 0.5), lambda: torch.cumsum(torch.ones(2), 0.5),
                              "dim")
+    assert_raises_like_torch(lambda: seqlab.cumsum(seqlab.ones(2), 0, dtype=seqlab.bool),
+                             lambda: torch.cumsum(torch.ones(2), 0, dtype=torch.bool), "not implemented for 'Bool'")
+    assert_raises_like_torch(lambda: seqlab.cumprod(seqlab.ones(2), 0, dtype=seqlab.bool),
+                             lambda: torch.cumprod(torch.ones(2), 0, dtype=torch.bool), "not implemented for 'Bool'")
 
 
 # ---------------------------------------------------------------------------- histc, histogram

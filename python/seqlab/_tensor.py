@@ -227,6 +227,8 @@ def _random_(self, *args, generator=None, **kwargs):
         low, high = bound.get("from", 0), bound.get("to")
     low = _args.index(low, "random_", "from")
     high = None if high is None else _args.index(high, "random_", "to")
+    if not builtins.all(-2**63 <= v < 2**63 for v in (low, 0 if high is None else high)):
+        raise ValueError("Overflow when unpacking long long")  # torch's words for a bound past int64
     return _core._random_(self, low, high, _args.generator(generator, "random_"))
 
 

@@ -74,7 +74,8 @@ Tensor& normal_(Tensor& x, double mean, double std, Generator* gen) {
 
 // x = -log(1 - u) / lambd, u ~ U[0, 1): the inverse of the CDF 1 - e^(-lambd x).
 Tensor& exponential_(Tensor& x, double lambd, Generator* gen) {
-  check_float(x, "exponential_");
+  SEQLAB_CHECK(is_floating(x.dtype()), "Exponential distribution is a continuous probability distribution. dtype "
+               "must be a floating point but you specified ", scalar_type_name(x.dtype()));
   SEQLAB_CHECK(lambd > 0.0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   return fill_random(x, "exponential_", gen,
@@ -139,7 +140,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, Dtype dtype, Gener
 
 // Fisher-Yates: swap each position from the end with a uniform one at or before it.
 Tensor randperm(int64_t n, Dtype dtype, Generator* gen) {
-  SEQLAB_CHECK(n >= 0, "randperm: n must be non-negative, got", n);
+  SEQLAB_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
   Tensor t = arange(0, static_cast<double>(n), 1, Dtype::Int64);
   int64_t* p = t.data<int64_t>();
   Generator& g = generator_or_default(gen);

@@ -42,7 +42,8 @@ void scan_kernel(const T* x, T* out, const Lanes& l, bool reverse, Acc init, Com
     }
 }
 
-Dtype scan_dtype(const Tensor& x, std::optional<Dtype> dtype) {
+Dtype scan_dtype(const Tensor& x, std::optional<Dtype> dtype, const char* kernel) {
+  SEQLAB_CHECK_IMPL(dtype != Dtype::Bool, "\"", kernel, "\" not implemented for 'Bool'");
   if (dtype) return *dtype;
   return is_floating(x.dtype()) ? x.dtype() : Dtype::Int64;  // torch: integral inputs sum in int64
 }
@@ -106,13 +107,13 @@ void cumprod_backward_kernel(const T* x, const T* y, const T* g, T* dx, const La
 
 Tensor cumsum(const Tensor& x, int64_t dim_in, std::optional<Dtype> dtype) {
   const int64_t dim = wrap_dim(dim_in, x.dim(), "cumsum");
-  const Dtype out = scan_dtype(x, dtype);
+  const Dtype out = scan_dtype(x, dtype, "cumsum_out_cpu");
   return cumsum_dir(x.dtype() == out ? x : to_dtype(x, out), dim, false);
 }
 
 Tensor cumprod(const Tensor& x_in, int64_t dim_in, std::optional<Dtype> dtype) {
   const int64_t dim = wrap_dim(dim_in, x_in.dim(), "cumprod");
-  const Dtype out_dtype = scan_dtype(x_in, dtype);
+  const Dtype out_dtype = scan_dtype(x_in, dtype, "cumprod_out_cpu");
   const Tensor x = x_in.dtype() == out_dtype ? x_in : to_dtype(x_in, out_dtype);
   const Tensor xc = contiguous(x);
   Tensor out = Tensor::empty(x.shape(), x.dtype());
