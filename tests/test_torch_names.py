@@ -243,3 +243,20 @@ def test_dot_normal_cpu_synchronize_as_torch(rng):
         seqlab.cuda.synchronize()
     with seqlab.serialization.safe_globals([seqlab.nn.Linear]):
         pass
+
+
+def test_what_issue_16_added_documents_itself():
+    """help() shows a signature and a description for each function and class added here."""
+    import pydoc
+    objects = [seqlab.Generator, seqlab.Generator.manual_seed, seqlab.Generator.get_state, seqlab.cumsum,
+               seqlab.Tensor.cumprod, seqlab.histc, seqlab.histogram, seqlab.bernoulli, seqlab.Tensor.bernoulli_,
+               seqlab.Tensor.exponential_, seqlab.Tensor.random_, seqlab.Tensor.normal_, seqlab.multinomial,
+               seqlab.randperm, seqlab.normal, seqlab.dot, seqlab.utils.data.DataLoader,
+               seqlab.utils.data.TensorDataset, seqlab.utils.data.random_split, seqlab.utils.data.RandomSampler,
+               seqlab.nn.LazyLinear, seqlab.nn.LazyBatchNorm1d, seqlab.FloatTensor, seqlab.random.fork_rng]
+    for obj in objects:
+        text = pydoc.render_doc(obj)
+        doc = (obj.__doc__ or "").strip()
+        lines = [l for l in doc.splitlines() if l.strip() and "(" not in l.split(" ")[0]]
+        assert lines, f"{obj} has no description beyond its signature"
+        assert obj.__name__ in text

@@ -374,9 +374,13 @@ void bind_ops(py::module_& m) {
 
   // cumsum(input, dim, *, dtype=None), cumprod: scan.cpp.
   both(m, cls, "cumsum", [](const Tensor& x, int64_t dim, std::optional<Dtype> d) { return cumsum(x, dim, d); },
-       py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(), Release());
+       py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(), Release(),
+       "Cumulative sum along dim: y_i = x_0 + ... + x_i (torch.cumsum). Integers and bools give int64\n"
+       "unless dtype= says otherwise; dtype= casts the input first.");
   both(m, cls, "cumprod", [](const Tensor& x, int64_t dim, std::optional<Dtype> d) { return cumprod(x, dim, d); },
-       py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(), Release());
+       py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(), Release(),
+       "Cumulative product along dim: y_i = x_0 * ... * x_i (torch.cumprod), differentiable also\n"
+       "where x has zeros.");
 
   // ------------------------------------------------------------ creation (the random ops: bind_random.cpp)
   m.def("_empty", [](const Shape& s, Dtype d) { return Tensor::empty(s, d); });

@@ -92,32 +92,42 @@ never disturb each other, and one seed always gives the same numbers.)");
   }, Release());
   const auto multinomial_fn = [](const Tensor& p, int64_t n, bool repl, Generator* g) { return multinomial(p, n, repl, g); };
   cls.def("multinomial", multinomial_fn, py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
-          py::arg("generator") = nullptr, Release());
+          py::arg("generator") = nullptr, Release(),
+          "num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).");
   m.def("multinomial", multinomial_fn, py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false,
-        py::kw_only(), py::arg("generator") = nullptr, Release());
+        py::kw_only(), py::arg("generator") = nullptr, Release(),
+        "num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).");
 
   cls.def("uniform_", [](Tensor& x, double a, double b, Generator* g) -> Tensor { return uniform_(x, a, b, g); },
-          py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = nullptr, Release());
+          py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = nullptr, Release(),
+          "Fill with x ~ U[from, to) in place.");
   cls.def("normal_", [](Tensor& x, double mean, double std, Generator* g) -> Tensor { return normal_(x, mean, std, g); },
-          py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = nullptr, Release());
+          py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = nullptr, Release(),
+          "Fill with x ~ N(mean, std^2) in place.");
   cls.def("exponential_", [](Tensor& x, double lambd, Generator* g) -> Tensor { return exponential_(x, lambd, g); },
-          py::arg("lambd") = 1.0, py::kw_only(), py::arg("generator") = nullptr, Release());
+          py::arg("lambd") = 1.0, py::kw_only(), py::arg("generator") = nullptr, Release(),
+          "Fill with x ~ Exp(lambd) in place: x = -log(1 - u) / lambd, u ~ U[0, 1).");
   // bernoulli_(p): p a number or a tensor of probabilities broadcast to self.
   cls.def("bernoulli_", [](Tensor& x, const Tensor& p, Generator* g) -> Tensor { return bernoulli_(x, p, g); },
-          py::arg("p"), py::kw_only(), py::arg("generator") = nullptr, Release());
+          py::arg("p"), py::kw_only(), py::arg("generator") = nullptr, Release(),
+          "Fill with 1 with probability p_i (a tensor broadcast to self), else 0, in place.");
   cls.def("bernoulli_", [](Tensor& x, double p, Generator* g) -> Tensor { return bernoulli_(x, p, g); },
-          py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = nullptr, Release());
+          py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = nullptr, Release(),
+          "Fill with 1 with probability p, else 0, in place.");
   // bernoulli(input): draws with input's probabilities; bernoulli(input, p): with probability p.
   const auto bernoulli_fn = [](const Tensor& x, Generator* g) { return bernoulli(x, g); };
   const auto bernoulli_p = [](const Tensor& x, double p, Generator* g) {
     Tensor out = Tensor::empty(x.shape(), x.dtype());
     return bernoulli_(out, p, g);
   };
-  m.def("bernoulli", bernoulli_fn, py::arg("input"), py::kw_only(), py::arg("generator") = nullptr, Release());
+  m.def("bernoulli", bernoulli_fn, py::arg("input"), py::kw_only(), py::arg("generator") = nullptr, Release(),
+        "1 with probability input_i, else 0 (torch.bernoulli); same shape and dtype as input.");
   m.def("bernoulli", bernoulli_p, py::arg("input"), py::arg("p"), py::kw_only(), py::arg("generator") = nullptr,
-        Release());
-  cls.def("bernoulli", bernoulli_fn, py::kw_only(), py::arg("generator") = nullptr, Release());
-  cls.def("bernoulli", bernoulli_p, py::arg("p"), py::kw_only(), py::arg("generator") = nullptr, Release());
+        Release(), "1 with probability p, else 0, in the shape and dtype of input.");
+  cls.def("bernoulli", bernoulli_fn, py::kw_only(), py::arg("generator") = nullptr, Release(),
+          "1 with probability self_i, else 0 (torch.bernoulli).");
+  cls.def("bernoulli", bernoulli_p, py::arg("p"), py::kw_only(), py::arg("generator") = nullptr, Release(),
+          "1 with probability p, else 0, in the shape and dtype of self.");
 }
 
 }  // namespace seqlab::bind

@@ -216,7 +216,9 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 
 def _random_(self, *args, generator=None, **kwargs):
-    """Tensor.random_(from=0, to=None, *, generator=None); random_(to) alone means [0, to)."""
+    """Fill with integers uniform in [from, to), in place: torch's random_(from=0, to=None, *,
+    generator=None), where random_(to) alone means [0, to) and no bounds every integer the dtype
+    holds exactly, from 0."""
     if len(args) == 1 and not kwargs:
         low, high = 0, args[0]
     else:
@@ -573,18 +575,26 @@ class _TensorType(type):
 
 
 class FloatTensor(metaclass=_TensorType):
+    """torch.FloatTensor: FloatTensor(data) copies data as float32, FloatTensor(*sizes) is uninitialised, and
+    isinstance(x, FloatTensor) is x.dtype == seqlab.float32."""
     dtype = float32
 
 
 class DoubleTensor(metaclass=_TensorType):
+    """torch.DoubleTensor: DoubleTensor(data) copies data as float64, DoubleTensor(*sizes) is uninitialised, and
+    isinstance(x, DoubleTensor) is x.dtype == seqlab.float64."""
     dtype = float64
 
 
 class LongTensor(metaclass=_TensorType):
+    """torch.LongTensor: LongTensor(data) copies data as int64, LongTensor(*sizes) is uninitialised, and
+    isinstance(x, LongTensor) is x.dtype == seqlab.int64."""
     dtype = int64
 
 
 class BoolTensor(metaclass=_TensorType):
+    """torch.BoolTensor: BoolTensor(data) copies data as bool, BoolTensor(*sizes) is uninitialised, and
+    isinstance(x, BoolTensor) is x.dtype == seqlab.bool."""
     dtype = bool
 
 
@@ -611,6 +621,7 @@ def _type(self, dtype=None, non_blocking=False):
 
 Tensor.to = _to
 Tensor.random_ = _random_
+_random_.__name__ = _random_.__qualname__ = "random_"
 Tensor.type = _type
 Tensor.device = property(lambda self: CPU, doc="Where the data live: always seqlab.device('cpu').")
 Tensor.is_cuda = property(lambda self: False)
