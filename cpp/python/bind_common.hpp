@@ -76,6 +76,7 @@ void install_argument_errors(py::module_& m);
 
 void bind_tensor(py::module_& m);
 void bind_ops(py::module_& m);
+void bind_random(py::module_& m);  // bind_random.cpp: Generator and the random ops
 void bind_autograd(py::module_& m);
 void bind_interop(py::module_& m);
 void bind_nn(py::module_& m);

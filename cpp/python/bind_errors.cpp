@@ -62,8 +62,46 @@ void explain_failure(PyObject* self, Call call) {
   report.restore();
 }
 
+// NumPy's argument names, which torch's argument parser takes for its own (python_arg_parser.cpp's
+// numpy_compatibility_arg_names): sum(x, axis=0, keepdims=True). A call that failed to match and
+// used one of them (and not torch's name too) is retried once with torch's names, so successful
+// calls never pay for the rule. Python functions get it from seqlab._args.numpy_names.
+const std::pair<const char*, const char*> kNumpyNames[] = {{"axis", "dim"}, {"keepdims", "keepdim"}};
+
+// kwnames with NumPy's names replaced by torch's, or null if there is nothing to replace.
+py::object torch_kwnames(PyObject* kwnames) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+  auto has = [&](const char* name) {
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), name) == 0) return true;
+    return false;
+  };
+  bool any = false;
+  for (auto [numpy_name, name] : kNumpyNames) any = any || (has(numpy_name) && !has(name));
+  if (!any) return py::object();
+  py::tuple renamed(n);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    py::object key = py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(kwnames, i));
+    for (auto [numpy_name, name] : kNumpyNames)
+      if (PyUnicode_CompareWithASCIIString(key.ptr(), numpy_name) == 0 && !has(name)) key = py::str(name);
+    renamed[i] = key;
+  }
+  return std::move(renamed);
+}
+
 PyObject* checked_fastcall(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   PyObject* result = pybind_fastcall(self, args, nargs, kwnames);
+  py::object renamed;
+  if (!result && kwnames && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    py::error_already_set first;  // takes the exception while the names are looked at
+    renamed = torch_kwnames(kwnames);
+    if (renamed) {
+      kwnames = renamed.ptr();
+      result = pybind_fastcall(self, args, nargs, kwnames);
+    } else {
+      first.restore();
+    }
+  }
   if (!result)
     explain_failure(self, [&] {
       py::tuple positional(nargs);
@@ -78,6 +116,21 @@ PyObject* checked_fastcall(PyObject* self, PyObject* const* args, Py_ssize_t nar
 
 PyObject* checked_varargs(PyObject* self, PyObject* args, PyObject* kwargs) {
   PyObject* result = pybind_varargs(self, args, kwargs);
+  py::object renamed;
+  if (!result && kwargs && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    py::error_already_set first;
+    py::object names = torch_kwnames(py::tuple(py::reinterpret_borrow<py::dict>(kwargs).attr("keys")()).ptr());
+    if (names) {
+      py::dict d;
+      size_t i = 0;
+      for (auto item : py::reinterpret_borrow<py::dict>(kwargs)) d[py::tuple(names)[i++]] = item.second;
+      renamed = d;
+      kwargs = renamed.ptr();
+      result = pybind_varargs(self, args, kwargs);
+    } else {
+      first.restore();
+    }
+  }
   if (!result)
     explain_failure(self, [&] {
       return std::make_pair(py::reinterpret_borrow<py::tuple>(args),

@@ -40,26 +40,29 @@ void bind_nn(py::module_& m) {
   namespace I = seqlab::nn::init;
   init.def("calculate_gain", &I::calculate_gain, py::arg("nonlinearity"), py::arg("param") = 0.01);
   init.def("_calculate_fan_in_and_fan_out", &I::calculate_fan_in_and_fan_out, py::arg("tensor"));
-  init.def("uniform_", [](Tensor& t, double a, double b) -> Tensor { return I::uniform_(t, a, b); }, py::arg("tensor"),
-           py::arg("a") = 0.0, py::arg("b") = 1.0, Release());
-  init.def("normal_", [](Tensor& t, double mean, double std) -> Tensor { return I::normal_(t, mean, std); },
-           py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, Release());
+  init.def("uniform_", [](Tensor& t, double a, double b, Generator* g) -> Tensor { return I::uniform_(t, a, b, g); },
+           py::arg("tensor"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("generator") = nullptr, Release());
+  init.def("normal_", [](Tensor& t, double mean, double std, Generator* g) -> Tensor {
+    return I::normal_(t, mean, std, g);
+  }, py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("generator") = nullptr, Release());
   init.def("constant_", [](Tensor& t, double v) -> Tensor { return I::constant_(t, v); }, py::arg("tensor"),
            py::arg("val"), Release());
   init.def("zeros_", [](Tensor& t) -> Tensor { return I::zeros_(t); }, py::arg("tensor"), Release());
   init.def("ones_", [](Tensor& t) -> Tensor { return I::ones_(t); }, py::arg("tensor"), Release());
-  init.def("xavier_uniform_", [](Tensor& t, double g) -> Tensor { return I::xavier_uniform_(t, g); }, py::arg("tensor"),
-           py::arg("gain") = 1.0, Release());
-  init.def("xavier_normal_", [](Tensor& t, double g) -> Tensor { return I::xavier_normal_(t, g); }, py::arg("tensor"),
-           py::arg("gain") = 1.0, Release());
-  init.def("kaiming_uniform_", [](Tensor& t, double a, const std::string& mode, const std::string& nl) -> Tensor {
-    return I::kaiming_uniform_(t, a, mode, nl);
-  }, py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu", Release());
-  init.def("kaiming_normal_", [](Tensor& t, double a, const std::string& mode, const std::string& nl) -> Tensor {
-    return I::kaiming_normal_(t, a, mode, nl);
-  }, py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu", Release());
-  init.def("orthogonal_", [](Tensor& t, double g) -> Tensor { return I::orthogonal_(t, g); }, py::arg("tensor"),
-           py::arg("gain") = 1.0, Release());
+  init.def("xavier_uniform_", [](Tensor& t, double g, Generator* gen) -> Tensor { return I::xavier_uniform_(t, g, gen); },
+           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release());
+  init.def("xavier_normal_", [](Tensor& t, double g, Generator* gen) -> Tensor { return I::xavier_normal_(t, g, gen); },
+           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release());
+  init.def("kaiming_uniform_", [](Tensor& t, double a, const std::string& mode, const std::string& nl, Generator* g) -> Tensor {
+    return I::kaiming_uniform_(t, a, mode, nl, g);
+  }, py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
+           py::arg("generator") = nullptr, Release());
+  init.def("kaiming_normal_", [](Tensor& t, double a, const std::string& mode, const std::string& nl, Generator* g) -> Tensor {
+    return I::kaiming_normal_(t, a, mode, nl, g);
+  }, py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
+           py::arg("generator") = nullptr, Release());
+  init.def("orthogonal_", [](Tensor& t, double g, Generator* gen) -> Tensor { return I::orthogonal_(t, g, gen); },
+           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release());
 }
 
 }  // namespace seqlab::bind

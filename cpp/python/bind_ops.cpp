@@ -167,10 +167,6 @@ void bind_ops(py::module_& m) {
   cls.def("zero_", [](Tensor& x) -> Tensor { return zero_(x); }, Release());
   cls.def("fill_", [](Tensor& x, double v) -> Tensor { return fill_(x, v); }, py::arg("value"), Release());
   cls.def("copy_", [](Tensor& x, const Tensor& src) -> Tensor { return copy_(x, src); }, py::arg("src"), Release());
-  cls.def("uniform_", [](Tensor& x, double a, double b) -> Tensor { return uniform_(x, a, b); },
-          py::arg("from") = 0.0, py::arg("to") = 1.0, Release());
-  cls.def("normal_", [](Tensor& x, double mean, double std) -> Tensor { return normal_(x, mean, std); },
-          py::arg("mean") = 0.0, py::arg("std") = 1.0, Release());
   cls.def("masked_fill_", [](Tensor& x, const Tensor& mask, double v) -> Tensor { return masked_fill_(x, mask, v); },
           py::arg("mask"), py::arg("value"), Release());
   cls.def("scatter_add_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor {
@@ -376,19 +372,21 @@ void bind_ops(py::module_& m) {
   m.def("dropout", [](const Tensor& x, double p, bool training) { return dropout(x, p, training); }, py::arg("input"),
         py::arg("p") = 0.5, py::arg("training") = true, Release());
 
-  // ------------------------------------------------------------ creation and randomness
+  // cumsum(input, dim, *, dtype=None), cumprod: scan.cpp.
+  both(m, cls, "cumsum", [](const Tensor& x, int64_t dim, std::optional<Dtype> d) { return cumsum(x, dim, d); },
+       py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(), Release(),
+       "Cumulative sum along dim: y_i = x_0 + ... + x_i (torch.cumsum). Integers and bools give int64\n"
+       "unless dtype= says otherwise; dtype= casts the input first.");
+  both(m, cls, "cumprod", [](const Tensor& x, int64_t dim, std::optional<Dtype> d) { return cumprod(x, dim, d); },
+       py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(), Release(),
+       "Cumulative product along dim: y_i = x_0 * ... * x_i (torch.cumprod), differentiable also\n"
+       "where x has zeros.");
+
+  // ------------------------------------------------------------ creation (the random ops: bind_random.cpp)
   m.def("_empty", [](const Shape& s, Dtype d) { return Tensor::empty(s, d); });
   m.def("_full", [](const Shape& s, double v, Dtype d) { return full(s, v, d); }, Release());
   m.def("_arange", [](double a, double b, double st, Dtype d) { return arange(a, b, st, d); }, Release());
   m.def("_eye", [](int64_t n, int64_t mm, Dtype d) { return eye(n, mm, d); }, Release());
-  m.def("_rand", [](const Shape& s, Dtype d) { return rand(s, d); }, Release());
-  m.def("_randn", [](const Shape& s, Dtype d) { return randn(s, d); }, Release());
-  m.def("_randint", [](int64_t lo, int64_t hi, const Shape& s, Dtype d) { return randint(lo, hi, s, d); }, Release());
-  m.def("randperm", [](int64_t n) { return randperm(n); }, py::arg("n"), Release());
-  both(m, cls, "multinomial", [](const Tensor& p, int64_t n, bool repl) { return multinomial(p, n, repl); },
-       py::arg("num_samples"), py::arg("replacement") = false, Release());
-  m.def("manual_seed", [](uint64_t s) { manual_seed(s); }, py::arg("seed"));
-  m.def("initial_seed", &initial_seed);
   m.def("_max_threads", &max_threads, "the most threads set_num_threads and the embedding trainers' workers accept");
   m.def("set_num_threads", [](const py::int_& n) {
     // A Python int beyond int64 is refused as 10**6 is (pybind11 alone would say "incompatible arguments").

@@ -52,6 +52,21 @@ void bind_tensor(py::module_& m) {
       });
 
   py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", py::dynamic_attr(), py::buffer_protocol());
+  // torch.Tensor(...), the legacy constructor: Tensor([1, 2]) (data, as float32), Tensor(2, 3)
+  // (uninitialised), Tensor() (empty). seqlab._tensor._legacy_new parses the arguments and makes
+  // the tensor; the new Python object gets a handle of its own on the same storage (a fresh one
+  // nobody else holds).
+  cls.def(py::init([](const py::args& args, const py::kwargs& kwargs) {
+    const Tensor made = py::module_::import("seqlab._tensor").attr("_legacy_new")(*args, **kwargs).cast<Tensor>();
+    auto impl = std::make_shared<TensorImpl>();
+    impl->storage = made.impl()->storage;
+    impl->offset = made.impl()->offset;
+    impl->shape = made.impl()->shape;
+    impl->strides = made.impl()->strides;
+    impl->numel = made.impl()->numel;
+    impl->dtype = made.impl()->dtype;
+    return impl;
+  }));
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
       .def("size", [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
         if (dim) return py::int_(t.size(*dim));

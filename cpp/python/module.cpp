@@ -144,6 +144,7 @@ PYBIND11_MODULE(_core, m) {
   });
   seqlab::bind::bind_tensor(m);
   seqlab::bind::bind_ops(m);
+  seqlab::bind::bind_random(m);
   seqlab::bind::bind_autograd(m);
   seqlab::bind::bind_interop(m);
   seqlab::bind::bind_nn(m);

@@ -21,25 +21,28 @@ from ._core import (  # noqa: E402,F401
     sum, mean, var, norm, max, min, argmax, argmin,
     matmul, mm, bmm, t, reshape, permute, flatten, transpose, swapaxes, unsqueeze, squeeze, narrow, select,
     split, chunk, cat, concat, stack, gather, index_select, masked_fill, nonzero, triu, tril, clone,
-    randperm, multinomial, manual_seed, initial_seed, set_num_threads, get_num_threads, set_flush_denormal,
+    multinomial, bernoulli, cumsum, cumprod, Generator, default_generator, set_num_threads, get_num_threads, set_flush_denormal,
     is_grad_enabled, from_numpy, from_dlpack,
 )
 from ._device import device  # noqa: E402,F401
+from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal  # noqa: E402,F401
 from ._sorting import sort, argsort, topk  # noqa: E402,F401
+from ._histogram import histc, histogram  # noqa: E402,F401
 from ._composed import (  # noqa: E402,F401
-    flip, roll, repeat_interleave, all, any, mv, linspace, logspace,
+    flip, roll, repeat_interleave, all, any, mv, dot, linspace, logspace,
 )
 from ._tensor import (  # noqa: E402,F401
     float32, float64, int64, bool, float, double, long,
-    tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint,
+    tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint, randperm,
     zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
     std, equal, allclose, numel, is_tensor, unbind,
+    FloatTensor, DoubleTensor, LongTensor, BoolTensor, get_default_dtype,
 )
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from .nn.interop import to_torch_state_dict  # noqa: E402,F401
 from .training import train, evaluate  # noqa: E402,F401
-from . import accelerator, autograd, cuda, linalg, nn, data, optim, lm, embed, generation  # noqa: E402,F401
+from . import accelerator, autograd, cuda, random, utils, linalg, nn, data, optim, lm, embed, generation  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

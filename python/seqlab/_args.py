@@ -9,6 +9,7 @@ argument that cannot be converted, as torch's argument parser does. Where it can
 lists the signatures in Python terms; a C++ type never reaches the user. Tests:
 tests/test_hardening.py, section 9."""
 import collections.abc
+import functools
 import operator
 import re
 
@@ -40,6 +41,30 @@ def dtype(value, fn):
     """value if it is a seqlab dtype or None, else torch's TypeError."""
     if value is not None and not isinstance(value, _core.dtype):
         raise TypeError(f"{fn}(): argument 'dtype' must be seqlab.dtype, not {_type(value)}")
+    return value
+
+
+# NumPy's names that torch's argument parser accepts for its own (python_arg_parser.cpp):
+# sum(x, axis=0, keepdims=True) is sum(x, dim=0, keepdim=True). The compiled functions get the
+# same rule from cpp/python/bind_errors.cpp.
+NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def numpy_names(f):
+    """Let a Python function with `dim`/`keepdim` take NumPy's `axis`/`keepdims` too."""
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        for numpy_name, name in NUMPY_NAMES.items():
+            if numpy_name in kwargs and name not in kwargs:
+                kwargs[name] = kwargs.pop(numpy_name)
+        return f(*args, **kwargs)
+    return wrapper
+
+
+def generator(value, fn):
+    """generator= of a random function: None (the default generator) or a seqlab.Generator."""
+    if value is not None and not isinstance(value, _core.Generator):
+        raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not {_type(value)}")
     return value
 
 

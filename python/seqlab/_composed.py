@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _args, _core
 
-__all__ = ["flip", "roll", "repeat", "repeat_interleave", "all", "any", "mv", "linspace", "logspace"]
+__all__ = ["flip", "roll", "repeat", "repeat_interleave", "all", "any", "mv", "dot", "linspace", "logspace"]
 
 
 def _dims(dims, ndim, fn):
@@ -81,6 +81,7 @@ def repeat(input, *sizes):
     return x.reshape(inter).expand(*expanded).reshape([r * s for r, s in zip(sizes, shape)])
 
 
+@_args.numpy_names
 def repeat_interleave(input, repeats, dim=None, output_size=None):
     """Repeat each element repeats times (an int or one count per element) along dim, as torch's."""
     x, d = (input.reshape(-1), 0) if dim is None else (input, _dims(dim, input.dim(), "repeat_interleave")[0])
@@ -104,6 +105,7 @@ def _nonzero(input):
     return (input if input.dtype == _core.dtype.bool else input != 0).to(_core.dtype.int64)
 
 
+@_args.numpy_names
 def all(input, dim=None, keepdim=False):
     """True where every element (along dim) is nonzero, as torch.all (a bool tensor)."""
     zeros = 1 - _nonzero(input)
@@ -111,6 +113,7 @@ def all(input, dim=None, keepdim=False):
     return s == 0
 
 
+@_args.numpy_names
 def any(input, dim=None, keepdim=False):
     """True where some element (along dim) is nonzero, as torch.any (a bool tensor)."""
     s = _nonzero(input).sum() if dim is None else _nonzero(input).sum(dim, keepdim=keepdim)
@@ -122,6 +125,20 @@ def mv(input, vec):
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {vec.dim()}, {input.dim()}, {vec.dim()}")
     return input @ vec
+
+
+def dot(input, tensor):
+    """Σ_i input_i · tensor_i of two 1-d tensors of one size and dtype, as torch.dot."""
+    if input.dim() != 1 or tensor.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
+    if input.shape[0] != tensor.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
+                           f"and {tensor.shape[0]} elements respectively")
+    if input.dtype != tensor.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype} and "
+                           f"{tensor.dtype}")
+    return (input * tensor).sum()
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):

@@ -6,7 +6,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import _core
+from . import _args, _core
 
 __all__ = ["sort", "argsort", "topk"]
 
@@ -45,6 +45,7 @@ def _gather(x, dim, idx):
     return _core.gather(x, dim, _core.from_numpy(np.ascontiguousarray(idx)))
 
 
+@_args.numpy_names
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) of input sorted along dim (ascending unless descending), as torch.sort."""
     d = _dim(input, dim, "sort")
@@ -52,11 +53,13 @@ def sort(input, dim=-1, descending=False, stable=False):
     return sort_result(_gather(input, d, idx), _core.from_numpy(np.ascontiguousarray(idx)))
 
 
+@_args.numpy_names
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort input along dim, as torch.argsort."""
     return sort(input, dim, descending, stable).indices
 
 
+@_args.numpy_names
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) values along dim and their indices, as torch.topk."""
     d = _dim(input, dim, "topk")

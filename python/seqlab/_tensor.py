@@ -188,22 +188,50 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(_core._eye(n, m, _args.dtype(dtype, "eye") or _default_dtype), requires_grad)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "rand")
-    return _finish(_core._rand(_size(size, "rand"), _args.dtype(dtype, "rand") or _default_dtype), requires_grad)
+    d = _args.dtype(dtype, "rand") or _default_dtype
+    return _finish(_core._rand(_size(size, "rand"), d, _args.generator(generator, "rand")), requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "randn")
-    return _finish(_core._randn(_size(size, "randn"), _args.dtype(dtype, "randn") or _default_dtype), requires_grad)
+    d = _args.dtype(dtype, "randn") or _default_dtype
+    return _finish(_core._randn(_size(size, "randn"), d, _args.generator(generator, "randn")), requires_grad)
 
 
-def randint(low=0, high=None, size=None, dtype=None, device=None, requires_grad=False):
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "randint")
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     low, high = _args.index(low, "randint", "low"), _args.index(high, "randint", "high")
-    return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64)
+    return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64, _args.generator(generator, "randint"))
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0 .. n-1 (Fisher-Yates), int64 unless dtype says otherwise."""
+    _check_device(device, "randperm")
+    n = _args.index(n, "randperm", "n")
+    return _finish(_core._randperm(n, _args.dtype(dtype, "randperm") or int64, _args.generator(generator, "randperm")), requires_grad)
+
+
+def _random_(self, *args, generator=None, **kwargs):
+    """Fill with integers uniform in [from, to), in place: torch's random_(from=0, to=None, *,
+    generator=None), where random_(to) alone means [0, to) and no bounds every integer the dtype
+    holds exactly, from 0."""
+    if len(args) == 1 and not kwargs:
+        low, high = 0, args[0]
+    else:
+        bound = dict(zip(("from", "to"), args), **kwargs)
+        unknown = set(bound) - {"from", "to"}
+        if len(args) > 2 or unknown:
+            raise TypeError(f"random_() got unexpected arguments {sorted(unknown) or args[2:]}")
+        low, high = bound.get("from", 0), bound.get("to")
+    low = _args.index(low, "random_", "from")
+    high = None if high is None else _args.index(high, "random_", "to")
+    if not builtins.all(-2**63 <= v < 2**63 for v in (low, 0 if high is None else high)):
+        raise ValueError("Overflow when unpacking long long")  # torch's words for a bound past int64
+    return _core._random_(self, low, high, _args.generator(generator, "random_"))
 
 
 def zeros_like(x, dtype=None, device=None, requires_grad=False):
@@ -226,24 +254,25 @@ def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
     return full(x.shape, fill_value, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def rand_like(x, dtype=None, device=None, requires_grad=False):
+def rand_like(x, *, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "rand_like")
-    return rand(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+    return rand(x.shape, generator=generator, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def randn_like(x, dtype=None, device=None, requires_grad=False):
+def randn_like(x, *, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "randn_like")
-    return randn(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+    return randn(x.shape, generator=generator, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def randint_like(x, low=0, high=None, dtype=None, device=None):
+def randint_like(x, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "randint_like")
     if high is None:
         low, high = 0, low
-    return randint(low, high, x.shape, dtype=dtype or x.dtype)
+    return randint(low, high, x.shape, generator=generator, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
 # ------------------------------------------------------------------ composed helpers
+@_args.numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return input.var(dim, unbiased, keepdim, correction=correction).sqrt()
 
@@ -266,6 +295,7 @@ def is_tensor(x):
     return isinstance(x, Tensor)
 
 
+@_args.numpy_names
 def unbind(x, dim=0):
     """The slices of x along dim, as a tuple (torch.unbind)."""
     return tuple(x.select(dim, i) for i in range(x.size(dim)))
@@ -503,11 +533,83 @@ def _to(self, *args, **kwargs):
 _TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor", bool: "BoolTensor"}
 
 
+def _legacy_new(*args, dtype=None, device=None):
+    """torch.Tensor(...) and the typed constructors (FloatTensor, ...): no arguments is an empty
+    tensor, ints are a size (uninitialised values), anything else is data, copied. dtype is the
+    type's (float32, torch's default, for Tensor)."""
+    _check_device(device, "Tensor")
+    dtype = dtype or _default_dtype
+    name = "Tensor" if dtype == _default_dtype else _TYPE_NAMES[dtype]
+    if not args:
+        return _core._empty([0], dtype)
+    if builtins.all(isinstance(a, numbers.Integral) and not isinstance(a, builtins.bool) for a in args):
+        return _core._empty(_size(args, name), dtype)
+    if len(args) > 1:
+        raise TypeError(f"{name}(): takes data (one sequence) or sizes (ints), got {len(args)} arguments")
+    data = args[0]
+    if isinstance(data, Tensor):
+        if data.dtype != dtype:
+            raise TypeError(f"expected {scalar_type_name(dtype)} (got {scalar_type_name(data.dtype)})")
+        return data.detach()
+    if isinstance(data, numbers.Number) or data is None:
+        raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+    return tensor(data, dtype=dtype)
+
+
+def scalar_type_name(dtype):
+    return {float32: "Float", float64: "Double", int64: "Long", bool: "Bool"}[dtype]
+
+
+class _TensorType(type):
+    """torch.FloatTensor & co.: called, they make a tensor of their dtype as torch.Tensor(...)
+    does; isinstance(x, seqlab.LongTensor) tests the dtype; x.type(seqlab.LongTensor) converts."""
+
+    def __call__(cls, *args, device=None):
+        return _legacy_new(*args, dtype=cls.dtype, device=device)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype
+
+    def __repr__(cls):
+        return f"<class 'seqlab.{cls.__name__}'>"
+
+
+class FloatTensor(metaclass=_TensorType):
+    """torch.FloatTensor: FloatTensor(data) copies data as float32, FloatTensor(*sizes) is uninitialised, and
+    isinstance(x, FloatTensor) is x.dtype == seqlab.float32."""
+    dtype = float32
+
+
+class DoubleTensor(metaclass=_TensorType):
+    """torch.DoubleTensor: DoubleTensor(data) copies data as float64, DoubleTensor(*sizes) is uninitialised, and
+    isinstance(x, DoubleTensor) is x.dtype == seqlab.float64."""
+    dtype = float64
+
+
+class LongTensor(metaclass=_TensorType):
+    """torch.LongTensor: LongTensor(data) copies data as int64, LongTensor(*sizes) is uninitialised, and
+    isinstance(x, LongTensor) is x.dtype == seqlab.int64."""
+    dtype = int64
+
+
+class BoolTensor(metaclass=_TensorType):
+    """torch.BoolTensor: BoolTensor(data) copies data as bool, BoolTensor(*sizes) is uninitialised, and
+    isinstance(x, BoolTensor) is x.dtype == seqlab.bool."""
+    dtype = bool
+
+
+def get_default_dtype():
+    """The dtype of floating tensors made without one: float32, as torch's default."""
+    return _default_dtype
+
+
 def _type(self, dtype=None, non_blocking=False):
     """x.type(): the type's name ("seqlab.FloatTensor"); x.type(dtype) converts, as x.to(dtype).
     A name ("torch.LongTensor" or "seqlab.LongTensor") converts to that type."""
     if dtype is None:
         return "seqlab." + _TYPE_NAMES[self.dtype]
+    if isinstance(dtype, _TensorType):
+        dtype = dtype.dtype
     if isinstance(dtype, str):
         prefix, _, name = dtype.rpartition(".")
         by_name = {v: k for k, v in _TYPE_NAMES.items()}
@@ -518,6 +620,8 @@ def _type(self, dtype=None, non_blocking=False):
 
 
 Tensor.to = _to
+Tensor.random_ = _random_
+_random_.__name__ = _random_.__qualname__ = "random_"
 Tensor.type = _type
 Tensor.device = property(lambda self: CPU, doc="Where the data live: always seqlab.device('cpu').")
 Tensor.is_cuda = property(lambda self: False)
@@ -549,7 +653,7 @@ Tensor.argsort = _argsort
 Tensor.topk = _topk
 
 from ._composed import (  # noqa: E402
-    all as _all, any as _any, flip as _flip, format_tensor as _format, mv as _mv, repeat as _repeat,
+    all as _all, any as _any, dot as _dot, flip as _flip, format_tensor as _format, mv as _mv, repeat as _repeat,
     repeat_interleave as _repeat_interleave, roll as _roll,
 )
 
@@ -560,4 +664,11 @@ Tensor.repeat_interleave = _repeat_interleave
 Tensor.all = _all
 Tensor.any = _any
 Tensor.mv = _mv
+Tensor.dot = _dot
+Tensor.cpu = lambda self, memory_format=None: self  # every tensor is on the CPU (torch returns self too)
 Tensor.__format__ = _format
+
+from ._histogram import histc as _histc, histogram as _histogram  # noqa: E402
+
+Tensor.histc = _histc
+Tensor.histogram = _histogram

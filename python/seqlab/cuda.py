@@ -3,7 +3,7 @@ scripts written for both (`device = 'cuda' if torch.cuda.is_available() else 'cp
 CPU branch, and the seeding calls are no-ops, as in torch without CUDA.
 Tests: tests/test_lm_script_api.py."""
 
-__all__ = ["is_available", "device_count", "manual_seed", "manual_seed_all", "is_bf16_supported"]
+__all__ = ["is_available", "device_count", "manual_seed", "manual_seed_all", "is_bf16_supported", "synchronize"]
 
 
 def is_available():
@@ -24,3 +24,8 @@ def manual_seed_all(seed):
 
 def is_bf16_supported(including_emulation=True):
     return False
+
+
+def synchronize(device=None):
+    """torch.cuda.synchronize: without CUDA torch raises AssertionError; so does seqlab."""
+    raise AssertionError("Torch not compiled with CUDA enabled (seqlab runs on the CPU only)")

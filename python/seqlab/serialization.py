@@ -403,3 +403,31 @@ def _decode(node, tensors):
                 out[key] = _decode(pair[1], tensors)
             return out
     raise _Invalid(f"unexpected node {json.dumps(node)[:200]}")
+
+
+# torch.serialization's allow-list for unpickling (torch.load(weights_only=True)). seqlab's
+# checkpoints hold no pickled objects, so there is nothing to allow: both are accepted no-ops,
+# so scripts that register their classes for torch.load run unchanged.
+_SAFE_GLOBALS = []
+
+
+def add_safe_globals(safe_globals):
+    """torch.serialization.add_safe_globals: recorded, and needed by nothing (no pickle here)."""
+    _SAFE_GLOBALS.extend(safe_globals)
+
+
+def get_safe_globals():
+    return list(_SAFE_GLOBALS)
+
+
+class safe_globals:
+    """with torch.serialization.safe_globals([...]): torch.load(...) — a no-op context here."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = list(safe_globals)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -12,6 +12,7 @@
 #include "seqlab/ops/creation.hpp"
 #include "seqlab/ops/embedding.hpp"
 #include "seqlab/ops/random.hpp"
+#include "seqlab/ops/scan.hpp"
 #include "seqlab/ops/norm.hpp"
 #include "seqlab/ops/rnn.hpp"
 #include "seqlab/ops/attention.hpp"

@@ -35,13 +35,13 @@ static int64_t fan(const Tensor& t, const std::string& mode) {
   return mode == "fan_in" ? in : out;
 }
 
-Tensor& uniform_(Tensor& t, double a, double b) {
+Tensor& uniform_(Tensor& t, double a, double b, Generator* generator) {
   NoGradGuard ng;
-  return seqlab::uniform_(t, a, b);
+  return seqlab::uniform_(t, a, b, generator);
 }
-Tensor& normal_(Tensor& t, double mean, double std) {
+Tensor& normal_(Tensor& t, double mean, double std, Generator* generator) {
   NoGradGuard ng;
-  return seqlab::normal_(t, mean, std);
+  return seqlab::normal_(t, mean, std, generator);
 }
 Tensor& constant_(Tensor& t, double value) {
   NoGradGuard ng;
@@ -50,29 +50,31 @@ Tensor& constant_(Tensor& t, double value) {
 Tensor& zeros_(Tensor& t) { return constant_(t, 0.0); }
 Tensor& ones_(Tensor& t) { return constant_(t, 1.0); }
 
-Tensor& xavier_uniform_(Tensor& t, double gain) {
+Tensor& xavier_uniform_(Tensor& t, double gain, Generator* generator) {
   auto [in, out] = calculate_fan_in_and_fan_out(t);
   const double a = gain * std::sqrt(6.0 / static_cast<double>(in + out));
-  return init::uniform_(t, -a, a);
+  return init::uniform_(t, -a, a, generator);
 }
-Tensor& xavier_normal_(Tensor& t, double gain) {
+Tensor& xavier_normal_(Tensor& t, double gain, Generator* generator) {
   auto [in, out] = calculate_fan_in_and_fan_out(t);
-  return init::normal_(t, 0.0, gain * std::sqrt(2.0 / static_cast<double>(in + out)));
+  return init::normal_(t, 0.0, gain * std::sqrt(2.0 / static_cast<double>(in + out)), generator);
 }
 
-Tensor& kaiming_uniform_(Tensor& t, double a, const std::string& mode, const std::string& nonlinearity) {
+Tensor& kaiming_uniform_(Tensor& t, double a, const std::string& mode, const std::string& nonlinearity,
+                         Generator* generator) {
   if (t.numel() == 0) return t;  // PyTorch warns and returns for empty tensors
   const double bound = std::sqrt(3.0) * calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan(t, mode)));
-  return init::uniform_(t, -bound, bound);
+  return init::uniform_(t, -bound, bound, generator);
 }
-Tensor& kaiming_normal_(Tensor& t, double a, const std::string& mode, const std::string& nonlinearity) {
+Tensor& kaiming_normal_(Tensor& t, double a, const std::string& mode, const std::string& nonlinearity,
+                        Generator* generator) {
   if (t.numel() == 0) return t;
-  return init::normal_(t, 0.0, calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan(t, mode))));
+  return init::normal_(t, 0.0, calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan(t, mode))), generator);
 }
 
 // Q of a Gaussian (rows x cols) matrix by modified Gram-Schmidt, run twice for stability;
 // it yields R with a positive diagonal, which is PyTorch's q · sign(diag(r)).
-Tensor& orthogonal_(Tensor& t, double gain) {
+Tensor& orthogonal_(Tensor& t, double gain, Generator* generator) {
   SEQLAB_CHECK_VALUE(t.dim() >= 2, "Only tensors with 2 or more dimensions are supported (got shape ",
                      shape_str(t.shape()), ")");
   if (t.numel() == 0) return t;
@@ -80,7 +82,7 @@ Tensor& orthogonal_(Tensor& t, double gain) {
   // Orthonormalise the columns of the tall orientation: n vectors of length m, n <= m.
   const bool wide = rows < cols;
   const int64_t m = wide ? cols : rows, n = wide ? rows : cols;
-  Tensor g = randn({n, m}, Dtype::Float64);  // row j = vector j
+  Tensor g = randn({n, m}, Dtype::Float64, generator);  // row j = vector j
   double* v = g.data<double>();
   for (int64_t j = 0; j < n; ++j) {
     double* vj = v + j * m;

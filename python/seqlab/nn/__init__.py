@@ -5,7 +5,7 @@
     loss = nn.CrossEntropyLoss()(model(x), y)
 
 Module and Parameter: module.py; Sequential, ModuleList, ModuleDict: containers.py; the
-layers: layers.py; recurrent layers: rnn.py; attention for RNN encoder-decoders:
+layers: layers.py; lazy modules: lazy.py; recurrent layers: rnn.py; attention for RNN encoder-decoders:
 seq2seq_attention.py; MultiheadAttention and the Transformer: transformer.py; positional schemes
 (RoPE, ALiBi, T5, Shaw, Transformer-XL, DeBERTa, DA, sinusoidal, learned): positional.py; language
 models for generation: lm.py (their key/value cache, KVCache, is C++: ops/kv_cache.hpp); losses: loss.py;
@@ -17,6 +17,8 @@ from .layers import (  # noqa: F401
     Identity, Linear, Bilinear, Embedding, Dropout, LayerNorm, BatchNorm1d,
     Tanh, Sigmoid, ReLU, GELU, Softmax, LogSoftmax, Flatten,
 )
+from .lazy import LazyLinear, LazyBatchNorm1d, UninitializedParameter, UninitializedBuffer  # noqa: F401
+from . import parameter  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .seq2seq_attention import Seq2SeqAttention  # noqa: F401
 from .transformer import (  # noqa: F401
@@ -27,6 +29,7 @@ from .lm import TransformerLM, TransformerSeq2Seq, RNNLM, RNNSeq2Seq  # noqa: F4
 from .._core import KVCache, AttentionCache  # noqa: F401
 from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss  # noqa: F401
 from .interop import to_torch_state_dict  # noqa: F401
+from . import modules  # noqa: F401,E402 (torch.nn.modules' paths; after the classes they re-export)
 
 __all__ = [
     "functional", "init", "positional", "utils",
@@ -34,6 +37,7 @@ __all__ = [
     "Sequential", "ModuleList", "ModuleDict",
     "Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
     "Tanh", "Sigmoid", "ReLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
+    "LazyLinear", "LazyBatchNorm1d", "UninitializedParameter", "UninitializedBuffer", "parameter",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "Seq2SeqAttention",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",

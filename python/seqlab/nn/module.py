@@ -42,7 +42,14 @@ __all__ = ["Module", "Parameter", "RemovableHandle"]
 # ------------------------------------------------------------------ Parameter
 class _ParameterMeta(type):
     def __instancecheck__(cls, obj):
+        if getattr(type(obj), "_uninitialized", False):  # nn.lazy.UninitializedParameter, as torch's
+            return getattr(type(obj), "_is_param", False) is True
         return isinstance(obj, Tensor) and getattr(obj, "_is_param", False) is True
+
+
+def _is_buffer(value):
+    """A tensor, or a lazy module's placeholder for one (nn.lazy.UninitializedBuffer)."""
+    return isinstance(value, Tensor) or getattr(type(value), "_uninitialized", False) is True
 
 
 class Parameter(metaclass=_ParameterMeta):
@@ -215,7 +222,7 @@ class Module:
             raise KeyError('buffer name can\'t be empty string ""')
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
-        if tensor is not None and not isinstance(tensor, Tensor):
+        if tensor is not None and not _is_buffer(tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(seqlab Tensor or None required)")
         self._buffers[name] = tensor
@@ -306,7 +313,7 @@ class Module:
             else:
                 buffers = self.__dict__.get("_buffers")
                 if buffers is not None and name in buffers:
-                    if value is not None and not isinstance(value, Tensor):
+                    if value is not None and not _is_buffer(value):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(seqlab.Tensor or None expected)")
                     buffers[name] = value

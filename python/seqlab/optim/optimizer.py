@@ -83,6 +83,14 @@ class Optimizer:
         group = dict(param_group)
         params = group["params"]
         group["params"] = [params] if isinstance(params, _core.Tensor) else list(params)
+        for p in group["params"]:
+            if getattr(type(p), "_uninitialized", False):  # a lazy module before its first call
+                raise ValueError(
+                    f"Attempted to use an uninitialized parameter in {type(self).__name__}(). This error happens "
+                    "when you are using a `LazyModule` or explicitly manipulating "
+                    "`torch.nn.parameter.UninitializedParameter` objects. When using LazyModules Call `forward` "
+                    "with a dummy batch to initialize the parameters before calling torch functions (seqlab "
+                    "replaces the parameters at the first call, so build the optimizer after it)")
         for key, value in self.defaults.items():
             group.setdefault(key, value)
         self._core.add_param_group(group["params"], _to_core(group, type(self)._core_options()))

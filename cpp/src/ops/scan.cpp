@@ -1,0 +1,138 @@
+// cumsum and cumprod: one pass along `dim` per (outer, inner) position of a contiguous copy,
+// accumulating floats in double as torch's CPU kernels do (so float32 results are torch's
+// rounding of the exact running sum, not of float32 partial sums). Tests: tests/test_scan.py.
+#include "seqlab/ops/scan.hpp"
+
+#include <type_traits>
+
+#include "kernel_utils.hpp"
+#include "seqlab/autograd.hpp"
+#include "seqlab/ops/elementwise.hpp"
+
+namespace seqlab {
+
+namespace {
+
+// x as (outer, n, inner) around dim: element (o, i, k) is at (o * n + i) * inner + k.
+struct Lanes {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+Lanes lanes(const Shape& shape, int64_t dim) {
+  Lanes l;
+  if (shape.empty()) return l;  // a 0-d tensor is one lane of one element
+  for (int64_t d = 0; d < dim; ++d) l.outer *= shape[d];
+  l.n = shape[dim];
+  for (size_t d = dim + 1; d < shape.size(); ++d) l.inner *= shape[d];
+  return l;
+}
+
+// out_i = combine(acc, x_i) running forward (reverse = false) or backward along each lane.
+template <typename T, typename Acc, typename Combine>
+void scan_kernel(const T* x, T* out, const Lanes& l, bool reverse, Acc init, Combine combine) {
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t k = 0; k < l.inner; ++k) {
+      Acc acc = init;
+      for (int64_t j = 0; j < l.n; ++j) {
+        const int64_t i = reverse ? l.n - 1 - j : j;
+        const int64_t at = (o * l.n + i) * l.inner + k;
+        acc = combine(acc, x[at]);
+        out[at] = static_cast<T>(acc);
+      }
+    }
+}
+
+Dtype scan_dtype(const Tensor& x, std::optional<Dtype> dtype, const char* kernel) {
+  SEQLAB_CHECK_IMPL(dtype != Dtype::Bool, "\"", kernel, "\" not implemented for 'Bool'");
+  if (dtype) return *dtype;
+  return is_floating(x.dtype()) ? x.dtype() : Dtype::Int64;  // torch: integral inputs sum in int64
+}
+
+template <typename T>
+using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+
+// The running sum in either direction. Its backward is the running sum the other way:
+// y_i = Σ_{j<=i} x_j  =>  dx_j = Σ_{i>=j} g_i.
+Tensor cumsum_dir(const Tensor& x, int64_t dim, bool reverse) {
+  const Tensor xc = contiguous(x);
+  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  const Lanes l = lanes(x.shape(), dim);
+  dispatch_numeric(x.dtype(), "cumsum", [&](auto tag) {
+    using T = decltype(tag);
+    scan_kernel<T>(xc.data<T>(), out.data<T>(), l, reverse, acc_t<T>(0), [](acc_t<T> a, T v) { return a + v; });
+  });
+  if (any_requires_grad({x}))
+    attach(out, "CumsumBackward0", {x}, [dim, reverse](const Tensor& g) -> TensorList {
+      return {cumsum_dir(g, dim, !reverse)};
+    });
+  return out;
+}
+
+// dL/dx of y = cumprod(x) along each lane (torch's cumprod_backward, first order):
+//   y_i = Π_{m<=i} x_m.  Before the first zero z of the lane, dx_j = Σ_{i>=j} g_i y_i / x_j;
+//   at z, dx_z = Σ_{i>=z} g_i Π_{m<=i, m!=z} x_m = y_{z-1} · Σ_{i>=z} g_i Π_{z<m<=i} x_m;
+//   after z every product holds x_z = 0, so dx_j = 0.
+template <typename T>
+void cumprod_backward_kernel(const T* x, const T* y, const T* g, T* dx, const Lanes& l) {
+  using A = acc_t<T>;
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t k = 0; k < l.inner; ++k) {
+      auto at = [&](int64_t i) { return (o * l.n + i) * l.inner + k; };
+      int64_t z = l.n;
+      for (int64_t i = 0; i < l.n; ++i)
+        if (x[at(i)] == T(0)) {
+          z = i;
+          break;
+        }
+      A tail = 0;  // Σ_{i>=j} g_i y_i, built from the end; terms with i >= z are 0 (y_i = 0)
+      for (int64_t j = l.n - 1; j >= 0; --j) {
+        if (j > z) {
+          dx[at(j)] = T(0);
+        } else if (j == z) {
+          A sum = 0, prod = 1;  // Σ_{i>=z} g_i Π_{z<m<=i} x_m
+          for (int64_t i = z; i < l.n; ++i) {
+            if (i > z) prod *= x[at(i)];
+            sum += A(g[at(i)]) * prod;
+          }
+          dx[at(j)] = static_cast<T>((z > 0 ? A(y[at(z - 1)]) : A(1)) * sum);
+        } else {
+          tail += A(g[at(j)]) * A(y[at(j)]);
+          dx[at(j)] = static_cast<T>(tail / A(x[at(j)]));
+        }
+      }
+    }
+}
+
+}  // namespace
+
+Tensor cumsum(const Tensor& x, int64_t dim_in, std::optional<Dtype> dtype) {
+  const int64_t dim = wrap_dim(dim_in, x.dim(), "cumsum");
+  const Dtype out = scan_dtype(x, dtype, "cumsum_out_cpu");
+  return cumsum_dir(x.dtype() == out ? x : to_dtype(x, out), dim, false);
+}
+
+Tensor cumprod(const Tensor& x_in, int64_t dim_in, std::optional<Dtype> dtype) {
+  const int64_t dim = wrap_dim(dim_in, x_in.dim(), "cumprod");
+  const Dtype out_dtype = scan_dtype(x_in, dtype, "cumprod_out_cpu");
+  const Tensor x = x_in.dtype() == out_dtype ? x_in : to_dtype(x_in, out_dtype);
+  const Tensor xc = contiguous(x);
+  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  const Lanes l = lanes(x.shape(), dim);
+  dispatch_numeric(x.dtype(), "cumprod", [&](auto tag) {
+    using T = decltype(tag);
+    scan_kernel<T>(xc.data<T>(), out.data<T>(), l, false, acc_t<T>(1), [](acc_t<T> a, T v) { return a * v; });
+  });
+  if (any_requires_grad({x}))
+    attach(out, "CumprodBackward0", {x}, [x_ = save(xc), y_ = save(out), l](const Tensor& g) -> TensorList {
+      const Tensor xs = x_.unpack(), ys = y_.unpack(), gc = contiguous(g);
+      Tensor dx = Tensor::empty(xs.shape(), xs.dtype());
+      dispatch_float(xs.dtype(), "cumprod_backward", [&](auto tag) {
+        using T = decltype(tag);
+        cumprod_backward_kernel<T>(xs.data<T>(), ys.data<T>(), gc.data<T>(), dx.data<T>(), l);
+      });
+      return {dx};
+    });
+  return out;
+}
+
+}  // namespace seqlab

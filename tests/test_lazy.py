@@ -1,0 +1,138 @@
+"""nn.LazyLinear and nn.LazyBatchNorm1d (python/seqlab/nn/lazy.py) against torch's: reprs and
+placeholders before the first call, shapes, names, class and initialisation bounds after it,
+the same outputs, gradients and running statistics as torch's given the same weights, state
+dicts loaded into lazy modules, and the errors."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import seqlab
+from conftest import assert_close, sl_np
+
+snn, tnn = seqlab.nn, torch.nn
+
+
+def build(lib, dtype=None):
+    nn = snn if lib is seqlab else tnn
+    return nn.Sequential(nn.LazyLinear(4, dtype=dtype), nn.ReLU(), nn.LazyBatchNorm1d(dtype=dtype),
+                         nn.LazyLinear(2, bias=False, dtype=dtype))
+
+
+def test_before_the_first_call_as_torch():
+    s, t = build(seqlab), build(torch)
+    assert repr(s) == repr(t)
+    assert list(s.state_dict().keys()) == list(t.state_dict().keys())
+    assert [n for n, _ in s.named_parameters()] == [n for n, _ in t.named_parameters()]
+    sw, tw = s[0].weight, t[0].weight
+    assert isinstance(sw, snn.Parameter) and isinstance(sw, snn.parameter.UninitializedParameter)
+    assert isinstance(s[2].running_mean, snn.UninitializedBuffer)
+    assert repr(sw) == repr(tw) == "<UninitializedParameter>"
+    assert s[2].num_batches_tracked.item() == t[2].num_batches_tracked.item() == 0
+    assert s[0].has_uninitialized_params() and t[0].has_uninitialized_params()
+    for use, error, text in [(lambda w: w.shape, RuntimeError, "Can't access the shape"),
+                             (lambda w: w.numel(), ValueError, "Attempted to use an uninitialized parameter"),
+                             (lambda w: w + 1, ValueError, "Attempted to use an uninitialized parameter"),
+                             (lambda w: w.sum(), ValueError, "Attempted to use an uninitialized parameter")]:
+        with pytest.raises(error, match=text):
+            use(tw)
+        with pytest.raises(error, match=text):
+            use(sw)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_after_the_first_call_equal_to_torch(rng, dtype):
+    s, t = build(seqlab, getattr(seqlab, dtype)), build(torch, getattr(torch, dtype))
+    x = rng.standard_normal((6, 5)).astype(dtype)
+    s(seqlab.tensor(x))
+    t(torch.tensor(x))
+    assert repr(s) == repr(t)
+    assert [type(m).__name__ for m in s] == [type(m).__name__ for m in t] == ["Linear", "ReLU", "BatchNorm1d", "Linear"]
+    assert isinstance(s[0], snn.Linear) and isinstance(s[2], snn.BatchNorm1d)
+    assert (s[0].in_features, s[2].num_features, s[3].in_features) == (5, 4, 4)
+    assert {k: tuple(v.shape) for k, v in s.state_dict().items()} == {k: tuple(v.shape) for k, v in t.state_dict().items()}
+    assert all(p.dtype == getattr(seqlab, dtype) for p in s.parameters())
+    # initialised as the full module: Linear's U(-1/sqrt(in), 1/sqrt(in)), BatchNorm's ones/zeros
+    bound = 1 / math.sqrt(5)
+    assert np.abs(sl_np(s[0].weight)).max() <= bound and np.abs(sl_np(s[0].bias)).max() <= bound
+    assert np.abs(sl_np(s[0].weight)).max() > 0
+    assert sl_np(s[2].weight).tolist() == [1.0] * 4 and sl_np(s[2].bias).tolist() == [0.0] * 4
+    # the first call trained BatchNorm's statistics as torch's did: one batch tracked
+    assert s[2].num_batches_tracked.item() == t[2].num_batches_tracked.item() == 1
+    # with torch's weights, every later call is torch's: outputs, gradients, running statistics
+    s.load_state_dict({k: seqlab.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
+    x2 = rng.standard_normal((7, 5)).astype(dtype)
+    sx, tx = seqlab.tensor(x2, requires_grad=True), torch.tensor(x2, requires_grad=True)
+    so, to = s(sx), t(tx)
+    atol = 1e-5 if dtype == "float32" else 1e-12
+    assert_close(sl_np(so), to.detach().numpy(), atol, atol)
+    g = rng.standard_normal(tuple(to.shape)).astype(dtype)
+    so.backward(seqlab.tensor(g))
+    to.backward(torch.tensor(g))
+    assert_close(sl_np(sx.grad), tx.grad.numpy(), atol, atol)
+    for (name, sp), (_, tp) in zip(s.named_parameters(), t.named_parameters()):
+        assert_close(sl_np(sp.grad), tp.grad.numpy(), atol, atol, name)
+    assert_close(sl_np(s[2].running_mean), t[2].running_mean.numpy(), atol, atol)
+    assert_close(sl_np(s[2].running_var), t[2].running_var.numpy(), atol, atol)
+
+
+def test_optimizer_before_the_first_call_is_refused_after_it_trains(rng):
+    """torch keeps the parameter objects, so an optimizer built early works there; seqlab
+    replaces them at the first call, so it refuses placeholders loudly (never a silent no-op)."""
+    s = build(seqlab)
+    with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in SGD"):
+        seqlab.optim.SGD(s.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="uninitialized parameter in Adam"):
+        seqlab.optim.Adam(s.parameters())
+    t = build(torch)
+    x = rng.standard_normal((6, 5)).astype(np.float32)
+    s(seqlab.tensor(x))
+    t(torch.tensor(x))
+    s.load_state_dict({k: seqlab.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
+    sopt, topt = seqlab.optim.SGD(s.parameters(), lr=0.1), torch.optim.SGD(t.parameters(), lr=0.1)
+    for _ in range(3):
+        for model, opt, lib in ((s, sopt, seqlab), (t, topt, torch)):
+            opt.zero_grad()
+            (model(lib.tensor(x)) ** 2).mean().backward()
+            opt.step()
+    for (name, sp), (_, tp) in zip(s.named_parameters(), t.named_parameters()):
+        assert_close(sl_np(sp), tp.detach().numpy(), 1e-5, 1e-5, name)
+
+
+def test_load_state_dict_into_a_lazy_module():
+    t = tnn.Linear(3, 2)
+    for lazy, torch_lazy in [(snn.LazyLinear(2), tnn.LazyLinear(2))]:
+        lazy.load_state_dict({k: seqlab.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
+        torch_lazy.load_state_dict(t.state_dict())
+        assert type(lazy).__name__ == type(torch_lazy).__name__ == "LazyLinear"
+        assert tuple(lazy.weight.shape) == tuple(torch_lazy.weight.shape) == (2, 3)
+        x = np.arange(6, dtype=np.float32).reshape(2, 3)
+        assert_close(sl_np(lazy(seqlab.tensor(x))), torch_lazy(torch.tensor(x)).detach().numpy(), 1e-6, 1e-6)
+        assert type(lazy).__name__ == type(torch_lazy).__name__ == "Linear"
+        assert lazy.in_features == 3
+    lazy, torch_lazy = snn.LazyLinear(2), tnn.LazyLinear(2)
+    lazy.load_state_dict({k: seqlab.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
+    torch_lazy.load_state_dict(t.state_dict())
+    with pytest.raises(AssertionError, match="in_features inferred from input: 4"):
+        torch_lazy(torch.ones(1, 4))
+    with pytest.raises(AssertionError, match="in_features inferred from input: 4"):
+        lazy(seqlab.ones(1, 4))
+    bn = snn.LazyBatchNorm1d()
+    bn.load_state_dict({k: seqlab.tensor(v.numpy()) for k, v in tnn.BatchNorm1d(5).state_dict().items()})
+    assert tuple(bn.running_mean.shape) == (5,)
+
+
+def test_module_to_before_the_first_call():
+    s, t = snn.LazyLinear(2).to(seqlab.float64), tnn.LazyLinear(2).to(torch.float64)
+    s(seqlab.ones(1, 3, dtype=seqlab.float64))
+    t(torch.ones(1, 3, dtype=torch.float64))
+    assert s.weight.dtype == seqlab.float64 and t.weight.dtype == torch.float64
+
+
+@pytest.mark.parametrize("make, shape", [(lambda nn: nn.LazyLinear(2), ()), (lambda nn: nn.LazyBatchNorm1d(), (3,))])
+def test_bad_first_input_raises_as_torch(make, shape):
+    with pytest.raises(IndexError):
+        make(tnn)(torch.zeros(shape))
+    with pytest.raises(IndexError):
+        make(snn)(seqlab.zeros(shape))
