@@ -259,6 +259,24 @@ def test_sampling_is_reproducible_by_seed():
     np.testing.assert_array_equal(a, generate(s, ids, **kw).numpy())
 
 
+def test_sampling_from_a_generator_object():
+    """generator= as torch's random functions take it: its own stream, the global one untouched."""
+    _, s = make("transformer")
+    ids = seqlab.tensor(inputs("transformer", np.random.default_rng(6)))
+    kw = dict(do_sample=True, max_new_tokens=20, temperature=1.5)
+    g = seqlab.Generator()
+    g.manual_seed(5)
+    seqlab.manual_seed(0)
+    before = seqlab.rand(3).numpy()
+    seqlab.manual_seed(0)
+    a = generate(s, ids, generator=g, **kw).numpy()
+    np.testing.assert_array_equal(seqlab.rand(3).numpy(), before)  # the global generator did not move
+    g.manual_seed(5)
+    np.testing.assert_array_equal(a, generate(s, ids, generator=g, **kw).numpy())
+    np.testing.assert_array_equal(a, generate(s, ids, generator=seqlab.Generator(), seed=5, **kw).numpy())
+    assert not np.array_equal(a, generate(s, ids, generator=g, **kw).numpy())  # the stream moved on
+
+
 def test_sampling_with_top_k_1_is_greedy():
     _, s = make("gru")
     ids = seqlab.tensor(inputs("gru", np.random.default_rng(7)))
@@ -371,7 +389,7 @@ def test_errors():
         (dict(num_beams=2, do_sample=True), ValueError, "beam sampling"),
         (dict(max_new_tokens=-1), ValueError, r"max_new_tokens must be an integer >= 0, got -1"),
         (dict(eos_token_id=-3), ValueError, "eos_token_id must be a token id >= 0"),
-        (dict(do_sample=True, generator=object()), TypeError, "generator objects are not supported yet"),
+        (dict(do_sample=True, generator=object()), TypeError, "generator must be a seqlab.Generator"),
         (dict(num_beams=2, early_stopping="sometimes"), ValueError, "early_stopping must be True, False or 'never'"),
     ]
     for kwargs, exc, msg in cases:

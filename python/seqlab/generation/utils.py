@@ -167,26 +167,26 @@ def _warp(logits, temperature, top_k, top_p):
 
 def sample(model, input_ids, max_new_tokens=20, temperature=1.0, top_k=None, top_p=None, eos_token_id=None,
            pad_token_id=None, use_cache=True, decoder_start_token_id=None, seed=None, generator=None):
-    """Ancestral sampling from softmax(warped logits) with seqlab's global generator: seed
-    reseeds it first (seqlab.manual_seed(seed)), so a seed gives the same tokens again."""
+    """Ancestral sampling from softmax(warped logits), drawn from `generator` (a seqlab.Generator,
+    as torch's generator= arguments) or else seqlab's global generator; seed reseeds that first
+    (seqlab.manual_seed(seed) or generator.manual_seed(seed)), so a seed gives the same tokens again."""
     check_sampling_args(temperature, top_k, top_p, "sample()")
     _seed(seed, generator, "sample()")
 
     def choose(logits):
         probs = _core.softmax(_warp(logits.to(_core.dtype.float64), temperature, top_k, top_p), -1)
-        return _core.multinomial(probs, 1, False).numpy()[:, 0].astype(np.int64)
+        return _core.multinomial(probs, 1, False, generator=generator).numpy()[:, 0].astype(np.int64)
     return _decode_loop(model, input_ids, max_new_tokens, eos_token_id, pad_token_id, use_cache,
                         decoder_start_token_id, choose, "sample()")
 
 
 def _seed(seed, generator, fn):
-    if generator is not None:
-        raise TypeError(f"{fn}: generator objects are not supported yet; pass seed= (it reseeds seqlab's global "
-                        "generator) or call seqlab.manual_seed")
+    if generator is not None and not isinstance(generator, _core.Generator):
+        raise TypeError(f"{fn}: generator must be a seqlab.Generator, got {type(generator).__name__}")
     if seed is not None:
         if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"{fn}: seed must be an integer >= 0, got {seed!r}")
-        _core.manual_seed(int(seed))
+        (generator.manual_seed if generator is not None else _core.manual_seed)(int(seed))
 
 
 class _Hypotheses:
