@@ -5,10 +5,11 @@ non-interactive Agg backend, in notebooks/ as its working directory; any error, 
 included, fails its test with the cell and the traceback. Every notebook ends with asserts of
 the claims it shows, so a green run means the claims held, not only that the code ran.
 
-Measured fast-mode times on the 2-core development machine (kernel start included), the
-whole file about 2 minutes:
-    01_autograd 6 s, 02_ngrams 12 s, 03_shannon_game 22 s, 04_embeddings 22 s,
-    05_recurrent 22 s, 06_rnn_lm 20 s, 07_seq2seq_attention 20 s, 08_transformers 25 s.
+Measured fast-mode times on the 2-core development machine (kernel start included): quiet,
+01_autograd 3 s, 02_ngrams 3 s, 03_shannon_game 4 s, 04_embeddings 8 s, 05_recurrent 3 s,
+06_rnn_lm 3 s, 07_seq2seq_attention 3 s, 08_transformers 5 s, 39 s for this file; inside the
+whole suite with other jobs loading the cores, 3 to 22 s each (06_rnn_lm the slowest), about
+90 s for the file. Each stays under 30 s.
 The full mode (what a class runs) states its time at the top of each notebook.
 """
 import os
