@@ -12,7 +12,6 @@ whole suite with other jobs loading the cores, 3 to 22 s each (06_rnn_lm the slo
 90 s for the file. Each stays under 30 s.
 The full mode (what a class runs) states its time at the top of each notebook.
 """
-import os
 import pathlib
 
 import nbformat
