@@ -9,9 +9,10 @@ PIP    := $(PYTHON) -m pip --disable-pip-version-check
 
 # Debian packages: headers for the C++ core, GoogleTest, the demo's data (bible-kjv: the
 # King James Bible; wamerican: a word list), ccache and a compiler; Boost, zlib, bz2 and lzma
-# to build KenLM's lmplz from its PyPI sdist (tests/ and benchmarks/ compare n-gram models with it).
+# to build KenLM's lmplz from its PyPI sdist (tests/ and benchmarks/ compare n-gram models with it);
+# graphviz's `dot` renders seqlab.viz.autograd_graph in the notebooks.
 APT_PACKAGES := libxtensor-dev libxtensor-blas-dev libxsimd-dev libgtest-dev \
-                bible-kjv wamerican ccache build-essential \
+                bible-kjv wamerican ccache build-essential graphviz \
                 libboost-program-options-dev libboost-system-dev libboost-thread-dev \
                 libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

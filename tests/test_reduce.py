@@ -342,3 +342,11 @@ def test_keepdims_spelling_is_accepted_like_torch(op):
         ours, theirs = ours.values, theirs.values
     assert tuple(ours.shape) == tuple(theirs.shape) == (3, 1)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("op", ["sum", "mean"])
+def test_reduction_grad_fn_names_are_torchs(op):
+    # autograd graph pictures (seqlab.viz.autograd_graph) print these names
+    x, tx = seqlab.ones(2, 3, requires_grad=True), torch.ones(2, 3, requires_grad=True)
+    assert getattr(x, op)().grad_fn.name() == getattr(tx, op)().grad_fn.name()             # ...Backward0
+    assert getattr(x, op)(1).grad_fn.name() == getattr(tx, op)(1).grad_fn.name()           # ...Backward1

@@ -173,7 +173,8 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim) {
       sum_kernel<T, int64_t>(b, out.data<int64_t>());
   });
   if (any_requires_grad({x}))
-    attach(out, "SumBackward1", {x}, [kept = b.kept_shape, in = x.shape()](const Tensor& g) -> TensorList {
+    // torch's names: sum() is SumBackward0, sum(dim) SumBackward1 (the graph pictures show them)
+    attach(out, dims_in.empty() ? "SumBackward0" : "SumBackward1", {x}, [kept = b.kept_shape, in = x.shape()](const Tensor& g) -> TensorList {
       return {expand_grad(g, kept, in)};
     });
   return out;
@@ -200,7 +201,7 @@ Tensor mean(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim) 
   if (any_requires_grad({x})) {
     Shape kept = x.shape();
     for (int64_t d : dims) kept[d] = 1;
-    attach(out, "MeanBackward1", {x}, [kept, in = x.shape(), R](const Tensor& g) -> TensorList {
+    attach(out, dims_in.empty() ? "MeanBackward0" : "MeanBackward1", {x}, [kept, in = x.shape(), R](const Tensor& g) -> TensorList {
       return {expand_grad(g * (1.0 / static_cast<double>(R)), kept, in)};
     });
   }
