@@ -21,10 +21,12 @@ import time
 
 import numpy as np
 
-import seqlab
-import seqlab.nn as nn
-import seqlab.nn.functional as F
-from seqlab.nn import positional as P
+from .. import nn, optim
+from .._tensor import tensor
+from ..autograd import no_grad
+from ..nn import functional as F
+from ..nn import positional as P
+from ..random import manual_seed
 
 SCHEMES = ("nope", "sinusoidal", "learned", "shaw", "xl", "t5", "deberta", "rope", "alibi", "da")
 
@@ -61,7 +63,7 @@ def _windows(ids, length, count, rng):
     return np.stack([ids[s:s + length + 1] for s in starts])
 
 
-@seqlab.no_grad()
+@no_grad()
 def evaluate(model, ids, length, tokens):
     """Mean cross-entropy (nats/char) over every position of held-out windows of `length`, about
     `tokens` predicted characters in all, the same windows for every scheme."""
@@ -70,7 +72,7 @@ def evaluate(model, ids, length, tokens):
     model.eval()
     total, n = 0.0, 0
     for i in range(0, count, max(1, 4096 // length)):
-        chunk = seqlab.tensor(data[i:i + max(1, 4096 // length)])
+        chunk = tensor(data[i:i + max(1, 4096 // length)])
         logits = model(chunk[:, :-1])
         total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), chunk[:, 1:].reshape(-1),
                                  reduction="sum").item()
@@ -85,7 +87,7 @@ def run(schemes=SCHEMES, train_length=64, eval_factors=(1, 2, 4, 8), d_model=64,
     """Train one decoder per scheme at train_length and evaluate it at each factor × train_length.
     Returns {"lengths": [...], "rows": {scheme: {"loss": [...], "train_loss": x, "seconds": s}}}."""
     if corpus is None:
-        from seqlab.data import corpora
+        from ..data import corpora
         corpus = corpora.kjv("char")
     train_ids = corpus.ids("train").numpy()
     valid_ids = corpus.ids("valid").numpy()
@@ -94,14 +96,14 @@ def run(schemes=SCHEMES, train_length=64, eval_factors=(1, 2, 4, 8), d_model=64,
     rows = {}
     for name in schemes:
         t0 = time.perf_counter()
-        seqlab.manual_seed(seed)
+        manual_seed(seed)
         model = make_model(name, vocab_size, d_model, nhead, num_layers, dim_feedforward, max(lengths))
-        opt = seqlab.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-        sched = seqlab.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=lr / 10)
+        opt = optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+        sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=lr / 10)
         rng = np.random.default_rng(seed)
         train_loss = float("nan")
         for step in range(steps):
-            batch = seqlab.tensor(_windows(train_ids, train_length, batch_size, rng))
+            batch = tensor(_windows(train_ids, train_length, batch_size, rng))
             logits = model(batch[:, :-1])
             loss = F.cross_entropy(logits.reshape(-1, vocab_size), batch[:, 1:].reshape(-1))
             opt.zero_grad()

@@ -25,10 +25,8 @@ With query position i and key position j (d = i − j):
 
 Tests: tests/test_positional.py (each against its formula written in torch ops, gradcheck, the
 properties the papers state)."""
-import seqlab as _tensor_mod
-
 from .. import _core
-from .._tensor import float32, float64
+from .._tensor import arange, float32, float64, tensor
 from . import init
 from .layers import Dropout, Embedding, Linear, _empty, _factory
 from .module import Module, Parameter
@@ -145,7 +143,7 @@ class T5RelativeBias(RelativePositionScheme):
         super().__init__()
         self.num_heads = _check_heads(num_heads, "T5RelativeBias")
         self.num_buckets, self.max_distance, self.bidirectional = num_buckets, max_distance, bool(bidirectional)
-        self.bucket(_tensor_mod.tensor([0]))  # refuses bucket counts that leave no log-spaced buckets
+        self.bucket(tensor([0]))  # refuses bucket counts that leave no log-spaced buckets
         self.relative_attention_bias = Embedding(num_buckets, num_heads, device=device, dtype=dtype)
 
     def _options(self):
@@ -318,7 +316,7 @@ class SinusoidalPositionalEncoding(_Absolute):
 
     def encoding(self, length, offset=0, dtype=float32):
         """PE for positions offset, ..., offset + length − 1: (length, d_model)."""
-        positions = _tensor_mod.arange(offset, offset + length, dtype=float64)
+        positions = arange(offset, offset + length, dtype=float64)
         return _core.sinusoidal_encoding(positions, self.d_model, self.base, dtype)
 
     def forward(self, x, offset=0):
