@@ -13,6 +13,12 @@
                (1, 4, L, L) float bias materialised from the same parameters by ordinary ops (ALiBi,
                T5, Transformer-XL, DeBERTa; RoPE rotates q and k first), or explicit attention where
                the scheme is not an additive bias (Shaw's value term, DA's multiplier).
+  generate     greedy decoding of 256 new tokens from a 1-token prompt, batch 1, with
+               seqlab.nn.TransformerLM (d_model 256, 4 heads, 4 pre-LN layers, ff 1,024, vocabulary
+               5,000, learned positions), eval mode, no_grad: seqlab with its key/value cache (one
+               incremental step per token) and without it (every step re-encodes the sequence);
+               torch is the same model in torch.nn re-encoding every step (torch.nn has no cache).
+               Tokens per second; all three produce the same tokens.
 
 Each line: seqlab, torch, their ratio (> 1: seqlab is faster / uses less memory), for the first
 call and the steady state (median of repeated blocks, both orders; benchmarks/timing.py).
@@ -173,6 +179,52 @@ def scheme_case(lib, kind, L, seed=0):
     return step, 1
 
 
+GEN_TOKENS = 256
+
+
+class TorchLM(torch.nn.Module):
+    """seqlab.nn.TransformerLM's layout in torch.nn (its state dict loads)."""
+
+    def __init__(self, max_len):
+        super().__init__()
+        self.tok_emb = torch.nn.Embedding(VOCAB, D_MODEL)
+        self.positional = torch.nn.Embedding(max_len, D_MODEL)
+        self.layers = torch.nn.ModuleList([
+            torch.nn.TransformerEncoderLayer(D_MODEL, HEADS, FF, 0.0, "gelu", batch_first=True, norm_first=True)
+            for _ in range(LAYERS)])
+        self.ln_f = torch.nn.LayerNorm(D_MODEL)
+        self.lm_head = torch.nn.Linear(D_MODEL, VOCAB, bias=False)
+
+    def forward(self, idx):
+        L = idx.shape[1]
+        x = self.tok_emb(idx) + self.positional(torch.arange(L))
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(L)
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, is_causal=True)
+        return self.lm_head(self.ln_f(x))
+
+
+def generate_case(lib, use_cache, seed=0):
+    seqlab.manual_seed(seed)
+    model = seqlab.nn.TransformerLM(VOCAB, D_MODEL, HEADS, LAYERS, FF, dropout=0.0,
+                                    positional=seqlab.nn.Embedding(GEN_TOKENS + 1, D_MODEL)).eval()
+    if lib is torch:
+        tmodel = TorchLM(GEN_TOKENS + 1).eval()
+        tmodel.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in model.state_dict().items()})
+
+        def step():
+            ids = torch.tensor([[1]])
+            with torch.no_grad():
+                for _ in range(GEN_TOKENS):
+                    ids = torch.cat([ids, tmodel(ids)[:, -1].argmax(-1, keepdim=True)], 1)
+            return ids
+        return step, GEN_TOKENS
+
+    def step():
+        return model.generate(seqlab.tensor([[1]]), max_new_tokens=GEN_TOKENS, use_cache=use_cache)
+    return step, GEN_TOKENS
+
+
 # The peak resident memory one call adds: VmHWM is reset to the current RSS (clear_refs 5,
 # Linux >= 4.0) after the inputs exist, so imports and inputs do not count.
 CHILD = """
@@ -228,6 +280,9 @@ def main():
         for causal in (False, True):
             name = f"sdpa L{L}{' causal' if causal else ''} (ms)"
             cases.append((name, (lambda lib, L=L, c=causal: sdpa_case(lib, L, c)), ("sdpa_case", (L, causal))))
+    for use_cache in (True, False):
+        cases.append((f"generate 256 {'cache' if use_cache else 'no cache'} (tok/s)",
+                      (lambda lib, c=use_cache: generate_case(lib, c)), None))
     for kind in SCHEMES:
         for L in (1024, 4096):
             cases.append((f"{kind} L{L} causal (ms)", (lambda lib, kd=kind, L=L: scheme_case(lib, kd, L)),
