@@ -1,5 +1,5 @@
 # seqlab: set up, run the demo, test, benchmark.
-#   make demo    set up, then train a character-level language model on the KJV Bible
+#   make demo    set up, then a 5-gram, an LSTM and a small GPT play Shannon's game on the KJV Bible
 #   make test    set up, then pytest, the C++ tests, and the C++ tests under ASan/UBSan
 #   make bench   set up, then the benchmarks against PyTorch, KenLM and gensim
 # `make setup` is idempotent: on a machine that has everything it takes a few seconds.
@@ -30,7 +30,7 @@ CMAKE_TEST_FLAGS := -G Ninja -DSEQLAB_BUILD_TESTS=ON -DSEQLAB_BUILD_PYTHON=OFF
 .PHONY: help setup system-deps python-deps install demo test pytest cpp-test asan-test bench clean
 
 help:
-	@echo "make demo    set up, then train a character-level MLP language model on the KJV Bible"
+	@echo "make demo    set up, then a 5-gram, an LSTM and a small GPT play Shannon's game on the KJV Bible"
 	@echo "make test    set up, then run pytest, the C++ tests and the sanitizer build"
 	@echo "make bench   set up, then benchmark seqlab against PyTorch (matmul, per-op overhead)"
 	@echo "make setup   install system packages, Python packages and seqlab (editable)"

@@ -1,125 +1,182 @@
-"""A character-level MLP language model trained on the King James Bible.
+"""Three machines play Shannon's game on the King James Bible.
 
-Follows Bengio, Ducharme, Vincent & Jauvin, "A Neural Probabilistic Language Model"
-(JMLR 2003), at the scale of the course (and of Karpathy's makemore part 2): each of the
-previous `block` characters is looked up in an embedding table, the embeddings are
-concatenated, passed through a tanh hidden layer and a linear output layer, and the model is
-trained on the cross-entropy of the next character, with SGD + momentum and a cosine
-learning-rate schedule. It is written as a PyTorch user would write it: an nn.Module, an
-optimizer, a scheduler, and seqlab.train's loop with its progress bar.
+Shannon (1951, "Prediction and Entropy of Printed English") had people guess English text letter
+by letter over a 27-symbol alphabet (a-z and space) and bounded its entropy from the ranks of their
+guesses. This demo trains three character language models on the KJV's 27-symbol text and puts
+each in his subjects' place:
 
-    python -m seqlab.demo            # about a minute on 2 cores
-    python -m seqlab.demo --fast     # a few seconds; what the tests run
+  1. a 5-gram Kneser-Ney model (seqlab.lm.NGram, KenLM's estimates),
+  2. an LSTM language model (nn.RNNLM, Hochreiter & Schmidhuber 1997),
+  3. a small GPT (nn.TransformerLM: pre-LN causal blocks with ALiBi positions, Press et al. 2022),
 
-The text comes from Debian's bible-kjv package through seqlab.data.corpora.kjv
-(`make setup` installs it): 31,102 verses, split 90/5/5 by verse.
+then prints their bits per character on held-out verses beside the unigram baseline and
+Shannon's 1951 estimates, plays the game with each (the machine ranks the 27 symbols at every
+position of held-out text, context up to 100 letters) and prints his upper and lower bounds from
+the rank frequencies, and samples text from each.
+
+    python -m seqlab.demo            # a few minutes on 2 cores
+    python -m seqlab.demo --fast     # seconds; what the tests run
+
+The text comes from Debian's bible-kjv package through seqlab.data.corpora.kjv (`make setup`
+installs it): 31,102 verses, split 90/5/5 by verse, lower-cased to Shannon's 27 symbols.
 """
 import argparse
 import math
 import textwrap
 import time
+import warnings
 
 import numpy as np
 
-import seqlab
-import seqlab.nn as nn
-import seqlab.nn.functional as F
-from seqlab.data import corpora
+from . import nn, optim
+from ._tensor import tensor
+from .autograd import no_grad
+from .data import corpora
+from .lm import SHANNON_1951, NGram, shannon_bounds, shannon_game
+from .nn import functional as F
+from .nn import positional
+from .random import manual_seed
+
+CONTEXT = 100  # the longest context a neural machine reads in the game (Shannon's N = 100)
 
 
-class CharMLP(nn.Module):
-    """logits = W2 tanh(W1 [C[x_1]; ...; C[x_block]] + b1) + b2"""
-
-    def __init__(self, vocab_size, block, n_embd, n_hidden):
-        super().__init__()
-        self.block = block
-        self.embedding = nn.Embedding(vocab_size, n_embd)      # C: (V, n_embd)
-        self.hidden = nn.Linear(block * n_embd, n_hidden)
-        self.output = nn.Linear(n_hidden, vocab_size)
-
-    def forward(self, idx):                                    # idx: (B, block) int64
-        x = self.embedding(idx).flatten(1)                     # (B, block * n_embd)
-        return self.output(self.hidden(x).tanh())              # (B, V)
+def unigram_bits(stream, vocab_size):
+    """The baseline: H = −Σ p(c) log2 p(c) of the training text's letter frequencies."""
+    p = np.bincount(stream, minlength=vocab_size) / len(stream)
+    p = p[p > 0]
+    return float(-(p * np.log2(p)).sum())
 
 
-def windows(ids, block):
-    """X[i] = ids[i : i+block], Y[i] = ids[i+block]: every position of the text is an example."""
-    ids = ids.numpy()
-    X = np.lib.stride_tricks.sliding_window_view(ids[:-1], block)
-    return seqlab.tensor(np.ascontiguousarray(X)), seqlab.tensor(ids[block:])
+def train_neural(model, stream, steps, batch, length, lr, desc, seed):
+    """Adam on random windows of the training stream (next-symbol cross-entropy), a progress bar."""
+    from tqdm.auto import tqdm
+    opt = optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=lr / 10)
+    rng = np.random.default_rng(seed)
+    model.train()
+    bar = tqdm(range(steps), desc=desc, leave=False, mininterval=0.5)
+    loss_bits = float("nan")
+    for _ in bar:
+        starts = rng.integers(0, len(stream) - length - 1, size=batch)
+        chunk = tensor(stream[starts[:, None] + np.arange(length + 1)])
+        logits = model(chunk[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), chunk[:, 1:].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        loss_bits = loss.item() / math.log(2)
+        bar.set_postfix(bits=f"{loss_bits:.2f}", refresh=False)
+    model.eval()
+    return loss_bits
 
 
-class RandomBatches:
-    """n_batches random minibatches (X[ix], Y[ix]), drawn anew on each pass with seqlab's
-    seeded generator."""
-
-    def __init__(self, X, Y, n_batches, batch_size):
-        self.X, self.Y, self.n_batches, self.batch_size = X, Y, n_batches, batch_size
-
-    def __len__(self):
-        return self.n_batches
-
-    def __iter__(self):
-        for _ in range(self.n_batches):
-            ix = seqlab.randint(0, self.X.shape[0], (self.batch_size,))
-            yield self.X[ix], self.Y[ix]
-
-
-@seqlab.no_grad()
-def sample(model, vocab, prompt, n_chars):
-    """Continue `prompt` by n_chars characters drawn from the model's next-character distribution."""
-    context = [vocab.stoi.get(ch, vocab.unk_index) for ch in prompt[-model.block:]]
+@no_grad()
+def neural_next_probs(model, ids, positions, context):
+    """p(symbol | up to `context` preceding symbols) for each position: (len(positions), V)."""
     out = []
-    for _ in range(n_chars):
-        probs = F.softmax(model(seqlab.tensor([context])), dim=1)[0]
-        ix = seqlab.multinomial(probs, 1).item()
-        context = context[1:] + [ix]
-        out.append("\n" if ix == vocab.eos_index else vocab.itos[ix])  # </s> ends a verse
-    return prompt + "".join(out)
+    for i in range(0, len(positions), 256):
+        pos = positions[i:i + 256]
+        windows = np.stack([ids[p - context:p] for p in pos])
+        out.append(F.softmax(model(tensor(windows))[:, -1], dim=-1).numpy())
+    return np.concatenate(out)
+
+
+def ranks_from_probs(p, targets):
+    """The rank of the true symbol among the machine's guesses (1 = its first guess; ties count
+    against it, as a subject who names the true letter last among equals)."""
+    p_true = p[np.arange(len(targets)), targets]
+    return 1 + (p > p_true[:, None]).sum(axis=1)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m seqlab.demo", description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=None, help="training steps (default 20000, 500 with --fast)")
+    parser.add_argument("--steps", type=int, default=None, help="training steps of each neural model "
+                        "(default 800, 80 with --fast)")
     parser.add_argument("--seed", type=int, default=42, help="seed for initialisation, batches and sampling")
     parser.add_argument("--fast", action="store_true", help="a short run (for the tests)")
     args = parser.parse_args(argv)
-    steps = args.steps if args.steps is not None else (500 if args.fast else 20000)
-    if steps < 5:
-        parser.error("--steps must be at least 5")
-    block, n_embd, n_hidden, batch_size, rounds = 3, 16, 200, 256, 5
+    fast = args.fast
+    steps = args.steps if args.steps is not None else (80 if fast else 800)
+    if steps < 1:
+        parser.error("--steps must be at least 1")
+    n_verses = 3000 if fast else None
+    positions_played = 400 if fast else 5000
+    batch, length = (16, 64) if fast else (32, 96)
+    hidden, d_model = (64, 64) if fast else (256, 128)
 
     t0 = time.perf_counter()
-    kjv = corpora.kjv("char")
+    kjv = corpora.kjv("shannon27")
     vocab = kjv.vocab
-    Xtr, Ytr = windows(kjv.ids("train"), block)
-    Xva, Yva = windows(kjv.ids("valid"), block)
-    if args.fast:
-        Xva, Yva = Xva[:20_000], Yva[:20_000]
-    print(f"King James Bible: {Xtr.shape[0]:,} training and {Xva.shape[0]:,} validation characters, "
-          f"vocabulary of {len(vocab)} (uniform guessing: {math.log(len(vocab)):.3f} nats/char)")
+    V = len(vocab.itos)
+    train_lines = kjv.train[:n_verses]
+    stream = np.array(vocab.encode(" ".join(train_lines)), dtype=np.int64)
+    held_out = kjv.text("valid")[:CONTEXT + positions_played]
+    ids = np.array(vocab.encode(held_out), dtype=np.int64)
+    positions = np.arange(CONTEXT, len(ids))
+    print(f"King James Bible in Shannon's 27 symbols: {len(stream):,} training letters "
+          f"({len(train_lines):,} verses); the game is played on {len(positions):,} held-out letters")
+    baseline = unigram_bits(stream, V)
+    results = {"unigram": {"bits": baseline}}
 
-    seqlab.manual_seed(args.seed)
-    model = CharMLP(len(vocab), block, n_embd, n_hidden)
-    print(model)
-    print(f"{sum(p.numel() for p in model.parameters()):,} parameters; SGD(momentum=0.9), batch {batch_size}, "
-          f"cosine schedule 0.1 -> 0.005 over {steps:,} steps")
-    opt = seqlab.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    sched = seqlab.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=0.005)
+    # 1. the 5-gram Kneser-Ney model
+    manual_seed(args.seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.perf_counter()
+        kn = NGram(5, "kneser_ney", level="char").fit(train_lines)
+        ranks = shannon_game(kn, held_out, N=5).ranks[CONTEXT:]
+    kn_bits = kn.bits_per_char(kjv.valid[:200 if fast else None])
+    results["5-gram KN"] = {"bits": kn_bits, "ranks": ranks, "seconds": time.perf_counter() - t,
+                            "sample": kn.generate(max_tokens=160, seed=args.seed)}
+    print(f"5-gram Kneser-Ney: fitted and played in {results['5-gram KN']['seconds']:.1f} s")
 
-    valid = [(Xva[i:i + 50_000], Yva[i:i + 50_000]) for i in range(0, Xva.shape[0], 50_000)]
-    print(f"before training: valid loss {seqlab.evaluate(model, valid):.4f}")
-    history = seqlab.train(model, opt, RandomBatches(Xtr, Ytr, steps // rounds, batch_size), epochs=rounds,
-                           valid_batches=valid, scheduler=sched, clip_grad_norm=5.0, desc="training")
-    print(f"after {steps:,} steps ({time.perf_counter() - t0:.1f} s, {history['tokens_per_s']:,.0f} chars/s): "
-          f"valid loss {history['valid_loss'][-1]:.4f} nats/char = {history['valid_loss'][-1] / math.log(2):.3f} bits/char")
+    # 2. the LSTM, 3. the small GPT
+    machines = {
+        "LSTM": lambda: nn.RNNLM(V, embedding_dim=32, hidden_size=hidden, num_layers=1, mode="LSTM"),
+        "GPT": lambda: nn.TransformerLM(V, d_model=d_model, nhead=4, num_layers=2 if fast else 4, dropout=0.0,
+                                        pos=positional.ALiBi(4)),
+    }
+    for name, make in machines.items():
+        manual_seed(args.seed)
+        model = make()
+        t = time.perf_counter()
+        train_bits = train_neural(model, stream, steps, batch, length, 3e-3, f"training the {name}", args.seed)
+        p = neural_next_probs(model, ids, positions, CONTEXT)
+        results[name] = {"bits": float(-np.log2(p[np.arange(len(positions)), ids[positions]]).mean()),
+                         "train_bits": train_bits, "ranks": ranks_from_probs(p, ids[positions]),
+                         "seconds": time.perf_counter() - t}
+        prompt = tensor([vocab.encode("and god said ")])
+        out = model.generate(prompt, max_new_tokens=160, do_sample=True, temperature=0.8, top_k=10, seed=args.seed)
+        results[name]["sample"] = "and god said " + "".join(vocab.itos[i] for i in out[0, prompt.shape[1]:].tolist())
+        print(f"{name}: {steps:,} steps and the game in {results[name]['seconds']:.1f} s")
 
-    seqlab.manual_seed(args.seed)
-    text = sample(model, vocab, "In the beginning ", 120 if args.fast else 400)
-    print(f"\nsample (seed {args.seed}):")
-    for verse in text.split("\n"):
-        print(textwrap.fill(verse, width=88))
-    return history, text
+    print(f"\nbits per character on held-out text (uniform guessing: {math.log2(V):.2f})")
+    print(f"  {'unigram (letter frequencies)':30s} {baseline:5.2f}")
+    for name in ("5-gram KN", "LSTM", "GPT"):
+        print(f"  {name:30s} {results[name]['bits']:5.2f}")
+    n15 = SHANNON_1951["N"].index(15)
+    print(f"  Shannon 1951, people, N = 15:  between {SHANNON_1951['lower'][n15]} and {SHANNON_1951['upper'][n15]}; "
+          f"N = 100: between {SHANNON_1951['lower'][-1]} and {SHANNON_1951['upper'][-1]}")
+
+    print("\nShannon's game: bounds on the entropy (bits/letter) from the rank frequencies")
+    print(f"  {'machine (context)':30s} {'upper':>6s} {'lower':>6s}   first guess right")
+    for name, ctx in (("5-gram KN", 5), ("LSTM", CONTEXT), ("GPT", CONTEXT)):
+        ranks = np.asarray(results[name]["ranks"])
+        upper, lower = shannon_bounds(np.bincount(ranks, minlength=V + 1)[1:])
+        results[name]["bounds"] = (upper, lower)
+        print(f"  {name + f' (N = {ctx})':30s} {upper:6.2f} {lower:6.2f}   {np.mean(ranks == 1):6.1%}")
+    n5 = SHANNON_1951["N"].index(5)
+    print(f"  {'Shannon 1951, people (N = 5)':30s} {SHANNON_1951['upper'][n5]:6.2f} {SHANNON_1951['lower'][n5]:6.2f}")
+    print(f"  {'Shannon 1951, people (N = 100)':30s} {SHANNON_1951['upper'][-1]:6.2f} "
+          f"{SHANNON_1951['lower'][-1]:6.2f}")
+
+    print(f"\nsamples (seed {args.seed}):")
+    for name in ("5-gram KN", "LSTM", "GPT"):
+        print(textwrap.fill(f"{name}: {results[name]['sample']}", width=96, subsequent_indent="    "))
+    print(f"\ndone in {time.perf_counter() - t0:.0f} s")
+    return results
 
 
 if __name__ == "__main__":
