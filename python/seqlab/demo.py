@@ -83,6 +83,15 @@ def neural_next_probs(model, ids, positions, context):
     return np.concatenate(out)
 
 
+def sample_ngram(lm, prompt, n_chars, seed):
+    """Continue `prompt` by about n_chars symbols; a verse's end (</s>) starts the next verse."""
+    text, i = prompt, 0
+    while len(text) < len(prompt) + n_chars:
+        text += lm.generate(max_tokens=n_chars, context=tuple(text[-(lm.order - 1):]), seed=seed + i, bos=False)
+        text, i = text + " ", i + 1
+    return text.rstrip()
+
+
 def ranks_from_probs(p, targets):
     """The rank of the true symbol among the machine's guesses (1 = its first guess; ties count
     against it, as a subject who names the true letter last among equals)."""
@@ -129,7 +138,7 @@ def main(argv=None):
         ranks = shannon_game(kn, held_out, N=5).ranks[CONTEXT:]
     kn_bits = kn.bits_per_char(kjv.valid[:200 if fast else None])
     results["5-gram KN"] = {"bits": kn_bits, "ranks": ranks, "seconds": time.perf_counter() - t,
-                            "sample": kn.generate(max_tokens=160, seed=args.seed)}
+                            "sample": sample_ngram(kn, "and god said ", 160, args.seed)}
     print(f"5-gram Kneser-Ney: fitted and played in {results['5-gram KN']['seconds']:.1f} s")
 
     # 2. the LSTM, 3. the small GPT
