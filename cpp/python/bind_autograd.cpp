@@ -12,6 +12,19 @@ void bind_autograd(py::module_& m) {
                  " gradients");
     run_backward(roots, grads, retain_graph);
   }, py::arg("tensors"), py::arg("grad_tensors"), py::arg("retain_graph") = false, Release());
+  m.def("_grad", [](const TensorList& outputs, const TensorList& grad_outputs, const TensorList& inputs,
+                    bool retain_graph) {
+    SEQLAB_CHECK(outputs.size() == grad_outputs.size(), "grad: got ", outputs.size(), " outputs and ",
+                 grad_outputs.size(), " grad_outputs");
+    TensorList g;
+    {
+      py::gil_scoped_release release;
+      g = grad(outputs, grad_outputs, inputs, retain_graph);
+    }
+    py::list out;
+    for (const Tensor& t : g) out.append(t.defined() ? py::cast(t) : py::none());
+    return out;
+  }, py::arg("outputs"), py::arg("grad_outputs"), py::arg("inputs"), py::arg("retain_graph") = false);
 }
 
 }  // namespace seqlab::bind

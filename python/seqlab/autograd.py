@@ -107,6 +107,56 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     _core._run_backward(list(tensors), grads, bool(retain_graph))
 
 
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """d(Σ_k outputs_k · grad_outputs_k) / d inputs, as torch.autograd.grad: a tuple with one
+    gradient per input, and no tensor's .grad is changed. grad_outputs may be left out for
+    one-element outputs (then 1). An input the outputs do not depend on is an error unless
+    allow_unused (then None, or zeros with materialize_grads). seqlab has no double backward, so
+    create_graph=True and is_grads_batched=True raise."""
+    from ._tensor import ones_like, zeros_like
+    if create_graph:
+        raise NotImplementedError("autograd.grad: create_graph=True needs double backward, which seqlab does not "
+                                  "have (the backward computes plain tensors)")
+    if is_grads_batched:
+        raise NotImplementedError("autograd.grad: is_grads_batched=True is not supported")
+    outputs = [outputs] if isinstance(outputs, _core.Tensor) else list(outputs)
+    single = isinstance(inputs, _core.Tensor)
+    inputs = [inputs] if single else list(inputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif isinstance(grad_outputs, _core.Tensor):
+        grad_outputs = [grad_outputs]
+    grad_outputs = list(grad_outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} grad_outputs for "
+                           f"{len(outputs)} outputs")
+    for i, o in enumerate(outputs):
+        if not o.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    seeds = []
+    for o, g in zip(outputs, grad_outputs):
+        if g is None:
+            if o.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = ones_like(o)
+        elif tuple(g.shape) != tuple(o.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output has a shape of {tuple(g.shape)} and output has a "
+                               f"shape of {tuple(o.shape)}.")
+        seeds.append(g)
+    result = _core._grad(outputs, seeds, inputs, bool(retain_graph))
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for i, (g, x) in enumerate(zip(result, inputs)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                result[i] = zeros_like(x)
+    return tuple(result)
+
+
 class GradcheckError(RuntimeError):
     """Analytical and numerical gradients disagree."""
 

@@ -132,6 +132,14 @@ void attach_multi(TensorList& outs, const char* name, const TensorList& inputs, 
 
 // The engine: reverse-mode sweep from `roots` seeded with `grads`.
 void run_backward(const TensorList& roots, const TensorList& grads, bool retain_graph);
+// The same sweep that, instead of accumulating into leaves' .grad, returns in (*captured)[i] the
+// gradient arriving at (*capture)[i] (undefined where none flows): torch.autograd.grad's engine.
+void run_backward(const TensorList& roots, const TensorList& grads, bool retain_graph, const TensorList* capture,
+                  TensorList* captured);
+// torch.autograd.grad: d(Σ outputs·grad_outputs)/d inputs, one tensor per input (undefined where an
+// input is not reached); no .grad is changed. Every input must require grad.
+TensorList grad(const TensorList& outputs, const TensorList& grad_outputs, const TensorList& inputs,
+                bool retain_graph = false);
 
 // A leaf's AccumulateGrad node (created on first use, shared afterwards).
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);

@@ -137,7 +137,31 @@ static void accumulate(TensorList& buffer, uint32_t slot, const Tensor& g) {
 }
 
 void run_backward(const TensorList& roots, const TensorList& grads, bool retain_graph) {
+  run_backward(roots, grads, retain_graph, nullptr, nullptr);
+}
+
+TensorList grad(const TensorList& outputs, const TensorList& grad_outputs, const TensorList& inputs,
+                bool retain_graph) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    SEQLAB_CHECK(inputs[i].defined() && inputs[i].requires_grad(), "One of the differentiated Tensors (input ", i,
+                 ") does not require grad");
+  TensorList result(inputs.size());
+  run_backward(outputs, grad_outputs, retain_graph, &inputs, &result);
+  return result;
+}
+
+void run_backward(const TensorList& roots, const TensorList& grads, bool retain_graph, const TensorList* capture,
+                  TensorList* captured) {
   NoGradGuard no_grad;  // backward computes plain tensors (no double backward)
+  // autograd.grad: the gradient arriving at each captured input's node (its grad_fn at its
+  // output slot, or a leaf's AccumulateGrad), and no leaf's .grad is touched.
+  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> wanted;
+  if (capture)
+    for (size_t i = 0; i < capture->size(); ++i) {
+      const Tensor& x = (*capture)[i];
+      if (x.grad_fn()) wanted[x.grad_fn().get()].emplace_back(x.impl()->output_nr, i);
+      else wanted[grad_accumulator(x).get()].emplace_back(0, i);
+    }
 
   // The node each root starts from.
   std::vector<std::pair<std::shared_ptr<Node>, uint32_t>> starts;
@@ -182,7 +206,17 @@ void run_backward(const TensorList& roots, const TensorList& grads, bool retain_
       buffers.erase(it);
     }
     in.resize(n->num_outputs);
+    if (capture) {
+      if (auto w = wanted.find(n); w != wanted.end())
+        for (auto [slot, i] : w->second)
+          if (slot < in.size() && in[slot].defined()) (*captured)[i] = in[slot];
+      if (dynamic_cast<AccumulateGrad*>(n)) {  // grad() leaves every .grad alone
+        if (!retain_graph) n->release_saved();
+        continue;
+      }
+    }
     for (auto& [slot, weak] : n->retained) {
+      if (capture) break;
       if (auto impl = weak.lock(); impl && slot < in.size() && in[slot].defined())
         impl->grad = clone(in[slot]).impl_ptr();
     }
