@@ -88,23 +88,35 @@ class set_grad_enabled(_GradModeContext):
         return wrapper
 
 
-def backward(tensors, grad_tensors=None, retain_graph=False):
-    """Run backward from several tensors at once (torch.autograd.backward)."""
+def _seed_grads(tensors, grad_tensors, check_shapes=False):
+    """(tensors, the gradients the sweep starts from) as lists: a missing gradient of a
+    one-element tensor is 1, as torch's backward and grad."""
     from ._tensor import ones_like
-    if isinstance(tensors, _core.Tensor):
-        tensors = [tensors]
+    tensors = [tensors] if isinstance(tensors, _core.Tensor) else list(tensors)
     if grad_tensors is None:
         grad_tensors = [None] * len(tensors)
     elif isinstance(grad_tensors, _core.Tensor):
         grad_tensors = [grad_tensors]
+    grad_tensors = list(grad_tensors)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grad_tensors)} gradients")
     grads = []
     for t, g in zip(tensors, grad_tensors):
         if g is None:
             if t.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             g = ones_like(t)
+        elif check_shapes and tuple(g.shape) != tuple(t.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output has a shape of {tuple(g.shape)} and output has a "
+                               f"shape of {tuple(t.shape)}.")
         grads.append(g)
-    _core._run_backward(list(tensors), grads, bool(retain_graph))
+    return tensors, grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """Run backward from several tensors at once (torch.autograd.backward)."""
+    tensors, grads = _seed_grads(tensors, grad_tensors)
+    _core._run_backward(tensors, grads, bool(retain_graph))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -114,36 +126,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     one-element outputs (then 1). An input the outputs do not depend on is an error unless
     allow_unused (then None, or zeros with materialize_grads). seqlab has no double backward, so
     create_graph=True and is_grads_batched=True raise."""
-    from ._tensor import ones_like, zeros_like
+    from ._tensor import zeros_like
     if create_graph:
         raise NotImplementedError("autograd.grad: create_graph=True needs double backward, which seqlab does not "
                                   "have (the backward computes plain tensors)")
     if is_grads_batched:
         raise NotImplementedError("autograd.grad: is_grads_batched=True is not supported")
+    inputs = [inputs] if isinstance(inputs, _core.Tensor) else list(inputs)
     outputs = [outputs] if isinstance(outputs, _core.Tensor) else list(outputs)
-    single = isinstance(inputs, _core.Tensor)
-    inputs = [inputs] if single else list(inputs)
-    if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
-    elif isinstance(grad_outputs, _core.Tensor):
-        grad_outputs = [grad_outputs]
-    grad_outputs = list(grad_outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} grad_outputs for "
-                           f"{len(outputs)} outputs")
     for i, o in enumerate(outputs):
         if not o.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-    seeds = []
-    for o, g in zip(outputs, grad_outputs):
-        if g is None:
-            if o.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = ones_like(o)
-        elif tuple(g.shape) != tuple(o.shape):
-            raise RuntimeError(f"Mismatch in shape: grad_output has a shape of {tuple(g.shape)} and output has a "
-                               f"shape of {tuple(o.shape)}.")
-        seeds.append(g)
+    outputs, seeds = _seed_grads(outputs, grad_outputs, check_shapes=True)
     result = _core._grad(outputs, seeds, inputs, bool(retain_graph))
     if allow_unused is None:
         allow_unused = materialize_grads

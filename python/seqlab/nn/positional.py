@@ -353,17 +353,6 @@ class LearnedPositionalEmbedding(_Absolute):
         return f"max_len={self.max_len}, d_model={self.d_model}, batch_first={self.batch_first}"
 
 
-def _check_pos(pos, owner):
-    """What MultiheadAttention accepts as pos=: None or a scheme that acts inside the attention."""
-    if pos is None or isinstance(pos, RelativePositionScheme):
-        return pos
-    if isinstance(pos, _Absolute):
-        raise TypeError(f"{owner}: {type(pos).__name__} adds to the embeddings; apply it to the input "
-                        f"(x = pe(x)) rather than passing it as pos=")
-    raise TypeError(f"{owner}: pos must be a scheme of seqlab.nn.positional (RoPE, ALiBi, T5RelativeBias, ...), "
-                    f"got {type(pos).__name__}")
-
-
 def _check_pos(pos, owner, embed_dim, num_heads):
     """What MultiheadAttention accepts as pos=: None or a scheme that acts inside the attention,
     built for these heads."""
