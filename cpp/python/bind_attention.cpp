@@ -4,10 +4,6 @@
 
 namespace seqlab::bind {
 
-namespace {
-Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
-}  // namespace
-
 void bind_attention(py::module_& m) {
   m.def("scaled_dot_product_attention",
         [](const Tensor& q, const Tensor& k, const Tensor& v, std::optional<Tensor> attn_mask, double dropout_p,

@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include "seqlab/seqlab.hpp"
 #include "seqlab/text/corpus.hpp"
 
@@ -42,6 +44,10 @@ auto released(F&& f) {
   py::gil_scoped_release nogil;
   return f();
 }
+
+// An optional tensor argument (None in Python) as the C++ functionals take it: undefined for None.
+using OptTensor = std::optional<Tensor>;
+inline Tensor opt(const OptTensor& t) { return t ? *t : Tensor(); }
 
 // A Python number or tensor as an operand next to `like` (PyTorch's wrapped-number rule).
 // Returns an undefined Tensor when `o` is neither (operators then return NotImplemented).

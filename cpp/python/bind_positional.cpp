@@ -5,10 +5,6 @@
 
 namespace seqlab::bind {
 
-namespace {
-Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
-}  // namespace
-
 void bind_positional(py::module_& m) {
   py::class_<PositionalScheme>(m, "PositionalScheme",
                                "What a positional module passes to the attention: kind, options, parameters.")

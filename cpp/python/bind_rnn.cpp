@@ -6,8 +6,6 @@ namespace seqlab::bind {
 
 namespace {
 
-Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
-
 // torch's mode strings (RNNBase.mode).
 RnnMode parse_mode(const std::string& mode) {
   if (mode == "LSTM") return RnnMode::Lstm;

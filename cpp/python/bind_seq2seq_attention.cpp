@@ -7,8 +7,6 @@ namespace seqlab::bind {
 
 namespace {
 
-Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
-
 py::tuple result(const Seq2SeqAttentionResult& r) { return py::make_tuple(r.context, r.weights); }
 
 }  // namespace

@@ -13,9 +13,6 @@ namespace seqlab::bind {
 
 namespace {
 
-using OptTensor = std::optional<Tensor>;
-Tensor opt(const OptTensor& t) { return t ? *t : Tensor(); }
-
 // torch's F._canonical_mask warns when a mask's dtype differs from its companion's.
 void warn_mismatched_masks(const OptTensor& mask, const char* mask_name, const OptTensor& other,
                            const char* other_name) {
