@@ -367,6 +367,22 @@ struct SharedRows {
   }
 };
 
+// A position term's gradient: dS (rows × cols, leading dimension kBc) summed by table row through
+// the block's lookup, as G (one row per query r when by_query, else per key j; span columns) and
+// its transpose Gt (span rows, leading dimension ldt).
+template <typename T>
+void scatter_by_distance(const T* dS, const int64_t* base, int64_t rows, int64_t cols, bool by_query, Span sp, T* G,
+                         T* Gt, int64_t ldt) {
+  std::fill(G, G + (by_query ? rows : cols) * sp.count, T(0));
+  std::fill(Gt, Gt + sp.count * ldt, T(0));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < cols; ++j) {
+      const int64_t e = base[r - j] - sp.lo, own = by_query ? r : j;
+      G[own * sp.count + e] += dS[r * kBc + j];
+      Gt[e * ldt + own] += dS[r * kBc + j];
+    }
+}
+
 template <typename T>
 void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq, T* dk, T* dv, TableGrads<T> tg) {
   const int64_t N = c.N, L = c.L, S = c.S, E = c.E, Ev = c.Ev, w = c.w;
@@ -467,14 +483,17 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
             for (int64_t r = 0; r < rows; ++r)
               for (int64_t j = 0; j < cols; ++j) dS[r * kBc + j] += G[r * sp.count + b1[r - j] - sp.lo];
           }
-          // dS = P ∘ (dP − D_i), the gradient of the scores s
+          // dS = P ∘ (dP − D_i), the gradient of the scores s; times scale, the gradient of the products
+          // q·k (qp·Rk, k·Rq), at once unless a bias or DA's multiplier needs dS itself first
+          const bool raw = c.bias || c.mult;
+          const T fold = raw ? T(1) : c.scale;
           for (int64_t r = 0; r < rows; ++r) {
             const T d = D[n * L + i0 + r];
             T* ds = dS.get() + r * kBc;
             const T* pr = P.get() + r * kBc;
             if (c.dropout())
               for (int64_t j = 0; j < cols; ++j) ds[j] *= c.drop_factor(n, i0 + r, j0 + j);
-            for (int64_t j = 0; j < cols; ++j) ds[j] = pr[j] * (ds[j] - d);
+            for (int64_t j = 0; j < cols; ++j) ds[j] = fold * pr[j] * (ds[j] - d);
           }
           if (dbias) {  // s += bias[idx]
             T* db = dbias + c.bias.offset(h, 0);
@@ -496,9 +515,9 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
                 }
               }
           }
-          // the products q·k, qp·Rk, k·Rq were scaled
-          for (int64_t r = 0; r < rows; ++r)
-            for (int64_t j = 0; j < cols; ++j) dS[r * kBc + j] *= c.scale;
+          if (raw)  // the products q·k, qp·Rk, k·Rq were scaled
+            for (int64_t r = 0; r < rows; ++r)
+              for (int64_t j = 0; j < cols; ++j) dS[r * kBc + j] *= c.scale;
           // dQ += dS K      (in the forward pass this was: s = scale · Q Kᵀ)
           gemm_rows(dS.get(), kBc, rows, cols, kj, E, E, dqc + (n * L + i0) * E, E, true, w, pack.get());
           // dK += dSᵀ Q
@@ -509,14 +528,7 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
             const Span sp = span_of(b1, rows, cols);
             T* G = RelScratch<T>::sized(g1, rows * sp.count);
             T* Gt = RelScratch<T>::sized(g1t, sp.count * kBr);
-            std::fill(G, G + rows * sp.count, T(0));
-            std::fill(Gt, Gt + sp.count * kBr, T(0));
-            for (int64_t r = 0; r < rows; ++r)
-              for (int64_t j = 0; j < cols; ++j) {
-                const int64_t e = b1[r - j] - sp.lo;
-                G[r * sp.count + e] += dS[r * kBc + j];
-                Gt[e * kBr + r] += dS[r * kBc + j];
-              }
+            scatter_by_distance(dS.get(), b1, rows, cols, true, sp, G, Gt, kBr);
             T* dqp_target = c.p.rel.query_pos.defined() ? dqpc : dqc;
             T* scratch = RelScratch<T>::sized(x.pack, ceil_div(E, w) * w * std::max(kBr, sp.count));
             if (dqp_target)
@@ -531,14 +543,7 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
             const Span sp = span_of(b2, rows, cols);
             T* G = RelScratch<T>::sized(g2, cols * sp.count);
             T* Gt = RelScratch<T>::sized(g2t, sp.count * kBc);
-            std::fill(G, G + cols * sp.count, T(0));
-            std::fill(Gt, Gt + sp.count * kBc, T(0));
-            for (int64_t r = 0; r < rows; ++r)
-              for (int64_t j = 0; j < cols; ++j) {
-                const int64_t e = b2[r - j] - sp.lo;
-                G[j * sp.count + e] += dS[r * kBc + j];
-                Gt[e * kBc + j] += dS[r * kBc + j];
-              }
+            scatter_by_distance(dS.get(), b2, rows, cols, false, sp, G, Gt, kBc);
             T* scratch = RelScratch<T>::sized(x.pack, ceil_div(E, w) * w * std::max(kBc, sp.count));
             gemm_rows(G, sp.count, cols, sp.count, c.rq.at(h) + sp.lo * E, E, E, dk_acc.get(), E, true, w, scratch);
             if (drq) gemm_rows(Gt, kBc, sp.count, cols, kj, E, E, drq + c.rq.offset(h, sp.lo), E, true, w, scratch);
