@@ -28,10 +28,11 @@ import warnings
 
 import numpy as np
 
-from . import nn, optim
+from . import nn
 from ._tensor import tensor
 from .autograd import no_grad
 from .data import corpora
+from .experiments.windows import train_on_windows
 from .lm import SHANNON_1951, NGram, shannon_bounds, shannon_game
 from .nn import functional as F
 from .nn import positional
@@ -45,31 +46,6 @@ def unigram_bits(stream, vocab_size):
     p = np.bincount(stream, minlength=vocab_size) / len(stream)
     p = p[p > 0]
     return float(-(p * np.log2(p)).sum())
-
-
-def train_neural(model, stream, steps, batch, length, lr, desc, seed):
-    """Adam on random windows of the training stream (next-symbol cross-entropy), a progress bar."""
-    from tqdm.auto import tqdm
-    opt = optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=lr / 10)
-    rng = np.random.default_rng(seed)
-    model.train()
-    bar = tqdm(range(steps), desc=desc, leave=False, mininterval=0.5)
-    loss_bits = float("nan")
-    for _ in bar:
-        starts = rng.integers(0, len(stream) - length - 1, size=batch)
-        chunk = tensor(stream[starts[:, None] + np.arange(length + 1)])
-        logits = model(chunk[:, :-1])
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), chunk[:, 1:].reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        loss_bits = loss.item() / math.log(2)
-        bar.set_postfix(bits=f"{loss_bits:.2f}", refresh=False)
-    model.eval()
-    return loss_bits
 
 
 @no_grad()
@@ -151,7 +127,8 @@ def main(argv=None):
         manual_seed(args.seed)
         model = make()
         t = time.perf_counter()
-        train_bits = train_neural(model, stream, steps, batch, length, 3e-3, f"training the {name}", args.seed)
+        train_bits = train_on_windows(model, stream, steps, batch, length, 3e-3, args.seed,
+                                      desc=f"training the {name}") / math.log(2)
         p = neural_next_probs(model, ids, positions, CONTEXT)
         results[name] = {"bits": float(-np.log2(p[np.arange(len(positions)), ids[positions]]).mean()),
                          "train_bits": train_bits, "ranks": ranks_from_probs(p, ids[positions]),

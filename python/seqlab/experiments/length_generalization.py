@@ -21,12 +21,13 @@ import time
 
 import numpy as np
 
-from .. import nn, optim
+from .. import nn
 from .._tensor import tensor
 from ..autograd import no_grad
 from ..nn import functional as F
 from ..nn import positional as P
 from ..random import manual_seed
+from .windows import random_windows, train_on_windows
 
 SCHEMES = ("nope", "sinusoidal", "learned", "shaw", "xl", "t5", "deberta", "rope", "alibi", "da")
 
@@ -58,17 +59,12 @@ def make_model(name, vocab_size, d_model=64, nhead=4, num_layers=2, dim_feedforw
                             pos=pos)
 
 
-def _windows(ids, length, count, rng):
-    starts = rng.integers(0, len(ids) - length - 1, size=count)
-    return np.stack([ids[s:s + length + 1] for s in starts])
-
-
 @no_grad()
 def evaluate(model, ids, length, tokens):
     """Mean cross-entropy (nats/char) over every position of held-out windows of `length`, about
     `tokens` predicted characters in all, the same windows for every scheme."""
     count = max(1, tokens // length)
-    data = _windows(ids, length, count, np.random.default_rng(1234))
+    data = random_windows(ids, length, count, np.random.default_rng(1234))
     model.eval()
     total, n = 0.0, 0
     for i in range(0, count, max(1, 4096 // length)):
@@ -98,20 +94,7 @@ def run(schemes=SCHEMES, train_length=64, eval_factors=(1, 2, 4, 8), d_model=64,
         t0 = time.perf_counter()
         manual_seed(seed)
         model = make_model(name, vocab_size, d_model, nhead, num_layers, dim_feedforward, max(lengths))
-        opt = optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-        sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=lr / 10)
-        rng = np.random.default_rng(seed)
-        train_loss = float("nan")
-        for step in range(steps):
-            batch = tensor(_windows(train_ids, train_length, batch_size, rng))
-            logits = model(batch[:, :-1])
-            loss = F.cross_entropy(logits.reshape(-1, vocab_size), batch[:, 1:].reshape(-1))
-            opt.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            train_loss = 0.9 * train_loss + 0.1 * loss.item() if step else loss.item()
+        train_loss = train_on_windows(model, train_ids, steps, batch_size, train_length, lr, seed)
         losses = [evaluate(model, valid_ids, n, eval_tokens) for n in lengths]
         rows[name] = {"loss": losses, "train_loss": train_loss, "seconds": time.perf_counter() - t0}
         if log:
