@@ -35,3 +35,11 @@ def test_demo_runs_as_a_module():
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "LSTM: 20 steps" in r.stdout and "GPT: 20 steps" in r.stdout
+
+
+def test_ranks_count_ties_against_the_machine():
+    # 1 = first guess; a symbol as likely as the true one is guessed before it
+    p = np.array([[0.1, 0.6, 0.3], [0.4, 0.4, 0.2], [0.4, 0.4, 0.2]])
+    ranks = demo.ranks_from_probs(p, np.array([2, 0, 1]))
+    assert ranks.tolist() == [2, 2, 2]
+    assert demo.ranks_from_probs(p[:1], np.array([1])).tolist() == [1]

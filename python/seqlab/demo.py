@@ -72,7 +72,7 @@ def ranks_from_probs(p, targets):
     """The rank of the true symbol among the machine's guesses (1 = its first guess; ties count
     against it, as a subject who names the true letter last among equals)."""
     p_true = p[np.arange(len(targets)), targets]
-    return 1 + (p > p_true[:, None]).sum(axis=1)
+    return (p >= p_true[:, None]).sum(axis=1)      # the true symbol and every symbol at least as likely
 
 
 def main(argv=None):
