@@ -519,3 +519,16 @@ def test_data_attribute_updates_without_history_like_torch():
     np.testing.assert_array_equal(p.detach().numpy(), [5.0, 6.0])
     with pytest.raises(RuntimeError, match="shape"):
         p.data = seqlab.zeros(3)
+
+
+def test_accumulate_grad_variable_is_the_leaf_as_in_torch():
+    x = seqlab.randn(3, requires_grad=True)
+    mul = (x * 2).sum().grad_fn.next_functions[0][0]
+    acc = mul.next_functions[0][0]
+    assert acc.name() == "AccumulateGrad" and acc.variable is x
+    tx = torch.randn(3, requires_grad=True)
+    tmul = (tx * 2).sum().grad_fn.next_functions[0][0]
+    assert tmul.next_functions[0][0].variable is tx
+    for node, name in ((mul, "MulBackward0"), (tmul, "MulBackward0")):
+        with pytest.raises(AttributeError, match=f"'{name}' object has no attribute 'variable'"):
+            node.variable

@@ -49,6 +49,12 @@ void bind_tensor(py::module_& m) {
             out.append(py::make_tuple(py::none(), 0));
         }
         return py::tuple(out);
+      })
+      // torch: only AccumulateGrad nodes have .variable, the leaf they accumulate into
+      .def_property_readonly("variable", [](const Node& n) -> Tensor {
+        auto leaf = n.variable();
+        if (!leaf) throw py::attribute_error("'" + std::string(n.name()) + "' object has no attribute 'variable'");
+        return Tensor(leaf);
       });
 
   py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", py::dynamic_attr(), py::buffer_protocol());

@@ -12,7 +12,6 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ._core import Tensor
-from .autograd import enable_grad
 from .lm.shannon import SHANNON_1951
 
 __all__ = ["attention_heatmap", "grad_norms_through_time", "training_curves", "autograd_graph",
@@ -138,20 +137,6 @@ def training_curves(curves, xlabel="step", ylabel="loss", title="training curves
 
 # ----------------------------------------------------------------------------- autograd graph
 
-def _accumulators(params):
-    """{id of a leaf's AccumulateGrad node: (name, leaf)}. A leaf's AccumulateGrad is shared by
-    every op that uses it, so one throwaway op (a view, under grad mode) reaches it; the node
-    objects are kept alive in the result, so that ids stay unique while the graph is drawn."""
-    found = {}
-    with enable_grad():
-        for name, p in params.items():
-            if not isinstance(p, Tensor) or not p.requires_grad or p.grad_fn is not None:
-                continue
-            node = p.view(p.shape).grad_fn.next_functions[0][0]
-            found[id(node)] = (name, p, node)
-    return found
-
-
 def autograd_graph(tensor, params=None, show_shapes=True):
     """The graph backward() walks from `tensor`, as a graphviz.Digraph (as torchviz's make_dot).
 
@@ -166,7 +151,7 @@ def autograd_graph(tensor, params=None, show_shapes=True):
     if tensor.grad_fn is None:
         raise ValueError("autograd_graph: the tensor has no grad_fn (a leaf, or computed without grad); "
                          "nothing was recorded to draw")
-    leaves = _accumulators(params or {})
+    names = {id(p): name for name, p in (params or {}).items() if isinstance(p, Tensor)}
     dot = graphviz.Digraph(graph_attr={"rankdir": "TB", "size": "12,12"},
                            node_attr={"shape": "box", "style": "filled", "fontname": "monospace", "fontsize": "10"})
     shape = lambda t: "(" + ", ".join(str(d) for d in t.shape) + ")"  # noqa: E731
@@ -180,9 +165,10 @@ def autograd_graph(tensor, params=None, show_shapes=True):
         seen[id(fn)] = key = f"n{len(seen)}"
         nodes.append(fn)
         name = fn.name()
-        if name == "AccumulateGrad" and id(fn) in leaves:
-            pname, p, _ = leaves[id(fn)]
-            dot.node(key, f"{pname}\n{shape(p)}" if show_shapes else pname, fillcolor="lightgreen")
+        leaf = fn.variable if name == "AccumulateGrad" else None     # the leaf it accumulates into
+        if leaf is not None and id(leaf) in names:
+            pname = names[id(leaf)]
+            dot.node(key, f"{pname}\n{shape(leaf)}" if show_shapes else pname, fillcolor="lightgreen")
         else:
             dot.node(key, name, fillcolor="lightgreen" if name == "AccumulateGrad" else "lightblue")
         for nxt, _ in fn.next_functions:

@@ -47,6 +47,8 @@ class Node {
   virtual TensorList apply(TensorList&& grads) = 0;
   virtual const char* name() const = 0;
   virtual void release_saved() {}
+  // The leaf whose .grad this node accumulates into (AccumulateGrad's `variable`); null otherwise.
+  virtual std::shared_ptr<TensorImpl> variable() const { return nullptr; }
 
   std::vector<Edge> next_edges;  // one per input, fn null where the input needs no gradient
   uint64_t sequence_nr = 0;      // creation order: later nodes run first in backward

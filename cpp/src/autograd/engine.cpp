@@ -79,6 +79,7 @@ class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::move(leaf)) {}
   const char* name() const override { return "AccumulateGrad"; }
+  std::shared_ptr<TensorImpl> variable() const override { return leaf_; }
   TensorList apply(TensorList&& grads) override {
     Tensor g = grads[0];
     if (!g.defined()) return {};
