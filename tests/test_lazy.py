@@ -87,6 +87,8 @@ def test_optimizer_built_before_the_first_call_trains_as_torch(rng, opt):
     make = {"SGD": lambda lib, ps: lib.optim.SGD(ps, lr=0.1, momentum=0.9),
             "Adam": lambda lib, ps: lib.optim.Adam(ps, lr=0.01, eps=1e-3)}
     sopt, topt = make[opt](seqlab, s.parameters()), make[opt](torch, t.parameters())
+    assert len(sopt.state) == len(topt.state) == 0
+    assert sopt.state_dict()["state"] == topt.state_dict()["state"] == {}
     placeholders = list(s.parameters())
     x = rng.standard_normal((6, 5)).astype(np.float32)
     s(seqlab.tensor(x))

@@ -58,13 +58,18 @@ class _ParamGroup(dict):
         return (dict, (dict(self),))
 
 
+def _is_placeholder(p):
+    """A lazy module's parameter before its first call (it has no state yet)."""
+    return getattr(type(p), "_uninitialized", False)
+
+
 @contextlib.contextmanager
 def _placeholders_as_tensors(params):
     """A lazy module's placeholder Parameters (nn.UninitializedParameter, which every op refuses)
     are handed to the C++ optimizer as the Tensors they are underneath: it keeps the objects,
     which the module's first call gives their data in place, so an optimizer built before that
     call trains them (as torch's does)."""
-    lazy = [(p, type(p)) for p in params if getattr(type(p), "_uninitialized", False)]
+    lazy = [(p, type(p)) for p in params if _is_placeholder(p)]
     for p, _ in lazy:
         p.__class__ = _core.Tensor
     try:
@@ -112,7 +117,7 @@ class Optimizer:
         out = collections.defaultdict(dict)
         for group in self.param_groups:
             for p in group["params"]:
-                st = self._core.get_state(p)
+                st = None if _is_placeholder(p) else self._core.get_state(p)
                 if st is not None:
                     out[p] = dict(st)
         return out
@@ -136,7 +141,7 @@ class Optimizer:
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = list(range(index, index + len(group["params"])))
             for p in group["params"]:
-                st = self._core.get_state(p)
+                st = None if _is_placeholder(p) else self._core.get_state(p)
                 if st is not None:
                     state[index] = {k: v.clone() for k, v in st.items()}
                 index += 1
