@@ -122,6 +122,11 @@ def check_scope(runtime, body, where, problems):
                 want, have = ({("self",) + w[1:] if w and w[0] == "input" else w for w in sigs} for sigs in (want, have))
             if want and have and not (want & have):
                 problems.append(f"{where}.{name}: runtime {sorted(want)} but stub {sorted(have)}")
+            static_in_stub = any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                                 for n in declared[name] if isinstance(n, ast.FunctionDef) for d in n.decorator_list)
+            if inspect.isclass(runtime) and static_in_stub != isinstance(value, staticmethod):
+                problems.append(f"{where}.{name}: a {'static ' if static_in_stub else ''}method in the stub but not at "
+                                "run time")
 
 
 def test_stubs_parse_and_are_shipped():

@@ -34,15 +34,21 @@ def generate(out_dir):
     files = {}
     for path in sorted((pathlib.Path(out_dir) / "seqlab" / "_core").glob("*.pyi")):
         files[path.name] = fix(path.name, path.read_text())
+    text = files["__init__.pyi"]
+    start = text.index("\nclass Tensor:")
+    end = text.find("\nclass ", start + 1)
+    end = len(text) if end < 0 else end
+    tensor = text[start:end]
     for line in methods.splitlines():  # name<TAB>parameters
         name, params = line.split("\t")
-        files["__init__.pyi"] = files["__init__.pyi"].replace(f"    def {name}(*args, **kwargs):",
-                                                              f"    def {name}({params}):")
+        tensor = re.sub(rf"(    @staticmethod\n)?    def {name}\(.*\):", lambda m: f"    def {name}({params}):", tensor)
+    files["__init__.pyi"] = text[:start] + tensor + text[end:]
     return files
 
 
 # Tensor methods written in Python as functions of `input` (Tensor.std = seqlab.std): the stub
-# generator gives them (*args, **kwargs); their real parameters, the first one as `self`.
+# generator takes them for static methods, or gives them (*args, **kwargs); they are methods, with
+# their real parameters and the first one as `self`.
 _PYTHON_METHODS = """
 import inspect, types, seqlab
 def default(v):

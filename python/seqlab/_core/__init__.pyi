@@ -102,81 +102,66 @@ class Tensor:
     constructors. A tensor that requires grad records the ops applied to it, and backward() fills .grad.
     """
     __array_priority__: typing.ClassVar[int] = 1000
-    @staticmethod
     def all(self, dim = None, keepdim = False):
         """
         True where every element (along dim) is nonzero, as torch.all (a bool tensor).
         """
-    @staticmethod
     def any(self, dim = None, keepdim = False):
         """
         True where some element (along dim) is nonzero, as torch.any (a bool tensor).
         """
-    @staticmethod
     def argsort(self, dim = -1, descending = False, stable = False):
         """
         The indices that sort input along dim, as torch.argsort.
         """
-    @staticmethod
-    def dot(input, tensor):
+    def dot(self, tensor):
         """
         Σ_i input_i · tensor_i of two 1-d tensors of one size and dtype, as torch.dot.
         """
-    @staticmethod
-    def flip(input, *dims, **kwargs):
+    def flip(self, *dims, **kwargs):
         """
         Reverse the order of elements along dims (torch.flip(input, dims); x.flip(0, 1)).
         """
-    @staticmethod
-    def histc(input, bins = 100, min = 0, max = 0):
+    def histc(self, bins = 100, min = 0, max = 0):
         """
         Counts of input's elements in `bins` equal bins over [min, max]; min == max means the
             data's range (widened by 1 each side if it is one value). Elements outside are ignored.
         """
-    @staticmethod
-    def histogram(input, bins, *, range = None, weight = None, density = False):
+    def histogram(self, bins, *, range = None, weight = None, density = False):
         """
         (hist, bin_edges): bins is a number of equal bins over `range` (the data's range by
             default, widened by 0.5 each side if it is one value) or a 1-d tensor of increasing edges.
             weight: one weight per element (the counts' sum). density: hist / (Σ hist · bin width).
         """
-    @staticmethod
-    def mv(input, vec):
+    def mv(self, vec):
         """
         Matrix (n, m) times vector (m,), as torch.mv.
         """
-    @staticmethod
-    def repeat(input, *sizes):
+    def repeat(self, *sizes):
         """
         Tile input sizes[i] times along each dim (Tensor.repeat), as expand + reshape.
         """
-    @staticmethod
     def repeat_interleave(self, repeats, dim = None, output_size = None):
         """
         Repeat each element repeats times (an int or one count per element) along dim, as torch's.
         """
-    @staticmethod
-    def roll(input, shifts, dims = None):
+    def roll(self, shifts, dims = None):
         """
         Roll elements along dims by shifts; without dims, the flattened tensor, as torch.roll.
         """
-    @staticmethod
     def sort(self, dim = -1, descending = False, stable = False):
         """
         (values, indices) of input sorted along dim (ascending unless descending), as torch.sort.
         """
-    @staticmethod
     def std(self, dim = None, unbiased = None, keepdim = False, *, correction = None):
         """
         The standard deviation sqrt(var) over dim, correction 1 (Bessel's) unless unbiased=False or
             correction says otherwise (torch.std).
         """
-    @staticmethod
     def topk(self, k, dim = -1, largest = True, sorted = True):
         """
         The k largest (or smallest) values along dim and their indices, as torch.topk.
         """
-    @staticmethod
     def unbind(self, dim = 0):
         """
         The slices of input along dim (views, that dim removed), as a tuple (torch.unbind).
