@@ -514,11 +514,14 @@ def test_data_attribute_updates_without_history_like_torch():
         p.data += -0.1 * p.grad
         assert p.is_leaf and p.requires_grad and p.grad_fn is None
         np.testing.assert_allclose(p.detach().numpy(), [0.8, 1.6])
-    p = seqlab.tensor([1.0, 2.0], requires_grad=True)
-    p.data = seqlab.tensor([5.0, 6.0])
-    np.testing.assert_array_equal(p.detach().numpy(), [5.0, 6.0])
-    with pytest.raises(RuntimeError, match="shape"):
-        p.data = seqlab.zeros(3)
+    for lib in (seqlab, torch):
+        p = lib.tensor([1.0, 2.0], requires_grad=True)
+        p.data = lib.tensor([5.0, 6.0])
+        np.testing.assert_array_equal(p.detach().numpy(), [5.0, 6.0])
+        p.data = lib.zeros(3, dtype=lib.float64)  # torch allows another shape and dtype: p takes them
+        assert tuple(p.shape) == (3,) and p.dtype == lib.float64 and p.requires_grad and p.is_leaf
+        (p * 2).sum().backward()
+        np.testing.assert_array_equal(p.grad.numpy(), [2.0, 2.0, 2.0])
 
 
 def test_accumulate_grad_variable_is_the_leaf_as_in_torch():

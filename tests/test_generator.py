@@ -221,3 +221,25 @@ def test_dataloader_shuffle_uses_generator():
     a = [b.tolist() for b in DataLoader(data, batch_size=5, shuffle=True, generator=seqlab.Generator().manual_seed(1))]
     b = [b.tolist() for b in DataLoader(data, batch_size=5, shuffle=True, generator=seqlab.Generator().manual_seed(1))]
     assert a == b and sorted(sum(a, [])) == data and sum(a, []) != data
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
+def test_generator_pickles_and_copies_as_torch(how):
+    """torch.Generator survives pickle.dumps/loads and copy.deepcopy with its state: the copy draws
+    the same next numbers as the original, and the two then run independently."""
+    import copy
+    import pickle
+    clone = {"pickle": lambda g: pickle.loads(pickle.dumps(g)), "deepcopy": copy.deepcopy, "copy": copy.copy}[how]
+    for lib in (seqlab, torch):
+        g = lib.Generator().manual_seed(1234)
+        lib.rand(5, generator=g)  # not at the start of the stream
+        c = clone(g)
+        assert type(c) is lib.Generator and c is not g
+        assert c.initial_seed() == g.initial_seed() == 1234
+        a, b = lib.rand(7, generator=g), lib.rand(7, generator=c)
+        assert lib.equal(a, b)
+        lib.rand(3, generator=g)  # independent from here on
+        assert not lib.equal(lib.rand(4, generator=g), lib.rand(4, generator=c))
+    d = pickle.loads(pickle.dumps(seqlab.default_generator))
+    assert d is not seqlab.default_generator
+    assert seqlab.equal(seqlab.rand(3, generator=d), seqlab.rand(3))

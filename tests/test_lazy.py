@@ -77,27 +77,65 @@ def test_after_the_first_call_equal_to_torch(rng, dtype):
     assert_close(sl_np(s[2].running_var), t[2].running_var.numpy(), atol, atol)
 
 
-def test_optimizer_before_the_first_call_is_refused_after_it_trains(rng):
-    """torch keeps the parameter objects, so an optimizer built early works there; seqlab
-    replaces them at the first call, so it refuses placeholders loudly (never a silent no-op)."""
-    s = build(seqlab)
-    with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in SGD"):
-        seqlab.optim.SGD(s.parameters(), lr=0.1)
-    with pytest.raises(ValueError, match="uninitialized parameter in Adam"):
-        seqlab.optim.Adam(s.parameters())
-    t = build(torch)
+@pytest.mark.parametrize("opt", ["SGD", "Adam"])
+def test_optimizer_built_before_the_first_call_trains_as_torch(rng, opt):
+    """As in torch, the first call materialises the placeholders in place: the optimizer built
+    before it holds the very parameters the model then has, and training equals torch's."""
+    s, t = build(seqlab), build(torch)
+    # Adam's eps is raised: the first Linear's bias feeds a BatchNorm, so its gradient is round-off
+    # noise that Adam's 1/sqrt(v) would scale up to the learning rate in both libraries
+    make = {"SGD": lambda lib, ps: lib.optim.SGD(ps, lr=0.1, momentum=0.9),
+            "Adam": lambda lib, ps: lib.optim.Adam(ps, lr=0.01, eps=1e-3)}
+    sopt, topt = make[opt](seqlab, s.parameters()), make[opt](torch, t.parameters())
+    assert len(sopt.state) == len(topt.state) == 0
+    assert sopt.state_dict()["state"] == topt.state_dict()["state"] == {}
+    placeholders = list(s.parameters())
     x = rng.standard_normal((6, 5)).astype(np.float32)
     s(seqlab.tensor(x))
     t(torch.tensor(x))
+    # the same objects, now ordinary Parameters with data
+    assert all(a is b for a, b in zip(placeholders, s.parameters()))
+    assert all(isinstance(p, snn.Parameter) and not isinstance(p, snn.parameter.UninitializedParameter)
+               and type(p) is seqlab.Tensor and p.requires_grad and p.is_leaf for p in placeholders)
+    assert all(p is q for p, q in zip(sopt.param_groups[0]["params"], s.parameters()))
     s.load_state_dict({k: seqlab.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
-    sopt, topt = seqlab.optim.SGD(s.parameters(), lr=0.1), torch.optim.SGD(t.parameters(), lr=0.1)
     for _ in range(3):
-        for model, opt, lib in ((s, sopt, seqlab), (t, topt, torch)):
-            opt.zero_grad()
+        for model, o, lib in ((s, sopt, seqlab), (t, topt, torch)):
+            o.zero_grad()
             (model(lib.tensor(x)) ** 2).mean().backward()
-            opt.step()
+            o.step()
     for (name, sp), (_, tp) in zip(s.named_parameters(), t.named_parameters()):
         assert_close(sl_np(sp), tp.detach().numpy(), 1e-5, 1e-5, name)
+
+
+def test_placeholders_refuse_every_op():
+    """Placeholders are Tensors underneath (so an optimizer can hold them), but every op refuses
+    them, as torch's __torch_function__ does, until the first call gives them data."""
+    w = snn.LazyLinear(3).weight
+    for use in [lambda: seqlab.add(w, 1), lambda: seqlab.nn.functional.linear(seqlab.ones(2, 4), w),
+                lambda: w.view(-1), lambda: seqlab.stack([w, w]), lambda: w * 2]:
+        with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter"):
+            use()
+
+
+def test_data_assignment_keeps_identity_as_torch():
+    """x.data = t (which in-place materialisation uses): x takes t's memory, shape and dtype, keeps
+    its identity and requires_grad; an optimizer holding x then updates the new data."""
+    for lib in (seqlab, torch):
+        p = lib.nn.Parameter(lib.zeros(2))
+        opt = lib.optim.SGD([p], lr=1.0)
+        p.data = lib.ones(3, 2)
+        assert tuple(p.shape) == (3, 2) and p.requires_grad and p.is_leaf
+        (p * lib.arange(6.0).reshape(3, 2)).sum().backward()
+        opt.step()
+        assert p.detach().numpy().tolist() == [[1.0, 0.0], [-1.0, -2.0], [-3.0, -4.0]]
+    for lib in (seqlab, torch):
+        with pytest.raises(RuntimeError, match="data set to a tensor that requires gradients must be floating point"):
+            lib.nn.Parameter(lib.zeros(2)).data = lib.zeros(2, dtype=lib.int64)
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got int"):
+        seqlab.zeros(2).data = 3
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got int"):
+        torch.zeros(2).data = 3
 
 
 def test_load_state_dict_into_a_lazy_module():

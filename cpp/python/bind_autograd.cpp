@@ -5,7 +5,8 @@
 namespace seqlab::bind {
 
 void bind_autograd(py::module_& m) {
-  m.def("is_grad_enabled", &GradMode::is_enabled);
+  m.def("is_grad_enabled", &GradMode::is_enabled,
+        "True unless inside no_grad() (torch.is_grad_enabled).");
   m.def("_set_grad_enabled", &GradMode::set_enabled, py::arg("mode"));
   m.def("_run_backward", [](const TensorList& roots, const TensorList& grads, bool retain_graph) {
     SEQLAB_CHECK(roots.size() == grads.size(), "backward: got ", roots.size(), " tensors and ", grads.size(),

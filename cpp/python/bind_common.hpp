@@ -18,6 +18,15 @@ struct type_caster<seqlab::Tensor> {
   PYBIND11_TYPE_CASTER(seqlab::Tensor, const_name("Tensor"));
   bool load(handle src, bool convert) {
     if (src.is_none()) return false;  // optional tensors are std::optional<Tensor>
+    // A lazy module's placeholder (nn.UninitializedParameter/Buffer, the one Python subclass of
+    // Tensor) has no data yet: every op refuses it, as torch's __torch_function__ does.
+    static PyTypeObject* const tensor_type =
+        reinterpret_cast<PyTypeObject*>(get_type_handle(typeid(seqlab::TensorImpl), true).ptr());
+    if (Py_TYPE(src.ptr()) != tensor_type && hasattr(reinterpret_cast<PyObject*>(Py_TYPE(src.ptr())), "_uninitialized"))
+      throw value_error("Attempted to use an uninitialized parameter in a seqlab op. This error happens when you are "
+                        "using a `LazyModule` or explicitly manipulating `UninitializedParameter` objects. When using "
+                        "LazyModules Call `forward` with a dummy batch to initialize the parameters before calling "
+                        "seqlab functions");
     make_caster<std::shared_ptr<seqlab::TensorImpl>> c;
     if (!c.load(src, convert)) return false;
     value = seqlab::Tensor(cast_op<std::shared_ptr<seqlab::TensorImpl>>(c));

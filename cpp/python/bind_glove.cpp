@@ -146,7 +146,7 @@ void bind_glove(py::module_& m) {
              p.gbw = get("gbw");
              p.gbc = get("gbc");
              t.set_parameters(std::move(p));
-           })
+           }, py::arg("parameters"))
       .def("order", [](const GloveTrainer& t) {
         auto o = t.order();
         return to_numpy(o, {static_cast<py::ssize_t>(o.size())});

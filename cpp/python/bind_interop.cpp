@@ -156,7 +156,9 @@ void bind_interop(py::module_& m) {
     py::array out(py::dtype(buffer_format(t.dtype())), shape, strides, t.raw_data(), py::cast(t));
     if (t.impl()->storage->read_only) out.attr("setflags")(py::arg("write") = false);
     return out;
-  }, py::kw_only(), py::arg("force") = false);
+  }, py::kw_only(), py::arg("force") = false,
+        "A NumPy array sharing this tensor's memory (torch.Tensor.numpy); refuses tensors that require grad\n"
+        "unless force=True.");
 
   m.def("from_numpy", [](py::object obj) {
     if (!py::isinstance<py::array>(obj))
@@ -173,9 +175,11 @@ void bind_interop(py::module_& m) {
     f.read_only = !arr.writeable();
     f.owner = keep_alive(arr);
     return borrow(f);
-  }, py::arg("ndarray"));
+  }, py::arg("ndarray"),
+        "A tensor sharing the NumPy array's memory, zero-copy (torch.from_numpy).");
 
-  cls.def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(static_cast<int>(kDLCPU), 0); });
+  cls.def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(static_cast<int>(kDLCPU), 0); },
+        "(device type, device id): (kDLCPU, 0).");
   cls.def("__dlpack__", [](const Tensor& t, py::object stream, py::object max_version, py::object dl_device,
                            py::object copy) {
     if (t.requires_grad()) throw py::buffer_error("Can't export tensors that require gradient, use tensor.detach()");
@@ -206,7 +210,8 @@ void bind_interop(py::module_& m) {
     DLManagedTensor* managed = &ctx.release()->managed;
     return py::reinterpret_steal<py::object>(PyCapsule_New(managed, "dltensor", capsule_destructor));
   }, py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
-     py::arg("dl_device") = py::none(), py::arg("copy") = py::none());
+     py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
+        "A DLPack capsule sharing this tensor's memory, for another library's from_dlpack.");
 
   m.def("from_dlpack", [](py::object obj) {
     py::object capsule = py::hasattr(obj, "__dlpack__") ? obj.attr("__dlpack__")() : obj;
@@ -243,7 +248,9 @@ void bind_interop(py::module_& m) {
     }
     f.owner = std::move(owner);
     return borrow(f);
-  }, py::arg("ext_tensor"));
+  }, py::arg("ext_tensor"),
+        "A tensor sharing the memory of an object with __dlpack__ (or a DLPack capsule), zero-copy\n"
+        "(torch.from_dlpack).");
 }
 
 }  // namespace seqlab::bind

@@ -11,14 +11,19 @@ void bind_nn(py::module_& m) {
     const Shape ns = size_arg(normalized_shape, "layer_norm", "normalized_shape");
     return released([&] { return layer_norm(x, ns, w ? *w : Tensor(), b ? *b : Tensor(), eps); });
   }, py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
-        py::arg("eps") = 1e-5);
+        py::arg("eps") = 1e-5,
+        "y = (x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims,\n"
+        "var biased (Ba et al. 2016; F.layer_norm).");
   m.def("batch_norm", [](const Tensor& x, std::optional<Tensor> rm, std::optional<Tensor> rv, std::optional<Tensor> w,
                          std::optional<Tensor> b, bool training, double momentum, double eps) {
     return batch_norm(x, rm ? *rm : Tensor(), rv ? *rv : Tensor(), w ? *w : Tensor(), b ? *b : Tensor(), training,
                       momentum, eps);
   }, py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight") = py::none(),
         py::arg("bias") = py::none(), py::arg("training") = false, py::arg("momentum") = 0.1, py::arg("eps") = 1e-5,
-        Release());
+        Release(),
+        "y = (x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1): the batch's statistics in\n"
+        "training (running_mean/var updated with momentum), the running ones otherwise (Ioffe & Szegedy 2015;\n"
+        "F.batch_norm).");
   m.def("batch_norm_module_forward", [](const Tensor& x, std::optional<Tensor> rm, std::optional<Tensor> rv,
                                         std::optional<Tensor> nbt, std::optional<Tensor> w, std::optional<Tensor> b,
                                         bool training, bool track_running_stats, std::optional<double> momentum,
@@ -28,41 +33,61 @@ void bind_nn(py::module_& m) {
                                      momentum, eps);
   }, py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("num_batches_tracked"),
         py::arg("weight"), py::arg("bias"), py::arg("training"), py::arg("track_running_stats"), py::arg("momentum"),
-        py::arg("eps"), Release());
+        py::arg("eps"), Release(),
+        "nn.BatchNorm1d's forward: batch_norm plus the num_batches_tracked count and momentum=None's\n"
+        "cumulative average.");
   m.def("bilinear", [](const Tensor& x1, const Tensor& x2, const Tensor& w, std::optional<Tensor> b) {
     return bilinear(x1, x2, w, b ? *b : Tensor());
-  }, py::arg("input1"), py::arg("input2"), py::arg("weight"), py::arg("bias") = py::none(), Release());
+  }, py::arg("input1"), py::arg("input2"), py::arg("weight"), py::arg("bias") = py::none(), Release(),
+        "y_k = x1^T W_k x2 + b_k (F.bilinear).");
   m.def("embedding", [](const Tensor& idx, const Tensor& w, std::optional<int64_t> padding_idx) {
     return embedding(idx, w, padding_idx);
-  }, py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(), Release());
+  }, py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(), Release(),
+        "The rows of weight at the indices in input: out[..., :] = weight[input[...], :]; the row\n"
+        "padding_idx gets no gradient (F.embedding).");
 
   py::module_ init = m.def_submodule("init", "torch.nn.init's initialisers, in C++");
   namespace I = seqlab::nn::init;
-  init.def("calculate_gain", &I::calculate_gain, py::arg("nonlinearity"), py::arg("param") = 0.01);
-  init.def("_calculate_fan_in_and_fan_out", &I::calculate_fan_in_and_fan_out, py::arg("tensor"));
+  init.def("calculate_gain", &I::calculate_gain, py::arg("nonlinearity"), py::arg("param") = 0.01,
+        "The gain recommended for a nonlinearity: 1 (linear, sigmoid), 5/3 (tanh), sqrt(2) (relu),\n"
+        "sqrt(2 / (1 + param^2)) (leaky_relu), 3/4 (selu) (nn.init.calculate_gain).");
+  init.def("_calculate_fan_in_and_fan_out", &I::calculate_fan_in_and_fan_out, py::arg("tensor"),
+        "(fan_in, fan_out) of a weight: its dims 1 and 0 times the receptive field.");
   init.def("uniform_", [](Tensor& t, double a, double b, Generator* g) -> Tensor { return I::uniform_(t, a, b, g); },
-           py::arg("tensor"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("generator") = nullptr, Release());
+           py::arg("tensor"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("generator") = nullptr, Release(),
+        "Fill tensor with U(a, b) in place.");
   init.def("normal_", [](Tensor& t, double mean, double std, Generator* g) -> Tensor {
     return I::normal_(t, mean, std, g);
-  }, py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("generator") = nullptr, Release());
+  }, py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("generator") = nullptr, Release(),
+        "Fill tensor with N(mean, std^2) in place.");
   init.def("constant_", [](Tensor& t, double v) -> Tensor { return I::constant_(t, v); }, py::arg("tensor"),
-           py::arg("val"), Release());
-  init.def("zeros_", [](Tensor& t) -> Tensor { return I::zeros_(t); }, py::arg("tensor"), Release());
-  init.def("ones_", [](Tensor& t) -> Tensor { return I::ones_(t); }, py::arg("tensor"), Release());
+           py::arg("val"), Release(),
+        "Fill tensor with val in place.");
+  init.def("zeros_", [](Tensor& t) -> Tensor { return I::zeros_(t); }, py::arg("tensor"), Release(),
+        "Fill tensor with 0 in place.");
+  init.def("ones_", [](Tensor& t) -> Tensor { return I::ones_(t); }, py::arg("tensor"), Release(),
+        "Fill tensor with 1 in place.");
   init.def("xavier_uniform_", [](Tensor& t, double g, Generator* gen) -> Tensor { return I::xavier_uniform_(t, g, gen); },
-           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release());
+           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release(),
+        "U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010), in place.");
   init.def("xavier_normal_", [](Tensor& t, double g, Generator* gen) -> Tensor { return I::xavier_normal_(t, g, gen); },
-           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release());
+           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release(),
+        "N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out)) (Glorot & Bengio 2010), in place.");
   init.def("kaiming_uniform_", [](Tensor& t, double a, const std::string& mode, const std::string& nl, Generator* g) -> Tensor {
     return I::kaiming_uniform_(t, a, mode, nl, g);
   }, py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
-           py::arg("generator") = nullptr, Release());
+           py::arg("generator") = nullptr, Release(),
+        "U(-b, b) with b = gain * sqrt(3 / fan), gain = calculate_gain(nonlinearity, a), fan = fan_in or\n"
+        "fan_out by mode (He et al. 2015), in place.");
   init.def("kaiming_normal_", [](Tensor& t, double a, const std::string& mode, const std::string& nl, Generator* g) -> Tensor {
     return I::kaiming_normal_(t, a, mode, nl, g);
   }, py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
-           py::arg("generator") = nullptr, Release());
+           py::arg("generator") = nullptr, Release(),
+        "N(0, std^2) with std = gain / sqrt(fan) (He et al. 2015), in place.");
   init.def("orthogonal_", [](Tensor& t, double g, Generator* gen) -> Tensor { return I::orthogonal_(t, g, gen); },
-           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release());
+           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release(),
+        "A (semi-)orthogonal matrix times gain, from the QR decomposition of a normal matrix (Saxe et al.\n"
+        "2013), in place.");
 }
 
 }  // namespace seqlab::bind

@@ -44,38 +44,55 @@ void bind_ops(py::module_& m) {
   // ------------------------------------------------------------ elementwise
   // self OP other, `other` a tensor or a number (operand_arg).
   using AlphaOp = Tensor (*)(const Tensor&, const Tensor&, double);
-  for (auto [name, fn] : {std::pair<const char*, AlphaOp>{"add", &add}, {"sub", &sub}})
+  for (auto [name, fn, doc] : {std::tuple<const char*, AlphaOp, const char*>{
+           "add", &add, "out = input + alpha * other, elementwise with broadcasting; other may be a number (torch.add)."},
+       {"sub", &sub, "out = input - alpha * other, elementwise with broadcasting; other may be a number (torch.sub)."}})
     both(m, cls, name, [name = name, fn = fn](const Tensor& a, py::handle b, double alpha) {
       const Tensor o = operand_arg(b, a, name);
       return released([&] { return fn(a, o, alpha); });
-    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
-  auto def_binary = [&](const char* name, Tensor (*fn)(const Tensor&, const Tensor&)) {
+    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0, doc);
+  auto def_binary = [&](const char* name, Tensor (*fn)(const Tensor&, const Tensor&), const char* doc) {
     both(m, cls, name, [fn, name](const Tensor& a, py::handle b) {
       const Tensor o = operand_arg(b, a, name);
       return released([&] { return fn(a, o); });
-    }, py::arg("other"));
+    }, py::arg("other"), doc);
   };
-  def_binary("mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); });
-  def_binary("div", [](const Tensor& a, const Tensor& b) { return div(a, b); });
-  def_binary("true_divide", [](const Tensor& a, const Tensor& b) { return div(a, b); });
-  def_binary("maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); });
-  def_binary("minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); });
-  def_binary("eq", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Eq); });
-  def_binary("ne", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Ne); });
-  def_binary("lt", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Lt); });
-  def_binary("le", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Le); });
-  def_binary("gt", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Gt); });
-  def_binary("ge", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Ge); });
-  def_binary("logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); });
-  def_binary("logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); });
-  def_binary("logical_xor", [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); });
-  def_binary("fmod", [](const Tensor& a, const Tensor& b) { return fmod(a, b); });
+  def_binary("mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); },
+             "out = input * other, elementwise with broadcasting; other may be a number (torch.mul).");
+  def_binary("div", [](const Tensor& a, const Tensor& b) { return div(a, b); },
+             "out = input / other, true division, elementwise with broadcasting (torch.div).");
+  def_binary("true_divide", [](const Tensor& a, const Tensor& b) { return div(a, b); },
+             "out = input / other, true division (torch.true_divide, an alias of div).");
+  def_binary("maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); },
+             "The elementwise maximum of input and other; NaN if either is NaN (torch.maximum).");
+  def_binary("minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); },
+             "The elementwise minimum of input and other; NaN if either is NaN (torch.minimum).");
+  def_binary("eq", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Eq); },
+             "input == other elementwise, a bool tensor (torch.eq).");
+  def_binary("ne", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Ne); },
+             "input != other elementwise, a bool tensor (torch.ne).");
+  def_binary("lt", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Lt); },
+             "input < other elementwise, a bool tensor (torch.lt).");
+  def_binary("le", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Le); },
+             "input <= other elementwise, a bool tensor (torch.le).");
+  def_binary("gt", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Gt); },
+             "input > other elementwise, a bool tensor (torch.gt).");
+  def_binary("ge", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Ge); },
+             "input >= other elementwise, a bool tensor (torch.ge).");
+  def_binary("logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); },
+             "input AND other, zero meaning False, a bool tensor (torch.logical_and).");
+  def_binary("logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); },
+             "input OR other, zero meaning False, a bool tensor (torch.logical_or).");
+  def_binary("logical_xor", [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); },
+             "input XOR other, zero meaning False, a bool tensor (torch.logical_xor).");
+  def_binary("fmod", [](const Tensor& a, const Tensor& b) { return fmod(a, b); },
+             "The C remainder input - trunc(input / other) * other: the sign of input (torch.fmod).");
   // torch.remainder also takes a number as its input (remainder(2, x), as 2 % x): torch records
   // no derivative for that form (remainder_scalar_tensor).
   cls.def("remainder", [](const Tensor& a, py::handle b) {
     const Tensor o = operand_arg(b, a, "remainder");
     return released([&] { return remainder(a, o); });
-  }, py::arg("other"));
+  }, py::arg("other"), "Python's modulus input - floor(input / other) * other: the sign of other (torch.remainder).");
   m.def("remainder", [](py::handle a, py::handle b) {
     if (py::isinstance<TensorImpl>(a)) {
       const Tensor x = a.cast<Tensor>(), o = operand_arg(b, x, "remainder");
@@ -85,13 +102,15 @@ void bind_ops(py::module_& m) {
       throw py::type_error("remainder(): argument 'input' (position 1) must be Tensor, not " + type_name(a));
     const Tensor y = b.cast<Tensor>(), n = operand_arg(a, y, "remainder", "input");
     return released([&] { return remainder_scalar_tensor(n, y); });
-  }, py::arg("input"), py::arg("other"));
+  }, py::arg("input"), py::arg("other"),
+        "Python's modulus input - floor(input / other) * other: the sign of other; either may be a number\n"
+        "(torch.remainder).");
   both(m, cls, "pow", [](const Tensor& a, py::handle exponent) {
     const Tensor out = power(a, exponent);
     if (!out.defined())
       throw py::type_error("pow(): argument 'exponent' must be a Tensor or a number, not " + type_name(exponent));
     return out;
-  }, py::arg("exponent"));
+  }, py::arg("exponent"), "out = input ** exponent elementwise; exponent a tensor (broadcast) or a number (torch.pow).");
   m.def("where", [](const Tensor& cond, py::handle a, py::handle b) {
     Tensor ta = py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor();
     Tensor tb = py::isinstance<TensorImpl>(b) ? b.cast<Tensor>() : Tensor();
@@ -99,60 +118,89 @@ void bind_ops(py::module_& m) {
     if (!ta.defined()) ta = operand_arg(a, like, "where", "input");
     if (!tb.defined()) tb = operand_arg(b, like, "where", "other");
     return released([&] { return where(cond, ta, tb); });
-  }, py::arg("condition"), py::arg("input"), py::arg("other"));
+  }, py::arg("condition"), py::arg("input"), py::arg("other"),
+        "out_i = input_i if condition_i else other_i, broadcast together; input or other may be a number\n"
+        "(torch.where).");
   cls.def("where", [](const Tensor& self, const Tensor& cond, py::handle other) {
     const Tensor o = operand_arg(other, self, "where");
     return released([&] { return where(cond, self, o); });
-  }, py::arg("condition"), py::arg("other"));
+  }, py::arg("condition"), py::arg("other"), "out_i = self_i if condition_i else other_i (torch.Tensor.where).");
 
-  both(m, cls, "neg", [](const Tensor& x) { return neg(x); }, Release());
-  both(m, cls, "negative", [](const Tensor& x) { return neg(x); }, Release());
-  both(m, cls, "exp", [](const Tensor& x) { return exp(x); }, Release());
-  both(m, cls, "log", [](const Tensor& x) { return log(x); }, Release());
-  both(m, cls, "sqrt", [](const Tensor& x) { return sqrt(x); }, Release());
-  both(m, cls, "abs", [](const Tensor& x) { return abs(x); }, Release());
-  both(m, cls, "logical_not", [](const Tensor& x) { return logical_not(x); }, Release());
-  both(m, cls, "tanh", [](const Tensor& x) { return tanh(x); }, Release());
-  both(m, cls, "sigmoid", [](const Tensor& x) { return sigmoid(x); }, Release());
-  both(m, cls, "relu", [](const Tensor& x) { return relu(x); }, Release());
+  both(m, cls, "neg", [](const Tensor& x) { return neg(x); }, Release(),
+       "out = -input (torch.neg).");
+  both(m, cls, "negative", [](const Tensor& x) { return neg(x); }, Release(),
+       "out = -input (torch.negative, an alias of neg).");
+  both(m, cls, "exp", [](const Tensor& x) { return exp(x); }, Release(),
+       "out = e^input (torch.exp).");
+  both(m, cls, "log", [](const Tensor& x) { return log(x); }, Release(),
+       "out = ln(input), the natural logarithm; NaN below 0, -inf at 0 (torch.log).");
+  both(m, cls, "sqrt", [](const Tensor& x) { return sqrt(x); }, Release(),
+       "out = sqrt(input); NaN below 0 (torch.sqrt).");
+  both(m, cls, "abs", [](const Tensor& x) { return abs(x); }, Release(),
+       "out = |input| (torch.abs).");
+  both(m, cls, "logical_not", [](const Tensor& x) { return logical_not(x); }, Release(),
+       "NOT input, zero meaning False, a bool tensor (torch.logical_not).");
+  both(m, cls, "tanh", [](const Tensor& x) { return tanh(x); }, Release(),
+       "out = tanh(input) = (e^x - e^-x) / (e^x + e^-x); d/dx = 1 - tanh(x)^2 (torch.tanh).");
+  both(m, cls, "sigmoid", [](const Tensor& x) { return sigmoid(x); }, Release(),
+       "out = 1 / (1 + e^-input); d/dx = s(x)(1 - s(x)) (torch.sigmoid).");
+  both(m, cls, "relu", [](const Tensor& x) { return relu(x); }, Release(),
+       "out = max(input, 0); the gradient at 0 is 0, as torch's (torch.relu).");
   both(m, cls, "clamp", [](const Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp(x, lo, hi); },
-       py::arg("min") = py::none(), py::arg("max") = py::none(), Release());
+       py::arg("min") = py::none(), py::arg("max") = py::none(), Release(),
+       "out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clamp).");
   both(m, cls, "clip", [](const Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp(x, lo, hi); },
-       py::arg("min") = py::none(), py::arg("max") = py::none(), Release());
+       py::arg("min") = py::none(), py::arg("max") = py::none(), Release(),
+       "out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).");
   cls.def("clamp_", [](Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp_(x, lo, hi); },
-          py::arg("min") = py::none(), py::arg("max") = py::none(), Release());
+          py::arg("min") = py::none(), py::arg("max") = py::none(), Release(), "In-place clamp: self = min(max(self, min), max).");
   // sin .. frac, each as seqlab.f(x), x.f() and the in-place x.f_().
   using Unary = Tensor (*)(const Tensor&);
-  const std::tuple<const char*, const char*, Unary, UnaryOp> unary[] = {
-      {"sin", "sin_", [](const Tensor& x) { return sin(x); }, UnaryOp::Sin},
-      {"cos", "cos_", [](const Tensor& x) { return cos(x); }, UnaryOp::Cos},
-      {"tan", "tan_", [](const Tensor& x) { return tan(x); }, UnaryOp::Tan},
-      {"log2", "log2_", [](const Tensor& x) { return log2(x); }, UnaryOp::Log2},
-      {"log10", "log10_", [](const Tensor& x) { return log10(x); }, UnaryOp::Log10},
-      {"log1p", "log1p_", [](const Tensor& x) { return log1p(x); }, UnaryOp::Log1p},
-      {"expm1", "expm1_", [](const Tensor& x) { return expm1(x); }, UnaryOp::Expm1},
-      {"sign", "sign_", [](const Tensor& x) { return sign(x); }, UnaryOp::Sign},
-      {"floor", "floor_", [](const Tensor& x) { return floor(x); }, UnaryOp::Floor},
-      {"ceil", "ceil_", [](const Tensor& x) { return ceil(x); }, UnaryOp::Ceil},
-      {"trunc", "trunc_", [](const Tensor& x) { return trunc(x); }, UnaryOp::Trunc},
-      {"frac", "frac_", [](const Tensor& x) { return frac(x); }, UnaryOp::Frac}};
-  for (auto [name, inplace_name, fn, op] : unary) {
-    both(m, cls, name, fn, Release());
-    cls.def(inplace_name, [op = op](Tensor& x) -> Tensor { return inplace_unary(x, op); }, Release());
+  const std::tuple<const char*, const char*, Unary, UnaryOp, const char*> unary[] = {
+      {"sin", "sin_", [](const Tensor& x) { return sin(x); }, UnaryOp::Sin,
+       "out = sin(input), in radians (torch.sin)."},
+      {"cos", "cos_", [](const Tensor& x) { return cos(x); }, UnaryOp::Cos,
+       "out = cos(input), in radians (torch.cos)."},
+      {"tan", "tan_", [](const Tensor& x) { return tan(x); }, UnaryOp::Tan,
+       "out = tan(input), in radians (torch.tan)."},
+      {"log2", "log2_", [](const Tensor& x) { return log2(x); }, UnaryOp::Log2,
+       "out = log2(input) (torch.log2)."},
+      {"log10", "log10_", [](const Tensor& x) { return log10(x); }, UnaryOp::Log10,
+       "out = log10(input) (torch.log10)."},
+      {"log1p", "log1p_", [](const Tensor& x) { return log1p(x); }, UnaryOp::Log1p,
+       "out = ln(1 + input), accurate for small input (torch.log1p)."},
+      {"expm1", "expm1_", [](const Tensor& x) { return expm1(x); }, UnaryOp::Expm1,
+       "out = e^input - 1, accurate for small input (torch.expm1)."},
+      {"sign", "sign_", [](const Tensor& x) { return sign(x); }, UnaryOp::Sign,
+       "out = -1, 0 or 1 by the sign of input; gradient 0 (torch.sign)."},
+      {"floor", "floor_", [](const Tensor& x) { return floor(x); }, UnaryOp::Floor,
+       "out = the largest integer <= input (torch.floor)."},
+      {"ceil", "ceil_", [](const Tensor& x) { return ceil(x); }, UnaryOp::Ceil,
+       "out = the smallest integer >= input (torch.ceil)."},
+      {"trunc", "trunc_", [](const Tensor& x) { return trunc(x); }, UnaryOp::Trunc,
+       "out = input rounded toward zero (torch.trunc)."},
+      {"frac", "frac_", [](const Tensor& x) { return frac(x); }, UnaryOp::Frac,
+       "out = input - trunc(input), with the sign of input (torch.frac)."}};
+  for (auto [name, inplace_name, fn, op, doc] : unary) {
+    both(m, cls, name, fn, Release(), doc);
+    cls.def(inplace_name, [op = op](Tensor& x) -> Tensor { return inplace_unary(x, op); }, Release(),
+            "In place: self = f(self), f as the method without the underscore.");
   }
   // torch.round(input, *, decimals=0): an explicit decimals is torch's round.decimals overload.
   both(m, cls, "round", [](const Tensor& x, std::optional<int64_t> decimals) { return round(x, decimals); },
-       py::kw_only(), py::arg("decimals") = py::none(), Release());
+       py::kw_only(), py::arg("decimals") = py::none(), Release(),
+       "Rounds to the nearest integer, ties to even, or to `decimals` decimal places (torch.round).");
   cls.def("round_", [](Tensor& x, std::optional<int64_t> decimals) -> Tensor {
     return inplace_unary(x, UnaryOp::Round, decimals);
-  }, py::kw_only(), py::arg("decimals") = py::none(), Release());
+  }, py::kw_only(), py::arg("decimals") = py::none(), Release(), "In-place round (ties to even).");
 
   // ------------------------------------------------------------ in place
   auto def_inplace = [&](const char* name, InplaceOp op) {
     cls.def(name, [op, name](Tensor& self, py::handle other, double alpha) -> Tensor {
       const Tensor o = operand_arg(other, self, name);
       return released([&] { return inplace_binary(self, o, op, alpha); });
-    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0);
+    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0,
+       "In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.");
   };
   def_inplace("add_", InplaceOp::Add);
   def_inplace("sub_", InplaceOp::Sub);
@@ -163,36 +211,44 @@ void bind_ops(py::module_& m) {
     cls.def(name, [op = op, name = name](Tensor& self, py::handle other) -> Tensor {
       const Tensor o = operand_arg(other, self, name);
       return released([&] { return inplace_binary(self, o, op); });
-    }, py::arg("other"));
-  cls.def("zero_", [](Tensor& x) -> Tensor { return zero_(x); }, Release());
-  cls.def("fill_", [](Tensor& x, double v) -> Tensor { return fill_(x, v); }, py::arg("value"), Release());
-  cls.def("copy_", [](Tensor& x, const Tensor& src) -> Tensor { return copy_(x, src); }, py::arg("src"), Release());
+    }, py::arg("other"), "In place: self = remainder(self, other) (remainder_) or fmod(self, other) (fmod_).");
+  cls.def("zero_", [](Tensor& x) -> Tensor { return zero_(x); }, Release(), "Fill self with zeros in place; returns self.");
+  cls.def("fill_", [](Tensor& x, double v) -> Tensor { return fill_(x, v); }, py::arg("value"), Release(),
+          "Fill self with value in place; returns self.");
+  cls.def("copy_", [](Tensor& x, const Tensor& src) -> Tensor { return copy_(x, src); }, py::arg("src"), Release(),
+          "Copy src's values into self in place (src broadcasts to self, dtypes convert); returns self.");
   cls.def("masked_fill_", [](Tensor& x, const Tensor& mask, double v) -> Tensor { return masked_fill_(x, mask, v); },
-          py::arg("mask"), py::arg("value"), Release());
+          py::arg("mask"), py::arg("value"), Release(), "self_i = value where mask_i is True, in place; returns self.");
   cls.def("scatter_add_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor {
     return scatter_add_(x, dim, index, src);
-  }, py::arg("dim"), py::arg("index"), py::arg("src"), Release());
+  }, py::arg("dim"), py::arg("index"), py::arg("src"), Release(),
+          "self[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims), in place (torch's scatter_add_).");
   m.def("_index_put", [](const Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) {
     TensorList l;
     for (auto& i : idx) l.push_back(i ? *i : Tensor());
     return index_put(x, l, v, acc);
-  }, Release());
-  cls.def("_rebase", [](Tensor& self, const Tensor& result) { rebase_history(self, result, "setitem"); }, Release());
+  }, py::arg("input"), py::arg("indices"), py::arg("values"), py::arg("accumulate"), Release());
+  cls.def("_rebase", [](Tensor& self, const Tensor& result) { rebase_history(self, result, "setitem"); }, py::arg("result"),
+          Release());
   cls.def("_index_put_", [](Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) -> Tensor {
     TensorList l;
     for (auto& i : idx) l.push_back(i ? *i : Tensor());
     return index_put_(x, l, v, acc);
-  }, Release());
+  }, py::arg("indices"), py::arg("values"), py::arg("accumulate"), Release());
 
   // ------------------------------------------------------------ copies and dtypes
-  both(m, cls, "clone", [](const Tensor& x) { return clone(x); }, Release());
-  cls.def("contiguous", [](const Tensor& x) { return contiguous(x); }, Release());
-  cls.def("to", [](const Tensor& x, Dtype d) { return to_dtype(x, d); }, py::arg("dtype"), Release());
-  cls.def("type", [](const Tensor& x, Dtype d) { return to_dtype(x, d); }, py::arg("dtype"), Release());
-  cls.def("float", [](const Tensor& x) { return to_dtype(x, Dtype::Float32); }, Release());
-  cls.def("double", [](const Tensor& x) { return to_dtype(x, Dtype::Float64); }, Release());
-  cls.def("long", [](const Tensor& x) { return to_dtype(x, Dtype::Int64); }, Release());
-  cls.def("bool", [](const Tensor& x) { return to_dtype(x, Dtype::Bool); }, Release());
+  both(m, cls, "clone", [](const Tensor& x) { return clone(x); }, Release(),
+       "A copy with its own memory; the gradient flows back to input (torch.clone).");
+  cls.def("contiguous", [](const Tensor& x) { return contiguous(x); }, Release(),
+          "self if its memory is contiguous (row-major), else a contiguous copy.");
+  cls.def("to", [](const Tensor& x, Dtype d) { return to_dtype(x, d); }, py::arg("dtype"), Release(),
+          "self converted to dtype.");
+  cls.def("type", [](const Tensor& x, Dtype d) { return to_dtype(x, d); }, py::arg("dtype"), Release(),
+          "self converted to dtype.");
+  cls.def("float", [](const Tensor& x) { return to_dtype(x, Dtype::Float32); }, Release(), "self converted to float32, as torch.Tensor.to(float32).");
+  cls.def("double", [](const Tensor& x) { return to_dtype(x, Dtype::Float64); }, Release(), "self converted to float64, as torch.Tensor.to(float64).");
+  cls.def("long", [](const Tensor& x) { return to_dtype(x, Dtype::Int64); }, Release(), "self converted to int64, as torch.Tensor.to(int64).");
+  cls.def("bool", [](const Tensor& x) { return to_dtype(x, Dtype::Bool); }, Release(), "self converted to bool, as torch.Tensor.to(bool).");
 
   // ------------------------------------------------------------ reductions
   // `keepdims` is accepted as PyTorch accepts it (NumPy's spelling, common in course code).
@@ -200,25 +256,30 @@ void bind_ops(py::module_& m) {
     const auto dims = dims_arg(dim, "sum");
     return released([&] { return sum(dtype ? to_dtype(x, *dtype) : x, dims, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
-     py::arg("keepdims") = false);
+     py::arg("keepdims") = false,
+     "The sum over dim (an int, a tuple of ints, or None: all); keepdim keeps the reduced dims as size 1;\n"
+     "dtype= converts input first (torch.sum). Integers and bools sum to int64.");
   both(m, cls, "mean", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype, bool keepdims) {
     const auto dims = dims_arg(dim, "mean");
     return released([&] { return mean(dtype ? to_dtype(x, *dtype) : x, dims, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
-     py::arg("keepdims") = false);
+     py::arg("keepdims") = false, "The mean over dim (an int, a tuple of ints, or None: all) (torch.mean).");
   both(m, cls, "var", [](const Tensor& x, py::object dim, std::optional<bool> unbiased, bool keepdim,
                          std::optional<double> correction, bool keepdims) {
     const auto dims = dims_arg(dim, "var");
     const double c = correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
     return released([&] { return var(x, dims, c, keepdim || keepdims); });
   }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-     py::arg("correction") = py::none(), py::arg("keepdims") = false);
+     py::arg("correction") = py::none(), py::arg("keepdims") = false,
+     "The variance sum((x - mean)^2) / (N - correction) over dim; correction 1 (Bessel's, the default,\n"
+     "unbiased=True) or 0 (torch.var).");
   // torch.norm / Tensor.norm: p = 'fro' (the default) or a number, both linalg.vector_norm's ord.
   both(m, cls, "norm", [](const Tensor& x, py::object p, py::object dim, bool keepdim, std::optional<Dtype> dtype) {
     const auto dims = dims_arg(dim, "norm");
     const double ord = norm_ord(p, dims);
     return released([&] { return vector_norm(x, ord, dims, keepdim, dtype); });
-  }, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none());
+  }, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none(),
+     "The vector p-norm (sum |x|^p)^(1/p) over dim; p='fro' is 2 (torch.norm).");
   py::module_ linalg = m.def_submodule("linalg", "torch.linalg's names (python/seqlab/linalg.py re-exports them)");
   linalg.def("vector_norm", [](const Tensor& x, py::object ord, py::object dim, bool keepdim,
                                std::optional<Dtype> dtype) {
@@ -226,7 +287,9 @@ void bind_ops(py::module_& m) {
     const double o = number_arg(ord, "linalg.vector_norm", "ord");
     return released([&] { return vector_norm(x, o, dims, keepdim, dtype); });
   }, py::arg("x"), py::arg("ord") = 2, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-     py::arg("dtype") = py::none());
+     py::arg("dtype") = py::none(),
+     "(sum |x|^ord)^(1/ord) over dim; ord inf/-inf is max/min |x|, ord 0 counts non-zeros\n"
+     "(torch.linalg.vector_norm). The gradient at a zero norm is 0.");
   auto def_extreme = [&](const char* name, bool is_max) {
     both(m, cls, name, [m, name, is_max](const Tensor& x, py::object dim, bool keepdim, bool keepdims) -> py::object {
       keepdim = keepdim || keepdims;
@@ -237,21 +300,31 @@ void bind_ops(py::module_& m) {
       }
       const int64_t d = int_arg(dim, name, "dim");
       return values_indices(m, released([&] { return is_max ? max(x, d, keepdim) : min(x, d, keepdim); }));
-    }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("keepdims") = false);
+    }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("keepdims") = false,
+       is_max ? "max(input): the largest element; max(input, dim, keepdim=False): (values, indices) along dim;\n"
+                "max(input, other): maximum(input, other) (torch.max)."
+              : "min(input): the smallest element; min(input, dim, keepdim=False): (values, indices) along dim;\n"
+                "min(input, other): minimum(input, other) (torch.min).");
   };
   def_extreme("max", true);
   def_extreme("min", false);
   both(m, cls, "argmax", [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return argmax(x, dim, keepdim); },
-       py::arg("dim") = py::none(), py::arg("keepdim") = false, Release());
+       py::arg("dim") = py::none(), py::arg("keepdim") = false, Release(),
+       "The index of the largest value along dim (of the flattened input if dim is None), the first if tied\n"
+       "(torch.argmax).");
   both(m, cls, "argmin", [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return argmin(x, dim, keepdim); },
-       py::arg("dim") = py::none(), py::arg("keepdim") = false, Release());
+       py::arg("dim") = py::none(), py::arg("keepdim") = false, Release(),
+       "The index of the smallest value along dim (of the flattened input if dim is None) (torch.argmin).");
 
   // ------------------------------------------------------------ linalg
-  both(m, cls, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, py::arg("other"), Release());
-  both(m, cls, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, py::arg("mat2"), Release());
-  both(m, cls, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, py::arg("mat2"), Release());
+  both(m, cls, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, py::arg("other"), Release(),
+       "The matrix product with NumPy's rules: 1-d is a vector, batch dims broadcast (torch.matmul).");
+  both(m, cls, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, py::arg("mat2"), Release(),
+       "(n, m) @ (m, p) -> (n, p), 2-d only (torch.mm).");
+  both(m, cls, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, py::arg("mat2"), Release(),
+       "(b, n, m) @ (b, m, p) -> (b, n, p), one matrix product per batch (torch.bmm).");
   m.def("_linear", [](const Tensor& x, const Tensor& w, std::optional<Tensor> b) { return linear(x, w, b ? *b : Tensor()); },
-        Release());
+        py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), Release());
 
   // ------------------------------------------------------------ shape
   cls.def("view", [](const Tensor& x, py::args size) {
@@ -259,39 +332,46 @@ void bind_ops(py::module_& m) {
       throw py::type_error("view(dtype) is not supported by seqlab; use .to(dtype)");
     const Shape s = size_args(size, "view");
     return released([&] { return view(x, s); });
-  });
+  }, "view(*shape): the same memory seen with another shape (one dim may be -1); the strides must allow it,\n"
+     "else use reshape (torch.Tensor.view).");
   cls.def("reshape", [](const Tensor& x, py::args size) {
     const Shape s = size_args(size, "reshape", "shape");
     return released([&] { return reshape(x, s); });
-  });
+  }, "reshape(*shape): a view with the new shape when the strides allow, else a copy (torch.reshape).");
   m.def("reshape", [](const Tensor& x, py::handle shape) {
     const Shape s = size_arg(shape, "reshape", "shape");
     return released([&] { return reshape(x, s); });
-  }, py::arg("input"), py::arg("shape"));
+  }, py::arg("input"), py::arg("shape"),
+        "input with a new shape (one dim may be -1): a view when the strides allow, else a copy (torch.reshape).");
   cls.def("expand", [](const Tensor& x, py::args size) {
     const Shape s = size_args(size, "expand");
     return released([&] { return expand(x, s); });
-  });
+  }, "expand(*sizes): size-1 dims repeated to the given sizes without copying (stride 0); -1 keeps a size\n"
+     "(torch.Tensor.expand).");
   cls.def("permute", [](const Tensor& x, py::args dims) {
     const Shape s = size_args(dims, "permute", "dims");
     return released([&] { return permute(x, s); });
-  });
+  }, "permute(*dims): a view with the dims reordered (torch.permute).");
   m.def("permute", [](const Tensor& x, std::vector<int64_t> dims) { return permute(x, dims); }, py::arg("input"),
-        py::arg("dims"), Release());
+        py::arg("dims"), Release(), "A view of input with its dims reordered as dims (torch.permute).");
   both(m, cls, "flatten", [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); },
-       py::arg("start_dim") = 0, py::arg("end_dim") = -1, Release());
+       py::arg("start_dim") = 0, py::arg("end_dim") = -1, Release(),
+       "Dims start_dim..end_dim merged into one (a view when possible) (torch.flatten).");
   both(m, cls, "transpose", [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); }, py::arg("dim0"),
-       py::arg("dim1"), Release());
+       py::arg("dim1"), Release(), "A view with dims dim0 and dim1 swapped (torch.transpose).");
   both(m, cls, "swapaxes", [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); }, py::arg("axis0"),
-       py::arg("axis1"), Release());
-  both(m, cls, "t", [](const Tensor& x) { return t(x); }, Release());
+       py::arg("axis1"), Release(), "transpose with NumPy's names (torch.swapaxes).");
+  both(m, cls, "t", [](const Tensor& x) { return t(x); }, Release(),
+       "The transpose of a matrix (dims 0 and 1); 0-d and 1-d come back as they are (torch.t).");
   cls.def_property_readonly("T", [](const Tensor& x) {
     std::vector<int64_t> perm;
     for (int64_t d = x.dim() - 1; d >= 0; --d) perm.push_back(d);
     return permute(x, perm);
-  });
-  cls.def_property_readonly("mT", [](const Tensor& x) { return transpose(x, -2, -1); });
-  both(m, cls, "unsqueeze", [](const Tensor& x, int64_t d) { return unsqueeze(x, d); }, py::arg("dim"), Release());
+  }, "All dims reversed (torch's Tensor.T).");
+  cls.def_property_readonly("mT", [](const Tensor& x) { return transpose(x, -2, -1); },
+                            "The last two dims swapped: a batch of matrices transposed (torch's Tensor.mT).");
+  both(m, cls, "unsqueeze", [](const Tensor& x, int64_t d) { return unsqueeze(x, d); }, py::arg("dim"), Release(),
+       "A view with a size-1 dim inserted at dim (torch.unsqueeze).");
   both(m, cls, "squeeze", [](const Tensor& x, py::object dim) {
     if (dim.is_none()) return squeeze(x);
     auto dims = dims_arg(dim, "squeeze");
@@ -301,76 +381,96 @@ void bind_ops(py::module_& m) {
     std::sort(ws.rbegin(), ws.rend());
     for (int64_t d : ws) r = squeeze(r, d);
     return r;
-  }, py::arg("dim") = py::none());
+  }, py::arg("dim") = py::none(), "A view without the size-1 dims (all, or those in dim) (torch.squeeze).");
   both(m, cls, "narrow", [](const Tensor& x, int64_t d, int64_t s, int64_t l) { return narrow(x, d, s, l); },
-       py::arg("dim"), py::arg("start"), py::arg("length"), Release());
+       py::arg("dim"), py::arg("start"), py::arg("length"), Release(),
+       "A view of elements start..start+length-1 along dim (torch.narrow).");
   both(m, cls, "select", [](const Tensor& x, int64_t d, int64_t i) { return select(x, d, i); }, py::arg("dim"),
-       py::arg("index"), Release());
+       py::arg("index"), Release(), "A view of index along dim, that dim removed: x.select(0, i) is x[i] (torch.select).");
   cls.def("_slice", [](const Tensor& x, int64_t d, int64_t s, int64_t e, int64_t st) { return slice(x, d, s, e, st); },
-          Release());
+          py::arg("dim"), py::arg("start"), py::arg("end"), py::arg("step"), Release());
   both(m, cls, "split", [](const Tensor& x, py::handle size, int64_t dim) {
     const char* arg = "split_size_or_sections";
     if (py::isinstance<py::int_>(size)) return split(x, int_arg(size, "split", arg), dim);
     return split(x, size_arg(size, "split", arg), dim);
-  }, py::arg("split_size_or_sections"), py::arg("dim") = 0);
+  }, py::arg("split_size_or_sections"), py::arg("dim") = 0,
+     "Views of consecutive pieces along dim: of split_size each (the last may be smaller), or of the sizes\n"
+     "listed (torch.split).");
   both(m, cls, "chunk", [](const Tensor& x, int64_t c, int64_t d) { return chunk(x, c, d); }, py::arg("chunks"),
-       py::arg("dim") = 0, Release());
+       py::arg("dim") = 0, Release(), "At most `chunks` views of equal size ceil(n / chunks) along dim (torch.chunk).");
   m.def("cat", [](const TensorList& xs, int64_t dim) { return cat(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
-        Release());
+        Release(), "The tensors joined along an existing dim; the other dims must agree (torch.cat).");
   m.def("concat", [](const TensorList& xs, int64_t dim) { return cat(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
-        Release());
+        Release(), "cat's other name (torch.concat).");
   m.def("stack", [](const TensorList& xs, int64_t dim) { return stack(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
-        Release());
+        Release(), "Tensors of one shape joined along a new dim (torch.stack).");
 
   // ------------------------------------------------------------ indexing
   cls.def("_index", [](const Tensor& x, std::vector<std::optional<Tensor>> idx) {
     TensorList l;
     for (auto& i : idx) l.push_back(i ? *i : Tensor());
     return index(x, l);
-  }, Release());
+  }, py::arg("indices"), Release());
   both(m, cls, "gather", [](const Tensor& x, int64_t dim, const Tensor& index) { return gather(x, dim, index); },
-       py::arg("dim"), py::arg("index"), Release());
+       py::arg("dim"), py::arg("index"), Release(),
+       "out[i][j] = input[index[i][j]][j] for dim=0 (and likewise for other dims); out has index's shape\n"
+       "(torch.gather).");
   both(m, cls, "index_select", [](const Tensor& x, int64_t dim, const Tensor& index) { return index_select(x, dim, index); },
-       py::arg("dim"), py::arg("index"), Release());
+       py::arg("dim"), py::arg("index"), Release(), "The entries index (1-d, int64) along dim, copied (torch.index_select).");
   both(m, cls, "masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value) {
     const double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>()
                                                        : number_arg(value, "masked_fill", "value");
     return released([&] { return masked_fill(x, mask, v); });
-  }, py::arg("mask"), py::arg("value"));
-  both(m, cls, "nonzero", [](const Tensor& x) { return nonzero(x); }, Release());
-  both(m, cls, "triu", [](const Tensor& x, int64_t d) { return triu(x, d); }, py::arg("diagonal") = 0, Release());
-  both(m, cls, "tril", [](const Tensor& x, int64_t d) { return tril(x, d); }, py::arg("diagonal") = 0, Release());
+  }, py::arg("mask"), py::arg("value"), "input with value where mask (broadcast to input) is True (torch.masked_fill).");
+  both(m, cls, "nonzero", [](const Tensor& x) { return nonzero(x); }, Release(),
+       "The indices of the non-zero elements, one row per element: shape (n, input.dim()) (torch.nonzero).");
+  both(m, cls, "triu", [](const Tensor& x, int64_t d) { return triu(x, d); }, py::arg("diagonal") = 0, Release(),
+       "The upper triangle: elements with j - i >= diagonal kept, the rest 0 (torch.triu).");
+  both(m, cls, "tril", [](const Tensor& x, int64_t d) { return tril(x, d); }, py::arg("diagonal") = 0, Release(),
+       "The lower triangle: elements with j - i <= diagonal kept, the rest 0 (torch.tril).");
 
   // ------------------------------------------------------------ softmax family, losses (seqlab.nn.functional)
-  both(m, cls, "softmax", [](const Tensor& x, int64_t dim) { return softmax(x, dim); }, py::arg("dim"), Release());
-  both(m, cls, "log_softmax", [](const Tensor& x, int64_t dim) { return log_softmax(x, dim); }, py::arg("dim"), Release());
+  both(m, cls, "softmax", [](const Tensor& x, int64_t dim) { return softmax(x, dim); }, py::arg("dim"), Release(),
+       "softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x) along dim (torch.softmax).");
+  both(m, cls, "log_softmax", [](const Tensor& x, int64_t dim) { return log_softmax(x, dim); },
+       py::arg("dim"), Release(), "log_softmax(x)_i = x_i - log sum_j exp(x_j), computed stably along dim (torch.log_softmax).");
   m.def("gelu", [](const Tensor& x, const std::string& approximate) {
     SEQLAB_CHECK(approximate == "none" || approximate == "tanh",
                  "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
     return gelu(x, approximate == "tanh");
-  }, py::arg("input"), py::arg("approximate") = "none", Release());
+  }, py::arg("input"), py::arg("approximate") = "none", Release(),
+        "GELU(x) = x * Phi(x), Phi the standard normal CDF; approximate='tanh' uses\n"
+        "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (Hendrycks & Gimpel 2016; F.gelu).");
   m.def("cross_entropy", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
                             int64_t ignore_index, const std::string& reduction, double label_smoothing) {
     return cross_entropy(input, target, weight ? *weight : Tensor(), ignore_index, parse_reduction(reduction),
                          label_smoothing);
   }, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("ignore_index") = -100,
-        py::arg("reduction") = "mean", py::arg("label_smoothing") = 0.0, Release());
+        py::arg("reduction") = "mean", py::arg("label_smoothing") = 0.0, Release(),
+        "loss_n = -log softmax(input_n)[target_n] (class indices) or -sum_c target_nc log softmax(input_n)_c\n"
+        "(probabilities), weighted, ignoring ignore_index, reduced by 'mean', 'sum' or 'none' (F.cross_entropy).");
   m.def("nll_loss", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight, int64_t ignore_index,
                        const std::string& reduction) {
     return nll_loss(input, target, weight ? *weight : Tensor(), ignore_index, parse_reduction(reduction));
   }, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("ignore_index") = -100,
-        py::arg("reduction") = "mean", Release());
+        py::arg("reduction") = "mean", Release(),
+        "loss_n = -weight[target_n] * input[n, target_n] for log-probabilities input (F.nll_loss).");
   m.def("mse_loss", [](const Tensor& input, const Tensor& target, const std::string& reduction) {
     return mse_loss(input, target, parse_reduction(reduction));
-  }, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", Release());
+  }, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", Release(),
+        "(input - target)^2, reduced by 'mean', 'sum' or 'none' (F.mse_loss).");
   m.def("binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
                                                const std::string& reduction, std::optional<Tensor> pos_weight) {
     return binary_cross_entropy_with_logits(input, target, weight ? *weight : Tensor(), parse_reduction(reduction),
                                             pos_weight ? *pos_weight : Tensor());
   }, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = "mean",
-        py::arg("pos_weight") = py::none(), Release());
+        py::arg("pos_weight") = py::none(), Release(),
+        "-w [pos_weight y log s(x) + (1 - y) log(1 - s(x))], s the sigmoid, computed stably from the logits x\n"
+        "(F.binary_cross_entropy_with_logits).");
   m.def("dropout", [](const Tensor& x, double p, bool training) { return dropout(x, p, training); }, py::arg("input"),
-        py::arg("p") = 0.5, py::arg("training") = true, Release());
+        py::arg("p") = 0.5, py::arg("training") = true, Release(),
+        "In training, each element is zeroed with probability p and the rest scaled by 1 / (1 - p)\n"
+        "(Srivastava et al. 2014; F.dropout); the input itself otherwise.");
 
   // cumsum(input, dim, *, dtype=None), cumprod: scan.cpp.
   both(m, cls, "cumsum", [](const Tensor& x, int64_t dim, std::optional<Dtype> d) { return cumsum(x, dim, d); },
@@ -383,10 +483,13 @@ void bind_ops(py::module_& m) {
        "where x has zeros.");
 
   // ------------------------------------------------------------ creation (the random ops: bind_random.cpp)
-  m.def("_empty", [](const Shape& s, Dtype d) { return Tensor::empty(s, d); });
-  m.def("_full", [](const Shape& s, double v, Dtype d) { return full(s, v, d); }, Release());
-  m.def("_arange", [](double a, double b, double st, Dtype d) { return arange(a, b, st, d); }, Release());
-  m.def("_eye", [](int64_t n, int64_t mm, Dtype d) { return eye(n, mm, d); }, Release());
+  m.def("_empty", [](const Shape& s, Dtype d) { return Tensor::empty(s, d); }, py::arg("size"), py::arg("dtype"));
+  m.def("_full", [](const Shape& s, double v, Dtype d) { return full(s, v, d); }, py::arg("size"), py::arg("fill_value"),
+        py::arg("dtype"), Release());
+  m.def("_arange", [](double a, double b, double st, Dtype d) { return arange(a, b, st, d); }, py::arg("start"),
+        py::arg("end"), py::arg("step"), py::arg("dtype"), Release());
+  m.def("_eye", [](int64_t n, int64_t mm, Dtype d) { return eye(n, mm, d); }, py::arg("n"), py::arg("m"),
+        py::arg("dtype"), Release());
   m.def("_max_threads", &max_threads, "the most threads set_num_threads and the embedding trainers' workers accept");
   m.def("set_num_threads", [](const py::int_& n) {
     // A Python int beyond int64 is refused as 10**6 is (pybind11 alone would say "incompatible arguments").
@@ -396,11 +499,13 @@ void bind_ops(py::module_& m) {
       throw std::runtime_error("set_num_threads: " + std::string(py::str(n)) + " threads is more than " +
                                std::to_string(max_threads()) + ", 4 per CPU of this machine");
     set_num_threads(n.cast<int64_t>());
-  }, py::arg("n"));
-  m.def("get_num_threads", &get_num_threads);
-  m.def("set_flush_denormal", &set_flush_denormal, py::arg("mode"));
-  m.def("_blas_info", &blas_info);
-  m.def("_simd_isa", &simd::isa_name);
+  }, py::arg("n"), "Use n threads for seqlab's loops and the BLAS (torch.set_num_threads).");
+  m.def("get_num_threads", &get_num_threads, "The number of threads seqlab's loops and the BLAS use (torch.get_num_threads).");
+  m.def("set_flush_denormal", &set_flush_denormal, py::arg("mode"),
+        "mode=True flushes denormal floats to zero (they slow x86 arithmetic); returns True if supported\n"
+        "(torch.set_flush_denormal).");
+  m.def("_blas_info", &blas_info, "The BLAS in use and the kernel it chose.");
+  m.def("_simd_isa", &simd::isa_name, "The SIMD instruction set the kernels dispatched to.");
 }
 
 }  // namespace seqlab::bind

@@ -62,8 +62,9 @@ void bind_optim(py::module_& m) {
       .def("get_state", [](Optimizer& opt, const Tensor& p) -> py::object {
         if (!opt.has_state(p)) return py::none();
         return py::cast(opt.state(p));
-      })
-      .def("set_state", [](Optimizer& opt, const Tensor& p, std::map<std::string, Tensor> st) { opt.state(p) = std::move(st); })
+      }, py::arg("param"))
+      .def("set_state", [](Optimizer& opt, const Tensor& p, std::map<std::string, Tensor> st) { opt.state(p) = std::move(st); },
+           py::arg("param"), py::arg("state"))
       .def("clear_state", &Optimizer::clear_state);
 
   OptionsClass<SGDOptions>(o, "SGDOptions")

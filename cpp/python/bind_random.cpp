@@ -71,25 +71,40 @@ never disturb each other, and one seed always gives the same numbers.)");
   }, py::arg("new_state"), "Restore a state from get_state(); returns the generator.");
   gen.def_property_readonly("device", [](const Generator&) {
     return py::module_::import("seqlab._device").attr("device")("cpu");
-  });
+  }, "Where the generator draws: always seqlab.device('cpu').");
+  // pickle.dumps/loads and copy.deepcopy give a generator with the same state, so the same next
+  // numbers, as torch.Generator's (whose pickle holds its seed and its state tensor too).
+  gen.def(py::pickle(
+      [](const Generator& g) { return py::make_tuple(g.initial_seed(), state_tensor(g.get_state())); },
+      [](const py::tuple& t) {
+        if (t.size() != 2) throw std::runtime_error("Generator.__setstate__: expected (seed, state), got a tuple of " +
+                                                    std::to_string(t.size()));
+        auto g = std::make_unique<Generator>(t[0].cast<uint64_t>());
+        g->set_state(state_words(t[1].cast<Tensor>()));
+        return g;
+      }));
   m.attr("default_generator") = py::cast(&default_generator(), py::return_value_policy::reference);
 
   m.def("manual_seed", [](const py::handle& seed) {
     default_generator().manual_seed(seed_arg(seed, true));
     return py::cast(&default_generator(), py::return_value_policy::reference);
   }, py::arg("seed"), "Seed the default generator; returns it (torch.manual_seed).");
-  m.def("initial_seed", &initial_seed);
+  m.def("initial_seed", &initial_seed,
+        "The seed of the default generator (torch.initial_seed).");
 
   auto cls = py::reinterpret_borrow<py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(m.attr("Tensor"));
-  m.def("_rand", [](const Shape& s, Dtype d, Generator* g) { return rand(s, d, g); }, Release());
-  m.def("_randn", [](const Shape& s, Dtype d, Generator* g) { return randn(s, d, g); }, Release());
+  m.def("_rand", [](const Shape& s, Dtype d, Generator* g) { return rand(s, d, g); }, py::arg("size"), py::arg("dtype"),
+        py::arg("generator"), Release());
+  m.def("_randn", [](const Shape& s, Dtype d, Generator* g) { return randn(s, d, g); }, py::arg("size"), py::arg("dtype"),
+        py::arg("generator"), Release());
   m.def("_randint", [](int64_t lo, int64_t hi, const Shape& s, Dtype d, Generator* g) {
     return randint(lo, hi, s, d, g);
-  }, Release());
-  m.def("_randperm", [](int64_t n, Dtype d, Generator* g) { return randperm(n, d, g); }, Release());
+  }, py::arg("low"), py::arg("high"), py::arg("size"), py::arg("dtype"), py::arg("generator"), Release());
+  m.def("_randperm", [](int64_t n, Dtype d, Generator* g) { return randperm(n, d, g); }, py::arg("n"), py::arg("dtype"),
+        py::arg("generator"), Release());
   m.def("_random_", [](Tensor& x, int64_t from, std::optional<int64_t> to, Generator* g) -> Tensor {
     return random_(x, from, to, g);
-  }, Release());
+  }, py::arg("self"), py::arg("from"), py::arg("to"), py::arg("generator"), Release());
   const auto multinomial_fn = [](const Tensor& p, int64_t n, bool repl, Generator* g) { return multinomial(p, n, repl, g); };
   cls.def("multinomial", multinomial_fn, py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
           py::arg("generator") = nullptr, Release(),

@@ -38,7 +38,7 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly("itemsize", [](Dtype d) { return itemsize(d); });
 
   py::class_<Node, std::shared_ptr<Node>>(m, "Node", "A recorded op (a tensor's grad_fn).")
-      .def("name", [](const Node& n) { return std::string(n.name()); })
+      .def("name", [](const Node& n) { return std::string(n.name()); }, "The op's name, as torch's (MulBackward0).")
       .def("__repr__", [](const Node& n) { return "<" + std::string(n.name()) + " object>"; })
       .def_property_readonly("next_functions", [](const Node& n) {
         py::list out;
@@ -49,15 +49,18 @@ void bind_tensor(py::module_& m) {
             out.append(py::make_tuple(py::none(), 0));
         }
         return py::tuple(out);
-      })
+      }, "((node, input_nr), ...): where the gradient goes next, one pair per input (None for a constant).")
       // torch: only AccumulateGrad nodes have .variable, the leaf they accumulate into
       .def_property_readonly("variable", [](const Node& n) -> Tensor {
         auto leaf = n.variable();
         if (!leaf) throw py::attribute_error("'" + std::string(n.name()) + "' object has no attribute 'variable'");
         return Tensor(leaf);
-      });
+      }, "AccumulateGrad only: the leaf tensor whose .grad this node accumulates into.");
 
-  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", py::dynamic_attr(), py::buffer_protocol());
+  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", R"(An n-dimensional array of float32, float64, int64 or bool with reverse-mode autograd, as torch.Tensor.
+Make one with seqlab.tensor(data), zeros, randn, ...; Tensor(data) and Tensor(*sizes) are torch's legacy
+constructors. A tensor that requires grad records the ops applied to it, and backward() fills .grad.)",
+      py::dynamic_attr(), py::buffer_protocol());
   // torch.Tensor(...), the legacy constructor: Tensor([1, 2]) (data, as float32), Tensor(2, 3)
   // (uninitialised), Tensor() (empty). seqlab._tensor._legacy_new parses the arguments and makes
   // the tensor; the new Python object gets a handle of its own on the same storage (a fresh one
@@ -72,38 +75,61 @@ void bind_tensor(py::module_& m) {
     impl->numel = made.impl()->numel;
     impl->dtype = made.impl()->dtype;
     return impl;
-  }));
-  cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
+  }), "Tensor(data) copies data as float32; Tensor(*sizes) is uninitialised; Tensor() is empty.");
+  // x.data = y, as torch's Variable::set_data: x takes y's memory (storage, offset, shape,
+  // strides, dtype) and keeps its identity and autograd metadata (requires_grad, grad_fn, .grad,
+  // hooks), so a lazy module's placeholder Parameter is materialised in place and an optimizer
+  // holding it sees the new data. A leaf's AccumulateGrad is dropped when the shape or dtype
+  // changes, so the next graph makes one for the new metadata (an old graph's checks the shape).
+  cls.def("_set_data", [](Tensor& self, const Tensor& data) {
+    SEQLAB_CHECK_TYPE(!self.requires_grad() || is_floating(data.dtype()),
+                      "data set to a tensor that requires gradients must be floating point or complex dtype");
+    TensorImpl& x = *self.impl();
+    const TensorImpl& y = *data.impl();
+    if (x.shape != y.shape || x.dtype != y.dtype) x.grad_accumulator.reset();
+    x.storage = y.storage;
+    x.offset = y.offset;
+    x.shape = y.shape;
+    x.strides = y.strides;
+    x.numel = y.numel;
+    x.dtype = y.dtype;
+    x.is_view = false;  // as after .data: autograd does not see x as a view of data's base
+    x.view_base = nullptr;
+  }, py::arg("data"), "x.data = data: x now shares data's memory, shape and dtype, keeping its own autograd state.");
+  cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); }, "The sizes of the dims, a tuple.")
       .def("size", [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
         if (dim) return py::int_(t.size(*dim));
         return shape_tuple(t.shape());
-      }, py::arg("dim") = py::none())
-      .def("dim", [](const Tensor& t) { return t.dim(); })
-      .def("ndimension", [](const Tensor& t) { return t.dim(); })
-      .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
-      .def("numel", [](const Tensor& t) { return t.numel(); })
-      .def("nelement", [](const Tensor& t) { return t.numel(); })
+      }, py::arg("dim") = py::none(), "size(): the shape, a tuple; size(dim): the size of that dim.")
+      .def("dim", [](const Tensor& t) { return t.dim(); }, "The number of dims.")
+      .def("ndimension", [](const Tensor& t) { return t.dim(); }, "The number of dims (dim's other name).")
+      .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); }, "The number of dims.")
+      .def("numel", [](const Tensor& t) { return t.numel(); }, "The number of elements, the product of the sizes.")
+      .def("nelement", [](const Tensor& t) { return t.numel(); }, "The number of elements (numel's other name).")
       .def("__len__", [](const Tensor& t) {
         if (t.dim() == 0) throw py::type_error("len() of a 0-d tensor");
         return t.shape()[0];
       })
-      .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); })
+      .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); }, "The element type (seqlab.float32, ...).")
       .def("stride", [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
         if (dim) return py::int_(t.strides()[wrap_dim(*dim, t.dim(), "stride", false)]);
         return shape_tuple(t.strides());
-      }, py::arg("dim") = py::none())
-      .def("storage_offset", [](const Tensor& t) { return t.offset(); })
-      .def("element_size", [](const Tensor& t) { return itemsize(t.dtype()); })
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw_data()); })
-      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
-      .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
+      }, py::arg("dim") = py::none(), "The steps in elements between neighbours along each dim (or along dim).")
+      .def("storage_offset", [](const Tensor& t) { return t.offset(); }, "Where the first element sits in the storage, in elements.")
+      .def("element_size", [](const Tensor& t) { return itemsize(t.dtype()); }, "The size of one element in bytes.")
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw_data()); },
+           "The address of the first element.")
+      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); },
+           "True if the elements lie in memory in row-major order with no gaps.")
+      .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); }, "True for float32 and float64.")
       .def_property_readonly("device", [](const Tensor&) { return "cpu"; })
       .def_property_readonly("_version", [](const Tensor& t) { return t.version(); })
       // --- autograd
       .def_property("requires_grad", [](const Tensor& t) { return t.requires_grad(); },
-                    [](Tensor& t, bool v) { t.set_requires_grad(v); })
+                    [](Tensor& t, bool v) { t.set_requires_grad(v); },
+                    "True if autograd records the ops on this tensor (set it on leaves).")
       .def("requires_grad_", [](Tensor& t, bool v) { t.set_requires_grad(v); return t; },
-           py::arg("requires_grad") = true)
+           py::arg("requires_grad") = true, "Set requires_grad in place (leaves only); returns self.")
       .def_property("grad", [](const Tensor& t) { return t.grad(); }, [](Tensor& t, std::optional<Tensor> g) {
         if (g) {
           SEQLAB_CHECK(g->shape() == t.shape(), "assigned grad has data of a different size: ", shape_str(g->shape()),
@@ -111,20 +137,26 @@ void bind_tensor(py::module_& m) {
           SEQLAB_CHECK_TYPE(g->dtype() == t.dtype(), "assigned grad has data of a different type");
         }
         t.set_grad(g ? *g : Tensor());
-      })
-      .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); })
-      .def_property_readonly("is_leaf", [](const Tensor& t) { return t.is_leaf(); })
-      .def_property_readonly("retains_grad", [](const Tensor& t) { return t.impl()->retains_grad; })
-      .def("retain_grad", [](Tensor& t) { t.retain_grad(); })
+      }, "d(loss)/d(self), summed over backward calls: set by backward() on leaves that require grad.")
+      .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); },
+                             "The op that made this tensor (None for leaves), whose backward autograd runs.")
+      .def_property_readonly("is_leaf", [](const Tensor& t) { return t.is_leaf(); },
+                             "True if no recorded op made this tensor: backward() fills its .grad.")
+      .def_property_readonly("retains_grad", [](const Tensor& t) { return t.impl()->retains_grad; },
+                             "True if retain_grad() was called on this non-leaf.")
+      .def("retain_grad", [](Tensor& t) { t.retain_grad(); }, "Keep .grad for this non-leaf tensor too at backward().")
       .def("backward", [](const Tensor& t, std::optional<Tensor> gradient, std::optional<bool> retain_graph) {
         t.backward(gradient ? *gradient : Tensor(), retain_graph.value_or(false));
-      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), Release())
-      .def("detach", [](const Tensor& t) { return t.detach(); })
+      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), Release(),
+           "Accumulate d(self)/d(leaf), times gradient (needed unless self has one element), into every leaf's\n"
+           ".grad by the chain rule, in reverse order of the ops; the graph is freed unless retain_graph.")
+      .def("detach", [](const Tensor& t) { return t.detach(); },
+           "The same memory as a new leaf without history: autograd does not see through it.")
       .def("detach_", [](Tensor& t) {
         t.impl()->grad_fn = nullptr;
         t.impl()->requires_grad = false;
         return t;
-      })
+      }, "Cut self from its history in place; returns self.")
       // --- conversions
       .def("item", [](const Tensor& t) -> py::object {
         switch (t.dtype()) {
@@ -132,7 +164,7 @@ void bind_tensor(py::module_& m) {
           case Dtype::Int64: return py::int_(t.item<int64_t>());
           default: return py::float_(t.item<double>());
         }
-      })
+      }, "The value of a one-element tensor as a Python number.")
       .def("__float__", [](const Tensor& t) { return t.item<double>(); })
       .def("__int__", [](const Tensor& t) { return t.item<int64_t>(); })
       .def("__index__", [](const Tensor& t) {
@@ -146,7 +178,7 @@ void bind_tensor(py::module_& m) {
       })
       .def("__hash__", [](const py::object& self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); })
       // --- operators
-      .def("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, Release(), py::is_operator())
+      .def("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, py::arg("other"), Release(), py::is_operator())
       .def("__neg__", [](const Tensor& a) { return neg(a); }, Release())
       .def("__abs__", [](const Tensor& a) { return abs(a); }, Release())
       .def("__invert__", [](const Tensor& a) {
@@ -156,10 +188,10 @@ void bind_tensor(py::module_& m) {
       .def("__pow__", [](const Tensor& a, py::handle b) {
         const Tensor out = power(a, b);
         return out.defined() ? py::cast(out) : not_implemented();
-      }, py::is_operator())
+      }, py::arg("exponent"), py::is_operator())
       .def("__rpow__", [](const Tensor& a, py::handle b) {
         return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return pow(x, y); });
-      }, py::is_operator());
+      }, py::arg("other"), py::is_operator());
 
   // + - * /: a OP b, b OP a (reflected: 2 - x is sub(2, x)) and a OP= b.
   using Binary = Tensor (*)(const Tensor&, const Tensor&);
@@ -173,13 +205,14 @@ void bind_tensor(py::module_& m) {
       {"__mod__", "__rmod__", "__imod__", [](const Tensor& x, const Tensor& y) { return remainder(x, y); },
        InplaceOp::Remainder}};
   for (auto [name, rname, iname, fn, op] : arithmetic) {
-    cls.def(name, [fn = fn](const Tensor& a, py::handle b) { return binary(a, b, false, fn); }, py::is_operator());
+    cls.def(name, [fn = fn](const Tensor& a, py::handle b) { return binary(a, b, false, fn); }, py::arg("other"),
+            py::is_operator());
     const Binary reflected = op == InplaceOp::Remainder ? &remainder_scalar_tensor : fn;
     cls.def(rname, [reflected](const Tensor& a, py::handle b) { return binary(a, b, true, reflected); },
-            py::is_operator());
+            py::arg("other"), py::is_operator());
     cls.def(iname, [op = op](const Tensor& a, py::handle b) {
       return binary(a, b, false, [op](Tensor x, const Tensor& y) { return inplace_binary(x, y, op); });
-    }, py::is_operator());
+    }, py::arg("other"), py::is_operator());
   }
 
   // & | ^ on bool tensors (PyTorch's bitwise ops; seqlab has no integer bitwise ops).
@@ -194,7 +227,7 @@ void bind_tensor(py::module_& m) {
                      dtype_name(x.dtype()), " and ", dtype_name(y.dtype()));
         return fn(x, y);
       });
-    }, py::is_operator());
+    }, py::arg("other"), py::is_operator());
 
   const std::pair<const char*, CompareOp> cmps[] = {{"__eq__", CompareOp::Eq}, {"__ne__", CompareOp::Ne},
                                                     {"__lt__", CompareOp::Lt}, {"__le__", CompareOp::Le},
@@ -202,7 +235,7 @@ void bind_tensor(py::module_& m) {
   for (auto [name, op] : cmps)
     cls.def(name, [op = op](const Tensor& a, py::handle b) {
       return binary(a, b, false, [op](const Tensor& x, const Tensor& y) { return compare(x, y, op); });
-    }, py::is_operator());
+    }, py::arg("other"), py::is_operator());
 }
 
 }  // namespace seqlab::bind

@@ -104,7 +104,10 @@ void bind_transformer(py::module_& m) {
         py::arg("attn_mask") = py::none(), py::arg("use_separate_proj_weight") = false,
         py::arg("q_proj_weight") = py::none(), py::arg("k_proj_weight") = py::none(),
         py::arg("v_proj_weight") = py::none(), py::arg("static_k") = py::none(), py::arg("static_v") = py::none(),
-        py::arg("average_attn_weights") = true, py::arg("is_causal") = false);
+        py::arg("average_attn_weights") = true, py::arg("is_causal") = false,
+        "Multi-head attention, softmax(Q K^T / sqrt(d_k) + mask) V per head, with the input and output\n"
+        "projections (Vaswani et al. 2017, §3.2; F.multi_head_attention_forward): (attn_output,\n"
+        "attn_output_weights).");
 
   // --- what the modules pass: their parameters and options.
   py::class_<MultiheadAttentionParams>(m, "MultiheadAttentionParams")
@@ -269,7 +272,7 @@ void bind_transformer(py::module_& m) {
            py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32);
   Class<nn::ModuleList>(c, "ModuleList")
       .def("__len__", &nn::ModuleList::size)
-      .def("__getitem__", [](const nn::ModuleList& l, size_t i) { return l[i]; });
+      .def("__getitem__", [](const nn::ModuleList& l, size_t i) { return l[i]; }, py::arg("idx"));
 
   auto mha_forward = [](nn::MultiheadAttention& mod, const Tensor& query, const Tensor& key, const Tensor& value,
                         OptTensor key_padding_mask, bool need_weights, OptTensor attn_mask, bool average_attn_weights,

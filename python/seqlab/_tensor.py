@@ -10,6 +10,7 @@ from . import _args, _core
 from ._core import Tensor
 from ._device import CPU, parse_to
 from ._device import check_device as _check_device_type
+from ._tensor_str import tensor_repr
 
 float32 = _core.dtype.float32
 float64 = _core.dtype.float64
@@ -146,21 +147,26 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of the given size with uninitialised values (torch.empty)."""
     _check_device(device, "empty")
     return _finish(_core._empty(_size(size, "empty"), _args.dtype(dtype, "empty") or _default_dtype), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of the given size filled with 0 (torch.zeros); float32 unless dtype says otherwise."""
     _check_device(device, "zeros")
     return _finish(_core._full(_size(size, "zeros"), 0.0, _args.dtype(dtype, "zeros") or _default_dtype), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of the given size filled with 1 (torch.ones)."""
     _check_device(device, "ones")
     return _finish(_core._full(_size(size, "ones"), 1.0, _args.dtype(dtype, "ones") or _default_dtype), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    """A tensor of the given size filled with fill_value; the dtype follows fill_value (bool, int64 or
+    float32) unless dtype says otherwise (torch.full)."""
     _check_device(device, "full")
     if _args.dtype(dtype, "full") is None:
         dtype = bool if isinstance(fill_value, builtins.bool) else int64 if isinstance(fill_value, int) else _default_dtype
@@ -172,6 +178,8 @@ _NO_END = object()  # arange(5) is arange(0, 5); arange(0, None) is torch's Type
 
 
 def arange(start, end=_NO_END, step=1, dtype=None, device=None, requires_grad=False):
+    """The values start, start + step, ... below end (arange(end) starts at 0); int64 when all
+    arguments are ints, else float32 (torch.arange)."""
     _check_device(device, "arange")
     if end is _NO_END:
         start, end = 0, start
@@ -182,6 +190,7 @@ def arange(start, end=_NO_END, step=1, dtype=None, device=None, requires_grad=Fa
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    """An n x m matrix (m = n by default) with ones on the diagonal and zeros elsewhere (torch.eye)."""
     _check_device(device, "eye")
     n = _args.index(n, "eye", "n")
     m = n if m is None else _args.index(m, "eye", "m")
@@ -189,18 +198,22 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform random values in [0, 1) of the given size, from generator or the default one (torch.rand)."""
     _check_device(device, "rand")
     d = _args.dtype(dtype, "rand") or _default_dtype
     return _finish(_core._rand(_size(size, "rand"), d, _args.generator(generator, "rand")), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal random values N(0, 1) of the given size (torch.randn)."""
     _check_device(device, "randn")
     d = _args.dtype(dtype, "randn") or _default_dtype
     return _finish(_core._randn(_size(size, "randn"), d, _args.generator(generator, "randn")), requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Random integers uniform in [low, high) of the given size; randint(high, size) starts at 0
+    (torch.randint)."""
     _check_device(device, "randint")
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
@@ -235,36 +248,43 @@ def _random_(self, *args, generator=None, **kwargs):
 
 
 def zeros_like(x, dtype=None, device=None, requires_grad=False):
+    """zeros with x's shape (and dtype, unless dtype says otherwise) (torch.zeros_like)."""
     _check_device(device, "zeros_like")
     return zeros(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
 def ones_like(x, dtype=None, device=None, requires_grad=False):
+    """ones with x's shape and dtype (torch.ones_like)."""
     _check_device(device, "ones_like")
     return ones(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
 def empty_like(x, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor with x's shape and dtype (torch.empty_like)."""
     _check_device(device, "empty_like")
     return empty(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
 def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
+    """A tensor with x's shape and dtype filled with fill_value (torch.full_like)."""
     _check_device(device, "full_like")
     return full(x.shape, fill_value, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
 def rand_like(x, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """U[0, 1) random values with x's shape and dtype (torch.rand_like)."""
     _check_device(device, "rand_like")
     return rand(x.shape, generator=generator, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
 def randn_like(x, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """N(0, 1) random values with x's shape and dtype (torch.randn_like)."""
     _check_device(device, "randn_like")
     return randn(x.shape, generator=generator, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
 def randint_like(x, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Random integers in [low, high) with x's shape and dtype (torch.randint_like)."""
     _check_device(device, "randint_like")
     if high is None:
         low, high = 0, low
@@ -274,6 +294,8 @@ def randint_like(x, low=0, high=None, *, generator=None, dtype=None, device=None
 # ------------------------------------------------------------------ composed helpers
 @_args.numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The standard deviation sqrt(var) over dim, correction 1 (Bessel's) unless unbiased=False or
+    correction says otherwise (torch.std)."""
     return input.var(dim, unbiased, keepdim, correction=correction).sqrt()
 
 
@@ -284,21 +306,24 @@ def equal(input, other):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True if |a - b| <= atol + rtol * |b| everywhere (torch.allclose); NaNs equal only with equal_nan."""
     return builtins.bool(np.allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def numel(x):
+    """The number of elements of x (torch.numel)."""
     return x.numel()
 
 
 def is_tensor(x):
+    """True if x is a seqlab.Tensor (torch.is_tensor)."""
     return isinstance(x, Tensor)
 
 
 @_args.numpy_names
-def unbind(x, dim=0):
-    """The slices of x along dim, as a tuple (torch.unbind)."""
-    return tuple(x.select(dim, i) for i in range(x.size(dim)))
+def unbind(input, dim=0):
+    """The slices of input along dim (views, that dim removed), as a tuple (torch.unbind)."""
+    return tuple(input.select(dim, i) for i in range(input.size(dim)))
 
 
 # ------------------------------------------------------------------ indexing
@@ -415,19 +440,10 @@ def _setitem(self, key, value):
 
 
 def _repr(self):
-    arr = self.detach().numpy()
-    if self.dtype == float32 or self.dtype == float64:
-        body = np.array2string(arr, separator=", ", prefix="tensor(", precision=4, floatmode="maxprec_equal")
-    else:
-        body = np.array2string(arr, separator=", ", prefix="tensor(")
-    extras = []
-    if self.dtype not in (float32, int64, bool) or (self.numel() == 0 and self.dtype != float32):
-        extras.append(f"dtype={self.dtype}")
-    if self.grad_fn is not None:
-        extras.append(f"grad_fn=<{self.grad_fn.name()}>")
-    elif self.requires_grad:
-        extras.append("requires_grad=True")
-    text = "tensor(" + body + "".join(", " + e for e in extras) + ")"
+    """torch's repr: see _tensor_str.py."""
+    grad_fn = self.grad_fn
+    text = tensor_repr(self.detach().numpy(), self.dtype, str(self.dtype), (float32, int64, bool),
+                       None if grad_fn is None else grad_fn.name(), self.requires_grad)
     if getattr(self, "_is_param", False) is True:  # an nn.Parameter (seqlab/nn/module.py)
         return "Parameter containing:\n" + text
     return text
@@ -464,17 +480,17 @@ def _get_data(self):
     return self.detach()
 
 
-def _set_data(self, value):
-    """x.data = t copies t's values in (seqlab cannot swap a tensor's storage, so the shape and
-    dtype must stay: torch allows changing them)."""
-    if tuple(value.shape) != tuple(self.shape) or value.dtype != self.dtype:
-        raise RuntimeError(f"seqlab: assigning .data of shape {list(value.shape)} and dtype {value.dtype} to a "
-                           f"tensor of shape {list(self.shape)} and dtype {self.dtype} is not supported; "
-                           "seqlab can only copy values of the same shape and dtype into .data")
-    self.detach().copy_(value)
+def _assign_data(self, value):
+    """x.data = t: x now shares t's storage, shape and dtype, keeping its identity and its
+    autograd state (requires_grad, .grad), as torch's; a Parameter stays the Parameter an
+    optimizer holds."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+    self._set_data(value)
 
 
 def _tolist(self):
+    """The values as nested Python lists (a number for a 0-d tensor) (torch.Tensor.tolist)."""
     return self.detach().numpy().tolist()
 
 
@@ -490,28 +506,34 @@ def _array(self, dtype=None, copy=None):
 
 
 def _expand_as(self, other):
+    """self expanded to other's shape, without copying (torch.Tensor.expand_as)."""
     return self.expand(other.shape)
 
 
 def _view_as(self, other):
+    """self viewed with other's shape (torch.Tensor.view_as)."""
     return self.view(other.shape)
 
 
 def _type_as(self, other):
+    """self converted to other's dtype (torch.Tensor.type_as)."""
     return self.to(other.dtype)
 
 
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    """zeros of the given size with self's dtype unless dtype says otherwise (torch.Tensor.new_zeros)."""
     _check_device(device, "new_zeros")
     return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    """ones of the given size with self's dtype unless dtype says otherwise (torch.Tensor.new_ones)."""
     _check_device(device, "new_ones")
     return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    """A copy of data as a tensor with self's dtype unless dtype says otherwise (torch.Tensor.new_tensor)."""
     _check_device(device, "new_tensor")
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
@@ -633,7 +655,7 @@ Tensor.__str__ = _repr
 Tensor.__iter__ = _iter
 Tensor.__array__ = _array
 Tensor.tolist = _tolist
-Tensor.data = property(_get_data, _set_data)
+Tensor.data = property(_get_data, _assign_data, doc="The same memory without history (torch's .data); assigning swaps the memory in.")
 Tensor.__deepcopy__ = _deepcopy
 Tensor.__reduce__ = _reduce
 Tensor.std = std
@@ -665,7 +687,14 @@ Tensor.all = _all
 Tensor.any = _any
 Tensor.mv = _mv
 Tensor.dot = _dot
-Tensor.cpu = lambda self, memory_format=None: self  # every tensor is on the CPU (torch returns self too)
+
+
+def _cpu(self, memory_format=None):
+    """self: every seqlab tensor is on the CPU (torch's cpu() returns self there too)."""
+    return self
+
+
+Tensor.cpu = _cpu
 Tensor.__format__ = _format
 
 from ._histogram import histc as _histc, histogram as _histogram  # noqa: E402

@@ -11,10 +11,14 @@
 
 namespace seqlab::optim::detail {
 
-// The named state tensor of p, zero-filled (or `init`-filled) like p on first use.
+// The named state tensor of p, zero-filled (or `init`-filled) like p on first use. The kernels
+// index it as p's elements, so one that no longer matches p (p.data = t of another shape after a
+// step, or a loaded state) is an error, not a read past its end.
 inline Tensor& state_like(std::map<std::string, Tensor>& st, const char* key, const Tensor& p, double init = 0.0) {
   auto it = st.find(key);
   if (it == st.end()) it = st.emplace(key, full(p.shape(), init, p.dtype())).first;
+  SEQLAB_CHECK(it->second.shape() == p.shape() && it->second.is_contiguous(), "optimizer state '", key, "' of shape ",
+               shape_str(it->second.shape()), " does not match its parameter of shape ", shape_str(p.shape()));
   return it->second;
 }
 
@@ -39,6 +43,9 @@ void for_each_param(OptimizerWithOptions<Options>& opt, F&& f) {
       Tensor g = p.grad();
       if (!g.defined()) continue;
       check_writable(p, opt.name());
+      // add_param_group checked this, but p.data = t can since have made p a strided view
+      SEQLAB_CHECK_VALUE(p.is_contiguous(), opt.name(), ": parameters must be contiguous (got strides ",
+                         shape_str(p.strides()), " for shape ", shape_str(p.shape()), ")");
       SEQLAB_CHECK(g.shape() == p.shape(), opt.name(), ": gradient of shape ", shape_str(g.shape()),
                    " for a parameter of shape ", shape_str(p.shape()));
       if (g.dtype() != p.dtype()) g = to_dtype(g, p.dtype());

@@ -79,6 +79,9 @@ def _make_keyed_vectors(words, counts, vectors):
 
 
 class GloVe:
+    """GloVe word vectors (Pennington et al. 2014): weighted least squares on log co-occurrence counts,
+    f(X_ij) (w_i . c_j + b_i + b~_j - log X_ij)^2 with f(x) = min(1, (x / x_max)^alpha), trained by
+    AdaGrad; `wv` holds the vectors as gensim's KeyedVectors."""
     def __init__(self, sentences=None, corpus_file=None, vector_size=100, window=10, min_count=5, x_max=100,
                  alpha=0.75, learning_rate=0.05, epochs=25, workers=2, seed=1, symmetric=True,
                  distance_weighting=True, progress=True):

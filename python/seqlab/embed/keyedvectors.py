@@ -62,6 +62,8 @@ def _top(scores, topn):
 
 
 class KeyedVectors:
+    """Word vectors by key, as gensim's KeyedVectors: `kv[word]`, most_similar, similarity, analogies
+    (3CosAdd, 3CosMul), save/load in word2vec's text and binary formats."""
     def __init__(self, vector_size, count=0, dtype=np.float32):
         self.vector_size = int(vector_size)
         self.index_to_key = []

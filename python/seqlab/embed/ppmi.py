@@ -91,6 +91,9 @@ def randomized_svd(A, k, n_oversamples=10, n_iter=4, seed=1):
 
 
 class PPMI:
+    """Count-based word vectors: positive pointwise mutual information of window co-occurrences
+    (context counts smoothed with cds_alpha), factorised by a truncated SVD (Levy, Goldberg & Dagan
+    2015); `wv` holds the vectors as gensim's KeyedVectors."""
     def __init__(self, sentences=None, corpus_file=None, window=5, min_count=5, vector_size=100, cds_alpha=0.75,
                  neg=1, eig=0.5, seed=1, workers=2, svd="auto", n_oversamples=10, n_iter=4):
         """Count, weight and factorise, if sentences (token lists or lines) or corpus_file is given.

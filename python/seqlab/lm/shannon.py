@@ -44,6 +44,8 @@ def shannon_bounds(rank_freq):
 
 @dataclasses.dataclass
 class ShannonResult:
+    """The outcome of shannon_game: the rank of every guess, the frequencies q_i of guessing on the
+    i-th try, and Shannon's (1951) upper and lower entropy bounds from them."""
     ranks: np.ndarray       # rank (1 = first guess) of the true symbol at every position
     rank_freq: np.ndarray   # q_i: fraction of positions guessed on the i-th guess, i = 1..K
     alphabet: list          # the K symbols guessed among

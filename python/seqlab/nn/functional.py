@@ -20,6 +20,8 @@ from .._core import seq2seq_attention as _seq2seq_attention
 
 
 def softmax(input, dim=None, dtype=None):
+    """softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x) along dim, after converting to dtype
+    if given (F.softmax)."""
     if dim is None:
         raise TypeError("softmax(): dim must be given (implicit dim is deprecated in PyTorch)")
     x = input if dtype is None else input.to(dtype)
@@ -27,6 +29,7 @@ def softmax(input, dim=None, dtype=None):
 
 
 def log_softmax(input, dim=None, dtype=None):
+    """x_i - log sum_j exp(x_j) along dim, computed stably (F.log_softmax)."""
     if dim is None:
         raise TypeError("log_softmax(): dim must be given (implicit dim is deprecated in PyTorch)")
     x = input if dtype is None else input.to(dtype)
@@ -34,6 +37,8 @@ def log_softmax(input, dim=None, dtype=None):
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
+    """In training, zero each element with probability p and scale the rest by 1 / (1 - p)
+    (Srivastava et al. 2014; F.dropout); the input itself otherwise."""
     return _core.dropout(input, p, training)
 
 

@@ -1,16 +1,16 @@
 """Lazy modules, as torch.nn's: LazyLinear and LazyBatchNorm1d infer in_features / num_features
 from their first input. Until then their parameters are UninitializedParameter (buffers
-UninitializedBuffer); the first call materialises them, initialises them as the full module
-would (reset_parameters), and turns the module into that module (LazyLinear -> Linear).
+UninitializedBuffer); the first call materialises them in place, initialises them as the full
+module would (reset_parameters), and turns the module into that module (LazyLinear -> Linear).
 Loading a state dict into a lazy module materialises it with the loaded shapes.
 
-One difference from torch, loud rather than silent: torch materialises a parameter in place,
-keeping the object, so an optimizer built before the first call works; seqlab cannot change
-a tensor's shape in place, so the first call registers new Parameters, and an optimizer
-given uninitialized parameters refuses them with torch's "Attempted to use an uninitialized
-parameter" error. Build the optimizer after a dry run, as torch's documentation advises.
+As in torch, a placeholder is a Tensor with no elements that refuses every use but a few
+(dtype, requires_grad, to(dtype)); materialize(shape) gives the same object its memory (the
+`x.data = t` of seqlab._core, which keeps the object and its autograd state) and makes it a plain
+Tensor, so an optimizer built before the first call holds the parameters it trains.
 Tests: tests/test_lazy.py."""
 from .. import _core
+from .._core import Tensor
 from ..autograd import no_grad
 from .layers import BatchNorm1d, Linear, _empty, _factory
 from .module import Parameter
@@ -27,16 +27,29 @@ def uninitialized_error(where):
     return ValueError(f"Attempted to use an uninitialized parameter in {where}. {_HELP}")
 
 
-class _Uninitialized:
-    """A placeholder with a dtype and nothing else: every tensor method raises torch's error."""
+# What a placeholder allows (torch's UninitializedTensorMixin._allowed_methods, in part); private
+# names and dunders are looked up as usual, and every op given a placeholder refuses it
+# (cpp/python/bind_common.hpp, the Tensor caster).
+_ALLOWED = frozenset({"shape", "dtype", "requires_grad", "requires_grad_", "grad", "grad_fn", "is_leaf",
+                      "is_floating_point", "to", "detach", "materialize", "cls_to_become"})
 
+
+class _Uninitialized(Tensor):
+    """A Tensor subclass with a dtype and no data yet. Its dtype and requires_grad live here, in
+    Python, because the C++ side refuses the object until materialize() turns it into a Tensor."""
+
+    __slots__ = ()  # the layout of Tensor itself, so that materialize() can make the object a Tensor
     _uninitialized = True
-    grad = None
-    grad_fn = None
 
     def __init__(self, requires_grad, dtype):
-        self.requires_grad = requires_grad
-        self.dtype = dtype
+        Tensor.__init__(self)  # an empty tensor underneath: the object that gets the data later
+        self._dtype = dtype
+        self._requires_grad = requires_grad
+
+    def __getattribute__(self, name):
+        if name.startswith("_") or name in _ALLOWED:
+            return object.__getattribute__(self, name)
+        raise uninitialized_error(f"<method '{name}' of 'Tensor' objects>")
 
     @property
     def shape(self):
@@ -45,30 +58,56 @@ class _Uninitialized:
                            "initialized one. Call `forward` to initialize the parameters before accessing their "
                            "attributes.")
 
-    # What torch allows on them (UninitializedTensorMixin._allowed_methods, in part).
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self._requires_grad = bool(value)
+
+    grad = None
+    grad_fn = None
+    is_leaf = True
+
     def is_floating_point(self):
-        return self.dtype in (_core.dtype.float32, _core.dtype.float64)
+        return self._dtype in (_core.dtype.float32, _core.dtype.float64)
 
     def to(self, *args, **kwargs):
         """to(dtype) changes the dtype the tensor will have; the device can only be the CPU."""
         from .._device import parse_to
         _, dtype, _ = parse_to(args, kwargs)
         if dtype is not None:
-            self.dtype = dtype
+            self._dtype = dtype
         return self
 
     def detach(self):
         return self
 
     def requires_grad_(self, requires_grad=True):
-        self.requires_grad = requires_grad
+        self._requires_grad = requires_grad
         return self
 
-    def __getattr__(self, name):
-        raise uninitialized_error(f"<method '{name}' of 'Tensor' objects>")
+    def __deepcopy__(self, memo):
+        out = type(self)(self._requires_grad, dtype=self._dtype)
+        memo[id(self)] = out
+        return out
 
-    def _tensor(self, shape):
-        return _empty(tuple(shape), self.dtype)
+    def materialize(self, shape, device=None, dtype=None):
+        """Give this object memory of `shape` (uninitialised values) in place; it becomes a Tensor
+        (a Parameter stays one), so whoever holds it (an optimizer) holds the real parameter."""
+        if dtype is not None:
+            self._dtype = dtype
+        data, requires_grad = _empty(tuple(shape), self._dtype), self._requires_grad
+        self.__class__ = Tensor  # from here on the C++ ops accept it
+        del self._dtype, self._requires_grad
+        self._set_data(data)
+        self.requires_grad_(requires_grad)
+        return self
 
 
 def _refuse(name):
@@ -77,41 +116,36 @@ def _refuse(name):
     return method
 
 
-# Operators are looked up on the type, not through __getattr__: each raises torch's error too.
+# Operators are looked up on the type, not through __getattribute__: each raises torch's error.
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__matmul__", "__rmatmul__",
               "__truediv__", "__rtruediv__", "__pow__", "__neg__", "__getitem__", "__setitem__", "__len__",
-              "__iter__", "__float__", "__int__", "__bool__", "__array__", "__iadd__", "__isub__", "__imul__"):
+              "__iter__", "__float__", "__int__", "__bool__", "__array__", "__iadd__", "__isub__", "__imul__",
+              "__format__", "__index__"):
     setattr(_Uninitialized, _name, _refuse(_name.strip("_")))
 
 
 class UninitializedParameter(_Uninitialized):
-    """A parameter whose shape is not known yet; materialize(shape) returns the Parameter."""
+    """A parameter whose shape is not known yet; materialize(shape) makes it the Parameter."""
 
+    __slots__ = ()
     _is_param = True
     cls_to_become = Parameter
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
         super().__init__(requires_grad, _factory(device, dtype))
-
-    def materialize(self, shape, device=None, dtype=None):
-        if dtype is not None:
-            self.dtype = dtype
-        return Parameter(self._tensor(shape), self.requires_grad)
+        self._is_param = True  # stays on the object when it becomes a Tensor
 
     def __repr__(self):
         return "<UninitializedParameter>"
 
 
 class UninitializedBuffer(_Uninitialized):
-    """A buffer whose shape is not known yet; materialize(shape) returns the tensor."""
+    """A buffer whose shape is not known yet; materialize(shape) makes it the tensor."""
+
+    __slots__ = ()
 
     def __init__(self, requires_grad=False, device=None, dtype=None):
         super().__init__(requires_grad, _factory(device, dtype))
-
-    def materialize(self, shape, device=None, dtype=None):
-        if dtype is not None:
-            self.dtype = dtype
-        return self._tensor(shape)
 
     def __repr__(self):
         return "<UninitializedBuffer>"
@@ -139,11 +173,8 @@ class LazyModuleMixin:
         raise NotImplementedError(f"initialize_parameters is not implemented for {type(self).__name__}")
 
     def _materialize(self, name, shape):
-        """Replace the placeholder `name` by a tensor of `shape` (registered under the same name)."""
-        if name in self._parameters:
-            self._parameters[name] = self._parameters[name].materialize(shape)
-        else:
-            self._buffers[name] = self._buffers[name].materialize(shape)
+        """Give the placeholder `name` memory of `shape`, in place (the same object stays registered)."""
+        (self._parameters if name in self._parameters else self._buffers)[name].materialize(shape)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):

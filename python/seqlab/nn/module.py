@@ -17,9 +17,9 @@ storage, as torch's Parameter does), a leaf with requires_grad set and the insta
 ``isinstance(p, nn.Parameter)`` test that mark, and repr(p) reads "Parameter containing:\\n
 tensor(...)". The one visible difference from torch: ``type(p)`` is seqlab.Tensor.
 
-Conversions (to(dtype), float(), double()) therefore cannot swap a parameter's data in place
-(torch sets ``param.data``; seqlab has no such setter): a converted parameter is a new
-Parameter registered under the same name. Parameters shared between modules (tied weights)
+Conversions (to(dtype), float(), double()) register a converted parameter as a new Parameter
+under the same name (torch sets ``param.data`` in place, keeping the object; seqlab's
+``x.data = t`` could do the same now, but this code predates it). Parameters shared between modules (tied weights)
 stay shared, and .grad is converted with them. Build the optimizer after converting the
 model, as PyTorch also advises.
 """

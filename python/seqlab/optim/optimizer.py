@@ -4,6 +4,7 @@
 schedulers do) updates the C++ optimizer at once. `step()` is one C++ call that updates
 every parameter of every group (cpp/src/optim/)."""
 import collections
+import contextlib
 import collections.abc
 import numbers
 
@@ -57,6 +58,27 @@ class _ParamGroup(dict):
         return (dict, (dict(self),))
 
 
+def _is_placeholder(p):
+    """A lazy module's parameter before its first call (it has no state yet)."""
+    return getattr(type(p), "_uninitialized", False)
+
+
+@contextlib.contextmanager
+def _placeholders_as_tensors(params):
+    """A lazy module's placeholder Parameters (nn.UninitializedParameter, which every op refuses)
+    are handed to the C++ optimizer as the Tensors they are underneath: it keeps the objects,
+    which the module's first call gives their data in place, so an optimizer built before that
+    call trains them (as torch's does)."""
+    lazy = [(p, type(p)) for p in params if _is_placeholder(p)]
+    for p, _ in lazy:
+        p.__class__ = _core.Tensor
+    try:
+        yield
+    finally:
+        for p, cls in lazy:
+            p.__class__ = cls
+
+
 class Optimizer:
     """Base class: `params` is an iterable of tensors or of dicts (parameter groups)."""
 
@@ -83,17 +105,10 @@ class Optimizer:
         group = dict(param_group)
         params = group["params"]
         group["params"] = [params] if isinstance(params, _core.Tensor) else list(params)
-        for p in group["params"]:
-            if getattr(type(p), "_uninitialized", False):  # a lazy module before its first call
-                raise ValueError(
-                    f"Attempted to use an uninitialized parameter in {type(self).__name__}(). This error happens "
-                    "when you are using a `LazyModule` or explicitly manipulating "
-                    "`torch.nn.parameter.UninitializedParameter` objects. When using LazyModules Call `forward` "
-                    "with a dummy batch to initialize the parameters before calling torch functions (seqlab "
-                    "replaces the parameters at the first call, so build the optimizer after it)")
         for key, value in self.defaults.items():
             group.setdefault(key, value)
-        self._core.add_param_group(group["params"], _to_core(group, type(self)._core_options()))
+        with _placeholders_as_tensors(group["params"]):
+            self._core.add_param_group(group["params"], _to_core(group, type(self)._core_options()))
         self.param_groups.append(_ParamGroup(self, len(self.param_groups), group))
 
     @property
@@ -102,7 +117,7 @@ class Optimizer:
         out = collections.defaultdict(dict)
         for group in self.param_groups:
             for p in group["params"]:
-                st = self._core.get_state(p)
+                st = None if _is_placeholder(p) else self._core.get_state(p)
                 if st is not None:
                     out[p] = dict(st)
         return out
@@ -126,7 +141,7 @@ class Optimizer:
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = list(range(index, index + len(group["params"])))
             for p in group["params"]:
-                st = self._core.get_state(p)
+                st = None if _is_placeholder(p) else self._core.get_state(p)
                 if st is not None:
                     state[index] = {k: v.clone() for k, v in st.items()}
                 index += 1

@@ -1,0 +1,1707 @@
+"""
+seqlab's C++ core: tensors, autograd and ops
+"""
+from __future__ import annotations
+import collections.abc
+import numpy
+from seqlab._tensor import values_indices as _values_indices
+import typing
+from . import linalg
+from . import init
+from . import cpp_nn
+from . import optim
+from . import text
+from . import lm
+from . import word2vec
+from . import glove
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bmm', 'canonical_mask', 'cat', 'ceil', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'embedding', 'eq', 'exp', 'expm1', 'flatten', 'floor', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'gru_cell', 'gt', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'pow', 'relu', 'remainder', 'reshape', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'sin', 'sinusoidal_encoding', 'softmax', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'text', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+class dtype:
+    """
+    Members:
+    
+      float32
+    
+      float64
+    
+      int64
+    
+      bool
+    """
+    __members__: typing.ClassVar[dict[str, dtype]]
+    bool: typing.ClassVar[dtype]
+    float32: typing.ClassVar[dtype]
+    float64: typing.ClassVar[dtype]
+    int64: typing.ClassVar[dtype]
+    @typing.overload
+    def __eq__(self: dtype, other: dtype) -> bool:
+        ...
+    @typing.overload
+    def __eq__(self: dtype, other: typing.Any) -> bool:
+        ...
+    def __getstate__(self) -> int:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __index__(self: dtype) -> int:
+        ...
+    def __init__(self: dtype, value: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __int__(self: dtype) -> int:
+        ...
+    @typing.overload
+    def __ne__(self: dtype, other: dtype) -> bool:
+        ...
+    @typing.overload
+    def __ne__(self: dtype, other: typing.Any) -> bool:
+        ...
+    @typing.overload
+    def __repr__(self) -> str:
+        ...
+    @typing.overload
+    def __repr__(self: dtype) -> str:
+        ...
+    def __setstate__(self: dtype, state: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @typing.overload
+    def __str__(self: dtype) -> str:
+        ...
+    @typing.overload
+    def __str__(self) -> str:
+        ...
+    @property
+    def is_floating_point(self) -> bool:
+        ...
+    @property
+    def itemsize(self) -> int:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+    @property
+    def value(self) -> int:
+        ...
+class Node:
+    """
+    A recorded op (a tensor's grad_fn).
+    """
+    def __repr__(self) -> str:
+        ...
+    def name(self) -> str:
+        """
+        The op's name, as torch's (MulBackward0).
+        """
+    @property
+    def next_functions(self) -> tuple:
+        """
+        ((node, input_nr), ...): where the gradient goes next, one pair per input (None for a constant).
+        """
+class Tensor:
+    """
+    An n-dimensional array of float32, float64, int64 or bool with reverse-mode autograd, as torch.Tensor.
+    Make one with seqlab.tensor(data), zeros, randn, ...; Tensor(data) and Tensor(*sizes) are torch's legacy
+    constructors. A tensor that requires grad records the ops applied to it, and backward() fills .grad.
+    """
+    __array_priority__: typing.ClassVar[int] = 1000
+    def all(self, dim = None, keepdim = False):
+        """
+        True where every element (along dim) is nonzero, as torch.all (a bool tensor).
+        """
+    def any(self, dim = None, keepdim = False):
+        """
+        True where some element (along dim) is nonzero, as torch.any (a bool tensor).
+        """
+    def argsort(self, dim = -1, descending = False, stable = False):
+        """
+        The indices that sort input along dim, as torch.argsort.
+        """
+    def dot(self, tensor):
+        """
+        Σ_i input_i · tensor_i of two 1-d tensors of one size and dtype, as torch.dot.
+        """
+    def flip(self, *dims, **kwargs):
+        """
+        Reverse the order of elements along dims (torch.flip(input, dims); x.flip(0, 1)).
+        """
+    def histc(self, bins = 100, min = 0, max = 0):
+        """
+        Counts of input's elements in `bins` equal bins over [min, max]; min == max means the
+            data's range (widened by 1 each side if it is one value). Elements outside are ignored.
+        """
+    def histogram(self, bins, *, range = None, weight = None, density = False):
+        """
+        (hist, bin_edges): bins is a number of equal bins over `range` (the data's range by
+            default, widened by 0.5 each side if it is one value) or a 1-d tensor of increasing edges.
+            weight: one weight per element (the counts' sum). density: hist / (Σ hist · bin width).
+        """
+    def mv(self, vec):
+        """
+        Matrix (n, m) times vector (m,), as torch.mv.
+        """
+    def repeat(self, *sizes):
+        """
+        Tile input sizes[i] times along each dim (Tensor.repeat), as expand + reshape.
+        """
+    def repeat_interleave(self, repeats, dim = None, output_size = None):
+        """
+        Repeat each element repeats times (an int or one count per element) along dim, as torch's.
+        """
+    def roll(self, shifts, dims = None):
+        """
+        Roll elements along dims by shifts; without dims, the flattened tensor, as torch.roll.
+        """
+    def sort(self, dim = -1, descending = False, stable = False):
+        """
+        (values, indices) of input sorted along dim (ascending unless descending), as torch.sort.
+        """
+    def std(self, dim = None, unbiased = None, keepdim = False, *, correction = None):
+        """
+        The standard deviation sqrt(var) over dim, correction 1 (Bessel's) unless unbiased=False or
+            correction says otherwise (torch.std).
+        """
+    def topk(self, k, dim = -1, largest = True, sorted = True):
+        """
+        The k largest (or smallest) values along dim and their indices, as torch.topk.
+        """
+    def unbind(self, dim = 0):
+        """
+        The slices of input along dim (views, that dim removed), as a tuple (torch.unbind).
+        """
+    def __abs__(self) -> Tensor:
+        ...
+    def __add__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __and__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __array__(self, dtype = None, copy = None):
+        ...
+    def __bool__(self) -> bool:
+        ...
+    def __deepcopy__(self, memo):
+        """
+        A copy with its own storage; keeps requires_grad and the Parameter mark, drops history.
+        """
+    def __dlpack__(self, *, stream: typing.Any = None, max_version: typing.Any = None, dl_device: typing.Any = None, copy: typing.Any = None) -> typing.Any:
+        """
+        A DLPack capsule sharing this tensor's memory, for another library's from_dlpack.
+        """
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """
+        (device type, device id): (kDLCPU, 0).
+        """
+    def __eq__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __float__(self) -> float:
+        ...
+    def __format__(self, spec):
+        """
+        format(t, '.4f') of a 0-d tensor formats its value; an empty spec is str(t), as torch's.
+        """
+    def __ge__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __getitem__(self, key):
+        ...
+    def __gt__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __iadd__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __imod__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __imul__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __index__(self) -> int:
+        ...
+    def __init__(self, *args, **kwargs) -> None:
+        """
+        Tensor(data) copies data as float32; Tensor(*sizes) is uninitialised; Tensor() is empty.
+        """
+    def __int__(self) -> int:
+        ...
+    def __invert__(self) -> Tensor:
+        ...
+    def __isub__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __iter__(self):
+        ...
+    def __itruediv__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __le__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __len__(self) -> int:
+        ...
+    def __lt__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __matmul__(self, other: Tensor) -> Tensor:
+        ...
+    def __mod__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __mul__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __ne__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __neg__(self) -> Tensor:
+        ...
+    def __or__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __pow__(self, exponent: typing.Any) -> typing.Any:
+        ...
+    def __radd__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __reduce__(self):
+        """
+        Pickling: the data as a NumPy array, plus requires_grad and the Parameter mark.
+        """
+    def __repr__(self):
+        """
+        torch's repr: see _tensor_str.py.
+        """
+    def __rmod__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __rmul__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __rpow__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __rsub__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __rtruediv__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __setitem__(self, key, value):
+        ...
+    def __str__(self):
+        """
+        torch's repr: see _tensor_str.py.
+        """
+    def __sub__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __truediv__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __xor__(self, other: typing.Any) -> typing.Any:
+        ...
+    def _index(self, indices: collections.abc.Sequence[Tensor | None]) -> Tensor:
+        ...
+    def _index_put_(self, indices: collections.abc.Sequence[Tensor | None], values: Tensor, accumulate: bool) -> Tensor:
+        ...
+    def _rebase(self, result: Tensor) -> None:
+        ...
+    def _set_data(self, data: Tensor) -> None:
+        """
+        x.data = data: x now shares data's memory, shape and dtype, keeping its own autograd state.
+        """
+    def _slice(self, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, end: typing.SupportsInt | typing.SupportsIndex, step: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        ...
+    def abs(self) -> Tensor:
+        """
+        out = |input| (torch.abs).
+        """
+    def add(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+        """
+        out = input + alpha * other, elementwise with broadcasting; other may be a number (torch.add).
+        """
+    def add_(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+        """
+        In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
+        """
+    def argmax(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False) -> Tensor:
+        """
+        The index of the largest value along dim (of the flattened input if dim is None), the first if tied
+        (torch.argmax).
+        """
+    def argmin(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False) -> Tensor:
+        """
+        The index of the smallest value along dim (of the flattened input if dim is None) (torch.argmin).
+        """
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None) -> None:
+        """
+        Accumulate d(self)/d(leaf), times gradient (needed unless self has one element), into every leaf's
+        .grad by the chain rule, in reverse order of the ops; the graph is freed unless retain_graph.
+        """
+    @typing.overload
+    def bernoulli(self, *, generator: Generator = None) -> Tensor:
+        """
+        1 with probability self_i, else 0 (torch.bernoulli).
+        """
+    @typing.overload
+    def bernoulli(self, p: typing.SupportsFloat | typing.SupportsIndex, *, generator: Generator = None) -> Tensor:
+        """
+        1 with probability p, else 0, in the shape and dtype of self.
+        """
+    @typing.overload
+    def bernoulli_(self, p: Tensor, *, generator: Generator = None) -> Tensor:
+        """
+        Fill with 1 with probability p_i (a tensor broadcast to self), else 0, in place.
+        """
+    @typing.overload
+    def bernoulli_(self, p: typing.SupportsFloat | typing.SupportsIndex = 0.5, *, generator: Generator = None) -> Tensor:
+        """
+        Fill with 1 with probability p, else 0, in place.
+        """
+    def bmm(self, mat2: Tensor) -> Tensor:
+        """
+        (b, n, m) @ (b, m, p) -> (b, n, p), one matrix product per batch (torch.bmm).
+        """
+    def bool(self) -> Tensor:
+        """
+        self converted to bool, as torch.Tensor.to(bool).
+        """
+    def ceil(self) -> Tensor:
+        """
+        out = the smallest integer >= input (torch.ceil).
+        """
+    def ceil_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def chunk(self, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> list[Tensor]:
+        """
+        At most `chunks` views of equal size ceil(n / chunks) along dim (torch.chunk).
+        """
+    def clamp(self, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clamp).
+        """
+    def clamp_(self, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        In-place clamp: self = min(max(self, min), max).
+        """
+    def clip(self, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).
+        """
+    def clone(self) -> Tensor:
+        """
+        A copy with its own memory; the gradient flows back to input (torch.clone).
+        """
+    def contiguous(self) -> Tensor:
+        """
+        self if its memory is contiguous (row-major), else a contiguous copy.
+        """
+    def copy_(self, src: Tensor) -> Tensor:
+        """
+        Copy src's values into self in place (src broadcasts to self, dtypes convert); returns self.
+        """
+    def cos(self) -> Tensor:
+        """
+        out = cos(input), in radians (torch.cos).
+        """
+    def cos_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def cpu(self, memory_format = None):
+        """
+        self: every seqlab tensor is on the CPU (torch's cpu() returns self there too).
+        """
+    def cumprod(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: dtype | None = None) -> Tensor:
+        """
+        Cumulative product along dim: y_i = x_0 * ... * x_i (torch.cumprod), differentiable also
+        where x has zeros.
+        """
+    def cumsum(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: dtype | None = None) -> Tensor:
+        """
+        Cumulative sum along dim: y_i = x_0 + ... + x_i (torch.cumsum). Integers and bools give int64
+        unless dtype= says otherwise; dtype= casts the input first.
+        """
+    def data_ptr(self) -> int:
+        """
+        The address of the first element.
+        """
+    def detach(self) -> Tensor:
+        """
+        The same memory as a new leaf without history: autograd does not see through it.
+        """
+    def detach_(self) -> Tensor:
+        """
+        Cut self from its history in place; returns self.
+        """
+    def dim(self) -> int:
+        """
+        The number of dims.
+        """
+    def div(self, other: typing.Any) -> Tensor:
+        """
+        out = input / other, true division, elementwise with broadcasting (torch.div).
+        """
+    def div_(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+        """
+        In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
+        """
+    def double(self) -> Tensor:
+        """
+        self converted to float64, as torch.Tensor.to(float64).
+        """
+    def element_size(self) -> int:
+        """
+        The size of one element in bytes.
+        """
+    def eq(self, other: typing.Any) -> Tensor:
+        """
+        input == other elementwise, a bool tensor (torch.eq).
+        """
+    def exp(self) -> Tensor:
+        """
+        out = e^input (torch.exp).
+        """
+    def expand(self, *args) -> Tensor:
+        """
+        expand(*sizes): size-1 dims repeated to the given sizes without copying (stride 0); -1 keeps a size
+        (torch.Tensor.expand).
+        """
+    def expand_as(self, other):
+        """
+        self expanded to other's shape, without copying (torch.Tensor.expand_as).
+        """
+    def expm1(self) -> Tensor:
+        """
+        out = e^input - 1, accurate for small input (torch.expm1).
+        """
+    def expm1_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def exponential_(self, lambd: typing.SupportsFloat | typing.SupportsIndex = 1.0, *, generator: Generator = None) -> Tensor:
+        """
+        Fill with x ~ Exp(lambd) in place: x = -log(1 - u) / lambd, u ~ U[0, 1).
+        """
+    def fill_(self, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+        """
+        Fill self with value in place; returns self.
+        """
+    def flatten(self, start_dim: typing.SupportsInt | typing.SupportsIndex = 0, end_dim: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
+        """
+        Dims start_dim..end_dim merged into one (a view when possible) (torch.flatten).
+        """
+    def float(self) -> Tensor:
+        """
+        self converted to float32, as torch.Tensor.to(float32).
+        """
+    def floor(self) -> Tensor:
+        """
+        out = the largest integer <= input (torch.floor).
+        """
+    def floor_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def fmod(self, other: typing.Any) -> Tensor:
+        """
+        The C remainder input - trunc(input / other) * other: the sign of input (torch.fmod).
+        """
+    def fmod_(self, other: typing.Any) -> Tensor:
+        """
+        In place: self = remainder(self, other) (remainder_) or fmod(self, other) (fmod_).
+        """
+    def frac(self) -> Tensor:
+        """
+        out = input - trunc(input), with the sign of input (torch.frac).
+        """
+    def frac_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def gather(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
+        """
+        out[i][j] = input[index[i][j]][j] for dim=0 (and likewise for other dims); out has index's shape
+        (torch.gather).
+        """
+    def ge(self, other: typing.Any) -> Tensor:
+        """
+        input >= other elementwise, a bool tensor (torch.ge).
+        """
+    def gt(self, other: typing.Any) -> Tensor:
+        """
+        input > other elementwise, a bool tensor (torch.gt).
+        """
+    def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
+        """
+        The entries index (1-d, int64) along dim, copied (torch.index_select).
+        """
+    def is_contiguous(self) -> bool:
+        """
+        True if the elements lie in memory in row-major order with no gaps.
+        """
+    def is_floating_point(self) -> bool:
+        """
+        True for float32 and float64.
+        """
+    def item(self) -> typing.Any:
+        """
+        The value of a one-element tensor as a Python number.
+        """
+    def le(self, other: typing.Any) -> Tensor:
+        """
+        input <= other elementwise, a bool tensor (torch.le).
+        """
+    def log(self) -> Tensor:
+        """
+        out = ln(input), the natural logarithm; NaN below 0, -inf at 0 (torch.log).
+        """
+    def log10(self) -> Tensor:
+        """
+        out = log10(input) (torch.log10).
+        """
+    def log10_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def log1p(self) -> Tensor:
+        """
+        out = ln(1 + input), accurate for small input (torch.log1p).
+        """
+    def log1p_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def log2(self) -> Tensor:
+        """
+        out = log2(input) (torch.log2).
+        """
+    def log2_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def log_softmax(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        log_softmax(x)_i = x_i - log sum_j exp(x_j), computed stably along dim (torch.log_softmax).
+        """
+    def logical_and(self, other: typing.Any) -> Tensor:
+        """
+        input AND other, zero meaning False, a bool tensor (torch.logical_and).
+        """
+    def logical_not(self) -> Tensor:
+        """
+        NOT input, zero meaning False, a bool tensor (torch.logical_not).
+        """
+    def logical_or(self, other: typing.Any) -> Tensor:
+        """
+        input OR other, zero meaning False, a bool tensor (torch.logical_or).
+        """
+    def logical_xor(self, other: typing.Any) -> Tensor:
+        """
+        input XOR other, zero meaning False, a bool tensor (torch.logical_xor).
+        """
+    def long(self) -> Tensor:
+        """
+        self converted to int64, as torch.Tensor.to(int64).
+        """
+    def lt(self, other: typing.Any) -> Tensor:
+        """
+        input < other elementwise, a bool tensor (torch.lt).
+        """
+    def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor:
+        """
+        input with value where mask (broadcast to input) is True (torch.masked_fill).
+        """
+    def masked_fill_(self, mask: Tensor, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+        """
+        self_i = value where mask_i is True, in place; returns self.
+        """
+    def matmul(self, other: Tensor) -> Tensor:
+        """
+        The matrix product with NumPy's rules: 1-d is a vector, batch dims broadcast (torch.matmul).
+        """
+    def max(self, dim: typing.Any = None, keepdim: bool = False, *, keepdims: bool = False) -> typing.Any:
+        """
+        max(input): the largest element; max(input, dim, keepdim=False): (values, indices) along dim;
+        max(input, other): maximum(input, other) (torch.max).
+        """
+    def maximum(self, other: typing.Any) -> Tensor:
+        """
+        The elementwise maximum of input and other; NaN if either is NaN (torch.maximum).
+        """
+    def mean(self, dim: typing.Any = None, keepdim: bool = False, *, dtype: dtype | None = None, keepdims: bool = False) -> Tensor:
+        """
+        The mean over dim (an int, a tuple of ints, or None: all) (torch.mean).
+        """
+    def min(self, dim: typing.Any = None, keepdim: bool = False, *, keepdims: bool = False) -> typing.Any:
+        """
+        min(input): the smallest element; min(input, dim, keepdim=False): (values, indices) along dim;
+        min(input, other): minimum(input, other) (torch.min).
+        """
+    def minimum(self, other: typing.Any) -> Tensor:
+        """
+        The elementwise minimum of input and other; NaN if either is NaN (torch.minimum).
+        """
+    def mm(self, mat2: Tensor) -> Tensor:
+        """
+        (n, m) @ (m, p) -> (n, p), 2-d only (torch.mm).
+        """
+    def mul(self, other: typing.Any) -> Tensor:
+        """
+        out = input * other, elementwise with broadcasting; other may be a number (torch.mul).
+        """
+    def mul_(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+        """
+        In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
+        """
+    def multinomial(self, num_samples: typing.SupportsInt | typing.SupportsIndex, replacement: bool = False, *, generator: Generator = None) -> Tensor:
+        """
+        num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).
+        """
+    def narrow(self, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        A view of elements start..start+length-1 along dim (torch.narrow).
+        """
+    def ndimension(self) -> int:
+        """
+        The number of dims (dim's other name).
+        """
+    def ne(self, other: typing.Any) -> Tensor:
+        """
+        input != other elementwise, a bool tensor (torch.ne).
+        """
+    def neg(self) -> Tensor:
+        """
+        out = -input (torch.neg).
+        """
+    def negative(self) -> Tensor:
+        """
+        out = -input (torch.negative, an alias of neg).
+        """
+    def nelement(self) -> int:
+        """
+        The number of elements (numel's other name).
+        """
+    def new_ones(self, *size, dtype = None, device = None, requires_grad = False):
+        """
+        ones of the given size with self's dtype unless dtype says otherwise (torch.Tensor.new_ones).
+        """
+    def new_tensor(self, data, dtype = None, device = None, requires_grad = False):
+        """
+        A copy of data as a tensor with self's dtype unless dtype says otherwise (torch.Tensor.new_tensor).
+        """
+    def new_zeros(self, *size, dtype = None, device = None, requires_grad = False):
+        """
+        zeros of the given size with self's dtype unless dtype says otherwise (torch.Tensor.new_zeros).
+        """
+    def nonzero(self) -> Tensor:
+        """
+        The indices of the non-zero elements, one row per element: shape (n, input.dim()) (torch.nonzero).
+        """
+    def norm(self, p: typing.Any = 'fro', dim: typing.Any = None, keepdim: bool = False, dtype: dtype | None = None) -> Tensor:
+        """
+        The vector p-norm (sum |x|^p)^(1/p) over dim; p='fro' is 2 (torch.norm).
+        """
+    def normal_(self, mean: typing.SupportsFloat | typing.SupportsIndex = 0.0, std: typing.SupportsFloat | typing.SupportsIndex = 1.0, *, generator: Generator = None) -> Tensor:
+        """
+        Fill with x ~ N(mean, std^2) in place.
+        """
+    def numel(self) -> int:
+        """
+        The number of elements, the product of the sizes.
+        """
+    def numpy(self, *, force: bool = False) -> numpy.ndarray:
+        """
+        A NumPy array sharing this tensor's memory (torch.Tensor.numpy); refuses tensors that require grad
+        unless force=True.
+        """
+    def permute(self, *args) -> Tensor:
+        """
+        permute(*dims): a view with the dims reordered (torch.permute).
+        """
+    def pow(self, exponent: typing.Any) -> Tensor:
+        """
+        out = input ** exponent elementwise; exponent a tensor (broadcast) or a number (torch.pow).
+        """
+    def random_(self, *args, generator = None, **kwargs):
+        """
+        Fill with integers uniform in [from, to), in place: torch's random_(from=0, to=None, *,
+            generator=None), where random_(to) alone means [0, to) and no bounds every integer the dtype
+            holds exactly, from 0.
+        """
+    def relu(self) -> Tensor:
+        """
+        out = max(input, 0); the gradient at 0 is 0, as torch's (torch.relu).
+        """
+    def remainder(self, other: typing.Any) -> Tensor:
+        """
+        Python's modulus input - floor(input / other) * other: the sign of other (torch.remainder).
+        """
+    def remainder_(self, other: typing.Any) -> Tensor:
+        """
+        In place: self = remainder(self, other) (remainder_) or fmod(self, other) (fmod_).
+        """
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """
+        Set requires_grad in place (leaves only); returns self.
+        """
+    def reshape(self, *args) -> Tensor:
+        """
+        reshape(*shape): a view with the new shape when the strides allow, else a copy (torch.reshape).
+        """
+    def retain_grad(self) -> None:
+        """
+        Keep .grad for this non-leaf tensor too at backward().
+        """
+    def round(self, *, decimals: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        Rounds to the nearest integer, ties to even, or to `decimals` decimal places (torch.round).
+        """
+    def round_(self, *, decimals: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        In-place round (ties to even).
+        """
+    def scatter_add_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor) -> Tensor:
+        """
+        self[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims), in place (torch's scatter_add_).
+        """
+    def select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        A view of index along dim, that dim removed: x.select(0, i) is x[i] (torch.select).
+        """
+    def sigmoid(self) -> Tensor:
+        """
+        out = 1 / (1 + e^-input); d/dx = s(x)(1 - s(x)) (torch.sigmoid).
+        """
+    def sign(self) -> Tensor:
+        """
+        out = -1, 0 or 1 by the sign of input; gradient 0 (torch.sign).
+        """
+    def sign_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def sin(self) -> Tensor:
+        """
+        out = sin(input), in radians (torch.sin).
+        """
+    def sin_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def size(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None) -> typing.Any:
+        """
+        size(): the shape, a tuple; size(dim): the size of that dim.
+        """
+    def softmax(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x) along dim (torch.softmax).
+        """
+    def split(self, split_size_or_sections: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> list[Tensor]:
+        """
+        Views of consecutive pieces along dim: of split_size each (the last may be smaller), or of the sizes
+        listed (torch.split).
+        """
+    def sqrt(self) -> Tensor:
+        """
+        out = sqrt(input); NaN below 0 (torch.sqrt).
+        """
+    def squeeze(self, dim: typing.Any = None) -> Tensor:
+        """
+        A view without the size-1 dims (all, or those in dim) (torch.squeeze).
+        """
+    def storage_offset(self) -> int:
+        """
+        Where the first element sits in the storage, in elements.
+        """
+    def stride(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None) -> typing.Any:
+        """
+        The steps in elements between neighbours along each dim (or along dim).
+        """
+    def sub(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+        """
+        out = input - alpha * other, elementwise with broadcasting; other may be a number (torch.sub).
+        """
+    def sub_(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+        """
+        In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
+        """
+    def sum(self, dim: typing.Any = None, keepdim: bool = False, *, dtype: dtype | None = None, keepdims: bool = False) -> Tensor:
+        """
+        The sum over dim (an int, a tuple of ints, or None: all); keepdim keeps the reduced dims as size 1;
+        dtype= converts input first (torch.sum). Integers and bools sum to int64.
+        """
+    def swapaxes(self, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        transpose with NumPy's names (torch.swapaxes).
+        """
+    def t(self) -> Tensor:
+        """
+        The transpose of a matrix (dims 0 and 1); 0-d and 1-d come back as they are (torch.t).
+        """
+    def tan(self) -> Tensor:
+        """
+        out = tan(input), in radians (torch.tan).
+        """
+    def tan_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def tanh(self) -> Tensor:
+        """
+        out = tanh(input) = (e^x - e^-x) / (e^x + e^-x); d/dx = 1 - tanh(x)^2 (torch.tanh).
+        """
+    def to(self, *args, **kwargs):
+        """
+        x.to(dtype), x.to(device, dtype=None), x.to(other), with non_blocking and copy, as torch's
+            (`data.to(device)` in scripts); the device must be the CPU. Returns x itself when nothing
+            changes, unless copy=True.
+        """
+    def tolist(self):
+        """
+        The values as nested Python lists (a number for a 0-d tensor) (torch.Tensor.tolist).
+        """
+    def transpose(self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        A view with dims dim0 and dim1 swapped (torch.transpose).
+        """
+    def tril(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+        """
+        The lower triangle: elements with j - i <= diagonal kept, the rest 0 (torch.tril).
+        """
+    def triu(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+        """
+        The upper triangle: elements with j - i >= diagonal kept, the rest 0 (torch.triu).
+        """
+    def true_divide(self, other: typing.Any) -> Tensor:
+        """
+        out = input / other, true division (torch.true_divide, an alias of div).
+        """
+    def trunc(self) -> Tensor:
+        """
+        out = input rounded toward zero (torch.trunc).
+        """
+    def trunc_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def type(self, dtype = None, non_blocking = False):
+        """
+        x.type(): the type's name ("seqlab.FloatTensor"); x.type(dtype) converts, as x.to(dtype).
+            A name ("torch.LongTensor" or "seqlab.LongTensor") converts to that type.
+        """
+    def type_as(self, other):
+        """
+        self converted to other's dtype (torch.Tensor.type_as).
+        """
+    def uniform_(self, from_: typing.SupportsFloat | typing.SupportsIndex = 0.0, to: typing.SupportsFloat | typing.SupportsIndex = 1.0, *, generator: Generator = None) -> Tensor:
+        """
+        Fill with x ~ U[from, to) in place.
+        """
+    def unsqueeze(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        A view with a size-1 dim inserted at dim (torch.unsqueeze).
+        """
+    def var(self, dim: typing.Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: typing.SupportsFloat | typing.SupportsIndex | None = None, keepdims: bool = False) -> Tensor:
+        """
+        The variance sum((x - mean)^2) / (N - correction) over dim; correction 1 (Bessel's, the default,
+        unbiased=True) or 0 (torch.var).
+        """
+    def view(self, *args) -> Tensor:
+        """
+        view(*shape): the same memory seen with another shape (one dim may be -1); the strides must allow it,
+        else use reshape (torch.Tensor.view).
+        """
+    def view_as(self, other):
+        """
+        self viewed with other's shape (torch.Tensor.view_as).
+        """
+    def where(self, condition: Tensor, other: typing.Any) -> Tensor:
+        """
+        out_i = self_i if condition_i else other_i (torch.Tensor.where).
+        """
+    def zero_(self) -> Tensor:
+        """
+        Fill self with zeros in place; returns self.
+        """
+    @property
+    def T(self) -> Tensor:
+        """
+        All dims reversed (torch's Tensor.T).
+        """
+    @property
+    def _version(self) -> int:
+        ...
+    @property
+    def data(self):
+        """
+        The same memory without history (torch's .data); assigning swaps the memory in.
+        """
+    @data.setter
+    def data(self, value):
+        ...
+    @property
+    def device(self):
+        """
+        Where the data live: always seqlab.device('cpu').
+        """
+    @property
+    def dtype(self) -> dtype:
+        """
+        The element type (seqlab.float32, ...).
+        """
+    @property
+    def grad(self) -> Tensor:
+        """
+        d(loss)/d(self), summed over backward calls: set by backward() on leaves that require grad.
+        """
+    @grad.setter
+    def grad(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def grad_fn(self) -> Node:
+        """
+        The op that made this tensor (None for leaves), whose backward autograd runs.
+        """
+    @property
+    def is_cpu(self):
+        ...
+    @property
+    def is_cuda(self):
+        ...
+    @property
+    def is_leaf(self) -> bool:
+        """
+        True if no recorded op made this tensor: backward() fills its .grad.
+        """
+    @property
+    def mT(self) -> Tensor:
+        """
+        The last two dims swapped: a batch of matrices transposed (torch's Tensor.mT).
+        """
+    @property
+    def ndim(self) -> int:
+        """
+        The number of dims.
+        """
+    @property
+    def requires_grad(self) -> bool:
+        """
+        True if autograd records the ops on this tensor (set it on leaves).
+        """
+    @requires_grad.setter
+    def requires_grad(self, arg1: bool) -> None:
+        ...
+    @property
+    def retains_grad(self) -> bool:
+        """
+        True if retain_grad() was called on this non-leaf.
+        """
+    @property
+    def shape(self) -> tuple:
+        """
+        The sizes of the dims, a tuple.
+        """
+class Generator:
+    """
+    Generator(device='cpu'): a random number generator with its own seed
+    and stream, as torch.Generator. Pass it as generator= to the random functions; two generators
+    never disturb each other, and one seed always gives the same numbers.
+    """
+    def __getstate__(self) -> tuple[int, Tensor]:
+        ...
+    def __init__(self, device: typing.Any = 'cpu') -> None:
+        ...
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
+    def get_state(self) -> Tensor:
+        """
+        The whole state as an int64 tensor, for set_state.
+        """
+    def initial_seed(self) -> int:
+        """
+        The seed last set.
+        """
+    def manual_seed(self, seed: typing.Any) -> typing.Any:
+        """
+        Seed the generator; returns it.
+        """
+    def seed(self) -> int:
+        """
+        Seed from a non-deterministic source; returns the seed.
+        """
+    def set_state(self, new_state: Tensor) -> typing.Any:
+        """
+        Restore a state from get_state(); returns the generator.
+        """
+    @property
+    def device(self) -> typing.Any:
+        """
+        Where the generator draws: always seqlab.device('cpu').
+        """
+class PositionalScheme:
+    """
+    What a positional module passes to the attention: kind, options, parameters.
+    """
+    def __init__(self, kind: str = 'none', num_heads: typing.SupportsInt | typing.SupportsIndex = 1, base: typing.SupportsFloat | typing.SupportsIndex = 10000.0, interleaved: bool = True, bidirectional: bool = True, num_buckets: typing.SupportsInt | typing.SupportsIndex = 32, max_distance: typing.SupportsInt | typing.SupportsIndex = 128, max_relative_position: typing.SupportsInt | typing.SupportsIndex = 16, params: collections.abc.Mapping[str, Tensor] = {}) -> None:
+        ...
+    @property
+    def kind(self) -> str:
+        ...
+    @property
+    def num_heads(self) -> int:
+        ...
+class AttentionCache:
+    """
+    One attention layer's cached keys and values (B, H, T, Dh), grown by one step per decoding call,
+    so generation attends over the past without recomputing it.
+    """
+    def __init__(self, is_static: bool = False) -> None:
+        """
+        An empty cache; is_static keeps its storage between reset() calls.
+        """
+    def __len__(self) -> int:
+        """
+        The number of positions cached.
+        """
+    def __repr__(self) -> str:
+        ...
+    def get_seq_length(self) -> int:
+        """
+        The number of positions cached.
+        """
+    def reorder_cache(self, beam_idx: Tensor) -> None:
+        """
+        Keep the batch rows beam_idx (beam search), in order.
+        """
+    def reset(self) -> None:
+        """
+        Forget every cached position.
+        """
+    @property
+    def is_static(self) -> bool:
+        ...
+    @property
+    def key(self) -> typing.Any:
+        """
+        The cached keys (B, H, T, Dh), or None.
+        """
+    @property
+    def value(self) -> typing.Any:
+        """
+        The cached values (B, H, T, Dh), or None.
+        """
+class KVCache:
+    """
+    The key/value caches of a whole decoder: one self-attention and one cross-attention cache per layer.
+    """
+    def __init__(self) -> None:
+        """
+        An empty cache for every layer of a decoder.
+        """
+    def __len__(self) -> int:
+        """
+        The number of layers.
+        """
+    def __repr__(self) -> str:
+        ...
+    def cross_attention(self, layer: typing.SupportsInt | typing.SupportsIndex) -> AttentionCache:
+        """
+        The cross-attention cache of layer `layer` (the encoder's keys and values).
+        """
+    def get_seq_length(self) -> int:
+        """
+        The number of positions cached.
+        """
+    def reorder_cache(self, beam_idx: Tensor) -> None:
+        """
+        Keep the batch rows beam_idx in every layer (beam search).
+        """
+    def reset(self) -> None:
+        """
+        Forget every cached position of every layer.
+        """
+    def self_attention(self, layer: typing.SupportsInt | typing.SupportsIndex) -> AttentionCache:
+        """
+        The self-attention cache of layer `layer`.
+        """
+class MultiheadAttentionParams:
+    def __init__(self, *, embed_dim: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, add_zero_attn: bool, batch_first: bool, in_proj_weight: Tensor | None, q_proj_weight: Tensor | None, k_proj_weight: Tensor | None, v_proj_weight: Tensor | None, in_proj_bias: Tensor | None, out_proj_weight: Tensor, out_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, pos: PositionalScheme | None = None) -> None:
+        ...
+class LinearParams:
+    def __init__(self, weight: Tensor, bias: Tensor | None) -> None:
+        ...
+class LayerNormParams:
+    def __init__(self, normalized_shape: typing.Any, weight: Tensor | None, bias: Tensor | None, eps: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+class TransformerEncoderLayerParams:
+    def __init__(self, *, self_attn: MultiheadAttentionParams, linear1: LinearParams, linear2: LinearParams, norm1: LayerNormParams, norm2: LayerNormParams, dropout: typing.SupportsFloat | typing.SupportsIndex, dropout1: typing.SupportsFloat | typing.SupportsIndex, dropout2: typing.SupportsFloat | typing.SupportsIndex, activation: typing.Any, norm_first: bool) -> None:
+        ...
+class TransformerDecoderLayerParams:
+    def __init__(self, *, self_attn: MultiheadAttentionParams, multihead_attn: MultiheadAttentionParams, linear1: LinearParams, linear2: LinearParams, norm1: LayerNormParams, norm2: LayerNormParams, norm3: LayerNormParams, dropout: typing.SupportsFloat | typing.SupportsIndex, dropout1: typing.SupportsFloat | typing.SupportsIndex, dropout2: typing.SupportsFloat | typing.SupportsIndex, dropout3: typing.SupportsFloat | typing.SupportsIndex, activation: typing.Any, norm_first: bool) -> None:
+        ...
+def _arange(start: typing.SupportsFloat | typing.SupportsIndex, end: typing.SupportsFloat | typing.SupportsIndex, step: typing.SupportsFloat | typing.SupportsIndex, dtype: dtype) -> Tensor:
+    ...
+def _blas_info() -> str:
+    """
+    The BLAS in use and the kernel it chose.
+    """
+def _empty(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: dtype) -> Tensor:
+    ...
+def _eye(n: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | typing.SupportsIndex, dtype: dtype) -> Tensor:
+    ...
+def _full(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], fill_value: typing.SupportsFloat | typing.SupportsIndex, dtype: dtype) -> Tensor:
+    ...
+def _grad(outputs: collections.abc.Sequence[Tensor], grad_outputs: collections.abc.Sequence[Tensor], inputs: collections.abc.Sequence[Tensor], retain_graph: bool = False) -> list:
+    ...
+def _index_put(input: Tensor, indices: collections.abc.Sequence[Tensor | None], values: Tensor, accumulate: bool) -> Tensor:
+    ...
+def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    ...
+def _max_threads() -> int:
+    """
+    the most threads set_num_threads and the embedding trainers' workers accept
+    """
+def _rand(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: dtype, generator: Generator) -> Tensor:
+    ...
+def _randint(low: typing.SupportsInt | typing.SupportsIndex, high: typing.SupportsInt | typing.SupportsIndex, size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: dtype, generator: Generator) -> Tensor:
+    ...
+def _randn(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: dtype, generator: Generator) -> Tensor:
+    ...
+def _random_(self: Tensor, from_: typing.SupportsInt | typing.SupportsIndex, to: typing.SupportsInt | typing.SupportsIndex | None, generator: Generator) -> Tensor:
+    ...
+def _randperm(n: typing.SupportsInt | typing.SupportsIndex, dtype: dtype, generator: Generator) -> Tensor:
+    ...
+def _run_backward(tensors: collections.abc.Sequence[Tensor], grad_tensors: collections.abc.Sequence[Tensor], retain_graph: bool = False) -> None:
+    ...
+def _set_grad_enabled(mode: bool) -> None:
+    ...
+def _simd_isa() -> str:
+    """
+    The SIMD instruction set the kernels dispatched to.
+    """
+def abs(input: Tensor) -> Tensor:
+    """
+    out = |input| (torch.abs).
+    """
+def add(input: Tensor, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    out = input + alpha * other, elementwise with broadcasting; other may be a number (torch.add).
+    """
+def alibi_slopes(num_heads: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    ALiBi's head slopes (Press et al. 2022): 2^(-8/n), 2^(-16/n), ..., 2^(-8) for n a power of two;
+    otherwise those of the largest power of two p < n, then every other slope of 2p. float64 (n).
+    """
+def argmax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False) -> Tensor:
+    """
+    The index of the largest value along dim (of the flattened input if dim is None), the first if tied
+    (torch.argmax).
+    """
+def argmin(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False) -> Tensor:
+    """
+    The index of the smallest value along dim (of the flattened input if dim is None) (torch.argmin).
+    """
+def attention_weights(query: Tensor, key: Tensor, attn_mask: Tensor | None = None, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, enable_gqa: bool = False) -> Tensor:
+    """
+    softmax(Q Kᵀ · scale + attn_mask) as a (..., Hq, L, S) tensor, differentiable: the attention
+    weights of scaled_dot_product_attention, to plot (rows with every key masked are zeros).
+    """
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False, momentum: typing.SupportsFloat | typing.SupportsIndex = 0.1, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05) -> Tensor:
+    """
+    y = (x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1): the batch's statistics in
+    training (running_mean/var updated with momentum), the running ones otherwise (Ioffe & Szegedy 2015;
+    F.batch_norm).
+    """
+def batch_norm_module_forward(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, num_batches_tracked: Tensor | None, weight: Tensor | None, bias: Tensor | None, training: bool, track_running_stats: bool, momentum: typing.SupportsFloat | typing.SupportsIndex | None, eps: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    """
+    nn.BatchNorm1d's forward: batch_norm plus the num_batches_tracked count and momentum=None's
+    cumulative average.
+    """
+@typing.overload
+def bernoulli(input: Tensor, *, generator: Generator = None) -> Tensor:
+    """
+    1 with probability input_i, else 0 (torch.bernoulli); same shape and dtype as input.
+    """
+@typing.overload
+def bernoulli(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex, *, generator: Generator = None) -> Tensor:
+    """
+    1 with probability p, else 0, in the shape and dtype of input.
+    """
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """
+    y_k = x1^T W_k x2 + b_k (F.bilinear).
+    """
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = 'mean', pos_weight: Tensor | None = None) -> Tensor:
+    """
+    -w [pos_weight y log s(x) + (1 - y) log(1 - s(x))], s the sigmoid, computed stably from the logits x
+    (F.binary_cross_entropy_with_logits).
+    """
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """
+    (b, n, m) @ (b, m, p) -> (b, n, p), one matrix product per batch (torch.bmm).
+    """
+def canonical_mask(mask: Tensor | None, mask_name: str, other: Tensor | None, other_name: str, target_type: dtype) -> typing.Any:
+    ...
+def cat(tensors: collections.abc.Sequence[Tensor], dim: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+    """
+    The tensors joined along an existing dim; the other dims must agree (torch.cat).
+    """
+def ceil(input: Tensor) -> Tensor:
+    """
+    out = the smallest integer >= input (torch.ceil).
+    """
+def check_multihead_attention_args(embed_dim: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex) -> None:
+    ...
+def check_rnn_args(mode: str, input_size: typing.SupportsInt | typing.SupportsIndex, hidden_size: typing.SupportsInt | typing.SupportsIndex, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, proj_size: typing.SupportsInt | typing.SupportsIndex) -> None:
+    ...
+def check_seq2seq_attention_args(query_size: typing.SupportsInt | typing.SupportsIndex, key_size: typing.SupportsInt | typing.SupportsIndex, score: str, hidden_size: typing.SupportsInt | typing.SupportsIndex) -> None:
+    ...
+def check_transformer_inputs(src: Tensor, tgt: Tensor, d_model: typing.SupportsInt | typing.SupportsIndex, batch_first: bool) -> None:
+    ...
+def chunk(input: Tensor, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> list[Tensor]:
+    """
+    At most `chunks` views of equal size ceil(n / chunks) along dim (torch.chunk).
+    """
+def clamp(input: Tensor, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+    """
+    out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clamp).
+    """
+def clip(input: Tensor, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+    """
+    out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).
+    """
+def clone(input: Tensor) -> Tensor:
+    """
+    A copy with its own memory; the gradient flows back to input (torch.clone).
+    """
+def concat(tensors: collections.abc.Sequence[Tensor], dim: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+    """
+    cat's other name (torch.concat).
+    """
+def cos(input: Tensor) -> Tensor:
+    """
+    out = cos(input), in radians (torch.cos).
+    """
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: typing.SupportsInt | typing.SupportsIndex = -100, reduction: str = 'mean', label_smoothing: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> Tensor:
+    """
+    loss_n = -log softmax(input_n)[target_n] (class indices) or -sum_c target_nc log softmax(input_n)_c
+    (probabilities), weighted, ignoring ignore_index, reduced by 'mean', 'sum' or 'none' (F.cross_entropy).
+    """
+def cumprod(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: dtype | None = None) -> Tensor:
+    """
+    Cumulative product along dim: y_i = x_0 * ... * x_i (torch.cumprod), differentiable also
+    where x has zeros.
+    """
+def cumsum(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: dtype | None = None) -> Tensor:
+    """
+    Cumulative sum along dim: y_i = x_0 + ... + x_i (torch.cumsum). Integers and bools give int64
+    unless dtype= says otherwise; dtype= casts the input first.
+    """
+def detect_is_causal_mask(mask: Tensor | None, is_causal: bool | None = None, size: typing.SupportsInt | typing.SupportsIndex | None = None) -> bool:
+    ...
+def div(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    out = input / other, true division, elementwise with broadcasting (torch.div).
+    """
+def dropout(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex = 0.5, training: bool = True) -> Tensor:
+    """
+    In training, each element is zeroed with probability p and the rest scaled by 1 / (1 - p)
+    (Srivastava et al. 2014; F.dropout); the input itself otherwise.
+    """
+def embedding(input: Tensor, weight: Tensor, padding_idx: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
+    """
+    The rows of weight at the indices in input: out[..., :] = weight[input[...], :]; the row
+    padding_idx gets no gradient (F.embedding).
+    """
+def eq(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    input == other elementwise, a bool tensor (torch.eq).
+    """
+def exp(input: Tensor) -> Tensor:
+    """
+    out = e^input (torch.exp).
+    """
+def expm1(input: Tensor) -> Tensor:
+    """
+    out = e^input - 1, accurate for small input (torch.expm1).
+    """
+def flatten(input: Tensor, start_dim: typing.SupportsInt | typing.SupportsIndex = 0, end_dim: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
+    """
+    Dims start_dim..end_dim merged into one (a view when possible) (torch.flatten).
+    """
+def floor(input: Tensor) -> Tensor:
+    """
+    out = the largest integer <= input (torch.floor).
+    """
+def fmod(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    The C remainder input - trunc(input / other) * other: the sign of input (torch.fmod).
+    """
+def frac(input: Tensor) -> Tensor:
+    """
+    out = input - trunc(input), with the sign of input (torch.frac).
+    """
+def from_dlpack(ext_tensor: typing.Any) -> Tensor:
+    """
+    A tensor sharing the memory of an object with __dlpack__ (or a DLPack capsule), zero-copy
+    (torch.from_dlpack).
+    """
+def from_numpy(ndarray: typing.Any) -> Tensor:
+    """
+    A tensor sharing the NumPy array's memory, zero-copy (torch.from_numpy).
+    """
+def gather(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
+    """
+    out[i][j] = input[index[i][j]][j] for dim=0 (and likewise for other dims); out has index's shape
+    (torch.gather).
+    """
+def ge(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    input >= other elementwise, a bool tensor (torch.ge).
+    """
+def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
+    """
+    GELU(x) = x * Phi(x), Phi the standard normal CDF; approximate='tanh' uses
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (Hendrycks & Gimpel 2016; F.gelu).
+    """
+def generate_square_subsequent_mask(sz: typing.SupportsInt | typing.SupportsIndex, dtype: dtype = numpy.dtype.float32) -> Tensor:
+    ...
+def get_num_threads() -> int:
+    """
+    The number of threads seqlab's loops and the BLAS use (torch.get_num_threads).
+    """
+def gru_cell(input: Tensor, hx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    ...
+def gt(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    input > other elementwise, a bool tensor (torch.gt).
+    """
+def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
+    """
+    The entries index (1-d, int64) along dim, copied (torch.index_select).
+    """
+def initial_seed() -> int:
+    """
+    The seed of the default generator (torch.initial_seed).
+    """
+def is_grad_enabled() -> bool:
+    """
+    True unless inside no_grad() (torch.is_grad_enabled).
+    """
+def layer_norm(input: Tensor, normalized_shape: typing.Any, weight: Tensor | None = None, bias: Tensor | None = None, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05) -> Tensor:
+    """
+    y = (x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims,
+    var biased (Ba et al. 2016; F.layer_norm).
+    """
+def le(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    input <= other elementwise, a bool tensor (torch.le).
+    """
+def log(input: Tensor) -> Tensor:
+    """
+    out = ln(input), the natural logarithm; NaN below 0, -inf at 0 (torch.log).
+    """
+def log10(input: Tensor) -> Tensor:
+    """
+    out = log10(input) (torch.log10).
+    """
+def log1p(input: Tensor) -> Tensor:
+    """
+    out = ln(1 + input), accurate for small input (torch.log1p).
+    """
+def log2(input: Tensor) -> Tensor:
+    """
+    out = log2(input) (torch.log2).
+    """
+def log_softmax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    log_softmax(x)_i = x_i - log sum_j exp(x_j), computed stably along dim (torch.log_softmax).
+    """
+def logical_and(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    input AND other, zero meaning False, a bool tensor (torch.logical_and).
+    """
+def logical_not(input: Tensor) -> Tensor:
+    """
+    NOT input, zero meaning False, a bool tensor (torch.logical_not).
+    """
+def logical_or(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    input OR other, zero meaning False, a bool tensor (torch.logical_or).
+    """
+def logical_xor(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    input XOR other, zero meaning False, a bool tensor (torch.logical_xor).
+    """
+def lstm_cell(input: Tensor, hx: Tensor | None, cx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    ...
+def lt(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    input < other elementwise, a bool tensor (torch.lt).
+    """
+def manual_seed(seed: typing.Any) -> typing.Any:
+    """
+    Seed the default generator; returns it (torch.manual_seed).
+    """
+def masked_fill(input: Tensor, mask: Tensor, value: typing.Any) -> Tensor:
+    """
+    input with value where mask (broadcast to input) is True (torch.masked_fill).
+    """
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """
+    The matrix product with NumPy's rules: 1-d is a vector, batch dims broadcast (torch.matmul).
+    """
+def max(input: Tensor, dim: typing.Any = None, keepdim: bool = False, *, keepdims: bool = False) -> typing.Any:
+    """
+    max(input): the largest element; max(input, dim, keepdim=False): (values, indices) along dim;
+    max(input, other): maximum(input, other) (torch.max).
+    """
+def maximum(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    The elementwise maximum of input and other; NaN if either is NaN (torch.maximum).
+    """
+def mean(input: Tensor, dim: typing.Any = None, keepdim: bool = False, *, dtype: dtype | None = None, keepdims: bool = False) -> Tensor:
+    """
+    The mean over dim (an int, a tuple of ints, or None: all) (torch.mean).
+    """
+def min(input: Tensor, dim: typing.Any = None, keepdim: bool = False, *, keepdims: bool = False) -> typing.Any:
+    """
+    min(input): the smallest element; min(input, dim, keepdim=False): (values, indices) along dim;
+    min(input, other): minimum(input, other) (torch.min).
+    """
+def minimum(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    The elementwise minimum of input and other; NaN if either is NaN (torch.minimum).
+    """
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """
+    (n, m) @ (m, p) -> (n, p), 2-d only (torch.mm).
+    """
+def mse_loss(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
+    """
+    (input - target)^2, reduced by 'mean', 'sum' or 'none' (F.mse_loss).
+    """
+def mul(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    out = input * other, elementwise with broadcasting; other may be a number (torch.mul).
+    """
+def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex, in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool, dropout_p: typing.SupportsFloat | typing.SupportsIndex, out_proj_weight: Tensor, out_proj_bias: Tensor | None, training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None, static_v: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False) -> tuple:
+    """
+    Multi-head attention, softmax(Q K^T / sqrt(d_k) + mask) V per head, with the input and output
+    projections (Vaswani et al. 2017, §3.2; F.multi_head_attention_forward): (attn_output,
+    attn_output_weights).
+    """
+def multihead_attention(query: Tensor, key: Tensor, value: Tensor, params: MultiheadAttentionParams, training: bool, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: AttentionCache = None) -> tuple:
+    ...
+def multinomial(input: Tensor, num_samples: typing.SupportsInt | typing.SupportsIndex, replacement: bool = False, *, generator: Generator = None) -> Tensor:
+    """
+    num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).
+    """
+def narrow(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    A view of elements start..start+length-1 along dim (torch.narrow).
+    """
+def ne(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    input != other elementwise, a bool tensor (torch.ne).
+    """
+def neg(input: Tensor) -> Tensor:
+    """
+    out = -input (torch.neg).
+    """
+def negative(input: Tensor) -> Tensor:
+    """
+    out = -input (torch.negative, an alias of neg).
+    """
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: typing.SupportsInt | typing.SupportsIndex = -100, reduction: str = 'mean') -> Tensor:
+    """
+    loss_n = -weight[target_n] * input[n, target_n] for log-probabilities input (F.nll_loss).
+    """
+def nonzero(input: Tensor) -> Tensor:
+    """
+    The indices of the non-zero elements, one row per element: shape (n, input.dim()) (torch.nonzero).
+    """
+def norm(input: Tensor, p: typing.Any = 'fro', dim: typing.Any = None, keepdim: bool = False, dtype: dtype | None = None) -> Tensor:
+    """
+    The vector p-norm (sum |x|^p)^(1/p) over dim; p='fro' is 2 (torch.norm).
+    """
+def permute(input: Tensor, dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
+    """
+    A view of input with its dims reordered as dims (torch.permute).
+    """
+def positional_attention(query: Tensor, key: Tensor, value: Tensor, pos: PositionalScheme, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, q_offset: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+    """
+    Attention with a positional scheme, fused: query (B, H, L, D), key (B, H, S, D), value (B, H, S, Dv)
+    -> (B, H, L, Dv). The scheme's relative terms are read from per-head tables by distance inside
+    the kernel (no L×S bias). attn_mask and is_causal as scaled_dot_product_attention's; query l
+    sits at position l + q_offset (after a key/value cache).
+    """
+def positional_attention_math(query: Tensor, key: Tensor, value: Tensor, pos: PositionalScheme, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, q_offset: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+    """
+    positional_attention by ordinary ops with the (B, H, L, S) terms materialised: the oracle.
+    """
+def positional_attention_weights(query: Tensor, key: Tensor, pos: PositionalScheme, attn_mask: Tensor | None = None, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, q_offset: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+    """
+    The attention weights (B, H, L, S) of positional_attention, differentiable: the maps to plot.
+    """
+def pow(input: Tensor, exponent: typing.Any) -> Tensor:
+    """
+    out = input ** exponent elementwise; exponent a tensor (broadcast) or a number (torch.pow).
+    """
+def relu(input: Tensor) -> Tensor:
+    """
+    out = max(input, 0); the gradient at 0 is 0, as torch's (torch.relu).
+    """
+def remainder(input: typing.Any, other: typing.Any) -> Tensor:
+    """
+    Python's modulus input - floor(input / other) * other: the sign of other; either may be a number
+    (torch.remainder).
+    """
+def reshape(input: Tensor, shape: typing.Any) -> Tensor:
+    """
+    input with a new shape (one dim may be -1): a view when the strides allow, else a copy (torch.reshape).
+    """
+def rnn(mode: str, input: Tensor, hx: Tensor | None, cx: Tensor | None, weights: collections.abc.Sequence[Tensor], has_biases: bool, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, train: bool, bidirectional: bool, batch_first: bool, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, grad_norms: Tensor | None = None) -> tuple:
+    ...
+def rnn_nonlinearity_mode(nonlinearity: str) -> str:
+    ...
+def rnn_packed(mode: str, data: Tensor, batch_sizes: Tensor, sorted_indices: Tensor | None, unsorted_indices: Tensor | None, hx: Tensor | None, cx: Tensor | None, weights: collections.abc.Sequence[Tensor], has_biases: bool, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, train: bool, bidirectional: bool, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, grad_norms: Tensor | None = None) -> tuple:
+    ...
+def rnn_relu_cell(input: Tensor, hx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    ...
+def rnn_tanh_cell(input: Tensor, hx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    ...
+def rotary_embedding(x: Tensor, offset: typing.SupportsInt | typing.SupportsIndex = 0, base: typing.SupportsFloat | typing.SupportsIndex = 10000.0, interleaved: bool = True) -> Tensor:
+    """
+    RoPE (Su et al. 2021): rotate feature pairs of x (..., L, D) at position offset + l by
+    (offset + l)·base^(-2c/D): pairs (2c, 2c+1) when interleaved (the paper), else (c, c + D/2)
+    (GPT-NeoX, LLaMA). Elementwise cos/sin, not a D×D matrix.
+    """
+def round(input: Tensor, *, decimals: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
+    """
+    Rounds to the nearest integer, ties to even, or to `decimals` decimal places (torch.round).
+    """
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, enable_gqa: bool = False) -> Tensor:
+    """
+    softmax(Q Kᵀ · scale + attn_mask) V (torch.nn.functional.scaled_dot_product_attention).
+    query (..., Hq, L, E), key (..., Hk, S, E), value (..., Hk, S, Ev) -> (..., Hq, L, Ev).
+    attn_mask: bool (True = may attend) or float (added); is_causal masks j > i; scale defaults to
+    1/sqrt(E). Fused: online softmax forward, recomputing backward, O(L·E) memory. The weights it
+    never materialises: seqlab.nn.functional.attention_weights.
+    """
+def scaled_dot_product_attention_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, enable_gqa: bool = False) -> Tensor:
+    """
+    scaled_dot_product_attention computed by ordinary ops (bmm, softmax, dropout, bmm): the oracle.
+    """
+def select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    A view of index along dim, that dim removed: x.select(0, i) is x[i] (torch.select).
+    """
+def seq2seq_attention(query: Tensor, keys: Tensor, values: Tensor | None = None, score: str = 'dot', W: Tensor | None = None, query_weight: Tensor | None = None, key_weight: Tensor | None = None, key_bias: Tensor | None = None, v: Tensor | None = None, key_padding_mask: Tensor | None = None) -> tuple:
+    ...
+def seq2seq_score(score: str) -> str:
+    """
+    The canonical name of a score ('general' for 'bilinear', 'additive' for 'concat').
+    """
+def set_flush_denormal(mode: bool) -> bool:
+    """
+    mode=True flushes denormal floats to zero (they slow x86 arithmetic); returns True if supported
+    (torch.set_flush_denormal).
+    """
+def set_num_threads(n: int) -> None:
+    """
+    Use n threads for seqlab's loops and the BLAS (torch.set_num_threads).
+    """
+def sigmoid(input: Tensor) -> Tensor:
+    """
+    out = 1 / (1 + e^-input); d/dx = s(x)(1 - s(x)) (torch.sigmoid).
+    """
+def sign(input: Tensor) -> Tensor:
+    """
+    out = -1, 0 or 1 by the sign of input; gradient 0 (torch.sign).
+    """
+def sin(input: Tensor) -> Tensor:
+    """
+    out = sin(input), in radians (torch.sin).
+    """
+def sinusoidal_encoding(positions: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, base: typing.SupportsFloat | typing.SupportsIndex = 10000.0, dtype: dtype = numpy.dtype.float32) -> Tensor:
+    """
+    PE(p, 2i) = sin(p / base^(2i/dim)), PE(p, 2i+1) = cos(p / base^(2i/dim)) for positions (P): (P, dim).
+    """
+def softmax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x) along dim (torch.softmax).
+    """
+def split(input: Tensor, split_size_or_sections: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> list[Tensor]:
+    """
+    Views of consecutive pieces along dim: of split_size each (the last may be smaller), or of the sizes
+    listed (torch.split).
+    """
+def sqrt(input: Tensor) -> Tensor:
+    """
+    out = sqrt(input); NaN below 0 (torch.sqrt).
+    """
+def squeeze(input: Tensor, dim: typing.Any = None) -> Tensor:
+    """
+    A view without the size-1 dims (all, or those in dim) (torch.squeeze).
+    """
+def stack(tensors: collections.abc.Sequence[Tensor], dim: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+    """
+    Tensors of one shape joined along a new dim (torch.stack).
+    """
+def sub(input: Tensor, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    out = input - alpha * other, elementwise with broadcasting; other may be a number (torch.sub).
+    """
+def sum(input: Tensor, dim: typing.Any = None, keepdim: bool = False, *, dtype: dtype | None = None, keepdims: bool = False) -> Tensor:
+    """
+    The sum over dim (an int, a tuple of ints, or None: all); keepdim keeps the reduced dims as size 1;
+    dtype= converts input first (torch.sum). Integers and bools sum to int64.
+    """
+def swapaxes(input: Tensor, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    transpose with NumPy's names (torch.swapaxes).
+    """
+def t(input: Tensor) -> Tensor:
+    """
+    The transpose of a matrix (dims 0 and 1); 0-d and 1-d come back as they are (torch.t).
+    """
+def t5_relative_position_bucket(relative_position: Tensor, bidirectional: bool = True, num_buckets: typing.SupportsInt | typing.SupportsIndex = 32, max_distance: typing.SupportsInt | typing.SupportsIndex = 128) -> Tensor:
+    """
+    T5's bucket (Raffel et al. 2020) of each relative position j - i: exact for small distances,
+    log-spaced up to max_distance; bidirectional buckets split by sign.
+    """
+def tan(input: Tensor) -> Tensor:
+    """
+    out = tan(input), in radians (torch.tan).
+    """
+def tanh(input: Tensor) -> Tensor:
+    """
+    out = tanh(input) = (e^x - e^-x) / (e^x + e^-x); d/dx = 1 - tanh(x)^2 (torch.tanh).
+    """
+def transformer_activation_check(activation: str) -> None:
+    ...
+def transformer_decoder_layer(tgt: Tensor, memory: Tensor, params: TransformerDecoderLayerParams, training: bool, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False, memory_is_causal: bool = False, cache: AttentionCache = None, memory_cache: AttentionCache = None) -> Tensor:
+    ...
+def transformer_encoder_layer(src: Tensor, params: TransformerEncoderLayerParams, training: bool, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None, is_causal: bool = False, cache: AttentionCache = None) -> Tensor:
+    ...
+def transformer_encoder_nested_padding(src: Tensor, src_key_padding_mask: Tensor | None, mask: Tensor | None, use_nested_tensor: bool, first_layer_training: bool, mask_check: bool, first_layer_params: collections.abc.Sequence[Tensor | None]) -> typing.Any:
+    ...
+def transformer_encoder_why_not_nested(is_encoder_layer: bool, norm_first: bool, batch_first: bool, qkv_same_embed_dim: bool, has_in_proj_bias: bool, activation_relu_or_gelu: bool, norm1_eps: typing.SupportsFloat | typing.SupportsIndex, norm2_eps: typing.SupportsFloat | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex) -> str:
+    ...
+def transpose(input: Tensor, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    A view with dims dim0 and dim1 swapped (torch.transpose).
+    """
+def tril(input: Tensor, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+    """
+    The lower triangle: elements with j - i <= diagonal kept, the rest 0 (torch.tril).
+    """
+def triu(input: Tensor, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+    """
+    The upper triangle: elements with j - i >= diagonal kept, the rest 0 (torch.triu).
+    """
+def true_divide(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    out = input / other, true division (torch.true_divide, an alias of div).
+    """
+def trunc(input: Tensor) -> Tensor:
+    """
+    out = input rounded toward zero (torch.trunc).
+    """
+def unsqueeze(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    A view with a size-1 dim inserted at dim (torch.unsqueeze).
+    """
+def var(input: Tensor, dim: typing.Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: typing.SupportsFloat | typing.SupportsIndex | None = None, keepdims: bool = False) -> Tensor:
+    """
+    The variance sum((x - mean)^2) / (N - correction) over dim; correction 1 (Bessel's, the default,
+    unbiased=True) or 0 (torch.var).
+    """
+def where(condition: Tensor, input: typing.Any, other: typing.Any) -> Tensor:
+    """
+    out_i = input_i if condition_i else other_i, broadcast together; input or other may be a number
+    (torch.where).
+    """
+default_generator: Generator
