@@ -19,7 +19,7 @@ void NGramIndex::build(const std::vector<Order>& orders) {
     std::vector<Slot>& table = tables_[n - 2];
     const size_t size = o.size() + o.size() / 2 + 1;  // load <= 2/3: short probes
     reserve_huge_pages(table, size);
-    table.assign(size, Slot{0, 0});
+    table.assign(size, Slot{0, 0, 0});
     next.assign(n < orders.size() ? o.size() : 0, 0);
     for (uint32_t c = 0; c < ctx.size(); ++c)
       for (uint32_t e = ctx.first_child[c]; e < ctx.first_child[c + 1]; ++e) {
@@ -27,7 +27,7 @@ void NGramIndex::build(const std::vector<Order>& orders) {
         if (!next.empty()) next[e] = key;
         size_t s = start(key, table.size());
         while (table[s].entry_plus_one != 0) s = s + 1 == table.size() ? 0 : s + 1;
-        table[s] = Slot{e + 1, o.word[e]};
+        table[s] = Slot{e + 1, c, o.word[e]};
       }
     keys.swap(next);
   }

@@ -23,8 +23,7 @@ double NGramModel::advance(const NGramIndex& index, History& h, uint32_t w, int*
   int match = 1;
   for (int j = 1; j <= h.len; ++j) {
     key[j + 1] = NGramIndex::extend(h.key[j], w);
-    const uint32_t* run = orders_[j - 1].first_child.data() + h.entry[j];
-    const int64_t e = index.find(j + 1, key[j + 1], w, run[0], run[1]);
+    const int64_t e = index.find(j + 1, key[j + 1], h.entry[j], w);
     if (e < 0) break;
     found[j + 1] = static_cast<uint32_t>(e);
     match = j + 1;

@@ -7,7 +7,7 @@
 // one contiguous run. Per n-gram: 4 bytes each for the word, the first child (orders below
 // the top), the count, log10 p and the back-off weight (orders below the top) — 20 bytes, 12
 // at the top order; building adds a few bytes per position for the counting sort, and
-// scoring 12 bytes per n-gram for its hash index (NGramIndex).
+// scoring 18 bytes per n-gram for its hash index (NGramIndex).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -54,13 +54,13 @@ struct Discounts {  // modified Kneser-Ney's D1, D2, D3+ of one order, and how t
 
 // The scorer's index of the trie (ngram_index.cpp). For each order n >= 2, an open-addressing
 // table of its entries, each at the hash of its n words, as KenLM's probing model keys its
-// tables. A token's n-grams are hashed from the words alone, so the probes for one token need
-// nothing from the lookups of the token before and their cache misses overlap; the trie's
-// binary search among a context's children (a bigram context has hundreds) is a chain of
-// loads, each waiting for the one before and for the previous token's result. A slot holds
-// the entry and its last word; the entry is the n-gram if that word is w and it lies in its
-// context's run of the trie (first_child), so a hash collision is never taken for a match.
-// 8 bytes per slot, 3 slots per 2 n-grams.
+// tables. A token's n-grams are hashed from the words alone, so their slots can be requested
+// tokens ahead (score) and a probe needs nothing from the previous token's lookups; the
+// trie's binary search among a context's children (a bigram context has hundreds) is a chain
+// of loads, each waiting for the one before and for the previous token's result. A slot
+// holds the entry with its context entry and word, so a hit is checked exactly (a hash
+// collision is never a match) without touching the trie. 12 bytes per slot, 3 slots per 2
+// n-grams: 18 bytes per n-gram, built only when something is scored.
 class NGramIndex {
  public:
   // The key of the n-gram (context, w) from its context's key; the empty context's key is kRoot.
@@ -72,16 +72,14 @@ class NGramIndex {
     return x ^ (x >> 32);
   }
   void build(const std::vector<Order>& orders);
-  // Order n's entry with key `key` and last word w, whose context's children are the entries
-  // [first, last) of order n; -1 if there is none.
-  int64_t find(int n, uint64_t key, uint32_t w, uint32_t first, uint32_t last) const {
+  // Order n's entry with key `key`: context c (an entry of order n-1) and word w; -1 if none.
+  int64_t find(int n, uint64_t key, uint32_t c, uint32_t w) const {
     const std::vector<Slot>& table = tables_[n - 2];
     if (table.empty()) return -1;
     for (size_t s = start(key, table.size());; s = s + 1 == table.size() ? 0 : s + 1) {
-      const Slot slot = table[s];
+      const Slot& slot = table[s];
       if (slot.entry_plus_one == 0) return -1;
-      const uint32_t e = slot.entry_plus_one - 1;
-      if (slot.word == w && e >= first && e < last) return e;
+      if (slot.word == w && slot.context == c) return slot.entry_plus_one - 1;
     }
   }
   // Starts loading the slot where the probe for `key` in order n begins.
@@ -93,7 +91,7 @@ class NGramIndex {
  private:
   struct Slot {
     uint32_t entry_plus_one;  // 0: empty
-    uint32_t word;
+    uint32_t context, word;
   };
   static size_t start(uint64_t key, size_t size) {
     return static_cast<size_t>((static_cast<__uint128_t>(key) * size) >> 64);
