@@ -1093,3 +1093,64 @@ def test_evaluate_no_tokens_raises():
         lm.evaluate([], eos=True)
     with pytest.raises(ValueError, match="no tokens"):
         lm.evaluate([""], eos=False)
+
+
+# ============================================================================ batch scoring
+
+BATCH = MEDIUM_TEST + ["", "w0", "unknownword", "  w1   w2  ", "w3 unknownword unknownword w3"]
+
+
+@pytest.mark.parametrize("smoothing", SMOOTHINGS)
+@pytest.mark.parametrize("order", [1, 2, 3, 5])
+def test_evaluate_in_one_call_equals_one_call_per_sentence(smoothing, order):
+    """evaluate scores the whole corpus in one C++ call (with the scorer's prefetching running
+    ahead of each sentence); it must say what score, full_log10 and full_scores say sentence by
+    sentence: empty sentences, unknown words and every bos/eos option included."""
+    lm = fit(MEDIUM, order, smoothing)
+    for bos in (True, False):
+        for eos in (True, False):
+            ev = lm.evaluate(BATCH, bos=bos, eos=eos)
+            per = [lm.full_scores(s, bos=bos, eos=eos) for s in BATCH]
+            assert ev["sentences"] == len(BATCH)
+            assert ev["tokens"] == sum(len(p) for p in per)
+            assert ev["oov"] == sum(o for p in per for _, _, o in p)
+            assert ev["characters"] == sum(len(s) for s in BATCH) + (len(BATCH) if eos else 0)
+            scores = [lm.score(s, bos=bos, eos=eos) for s in BATCH]
+            for s, sc, p in zip(BATCH, scores, per):
+                assert sc == pytest.approx(sum(x for x, _, _ in p), rel=1e-12, abs=1e-12), s
+            if all(math.isfinite(x) for x in scores):
+                assert ev["log10_prob"] == pytest.approx(math.fsum(scores), rel=1e-12)
+            else:  # MLE: a sentence of probability 0
+                assert ev["log10_prob"] == -math.inf
+
+
+def test_evaluate_in_one_call_char_level_and_loaded_arpa(tmp_path):
+    lm = fit(SMALL_CHAR, 4, "kneser_ney", "char")
+    lines = SMALL_CHAR + ["", "zz ab", "é a"]
+    for model in (lm, NGram.load_arpa(_saved(lm, tmp_path), level="char")):
+        for bos, eos in [(True, True), (False, True), (True, False), (False, False)]:
+            ev = model.evaluate(lines, bos=bos, eos=eos)
+            scores = [model.score(s, bos=bos, eos=eos) for s in lines]
+            assert ev["log10_prob"] == pytest.approx(math.fsum(scores), rel=1e-12)
+            assert ev["tokens"] == sum(len(s) for s in lines) + (len(lines) if eos else 0)
+            assert ev["characters"] == sum(len(s) for s in lines) + (len(lines) if eos else 0)
+            assert ev["oov"] == sum(c not in "abcd " for s in lines for c in s)
+
+
+def _saved(lm, tmp_path):
+    path = tmp_path / "model.arpa"
+    lm.save_arpa(path)
+    return path
+
+
+def test_arpa_file_is_unchanged(tmp_path):
+    """The ARPA writer's output on a fixed corpus, byte for byte (its SHA-256 as written before
+    the scorer's index was added): the file does not depend on how scoring finds n-grams."""
+    import hashlib
+    lm = fit(MEDIUM, 4, "kneser_ney")
+    lm.score("w0 w1 w2")  # builds the scorer's index before writing
+    data = _saved(lm, tmp_path).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == ARPA_SHA256
+
+
+ARPA_SHA256 = "ecec39e9243261582285b8093b5200fd6b709d1013c99c2fa54cf3ceeaddbf3e"

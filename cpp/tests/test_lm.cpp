@@ -100,6 +100,30 @@ TEST(NGramTrie, HoldsEveryNGramOfTheTextWithItsCountInSortedRuns) {
   EXPECT_EQ(m.find(beyond, 1), -1);
 }
 
+// The scorer's hash index says what the trie's binary search (child) says: every n-gram is
+// found at the key of its words, and a word that does not continue a context is not.
+TEST(NGramIndex, FindsWhatTheTrieFindsAndNothingElse) {
+  lm::NGramModel m = toy_model(lm::Smoothing::KneserNey, 5);
+  std::vector<lm::Order> orders;
+  for (int n = 1; n <= m.order(); ++n) orders.push_back(m.order_table(n));
+  lm::NGramIndex index;
+  index.build(orders);
+  for (int n = 2; n <= m.order(); ++n) {
+    const std::vector<uint32_t> keys = m.keys(n);
+    for (uint32_t e = 0; e < m.order_table(n).size(); ++e) {
+      const uint32_t* words = keys.data() + static_cast<size_t>(e) * n;
+      uint64_t context_key = lm::NGramIndex::kRoot;
+      for (int k = 0; k < n - 1; ++k) context_key = lm::NGramIndex::extend(context_key, words[k]);
+      const int64_t c = m.find(words, n - 1);
+      ASSERT_GE(c, 0);
+      for (uint32_t w = 0; w < m.vocab().size(); ++w) {
+        const int64_t got = index.find(n, lm::NGramIndex::extend(context_key, w), static_cast<uint32_t>(c), w);
+        EXPECT_EQ(got, m.child(n - 1, static_cast<uint32_t>(c), w)) << "order " << n << " entry " << e << " word " << w;
+      }
+    }
+  }
+}
+
 class NGramScore : public ::testing::TestWithParam<std::tuple<lm::Smoothing, int>> {};
 
 TEST_P(NGramScore, BatchedScoreEqualsOneLookupAtATimeAndDistributionsSumToOne) {

@@ -11,6 +11,7 @@
 
 #include "seqlab/check.hpp"
 #include "seqlab/lm/ngram.hpp"
+#include "seqlab/memory.hpp"
 #include "seqlab/text/corpus.hpp"
 
 namespace seqlab::lm {
@@ -222,7 +223,12 @@ NGramModel NGramModel::read_arpa(const std::string& path) {
         return a.key != b.key ? a.key < b.key : a.line < b.line;
       });
       Order& ctx = m.orders_[n - 2];
+      // The arrays the scorer reads at random, on huge pages (memory.hpp).
+      reserve_huge_pages(ctx.first_child, ctx.size() + 1);
       ctx.first_child.assign(ctx.size() + 1, 0);
+      reserve_huge_pages(o.word, entries.size());
+      reserve_huge_pages(o.logprob, entries.size());
+      if (n < N) reserve_huge_pages(o.backoff, entries.size());
       o.word.resize(entries.size());
       o.logprob.resize(entries.size());
       if (n < N) o.backoff.resize(entries.size());

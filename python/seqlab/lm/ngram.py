@@ -121,6 +121,8 @@ class NGram:
     # ------------------------------------------------------------------ scoring
     def score(self, sentence, bos=True, eos=True):
         """log10 p(sentence), as kenlm.Model.score: <s> before it with bos, </s> after it with eos."""
+        if type(sentence) is str and self._m is not None:  # the fast path: one C++ call
+            return self._m.score(sentence, self.level, bos, eos)
         if isinstance(sentence, str):
             return self.model.score(sentence, self.level, bos, eos)
         return float(self.full_log10(sentence, bos, eos).sum())
@@ -176,12 +178,13 @@ class NGram:
         sentence), perplexity = 10 ** (-log10_prob / tokens) = exp(-(1/T) sum ln p),
         entropy = bits per token = -log2 p / T, bits_per_char = -sum log2 p / characters."""
         lines = _lines(corpus, self.level)
-        total, tokens, oov = self.model.score_corpus(lines, self.level, bos, eos)
+        # One C++ call: splitting, vocabulary lookup, scoring and counting characters.
+        total, tokens, oov, chars = self.model.score_corpus(lines, self.level, bos, eos)
         n_tokens = int(tokens.sum())
         if n_tokens == 0:
             raise ValueError("NGram.evaluate: the corpus has no tokens to score")
         log10 = float(total.sum())
-        chars = sum(len(l) for l in lines) + (len(lines) if eos else 0)
+        chars += len(lines) if eos else 0
         bits = -log10 * math.log2(10)
         return {"log10_prob": log10, "tokens": n_tokens, "sentences": len(lines), "oov": int(oov.sum()),
                 "characters": chars, "perplexity": 10.0 ** (-log10 / n_tokens), "entropy": bits / n_tokens,
@@ -302,6 +305,8 @@ def _lines(corpus, level):
     if isinstance(corpus, os.PathLike):
         with open(corpus, encoding="utf-8") as f:
             return f.read().splitlines()
+    if isinstance(corpus, list) and all(type(s) is str for s in corpus):
+        return corpus  # the common case, with no copy
     out = []
     for s in corpus:
         if isinstance(s, str):

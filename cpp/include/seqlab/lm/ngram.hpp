@@ -6,9 +6,12 @@
 // entries are sorted by (context entry, word), so that the n-grams that share a context are
 // one contiguous run. Per n-gram: 4 bytes each for the word, the first child (orders below
 // the top), the count, log10 p and the back-off weight (orders below the top) — 20 bytes, 12
-// at the top order; building adds a few bytes per position for the counting sort.
+// at the top order; building adds a few bytes per position for the counting sort, and
+// scoring 18 bytes per n-gram for its hash index (NGramIndex).
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +50,53 @@ struct Discounts {  // modified Kneser-Ney's D1, D2, D3+ of one order, and how t
   double d[3] = {0, 0, 0};
   uint64_t counts_of_counts[4] = {0, 0, 0, 0};  // n-grams with adjusted count 1, 2, 3, 4
   bool fallback = false;
+};
+
+// The scorer's index of the trie (ngram_index.cpp). For each order n >= 2, an open-addressing
+// table of its entries, each at the hash of its n words, as KenLM's probing model keys its
+// tables. A token's n-grams are hashed from the words alone, so their slots can be requested
+// tokens ahead (score) and a probe needs nothing from the previous token's lookups; the
+// trie's binary search among a context's children (a bigram context has hundreds) is a chain
+// of loads, each waiting for the one before and for the previous token's result. A slot
+// holds the entry with its context entry and word, so a hit is checked exactly (a hash
+// collision is never a match) without touching the trie. 12 bytes per slot, 3 slots per 2
+// n-grams: 18 bytes per n-gram, built only when something is scored.
+class NGramIndex {
+ public:
+  // The key of the n-gram (context, w) from its context's key; the empty context's key is kRoot.
+  static constexpr uint64_t kRoot = 0x243F6A8885A308D3ull;
+  static uint64_t extend(uint64_t context_key, uint32_t w) {
+    uint64_t x = (context_key ^ w) * 0x9E3779B97F4A7C15ull;
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ull;
+    return x ^ (x >> 32);
+  }
+  void build(const std::vector<Order>& orders);
+  // Order n's entry with key `key`: context c (an entry of order n-1) and word w; -1 if none.
+  int64_t find(int n, uint64_t key, uint32_t c, uint32_t w) const {
+    const std::vector<Slot>& table = tables_[n - 2];
+    if (table.empty()) return -1;
+    for (size_t s = start(key, table.size());; s = s + 1 == table.size() ? 0 : s + 1) {
+      const Slot& slot = table[s];
+      if (slot.entry_plus_one == 0) return -1;
+      if (slot.word == w && slot.context == c) return slot.entry_plus_one - 1;
+    }
+  }
+  // Starts loading the slot where the probe for `key` in order n begins.
+  void prefetch(int n, uint64_t key) const {
+    const std::vector<Slot>& table = tables_[n - 2];
+    if (!table.empty()) __builtin_prefetch(table.data() + start(key, table.size()));
+  }
+
+ private:
+  struct Slot {
+    uint32_t entry_plus_one;  // 0: empty
+    uint32_t context, word;
+  };
+  static size_t start(uint64_t key, size_t size) {
+    return static_cast<size_t>((static_cast<__uint128_t>(key) * size) >> 64);
+  }
+  std::vector<std::vector<Slot>> tables_;  // tables_[n - 2]: order n's entries
 };
 
 // The highest order: scoring keeps KenLM's state, the n-grams ending at the previous token,
@@ -132,10 +182,24 @@ class NGramModel {
   // arguments; to_model maps the ids to the model's).
   void count_ngrams(const int32_t* ids, const int64_t* offsets, int64_t n_sentences,
                     const std::vector<uint32_t>& to_model, int N);
-  // The back-off rule for one token w after the histories in `state` (state[j]: the entry, in
-  // order j, of the j-gram ending at the previous token, j = 1..len; those in the model are
-  // exactly the histories whose weights may be needed). Moves the state on to w.
-  double advance(uint32_t* state, int& len, uint32_t w, int* ngram_length) const;
+  // KenLM's state: the n-grams ending at the previous token that are in the model, entry[j]
+  // and key[j] (NGramIndex) for the j-gram, j = 1..len; those are exactly the histories whose
+  // back-off weights the next token may need.
+  struct History {
+    uint32_t entry[kMaxOrder + 1];
+    uint64_t key[kMaxOrder + 1];
+    int len = 0;
+  };
+  // The back-off rule for one token w after the histories h; moves h on to w.
+  double advance(const NGramIndex& index, History& h, uint32_t w, int* ngram_length) const;
+  // The index of the trie, built by the first call that scores (thread-safe; the model does not
+  // change after build or read_arpa).
+  const NGramIndex& ngram_index() const;
+  struct LazyIndex {
+    std::once_flag once;
+    NGramIndex index;
+  };
+  std::unique_ptr<LazyIndex> lazy_ = std::make_unique<LazyIndex>();
   double root_total_ = 0;  // sum of the unigram counts (all but <s>): MLE's and add-k's denominator
   double direct_log10_prob(const uint32_t* history, size_t history_len, uint32_t w, int* ngram_length) const;
 
