@@ -192,13 +192,21 @@ void bind_ops(py::module_& m) {
   cls.def("float", [](const Tensor& x) { return to_dtype(x, Dtype::Float32); }, Release());
   cls.def("double", [](const Tensor& x) { return to_dtype(x, Dtype::Float64); }, Release());
   cls.def("long", [](const Tensor& x) { return to_dtype(x, Dtype::Int64); }, Release());
+  cls.def("int", [](const Tensor& x) { return to_dtype(x, Dtype::Int32); }, Release());
+  cls.def("short", [](const Tensor& x) { return to_dtype(x, Dtype::Int16); }, Release());
+  cls.def("char", [](const Tensor& x) { return to_dtype(x, Dtype::Int8); }, Release());
+  cls.def("byte", [](const Tensor& x) { return to_dtype(x, Dtype::UInt8); }, Release());
   cls.def("bool", [](const Tensor& x) { return to_dtype(x, Dtype::Bool); }, Release());
 
   // ------------------------------------------------------------ reductions
   // `keepdims` is accepted as PyTorch accepts it (NumPy's spelling, common in course code).
   both(m, cls, "sum", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype, bool keepdims) {
     const auto dims = dims_arg(dim, "sum");
-    return released([&] { return sum(dtype ? to_dtype(x, *dtype) : x, dims, keepdim || keepdims); });
+    // (an integer sum is computed in int64 and then given the asked dtype: the same value modulo 2^bits)
+    return released([&] {
+      const Tensor s = sum(dtype ? to_dtype(x, *dtype) : x, dims, keepdim || keepdims);
+      return dtype ? to_dtype(s, *dtype) : s;
+    });
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("keepdims") = false);
   both(m, cls, "mean", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype, bool keepdims) {

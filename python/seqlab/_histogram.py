@@ -18,7 +18,8 @@ def _values(input, fn):
     if not isinstance(input, _core.Tensor):
         raise TypeError(f"{fn}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dtype not in (_core.dtype.float32, _core.dtype.float64):
-        name = {_core.dtype.int64: "Long", _core.dtype.bool: "Bool"}.get(input.dtype, str(input.dtype))
+        from ._tensor import scalar_type_name
+        name = scalar_type_name(input.dtype)
         raise NotImplementedError(f"\"{fn}\" not implemented for '{name}'")
     return input.detach().contiguous().numpy().ravel()
 
