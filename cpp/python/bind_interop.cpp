@@ -70,7 +70,8 @@ Tensor borrow(const Foreign& f) {
   const std::string src = f.source;
   if (!f.dtype)
     throw py::type_error("can't convert " + std::string(src == "numpy array" ? "np.ndarray" : "a DLPack tensor") +
-                         " of type " + f.type_name + ". The only supported types are: float64, float32, int64, and "
+                         " of type " + f.type_name + ". The only supported types are: float64, float32, int64, int32, "
+                         "int16, int8, uint8, and "
                          "bool.");
   if (!f.native_byte_order)
     throw py::value_error("given " + src + " has byte order different from the native byte order. Conversion "

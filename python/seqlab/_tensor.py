@@ -140,9 +140,11 @@ def _check_fits(arr, dtype):
         fits = lo <= arr.min() and arr.max() <= hi
     elif arr.dtype.kind == "O":
         fits = builtins.all(lo <= e <= hi for e in arr.flat)
-    elif arr.dtype.kind == "f":
-        # (float bounds: hi + 1 is a power of two, exact in double; False for nan and inf too)
-        fits = builtins.bool(np.all((arr >= builtins.float(lo)) & (arr < builtins.float(hi) + 1.0)))
+    elif arr.dtype.kind == "f":  # (False for nan and inf too)
+        if dtype == int64:  # 2**63 - 1 is not a double: the bound is 2**63, exclusive
+            fits = builtins.bool(np.all((arr >= -2.0**63) & (arr < 2.0**63)))
+        else:  # a float has no two's complement to wrap through: uint8 takes [0, 255]
+            fits = builtins.bool(np.all((arr >= builtins.max(lo, 0 if dtype == uint8 else lo)) & (arr <= hi)))
     else:
         return
     if not fits:
@@ -723,7 +725,8 @@ Tensor.dot = _dot
 Tensor.cpu = lambda self, memory_format=None: self  # every tensor is on the CPU (torch returns self too)
 Tensor.__format__ = _format
 
-from ._histogram import histc as _histc, histogram as _histogram  # noqa: E402
+from ._histogram import bincount as _bincount, histc as _histc, histogram as _histogram  # noqa: E402
 
 Tensor.histc = _histc
 Tensor.histogram = _histogram
+Tensor.bincount = _bincount

@@ -15,19 +15,22 @@
 
 namespace seqlab {
 
-// PyTorch's result type of two tensor operands (c10's result_type): operands with dims decide
-// within their category (bool < integer < floating); a 0-d operand can raise the category but
-// not the width: float32[3] + float64 0-d is float32, int64[3] + float64 0-d is float64.
+// PyTorch's result type of two operands (c10's result_type), in three tiers: tensors with dims,
+// 0-d tensors, Python numbers (wrapped numbers). A higher tier decides within its category
+// (bool < integer < floating); a lower tier can raise the category but not the width:
+// float32[3] + float64 0-d is float32, int64[3] + float64 0-d is float64, int8 0-d + 1000 is int8.
 Dtype result_type(const Tensor& a, const Tensor& b) {
   auto category = [](Dtype d) { return d == Dtype::Bool ? 0 : (is_floating(d) ? 2 : 1); };
-  std::optional<Dtype> with_dims, zero_dim;
+  std::optional<Dtype> tiers[3];  // with dims, 0-d, wrapped numbers
   for (const Tensor* t : {&a, &b}) {
-    std::optional<Dtype>& slot = t->dim() > 0 ? with_dims : zero_dim;
+    std::optional<Dtype>& slot = tiers[t->dim() > 0 ? 0 : (t->impl()->is_wrapped_number ? 2 : 1)];
     slot = slot ? promote(*slot, t->dtype()) : t->dtype();
   }
-  if (!with_dims) return *zero_dim;
-  if (!zero_dim || category(*with_dims) >= category(*zero_dim)) return *with_dims;
-  return promote(*with_dims, *zero_dim);
+  auto combine = [&](std::optional<Dtype> higher, std::optional<Dtype> lower) -> std::optional<Dtype> {
+    if (!higher || !lower) return higher ? higher : lower;
+    return category(*higher) >= category(*lower) ? *higher : promote(*higher, *lower);
+  };
+  return *combine(tiers[0], combine(tiers[1], tiers[2]));
 }
 
 namespace {
@@ -169,18 +172,16 @@ Tensor scalar_tensor(double value, Dtype dtype) {
   return t;
 }
 
-// A Python number next to a tensor (torch's wrapped number): it never widens the tensor's dtype.
-// A float next to an integer tensor gives float32, torch's default dtype; an integer next to an
-// integer tensor takes the tensor's dtype, wrapping as torch converts it (int8 tensor + 1000 adds
-// 1000 mod 256).
+// A Python number next to a tensor: a wrapped number (the lowest tier of result_type), so it never
+// widens the tensor's dtype. A float next to an integer tensor is float32, torch's default dtype;
+// an integer is int64, converted to the result's dtype by the op, wrapping as torch's conversion
+// does (int8 tensor + 1000 adds 1000 mod 256; uint8 tensor - 2 adds 254).
 Tensor scalar_like(double value, const Tensor& other, bool is_integral_value) {
   Dtype d = other.dtype();
   if (!is_floating(d)) d = is_integral_value ? Dtype::Int64 : Dtype::Float32;
-  if (is_integral_value && is_integral(other.dtype()) && other.dtype() != Dtype::Int64) {
-    check_value_fits(value, Dtype::Int64, "scalar_tensor");
-    return to_dtype(scalar_tensor(value, Dtype::Int64), other.dtype());
-  }
-  return scalar_tensor(value, d);
+  Tensor t = scalar_tensor(value, d);
+  t.impl()->is_wrapped_number = true;
+  return t;
 }
 
 // ---------------------------------------------------------------- add / sub
@@ -586,8 +587,16 @@ Tensor abs(const Tensor& x) {
 }
 
 // out = min(max(x, lo), hi).   dx = g where lo <= x <= hi, else 0
+// A bound that is not an integer (2.5, NaN) makes an integer tensor's result float32, as torch's
+// result type of an integer tensor and a float number.
+static bool fractional_bound(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  auto frac = [](std::optional<double> v) { return v && !(*v == std::floor(*v)); };  // (NaN: true)
+  return !is_floating(x.dtype()) && (frac(lo) || frac(hi));
+}
+
 Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
   SEQLAB_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  if (fractional_bound(x, lo, hi)) return clamp(to_dtype(x, Dtype::Float32), lo, hi);
   const double l = lo.value_or(-INFINITY), h = hi.value_or(INFINITY);
   Tensor out = map1(x, "clamp", [l, h](auto tag) {
     using T = decltype(tag);
@@ -967,6 +976,8 @@ Tensor& add_(Tensor& self, const Tensor& other, double alpha) {
 
 Tensor& clamp_(Tensor& self, std::optional<double> lo, std::optional<double> hi) {
   check_inplace(self, "clamp_");
+  SEQLAB_CHECK_TYPE(!fractional_bound(self, lo, hi), "result type Float can't be cast to the desired output type ",
+                    scalar_type_name(self.dtype()));
   assert_no_internal_overlap(self, "clamp_");
   const bool track = GradMode::is_enabled() && self.requires_grad();
   Tensor r = clamp(track ? clone(self) : self, lo, hi);
