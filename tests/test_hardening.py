@@ -164,11 +164,12 @@ def test_from_numpy_refuses_what_torch_refuses(make, match):
     raises_like_torch(lambda L: L.from_numpy(make()), match=match)
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float16, np.complex64])
+@pytest.mark.parametrize("dtype", [np.uint16, np.uint32, np.float16, np.complex64])
 def test_from_numpy_refuses_dtypes_seqlab_does_not_have(dtype):
-    # torch has these dtypes; seqlab has float32, float64, int64 and bool, and says so.
+    # torch has these dtypes; seqlab has float32, float64, int64, int32, int16, int8, uint8 and bool, and says so.
     with pytest.raises(TypeError, match=f"can't convert np.ndarray of type numpy.{np.dtype(dtype).type.__name__}. "
-                                        "The only supported types are: float64, float32, int64, and bool"):
+                                        "The only supported types are: float64, float32, int64, int32, int16, "
+                                        "int8, uint8, and bool"):
         seqlab.from_numpy(np.zeros(2, dtype=dtype))
 
 
@@ -271,8 +272,8 @@ def test_writing_to_a_read_only_memory_map_raises_instead_of_crashing(tmp_path):
 @pytest.mark.parametrize("make, exc, match", [
     (lambda: np.arange(4.0)[::-1], ValueError, "negative"),   # torch aborts the process here
     (misaligned, ValueError, "not aligned"),
-    (lambda: np.zeros(2, dtype=np.int32), TypeError, "can't convert a DLPack tensor of type"),
-], ids=["negative-stride", "misaligned", "int32"])
+    (lambda: np.zeros(2, dtype=np.uint16), TypeError, "can't convert a DLPack tensor of type"),
+], ids=["negative-stride", "misaligned", "uint16"])
 def test_from_dlpack_uses_the_same_checks(make, exc, match):
     arr = make()
     with pytest.raises(exc, match=match):

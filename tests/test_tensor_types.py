@@ -1,4 +1,5 @@
-"""torch.Tensor(...) (the legacy constructor), FloatTensor, DoubleTensor, LongTensor, BoolTensor,
+"""torch.Tensor(...) (the legacy constructor), FloatTensor, DoubleTensor, LongTensor, IntTensor,
+ShortTensor, CharTensor, ByteTensor, BoolTensor,
 get_default_dtype and the dtype aliases against torch: values, dtypes, shapes, isinstance,
 x.type(T), and the errors (python/seqlab/_tensor.py, cpp/python/bind_tensor.cpp)."""
 import numpy as np
@@ -8,7 +9,8 @@ import torch
 import seqlab
 from conftest import sl_np
 
-TYPES = ["Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "BoolTensor"]
+TYPES = ["Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+         "ByteTensor", "BoolTensor"]
 
 
 def dtype_name(t):
@@ -18,7 +20,13 @@ def dtype_name(t):
 @pytest.mark.parametrize("name", TYPES)
 @pytest.mark.parametrize("args", [([1, 2, 3],), ([[1.5, -2.0], [0.0, 4.0]],), ((2, 3),), (np.array([1, 0, 2]),), ()])
 def test_data_and_empty_match_torch(name, args):
-    s, t = getattr(seqlab, name)(*args), getattr(torch, name)(*args)
+    try:
+        t = getattr(torch, name)(*args)
+    except RuntimeError:  # ByteTensor([-2.0]): a negative float does not fit uint8
+        with pytest.raises(RuntimeError, match="without overflow"):
+            getattr(seqlab, name)(*args)
+        return
+    s = getattr(seqlab, name)(*args)
     assert isinstance(s, seqlab.Tensor) and dtype_name(s) == dtype_name(t)
     assert tuple(s.shape) == tuple(t.shape)
     np.testing.assert_array_equal(sl_np(s), t.numpy())
@@ -42,6 +50,21 @@ def test_isinstance_type_and_autograd():
     assert sl_np(x.grad).tolist() == [3.0, 4.0]
     assert seqlab.get_default_dtype() == seqlab.float32 and str(torch.get_default_dtype()) == "torch.float32"
     assert (seqlab.long, seqlab.float, seqlab.double) == (seqlab.int64, seqlab.float32, seqlab.float64)
+    assert (seqlab.int, seqlab.short) == (seqlab.int32, seqlab.int16)
+
+
+@pytest.mark.parametrize("name", ["IntTensor", "ShortTensor", "CharTensor", "ByteTensor"])
+def test_integer_types_convert_and_test_like_torch(name):
+    S, T = getattr(seqlab, name), getattr(torch, name)
+    s, t = seqlab.tensor([3.7, -1.2, 0.0]), torch.tensor([3.7, -1.2, 0.0])
+    assert s.type(S).tolist() == t.type(T).tolist() and dtype_name(s.type(S)) == dtype_name(t.type(T))
+    assert s.type(f"torch.{name}").dtype == S.dtype == s.type(S).dtype
+    assert isinstance(s.type(S), S) and not isinstance(s, S) and s.type(S).type() == f"seqlab.{name}"
+    assert repr(S) == f"<class 'seqlab.{name}'>"
+    with pytest.raises(TypeError):
+        T(torch.tensor([1.0]))
+    with pytest.raises(TypeError):
+        S(seqlab.tensor([1.0]))
 
 
 def test_errors_match_torch():

@@ -18,6 +18,10 @@ const char* buffer_format(Dtype d) {
     case Dtype::Float32: return "f";
     case Dtype::Float64: return "d";
     case Dtype::Int64: return "q";
+    case Dtype::Int32: return "i";
+    case Dtype::Int16: return "h";
+    case Dtype::Int8: return "b";
+    case Dtype::UInt8: return "B";
     case Dtype::Bool: return "?";
   }
   return "";
@@ -66,7 +70,8 @@ Tensor borrow(const Foreign& f) {
   const std::string src = f.source;
   if (!f.dtype)
     throw py::type_error("can't convert " + std::string(src == "numpy array" ? "np.ndarray" : "a DLPack tensor") +
-                         " of type " + f.type_name + ". The only supported types are: float64, float32, int64, and "
+                         " of type " + f.type_name + ". The only supported types are: float64, float32, int64, int32, "
+                         "int16, int8, uint8, and "
                          "bool.");
   if (!f.native_byte_order)
     throw py::value_error("given " + src + " has byte order different from the native byte order. Conversion "
@@ -105,6 +110,10 @@ std::optional<Dtype> numpy_dtype(const py::dtype& dt) {
   if (dt.kind() == 'f' && dt.itemsize() == 4) return Dtype::Float32;
   if (dt.kind() == 'f' && dt.itemsize() == 8) return Dtype::Float64;
   if (dt.kind() == 'i' && dt.itemsize() == 8) return Dtype::Int64;
+  if (dt.kind() == 'i' && dt.itemsize() == 4) return Dtype::Int32;
+  if (dt.kind() == 'i' && dt.itemsize() == 2) return Dtype::Int16;
+  if (dt.kind() == 'i' && dt.itemsize() == 1) return Dtype::Int8;
+  if (dt.kind() == 'u' && dt.itemsize() == 1) return Dtype::UInt8;
   if (dt.kind() == 'b' && dt.itemsize() == 1) return Dtype::Bool;
   return std::nullopt;
 }
@@ -114,6 +123,10 @@ std::optional<Dtype> dlpack_dtype(const DLDataType& t) {
   if (t.code == kDLFloat && t.bits == 32) return Dtype::Float32;
   if (t.code == kDLFloat && t.bits == 64) return Dtype::Float64;
   if (t.code == kDLInt && t.bits == 64) return Dtype::Int64;
+  if (t.code == kDLInt && t.bits == 32) return Dtype::Int32;
+  if (t.code == kDLInt && t.bits == 16) return Dtype::Int16;
+  if (t.code == kDLInt && t.bits == 8) return Dtype::Int8;
+  if (t.code == kDLUInt && t.bits == 8) return Dtype::UInt8;
   if (t.code == kDLBool && t.bits == 8) return Dtype::Bool;
   return std::nullopt;
 }
@@ -201,6 +214,10 @@ void bind_interop(py::module_& m) {
       case Dtype::Float32: dl.dtype = {kDLFloat, 32, 1}; break;
       case Dtype::Float64: dl.dtype = {kDLFloat, 64, 1}; break;
       case Dtype::Int64: dl.dtype = {kDLInt, 64, 1}; break;
+      case Dtype::Int32: dl.dtype = {kDLInt, 32, 1}; break;
+      case Dtype::Int16: dl.dtype = {kDLInt, 16, 1}; break;
+      case Dtype::Int8: dl.dtype = {kDLInt, 8, 1}; break;
+      case Dtype::UInt8: dl.dtype = {kDLUInt, 8, 1}; break;
       case Dtype::Bool: dl.dtype = {kDLBool, 8, 1}; break;
     }
     dl.shape = ctx->shape.data();

@@ -248,13 +248,21 @@ void bind_ops(py::module_& m) {
   cls.def("float", [](const Tensor& x) { return to_dtype(x, Dtype::Float32); }, Release(), "self converted to float32, as torch.Tensor.to(float32).");
   cls.def("double", [](const Tensor& x) { return to_dtype(x, Dtype::Float64); }, Release(), "self converted to float64, as torch.Tensor.to(float64).");
   cls.def("long", [](const Tensor& x) { return to_dtype(x, Dtype::Int64); }, Release(), "self converted to int64, as torch.Tensor.to(int64).");
+  cls.def("int", [](const Tensor& x) { return to_dtype(x, Dtype::Int32); }, Release(), "self converted to int32, as torch.Tensor.to(int32).");
+  cls.def("short", [](const Tensor& x) { return to_dtype(x, Dtype::Int16); }, Release(), "self converted to int16, as torch.Tensor.to(int16).");
+  cls.def("char", [](const Tensor& x) { return to_dtype(x, Dtype::Int8); }, Release(), "self converted to int8, as torch.Tensor.to(int8).");
+  cls.def("byte", [](const Tensor& x) { return to_dtype(x, Dtype::UInt8); }, Release(), "self converted to uint8, as torch.Tensor.to(uint8).");
   cls.def("bool", [](const Tensor& x) { return to_dtype(x, Dtype::Bool); }, Release(), "self converted to bool, as torch.Tensor.to(bool).");
 
   // ------------------------------------------------------------ reductions
   // `keepdims` is accepted as PyTorch accepts it (NumPy's spelling, common in course code).
   both(m, cls, "sum", [](const Tensor& x, py::object dim, bool keepdim, std::optional<Dtype> dtype, bool keepdims) {
     const auto dims = dims_arg(dim, "sum");
-    return released([&] { return sum(dtype ? to_dtype(x, *dtype) : x, dims, keepdim || keepdims); });
+    // (an integer sum is computed in int64 and then given the asked dtype: the same value modulo 2^bits)
+    return released([&] {
+      const Tensor s = sum(dtype ? to_dtype(x, *dtype) : x, dims, keepdim || keepdims);
+      return dtype ? to_dtype(s, *dtype) : s;
+    });
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("keepdims") = false,
      "The sum over dim (an int, a tuple of ints, or None: all); keepdim keeps the reduced dims as size 1;\n"

@@ -31,10 +31,15 @@ void bind_tensor(py::module_& m) {
       .value("float32", Dtype::Float32)
       .value("float64", Dtype::Float64)
       .value("int64", Dtype::Int64)
+      .value("int32", Dtype::Int32)
+      .value("int16", Dtype::Int16)
+      .value("int8", Dtype::Int8)
+      .value("uint8", Dtype::UInt8)
       .value("bool", Dtype::Bool)
       .def("__repr__", [](Dtype d) { return std::string("seqlab.") + dtype_name(d); })
       .def("__str__", [](Dtype d) { return std::string("seqlab.") + dtype_name(d); })
       .def_property_readonly("is_floating_point", [](Dtype d) { return is_floating(d); })
+      .def_property_readonly("is_signed", [](Dtype d) { return d != Dtype::Bool && d != Dtype::UInt8; })
       .def_property_readonly("itemsize", [](Dtype d) { return itemsize(d); });
 
   py::class_<Node, std::shared_ptr<Node>>(m, "Node", "A recorded op (a tensor's grad_fn).")
@@ -57,7 +62,7 @@ void bind_tensor(py::module_& m) {
         return Tensor(leaf);
       }, "AccumulateGrad only: the leaf tensor whose .grad this node accumulates into.");
 
-  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", R"(An n-dimensional array of float32, float64, int64 or bool with reverse-mode autograd, as torch.Tensor.
+  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", R"(An n-dimensional array (float32, float64, the integers int64, int32, int16, int8, uint8, or bool) with reverse-mode autograd, as torch.Tensor.
 Make one with seqlab.tensor(data), zeros, randn, ...; Tensor(data) and Tensor(*sizes) are torch's legacy
 constructors. A tensor that requires grad records the ops applied to it, and backward() fills .grad.)",
       py::dynamic_attr(), py::buffer_protocol());
@@ -161,14 +166,15 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
       .def("item", [](const Tensor& t) -> py::object {
         switch (t.dtype()) {
           case Dtype::Bool: return py::bool_(t.item<bool>());
-          case Dtype::Int64: return py::int_(t.item<int64_t>());
-          default: return py::float_(t.item<double>());
+          case Dtype::Float32:
+          case Dtype::Float64: return py::float_(t.item<double>());
+          default: return py::int_(t.item<int64_t>());
         }
       }, "The value of a one-element tensor as a Python number.")
       .def("__float__", [](const Tensor& t) { return t.item<double>(); })
       .def("__int__", [](const Tensor& t) { return t.item<int64_t>(); })
       .def("__index__", [](const Tensor& t) {
-        if (t.dtype() != Dtype::Int64 && t.dtype() != Dtype::Bool)
+        if (is_floating(t.dtype()))
           throw py::type_error("only integer tensors of a single element can be converted to an index");
         return t.item<int64_t>();
       })

@@ -10,7 +10,11 @@ namespace seqlab::bind {
 Tensor operand(const py::handle& o, const Tensor& like) {
   // A Python bool is a bool number: it never raises the category (bool tensor + True is bool, as in
   // torch; as an integer it made `mask + True` int64 and `mask % True` an integer remainder).
-  if (py::isinstance<py::bool_>(o)) return scalar_tensor(o.cast<bool>() ? 1.0 : 0.0, Dtype::Bool);
+  if (py::isinstance<py::bool_>(o)) {
+    Tensor t = scalar_tensor(o.cast<bool>() ? 1.0 : 0.0, Dtype::Bool);
+    t.impl()->is_wrapped_number = true;
+    return t;
+  }
   if (py::isinstance<py::int_>(o)) return scalar_like(static_cast<double>(o.cast<int64_t>()), like, true);
   if (py::isinstance<py::float_>(o)) return scalar_like(o.cast<double>(), like, false);
   if (py::isinstance<TensorImpl>(o)) return o.cast<Tensor>();

@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "seqlab/parallel.hpp"
@@ -14,13 +15,22 @@ namespace seqlab {
 Tensor contiguous_copy(const Tensor& x);  // a contiguous copy, no autograd (elementwise.cpp)
 inline Tensor contiguous_copy_if_needed(const Tensor& x) { return x.is_contiguous() ? x : contiguous_copy(x); }
 
-// Call f(T{}) with T the C++ type of `d`.
+// The dtype dispatch. Each dtype a dispatcher admits instantiates the kernel once more, so heavy
+// kernels (float math, GEMMs, activations) take dispatch_float or dispatch_numeric, and the small
+// integer types (uint8, int8, int16, int32) go only through copies and conversions, elementwise
+// arithmetic and comparisons, indexing and reductions (dispatch_all, dispatch_arith).
+
+// Call f(T{}) with T the C++ type of `d`: every dtype.
 template <typename F>
 decltype(auto) dispatch_all(Dtype d, F&& f) {
   switch (d) {
     case Dtype::Float32: return f(float{});
     case Dtype::Float64: return f(double{});
     case Dtype::Int64: return f(int64_t{});
+    case Dtype::Int32: return f(int32_t{});
+    case Dtype::Int16: return f(int16_t{});
+    case Dtype::Int8: return f(int8_t{});
+    case Dtype::UInt8: return f(uint8_t{});
     case Dtype::Bool: break;
   }
   return f(bool{});
@@ -32,15 +42,76 @@ decltype(auto) dispatch_float(Dtype d, const char* op, F&& f) {
   if (d == Dtype::Float64) return f(double{});
   return f(float{});
 }
+// float32, float64, int64. An op with no kernel for the other integer types says so in torch's
+// words: NotImplementedError "\"op\" not implemented for 'Int'".
 template <typename F>
 decltype(auto) dispatch_numeric(Dtype d, const char* op, F&& f) {
   SEQLAB_CHECK_TYPE(d != Dtype::Bool, op, ": not implemented for dtype bool");
+  SEQLAB_CHECK_IMPL(is_floating(d) || d == Dtype::Int64, "\"", op, "\" not implemented for '", scalar_type_name(d), "'");
   switch (d) {
     case Dtype::Float64: return f(double{});
     case Dtype::Int64: return f(int64_t{});
     default: break;
   }
   return f(float{});
+}
+// Every dtype but bool: elementwise arithmetic and reductions.
+template <typename F>
+decltype(auto) dispatch_arith(Dtype d, const char* op, F&& f) {
+  SEQLAB_CHECK_TYPE(d != Dtype::Bool, op, ": not implemented for dtype bool");
+  switch (d) {
+    case Dtype::Float64: return f(double{});
+    case Dtype::Int64: return f(int64_t{});
+    case Dtype::Int32: return f(int32_t{});
+    case Dtype::Int16: return f(int16_t{});
+    case Dtype::Int8: return f(int8_t{});
+    case Dtype::UInt8: return f(uint8_t{});
+    default: break;
+  }
+  return f(float{});
+}
+
+// Integer arithmetic wraps modulo 2^bits, as torch's does (int8 127 + 1 = -128). Signed overflow
+// is undefined in C++, so integers add and multiply in an unsigned type at least as wide as
+// unsigned int (uint16 * uint16 would promote to a signed int and could overflow it).
+template <typename T>
+using wrap_unsigned_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+template <typename T>
+inline T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = wrap_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+inline T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = wrap_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+template <typename T>
+inline T wrap_neg(T a) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return static_cast<T>(wrap_unsigned_t<T>(0) - static_cast<wrap_unsigned_t<T>>(a));
+  } else {
+    return -a;
+  }
+}
+
+// One element converted as torch's copy converts it: a float reaches an integer type narrower
+// than int64 through int64 (uint8 from -1.0 is 255, as torch; in C++ a double outside the target's
+// range does not convert).
+template <typename D, typename S>
+inline D convert(S x) {
+  if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D> && !std::is_same_v<D, bool> && sizeof(D) < 8)
+    return static_cast<D>(static_cast<int64_t>(x));
+  else
+    return static_cast<D>(x);
 }
 
 // Strides (in elements) of `t` seen with shape `out_shape` (t broadcast to it): 0 where

@@ -17,6 +17,10 @@ namespace seqlab {
 const char* dtype_name(Dtype d) {
   switch (d) {
     case Dtype::Bool: return "bool";
+    case Dtype::UInt8: return "uint8";
+    case Dtype::Int8: return "int8";
+    case Dtype::Int16: return "int16";
+    case Dtype::Int32: return "int32";
     case Dtype::Int64: return "int64";
     case Dtype::Float32: return "float32";
     case Dtype::Float64: return "float64";
@@ -80,19 +84,29 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op, bool wrap_scalar) {
   return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim;
 }
 
+// c10's checked_convert: a number stored into an integer type must lie in its range (NaN never
+// does); uint8 also takes [-255, 0), which wraps as two's complement (torch lets `a - b` become
+// `a + 255 * b` that way). The type names are the ones torch's message prints.
 void check_value_fits(double value, Dtype dtype, const char* op) {
-  bool fits = true;
+  double lo = 0, hi = 0;
+  const char* name = "float";
   switch (dtype) {
-    case Dtype::Int64:  // [-2^63, 2^63): both bounds are exact in double
-      fits = value >= -9223372036854775808.0 && value < 9223372036854775808.0;
-      break;
-    case Dtype::Float32:
-      fits = !std::isfinite(value) || std::fabs(value) <= static_cast<double>(std::numeric_limits<float>::max());
-      break;
+    case Dtype::UInt8: lo = -255, hi = 255, name = "uint8_t"; break;
+    case Dtype::Int8: lo = -128, hi = 127, name = "int8_t"; break;
+    case Dtype::Int16: lo = -32768, hi = 32767, name = "int16_t"; break;
+    case Dtype::Int32: lo = -2147483648.0, hi = 2147483647.0, name = "int"; break;
+    case Dtype::Int64: break;
+    case Dtype::Float32: {
+      const bool fits = !std::isfinite(value) || std::fabs(value) <= static_cast<double>(std::numeric_limits<float>::max());
+      SEQLAB_CHECK(fits, op, ": value cannot be converted to type float without overflow (got ", value, ")");
+      return;
+    }
     case Dtype::Bool:
-    case Dtype::Float64: break;
+    case Dtype::Float64: return;
   }
-  SEQLAB_CHECK(fits, op, ": value cannot be converted to type ", dtype == Dtype::Int64 ? "int64_t" : "float",
+  const bool fits = dtype == Dtype::Int64 ? value >= -9223372036854775808.0 && value < 9223372036854775808.0  // exact in double
+                                          : value >= lo && value <= hi;
+  SEQLAB_CHECK(fits, op, ": value cannot be converted to type ", dtype == Dtype::Int64 ? "int64_t" : name,
                " without overflow (got ", value, ")");
 }
 
@@ -180,6 +194,10 @@ T Tensor::dispatch_value() const {
     case Dtype::Float32: return static_cast<T>(*static_cast<const float*>(raw_data()));
     case Dtype::Float64: return static_cast<T>(*static_cast<const double*>(raw_data()));
     case Dtype::Int64: return static_cast<T>(*static_cast<const int64_t*>(raw_data()));
+    case Dtype::Int32: return static_cast<T>(*static_cast<const int32_t*>(raw_data()));
+    case Dtype::Int16: return static_cast<T>(*static_cast<const int16_t*>(raw_data()));
+    case Dtype::Int8: return static_cast<T>(*static_cast<const int8_t*>(raw_data()));
+    case Dtype::UInt8: return static_cast<T>(*static_cast<const uint8_t*>(raw_data()));
     case Dtype::Bool: return static_cast<T>(*static_cast<const bool*>(raw_data()));
   }
   return T{};

@@ -27,17 +27,19 @@ from ._core import (  # noqa: E402,F401
 from ._device import device  # noqa: E402,F401
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal  # noqa: E402,F401
 from ._sorting import sort, argsort, topk  # noqa: E402,F401
-from ._histogram import histc, histogram  # noqa: E402,F401
+from ._histogram import histc, histogram, bincount  # noqa: E402,F401
 from ._composed import (  # noqa: E402,F401
     flip, roll, repeat_interleave, all, any, mv, dot, linspace, logspace,
 )
 from ._tensor import (  # noqa: E402,F401
-    float32, float64, int64, bool, float, double, long,
+    float32, float64, int64, int32, int16, int8, uint8, bool, float, double, long, short,
     tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint, randperm,
     zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
     std, equal, allclose, numel, is_tensor, unbind,
-    FloatTensor, DoubleTensor, LongTensor, BoolTensor, get_default_dtype,
+    FloatTensor, DoubleTensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor,
+    get_default_dtype,
 )
+from ._tensor import int32 as int  # noqa: E402,F401  (torch.int; after this line `int` is the dtype)
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from .nn.interop import to_torch_state_dict  # noqa: E402,F401

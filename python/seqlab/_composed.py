@@ -107,17 +107,23 @@ def _nonzero(input):
 
 @_args.numpy_names
 def all(input, dim=None, keepdim=False):
-    """True where every element (along dim) is nonzero, as torch.all (a bool tensor)."""
+    """True where every element (along dim) is nonzero, as torch.all (a bool tensor; uint8 for a
+    uint8 input, torch's legacy rule)."""
     zeros = 1 - _nonzero(input)
     s = zeros.sum() if dim is None else zeros.sum(dim, keepdim=keepdim)
-    return s == 0
+    return _like_torch(s == 0, input)
 
 
 @_args.numpy_names
 def any(input, dim=None, keepdim=False):
-    """True where some element (along dim) is nonzero, as torch.any (a bool tensor)."""
+    """True where some element (along dim) is nonzero, as torch.any (a bool tensor; uint8 for a
+    uint8 input)."""
     s = _nonzero(input).sum() if dim is None else _nonzero(input).sum(dim, keepdim=keepdim)
-    return s > 0
+    return _like_torch(s > 0, input)
+
+
+def _like_torch(result, input):
+    return result.to(_core.dtype.uint8) if input.dtype == _core.dtype.uint8 else result
 
 
 def mv(input, vec):

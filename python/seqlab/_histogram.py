@@ -1,14 +1,16 @@
 """torch.histc and torch.histogram: counts of a tensor's elements in equal-width bins (or given
 edges), computed in NumPy in the input's dtype with torch's bin rule, so that an element on an
-edge lands where torch puts it. Neither is differentiable (torch records no derivative).
-Tests: tests/test_scan.py."""
+edge lands where torch puts it; torch.bincount: how often each non-negative integer occurs.
+None is differentiable (torch records no derivative). Tests: tests/test_scan.py,
+tests/test_int_dtypes.py (bincount)."""
+from builtins import max as builtins_max
 from collections import namedtuple
 
 import numpy as np
 
 from . import _args, _core
 
-__all__ = ["histc", "histogram"]
+__all__ = ["histc", "histogram", "bincount"]
 
 # torch.return_types.histogram: a tuple with .hist and .bin_edges
 histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
@@ -18,7 +20,8 @@ def _values(input, fn):
     if not isinstance(input, _core.Tensor):
         raise TypeError(f"{fn}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dtype not in (_core.dtype.float32, _core.dtype.float64):
-        name = {_core.dtype.int64: "Long", _core.dtype.bool: "Bool"}.get(input.dtype, str(input.dtype))
+        from ._tensor import scalar_type_name
+        name = scalar_type_name(input.dtype)
         raise NotImplementedError(f"\"{fn}\" not implemented for '{name}'")
     return input.detach().contiguous().numpy().ravel()
 
@@ -125,3 +128,29 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
             hist = hist / (hist.sum() * np.diff(edges))
     as_tensor = lambda a: _core.from_numpy(np.ascontiguousarray(a, dtype=x.dtype))  # noqa: E731
     return histogram_result(as_tensor(hist), as_tensor(edges))
+
+
+def bincount(input, weights=None, minlength=0):
+    """counts[i] = how many elements of the 1-d integer tensor `input` equal i (or the sum of their
+    `weights`), for i in [0, max(max(input) + 1, minlength)). int64 counts; float32 weights sum in
+    float32, other weights in float64, as torch's bincount."""
+    from ._tensor import scalar_type_name, tensor
+    if not isinstance(input, _core.Tensor):
+        raise TypeError(f"bincount(): argument 'input' must be Tensor, not {type(input).__name__}")
+    minlength = _args.index(minlength, "bincount", "minlength")
+    if input.dtype.is_floating_point or input.dtype == _core.dtype.bool:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    x = input.detach().numpy()
+    if x.ndim != 1 or (x.size and x.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return tensor(np.bincount(x.astype(np.int64), minlength=minlength).astype(np.int64))
+    if not isinstance(weights, _core.Tensor) or weights.dim() != 1 or weights.shape[0] != x.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    # torch adds the weights one by one, in the output's dtype: np.add.at does too (unbuffered)
+    out = np.zeros(builtins_max(int(x.max()) + 1 if x.size else 0, minlength),
+                   dtype=np.float32 if weights.dtype == _core.dtype.float32 else np.float64)
+    np.add.at(out, x.astype(np.int64), weights.detach().numpy().astype(out.dtype))
+    return tensor(out)

@@ -3,6 +3,7 @@ functions, with PyTorch's signatures. Everything numeric happens in seqlab._core
 import builtins
 import collections
 import numbers
+import warnings
 
 import numpy as np
 
@@ -15,13 +16,20 @@ from ._tensor_str import tensor_repr
 float32 = _core.dtype.float32
 float64 = _core.dtype.float64
 int64 = _core.dtype.int64
+int32 = _core.dtype.int32
+int16 = _core.dtype.int16
+int8 = _core.dtype.int8
+uint8 = _core.dtype.uint8
 bool = _core.dtype.bool
 float = float32
 double = float64
 long = int64
+short = int16  # (torch.int is int32: seqlab/__init__.py names it, since `int` here is Python's)
 
 _default_dtype = float32
-_NP = {float32: np.float32, float64: np.float64, int64: np.int64, bool: np.bool_}
+_NP = {float32: np.float32, float64: np.float64, int64: np.int64, int32: np.int32, int16: np.int16, int8: np.int8,
+       uint8: np.uint8, bool: np.bool_}
+_INTEGRAL = (int64, int32, int16, int8, uint8)
 
 # torch.return_types.max and friends: a named (values, indices) pair.
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
@@ -64,7 +72,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             raise ValueError(f"tensor(): expected a sequence of equal-length sequences (a ragged list has no shape): {e}")
     _check_elements(arr, dtype)
     if _args.dtype(dtype, "tensor") is None:
-        if isinstance(data, (np.ndarray, np.generic, Tensor)) and _seqlab_dtype(arr.dtype) in (float32, float64):
+        if isinstance(data, (np.ndarray, np.generic, Tensor)) and _seqlab_dtype(arr.dtype) is not None:
             dtype = _seqlab_dtype(arr.dtype)  # arrays keep their dtype (in either byte order), as in torch
         elif arr.dtype.kind == "f":
             dtype = _default_dtype
@@ -74,7 +82,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             dtype = bool
         else:  # an object array of numbers: Python ints beyond int64 (refused by _check_fits), or with floats
             dtype = int64 if builtins.all(isinstance(e, int) for e in arr.flat) else _default_dtype
-    _check_fits(arr, dtype)
+    if not isinstance(data, (np.ndarray, np.generic, Tensor)) or arr.dtype.kind in "fO":
+        _check_fits(arr, dtype)  # (an integer array converts modulo 2^bits, as torch.tensor converts it)
+    if dtype in _INTEGRAL and dtype != int64 and arr.dtype.kind in "fO":
+        arr = np.asarray(arr, dtype=np.int64)  # floats truncate, then wrap (uint8 takes -1 as 255, as torch)
     # A fresh C-contiguous array in native byte order, aligned: NumPy converts whatever the source
     # was (big-endian, misaligned, negative strides), and from_numpy borrows the copy.
     with np.errstate(over="ignore"):  # float64 -> float32 overflows to inf, silently as in torch
@@ -85,7 +96,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 def _seqlab_dtype(np_dtype):
     """The seqlab dtype of a NumPy dtype in either byte order, or None."""
     kind, size = np_dtype.kind, np_dtype.itemsize
-    return {("f", 4): float32, ("f", 8): float64, ("i", 8): int64, ("b", 1): bool}.get((kind, size))
+    return {("f", 4): float32, ("f", 8): float64, ("i", 8): int64, ("i", 4): int32, ("i", 2): int16, ("i", 1): int8,
+            ("u", 1): uint8, ("b", 1): bool}.get((kind, size))
 
 
 # Python's and NumPy's real numbers (bool is an int; NumPy's complex scalars are not here).
@@ -113,21 +125,36 @@ def _check_elements(arr, dtype):
     raise TypeError(f"tensor(): can't convert data of type {arr.dtype} to a tensor")
 
 
+# The values tensor() stores into an integer type (c10's checked_convert): the type's range, and
+# for uint8 also [-255, 0), which wraps (torch.tensor([-1], dtype=torch.uint8) is 255).
+_RANGE = {int64: (-2**63, 2**63 - 1), int32: (-2**31, 2**31 - 1), int16: (-2**15, 2**15 - 1),
+          int8: (-2**7, 2**7 - 1), uint8: (-255, 255)}
+
+
 def _check_fits(arr, dtype):
     """NumPy converts out-of-range values silently (2**63, 1e400 or nan to int64 become
-    INT64_MIN); PyTorch raises, and so does seqlab."""
-    if arr.size == 0 or dtype != int64:
+    INT64_MIN, 300 to uint8 becomes 44); PyTorch raises, and so does seqlab."""
+    if arr.size == 0 or dtype not in _RANGE:
         return  # (a float64 value too large for float32 becomes inf, as in torch.tensor)
-    if arr.dtype.kind == "u":
-        fits = arr.max() <= np.iinfo(np.int64).max
+    lo, hi = _RANGE[dtype]
+    if arr.dtype.kind in "iu":
+        fits = lo <= arr.min() and arr.max() <= hi
     elif arr.dtype.kind == "O":
-        fits = builtins.all(-2**63 <= e < 2**63 for e in arr.flat)
-    elif arr.dtype.kind == "f":
-        fits = builtins.bool(np.all((arr >= -2.0**63) & (arr < 2.0**63)))  # False for nan and inf too
+        fits = builtins.all(lo <= e <= hi for e in arr.flat)
+    elif arr.dtype.kind == "f":  # (False for nan and inf too)
+        if dtype == int64:  # 2**63 - 1 is not a double: the bound is 2**63, exclusive
+            fits = builtins.bool(np.all((arr >= -2.0**63) & (arr < 2.0**63)))
+        else:  # a float has no two's complement to wrap through: uint8 takes [0, 255]
+            fits = builtins.bool(np.all((arr >= builtins.max(lo, 0 if dtype == uint8 else lo)) & (arr <= hi)))
     else:
         return
     if not fits:
-        raise RuntimeError("tensor(): value cannot be converted to type int64 without overflow")
+        raise RuntimeError(f"tensor(): value cannot be converted to type {dtype_name(dtype)} without overflow")
+
+
+def dtype_name(dtype):
+    """torch's short name of a dtype: "int64", "uint8", "float32"."""
+    return str(dtype).rpartition(".")[2]
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -345,6 +372,10 @@ def _parse_index(x, key):
     for k in key:
         if isinstance(k, (list, np.ndarray)) and np.asarray(k).dtype == np.bool_:
             k = tensor(k)
+        if isinstance(k, Tensor) and k.dtype == uint8:  # torch still reads a uint8 index as a mask
+            warnings.warn("indexing with dtype seqlab.uint8 is now deprecated, please use a dtype seqlab.bool "
+                          "instead.", UserWarning, stacklevel=3)
+            k = k.to(bool)
         if isinstance(k, Tensor) and k.dtype == bool:
             if k.dim() == 0:
                 raise IndexError("seqlab does not support indexing with a 0-d boolean tensor")
@@ -395,8 +426,8 @@ def _parse_index(x, key):
             dim += 1
         elif isinstance(k, (Tensor, list, tuple, np.ndarray)):
             t = _as_index_tensor(k)
-            if t.dtype != int64:
-                raise IndexError(f"tensors used as indices must be long (int64) or bool tensors, got {t.dtype}")
+            if t.dtype not in (int64, int32):
+                raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, got {t.dtype}")
             advanced.append(t)
             dim += 1
         else:
@@ -552,7 +583,8 @@ def _to(self, *args, **kwargs):
     return out.clone() if copy and out is self else out
 
 
-_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor", bool: "BoolTensor"}
+_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor", int32: "IntTensor",
+               int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor", bool: "BoolTensor"}
 
 
 def _legacy_new(*args, dtype=None, device=None):
@@ -579,7 +611,8 @@ def _legacy_new(*args, dtype=None, device=None):
 
 
 def scalar_type_name(dtype):
-    return {float32: "Float", float64: "Double", int64: "Long", bool: "Bool"}[dtype]
+    return {float32: "Float", float64: "Double", int64: "Long", int32: "Int", int16: "Short", int8: "Char",
+            uint8: "Byte", bool: "Bool"}[dtype]
 
 
 class _TensorType(type):
@@ -612,6 +645,30 @@ class LongTensor(metaclass=_TensorType):
     """torch.LongTensor: LongTensor(data) copies data as int64, LongTensor(*sizes) is uninitialised, and
     isinstance(x, LongTensor) is x.dtype == seqlab.int64."""
     dtype = int64
+
+
+class IntTensor(metaclass=_TensorType):
+    """torch.IntTensor: IntTensor(data) copies data as int32, IntTensor(*sizes) is uninitialised, and
+    isinstance(x, IntTensor) is x.dtype == seqlab.int32."""
+    dtype = int32
+
+
+class ShortTensor(metaclass=_TensorType):
+    """torch.ShortTensor: ShortTensor(data) copies data as int16, ShortTensor(*sizes) is uninitialised, and
+    isinstance(x, ShortTensor) is x.dtype == seqlab.int16."""
+    dtype = int16
+
+
+class CharTensor(metaclass=_TensorType):
+    """torch.CharTensor: CharTensor(data) copies data as int8, CharTensor(*sizes) is uninitialised, and
+    isinstance(x, CharTensor) is x.dtype == seqlab.int8."""
+    dtype = int8
+
+
+class ByteTensor(metaclass=_TensorType):
+    """torch.ByteTensor: ByteTensor(data) copies data as uint8, ByteTensor(*sizes) is uninitialised, and
+    isinstance(x, ByteTensor) is x.dtype == seqlab.uint8."""
+    dtype = uint8
 
 
 class BoolTensor(metaclass=_TensorType):
@@ -697,7 +754,8 @@ def _cpu(self, memory_format=None):
 Tensor.cpu = _cpu
 Tensor.__format__ = _format
 
-from ._histogram import histc as _histc, histogram as _histogram  # noqa: E402
+from ._histogram import bincount as _bincount, histc as _histc, histogram as _histogram  # noqa: E402
 
 Tensor.histc = _histc
 Tensor.histogram = _histogram
+Tensor.bincount = _bincount

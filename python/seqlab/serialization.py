@@ -55,7 +55,7 @@ import zlib
 import numpy as np
 
 from ._core import Tensor
-from ._tensor import bool as _bool, empty, float32, float64, int64
+from ._tensor import bool as _bool, empty, float32, float64, int8, int16, int32, int64, uint8
 from .data._atomic import atomic_open
 
 __all__ = ["save", "load"]
@@ -69,6 +69,10 @@ _DTYPES = {
     "F32": (np.dtype("<f4"), float32),
     "F64": (np.dtype("<f8"), float64),
     "I64": (np.dtype("<i8"), int64),
+    "I32": (np.dtype("<i4"), int32),
+    "I16": (np.dtype("<i2"), int16),
+    "I8": (np.dtype("|i1"), int8),
+    "U8": (np.dtype("|u1"), uint8),
     "BOOL": (np.dtype("|b1"), _bool),
 }
 _CODE_OF = {sl: code for code, (_, sl) in _DTYPES.items()}

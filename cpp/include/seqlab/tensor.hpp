@@ -36,6 +36,9 @@ struct TensorImpl {
   Shape strides;       // in elements
   int64_t numel = 0;
   Dtype dtype = Dtype::Float32;
+  // A Python number made a 0-d tensor for an op (torch's wrapped number): the lowest tier of the
+  // result type, so `int8 0-d tensor + 1000` stays int8 (see result_type in ops/elementwise.cpp).
+  bool is_wrapped_number = false;
 
   // --- autograd metadata (see autograd.hpp) ---
   bool requires_grad = false;  // the user's flag on a leaf; non-leaves have grad_fn instead

@@ -247,11 +247,10 @@ void Tensor::retain_grad() {
 // A one-element tensor equal to 1: the implicit gradient of a scalar output.
 static Tensor one_like(const Tensor& t) {
   Tensor one = Tensor::empty(t.shape(), t.dtype());
-  switch (t.dtype()) {
+  switch (t.dtype()) {  // (only floating tensors require grad; the rest cannot reach here)
     case Dtype::Float32: *one.data<float>() = 1.0f; break;
     case Dtype::Float64: *one.data<double>() = 1.0; break;
-    case Dtype::Int64: *one.data<int64_t>() = 1; break;
-    case Dtype::Bool: *one.data<bool>() = true; break;
+    default: SEQLAB_CHECK(false, "grad can be implicitly created only for real scalar outputs, got ", dtype_name(t.dtype()));
   }
   return one;
 }

@@ -65,7 +65,7 @@ Tensor relu(const Tensor& x) {
     y = vec_map(x, simd::VecOp::Relu, "relu");
   } else {
     y = Tensor::empty(x.shape(), x.dtype());
-    dispatch_numeric(x.dtype(), "relu", [&](auto tag) {
+    dispatch_arith(x.dtype(), "relu", [&](auto tag) {
       using T = decltype(tag);
       unary_kernel<T, T>(y, x, [](T v) { return v < T(0) ? T(0) : v; });
     });

@@ -33,6 +33,10 @@ const char* c10_name(Dtype d) {  // torch's dtype words in its attention message
     case Dtype::Float32: return "float";
     case Dtype::Float64: return "double";
     case Dtype::Int64: return "long int";
+    case Dtype::Int32: return "int";
+    case Dtype::Int16: return "short int";
+    case Dtype::Int8: return "signed char";
+    case Dtype::UInt8: return "unsigned char";
     default: return "bool";
   }
 }

@@ -24,7 +24,7 @@ Tensor full(const Shape& shape, double value, Dtype dtype) {
   }
   dispatch_all(dtype, [&](auto tag) {
     using T = decltype(tag);
-    std::fill(t.data<T>(), t.data<T>() + t.numel(), static_cast<T>(value));
+    std::fill(t.data<T>(), t.data<T>() + t.numel(), convert<T>(value));
   });
   return t;
 }
@@ -38,7 +38,7 @@ Tensor arange(double start, double end, double step, Dtype dtype) {
   dispatch_all(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = t.data<T>();
-    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(start + static_cast<double>(i) * step);
+    for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(start + static_cast<double>(i) * step);  // (wraps, as torch)
   });
   return t;
 }

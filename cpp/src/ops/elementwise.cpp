@@ -15,22 +15,38 @@
 
 namespace seqlab {
 
-// PyTorch's result type of two tensor operands (c10's result_type): operands with dims decide
-// within their category (bool < integer < floating); a 0-d operand can raise the category but
-// not the width: float32[3] + float64 0-d is float32, int64[3] + float64 0-d is float64.
+// PyTorch's result type of two operands (c10's result_type), in three tiers: tensors with dims,
+// 0-d tensors, Python numbers (wrapped numbers). A higher tier decides within its category
+// (bool < integer < floating); a lower tier can raise the category but not the width:
+// float32[3] + float64 0-d is float32, int64[3] + float64 0-d is float64, int8 0-d + 1000 is int8.
 Dtype result_type(const Tensor& a, const Tensor& b) {
   auto category = [](Dtype d) { return d == Dtype::Bool ? 0 : (is_floating(d) ? 2 : 1); };
-  std::optional<Dtype> with_dims, zero_dim;
+  std::optional<Dtype> tiers[3];  // with dims, 0-d, wrapped numbers
   for (const Tensor* t : {&a, &b}) {
-    std::optional<Dtype>& slot = t->dim() > 0 ? with_dims : zero_dim;
+    std::optional<Dtype>& slot = tiers[t->dim() > 0 ? 0 : (t->impl()->is_wrapped_number ? 2 : 1)];
     slot = slot ? promote(*slot, t->dtype()) : t->dtype();
   }
-  if (!with_dims) return *zero_dim;
-  if (!zero_dim || category(*with_dims) >= category(*zero_dim)) return *with_dims;
-  return promote(*with_dims, *zero_dim);
+  auto combine = [&](std::optional<Dtype> higher, std::optional<Dtype> lower) -> std::optional<Dtype> {
+    if (!higher || !lower) return higher ? higher : lower;
+    return category(*higher) >= category(*lower) ? *higher : promote(*higher, *lower);
+  };
+  return *combine(tiers[0], combine(tiers[1], tiers[2]));
 }
 
 namespace {
+
+// base^exp for integers by squaring, wrapping as torch's integer pow (exp >= 0: the caller refuses
+// negative integer powers, as torch).
+template <typename T>
+T int_pow(T base, int64_t exp) {
+  T r = 1;
+  while (exp > 0) {
+    if (exp & 1) r = wrap_mul(r, base);
+    base = wrap_mul(base, base);
+    exp >>= 1;
+  }
+  return r;
+}
 
 struct Prepared {
   Tensor a, b;
@@ -94,27 +110,32 @@ Tensor vec_binary(const Tensor& a, const Tensor& b, const Shape& shape, simd::Bi
   return out;
 }
 
-// out = f(a, b) elementwise (no autograd), a and b already of one dtype T.
-template <typename R = void, typename MakeF>
+// out = f(a, b) elementwise (no autograd), a and b already of one dtype T. FloatOnly: a kernel
+// only floats reach (backward formulas, true division), instantiated for float32/float64 only.
+template <typename R = void, bool FloatOnly = false, typename MakeF>
 Tensor map2(const Tensor& a, const Tensor& b, const Shape& shape, const char* op, MakeF make_f) {
   Tensor out;
-  dispatch_numeric(a.dtype(), op, [&](auto tag) {
+  auto run = [&](auto tag) {
     using T = decltype(tag);
     using Out = std::conditional_t<std::is_void_v<R>, T, R>;
     out = Tensor::empty(shape, dtype_of<Out>());
     binary_kernel<T, Out>(out, a, b, make_f(tag));
-  });
+  };
+  if constexpr (FloatOnly) dispatch_float(a.dtype(), op, run);
+  else dispatch_arith(a.dtype(), op, run);
   return out;
 }
 
-template <typename MakeF>
+template <bool FloatOnly = false, typename MakeF>
 Tensor map1(const Tensor& x, const char* op, MakeF make_f) {
   Tensor out;
-  dispatch_numeric(x.dtype(), op, [&](auto tag) {
+  auto run = [&](auto tag) {
     using T = decltype(tag);
     out = Tensor::empty(x.shape(), x.dtype());
     unary_kernel<T, T>(out, x, make_f(tag));
-  });
+  };
+  if constexpr (FloatOnly) dispatch_float(x.dtype(), op, run);
+  else dispatch_arith(x.dtype(), op, run);
   return out;
 }
 
@@ -131,20 +152,36 @@ Tensor map1_float(const Tensor& x, const char* op, MakeF make_f) {
 
 }  // namespace
 
+// An integer value reaches a narrow integer type through int64 (uint8 takes -1 as 255, as torch;
+// a double out of an integer type's range does not convert in C++).
+template <typename T>
+static T from_double(double value) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    return static_cast<T>(static_cast<int64_t>(value));
+  else
+    return static_cast<T>(value);
+}
+
 Tensor scalar_tensor(double value, Dtype dtype) {
   check_value_fits(value, dtype, "scalar_tensor");
   Tensor t = Tensor::empty({}, dtype);
   dispatch_all(dtype, [&](auto tag) {
     using T = decltype(tag);
-    *t.data<T>() = static_cast<T>(value);
+    *t.data<T>() = from_double<T>(value);
   });
   return t;
 }
 
+// A Python number next to a tensor: a wrapped number (the lowest tier of result_type), so it never
+// widens the tensor's dtype. A float next to an integer tensor is float32, torch's default dtype;
+// an integer is int64, converted to the result's dtype by the op, wrapping as torch's conversion
+// does (int8 tensor + 1000 adds 1000 mod 256; uint8 tensor - 2 adds 254).
 Tensor scalar_like(double value, const Tensor& other, bool is_integral_value) {
   Dtype d = other.dtype();
   if (!is_floating(d)) d = is_integral_value ? Dtype::Int64 : Dtype::Float32;
-  return scalar_tensor(value, d);
+  Tensor t = scalar_tensor(value, d);
+  t.impl()->is_wrapped_number = true;
+  return t;
 }
 
 // ---------------------------------------------------------------- add / sub
@@ -156,7 +193,7 @@ static Tensor add_impl(const Tensor& a_, const Tensor& b_, double alpha, const c
     out = map2(a, b, shape, op, [alpha](auto tag) {
       using T = decltype(tag);
       const T al = static_cast<T>(alpha);
-      return [al](T x, T y) { return x + al * y; };
+      return [al](T x, T y) { return wrap_add(x, wrap_mul(al, y)); };
     });
   if (any_requires_grad({a, b})) {
     attach(out, "AddBackward0", {a, b}, [sa = a.shape(), sb = b.shape(), alpha](const Tensor& g) -> TensorList {
@@ -196,7 +233,7 @@ Tensor mul(const Tensor& a_, const Tensor& b_) {
   if (!out.defined())
     out = map2(a, b, shape, "mul", [](auto tag) {
       using T = decltype(tag);
-      return [](T x, T y) { return x * y; };
+      return [](T x, T y) { return wrap_mul(x, y); };
     });
   if (any_requires_grad({a, b})) {
     const bool need_a = a.requires_grad(), need_b = b.requires_grad();
@@ -216,7 +253,7 @@ Tensor div(const Tensor& a_, const Tensor& b_) {
   auto [a, b, shape] = prepare_binary(a_, b_, "div", /*int_to_float=*/true);
   Tensor out = vec_binary(a, b, shape, simd::BinOp::Div, 1.0);
   if (!out.defined())
-    out = map2(a, b, shape, "div", [](auto tag) {
+    out = map2<void, true>(a, b, shape, "div", [](auto tag) {
       using T = decltype(tag);
       return [](T x, T y) { return x / y; };
     });
@@ -241,9 +278,7 @@ Tensor pow(const Tensor& a_, const Tensor& b_) {
     using T = decltype(tag);
     return [](T x, T y) {
       if constexpr (std::is_integral_v<T>) {
-        T r = 1;
-        for (T i = 0; i < y; ++i) r *= x;
-        return r;
+        return int_pow(x, static_cast<int64_t>(y));
       } else {
         return std::pow(x, y);
       }
@@ -256,7 +291,7 @@ Tensor pow(const Tensor& a_, const Tensor& b_) {
              Tensor aa = sa.unpack(), bb = sb.unpack();
              Tensor da, db;
              if (need_a) {
-               Tensor d = map2(aa, bb, broadcast_shapes(aa.shape(), bb.shape(), "pow"), "pow", [](auto tag) {
+               Tensor d = map2<void, true>(aa, bb, broadcast_shapes(aa.shape(), bb.shape(), "pow"), "pow", [](auto tag) {
                  using T = decltype(tag);
                  return [](T x, T y) { return y == T(0) ? T(0) : y * std::pow(x, y - T(1)); };
                });
@@ -264,7 +299,7 @@ Tensor pow(const Tensor& a_, const Tensor& b_) {
              }
              if (need_b) {
                Tensor oo = so.unpack();
-               Tensor l = map2(aa, bb, oo.shape(), "pow", [](auto tag) {
+               Tensor l = map2<void, true>(aa, bb, oo.shape(), "pow", [](auto tag) {
                  using T = decltype(tag);
                  return [](T x, T y) { return (x == T(0) && y >= T(0)) ? T(0) : std::log(x); };
                });
@@ -292,14 +327,15 @@ Tensor pow(const Tensor& x_, double e) {
         if (e == 0.5) return std::sqrt(v);
         if (e == -0.5) return T(1) / std::sqrt(v);
       }
-      return static_cast<T>(std::pow(static_cast<double>(v), e));
+      if constexpr (std::is_integral_v<T>) return int_pow(v, static_cast<int64_t>(e));  // (e is integral here)
+      else return static_cast<T>(std::pow(static_cast<double>(v), e));
     };
   });
   if (any_requires_grad({x})) {
     attach(out, "PowBackward0", {x}, [sx = save(x), e](const Tensor& g) -> TensorList {
       if (e == 0.0) return {mul(g, scalar_tensor(0.0, g.dtype()))};
       Tensor xx = sx.unpack();
-      Tensor d = map1(xx, "pow", [e](auto tag) {
+      Tensor d = map1<true>(xx, "pow", [e](auto tag) {
         using T = decltype(tag);
         return [e](T v) -> T { return static_cast<T>(e * std::pow(static_cast<double>(v), e - 1.0)); };
       });
@@ -328,7 +364,7 @@ static Tensor extremum(const Tensor& a_, const Tensor& b_, bool is_max) {
            [sa = save(a), sb = save(b), is_max](const Tensor& g) -> TensorList {
              Tensor aa = sa.unpack(), bb = sb.unpack();
              // weight of a: 1 where a wins, 1/2 on ties, 0 where b wins
-             Tensor wa = map2(aa, bb, broadcast_shapes(aa.shape(), bb.shape(), "maximum"), "maximum",
+             Tensor wa = map2<void, true>(aa, bb, broadcast_shapes(aa.shape(), bb.shape(), "maximum"), "maximum",
                               [is_max](auto tag) {
                                 using T = decltype(tag);
                                 return [is_max](T x, T y) {
@@ -392,8 +428,9 @@ namespace {
 template <bool PythonSign, typename T>
 T modulo(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    if (b == -1) return 0;  // INT64_MIN % -1 overflows (a trap on x86); the remainder is 0
-    T r = a % b;
+    if constexpr (std::is_signed_v<T>)
+      if (b == T(-1)) return 0;  // INT64_MIN % -1 overflows (a trap on x86); the remainder is 0
+    T r = static_cast<T>(a % b);
     if (PythonSign && r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
   } else {
@@ -421,12 +458,15 @@ T floor_divide(T a, T b) {
 // Integer division by zero: torch's RuntimeError "ZeroDivisionError", raised before any write.
 // Every element of b is used when the result is not empty.
 void check_integer_divisor(const Tensor& b, const Shape& out_shape) {
-  if (b.dtype() != Dtype::Int64 || shape_numel(out_shape) == 0) return;
+  if (!is_integral(b.dtype()) || shape_numel(out_shape) == 0) return;
   bool zero = false;
-  strided_loop<1>(b.shape(), {static_cast<char*>(b.raw_data())}, {b.strides()}, {int64_t(sizeof(int64_t))},
-                  [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t n) {
-                    for (int64_t i = 0; i < n; ++i) zero |= *reinterpret_cast<const int64_t*>(p[0] + i * s[0]) == 0;
-                  });
+  dispatch_arith(b.dtype(), "remainder", [&](auto tag) {
+    using T = decltype(tag);
+    strided_loop<1>(b.shape(), {static_cast<char*>(b.raw_data())}, {b.strides()}, {int64_t(sizeof(T))},
+                    [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t n) {
+                      for (int64_t i = 0; i < n; ++i) zero |= *reinterpret_cast<const T*>(p[0] + i * s[0]) == T(0);
+                    });
+  });
   SEQLAB_CHECK(!zero, "ZeroDivisionError");
 }
 
@@ -453,7 +493,7 @@ Tensor modulo_op(const Tensor& a_, const Tensor& b_) {
              Tensor db;
              if (need_b) {
                const Tensor aa = sa.unpack(), bb = sb.unpack();
-               const Tensor q = map2(aa, bb, broadcast_shapes(aa.shape(), bb.shape(), "remainder"), "remainder",
+               const Tensor q = map2<void, true>(aa, bb, broadcast_shapes(aa.shape(), bb.shape(), "remainder"), "remainder",
                                      [](auto tag) {
                                        using T = decltype(tag);
                                        return [](T x, T y) -> T {
@@ -494,7 +534,7 @@ Tensor neg(const Tensor& x) {
   SEQLAB_CHECK_TYPE(x.dtype() != Dtype::Bool, "Negation, the `-` operator, on a bool tensor is not supported.");
   Tensor out = map1(x, "neg", [](auto tag) {
     using T = decltype(tag);
-    return [](T v) { return -v; };
+    return [](T v) { return wrap_neg(v); };
   });
   if (any_requires_grad({x})) attach(out, "NegBackward0", {x}, [](const Tensor& g) -> TensorList { return {neg(g)}; });
   return out;
@@ -533,11 +573,11 @@ Tensor sqrt(const Tensor& x) {
 Tensor abs(const Tensor& x) {
   Tensor out = map1(x, "abs", [](auto tag) {
     using T = decltype(tag);
-    return [](T v) { return v < T(0) ? -v : v; };
+    return [](T v) { return v < T(0) ? wrap_neg(v) : v; };
   });
   if (any_requires_grad({x}))
     attach(out, "AbsBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
-      Tensor sign = map1(sx.unpack(), "abs", [](auto tag) {
+      Tensor sign = map1<true>(sx.unpack(), "abs", [](auto tag) {
         using T = decltype(tag);
         return [](T v) { return T((v > T(0)) - (v < T(0))); };
       });
@@ -547,8 +587,16 @@ Tensor abs(const Tensor& x) {
 }
 
 // out = min(max(x, lo), hi).   dx = g where lo <= x <= hi, else 0
+// A bound that is not an integer (2.5, NaN) makes an integer tensor's result float32, as torch's
+// result type of an integer tensor and a float number.
+static bool fractional_bound(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  auto frac = [](std::optional<double> v) { return v && !(*v == std::floor(*v)); };  // (NaN: true)
+  return !is_floating(x.dtype()) && (frac(lo) || frac(hi));
+}
+
 Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
   SEQLAB_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  if (fractional_bound(x, lo, hi)) return clamp(to_dtype(x, Dtype::Float32), lo, hi);
   const double l = lo.value_or(-INFINITY), h = hi.value_or(INFINITY);
   Tensor out = map1(x, "clamp", [l, h](auto tag) {
     using T = decltype(tag);
@@ -558,12 +606,12 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
       }
       // min(max(x, min), max), as torch: when min > max every element becomes max.
       const double dv = static_cast<double>(v), r = std::min(std::max(dv, l), h);
-      return r == dv ? v : static_cast<T>(r);
+      return r == dv ? v : from_double<T>(r);
     };
   });
   if (any_requires_grad({x}))
     attach(out, "ClampBackward1", {x}, [sx = save(x), l, h](const Tensor& g) -> TensorList {
-      Tensor pass = map1(sx.unpack(), "clamp", [l, h](auto tag) {
+      Tensor pass = map1<true>(sx.unpack(), "clamp", [l, h](auto tag) {
         using T = decltype(tag);
         return [l, h](T v) { return T(static_cast<double>(v) >= l && static_cast<double>(v) <= h); };
       });
@@ -679,7 +727,7 @@ template <typename F>
 static Tensor rounding(const Tensor& x, const char* name, const char* kernel, const char* backward, F f) {
   SEQLAB_CHECK(x.defined(), name, ": undefined tensor argument");
   SEQLAB_CHECK_IMPL(x.dtype() != Dtype::Bool, "\"", kernel, "\" not implemented for 'Bool'");
-  if (x.dtype() == Dtype::Int64) return contiguous_copy(x);
+  if (is_integral(x.dtype())) return contiguous_copy(x);
   Tensor out = map1_float(x, name, [f](auto tag) {
     using T = decltype(tag);
     return [f](T v) { return static_cast<T>(f(v)); };
@@ -801,10 +849,10 @@ static void copy_kernel(const Tensor& dst, const Tensor& src) {
                         if (s[0] == int64_t(sizeof(D)) && s[1] == int64_t(sizeof(S))) {
                           D* d = reinterpret_cast<D*>(p[0]);
                           const S* x = reinterpret_cast<const S*>(p[1]);
-                          for (int64_t i = 0; i < n; ++i) d[i] = static_cast<D>(x[i]);
+                          for (int64_t i = 0; i < n; ++i) d[i] = convert<D>(x[i]);
                         } else {
                           for (int64_t i = 0; i < n; ++i)
-                            *reinterpret_cast<D*>(p[0] + i * s[0]) = static_cast<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
+                            *reinterpret_cast<D*>(p[0] + i * s[0]) = convert<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
                         }
                       });
     });
@@ -906,13 +954,13 @@ Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double a
   const bool direct = op == InplaceOp::Add || op == InplaceOp::Sub || op == InplaceOp::Mul;
   if (direct && self.is_contiguous() && other.dtype() == self.dtype()) {
     // Write straight into self: out[i] depends on self[i] only, so aliasing is safe.
-    dispatch_numeric(self.dtype(), name, [&](auto tag) {
+    dispatch_arith(self.dtype(), name, [&](auto tag) {
       using T = decltype(tag);
       const T al = static_cast<T>(alpha);
       switch (op) {
-        case InplaceOp::Add: binary_kernel<T, T>(self, self, other, [al](T x, T y) { return x + al * y; }); break;
-        case InplaceOp::Sub: binary_kernel<T, T>(self, self, other, [al](T x, T y) { return x - al * y; }); break;
-        default: binary_kernel<T, T>(self, self, other, [](T x, T y) { return x * y; }); break;
+        case InplaceOp::Add: binary_kernel<T, T>(self, self, other, [al](T x, T y) { return wrap_add(x, wrap_mul(al, y)); }); break;
+        case InplaceOp::Sub: binary_kernel<T, T>(self, self, other, [al](T x, T y) { return wrap_add(x, wrap_neg(wrap_mul(al, y))); }); break;
+        default: binary_kernel<T, T>(self, self, other, [](T x, T y) { return wrap_mul(x, y); }); break;
       }
     });
   } else {
@@ -928,6 +976,8 @@ Tensor& add_(Tensor& self, const Tensor& other, double alpha) {
 
 Tensor& clamp_(Tensor& self, std::optional<double> lo, std::optional<double> hi) {
   check_inplace(self, "clamp_");
+  SEQLAB_CHECK_TYPE(!fractional_bound(self, lo, hi), "result type Float can't be cast to the desired output type ",
+                    scalar_type_name(self.dtype()));
   assert_no_internal_overlap(self, "clamp_");
   const bool track = GradMode::is_enabled() && self.requires_grad();
   Tensor r = clamp(track ? clone(self) : self, lo, hi);

@@ -12,9 +12,12 @@
 namespace seqlab {
 
 // out = weight[index].   dweight = zeros with g's rows added at index (none at padding_idx)
-Tensor embedding(const Tensor& index, const Tensor& weight, std::optional<int64_t> padding_idx) {
-  SEQLAB_CHECK(index.dtype() == Dtype::Int64, "embedding: Expected tensor for argument #1 'indices' to have scalar "
-                                              "type int64 (Long); but got ", dtype_name(index.dtype()), " instead");
+// (int32 indices are read as int64, as torch accepts both)
+Tensor embedding(const Tensor& index_in, const Tensor& weight, std::optional<int64_t> padding_idx) {
+  SEQLAB_CHECK(index_in.dtype() == Dtype::Int64 || index_in.dtype() == Dtype::Int32,
+               "embedding: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
+               "Int; but got ", dtype_name(index_in.dtype()), " instead");
+  const Tensor index = index_in.dtype() == Dtype::Int64 ? index_in : to_dtype(index_in, Dtype::Int64);
   SEQLAB_CHECK(weight.dim() == 2, "embedding: 'weight' must be 2-D, got shape ", shape_str(weight.shape()));
   const int64_t V = weight.shape()[0], D = weight.shape()[1];
   int64_t pad = -1;

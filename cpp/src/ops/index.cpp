@@ -27,6 +27,14 @@ struct RowPlan {
   Shape result_shape;
 };
 
+}  // namespace
+
+// Index tensors may be int64 or int32 (torch's gather, index_select, x[idx], embedding accept
+// both); int32 ones are read as int64, so the kernels have one index type.
+static Tensor index_as_int64(const Tensor& ix) { return ix.dtype() == Dtype::Int32 ? to_dtype(ix.detach(), Dtype::Int64) : ix; }
+
+namespace {
+
 RowPlan plan_rows(const Tensor& x, const TensorList& indices_in, const char* op) {
   SEQLAB_CHECK_INDEX(static_cast<int64_t>(indices_in.size()) <= x.dim(), op, ": too many indices for tensor of dimension ",
                      x.dim(), " (got ", indices_in.size(), ")");
@@ -36,8 +44,8 @@ RowPlan plan_rows(const Tensor& x, const TensorList& indices_in, const char* op)
   for (size_t d = 0; d < indices_in.size(); ++d) {
     const Tensor& ix = indices_in[d];
     if (!ix.defined()) continue;
-    SEQLAB_CHECK_INDEX(ix.dtype() == Dtype::Int64, op, ": tensors used as indices must be long (int64) or bool tensors, got ",
-                       dtype_name(ix.dtype()));
+    SEQLAB_CHECK_INDEX(ix.dtype() == Dtype::Int64 || ix.dtype() == Dtype::Int32, op, ": tensors used as indices must be long, int, byte or bool "
+                       "tensors, got ", dtype_name(ix.dtype()));
     adv.push_back(static_cast<int64_t>(d));
     ishape = adv.size() == 1 ? ix.shape() : broadcast_shapes(ishape, ix.shape(), "index");
   }
@@ -65,7 +73,7 @@ RowPlan plan_rows(const Tensor& x, const TensorList& indices_in, const char* op)
   for (size_t k = adv.size(); k-- > 0;) {
     const int64_t d = adv[k];
     const int64_t size = x.shape()[d];
-    Tensor ix = contiguous(expand(indices_in[d].detach(), ishape));
+    Tensor ix = contiguous(expand(index_as_int64(indices_in[d].detach()), ishape));
     const int64_t* pi = ix.data<int64_t>();
     for (int64_t j = 0; j < n; ++j) {
       int64_t v = pi[j];
@@ -228,9 +236,10 @@ static void check_gather_scatter(const char* op, const Tensor& self, int64_t dim
                  " with size ", size);
 }
 
-Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index) {
-  SEQLAB_CHECK(index.dtype() == Dtype::Int64, "gather(): Expected dtype int64 for index, got ",
-                     dtype_name(index.dtype()));
+Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index_in) {
+  SEQLAB_CHECK(index_in.dtype() == Dtype::Int64 || index_in.dtype() == Dtype::Int32,
+               "gather(): Expected dtype int32/int64 for index, got ", dtype_name(index_in.dtype()));
+  const Tensor index = index_as_int64(index_in);
   const int64_t dim = wrap_dim(dim_in, x.dim(), "gather");
   check_gather_scatter("gather", x, dim, index, nullptr);
   Tensor out = Tensor::empty(index.shape(), x.dtype());
@@ -265,8 +274,10 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index) {
   return out;
 }
 
-Tensor& scatter_add_(Tensor& x, int64_t dim_in, const Tensor& index, const Tensor& src) {
-  SEQLAB_CHECK_INDEX(index.dtype() == Dtype::Int64, "scatter_add_(): Expected dtype int64 for index");
+Tensor& scatter_add_(Tensor& x, int64_t dim_in, const Tensor& index_in, const Tensor& src) {
+  SEQLAB_CHECK(index_in.dtype() == Dtype::Int64 || index_in.dtype() == Dtype::Int32,
+               "scatter(): Expected dtype int32/int64 for index, got ", dtype_name(index_in.dtype()));
+  const Tensor index = index_as_int64(index_in);
   const int64_t dim = wrap_dim(dim_in, x.dim(), "scatter_add_");
   SEQLAB_CHECK(src.dim() == index.dim() || (src.dim() == 0 && index.dim() <= 1),
                "scatter_add_(): Index tensor must have the same number of dimensions as src tensor (index ",
@@ -278,7 +289,7 @@ Tensor& scatter_add_(Tensor& x, int64_t dim_in, const Tensor& index, const Tenso
   assert_no_internal_overlap(x, "scatter_add_");
   const Tensor s = to_dtype(src.detach(), x.dtype());
   const Shape xs = x.dim() == 0 ? Shape{1} : x.strides();
-  dispatch_numeric(x.dtype(), "scatter_add_", [&](auto tag) {
+  dispatch_arith(x.dtype(), "scatter_add_", [&](auto tag) {
     using T = decltype(tag);
     T* px = static_cast<T*>(x.raw_data());
     const T* ps = static_cast<const T*>(s.raw_data());
@@ -292,7 +303,8 @@ Tensor& scatter_add_(Tensor& x, int64_t dim_in, const Tensor& index, const Tenso
         soff += pos[d] * s.strides()[d];
         if (d != dim) xoff += pos[d] * xs[d];
       }
-      px[xoff + pi[ioff] * xs[dim]] += ps[soff];  // pi[ioff] in [0, size): checked above
+      T& dst = px[xoff + pi[ioff] * xs[dim]];  // pi[ioff] in [0, size): checked above
+      dst = wrap_add(dst, ps[soff]);  // pi[ioff] in [0, size): checked above
       for (int64_t d = nd - 1; d >= 0; --d) {
         if (++pos[d] < index.shape()[d]) break;
         pos[d] = 0;
@@ -303,11 +315,12 @@ Tensor& scatter_add_(Tensor& x, int64_t dim_in, const Tensor& index, const Tenso
   return x;
 }
 
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  SEQLAB_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector, got shape ",
-                     shape_str(index.shape()));
-  SEQLAB_CHECK_INDEX(index.dtype() == Dtype::Int64, "index_select(): Expected dtype int64 for index, got ",
-                     dtype_name(index.dtype()));
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index_in) {
+  SEQLAB_CHECK_INDEX(index_in.dim() <= 1, "index_select(): Index is supposed to be a vector, got shape ",
+                     shape_str(index_in.shape()));
+  SEQLAB_CHECK(index_in.dtype() == Dtype::Int64 || index_in.dtype() == Dtype::Int32,
+               "index_select(): Expected dtype int32 or int64 for index, got ", dtype_name(index_in.dtype()));
+  const Tensor index = index_as_int64(index_in);
   {
     const int64_t size = x.dim() == 0 ? 1 : x.shape()[wrap_dim(dim, x.dim(), "index_select")];
     const Tensor idx = contiguous_copy_if_needed(index);

@@ -90,6 +90,10 @@ Tensor& random_(Tensor& x, int64_t from, std::optional<int64_t> to, Generator* g
     case Dtype::Float64: hi = (int64_t{1} << 53) + 1; break;
     case Dtype::Bool: hi = 2; break;
     case Dtype::Int64: hi = std::numeric_limits<int64_t>::max(); break;
+    case Dtype::Int32: hi = int64_t{1} << 31; break;
+    case Dtype::Int16: hi = int64_t{1} << 15; break;
+    case Dtype::Int8: hi = int64_t{1} << 7; break;
+    case Dtype::UInt8: hi = int64_t{1} << 8; break;
   }
   if (to) hi = *to;
   SEQLAB_CHECK(from < hi, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", hi);

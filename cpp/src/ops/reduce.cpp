@@ -513,7 +513,7 @@ Tensor extreme_all(const Tensor& x, bool is_max) {
                               "reduction dim with the 'dim' argument.");
   Tensor xc = contiguous(x.detach());
   Tensor out = Tensor::empty({}, x.dtype());
-  dispatch_numeric(x.dtype(), op, [&](auto tag) {
+  dispatch_arith(x.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T* p = xc.data<T>();
     T best = p[0];
@@ -548,7 +548,7 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, int64_t dim_in, bool keep
   const Shape out_shape = drop_dims(b.kept_shape, dims, keepdim);
   Tensor values = Tensor::empty(out_shape, x.dtype());
   Tensor indices = Tensor::empty(out_shape, Dtype::Int64);
-  dispatch_numeric(x.dtype(), op, [&](auto tag) {
+  dispatch_arith(x.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T* p = b.x.data<T>();
     T* pv = values.data<T>();

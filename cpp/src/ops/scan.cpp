@@ -57,9 +57,10 @@ Tensor cumsum_dir(const Tensor& x, int64_t dim, bool reverse) {
   const Tensor xc = contiguous(x);
   Tensor out = Tensor::empty(x.shape(), x.dtype());
   const Lanes l = lanes(x.shape(), dim);
-  dispatch_numeric(x.dtype(), "cumsum", [&](auto tag) {
+  dispatch_arith(x.dtype(), "cumsum", [&](auto tag) {
     using T = decltype(tag);
-    scan_kernel<T>(xc.data<T>(), out.data<T>(), l, reverse, acc_t<T>(0), [](acc_t<T> a, T v) { return a + v; });
+    scan_kernel<T>(xc.data<T>(), out.data<T>(), l, reverse, acc_t<T>(0),
+                   [](acc_t<T> a, T v) { return wrap_add(a, static_cast<acc_t<T>>(v)); });
   });
   if (any_requires_grad({x}))
     attach(out, "CumsumBackward0", {x}, [dim, reverse](const Tensor& g) -> TensorList {
@@ -118,9 +119,10 @@ Tensor cumprod(const Tensor& x_in, int64_t dim_in, std::optional<Dtype> dtype) {
   const Tensor xc = contiguous(x);
   Tensor out = Tensor::empty(x.shape(), x.dtype());
   const Lanes l = lanes(x.shape(), dim);
-  dispatch_numeric(x.dtype(), "cumprod", [&](auto tag) {
+  dispatch_arith(x.dtype(), "cumprod", [&](auto tag) {
     using T = decltype(tag);
-    scan_kernel<T>(xc.data<T>(), out.data<T>(), l, false, acc_t<T>(1), [](acc_t<T> a, T v) { return a * v; });
+    scan_kernel<T>(xc.data<T>(), out.data<T>(), l, false, acc_t<T>(1),
+                   [](acc_t<T> a, T v) { return wrap_mul(a, static_cast<acc_t<T>>(v)); });
   });
   if (any_requires_grad({x}))
     attach(out, "CumprodBackward0", {x}, [x_ = save(xc), y_ = save(out), l](const Tensor& g) -> TensorList {

@@ -129,7 +129,9 @@ def _addindent(s, num_spaces):
 
 
 _NP_TO_SEQLAB = {np.dtype(np.float32): float32, np.dtype(np.float64): float64,
-                 np.dtype(np.int64): _core.dtype.int64, np.dtype(np.bool_): _core.dtype.bool}
+                 np.dtype(np.int64): _core.dtype.int64, np.dtype(np.int32): _core.dtype.int32,
+                 np.dtype(np.int16): _core.dtype.int16, np.dtype(np.int8): _core.dtype.int8,
+                 np.dtype(np.uint8): _core.dtype.uint8, np.dtype(np.bool_): _core.dtype.bool}
 
 
 def _is_tensor_like(value):

@@ -23,12 +23,14 @@ Tensor fmod(const Tensor& a, const Tensor& b);
 // (scalar_like). torch has no derivative for this form: its backward raises.
 Tensor remainder_scalar_tensor(const Tensor& a, const Tensor& b);
 
-// A Python number next to a tensor takes the tensor's dtype (float if the tensor is integral
-// and the number is not), as PyTorch's "wrapped number" rule says.
+// A Python number next to a tensor, as a 0-d "wrapped number" (PyTorch's rule): the tensor's
+// dtype if it is floating, else int64 for an integer and float32 for a float; result_type gives
+// it the lowest tier, so it never widens the tensor's dtype.
 Tensor scalar_like(double value, const Tensor& other, bool is_integral_value);
 Tensor scalar_tensor(double value, Dtype dtype);
 // The dtype of a binary op on a and b, as torch.result_type: tensors with dims decide within their
-// category (bool < integer < floating), a 0-d tensor only raises the category.
+// category (bool < integer < floating), a 0-d tensor only raises the category, and a wrapped
+// number only raises a 0-d tensor's.
 Dtype result_type(const Tensor& a, const Tensor& b);
 
 // Unary.
