@@ -25,13 +25,25 @@ class dtype:
     
       int64
     
+      int32
+    
+      int16
+    
+      int8
+    
+      uint8
+    
       bool
     """
     __members__: typing.ClassVar[dict[str, dtype]]
     bool: typing.ClassVar[dtype]
     float32: typing.ClassVar[dtype]
     float64: typing.ClassVar[dtype]
+    int16: typing.ClassVar[dtype]
+    int32: typing.ClassVar[dtype]
     int64: typing.ClassVar[dtype]
+    int8: typing.ClassVar[dtype]
+    uint8: typing.ClassVar[dtype]
     @typing.overload
     def __eq__(self: dtype, other: dtype) -> bool:
         ...
@@ -72,6 +84,9 @@ class dtype:
     def is_floating_point(self) -> bool:
         ...
     @property
+    def is_signed(self) -> bool:
+        ...
+    @property
     def itemsize(self) -> int:
         ...
     @property
@@ -95,24 +110,37 @@ class Node:
         """
         ((node, input_nr), ...): where the gradient goes next, one pair per input (None for a constant).
         """
+    @property
+    def variable(self) -> Tensor:
+        """
+        AccumulateGrad only: the leaf tensor whose .grad this node accumulates into.
+        """
 class Tensor:
     """
-    An n-dimensional array of float32, float64, int64 or bool with reverse-mode autograd, as torch.Tensor.
+    An n-dimensional array (float32, float64, the integers int64, int32, int16, int8, uint8, or bool) with reverse-mode autograd, as torch.Tensor.
     Make one with seqlab.tensor(data), zeros, randn, ...; Tensor(data) and Tensor(*sizes) are torch's legacy
     constructors. A tensor that requires grad records the ops applied to it, and backward() fills .grad.
     """
     __array_priority__: typing.ClassVar[int] = 1000
     def all(self, dim = None, keepdim = False):
         """
-        True where every element (along dim) is nonzero, as torch.all (a bool tensor).
+        True where every element (along dim) is nonzero, as torch.all (a bool tensor; uint8 for a
+            uint8 input, torch's legacy rule).
         """
     def any(self, dim = None, keepdim = False):
         """
-        True where some element (along dim) is nonzero, as torch.any (a bool tensor).
+        True where some element (along dim) is nonzero, as torch.any (a bool tensor; uint8 for a
+            uint8 input).
         """
     def argsort(self, dim = -1, descending = False, stable = False):
         """
         The indices that sort input along dim, as torch.argsort.
+        """
+    def bincount(self, weights = None, minlength = 0):
+        """
+        counts[i] = how many elements of the 1-d integer tensor `input` equal i (or the sum of their
+            `weights`), for i in [0, max(max(input) + 1, minlength)). int64 counts; float32 weights sum in
+            float32, other weights in float64, as torch's bincount.
         """
     def dot(self, tensor):
         """
@@ -344,6 +372,10 @@ class Tensor:
         """
         self converted to bool, as torch.Tensor.to(bool).
         """
+    def byte(self) -> Tensor:
+        """
+        self converted to uint8, as torch.Tensor.to(uint8).
+        """
     def ceil(self) -> Tensor:
         """
         out = the smallest integer >= input (torch.ceil).
@@ -351,6 +383,10 @@ class Tensor:
     def ceil_(self) -> Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
+        """
+    def char(self) -> Tensor:
+        """
+        self converted to int8, as torch.Tensor.to(int8).
         """
     def chunk(self, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> list[Tensor]:
         """
@@ -515,6 +551,10 @@ class Tensor:
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
         The entries index (1-d, int64) along dim, copied (torch.index_select).
+        """
+    def int(self) -> Tensor:
+        """
+        self converted to int32, as torch.Tensor.to(int32).
         """
     def is_contiguous(self) -> bool:
         """
@@ -748,6 +788,10 @@ class Tensor:
     def select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view of index along dim, that dim removed: x.select(0, i) is x[i] (torch.select).
+        """
+    def short(self) -> Tensor:
+        """
+        self converted to int16, as torch.Tensor.to(int16).
         """
     def sigmoid(self) -> Tensor:
         """
