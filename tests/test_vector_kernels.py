@@ -126,8 +126,24 @@ def test_gelu_dense_grid_float32():
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("n", [1, 7, 9, 17, 33, 100003])
-def test_gelu_lengths(rng, n, dtype):
-    assert_matches_torch(F.gelu, TF.gelu, [randn(rng, (n,), dtype) * 4])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_lengths_forward_and_backward(rng, n, approximate, dtype):
+    assert_matches_torch(lambda a: F.gelu(a, approximate=approximate), lambda a: TF.gelu(a, approximate=approximate),
+                         [randn(rng, (n,), dtype) * 4])
+
+
+def test_gelu_backward_expanded_upstream(rng):
+    """An expanded (stride-0) upstream gradient reaches the SIMD kernel made contiguous."""
+    x = randn(rng, (5, 6), np.float64)
+    sx, tx = sl_leaf(x, True), torch.from_numpy(x).requires_grad_()
+    F.gelu(sx).backward(seqlab.ones(6, dtype=seqlab.float64).expand(5, 6))
+    TF.gelu(tx).backward(torch.ones(6).double().expand(5, 6))
+    np.testing.assert_allclose(sl_np(sx.grad), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gradcheck_gelu_kernel(rng, approximate):
+    assert_gradcheck(lambda a: F.gelu(a, approximate=approximate), [randn(rng, (40,), np.float64) * 3])
 
 
 # ----------------------------------------------------------------------------------------

@@ -89,8 +89,22 @@ Tensor gelu(const Tensor& x_, bool approx) {
   const Tensor x = as_float(x_);
   Tensor y = vec_map(x, approx ? simd::VecOp::GeluTanh : simd::VecOp::GeluErf, "gelu");
   if (any_requires_grad({x}))
-    attach(y, "GeluBackward0", {x}, [sx = save(x), approx](const Tensor& g) -> TensorList {
-      return {float_map2(g, sx.unpack(), "gelu_backward", [approx](auto tag) {
+    attach(y, "GeluBackward0", {x}, [sx = save(x), approx](const Tensor& g_) -> TensorList {
+      const Tensor xs = sx.unpack();
+      if (g_.shape() == xs.shape()) {  // the SIMD kernel (simd::gelu_backward), split over the pool
+        const Tensor g = contiguous(g_), xc = contiguous(xs);
+        Tensor dx = Tensor::empty(xs.shape(), xs.dtype());
+        dispatch_float(xs.dtype(), "gelu_backward", [&](auto tag) {
+          using T = decltype(tag);
+          const T* pg = g.data<T>();
+          const T* px = xc.data<T>();
+          T* pd = dx.data<T>();
+          parallel_for(dx.numel(), 16384, [&](int64_t b, int64_t e) { simd::gelu_backward(pg + b, px + b, pd + b, e - b, approx); });
+        });
+        return {dx};
+      }
+      const Tensor& g = g_;
+      return {float_map2(g, xs, "gelu_backward", [approx](auto tag) {
         using T = decltype(tag);
         return [approx](T gv, T v) {
           if (approx) {

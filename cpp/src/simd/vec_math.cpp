@@ -64,6 +64,10 @@ auto& column_sum_dispatcher() {
   static auto d = xsimd::dispatch<Archs>(ColumnSumKernel{});
   return d;
 }
+auto& gelu_backward_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(GeluBackwardKernel{});
+  return d;
+}
 auto& binary_dispatcher() {
   static auto d = xsimd::dispatch<Archs>(BinaryKernel{});
   return d;
@@ -105,6 +109,12 @@ void column_sum(const float* x, int64_t R, int64_t ld, int64_t width, double* ac
 }
 void column_sum(const double* x, int64_t R, int64_t ld, int64_t width, double* acc) {
   column_sum_dispatcher()(x, R, ld, width, acc);
+}
+void gelu_backward(const float* g, const float* x, float* dx, int64_t n, bool approx) {
+  gelu_backward_dispatcher()(g, x, dx, n, approx);
+}
+void gelu_backward(const double* g, const double* x, double* dx, int64_t n, bool approx) {
+  gelu_backward_dispatcher()(g, x, dx, n, approx);
 }
 void binary(BinOp op, const float* a, const float* b, bool s, float alpha, float* y, int64_t n) {
   binary_dispatcher()(op, a, b, s, alpha, y, n);

@@ -57,6 +57,10 @@ void softmax_backward_columns(const double* g, const double* y, double* dx, int6
 void column_sum(const float* x, int64_t R, int64_t ld, int64_t width, double* acc);
 void column_sum(const double* x, int64_t R, int64_t ld, int64_t width, double* acc);
 
+// GELU's backward dx[i] = g[i] · gelu'(x[i]), exact (erf) or tanh form.
+void gelu_backward(const float* g, const float* x, float* dx, int64_t n, bool approx);
+void gelu_backward(const double* g, const double* x, double* dx, int64_t n, bool approx);
+
 // y[i] = op(x[i]) for i < n (y may equal x).
 void unary(VecOp op, const float* x, float* y, int64_t n);
 void unary(VecOp op, const double* x, double* y, int64_t n);
@@ -99,6 +103,10 @@ struct SoftmaxColumnsBackwardKernel {
   void operator()(Arch, const T* g, const T* y, T* dx, int64_t D, int64_t ld, int64_t width, bool log,
                   T* scratch) const noexcept;
 };
+struct GeluBackwardKernel {
+  template <class Arch, class T>
+  void operator()(Arch, const T* g, const T* x, T* dx, int64_t n, bool approx) const noexcept;
+};
 struct ColumnSumKernel {
   template <class Arch, class T>
   void operator()(Arch, const T* x, int64_t R, int64_t ld, int64_t width, double* acc) const noexcept;
@@ -108,7 +116,7 @@ struct BinaryKernel {
   void operator()(Arch, BinOp op, const T* a, const T* b, bool b_is_scalar, T alpha, T* y, int64_t n) const noexcept;
 };
 
-// The explicit instantiations of the softmax and column-sum kernels for one architecture A:
+// The explicit instantiations of the softmax, column-sum and GELU-backward kernels for one architecture A:
 // `template` in vec_math_<isa>.cpp, `extern template` in vec_math.cpp.
 #define SEQLAB_ROW_KERNELS_FOR(PREFIX, A, T)                                                                        \
   PREFIX void SoftmaxKernel::operator()<A, T>(A, const T*, T*, int64_t, int64_t, bool) const noexcept;              \
@@ -118,7 +126,8 @@ struct BinaryKernel {
       const noexcept;                                                                                               \
   PREFIX void SoftmaxColumnsBackwardKernel::operator()<A, T>(A, const T*, const T*, T*, int64_t, int64_t, int64_t,  \
                                                              bool, T*) const noexcept;                              \
-  PREFIX void ColumnSumKernel::operator()<A, T>(A, const T*, int64_t, int64_t, int64_t, double*) const noexcept;
+  PREFIX void ColumnSumKernel::operator()<A, T>(A, const T*, int64_t, int64_t, int64_t, double*) const noexcept;   \
+  PREFIX void GeluBackwardKernel::operator()<A, T>(A, const T*, const T*, T*, int64_t, bool) const noexcept;
 #define SEQLAB_ROW_KERNELS(PREFIX, A) \
   SEQLAB_ROW_KERNELS_FOR(PREFIX, A, float) SEQLAB_ROW_KERNELS_FOR(PREFIX, A, double)
 

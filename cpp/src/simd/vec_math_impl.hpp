@@ -43,19 +43,67 @@ B exp_nonpositive(B x) {
 // error (P of degree 8, least squares with Lawson's weights, fitted for seqlab with scipy's
 // erfcx); Φ(x) = ½ erfc(z) for x < 0 and 1 − ½ erfc(z) for x ≥ 0. One exp and one division
 // instead of xsimd::erf's two branches, and the tail x < 0 keeps its relative accuracy.
+// Returns Φ(x) and sets e = e^(−x²/2) (GELU's backward needs φ(x) = e/√(2π) too).
+template <class B>
+B gelu_cdf(B x, B& e) {
+  const B a = xsimd::abs(x);
+  const B t = B(1.f) / xsimd::fma(B(0.28284271247461901f), a, B(1.f));  // 1/(1 + 0.4 z), z = |x|/√2
+  // ½P(t) = Σ_k (c_k/2) t^k by Estrin's scheme (pairs, then powers t², t⁴): half the dependent
+  // latency of Horner's.
+  const B t2 = t * t, t4 = t2 * t2;
+  const B q0 = xsimd::fma(B(0.11283478f), t, B(0.11283794f)), q1 = xsimd::fma(B(0.08426852f), t, B(0.10392171f));
+  const B q2 = xsimd::fma(B(-0.0028224029f), t, B(0.070724785f)), q3 = xsimd::fma(B(-0.091463886f), t, B(0.08456430f));
+  const B r0 = xsimd::fma(q1, t2, q0), r1 = xsimd::fma(q3, t2, q2);
+  const B p = xsimd::fma(xsimd::fma(B(0.025134342f), t4, r1), t4, r0);
+  e = exp_nonpositive((x * x) * B(-0.5f));
+  const B half_erfc = (e * t) * p;
+  return xsimd::select(x < B(0.f), half_erfc, B(1.f) - half_erfc);
+}
 template <class B>
 B gelu_cdf(B x) {
-  const B z = xsimd::abs(x) * B(0.70710678118654752f);
-  const B t = B(1.f) / xsimd::fma(B(0.4f), z, B(1.f));
-  // P(t) = Σ_k c_k t^k by Estrin's scheme (pairs, then powers t², t⁴): half the dependent
-  // latency of Horner's, which is what bounds this loop.
-  const B t2 = t * t, t4 = t2 * t2;
-  const B q0 = xsimd::fma(B(0.22566956f), t, B(0.22567587f)), q1 = xsimd::fma(B(0.16853704f), t, B(0.20784341f));
-  const B q2 = xsimd::fma(B(-0.0056448057f), t, B(0.14144957f)), q3 = xsimd::fma(B(-0.18292777f), t, B(0.16912860f));
-  const B r0 = xsimd::fma(q1, t2, q0), r1 = xsimd::fma(q3, t2, q2);
-  const B p = xsimd::fma(xsimd::fma(B(0.050268684f), t4, r1), t4, r0);
-  const B half_erfc = B(0.5f) * exp_nonpositive(-(z * z)) * t * p;
-  return xsimd::select(x < B(0.f), half_erfc, B(1.f) - half_erfc);
+  B e;
+  return gelu_cdf(x, e);
+}
+
+// GELU's backward, dx = g · dy/dx (formulas in cpp/src/ops/activation.cpp).
+template <class Arch, class T>
+void GeluBackwardKernel::operator()(Arch, const T* g, const T* x, T* dx, int64_t n, bool approx) const noexcept {
+  using B = xsimd::batch<T, Arch>;
+  constexpr int64_t W = static_cast<int64_t>(B::size);
+  const T k = T(0.7978845608028654), c = T(0.044715);  // √(2/π), the cubic term
+  const T inv_sqrt_2pi = T(0.3989422804014327);
+  auto scalar = [&](T gv, T v) {
+    if (approx) {
+      const T th = std::tanh(k * (v + c * v * v * v));
+      return gv * (T(0.5) * (T(1) + th) + T(0.5) * v * (T(1) - th * th) * k * (T(1) + T(3) * c * v * v));
+    }
+    const T cdf = T(0.5) * (T(1) + std::erf(v * T(0.7071067811865476)));
+    return gv * (cdf + v * std::exp(T(-0.5) * v * v) * inv_sqrt_2pi);
+  };
+  int64_t i = 0;
+  if (approx) {
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i), v2 = v * v;
+      const B th = xsimd::tanh(B(k) * xsimd::fma(B(c) * v2, v, v));
+      const B d = B(T(0.5)) * ((B(T(1)) + th) + v * (B(T(1)) - th * th) * B(k) * xsimd::fma(B(T(3) * c), v2, B(T(1))));
+      (B::load_unaligned(g + i) * d).store_unaligned(dx + i);
+    }
+  } else if constexpr (std::is_same_v<T, float>) {
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i);
+      B e;
+      const B cdf = gelu_cdf(v, e);
+      (B::load_unaligned(g + i) * xsimd::fma(v * e, B(inv_sqrt_2pi), cdf)).store_unaligned(dx + i);
+    }
+  } else {
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i);
+      const B cdf = B(T(0.5)) * (B(T(1)) + xsimd::erf(v * B(T(0.7071067811865476))));
+      const B d = xsimd::fma(v * xsimd::exp(B(T(-0.5)) * v * v), B(inv_sqrt_2pi), cdf);
+      (B::load_unaligned(g + i) * d).store_unaligned(dx + i);
+    }
+  }
+  for (; i < n; ++i) dx[i] = scalar(g[i], x[i]);
 }
 
 template <class Arch, class T>
