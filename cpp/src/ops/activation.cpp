@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kernel_utils.hpp"
 #include "seqlab/autograd.hpp"
@@ -88,8 +89,22 @@ Tensor gelu(const Tensor& x_, bool approx) {
   const Tensor x = as_float(x_);
   Tensor y = vec_map(x, approx ? simd::VecOp::GeluTanh : simd::VecOp::GeluErf, "gelu");
   if (any_requires_grad({x}))
-    attach(y, "GeluBackward0", {x}, [sx = save(x), approx](const Tensor& g) -> TensorList {
-      return {float_map2(g, sx.unpack(), "gelu_backward", [approx](auto tag) {
+    attach(y, "GeluBackward0", {x}, [sx = save(x), approx](const Tensor& g_) -> TensorList {
+      const Tensor xs = sx.unpack();
+      if (g_.shape() == xs.shape()) {  // the SIMD kernel (simd::gelu_backward), split over the pool
+        const Tensor g = contiguous(g_), xc = contiguous(xs);
+        Tensor dx = Tensor::empty(xs.shape(), xs.dtype());
+        dispatch_float(xs.dtype(), "gelu_backward", [&](auto tag) {
+          using T = decltype(tag);
+          const T* pg = g.data<T>();
+          const T* px = xc.data<T>();
+          T* pd = dx.data<T>();
+          parallel_for(dx.numel(), 16384, [&](int64_t b, int64_t e) { simd::gelu_backward(pg + b, px + b, pd + b, e - b, approx); });
+        });
+        return {dx};
+      }
+      const Tensor& g = g_;
+      return {float_map2(g, xs, "gelu_backward", [approx](auto tag) {
         using T = decltype(tag);
         return [approx](T gv, T v) {
           if (approx) {
@@ -122,60 +137,44 @@ Around around(const Tensor& x, int64_t dim) {
   return a;
 }
 
-// y = softmax(x) or log_softmax(x) along D:  m = max_d x,  s = Σ_d e^(x-m),
-// softmax = e^(x-m)/s,  log_softmax = (x - m) - ln s  (in that order: m + ln s would lose
-// ln s next to a large m, e.g. log_softmax([1e30, 1e30]) = -ln 2, not 0)
-template <typename T>
-void softmax_kernel(const T* x, T* y, Around a, bool log) {
-  if (a.inner == 1) {  // rows are contiguous: vector max, vector exp, vector sum
-    const int64_t D = a.D;
-    parallel_for(a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, D)), [&](int64_t s, int64_t e) {
-      for (int64_t o = s; o < e; ++o) {
-        const T* xr = x + o * D;
-        T* yr = y + o * D;
-        T m = -std::numeric_limits<T>::infinity();
-#pragma omp simd reduction(max : m)
-        for (int64_t d = 0; d < D; ++d) m = xr[d] > m ? xr[d] : m;
-        if (std::isinf(m) && m < 0) m = 0;  // an all -inf row: keep NaN-free shift
-        for (int64_t d = 0; d < D; ++d) yr[d] = xr[d] - m;
-        simd::unary(simd::VecOp::Exp, yr, yr, D);
-        double sum = 0;
-#pragma omp simd reduction(+ : sum)
-        for (int64_t d = 0; d < D; ++d) sum += yr[d];
-        if (log) {
-          const T ls = static_cast<T>(std::log(sum));
-          for (int64_t d = 0; d < D; ++d) yr[d] = (xr[d] - m) - ls;
-        } else {
-          const T inv = static_cast<T>(1.0 / sum);
-          for (int64_t d = 0; d < D; ++d) yr[d] *= inv;
-        }
-      }
+// Calls f(o, j0, j1, scratch) over every outer slice o and its columns [j0, j1) of an
+// (outer, D, inner) tensor, split over the pool: by slices when there are enough, else by
+// columns. scratch holds 2·(j1 - j0) values.
+template <typename T, typename F>
+void for_columns(Around a, F f) {
+  const int64_t slice = a.D * a.inner;
+  if (a.outer >= get_num_threads()) {
+    parallel_for(a.outer, std::max<int64_t>(1, 16384 / slice), [&](int64_t s, int64_t e) {
+      std::vector<T> scratch(static_cast<size_t>(2 * a.inner));
+      for (int64_t o = s; o < e; ++o) f(o, 0, a.inner, scratch.data());
     });
     return;
   }
-  parallel_for(a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, a.D * a.inner)), [&](int64_t s, int64_t e) {
-    for (int64_t o = s; o < e; ++o)
-      for (int64_t i = 0; i < a.inner; ++i) {
-        const T* xr = x + o * a.D * a.inner + i;
-        T* yr = y + o * a.D * a.inner + i;
-        const int64_t st = a.inner;
-        T m = -std::numeric_limits<T>::infinity();
-        for (int64_t d = 0; d < a.D; ++d) m = std::max(m, xr[d * st]);
-        if (std::isinf(m) && m < 0) m = 0;  // an all -inf row: keep NaN-free shift
-        T sum = 0;
-        for (int64_t d = 0; d < a.D; ++d) {
-          const T ev = std::exp(xr[d * st] - m);
-          sum += ev;
-          if (!log) yr[d * st] = ev;
-        }
-        if (log) {
-          const T ls = std::log(sum);
-          for (int64_t d = 0; d < a.D; ++d) yr[d * st] = (xr[d * st] - m) - ls;
-        } else {
-          const T inv = T(1) / sum;
-          for (int64_t d = 0; d < a.D; ++d) yr[d * st] *= inv;
-        }
-      }
+  for (int64_t o = 0; o < a.outer; ++o)
+    parallel_for(a.inner, std::max<int64_t>(16, 16384 / a.D), [&](int64_t j0, int64_t j1) {
+      std::vector<T> scratch(static_cast<size_t>(2 * (j1 - j0)));
+      f(o, j0, j1, scratch.data());
+    });
+}
+
+// y = softmax(x) or log_softmax(x) along D:  m = max_d x,  s = Σ_d e^(x-m),
+// softmax = e^(x-m)/s,  log_softmax = (x - m) - ln s  (in that order: m + ln s would lose
+// ln s next to a large m, e.g. log_softmax([1e30, 1e30]) = -ln 2, not 0). The SIMD kernels
+// (cpp/src/simd/softmax_impl.hpp) take contiguous rows (inner = 1) or columns vectorised along
+// inner; rows, or column ranges, are split over the pool above ~16k elements.
+template <typename T>
+void softmax_kernel(const T* x, T* y, Around a, bool log) {
+  if (a.outer * a.D * a.inner == 0) return;
+  const int64_t D = a.D, inner = a.inner;
+  if (inner == 1) {
+    parallel_for(a.outer, std::max<int64_t>(1, 16384 / D), [&](int64_t s, int64_t e) {
+      simd::softmax_rows(x + s * D, y + s * D, e - s, D, log);
+    });
+    return;
+  }
+  for_columns<T>(a, [&](int64_t o, int64_t j0, int64_t j1, T* scratch) {
+    const int64_t off = o * D * inner + j0;
+    simd::softmax_columns(x + off, y + off, D, inner, j1 - j0, log, scratch);
   });
 }
 
@@ -183,16 +182,18 @@ void softmax_kernel(const T* x, T* y, Around a, bool log) {
 // log_softmax:  dx = g - e^y ⊙ Σ_d g
 template <typename T>
 void softmax_backward_kernel(const T* g, const T* y, T* dx, Around a, bool log) {
-  for (int64_t o = 0; o < a.outer; ++o)
-    for (int64_t i = 0; i < a.inner; ++i) {
-      const int64_t base = o * a.D * a.inner + i, st = a.inner;
-      T acc = 0;
-      for (int64_t d = 0; d < a.D; ++d) acc += log ? g[base + d * st] : g[base + d * st] * y[base + d * st];
-      for (int64_t d = 0; d < a.D; ++d) {
-        const int64_t k = base + d * st;
-        dx[k] = log ? g[k] - std::exp(y[k]) * acc : y[k] * (g[k] - acc);
-      }
-    }
+  if (a.outer * a.D * a.inner == 0) return;
+  const int64_t D = a.D, inner = a.inner;
+  if (inner == 1) {
+    parallel_for(a.outer, std::max<int64_t>(1, 16384 / D), [&](int64_t s, int64_t e) {
+      simd::softmax_backward_rows(g + s * D, y + s * D, dx + s * D, e - s, D, log);
+    });
+    return;
+  }
+  for_columns<T>(a, [&](int64_t o, int64_t j0, int64_t j1, T* scratch) {
+    const int64_t off = o * D * inner + j0;
+    simd::softmax_backward_columns(g + off, y + off, dx + off, D, inner, j1 - j0, log, scratch);
+  });
 }
 
 Tensor softmax_impl(const Tensor& x_, int64_t dim_in, bool log) {

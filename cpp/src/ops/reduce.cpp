@@ -134,6 +134,29 @@ void sum_kernel(const Blocked& b, O* out) {
   }
   // Reducing an outer dim: add whole rows (vectorised over i); blocks of 64 rows add up in
   // the input type, the block sums in double for float32 (a cascade, like PyTorch's).
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, O>) {
+    // The SIMD kernel keeps each block's sums in registers (simd::column_sum); columns are
+    // split over the pool, or the outer slices when there are enough of them.
+    const int64_t slice = R * inner;
+    if (b.outer >= get_num_threads()) {
+      parallel_for(b.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(slice, 1)), [&](int64_t s, int64_t e) {
+        std::vector<double> acc(static_cast<size_t>(inner));
+        for (int64_t o = s; o < e; ++o) {
+          std::fill(acc.begin(), acc.end(), 0.0);
+          simd::column_sum(x + o * slice, R, inner, inner, acc.data());
+          for (int64_t i = 0; i < inner; ++i) out[o * inner + i] = static_cast<O>(acc[i]);
+        }
+      });
+      return;
+    }
+    for (int64_t o = 0; o < b.outer; ++o)
+      parallel_for(inner, std::max<int64_t>(64, 32768 / std::max<int64_t>(R, 1)), [&](int64_t i0, int64_t i1) {
+        std::vector<double> acc(static_cast<size_t>(i1 - i0), 0.0);
+        simd::column_sum(x + o * slice + i0, R, inner, i1 - i0, acc.data());
+        for (int64_t i = i0; i < i1; ++i) out[o * inner + i] = static_cast<O>(acc[i - i0]);
+      });
+    return;
+  }
   constexpr int64_t kRows = 64;
   parallel_for(inner, std::max<int64_t>(64, 32768 / std::max<int64_t>(R * b.outer, 1)), [&](int64_t i0, int64_t i1) {
     const int64_t w = i1 - i0;

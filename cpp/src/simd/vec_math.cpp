@@ -23,6 +23,9 @@ namespace seqlab::simd {
 SEQLAB_EXTERN_ARCH(xsimd::avx512f)
 SEQLAB_EXTERN_ARCH(xsimd::fma3<xsimd::avx2>)
 SEQLAB_EXTERN_ARCH(xsimd::sse2)
+SEQLAB_ROW_KERNELS(extern template, xsimd::avx512f)
+SEQLAB_ROW_KERNELS(extern template, xsimd::fma3<xsimd::avx2>)
+SEQLAB_ROW_KERNELS(extern template, xsimd::sse2)
 
 namespace {
 auto& unary_dispatcher() {
@@ -41,6 +44,30 @@ auto& exp_sum_dispatcher() {
   static auto d = xsimd::dispatch<Archs>(ExpSumKernel{});
   return d;
 }
+auto& softmax_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(SoftmaxKernel{});
+  return d;
+}
+auto& softmax_backward_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(SoftmaxBackwardKernel{});
+  return d;
+}
+auto& softmax_columns_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(SoftmaxColumnsKernel{});
+  return d;
+}
+auto& softmax_columns_backward_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(SoftmaxColumnsBackwardKernel{});
+  return d;
+}
+auto& column_sum_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(ColumnSumKernel{});
+  return d;
+}
+auto& gelu_backward_dispatcher() {
+  static auto d = xsimd::dispatch<Archs>(GeluBackwardKernel{});
+  return d;
+}
 auto& binary_dispatcher() {
   static auto d = xsimd::dispatch<Archs>(BinaryKernel{});
   return d;
@@ -55,6 +82,40 @@ float reduce_max(const float* x, int64_t n) { return max_dispatcher()(x, n); }
 double reduce_max(const double* x, int64_t n) { return max_dispatcher()(x, n); }
 double exp_sum(const float* x, float shift, float* y, int64_t n) { return exp_sum_dispatcher()(x, shift, y, n); }
 double exp_sum(const double* x, double shift, double* y, int64_t n) { return exp_sum_dispatcher()(x, shift, y, n); }
+void softmax_rows(const float* x, float* y, int64_t rows, int64_t D, bool log) { softmax_dispatcher()(x, y, rows, D, log); }
+void softmax_rows(const double* x, double* y, int64_t rows, int64_t D, bool log) { softmax_dispatcher()(x, y, rows, D, log); }
+void softmax_columns(const float* x, float* y, int64_t D, int64_t ld, int64_t width, bool log, float* scratch) {
+  softmax_columns_dispatcher()(x, y, D, ld, width, log, scratch);
+}
+void softmax_columns(const double* x, double* y, int64_t D, int64_t ld, int64_t width, bool log, double* scratch) {
+  softmax_columns_dispatcher()(x, y, D, ld, width, log, scratch);
+}
+void softmax_backward_rows(const float* g, const float* y, float* dx, int64_t rows, int64_t D, bool log) {
+  softmax_backward_dispatcher()(g, y, dx, rows, D, log);
+}
+void softmax_backward_rows(const double* g, const double* y, double* dx, int64_t rows, int64_t D, bool log) {
+  softmax_backward_dispatcher()(g, y, dx, rows, D, log);
+}
+void softmax_backward_columns(const float* g, const float* y, float* dx, int64_t D, int64_t ld, int64_t width,
+                              bool log, float* scratch) {
+  softmax_columns_backward_dispatcher()(g, y, dx, D, ld, width, log, scratch);
+}
+void softmax_backward_columns(const double* g, const double* y, double* dx, int64_t D, int64_t ld, int64_t width,
+                              bool log, double* scratch) {
+  softmax_columns_backward_dispatcher()(g, y, dx, D, ld, width, log, scratch);
+}
+void column_sum(const float* x, int64_t R, int64_t ld, int64_t width, double* acc) {
+  column_sum_dispatcher()(x, R, ld, width, acc);
+}
+void column_sum(const double* x, int64_t R, int64_t ld, int64_t width, double* acc) {
+  column_sum_dispatcher()(x, R, ld, width, acc);
+}
+void gelu_backward(const float* g, const float* x, float* dx, int64_t n, bool approx) {
+  gelu_backward_dispatcher()(g, x, dx, n, approx);
+}
+void gelu_backward(const double* g, const double* x, double* dx, int64_t n, bool approx) {
+  gelu_backward_dispatcher()(g, x, dx, n, approx);
+}
 void binary(BinOp op, const float* a, const float* b, bool s, float alpha, float* y, int64_t n) {
   binary_dispatcher()(op, a, b, s, alpha, y, n);
 }

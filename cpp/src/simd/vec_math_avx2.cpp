@@ -1,5 +1,6 @@
 // The kernels of vec_math_impl.hpp for xsimd::fma3<xsimd::avx2> (this file is compiled with its flags).
 #include "simd/vec_math_impl.hpp"
+#include "simd/softmax_impl.hpp"
 #include "simd/panel_gemm_impl.hpp"
 
 namespace seqlab::simd {
@@ -17,4 +18,5 @@ template void PanelGemmKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd
 template void PanelGemmKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, const double*, int64_t, int64_t, int64_t, const double*, int64_t, int64_t, int64_t, int64_t, int64_t, double*, int64_t, bool) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fma3<xsimd::avx2>, float) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, double) const noexcept;
+SEQLAB_ROW_KERNELS(template, xsimd::fma3<xsimd::avx2>)
 }  // namespace seqlab::simd

@@ -1,5 +1,6 @@
 // The kernels of vec_math_impl.hpp for xsimd::avx512f (this file is compiled with its flags).
 #include "simd/vec_math_impl.hpp"
+#include "simd/softmax_impl.hpp"
 #include "simd/panel_gemm_impl.hpp"
 
 namespace seqlab::simd {
@@ -17,4 +18,5 @@ template void PanelGemmKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f,
 template void PanelGemmKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, const double*, int64_t, int64_t, int64_t, const double*, int64_t, int64_t, int64_t, int64_t, int64_t, double*, int64_t, bool) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, float) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, double) const noexcept;
+SEQLAB_ROW_KERNELS(template, xsimd::avx512f)
 }  // namespace seqlab::simd

@@ -5,12 +5,106 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
 #include "simd/vec_math.hpp"
 
 namespace seqlab::simd {
+
+// e^x for x ≤ 0 (or NaN): the arguments of softmax's e^(x − max) and GELU's e^(−z²), which need
+// no overflow branch. x = n ln 2 + r, |r| ≤ ln 2 / 2 (ln 2 split in two for an exact n ln 2),
+// e^r = 1 + r + r² P(r) with P of degree 4 fitted for seqlab (least squares, Lawson's weights,
+// relative error 3e-9 on [−ln 2/2, ln 2/2]; under 1 ulp in float), and 2^n built in the
+// exponent bits. Below −87.33 the result would be subnormal: 0 (torch gives a subnormal < 1.2e-38).
+template <class B>
+B exp_nonpositive(B x) {
+  if constexpr (std::is_same_v<typename B::value_type, double>) {
+    return xsimd::exp(x);
+  } else {
+    using I = xsimd::batch<int32_t, typename B::arch_type>;
+    const B n = xsimd::nearbyint(x * B(1.44269504088896341f));  // round(x / ln 2)
+    B r = xsimd::fnma(n, B(0.693359375f), x);                    // x − n ln 2, ln 2 = 0.693359375
+    r = xsimd::fnma(n, B(-2.12194440e-4f), r);                   //               − 2.12194440e-4
+    B p(0.0013814608f);
+    for (float c : {0.0083687101f, 0.041668389f, 0.16666521f, 0.49999994f}) p = xsimd::fma(p, r, B(c));
+    const B er = xsimd::fma(p, r * r, r) + B(1.f);
+    I k = xsimd::to_int(n) + I(127);  // the biased exponent of 2^n
+    k <<= 23;
+    const B y = er * xsimd::bitwise_cast<B>(k);
+    return xsimd::select(x < B(-87.33f), B(0.f), y);
+  }
+}
+
+// Φ(x) = ½ erfc(−x/√2), the normal CDF in GELU's exact form x·Φ(x), in float. With z = |x|/√2:
+//   erfc(z) = e^(−z²) · t·P(t),  t = 1/(1 + 0.4 z)   (Abramowitz & Stegun 7.1.26's form)
+// where t·P(t) fits erfcx(z) = e^(z²) erfc(z) on all of z ≥ 0 (t in (0, 1]) to 1.3e-7 relative
+// error (P of degree 8, least squares with Lawson's weights, fitted for seqlab with scipy's
+// erfcx); Φ(x) = ½ erfc(z) for x < 0 and 1 − ½ erfc(z) for x ≥ 0. One exp and one division
+// instead of xsimd::erf's two branches, and the tail x < 0 keeps its relative accuracy.
+// Returns Φ(x) and sets e = e^(−x²/2) (GELU's backward needs φ(x) = e/√(2π) too).
+template <class B>
+B gelu_cdf(B x, B& e) {
+  const B a = xsimd::abs(x);
+  const B t = B(1.f) / xsimd::fma(B(0.28284271247461901f), a, B(1.f));  // 1/(1 + 0.4 z), z = |x|/√2
+  // ½P(t) = Σ_k (c_k/2) t^k by Estrin's scheme (pairs, then powers t², t⁴): half the dependent
+  // latency of Horner's.
+  const B t2 = t * t, t4 = t2 * t2;
+  const B q0 = xsimd::fma(B(0.11283478f), t, B(0.11283794f)), q1 = xsimd::fma(B(0.08426852f), t, B(0.10392171f));
+  const B q2 = xsimd::fma(B(-0.0028224029f), t, B(0.070724785f)), q3 = xsimd::fma(B(-0.091463886f), t, B(0.08456430f));
+  const B r0 = xsimd::fma(q1, t2, q0), r1 = xsimd::fma(q3, t2, q2);
+  const B p = xsimd::fma(xsimd::fma(B(0.025134342f), t4, r1), t4, r0);
+  e = exp_nonpositive((x * x) * B(-0.5f));
+  const B half_erfc = (e * t) * p;
+  return xsimd::select(x < B(0.f), half_erfc, B(1.f) - half_erfc);
+}
+template <class B>
+B gelu_cdf(B x) {
+  B e;
+  return gelu_cdf(x, e);
+}
+
+// GELU's backward, dx = g · dy/dx (formulas in cpp/src/ops/activation.cpp).
+template <class Arch, class T>
+void GeluBackwardKernel::operator()(Arch, const T* g, const T* x, T* dx, int64_t n, bool approx) const noexcept {
+  using B = xsimd::batch<T, Arch>;
+  constexpr int64_t W = static_cast<int64_t>(B::size);
+  const T k = T(0.7978845608028654), c = T(0.044715);  // √(2/π), the cubic term
+  const T inv_sqrt_2pi = T(0.3989422804014327);
+  auto scalar = [&](T gv, T v) {
+    if (approx) {
+      const T th = std::tanh(k * (v + c * v * v * v));
+      return gv * (T(0.5) * (T(1) + th) + T(0.5) * v * (T(1) - th * th) * k * (T(1) + T(3) * c * v * v));
+    }
+    const T cdf = T(0.5) * (T(1) + std::erf(v * T(0.7071067811865476)));
+    return gv * (cdf + v * std::exp(T(-0.5) * v * v) * inv_sqrt_2pi);
+  };
+  int64_t i = 0;
+  if (approx) {
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i), v2 = v * v;
+      const B th = xsimd::tanh(B(k) * xsimd::fma(B(c) * v2, v, v));
+      const B d = B(T(0.5)) * ((B(T(1)) + th) + v * (B(T(1)) - th * th) * B(k) * xsimd::fma(B(T(3) * c), v2, B(T(1))));
+      (B::load_unaligned(g + i) * d).store_unaligned(dx + i);
+    }
+  } else if constexpr (std::is_same_v<T, float>) {
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i);
+      B e;
+      const B cdf = gelu_cdf(v, e);
+      (B::load_unaligned(g + i) * xsimd::fma(v * e, B(inv_sqrt_2pi), cdf)).store_unaligned(dx + i);
+    }
+  } else {
+    for (; i + W <= n; i += W) {
+      const B v = B::load_unaligned(x + i);
+      const B cdf = B(T(0.5)) * (B(T(1)) + xsimd::erf(v * B(T(0.7071067811865476))));
+      const B d = xsimd::fma(v * xsimd::exp(B(T(-0.5)) * v * v), B(inv_sqrt_2pi), cdf);
+      (B::load_unaligned(g + i) * d).store_unaligned(dx + i);
+    }
+  }
+  for (; i < n; ++i) dx[i] = scalar(g[i], x[i]);
+}
 
 template <class Arch, class T>
 void UnaryKernel::operator()(Arch, VecOp op, const T* x, T* y, int64_t n) const noexcept {
@@ -37,8 +131,11 @@ void UnaryKernel::operator()(Arch, VecOp op, const T* x, T* y, int64_t n) const 
       run([&](B v) { return xsimd::select(v < zero, zero, v); }, [](T v) { return v < T(0) ? T(0) : v; });
       break;
     case VecOp::GeluErf:
-      run([&](B v) { return half * v * (one + xsimd::erf(v * B(k_erf))); },
-          [&](T v) { return T(0.5) * v * (T(1) + std::erf(v * k_erf)); });
+      if constexpr (std::is_same_v<T, float>)
+        run([](B v) { return v * gelu_cdf(v); }, [&](T v) { return T(0.5) * v * (T(1) + std::erf(v * k_erf)); });
+      else
+        run([&](B v) { return half * v * (one + xsimd::erf(v * B(k_erf))); },
+            [&](T v) { return T(0.5) * v * (T(1) + std::erf(v * k_erf)); });
       break;
     case VecOp::GeluTanh:
       run([&](B v) { return half * v * (one + xsimd::tanh(B(k_tanh) * (v + B(c) * v * v * v))); },
@@ -110,6 +207,47 @@ double SumKernel::operator()(Arch, const T* x, int64_t n) const noexcept {
     total += block;
   }
   return total;
+}
+
+// acc[j] += Σ_{r<R} x[r·ld + j] for j < width: a sum over a dim that is not the last, as a
+// vectorised accumulation of whole rows (not a strided walk per column). Blocks of 64 rows add
+// up in registers in T, strips of 4 vectors wide; the block sums add into acc in double.
+template <class Arch, class T>
+void ColumnSumKernel::operator()(Arch, const T* x, int64_t R, int64_t ld, int64_t width, double* acc) const noexcept {
+  using B = xsimd::batch<T, Arch>;
+  constexpr int64_t W = static_cast<int64_t>(B::size);
+  constexpr int64_t kRows = 64;
+  alignas(64) T lanes[4 * W];
+  for (int64_t r0 = 0; r0 < R; r0 += kRows) {
+    const int64_t r1 = std::min(R, r0 + kRows);
+    int64_t j = 0;
+    for (; j + 4 * W <= width; j += 4 * W) {
+      B a0(T(0)), a1(T(0)), a2(T(0)), a3(T(0));
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* row = x + r * ld + j;
+        a0 += B::load_unaligned(row);
+        a1 += B::load_unaligned(row + W);
+        a2 += B::load_unaligned(row + 2 * W);
+        a3 += B::load_unaligned(row + 3 * W);
+      }
+      a0.store_aligned(lanes);
+      a1.store_aligned(lanes + W);
+      a2.store_aligned(lanes + 2 * W);
+      a3.store_aligned(lanes + 3 * W);
+      for (int64_t k = 0; k < 4 * W; ++k) acc[j + k] += lanes[k];
+    }
+    for (; j + W <= width; j += W) {
+      B a0(T(0));
+      for (int64_t r = r0; r < r1; ++r) a0 += B::load_unaligned(x + r * ld + j);
+      a0.store_aligned(lanes);
+      for (int64_t k = 0; k < W; ++k) acc[j + k] += lanes[k];
+    }
+    for (; j < width; ++j) {
+      T a = 0;
+      for (int64_t r = r0; r < r1; ++r) a += x[r * ld + j];
+      acc[j] += a;
+    }
+  }
 }
 
 template <class Arch, class T>

@@ -1,0 +1,204 @@
+"""The SIMD kernel paths behind softmax/log_softmax (rows and other dims, forward and backward),
+exact GELU, sums over a dim that is not the last and transposing copies (cpp/src/simd/,
+cpp/src/ops/activation.cpp, reduce.cpp, elementwise.cpp), against torch: row lengths around
+the vector widths (4, 8, 16 lanes), tiny and huge rows, −inf and NaN entries, float64,
+non-contiguous inputs, and the same result on one thread as on two.
+"""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import seqlab
+import seqlab.nn.functional as F
+from conftest import DTYPE_IDS, FLOAT_DTYPES, assert_gradcheck, assert_matches_torch, randn, sl_leaf, sl_np
+
+# lengths below, at and past 1, 2 and 4 vectors of every ISA, the attention/loss sizes, a long row
+ROW_LENGTHS = [1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 1000, 4096, 4097, 10000]
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    old = seqlab.get_num_threads()
+    seqlab.set_num_threads(request.param)
+    yield request.param
+    seqlab.set_num_threads(old)
+
+
+# ----------------------------------------------------------------------------------------
+# softmax / log_softmax
+# ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("D", ROW_LENGTHS)
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_last_dim_row_lengths(rng, op, D, dtype):
+    rows = max(1, 20000 // D)  # enough rows to be split over the pool
+    x = randn(rng, (rows, D), dtype) * 3
+    assert_matches_torch(lambda a: getattr(F, op)(a, -1), lambda a: getattr(TF, op)(a, -1), [x])
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("shape,dim", [((7, 9, 13), 0), ((7, 9, 13), 1), ((3, 200, 37), 1), ((300, 70), 0),
+                                       ((2, 5000, 3), 1), ((64, 2, 40), 0), ((1, 8, 1000), 1), ((9, 1, 33), 1)])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_other_dims(rng, op, shape, dim, dtype):
+    x = randn(rng, shape, dtype) * 3
+    assert_matches_torch(lambda a: getattr(F, op)(a, dim), lambda a: getattr(TF, op)(a, dim), [x])
+
+
+@pytest.mark.parametrize("layout", ["T", "slice"])
+@pytest.mark.parametrize("dim", [0, 1])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_noncontiguous(rng, op, dim, layout):
+    x = randn(rng, (37, 45), np.float32) * 3
+    assert_matches_torch(lambda a: getattr(F, op)(a, dim), lambda a: getattr(TF, op)(a, dim), [x], layout=layout)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("D", [5, 8, 19, 64, 1000])
+@pytest.mark.parametrize("dim", [-1, 0])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_minus_inf_and_nan(rng, op, D, dim, dtype):
+    """Masked entries give 0 (log: −inf) and zero gradient; a fully masked row and a row with a
+    NaN or +inf come out NaN, as torch gives them. The gradients are compared on the finite rows."""
+    x = randn(rng, (6, D), dtype) * 3
+    x[0, ::3] = -np.inf        # partly masked
+    x[1, :] = -np.inf          # fully masked
+    x[2, D // 2] = np.nan      # NaN
+    x[3, D - 1] = np.inf       # +inf
+    x[4, 1:] = -np.inf         # one live entry
+    if dim == 0:
+        x = np.ascontiguousarray(x.T)
+    ours = sl_np(getattr(F, op)(sl_leaf(x, False), dim))
+    theirs = getattr(TF, op)(torch.from_numpy(x), dim).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6, equal_nan=True)
+    live = x[[0, 4, 5]] if dim == -1 else np.ascontiguousarray(x[:, [0, 4, 5]])
+    assert_matches_torch(lambda a: getattr(F, op)(a, dim), lambda a: getattr(TF, op)(a, dim), [live])
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_same_on_one_and_two_threads(rng, op):
+    x = seqlab.from_numpy(randn(rng, (300, 257), np.float32) * 3)
+    got = []
+    for n in (1, 2):
+        seqlab.set_num_threads(n)
+        got.append([sl_np(getattr(x, op)(d)) for d in (0, 1)])
+    seqlab.set_num_threads(2)
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("C", [2, 10, 64, 1000, 4097])
+def test_cross_entropy_class_counts(rng, C, dtype):
+    x = randn(rng, (50, C), dtype) * 3
+    t = rng.integers(0, C, size=50)
+    assert_matches_torch(lambda a: F.cross_entropy(a, seqlab.from_numpy(t)),
+                         lambda a: TF.cross_entropy(a, torch.from_numpy(t)), [x])
+
+
+@pytest.mark.parametrize("name,dim", [("softmax", -1), ("log_softmax", -1), ("softmax", 0), ("log_softmax", 1)])
+def test_gradcheck_softmax_kernels(rng, name, dim):
+    x = randn(rng, (3, 11, 9), np.float64)
+    assert_gradcheck(lambda a: getattr(F, name)(a, dim), [x])
+
+
+# ----------------------------------------------------------------------------------------
+# exact GELU (float32 has its own erfc approximation)
+# ----------------------------------------------------------------------------------------
+
+def test_gelu_dense_grid_float32():
+    """All of the float line that matters, against float64 arithmetic: the float32 kernel is
+    within a few ulp of x·Φ(x) (better than torch's own float erf in the tail x < 0)."""
+    x = np.concatenate([np.linspace(-12, 12, 400001), [-1e4, -90, -30, -1e-30, 0.0, 1e-30, 30, 90, 1e4]])
+    x32 = x.astype(np.float32)
+    ours = sl_np(F.gelu(seqlab.from_numpy(x32))).astype(np.float64)
+    ref = TF.gelu(torch.from_numpy(x32.astype(np.float64))).numpy()
+    err = np.abs(ours - ref)
+    assert np.all(err <= 4e-7 * np.maximum(1.0, np.abs(ref)) + 2e-6 * np.abs(ref))
+    np.testing.assert_allclose(ours, TF.gelu(torch.from_numpy(x32)).numpy(), atol=1e-6, rtol=1e-5)
+    assert np.all(np.isnan(sl_np(F.gelu(seqlab.from_numpy(np.array([np.nan], np.float32))))))
+    inf = sl_np(F.gelu(seqlab.from_numpy(np.array([-np.inf, np.inf], np.float32))))
+    np.testing.assert_array_equal(inf, TF.gelu(torch.tensor([-np.inf, np.inf])).numpy())
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("n", [1, 7, 9, 17, 33, 100003])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_lengths_forward_and_backward(rng, n, approximate, dtype):
+    assert_matches_torch(lambda a: F.gelu(a, approximate=approximate), lambda a: TF.gelu(a, approximate=approximate),
+                         [randn(rng, (n,), dtype) * 4])
+
+
+def test_gelu_backward_expanded_upstream(rng):
+    """An expanded (stride-0) upstream gradient reaches the SIMD kernel made contiguous."""
+    x = randn(rng, (5, 6), np.float64)
+    sx, tx = sl_leaf(x, True), torch.from_numpy(x).requires_grad_()
+    F.gelu(sx).backward(seqlab.ones(6, dtype=seqlab.float64).expand(5, 6))
+    TF.gelu(tx).backward(torch.ones(6).double().expand(5, 6))
+    np.testing.assert_allclose(sl_np(sx.grad), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gradcheck_gelu_kernel(rng, approximate):
+    assert_gradcheck(lambda a: F.gelu(a, approximate=approximate), [randn(rng, (40,), np.float64) * 3])
+
+
+# ----------------------------------------------------------------------------------------
+# sums over a dim that is not the last
+# ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("shape,dim", [((1000, 1000), 0), ((1000, 1000), 1), ((65, 7), 0), ((130, 33), 0),
+                                       ((3, 200, 37), 1), ((5, 129, 100), 1), ((2, 3, 300), 0), ((1, 1000), 0),
+                                       ((4000, 3), 0), ((7, 64, 9), (0, 2)), ((300, 500), (0, 1))])
+def test_sum_over_leading_dims(rng, shape, dim, dtype, threads):
+    x = randn(rng, shape, dtype)
+    assert_matches_torch(lambda a: a.sum(dim), lambda a: a.sum(dim), [x])
+    assert_matches_torch(lambda a: a.sum(dim, keepdim=True), lambda a: a.sum(dim, keepdim=True), [x], layout="T")
+
+
+def test_sum_dim0_same_on_one_and_two_threads(rng):
+    x = seqlab.from_numpy(randn(rng, (777, 1001), np.float32))
+    got = []
+    for n in (1, 2):
+        seqlab.set_num_threads(n)
+        got.append([sl_np(x.sum(0)), sl_np(x.sum(1)), sl_np(x.sum())])
+    seqlab.set_num_threads(2)
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(a, b)
+
+
+# ----------------------------------------------------------------------------------------
+# transposing copies
+# ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_], ids=["f32", "f64", "i64", "bool"])
+@pytest.mark.parametrize("shape,perm", [((1000, 1000), (1, 0)), ((33, 4097), (1, 0)), ((17, 300), (1, 0)),
+                                        ((4, 50, 70), (0, 2, 1)), ((50, 4, 70), (2, 1, 0)), ((6, 40, 3, 50), (0, 3, 2, 1)),
+                                        ((3, 64, 129), (2, 0, 1)), ((300, 1, 200), (2, 1, 0))])
+def test_transposing_copy(rng, shape, perm, dtype, threads):
+    a = (rng.standard_normal(shape) * 100).astype(dtype)
+    got = sl_np(seqlab.from_numpy(a).permute(*perm).contiguous())
+    np.testing.assert_array_equal(got, torch.from_numpy(a).permute(*perm).contiguous().numpy())
+
+
+def test_transposing_copy_into_views_and_with_conversion(rng):
+    a = rng.standard_normal((300, 200)).astype(np.float32)
+    # copy_ into a transposed destination, and a dtype conversion on the way
+    dst = seqlab.zeros(200, 300, dtype=seqlab.float64)
+    dst.copy_(seqlab.from_numpy(a).t())
+    np.testing.assert_array_equal(sl_np(dst), a.T.astype(np.float64))
+    big = seqlab.zeros(300, 400)
+    view = big[:, ::2]  # strided destination
+    view.copy_(seqlab.from_numpy(np.ascontiguousarray(a)).t().t())
+    np.testing.assert_array_equal(sl_np(big)[:, ::2], a)
+    # a broadcast (stride 0) source dim next to the transposed pair
+    b = rng.standard_normal((1, 120, 90)).astype(np.float32)
+    got = sl_np(seqlab.from_numpy(b).expand(3, 120, 90).transpose(1, 2).contiguous())
+    np.testing.assert_array_equal(got, np.broadcast_to(b, (3, 120, 90)).transpose(0, 2, 1))
+    # the backward of a transposing copy
+    assert_matches_torch(lambda t: t.t().contiguous() * 2, lambda t: t.t().contiguous() * 2,
+                         [rng.standard_normal((70, 90)).astype(np.float32)])
