@@ -204,3 +204,27 @@ def test_optimal_start_returns_at_once_and_defaults_are_torchs():
     assert {k: v for k, v in opt.param_groups[0].items() if k != "params"} == \
         {k: v for k, v in ref.param_groups[0].items() if k != "params"}
     assert isinstance(opt, seqlab.optim.Optimizer)
+
+
+def test_lazy_module_built_before_the_first_call_trains_as_torch():
+    # torch materialises a lazy module's parameters in place, so LBFGS can be built first
+    X = np.random.default_rng(2).standard_normal((16, 5))
+    Y = X @ np.arange(1.0, 6.0)[:, None]
+
+    def run(lib):
+        lib.manual_seed(0)
+        net = lib.nn.LazyLinear(1).double()
+        opt = lib.optim.LBFGS(net.parameters(), lr=1, max_iter=10)
+        x, y = lib.tensor(X), lib.tensor(Y)
+        net(x)                                          # materialise with torch's and seqlab's same draws
+        with lib.no_grad():
+            net.weight.copy_(lib.zeros(1, 5, dtype=lib.float64))
+            net.bias.copy_(lib.zeros(1, dtype=lib.float64))
+
+        def closure():
+            opt.zero_grad()
+            loss = ((net(x) - y) ** 2).mean()
+            loss.backward()
+            return loss
+        return [float(opt.step(closure).detach()) for _ in range(2)]
+    np.testing.assert_allclose(run(seqlab), run(torch), rtol=1e-8)

@@ -62,8 +62,7 @@ class LBFGS(Optimizer):
             if not _is_tensor(p):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
             if getattr(type(p), "_uninitialized", False):
-                raise ValueError("Attempted to use an uninitialized parameter in LBFGS(): call the lazy module "
-                                 "with a dummy batch before building the optimizer")
+                continue   # a lazy module's placeholder: the first closure call gives it its data in place
             if not p.is_floating_point():
                 raise TypeError(f"LBFGS: can only optimize floating-point tensors, got {p.dtype}")
         for key, value in self.defaults.items():
