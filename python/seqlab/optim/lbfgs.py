@@ -14,9 +14,10 @@ is torch's (func_evals, n_iter, d, t, old_dirs, old_stps, ro, H_diag, prev_flat_
 prev_loss, al), kept on the first parameter, so state dicts move between the two."""
 import math
 
+from .. import _core
 from .._core import cat
 from ..autograd import enable_grad, no_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _as_seqlab, _group_dict, _is_placeholder, _param_groups
 
 
 class LBFGS(Optimizer):
@@ -38,30 +39,18 @@ class LBFGS(Optimizer):
                              line_search_fn=line_search_fn)
         self._state = {}
         self.param_groups = []
-        groups = list(params) if not _is_tensor(params) else None
-        if groups is None:
-            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
-                            "but got a Tensor")
-        if len(groups) == 0:
-            raise ValueError("optimizer got an empty parameter list")
-        if not isinstance(groups[0], dict):
-            groups = [{"params": groups}]
-        for g in groups:
-            self.add_param_group(g)
-        if len(self.param_groups) != 1:
-            raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
+        for g in _param_groups(params):
+            self.add_param_group(g)        # a second group is refused there
 
     # ------------------------------------------------------------------ Optimizer's interface
     def add_param_group(self, param_group):
         if self.param_groups:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
-        group = dict(param_group)
-        params = group["params"]
-        group["params"] = [params] if _is_tensor(params) else list(params)
+        group = _group_dict(param_group)
         for p in group["params"]:
             if not _is_tensor(p):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
-            if getattr(type(p), "_uninitialized", False):
+            if _is_placeholder(p):
                 continue   # a lazy module's placeholder: the first closure call gives it its data in place
             if not p.is_floating_point():
                 raise TypeError(f"LBFGS: can only optimize floating-point tensors, got {p.dtype}")
@@ -102,7 +91,7 @@ class LBFGS(Optimizer):
             raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                              "optimizer's group")
         dtype = self._params[0].dtype
-        convert = lambda v: as_tensor(_numpy_of(v)).to(dtype) if _is_array(v) else v  # noqa: E731
+        convert = lambda v: _as_seqlab(v, as_tensor).to(dtype) if _is_array(v) else v  # noqa: E731
         st = next(iter(state_dict["state"].values()), {}) if state_dict["state"] else {}
         self._state = {k: ([convert(x) for x in v] if isinstance(v, list) else convert(v)) for k, v in st.items()}
         for key, value in groups[0].items():
@@ -362,18 +351,12 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
 
 
 def _is_tensor(x):
-    from .. import _core
     return isinstance(x, _core.Tensor)
 
 
 def _is_array(v):
+    """A state entry that is a tensor (seqlab's or torch's) or an array, not a count or None."""
     return _is_tensor(v) or hasattr(v, "__dlpack__") or hasattr(v, "__array_interface__")
-
-
-def _numpy_of(v):
-    if hasattr(v, "detach") and hasattr(v, "numpy") and not _is_tensor(v):   # a torch tensor
-        return v.detach().cpu().numpy()
-    return v
 
 
 def _copy(v):

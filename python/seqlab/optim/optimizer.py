@@ -58,6 +58,25 @@ class _ParamGroup(dict):
         return (dict, (dict(self),))
 
 
+def _param_groups(params):
+    """torch's `params` argument (an iterable of tensors, or of group dicts) as a list of group dicts."""
+    if isinstance(params, _core.Tensor):
+        raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                        "but got a Tensor")
+    groups = list(params)
+    if len(groups) == 0:
+        raise ValueError("optimizer got an empty parameter list")
+    return groups if isinstance(groups[0], dict) else [{"params": groups}]
+
+
+def _group_dict(param_group):
+    """A copy of a group dict whose 'params' is a list (a single tensor allowed, as torch does)."""
+    group = dict(param_group)
+    params = group["params"]
+    group["params"] = [params] if isinstance(params, _core.Tensor) else list(params)
+    return group
+
+
 def _is_placeholder(p):
     """A lazy module's parameter before its first call (it has no state yet)."""
     return getattr(type(p), "_uninitialized", False)
@@ -86,25 +105,16 @@ class Optimizer:
     _core_options = None  # its options class (_core.optim.SGDOptions, ...)
 
     def __init__(self, params, defaults):
-        if isinstance(params, _core.Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
-                            "but got a Tensor")
+        groups = _param_groups(params)
         self.defaults = dict(defaults)
         self._known = frozenset(type(self)._core_options.fields)
         self._core = type(self)._core_factory(_to_core(self.defaults, type(self)._core_options()))
         self.param_groups = []
-        groups = list(params)
-        if len(groups) == 0:
-            raise ValueError("optimizer got an empty parameter list")
-        if not isinstance(groups[0], dict):
-            groups = [{"params": groups}]
         for g in groups:
             self.add_param_group(g)
 
     def add_param_group(self, param_group):
-        group = dict(param_group)
-        params = group["params"]
-        group["params"] = [params] if isinstance(params, _core.Tensor) else list(params)
+        group = _group_dict(param_group)
         for key, value in self.defaults.items():
             group.setdefault(key, value)
         with _placeholders_as_tensors(group["params"]):
