@@ -316,7 +316,33 @@ def test_to_same_dtype_keeps_parameter_objects():
     assert m.to(seqlab.float32) is m and m.weight is w
     assert m.to("cpu") is m and m.cpu() is m and m.weight is w
     m.to(device="cpu", dtype=seqlab.float64)
-    assert m.weight.dtype == seqlab.float64 and m.weight is not w
+    assert m.weight.dtype == seqlab.float64 and m.weight is w  # converted in place, as torch's
+
+
+def test_to_dtype_keeps_parameters_and_grads_for_an_existing_optimizer():
+    # torch converts through p.data = ... (and p.grad.data = ...): an optimizer built before
+    # model.double() steps the float64 parameters.
+    results = []
+    for lib in (seqlab, torch):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(3, 2)
+        w, b = m.weight, m.bias
+        with lib.no_grad():
+            w.copy_(lib.tensor([[0.1, -0.2, 0.3], [0.4, 0.5, -0.6]]))
+            b.fill_(0.05)
+        m(lib.ones(4, 3)).pow(2).sum().backward()
+        g = w.grad
+        opt = lib.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+        m.double()
+        assert m.weight is w and m.bias is b and w.grad is g
+        assert w.dtype == g.dtype == lib.float64 and w.is_leaf and w.requires_grad
+        for _ in range(3):
+            opt.zero_grad()
+            m(lib.ones(4, 3, dtype=lib.float64)).pow(2).sum().backward()
+            opt.step()
+        assert w.dtype == lib.float64
+        results.append(np.asarray(w.detach().numpy()))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
 
 
 def test_to_leaves_integer_buffers_and_rejects_integer_dtypes():

@@ -17,11 +17,10 @@ storage, as torch's Parameter does), a leaf with requires_grad set and the insta
 ``isinstance(p, nn.Parameter)`` test that mark, and repr(p) reads "Parameter containing:\\n
 tensor(...)". The one visible difference from torch: ``type(p)`` is seqlab.Tensor.
 
-Conversions (to(dtype), float(), double()) register a converted parameter as a new Parameter
-under the same name (torch sets ``param.data`` in place, keeping the object; seqlab's
-``x.data = t`` could do the same now, but this code predates it). Parameters shared between modules (tied weights)
-stay shared, and .grad is converted with them. Build the optimizer after converting the
-model, as PyTorch also advises.
+Conversions (to(dtype), float(), double()) convert each parameter in place, as torch's do:
+``param.data = converted`` (and ``param.grad.data = ...``) keeps the Parameter object, so
+tied weights stay tied and an optimizer built before the conversion steps the converted
+parameters. Buffers are replaced by their converted copies.
 """
 import collections
 import collections.abc
@@ -449,25 +448,25 @@ class Module:
         return self
 
     def _apply(self, fn, memo=None):
-        """Replace each parameter and buffer t by fn(t) (fn returns t itself for no change).
-        A replaced Parameter becomes a new Parameter with the same requires_grad and a
-        converted .grad; memo keeps parameters shared across modules shared."""
+        """Convert each parameter and buffer t to fn(t) (fn returns t itself for no change).
+        As torch's: a parameter keeps its identity and takes the converted tensor through
+        ``p.data = fn(p)`` (its .grad likewise), so optimizers and ties that hold it see the
+        new dtype; a buffer is replaced by fn(b). memo keeps buffers shared across modules
+        shared and converts a shared parameter once."""
         if memo is None:
             memo = {}
         for module in self.children():
             module._apply(fn, memo)
-        for key, p in self._parameters.items():
-            if p is None:
+        for p in self._parameters.values():
+            if p is None or id(p) in memo:
                 continue
-            if id(p) not in memo:
-                with no_grad():
-                    new = fn(p)
+            memo[id(p)] = (p, p)  # keep p alive so that its id is not reused
+            with no_grad():
+                new = fn(p)
                 if new is not p:
-                    new = Parameter(new, p.requires_grad)
+                    p.data = new
                     if p.grad is not None:
-                        new.grad = fn(p.grad)
-                memo[id(p)] = (p, new)  # keep p alive so that its id is not reused
-            self._parameters[key] = memo[id(p)][1]
+                        p.grad.data = fn(p.grad)
         for key, b in self._buffers.items():
             if b is None:
                 continue
