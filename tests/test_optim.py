@@ -262,3 +262,27 @@ def test_scheduled_lr_reaches_the_cpp_update():
         sched.step()
         moves.append(w.item() - before)
     assert moves == pytest.approx([1.0, 0.5, 0.25])
+
+
+@pytest.mark.parametrize("name,kw", [("SGD", dict(lr=0.1, momentum=0.9)), ("RMSprop", dict(lr=0.01)),
+                                     ("Adagrad", dict(lr=0.1))])
+def test_model_double_between_steps_keeps_training_like_torch(name, kw):
+    # model.double() converts parameters in place (p.data = ...); the optimizer's float32 state
+    # is converted to float64 at the next step. torch keeps that state float32 and computes in
+    # mixed precision: equal to 1e-6 here. (torch's Adam raises on the mixed dtypes; seqlab's trains.)
+    weights = []
+    for lib in (seqlab, torch):
+        m = lib.nn.Linear(3, 2)
+        with lib.no_grad():
+            m.weight.fill_(0.1)
+            m.bias.fill_(0.2)
+        opt = getattr(lib.optim, name)(m.parameters(), **kw)
+        for i in range(4):
+            if i == 2:
+                m.double()
+            opt.zero_grad()
+            m(lib.ones(4, 3, dtype=lib.float64 if i >= 2 else lib.float32)).pow(2).sum().backward()
+            opt.step()
+        assert m.weight.dtype == lib.float64
+        weights.append(m.weight.detach().numpy())
+    np.testing.assert_allclose(weights[0], weights[1], rtol=1e-6, atol=1e-7)

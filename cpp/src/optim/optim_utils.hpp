@@ -17,6 +17,9 @@ namespace seqlab::optim::detail {
 inline Tensor& state_like(std::map<std::string, Tensor>& st, const char* key, const Tensor& p, double init = 0.0) {
   auto it = st.find(key);
   if (it == st.end()) it = st.emplace(key, full(p.shape(), init, p.dtype())).first;
+  // model.double() after some steps converts p in place (p.data = ...); the state follows it,
+  // as Optimizer.load_state_dict casts state to its parameter's dtype.
+  if (it->second.dtype() != p.dtype()) it->second = contiguous(to_dtype(it->second, p.dtype()));
   SEQLAB_CHECK(it->second.shape() == p.shape() && it->second.is_contiguous(), "optimizer state '", key, "' of shape ",
                shape_str(it->second.shape()), " does not match its parameter of shape ", shape_str(p.shape()));
   return it->second;
