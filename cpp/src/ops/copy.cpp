@@ -157,7 +157,7 @@ Tensor contiguous_copy(const Tensor& x) {
   return out;
 }
 
-// ---------------------------------------------------------------- in place
+// ---------------------------------------------------------------- copy_, fill_ (in place)
 // (check_inplace and rebase_history, which record an in-place op under autograd: cpp/src/autograd/inplace.cpp)
 Tensor& copy_(Tensor& dst, const Tensor& src) {
   check_inplace(dst, "copy_");
