@@ -1,6 +1,6 @@
 """The SIMD kernel paths behind softmax/log_softmax (rows and other dims, forward and backward),
 exact GELU, sums over a dim that is not the last and transposing copies (cpp/src/simd/,
-cpp/src/ops/activation.cpp, reduce.cpp, elementwise.cpp), against torch: row lengths around
+cpp/src/ops/activation.cpp, reduce.cpp, elementwise.cpp, copy.cpp), against torch: row lengths around
 the vector widths (4, 8, 16 lanes), tiny and huge rows, −inf and NaN entries, float64,
 non-contiguous inputs, and the same result on one thread as on two.
 """

@@ -87,6 +87,43 @@ void bind_ops(py::module_& m) {
              "input XOR other, zero meaning False, a bool tensor (torch.logical_xor).");
   def_binary("fmod", [](const Tensor& a, const Tensor& b) { return fmod(a, b); },
              "The C remainder input - trunc(input / other) * other: the sign of input (torch.fmod).");
+  def_binary("floor_divide", [](const Tensor& a, const Tensor& b) { return floor_divide(a, b); },
+             "input // other, rounded toward -inf as Python's // (torch.floor_divide); integers exactly (division\n"
+             "by 0 raises ZeroDivisionError), floats with inf/NaN at 0. No gradient, as in torch.");
+  // The bitwise ops also take a number as their input (torch.bitwise_and(3, x), as 3 & x).
+  auto def_bitwise = [&](const char* name, Tensor (*fn)(const Tensor&, const Tensor&), const char* doc) {
+    cls.def(name, [fn, name](const Tensor& a, py::handle b) {
+      const Tensor o = operand_arg(b, a, name);
+      return released([&] { return fn(a, o); });
+    }, py::arg("other"), doc);
+    m.def(name, [fn, name](py::handle a, py::handle b) {
+      if (py::isinstance<TensorImpl>(a)) {
+        const Tensor x = a.cast<Tensor>(), o = operand_arg(b, x, name);
+        return released([&] { return fn(x, o); });
+      }
+      if (!py::isinstance<TensorImpl>(b))
+        throw py::type_error(str_cat(name, "(): argument 'input' (position 1) must be Tensor, not ", type_name(a)));
+      const Tensor y = b.cast<Tensor>(), n = operand_arg(a, y, name, "input");
+      return released([&] { return fn(n, y); });
+    }, py::arg("input"), py::arg("other"), doc);
+  };
+  def_bitwise("bitwise_and", [](const Tensor& a, const Tensor& b) { return bitwise_and(a, b); },
+              "input & other on integer or bool tensors, with torch's promotion; either may be a number\n"
+              "(torch.bitwise_and).");
+  def_bitwise("bitwise_or", [](const Tensor& a, const Tensor& b) { return bitwise_or(a, b); },
+              "input | other on integer or bool tensors, with torch's promotion; either may be a number\n"
+              "(torch.bitwise_or).");
+  def_bitwise("bitwise_xor", [](const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); },
+              "input ^ other on integer or bool tensors, with torch's promotion; either may be a number\n"
+              "(torch.bitwise_xor).");
+  def_bitwise("bitwise_left_shift", [](const Tensor& a, const Tensor& b) { return bitwise_left_shift(a, b); },
+              "input << other on integer tensors, wrapping; a shift by a negative amount or by the width or\n"
+              "more gives 0 (torch.bitwise_left_shift).");
+  def_bitwise("bitwise_right_shift", [](const Tensor& a, const Tensor& b) { return bitwise_right_shift(a, b); },
+              "input >> other on integer tensors, arithmetic for signed types; a shift by a negative amount or\n"
+              "by the width or more gives 0 or -1 (torch.bitwise_right_shift).");
+  both(m, cls, "bitwise_not", [](const Tensor& x) { return bitwise_not(x); }, Release(),
+       "~input: every bit flipped for integers, NOT for bools (torch.bitwise_not).");
   // torch.remainder also takes a number as its input (remainder(2, x), as 2 % x): torch records
   // no derivative for that form (remainder_scalar_tensor).
   cls.def("remainder", [](const Tensor& a, py::handle b) {
@@ -206,12 +243,22 @@ void bind_ops(py::module_& m) {
   def_inplace("sub_", InplaceOp::Sub);
   def_inplace("mul_", InplaceOp::Mul);
   def_inplace("div_", InplaceOp::Div);
-  for (auto [name, op] :
-       {std::pair<const char*, InplaceOp>{"remainder_", InplaceOp::Remainder}, {"fmod_", InplaceOp::Fmod}})
+  for (auto [name, op, doc] : {
+           std::tuple<const char*, InplaceOp, const char*>{"remainder_", InplaceOp::Remainder,
+                                                           "In place: self = remainder(self, other)."},
+           {"fmod_", InplaceOp::Fmod, "In place: self = fmod(self, other)."},
+           {"floor_divide_", InplaceOp::FloorDivide, "In place: self = self // other (torch.Tensor.floor_divide_)."},
+           {"bitwise_and_", InplaceOp::BitwiseAnd, "In place: self = self & other."},
+           {"bitwise_or_", InplaceOp::BitwiseOr, "In place: self = self | other."},
+           {"bitwise_xor_", InplaceOp::BitwiseXor, "In place: self = self ^ other."},
+           {"bitwise_left_shift_", InplaceOp::LeftShift, "In place: self = self << other."},
+           {"bitwise_right_shift_", InplaceOp::RightShift, "In place: self = self >> other."}})
     cls.def(name, [op = op, name = name](Tensor& self, py::handle other) -> Tensor {
       const Tensor o = operand_arg(other, self, name);
       return released([&] { return inplace_binary(self, o, op); });
-    }, py::arg("other"), "In place: self = remainder(self, other) (remainder_) or fmod(self, other) (fmod_).");
+    }, py::arg("other"), doc);
+  cls.def("bitwise_not_", [](Tensor& x) -> Tensor { return inplace_unary(x, UnaryOp::BitwiseNot); }, Release(),
+          "In place: self = ~self.");
   cls.def("zero_", [](Tensor& x) -> Tensor { return zero_(x); }, Release(), "Fill self with zeros in place; returns self.");
   cls.def("fill_", [](Tensor& x, double v) -> Tensor { return fill_(x, v); }, py::arg("value"), Release(),
           "Fill self with value in place; returns self.");
@@ -489,6 +536,14 @@ void bind_ops(py::module_& m) {
        py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(), Release(),
        "Cumulative product along dim: y_i = x_0 * ... * x_i (torch.cumprod), differentiable also\n"
        "where x has zeros.");
+
+  // prod(input, dim=None, keepdim=False, *, dtype=None): scan.cpp.
+  both(m, cls, "prod", [](const Tensor& x, std::optional<int64_t> dim, bool keepdim, std::optional<Dtype> d) {
+    return prod(x, dim, keepdim, d);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(), Release(),
+       "The product of all elements, or along dim (keepdim keeps it as size 1) (torch.prod). Integers and\n"
+       "bools give int64 unless dtype= says otherwise; dtype= casts the input first. Differentiable also\n"
+       "where the input has zeros.");
 
   // ------------------------------------------------------------ creation (the random ops: bind_random.cpp)
   m.def("_empty", [](const Shape& s, Dtype d) { return Tensor::empty(s, d); }, py::arg("size"), py::arg("dtype"));

@@ -188,8 +188,9 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
       .def("__neg__", [](const Tensor& a) { return neg(a); }, Release())
       .def("__abs__", [](const Tensor& a) { return abs(a); }, Release())
       .def("__invert__", [](const Tensor& a) {
-        SEQLAB_CHECK_TYPE(a.dtype() == Dtype::Bool, "~ (bitwise_not) is only implemented for bool tensors in seqlab");
-        return logical_not(a);
+        if (is_floating(a.dtype()))  // (torch's TypeError, from its Python operator)
+          throw py::type_error("~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+        return bitwise_not(a);
       }, Release())
       .def("__pow__", [](const Tensor& a, py::handle b) {
         const Tensor out = power(a, b);
@@ -199,7 +200,7 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
         return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return pow(x, y); });
       }, py::arg("other"), py::is_operator());
 
-  // + - * /: a OP b, b OP a (reflected: 2 - x is sub(2, x)) and a OP= b.
+  // + - * / % // & | ^ << >>: a OP b, b OP a (reflected: 2 - x is sub(2, x)) and a OP= b.
   using Binary = Tensor (*)(const Tensor&, const Tensor&);
   const std::tuple<const char*, const char*, const char*, Binary, InplaceOp> arithmetic[] = {
       {"__add__", "__radd__", "__iadd__", [](const Tensor& x, const Tensor& y) { return add(x, y); }, InplaceOp::Add},
@@ -209,7 +210,19 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
        InplaceOp::Div},
       // number % x is torch.remainder(number, x), which has no derivative (remainder_scalar_tensor)
       {"__mod__", "__rmod__", "__imod__", [](const Tensor& x, const Tensor& y) { return remainder(x, y); },
-       InplaceOp::Remainder}};
+       InplaceOp::Remainder},
+      {"__floordiv__", "__rfloordiv__", "__ifloordiv__",
+       [](const Tensor& x, const Tensor& y) { return floor_divide(x, y); }, InplaceOp::FloorDivide},
+      {"__and__", "__rand__", "__iand__", [](const Tensor& x, const Tensor& y) { return bitwise_and(x, y); },
+       InplaceOp::BitwiseAnd},
+      {"__or__", "__ror__", "__ior__", [](const Tensor& x, const Tensor& y) { return bitwise_or(x, y); },
+       InplaceOp::BitwiseOr},
+      {"__xor__", "__rxor__", "__ixor__", [](const Tensor& x, const Tensor& y) { return bitwise_xor(x, y); },
+       InplaceOp::BitwiseXor},
+      {"__lshift__", "__rlshift__", "__ilshift__",
+       [](const Tensor& x, const Tensor& y) { return bitwise_left_shift(x, y); }, InplaceOp::LeftShift},
+      {"__rshift__", "__rrshift__", "__irshift__",
+       [](const Tensor& x, const Tensor& y) { return bitwise_right_shift(x, y); }, InplaceOp::RightShift}};
   for (auto [name, rname, iname, fn, op] : arithmetic) {
     cls.def(name, [fn = fn](const Tensor& a, py::handle b) { return binary(a, b, false, fn); }, py::arg("other"),
             py::is_operator());
@@ -220,20 +233,6 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
       return binary(a, b, false, [op](Tensor x, const Tensor& y) { return inplace_binary(x, y, op); });
     }, py::arg("other"), py::is_operator());
   }
-
-  // & | ^ on bool tensors (PyTorch's bitwise ops; seqlab has no integer bitwise ops).
-  const std::tuple<const char*, const char*, Binary> logicals[] = {
-      {"__and__", "bitwise_and (&)", [](const Tensor& x, const Tensor& y) { return logical_and(x, y); }},
-      {"__or__", "bitwise_or (|)", [](const Tensor& x, const Tensor& y) { return logical_or(x, y); }},
-      {"__xor__", "bitwise_xor (^)", [](const Tensor& x, const Tensor& y) { return logical_xor(x, y); }}};
-  for (auto [name, op, fn] : logicals)
-    cls.def(name, [op = op, fn = fn](const Tensor& a, py::handle b) {
-      return binary(a, b, false, [op, fn](const Tensor& x, const Tensor& y) {
-        SEQLAB_CHECK(x.dtype() == Dtype::Bool && y.dtype() == Dtype::Bool, op, ": seqlab supports bool tensors only, got ",
-                     dtype_name(x.dtype()), " and ", dtype_name(y.dtype()));
-        return fn(x, y);
-      });
-    }, py::arg("other"), py::is_operator());
 
   const std::pair<const char*, CompareOp> cmps[] = {{"__eq__", CompareOp::Eq}, {"__ne__", CompareOp::Ne},
                                                     {"__lt__", CompareOp::Lt}, {"__le__", CompareOp::Le},

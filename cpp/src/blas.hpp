@@ -1,6 +1,6 @@
 // The one GEMM entry point: C = alpha * op(A) op(B) + beta * C, row-major, op = transpose or
-// not. float/double go to OpenBLAS (scipy-openblas32); int64 and the test reference use the
-// naive loop beside it.
+// not. float/double go to OpenBLAS (scipy-openblas32); the integer types (int64, int32, int16,
+// int8, uint8) to a blocked loop that wraps as torch's; the test reference is the naive loop beside it.
 #pragma once
 #include <cstdint>
 
@@ -10,7 +10,7 @@ template <typename T>
 void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
           int64_t ldb, T beta, T* C, int64_t ldc);
 
-// The reference: three loops, no blocking. Used for int64 and by the C++ tests.
+// The reference: three loops, no blocking. Used by the C++ tests.
 template <typename T>
 void gemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
                 const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {

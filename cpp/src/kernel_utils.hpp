@@ -12,7 +12,7 @@
 
 namespace seqlab {
 
-Tensor contiguous_copy(const Tensor& x);  // a contiguous copy, no autograd (elementwise.cpp)
+Tensor contiguous_copy(const Tensor& x);  // a contiguous copy, no autograd (ops/copy.cpp)
 inline Tensor contiguous_copy_if_needed(const Tensor& x) { return x.is_contiguous() ? x : contiguous_copy(x); }
 
 // The dtype dispatch. Each dtype a dispatcher admits instantiates the kernel once more, so heavy

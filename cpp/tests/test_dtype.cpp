@@ -65,5 +65,9 @@ TEST(Dtype, IntegerArithmeticWrapsAndSumsInInt64) {
   EXPECT_EQ(total.dtype(), Dtype::Int64);
   EXPECT_EQ(total.item<int64_t>(), 254);
   EXPECT_EQ(add(zeros({2}, Dtype::UInt8), zeros({2}, Dtype::Int8)).dtype(), Dtype::Int16);
-  EXPECT_THROW(matmul(zeros({2, 2}, Dtype::Int32), zeros({2, 2}, Dtype::Int32)), NotImplementedError);
+  // integer matmul wraps as torch's (100 * 3 = 300 = 44 mod 256); bool has no GEMM
+  Tensor p = matmul(full({1, 1}, 100.0, Dtype::Int8), full({1, 1}, 3.0, Dtype::Int8));
+  EXPECT_EQ(p.dtype(), Dtype::Int8);
+  EXPECT_EQ(p.data<int8_t>()[0], 44);
+  EXPECT_THROW(matmul(zeros({2, 2}, Dtype::Bool), zeros({2, 2}, Dtype::Bool)), NotImplementedError);
 }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
+#include <vector>
 
 #include "../src/blas.hpp"
 #include "../src/simd/panel_gemm.hpp"
@@ -41,6 +43,41 @@ TEST(Gemm, RowsOfAnEmptyOrSingleRowProductAreRight) {
   Tensor C = full({2, 3}, 4.0, Dtype::Float64);
   gemm<double>(false, false, 2, 3, 0, 1.0, nullptr, 1, nullptr, 3, 0.5, C.data<double>(), 3);
   for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(C.data<double>()[i], 2.0);
+}
+
+// The integer GEMM against a reference summing in uint64 (exact modulo 2^64, so modulo 2^bits
+// after truncation): every transpose, alpha and beta, sizes crossing its 16 x 128 x 512 blocks and
+// K not a multiple of its unroll by 4.
+template <typename T>
+void expect_int_gemm_exact(int64_t M, int64_t N, int64_t K, bool ta, bool tb, T alpha, T beta) {
+  std::vector<T> A(M * K), B(K * N), C(M * N), R(M * N);
+  uint64_t state = 12345;
+  auto next = [&] { state = state * 6364136223846793005ULL + 1442695040888963407ULL; return T(state >> 33); };
+  for (auto& x : A) x = next();
+  for (auto& x : B) x = next();
+  for (int64_t i = 0; i < M * N; ++i) C[i] = R[i] = next();
+  const int64_t lda = ta ? M : K, ldb = tb ? K : N;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      uint64_t s = 0;
+      for (int64_t k = 0; k < K; ++k)
+        s += uint64_t(ta ? A[k * lda + i] : A[i * lda + k]) * uint64_t(tb ? B[j * ldb + k] : B[k * ldb + j]);
+      R[i * N + j] = T(uint64_t(alpha) * s + uint64_t(beta) * uint64_t(R[i * N + j]));
+    }
+  gemm<T>(ta, tb, M, N, K, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), N);
+  for (int64_t i = 0; i < M * N; ++i) ASSERT_EQ(C[i], R[i]) << "element " << i << " M=" << M << " N=" << N << " K=" << K;
+}
+
+TEST(Gemm, IntegerProductsWrapExactly) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {3, 5, 7}, {17, 530, 131}, {40, 3, 0}}) {
+        expect_int_gemm_exact<int8_t>(M, N, K, ta, tb, 1, 0);
+        expect_int_gemm_exact<uint8_t>(M, N, K, ta, tb, 3, 2);
+        expect_int_gemm_exact<int16_t>(M, N, K, ta, tb, 1, 0);
+        expect_int_gemm_exact<int32_t>(M, N, K, ta, tb, -1, 1);
+        expect_int_gemm_exact<int64_t>(M, N, K, ta, tb, 1, 0);
+      }
 }
 
 TEST(Gemm, PanelProductMatchesNaiveForEveryTail) {

@@ -16,9 +16,10 @@ from ._core import (  # noqa: E402,F401
     Tensor, dtype, Node,
     add, sub, mul, div, true_divide, pow, neg, negative, exp, log, sqrt, abs, clamp, clip, maximum, minimum, where,
     eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
-    sin, cos, tan, log2, log10, log1p, expm1, sign, floor, ceil, round, trunc, frac, remainder, fmod,
+    sin, cos, tan, log2, log10, log1p, expm1, sign, floor, ceil, round, trunc, frac, remainder, fmod, floor_divide,
+    bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitwise_left_shift, bitwise_right_shift,
     tanh, sigmoid, relu, softmax, log_softmax,
-    sum, mean, var, norm, max, min, argmax, argmin,
+    sum, prod, mean, var, norm, max, min, argmax, argmin,
     matmul, mm, bmm, t, reshape, permute, flatten, transpose, swapaxes, unsqueeze, squeeze, narrow, select,
     split, chunk, cat, concat, stack, gather, index_select, masked_fill, nonzero, triu, tril, clone,
     multinomial, bernoulli, cumsum, cumprod, Generator, default_generator, set_num_threads, get_num_threads, set_flush_denormal,
@@ -26,7 +27,7 @@ from ._core import (  # noqa: E402,F401
 )
 from ._device import device  # noqa: E402,F401
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal  # noqa: E402,F401
-from ._sorting import sort, argsort, topk  # noqa: E402,F401
+from ._sorting import sort, argsort, topk, unique, unique_consecutive  # noqa: E402,F401
 from ._histogram import histc, histogram, bincount  # noqa: E402,F401
 from ._composed import (  # noqa: E402,F401
     flip, roll, repeat_interleave, all, any, mv, dot, linspace, logspace,

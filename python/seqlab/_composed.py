@@ -130,6 +130,8 @@ def mv(input, vec):
     """Matrix (n, m) times vector (m,), as torch.mv."""
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {vec.dim()}, {input.dim()}, {vec.dim()}")
+    if input.dtype != vec.dtype:
+        raise RuntimeError(f"mv: addmv input tensors must have the same dtype, but got {input.dtype} and {vec.dtype}")
     return input @ vec
 
 
@@ -144,7 +146,7 @@ def dot(input, tensor):
     if input.dtype != tensor.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype} and "
                            f"{tensor.dtype}")
-    return (input * tensor).sum()
+    return input @ tensor  # (integers: a GEMM of 1 x n by n x 1, keeping the dtype as torch's dot)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):

@@ -1,14 +1,17 @@
 """sort, argsort and topk with torch's signatures and results (torch.sort, torch.topk): the
 order is computed in NumPy (a stable sort; NaN counts as the largest value, as in torch), and the
 values are one `gather` of the input by it, so their gradient is gather's (scattered back to
-where each value came from). Tests: tests/test_sorting.py."""
+where each value came from). Tests: tests/test_sorting.py.
+
+unique and unique_consecutive (torch.unique, torch.unique_consecutive) are NumPy's too; like
+torch's they have no derivative (their values are detached). Tests: tests/test_int_ops.py."""
 from collections import namedtuple
 
 import numpy as np
 
 from . import _args, _core
 
-__all__ = ["sort", "argsort", "topk"]
+__all__ = ["sort", "argsort", "topk", "unique", "unique_consecutive"]
 
 # torch.return_types.sort / topk: a tuple with .values and .indices
 sort_result = namedtuple("sort", ["values", "indices"])
@@ -73,3 +76,72 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if input.dim():
         idx = np.take(idx, np.arange(k), axis=d)
     return topk_result(_gather(input, d, idx), _core.from_numpy(np.ascontiguousarray(idx)))
+
+
+def _unique_result(values, inverse, counts, return_inverse, return_counts, dtype):
+    """torch's return convention: the values alone, or a tuple with the inverse and/or counts."""
+    out = [_core.from_numpy(np.array(values, dtype=dtype, order="C"))]
+    if return_inverse:  # (np.array, not ascontiguousarray, which makes a 0-d inverse 1-d)
+        out.append(_core.from_numpy(np.array(inverse, dtype=np.int64, order="C")))
+    if return_counts:
+        out.append(_core.from_numpy(np.array(counts, dtype=np.int64, order="C")))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_dim(input, dim, fn):
+    d = _dim(input, dim, fn)
+    if input.dim() and any(s == 0 for i, s in enumerate(input.shape) if i != d):
+        raise RuntimeError(f"There are 0 sized dimensions, and they aren't selected, so {fn} cannot be applied")
+    return d
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of input in ascending order (torch.unique); dim=None flattens input first,
+    dim=d takes the distinct slices along d in lexicographic order. return_inverse: where each
+    element (slice) of input went, shaped as input (as input.shape[d]); return_counts: how often
+    each value occurs. NaNs are all distinct, as in torch. torch's CPU kernel sorts also when
+    sorted=False, and so does seqlab."""
+    a = input.detach().contiguous().numpy()
+    if dim is None:
+        flat = a.reshape(-1)
+        values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+        return _unique_result(values, inverse.reshape(a.shape), counts, return_inverse, return_counts, a.dtype)
+    d = _unique_dim(input, dim, "unique")
+    if a.ndim == 0:
+        return _unique_result(a.reshape(1), np.zeros(1), np.ones(1), return_inverse, return_counts, a.dtype)
+    moved = np.moveaxis(a, d, 0)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
+    # Lexicographic order of the slices, as torch's unique_dim: sort by the last column first.
+    order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
+    srt = rows[order]
+    new = np.ones(len(srt), dtype=bool)
+    if len(srt) > 1:
+        new[1:] = np.any(srt[1:] != srt[:-1], axis=1)
+    group = np.cumsum(new) - 1
+    inverse = np.empty(len(srt), dtype=np.int64)
+    inverse[order] = group
+    counts = np.diff(np.append(np.flatnonzero(new), len(srt)))
+    values = np.moveaxis(moved[order][new], 0, d)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts, a.dtype)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapses each run of equal consecutive elements (slices along dim) to one, as
+    torch.unique_consecutive; return_inverse and return_counts as in unique."""
+    a = input.detach().contiguous().numpy()
+    if dim is None:
+        rows = a.reshape(-1, 1)
+        shape = a.shape
+    else:
+        d = _unique_dim(input, dim, "unique_consecutive")
+        a = a.reshape(1) if a.ndim == 0 else a
+        moved = np.moveaxis(a, d, 0)
+        rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
+        shape = (rows.shape[0],)
+    new = np.ones(len(rows), dtype=bool)
+    if len(rows) > 1:
+        new[1:] = np.any(rows[1:] != rows[:-1], axis=1)
+    inverse = (np.cumsum(new) - 1).reshape(shape)
+    counts = np.diff(np.append(np.flatnonzero(new), len(rows)))
+    values = rows[new].reshape(-1) if dim is None else np.moveaxis(moved[new], 0, d)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts, a.dtype)

@@ -726,10 +726,13 @@ Tensor.unbind = unbind
 Tensor.__array_priority__ = 1000  # ndarray + tensor defers to Tensor.__radd__
 
 from ._sorting import argsort as _argsort, sort as _sort, topk as _topk  # noqa: E402
+from ._sorting import unique as _unique, unique_consecutive as _unique_consecutive  # noqa: E402
 
 Tensor.sort = _sort
 Tensor.argsort = _argsort
 Tensor.topk = _topk
+Tensor.unique = _unique
+Tensor.unique_consecutive = _unique_consecutive
 
 from ._composed import (  # noqa: E402
     all as _all, any as _any, dot as _dot, flip as _flip, format_tensor as _format, mv as _mv, repeat as _repeat,

@@ -42,10 +42,15 @@ MatArg blas_arg(const Tensor& m) {
   return arg;
 }
 
+// torch multiplies matrices of one dtype only: no promotion, and no bool GEMM.
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  if (std::string(op) == "bmm")
+    SEQLAB_CHECK(a.dtype() == b.dtype(), "bmm: expected scalar type ", scalar_type_name(a.dtype()), " but found ",
+                 scalar_type_name(b.dtype()), " (batch1 ", shape_str(a.shape()), ", batch2 ", shape_str(b.shape()), ")");
   SEQLAB_CHECK(a.dtype() == b.dtype(), op, ": expected m1 and m2 to have the same dtype, but got: ",
                dtype_name(a.dtype()), " != ", dtype_name(b.dtype()));
-  SEQLAB_CHECK_TYPE(a.dtype() != Dtype::Bool, op, ": not implemented for 'Bool'");
+  // torch has no bool GEMM: NotImplementedError "addmm_impl_cpu_" not implemented for 'Bool'
+  SEQLAB_CHECK_IMPL(a.dtype() != Dtype::Bool, "\"", op, "\" not implemented for 'Bool'");
 }
 
 // out[b] = a[b] @ w[b] for b in batch (batch = 1 for mm).
@@ -60,7 +65,7 @@ void gemm_batched(const Tensor& out, const Tensor& a, const Tensor& b, int64_t b
     return;
   }
   const MatArg A = blas_arg(a), B = blas_arg(b);
-  dispatch_numeric(a.dtype(), "matmul", [&](auto tag) {
+  dispatch_arith(a.dtype(), "matmul", [&](auto tag) {
     using T = decltype(tag);
     const T* pa = static_cast<const T*>(A.keep.raw_data());
     const T* pb = static_cast<const T*>(B.keep.raw_data());
@@ -125,6 +130,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (da == 1 && db == 1) {
     SEQLAB_CHECK(a.shape()[0] == b.shape()[0], "matmul: 1D tensors expected to have the same size, but got ",
                  shape_str(a.shape()), " and ", shape_str(b.shape()));
+    // (integers: a 1 x K by K x 1 GEMM, so that the dot keeps the dtype and wraps as torch's;
+    // sum would give int64)
+    if (!is_floating(a.dtype())) return reshape(mm(unsqueeze(a, 0), unsqueeze(b, 1)), {});
     return sum(mul(a, b));
   }
   if (da == 2 && db == 2) return mm(a, b);

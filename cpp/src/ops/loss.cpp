@@ -43,12 +43,19 @@ ClassRows class_rows(const Tensor& input, const Tensor& target, const char* op) 
   r.C = input.shape()[cdim];
   r.soft = is_floating(target.dtype());
   if (r.soft) {
-    SEQLAB_CHECK(target.shape() == input.shape(), op, ": expected class-index targets of dtype int64 (long), or "
-                 "class-probability targets of the input's shape; input ", shape_str(input.shape()), ", target ",
-                 shape_str(target.shape()), " of dtype ", dtype_name(target.dtype()));
+    // (torch's words: a float target not of the input's shape is taken for class indices)
+    SEQLAB_CHECK(target.shape() == input.shape(), op, ": expected target dtype to be Long or Byte, but got ",
+                 scalar_type_name(target.dtype()), " (class-index targets are int64 or uint8; class-probability "
+                 "targets have the input's shape: input ", shape_str(input.shape()), ", target ",
+                 shape_str(target.shape()), ")");
   } else {
-    SEQLAB_CHECK_TYPE(target.dtype() == Dtype::Int64, op, ": expected target of dtype int64 (class indices) or float "
-                                                          "(class probabilities), got ", dtype_name(target.dtype()));
+    // torch's CPU kernels take int64 and uint8 class indices; (N, C, d1, ...) inputs (its nll_loss2d)
+    // int64 only. int32 and the other integer types are refused, as in torch.
+    SEQLAB_CHECK(target.dtype() == Dtype::Int64 || target.dtype() == Dtype::UInt8, op,
+                 ": expected target dtype to be Long or Byte, but got ", scalar_type_name(target.dtype()));
+    SEQLAB_CHECK(nd < 3 || target.dtype() == Dtype::Int64, op, ": expected scalar type Long but found ",
+                 scalar_type_name(target.dtype()), " (class-index target of an input of shape ",
+                 shape_str(input.shape()), ")");
     Shape expect = input.shape();
     expect.erase(expect.begin() + cdim);
     SEQLAB_CHECK_VALUE(nd == 1 || target.dim() == 0 || target.shape()[0] == input.shape()[0], op,
@@ -70,7 +77,7 @@ ClassRows class_rows(const Tensor& input, const Tensor& target, const char* op) 
     if (r.soft) t = permute(t, perm);
   }
   r.rows = contiguous(reshape(x, {r.M, r.C}));
-  r.target = contiguous(r.soft ? reshape(t, {r.M, r.C}) : reshape(t, {r.M}));
+  r.target = contiguous(r.soft ? reshape(t, {r.M, r.C}) : to_dtype(reshape(t, {r.M}), Dtype::Int64));
   return r;
 }
 
@@ -243,8 +250,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                 Reduction reduction) {
   SEQLAB_CHECK_TYPE(is_floating(input.dtype()), "nll_loss: expected a floating point input, got ",
                     dtype_name(input.dtype()));
-  SEQLAB_CHECK_TYPE(target.dtype() == Dtype::Int64, "nll_loss: expected target of dtype int64, got ",
-                    dtype_name(target.dtype()));
+  SEQLAB_CHECK(target.dtype() == Dtype::Int64 || target.dtype() == Dtype::UInt8,
+               "nll_loss: expected target dtype to be Long or Byte, but got ", scalar_type_name(target.dtype()));
   const ClassRows r = class_rows(input, target, "nll_loss");
   if (weight.defined())
     SEQLAB_CHECK(weight.dim() == 1 && weight.numel() == r.C, "nll_loss: weight tensor should be defined either for all ",

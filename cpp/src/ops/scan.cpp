@@ -1,6 +1,7 @@
-// cumsum and cumprod: one pass along `dim` per (outer, inner) position of a contiguous copy,
-// accumulating floats in double as torch's CPU kernels do (so float32 results are torch's
-// rounding of the exact running sum, not of float32 partial sums). Tests: tests/test_scan.py.
+// cumsum, cumprod and prod (a product is a cumprod's last element): one pass along `dim` per
+// (outer, inner) position of a contiguous copy, accumulating floats in double as torch's CPU kernels
+// do for the scans (so float32 results are torch's rounding of the exact running sum, not of
+// float32 partial sums). Tests: tests/test_scan.py, tests/test_int_ops.py (prod).
 #include "seqlab/ops/scan.hpp"
 
 #include <type_traits>
@@ -104,6 +105,41 @@ void cumprod_backward_kernel(const T* x, const T* y, const T* g, T* dx, const La
     }
 }
 
+// out = Π_i x_i along each lane (integers wrap as torch's).
+template <typename T, typename O>
+void prod_kernel(const T* x, O* out, const Lanes& l) {
+  using A = std::conditional_t<std::is_floating_point_v<O>, double, O>;
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t k = 0; k < l.inner; ++k) {
+      A acc = 1;
+      for (int64_t i = 0; i < l.n; ++i) acc = wrap_mul(acc, static_cast<A>(x[(o * l.n + i) * l.inner + k]));
+      out[o * l.inner + k] = static_cast<O>(acc);
+    }
+}
+
+// y = Π_i x_i   =>   dx_j = g Π_{i != j} x_i = g (Π_{i<j} x_i)(Π_{i>j} x_i)
+// The products left and right of j, not y / x_j: exact where x has zeros (one zero: only its own
+// gradient is non-zero; two: every gradient is 0), as torch's prod_backward.
+template <typename T>
+void prod_backward_kernel(const T* x, const T* g, T* dx, const Lanes& l) {
+  using A = acc_t<T>;
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t k = 0; k < l.inner; ++k) {
+      auto at = [&](int64_t i) { return (o * l.n + i) * l.inner + k; };
+      const A gk = A(g[o * l.inner + k]);
+      A left = 1;
+      for (int64_t i = 0; i < l.n; ++i) {  // dx_i = Π_{m<i} x_m, then times the right products
+        dx[at(i)] = static_cast<T>(left);
+        left *= A(x[at(i)]);
+      }
+      A right = 1;
+      for (int64_t i = l.n - 1; i >= 0; --i) {
+        dx[at(i)] = static_cast<T>(gk * A(dx[at(i)]) * right);
+        right *= A(x[at(i)]);
+      }
+    }
+}
+
 }  // namespace
 
 Tensor cumsum(const Tensor& x, int64_t dim_in, std::optional<Dtype> dtype) {
@@ -131,6 +167,45 @@ Tensor cumprod(const Tensor& x_in, int64_t dim_in, std::optional<Dtype> dtype) {
       dispatch_float(xs.dtype(), "cumprod_backward", [&](auto tag) {
         using T = decltype(tag);
         cumprod_backward_kernel<T>(xs.data<T>(), ys.data<T>(), gc.data<T>(), dx.data<T>(), l);
+      });
+      return {dx};
+    });
+  return out;
+}
+
+// out = Π x over dim (all elements when dim is absent). dtype: cast x first; without it integers
+// and bools give int64 (torch's rule, as sum's), floats keep theirs.
+Tensor prod(const Tensor& x_in, std::optional<int64_t> dim_in, bool keepdim, std::optional<Dtype> dtype) {
+  SEQLAB_CHECK(x_in.defined(), "prod: undefined tensor argument");
+  const Dtype out_dtype = scan_dtype(x_in, dtype, "prod_cpu");
+  const Tensor x = x_in.dtype() == out_dtype ? x_in : to_dtype(x_in, out_dtype);
+  const Tensor xc = contiguous(x);
+  Lanes l;
+  Shape out_shape;
+  if (dim_in) {
+    const int64_t dim = wrap_dim(*dim_in, x.dim(), "prod");
+    l = lanes(x.shape(), dim);
+    out_shape = x.shape();
+    if (x.dim() > 0) {
+      if (keepdim) out_shape[dim] = 1;
+      else out_shape.erase(out_shape.begin() + dim);
+    }
+  } else {
+    l.n = x.numel();  // one lane over every element
+    if (keepdim) out_shape.assign(x.shape().size(), 1);
+  }
+  Tensor out = Tensor::empty(out_shape, out_dtype);
+  dispatch_arith(out_dtype, "prod", [&](auto tag) {
+    using T = decltype(tag);
+    prod_kernel<T, T>(xc.data<T>(), out.data<T>(), l);
+  });
+  if (any_requires_grad({x}))
+    attach(out, dim_in ? "ProdBackward1" : "ProdBackward0", {x}, [x_ = save(xc), l](const Tensor& g) -> TensorList {
+      const Tensor xs = x_.unpack(), gc = contiguous(g);
+      Tensor dx = Tensor::empty(xs.shape(), xs.dtype());
+      dispatch_float(xs.dtype(), "prod_backward", [&](auto tag) {
+        using T = decltype(tag);
+        prod_backward_kernel<T>(xs.data<T>(), gc.data<T>(), dx.data<T>(), l);
       });
       return {dx};
     });

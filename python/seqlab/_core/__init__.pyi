@@ -14,7 +14,7 @@ from . import text
 from . import lm
 from . import word2vec
 from . import glove
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bmm', 'canonical_mask', 'cat', 'ceil', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'embedding', 'eq', 'exp', 'expm1', 'flatten', 'floor', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'gru_cell', 'gt', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'pow', 'relu', 'remainder', 'reshape', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'sin', 'sinusoidal_encoding', 'softmax', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'text', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'embedding', 'eq', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'gru_cell', 'gt', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'pow', 'prod', 'relu', 'remainder', 'reshape', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'sin', 'sinusoidal_encoding', 'softmax', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'text', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -194,6 +194,19 @@ class Tensor:
         """
         The slices of input along dim (views, that dim removed), as a tuple (torch.unbind).
         """
+    def unique(self, sorted = True, return_inverse = False, return_counts = False, dim = None):
+        """
+        The distinct values of input in ascending order (torch.unique); dim=None flattens input first,
+            dim=d takes the distinct slices along d in lexicographic order. return_inverse: where each
+            element (slice) of input went, shaped as input (as input.shape[d]); return_counts: how often
+            each value occurs. NaNs are all distinct, as in torch. torch's CPU kernel sorts also when
+            sorted=False, and so does seqlab.
+        """
+    def unique_consecutive(self, return_inverse = False, return_counts = False, dim = None):
+        """
+        Collapses each run of equal consecutive elements (slices along dim) to one, as
+            torch.unique_consecutive; return_inverse and return_counts as in unique.
+        """
     def __abs__(self) -> Tensor:
         ...
     def __add__(self, other: typing.Any) -> typing.Any:
@@ -220,6 +233,8 @@ class Tensor:
         ...
     def __float__(self) -> float:
         ...
+    def __floordiv__(self, other: typing.Any) -> typing.Any:
+        ...
     def __format__(self, spec):
         """
         format(t, '.4f') of a 0-d tensor formats its value; an empty spec is str(t), as torch's.
@@ -233,6 +248,12 @@ class Tensor:
     def __hash__(self) -> int:
         ...
     def __iadd__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __iand__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __ifloordiv__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __ilshift__(self, other: typing.Any) -> typing.Any:
         ...
     def __imod__(self, other: typing.Any) -> typing.Any:
         ...
@@ -248,15 +269,23 @@ class Tensor:
         ...
     def __invert__(self) -> Tensor:
         ...
+    def __ior__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __irshift__(self, other: typing.Any) -> typing.Any:
+        ...
     def __isub__(self, other: typing.Any) -> typing.Any:
         ...
     def __iter__(self):
         ...
     def __itruediv__(self, other: typing.Any) -> typing.Any:
         ...
+    def __ixor__(self, other: typing.Any) -> typing.Any:
+        ...
     def __le__(self, other: typing.Any) -> typing.Any:
         ...
     def __len__(self) -> int:
+        ...
+    def __lshift__(self, other: typing.Any) -> typing.Any:
         ...
     def __lt__(self, other: typing.Any) -> typing.Any:
         ...
@@ -276,6 +305,8 @@ class Tensor:
         ...
     def __radd__(self, other: typing.Any) -> typing.Any:
         ...
+    def __rand__(self, other: typing.Any) -> typing.Any:
+        ...
     def __reduce__(self):
         """
         Pickling: the data as a NumPy array, plus requires_grad and the Parameter mark.
@@ -284,15 +315,27 @@ class Tensor:
         """
         torch's repr: see _tensor_str.py.
         """
+    def __rfloordiv__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __rlshift__(self, other: typing.Any) -> typing.Any:
+        ...
     def __rmod__(self, other: typing.Any) -> typing.Any:
         ...
     def __rmul__(self, other: typing.Any) -> typing.Any:
         ...
+    def __ror__(self, other: typing.Any) -> typing.Any:
+        ...
     def __rpow__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __rrshift__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __rshift__(self, other: typing.Any) -> typing.Any:
         ...
     def __rsub__(self, other: typing.Any) -> typing.Any:
         ...
     def __rtruediv__(self, other: typing.Any) -> typing.Any:
+        ...
+    def __rxor__(self, other: typing.Any) -> typing.Any:
         ...
     def __setitem__(self, key, value):
         ...
@@ -363,6 +406,59 @@ class Tensor:
     def bernoulli_(self, p: typing.SupportsFloat | typing.SupportsIndex = 0.5, *, generator: Generator = None) -> Tensor:
         """
         Fill with 1 with probability p, else 0, in place.
+        """
+    def bitwise_and(self, other: typing.Any) -> Tensor:
+        """
+        input & other on integer or bool tensors, with torch's promotion; either may be a number
+        (torch.bitwise_and).
+        """
+    def bitwise_and_(self, other: typing.Any) -> Tensor:
+        """
+        In place: self = self & other.
+        """
+    def bitwise_left_shift(self, other: typing.Any) -> Tensor:
+        """
+        input << other on integer tensors, wrapping; a shift by a negative amount or by the width or
+        more gives 0 (torch.bitwise_left_shift).
+        """
+    def bitwise_left_shift_(self, other: typing.Any) -> Tensor:
+        """
+        In place: self = self << other.
+        """
+    def bitwise_not(self) -> Tensor:
+        """
+        ~input: every bit flipped for integers, NOT for bools (torch.bitwise_not).
+        """
+    def bitwise_not_(self) -> Tensor:
+        """
+        In place: self = ~self.
+        """
+    def bitwise_or(self, other: typing.Any) -> Tensor:
+        """
+        input | other on integer or bool tensors, with torch's promotion; either may be a number
+        (torch.bitwise_or).
+        """
+    def bitwise_or_(self, other: typing.Any) -> Tensor:
+        """
+        In place: self = self | other.
+        """
+    def bitwise_right_shift(self, other: typing.Any) -> Tensor:
+        """
+        input >> other on integer tensors, arithmetic for signed types; a shift by a negative amount or
+        by the width or more gives 0 or -1 (torch.bitwise_right_shift).
+        """
+    def bitwise_right_shift_(self, other: typing.Any) -> Tensor:
+        """
+        In place: self = self >> other.
+        """
+    def bitwise_xor(self, other: typing.Any) -> Tensor:
+        """
+        input ^ other on integer or bool tensors, with torch's promotion; either may be a number
+        (torch.bitwise_xor).
+        """
+    def bitwise_xor_(self, other: typing.Any) -> Tensor:
+        """
+        In place: self = self ^ other.
         """
     def bmm(self, mat2: Tensor) -> Tensor:
         """
@@ -519,13 +615,22 @@ class Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
         """
+    def floor_divide(self, other: typing.Any) -> Tensor:
+        """
+        input // other, rounded toward -inf as Python's // (torch.floor_divide); integers exactly (division
+        by 0 raises ZeroDivisionError), floats with inf/NaN at 0. No gradient, as in torch.
+        """
+    def floor_divide_(self, other: typing.Any) -> Tensor:
+        """
+        In place: self = self // other (torch.Tensor.floor_divide_).
+        """
     def fmod(self, other: typing.Any) -> Tensor:
         """
         The C remainder input - trunc(input / other) * other: the sign of input (torch.fmod).
         """
     def fmod_(self, other: typing.Any) -> Tensor:
         """
-        In place: self = remainder(self, other) (remainder_) or fmod(self, other) (fmod_).
+        In place: self = fmod(self, other).
         """
     def frac(self) -> Tensor:
         """
@@ -743,6 +848,12 @@ class Tensor:
         """
         out = input ** exponent elementwise; exponent a tensor (broadcast) or a number (torch.pow).
         """
+    def prod(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
+        """
+        The product of all elements, or along dim (keepdim keeps it as size 1) (torch.prod). Integers and
+        bools give int64 unless dtype= says otherwise; dtype= casts the input first. Differentiable also
+        where the input has zeros.
+        """
     def random_(self, *args, generator = None, **kwargs):
         """
         Fill with integers uniform in [from, to), in place: torch's random_(from=0, to=None, *,
@@ -759,7 +870,7 @@ class Tensor:
         """
     def remainder_(self, other: typing.Any) -> Tensor:
         """
-        In place: self = remainder(self, other) (remainder_) or fmod(self, other) (fmod_).
+        In place: self = remainder(self, other).
         """
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """
@@ -1261,6 +1372,35 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     -w [pos_weight y log s(x) + (1 - y) log(1 - s(x))], s the sigmoid, computed stably from the logits x
     (F.binary_cross_entropy_with_logits).
     """
+def bitwise_and(input: typing.Any, other: typing.Any) -> Tensor:
+    """
+    input & other on integer or bool tensors, with torch's promotion; either may be a number
+    (torch.bitwise_and).
+    """
+def bitwise_left_shift(input: typing.Any, other: typing.Any) -> Tensor:
+    """
+    input << other on integer tensors, wrapping; a shift by a negative amount or by the width or
+    more gives 0 (torch.bitwise_left_shift).
+    """
+def bitwise_not(input: Tensor) -> Tensor:
+    """
+    ~input: every bit flipped for integers, NOT for bools (torch.bitwise_not).
+    """
+def bitwise_or(input: typing.Any, other: typing.Any) -> Tensor:
+    """
+    input | other on integer or bool tensors, with torch's promotion; either may be a number
+    (torch.bitwise_or).
+    """
+def bitwise_right_shift(input: typing.Any, other: typing.Any) -> Tensor:
+    """
+    input >> other on integer tensors, arithmetic for signed types; a shift by a negative amount or
+    by the width or more gives 0 or -1 (torch.bitwise_right_shift).
+    """
+def bitwise_xor(input: typing.Any, other: typing.Any) -> Tensor:
+    """
+    input ^ other on integer or bool tensors, with torch's promotion; either may be a number
+    (torch.bitwise_xor).
+    """
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """
     (b, n, m) @ (b, m, p) -> (b, n, p), one matrix product per batch (torch.bmm).
@@ -1357,6 +1497,11 @@ def flatten(input: Tensor, start_dim: typing.SupportsInt | typing.SupportsIndex 
 def floor(input: Tensor) -> Tensor:
     """
     out = the largest integer <= input (torch.floor).
+    """
+def floor_divide(input: Tensor, other: typing.Any) -> Tensor:
+    """
+    input // other, rounded toward -inf as Python's // (torch.floor_divide); integers exactly (division
+    by 0 raises ZeroDivisionError), floats with inf/NaN at 0. No gradient, as in torch.
     """
 def fmod(input: Tensor, other: typing.Any) -> Tensor:
     """
@@ -1572,6 +1717,12 @@ def positional_attention_weights(query: Tensor, key: Tensor, pos: PositionalSche
 def pow(input: Tensor, exponent: typing.Any) -> Tensor:
     """
     out = input ** exponent elementwise; exponent a tensor (broadcast) or a number (torch.pow).
+    """
+def prod(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
+    """
+    The product of all elements, or along dim (keepdim keeps it as size 1) (torch.prod). Integers and
+    bools give int64 unless dtype= says otherwise; dtype= casts the input first. Differentiable also
+    where the input has zeros.
     """
 def relu(input: Tensor) -> Tensor:
     """

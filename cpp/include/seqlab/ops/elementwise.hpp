@@ -1,4 +1,5 @@
-// Pointwise ops with NumPy broadcasting and PyTorch's type promotion. cpp/src/ops/elementwise.cpp.
+// Pointwise ops with NumPy broadcasting and PyTorch's type promotion. cpp/src/ops/: elementwise.cpp
+// (arithmetic), division.cpp, unary.cpp, compare.cpp, bitwise.cpp, copy.cpp, elementwise_inplace.cpp.
 #pragma once
 #include <optional>
 #include "seqlab/tensor.hpp"
@@ -19,6 +20,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 // torch's RuntimeError "ZeroDivisionError"; bool operands have no kernel (NotImplementedError).
 Tensor remainder(const Tensor& a, const Tensor& b);
 Tensor fmod(const Tensor& a, const Tensor& b);
+// a // b rounded toward -inf (torch.floor_divide, Python's //), integers exactly; no derivative.
+Tensor floor_divide(const Tensor& a, const Tensor& b);
 // torch.remainder(number, tensor) and number % tensor: `a` is the number as a 0-d tensor
 // (scalar_like). torch has no derivative for this form: its backward raises.
 Tensor remainder_scalar_tensor(const Tensor& a, const Tensor& b);
@@ -67,6 +70,17 @@ Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& a);
 
+// Bitwise ops on integers and bools (floats raise NotImplementedError, as torch), no gradient.
+// & | ^ of two bools are the logical ops; << and >> have no bool kernel.
+enum class BitwiseOp { And, Or, Xor, LeftShift, RightShift };
+Tensor bitwise(const Tensor& a, const Tensor& b, BitwiseOp op);
+Tensor bitwise_and(const Tensor& a, const Tensor& b);
+Tensor bitwise_or(const Tensor& a, const Tensor& b);
+Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);   // a << b
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);  // a >> b (arithmetic for signed types)
+Tensor bitwise_not(const Tensor& x);                           // ~x
+
 // Copies and conversions.
 Tensor to_dtype(const Tensor& x, Dtype dtype);  // differentiable between float dtypes
 Tensor clone(const Tensor& x);                  // a contiguous copy, differentiable
@@ -77,13 +91,14 @@ Tensor contiguous(const Tensor& x);             // x itself if already contiguou
 Tensor& copy_(Tensor& dst, const Tensor& src);  // broadcasting src into dst
 Tensor& fill_(Tensor& dst, double value);
 Tensor& zero_(Tensor& dst);
-enum class InplaceOp { Add, Sub, Mul, Div, Remainder, Fmod };
+enum class InplaceOp { Add, Sub, Mul, Div, Remainder, Fmod, FloorDivide, BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift,
+                       RightShift };
 Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double alpha = 1.0);
 Tensor& add_(Tensor& self, const Tensor& other, double alpha = 1.0);  // self += alpha * other
 Tensor& clamp_(Tensor& self, std::optional<double> min, std::optional<double> max);
 // self = f(self) for the unary ops above (x.sin_(), x.floor_(), ...): the result must keep self's
 // dtype, so x.sin_() of an integer tensor raises as in torch.
-enum class UnaryOp { Sin, Cos, Tan, Log2, Log10, Log1p, Expm1, Sign, Floor, Ceil, Trunc, Round, Frac };
+enum class UnaryOp { Sin, Cos, Tan, Log2, Log10, Log1p, Expm1, Sign, Floor, Ceil, Trunc, Round, Frac, BitwiseNot };
 Tensor& inplace_unary(Tensor& self, UnaryOp op, std::optional<int64_t> decimals = std::nullopt);
 
 // C++ sugar.
