@@ -375,3 +375,39 @@ def test_is_in_onnx_export_and_constants():
     assert seen == [True]
     x = seqlab.randn(2, 3)
     np.testing.assert_allclose(run(data, {"x": x})[0], (x + seqlab.arange(3).float()).numpy())
+
+
+def test_in_place_writes_are_refused():
+    class Write(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            y[:, 0] = 0.0
+            return y
+
+    with pytest.raises(NotImplementedError, match=r"in-place write .* to a traced tensor of shape \(2, 3\)"):
+        seqlab.onnx.export(Write(), seqlab.randn(2, 3), io.BytesIO())
+
+    class Add(nn.Module):
+        def forward(self, x):
+            return (x * 2).add_(1)
+
+    with pytest.raises(NotImplementedError, match=r"Tensor.add_ has no ONNX translation"):
+        seqlab.onnx.export(Add(), seqlab.randn(2, 3), io.BytesIO())
+
+
+class Reshapes(nn.Module):
+    """Views whose sizes are read in Python (x.size(0), x.shape): kept leading dims follow the input."""
+
+    def forward(self, x):                                    # (B, T, 6)
+        B, T, C = x.shape
+        heads = x.view(B, T, 2, 3).transpose(1, 2)           # (B, 2, T, 3)
+        merged = heads.transpose(1, 2).reshape(B, T, C)      # (B, T, 6)
+        ones = seqlab.ones(1, 1, C).expand_as(x)             # a constant broadcast to the input's size
+        return merged + x.view(B, -1).view_as(x) + x * ones
+
+
+def test_views_follow_dynamic_axes():
+    model = Reshapes()
+    data = export(model, (seqlab.randn(2, 3, 6),), input_names=["x"], dynamic_axes={"x": {0: "B", 1: "T"}})
+    for shape in ((2, 3, 6), (4, 5, 6), (1, 1, 6)):
+        assert_runs_like_seqlab(data, model, (seqlab.randn(*shape),), ["x"])

@@ -192,13 +192,17 @@ def _shape_args(args):
 
 
 def _reshape_to(tr, out, input, target):
-    """Reshape input to target, copying from the input at run time each dim that the target
-    keeps at the same position (so a dynamic batch or sequence dim stays dynamic)."""
+    """Reshape input to target. The leading dims that the target keeps (same size at the same
+    position: the batch and time dims of x.view(B, T, H, d)) are copied from the input at run
+    time (0 in Reshape's shape), so that dynamic axes stay dynamic; if then one dim is left and
+    the target has no -1, it becomes the -1 (view(B, T, H * d) of (B, T, H, d))."""
     shape = list(input.shape)
-    dims = [0 if i < len(shape) and t == shape[i] and t != 0 else t for i, t in enumerate(target)]
-    if target.count(-1) == 0 and dims.count(0) < len(dims) and sum(1 for d in dims if d > 0) == 1 \
-            and any(d == 0 for d in dims):
-        dims = [-1 if d > 0 else d for d in dims]    # the one dim not copied is what is left
+    kept = 0
+    while kept < min(len(shape), len(target)) and target[kept] == shape[kept] and target[kept] != 0:
+        kept += 1
+    dims = [0] * kept + list(target[kept:])
+    if -1 not in dims and kept and len(dims) - kept == 1:
+        dims[-1] = -1
     tr.bind(out, tr.graph.reshape(tr.name(input), [dims]))
 
 
@@ -309,9 +313,18 @@ def _select(tr, out, input, dim, index):
 
 
 def _expand(tr, out, input, *sizes):
-    # Expand broadcasts, so a kept dim (-1) is a 1 there
-    sizes = [1 if s == -1 else s for s in _shape_args(sizes)]
+    # Expand broadcasts, so a size the input already has (-1, or the same size at the same
+    # right-aligned position) is a 1 there: that dim then follows the input at run time
+    sizes = _shape_args(sizes)
+    shape = [None] * (len(sizes) - input.dim()) + list(input.shape)
+    sizes = [1 if s == -1 or s == d else s for s, d in zip(sizes, shape)]
     tr.bind(out, tr.graph.op("Expand", tr.name(input), tr.graph.ints(sizes)))
+
+
+def _setitem(tr, out, input, key, value):
+    raise NotImplementedError(
+        f"seqlab.onnx.export: an in-place write x[{key!r}] = ... to a traced tensor of shape {tuple(input.shape)} "
+        "has no ONNX translation; build the value with ops (seqlab.where, masked_fill, cat) instead")
 
 
 def _expand_as(tr, out, input, other):
@@ -389,6 +402,7 @@ FUNCTIONS.update({
 METHODS = dict(COMMON)
 METHODS.update({
     "view": _view, "view_as": _view_as, "reshape_as": _view_as, "expand": _expand, "expand_as": _expand_as,
-    "__getitem__": _getitem, "contiguous": _same, "detach": _same, "data": _same, "cpu": _same, "T": _T, "mT": _mT,
+    "__getitem__": _getitem, "__setitem__": _setitem, "contiguous": _same, "detach": _same, "data": _same,
+    "cpu": _same, "T": _T, "mT": _mT,
     "to": _to, "type_as": _to, "float": _cast, "double": _cast, "long": _cast, "int": _cast, "bool": _cast,
 })

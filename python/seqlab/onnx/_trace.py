@@ -27,7 +27,7 @@ Tensor = _core.Tensor
 _PASS_THROUGH = {"requires_grad_", "retain_grad", "register_hook", "backward", "__repr__", "__str__",
                  "__format__", "__init__", "__new__", "__getattribute__", "__setattr__", "__delattr__",
                  "__reduce__", "__reduce_ex__", "__deepcopy__", "__copy__", "__hash__", "__iter__",
-                 "__setitem__", "__init_subclass__", "__subclasshook__", "__dir__", "__sizeof__", "__class__",
+                 "__init_subclass__", "__subclasshook__", "__dir__", "__sizeof__", "__class__",
                  "__array__", "__dlpack__", "__dlpack_device__", "__len__", "__bool__", "__float__", "__int__",
                  "__index__", "__getstate__", "__setstate__", "_set_data"}
 
