@@ -396,14 +396,16 @@ def test_in_place_writes_are_refused():
 
 
 class Reshapes(nn.Module):
-    """Views whose sizes are read in Python (x.size(0), x.shape): kept leading dims follow the input."""
+    """Views and constants whose sizes are read in Python (x.shape, x.size(d)): they follow the input."""
 
     def forward(self, x):                                    # (B, T, 6)
         B, T, C = x.shape
-        heads = x.view(B, T, 2, 3).transpose(1, 2)           # (B, 2, T, 3)
+        heads = x.view(B, T, 2, C // 2).transpose(1, 2)      # (B, 2, T, 3)
         merged = heads.transpose(1, 2).reshape(B, T, C)      # (B, T, 6)
-        ones = seqlab.ones(1, 1, C).expand_as(x)             # a constant broadcast to the input's size
-        return merged + x.view(B, -1).view_as(x) + x * ones
+        ones = seqlab.ones(1, 1, C).expand(B, T, C)          # a constant broadcast to the input's size
+        flat = x.view(x.size(0), -1).view(B, T * C).view(B, T, C)
+        positions = seqlab.arange(T).float().view(1, T, 1) + seqlab.zeros(B, 1, 1)
+        return merged + flat + x * ones + seqlab.ones_like(x) + positions + x.new_zeros(B, T, 1)
 
 
 def test_views_follow_dynamic_axes():
@@ -411,3 +413,34 @@ def test_views_follow_dynamic_axes():
     data = export(model, (seqlab.randn(2, 3, 6),), input_names=["x"], dynamic_axes={"x": {0: "B", 1: "T"}})
     for shape in ((2, 3, 6), (4, 5, 6), (1, 1, 6)):
         assert_runs_like_seqlab(data, model, (seqlab.randn(*shape),), ["x"])
+
+
+class StatelessRNN(nn.Module):
+    """A course RNN that makes its initial state in forward from the input's batch size."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(3, 5, num_layers=2)
+        self.head = nn.Linear(5, 2)
+
+    def forward(self, x):                                    # (T, N, 3)
+        h0 = x.new_zeros(2, x.size(1), 5)
+        c0 = seqlab.zeros(2, x.shape[1], 5)
+        out, _ = self.rnn(x, (h0, c0))
+        return self.head(out[-1])
+
+
+def test_state_made_in_forward_follows_the_batch():
+    seqlab.manual_seed(9)
+    model = StatelessRNN()
+    data = export(model, seqlab.randn(4, 2, 3), input_names=["x"], dynamic_axes={"x": {0: "T", 1: "N"}})
+    for shape in ((4, 2, 3), (6, 5, 3)):
+        assert_runs_like_seqlab(data, model, (seqlab.randn(*shape),), ["x"])
+
+
+def test_transformer_lm_learned_positions():
+    seqlab.manual_seed(10)
+    lm = nn.TransformerLM(30, d_model=8, nhead=2, num_layers=1, positional=nn.Embedding(16, 8)).eval()
+    data = export(lm, seqlab.randint(0, 30, (2, 5)), input_names=["idx"], dynamic_axes={"idx": {0: "N", 1: "L"}})
+    for shape in ((2, 5), (3, 12)):
+        assert_runs_like_seqlab(data, lm, (seqlab.randint(0, 30, shape),), ["idx"])

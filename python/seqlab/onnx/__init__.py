@@ -113,8 +113,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
                 named.setdefault(id(t), (prefix + key, t))
 
     modes = [(m, m.training) for m in model.modules()]
-    tracer = Tracer(graph, named, FUNCTIONS, METHODS)
-    tracer._user_modules = [inspect.getmodule(type(m)) for m, _ in modes]
+    tracer = Tracer(graph, named, FUNCTIONS, METHODS, [inspect.getmodule(type(m)) for m, _ in modes])
     try:
         if training != TrainingMode.PRESERVE:
             model.train(False)

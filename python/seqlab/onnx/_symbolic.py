@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from .. import _core
+from ._sizes import SymInt, scalar_value, shape_value, symbolic
 
 Tensor = _core.Tensor
 _NP = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "int32": np.int32, "int16": np.int16,
@@ -185,25 +186,31 @@ def _trilu(upper):
 
 # ---------------------------------------------------------------------------- shapes
 def _shape_args(args):
-    """view(2, 3), view((2, 3)), view([2, 3]) -> [2, 3]."""
+    """view(2, 3), view((2, 3)), view([2, 3]) -> [2, 3] (ints and SymInts as given)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
-    return [int(a) for a in args]
+    return [a if isinstance(a, SymInt) else int(a) for a in args]
+
+
+def _shape(g, dims):
+    """A shape input: constants, or built at run time when a dim is a SymInt."""
+    return shape_value(g, dims) if symbolic(dims) else g.ints(dims)
 
 
 def _reshape_to(tr, out, input, target):
-    """Reshape input to target. The leading dims that the target keeps (same size at the same
-    position: the batch and time dims of x.view(B, T, H, d)) are copied from the input at run
-    time (0 in Reshape's shape), so that dynamic axes stay dynamic; if then one dim is left and
-    the target has no -1, it becomes the -1 (view(B, T, H * d) of (B, T, H, d))."""
+    """Reshape input to target. Sizes read from traced tensors (SymInts) are recomputed at run
+    time; of the others, the leading dims that the target keeps (same size at the same position:
+    the batch and time dims of x.view(B, T, H, d)) are copied from the input (0 in Reshape's
+    shape), and if then one dim is left and the target has no -1, it becomes the -1."""
     shape = list(input.shape)
     kept = 0
-    while kept < min(len(shape), len(target)) and target[kept] == shape[kept] and target[kept] != 0:
+    while kept < min(len(shape), len(target)) and not isinstance(target[kept], SymInt) \
+            and target[kept] == shape[kept] and target[kept] != 0:
         kept += 1
     dims = [0] * kept + list(target[kept:])
-    if -1 not in dims and kept and len(dims) - kept == 1:
+    if -1 not in dims and kept and len(dims) - kept == 1 and not isinstance(dims[-1], SymInt):
         dims[-1] = -1
-    tr.bind(out, tr.graph.reshape(tr.name(input), [dims]))
+    tr.bind(out, tr.graph.op("Reshape", tr.name(input), _shape(tr.graph, dims)))
 
 
 def _view(tr, out, input, *shape, **kwargs):
@@ -317,8 +324,41 @@ def _expand(tr, out, input, *sizes):
     # right-aligned position) is a 1 there: that dim then follows the input at run time
     sizes = _shape_args(sizes)
     shape = [None] * (len(sizes) - input.dim()) + list(input.shape)
-    sizes = [1 if s == -1 or s == d else s for s, d in zip(sizes, shape)]
-    tr.bind(out, tr.graph.op("Expand", tr.name(input), tr.graph.ints(sizes)))
+    sizes = [s if isinstance(s, SymInt) else 1 if s == -1 or s == d else s for s, d in zip(sizes, shape)]
+    tr.bind(out, tr.graph.op("Expand", tr.name(input), _shape(tr.graph, sizes)))
+
+
+def _filled(fill):
+    """zeros(*size), ones(*size), full(size, value), x.new_zeros(*size), ...: a constant, unless
+    a size is a SymInt: then ConstantOfShape of the shape computed at run time."""
+    def translate(tr, out, *args, **kwargs):
+        if fill == "new":                                  # x.new_full(size, fill_value)
+            size, value = args[1], args[2] if len(args) > 2 else kwargs["fill_value"]
+        elif fill == "full":
+            size, value = args[0], args[1] if len(args) > 1 else kwargs["fill_value"]
+        elif fill.startswith("new_"):                      # x.new_zeros(*size)
+            size, value = args[1:], float(fill == "new_ones")
+        else:
+            size, value = args, float(fill == "ones")
+        sizes = _shape_args(size if isinstance(size, (tuple, list)) else (size,))
+        if symbolic(sizes):
+            array = np.array([value], np_dtype(out.dtype))
+            tr.bind(out, tr.graph.op("ConstantOfShape", shape_value(tr.graph, sizes), value=array))
+    return translate
+
+
+def _arange(tr, out, start, end=None, step=1, *args, **kwargs):
+    # start, start + step, ... < end: Range of scalars (computed at run time when one is a SymInt)
+    from .._tensor import _NO_END
+    if end is None or end is _NO_END:
+        start, end = 0, start
+    if not symbolic([start, end, step]):
+        return
+    g = tr.graph
+    bounds = [scalar_value(g, v) if isinstance(v, SymInt) else g.const(v, np.int64) for v in (start, end, step)]
+    if out.dtype != _core.dtype.int64:
+        bounds = [g.op("Cast", b, to=_onnx_type(out.dtype)) for b in bounds]
+    tr.bind(out, g.op("Range", *bounds))
 
 
 def _setitem(tr, out, input, key, value):
@@ -397,6 +437,7 @@ FUNCTIONS = dict(COMMON)
 FUNCTIONS.update({
     "_linear": _linear, "embedding": _embedding, "layer_norm": _layer_norm, "dropout": _dropout,
     "cat": _cat, "concat": _cat, "stack": _stack,
+    "zeros": _filled("zeros"), "ones": _filled("ones"), "full": _filled("full"), "arange": _arange,
 })
 
 METHODS = dict(COMMON)
@@ -404,5 +445,6 @@ METHODS.update({
     "view": _view, "view_as": _view_as, "reshape_as": _view_as, "expand": _expand, "expand_as": _expand_as,
     "__getitem__": _getitem, "__setitem__": _setitem, "contiguous": _same, "detach": _same, "data": _same,
     "cpu": _same, "T": _T, "mT": _mT,
+    "new_zeros": _filled("new_zeros"), "new_ones": _filled("new_ones"), "new_full": _filled("new"),
     "to": _to, "type_as": _to, "float": _cast, "double": _cast, "long": _cast, "int": _cast, "bool": _cast,
 })

@@ -11,6 +11,9 @@ naming it; one that returns no tensor (size(), dim(), a mask check) runs as usua
 control flow is traced away: the path the example input takes is the one exported, as torch's
 tracer does. Everything is put back on exit, also after an error.
 
+x.shape and x.size() of a traced tensor are SymInts (_sizes.py), so that sizes read in Python
+follow dynamic axes into views, expands and creation functions.
+
 Tensors are known by identity. A tensor the trace has not seen is a parameter or buffer (an
 initializer under its state-dict name), or a constant made during the forward (a Constant
 node), unless it has a grad_fn: then an op outside the trace computed it from traced values
@@ -19,7 +22,8 @@ import sys
 
 import numpy as np
 
-from .. import _core
+from .. import _core, _tensor
+from ._sizes import SymInt, sizes_of
 
 Tensor = _core.Tensor
 
@@ -39,6 +43,21 @@ _PARAMS_CLASSES = ("MultiheadAttentionParams", "LinearParams", "LayerNormParams"
                    "TransformerDecoderLayerParams")
 
 
+# Creation functions of seqlab._tensor that take sizes: given SymInts, their shape is computed at run time.
+_PYTHON_CREATION = ("zeros", "ones", "full", "arange")
+
+
+def _sym_ints_in(obj):
+    if isinstance(obj, SymInt):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _sym_ints_in(o)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            yield from _sym_ints_in(o)
+
+
 def _tensors_in(obj):
     if isinstance(obj, Tensor):
         yield obj
@@ -56,7 +75,7 @@ class Tracer:
 
     active = None
 
-    def __init__(self, graph, named_tensors, functions, methods):
+    def __init__(self, graph, named_tensors, functions, methods, user_modules=()):
         self.graph = graph
         self._values = {}                 # id(tensor) -> value name
         self._alive = []                  # the traced tensors, kept so that no id is reused
@@ -65,6 +84,7 @@ class Tracer:
         self._methods = methods
         self.depth = 0
         self.records = {}                 # id(params record) -> (record, its constructor's arguments)
+        self._user_modules = [m for m in user_modules if m is not None]   # the model's classes' modules
         self._undo = []
 
     # ------------------------------------------------------------------ values
@@ -75,7 +95,12 @@ class Tracer:
         return name
 
     def traced(self, obj):
+        """Whether obj (arguments) holds a tensor of the graph: a traced value or a parameter."""
         return any(id(t) in self._values or id(t) in self._named for t in _tensors_in(obj))
+
+    def involved(self, obj):
+        """Whether a translation has work to do: a tensor of the graph or a SymInt in obj."""
+        return self.traced(obj) or any(True for _ in _sym_ints_in(obj))
 
     def name(self, t):
         """The value name of tensor t: traced so far, an initializer, or a new Constant."""
@@ -117,7 +142,7 @@ class Tracer:
             try:
                 out = original(*args, **kwargs)
                 if translate is not None:
-                    if tracer.traced((args, kwargs)):
+                    if tracer.involved((args, kwargs)):
                         translate(tracer, out, *args, **kwargs)
                 elif any(True for _ in _tensors_in(out)) and tracer.traced((args, kwargs)):
                     raise NotImplementedError(_unsupported(name, kind, table))
@@ -129,6 +154,34 @@ class Tracer:
         traced.__name__ = getattr(original, "__name__", name)
         traced.__doc__ = getattr(original, "__doc__", None)
         return traced
+
+    def _sizes(self, t, shape):
+        """x.shape (given) of a traced value as SymInts, or None when t is not one (or an op is running)."""
+        name = self._values.get(id(t))
+        if self.depth or name is None or name in self.graph.initializers:
+            return None
+        return sizes_of(self, name, shape)
+
+    def _wrap_sizes(self):
+        tracer = self
+        shape, size = vars(Tensor)["shape"], vars(Tensor)["size"]
+
+        def get_shape(t):
+            plain = shape.fget(t)
+            return tracer._sizes(t, plain) or plain
+
+        def traced_size(t, *args, **kwargs):
+            out = size(t, *args, **kwargs)
+            sizes = tracer._sizes(t, shape.fget(t))
+            if sizes is None:
+                return out
+            if isinstance(out, int):
+                dim = args[0] if args else kwargs["dim"]
+                return sizes[dim]
+            return sizes
+        traced_size.__doc__ = size.__doc__
+        self._set(Tensor, "shape", property(get_shape, doc=shape.__doc__))
+        self._set(Tensor, "size", traced_size)
 
     def _record_params(self, cls):
         tracer = self
@@ -156,6 +209,9 @@ class Tracer:
 
     def _patch(self):
         replaced = {}        # id(original function) -> its wrapper
+        for name in _PYTHON_CREATION:                 # seqlab's creation functions, written in Python
+            value = getattr(_tensor, name)
+            replaced[id(value)] = self._wrap(name, value, "function")
         for name, value in vars(_core).items():
             if name in _PARAMS_CLASSES:
                 replaced[id(value)] = self._record_params(value)
@@ -163,21 +219,22 @@ class Tracer:
                     and not isinstance(value, type):
                 replaced[id(value)] = self._wrap(name, value, "function")
         modules = [m for k, m in list(sys.modules.items()) if k == "seqlab" or k.startswith("seqlab.")]
-        modules += [m for m in self._user_modules if m is not None]
+        modules += self._user_modules
         for module in dict.fromkeys(modules):
             for attr, value in list(vars(module).items()):
                 wrapper = replaced.get(id(value))
                 if wrapper is not None:
                     self._set(module, attr, wrapper)
+        self._wrap_sizes()
         for name, value in list(vars(Tensor).items()):
+            if name in ("shape", "size"):
+                continue
             if name in _PROPERTIES and isinstance(value, property):
                 fget = self._wrap(name, value.fget, "method")
                 self._set(Tensor, name, property(fget, value.fset, value.fdel, value.__doc__))
             elif callable(value) and name not in _PASS_THROUGH and not isinstance(value, (type, property)) \
                     and (not name.startswith("_") or name.startswith("__")):
                 self._set(Tensor, name, self._wrap(name, value, "method"))
-
-    _user_modules = ()
 
     def __exit__(self, *exc):
         while self._undo:
