@@ -115,7 +115,11 @@ def _attention(tr, query, key, value, record, mask, dtype, need_weights=False, a
     if mask is not None:
         scores = g.op("Add", scores, mask)
     attn = g.op("Softmax", scores, axis=-1)
-    out = g.reshape(g.transpose(g.op("MatMul", attn, heads(v, [0, 2, 1, 3])), [0, 2, 1, 3]), [[0, 0, -1]])
+    used = attn
+    if mask is not None and not need_weights:
+        # a query whose keys are all masked: softmax of -inf is NaN; seqlab's fused kernel (torch's SDPA) gives 0
+        used = g.op("Where", g.op("IsNaN", attn), g.const(0.0, dt), attn)
+    out = g.reshape(g.transpose(g.op("MatMul", used, heads(v, [0, 2, 1, 3])), [0, 2, 1, 3]), [[0, 0, -1]])
     out = g.op("MatMul", out, g.transpose(tr.name(f["out_proj_weight"]), [1, 0]))
     if f["out_proj_bias"] is not None:
         out = g.op("Add", out, tr.name(f["out_proj_bias"]))

@@ -395,10 +395,10 @@ def _getitem(tr, out, input, key):
             step = 1 if k.step is None else int(k.step)
             if step <= 0:
                 raise NotImplementedError(f"seqlab.onnx.export: slices with step {step} have no ONNX translation")
-            start = 0 if k.start is None else int(k.start)
-            stop = _INT64_MAX if k.stop is None else int(k.stop)
-            if (start, stop, step) != (0, _INT64_MAX, 1):
-                x = g.op("Slice", x, g.ints([start]), g.ints([stop]), g.ints([axis]), g.ints([step]))
+            start = 0 if k.start is None else k.start
+            stop = _INT64_MAX if k.stop is None else k.stop
+            if (start, stop, step) != (0, _INT64_MAX, 1):       # bounds read from sizes stay SymInts
+                x = g.op("Slice", x, _shape(g, [start]), _shape(g, [stop]), g.ints([axis]), g.ints([step]))
             axis += 1
         elif isinstance(k, Tensor):
             x = g.op("Gather", x, tr.name(k), axis=axis)

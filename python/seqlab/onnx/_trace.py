@@ -80,8 +80,8 @@ class Tracer:
         self._values = {}                 # id(tensor) -> value name
         self._alive = []                  # the traced tensors, kept so that no id is reused
         self._named = named_tensors       # id(parameter or buffer) -> (state-dict name, tensor)
-        self._functions = functions       # name -> translation (None: run untraced if it reads no traced tensor)
-        self._methods = methods
+        self._functions = functions       # _core function name -> translation
+        self._methods = methods           # Tensor method name -> translation
         self.depth = 0
         self.records = {}                 # id(params record) -> (record, its constructor's arguments)
         self._user_modules = [m for m in user_modules if m is not None]   # the model's classes' modules
