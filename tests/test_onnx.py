@@ -448,3 +448,28 @@ def test_transformer_lm_learned_positions():
     data = export(lm, seqlab.randint(0, 30, (2, 5)), input_names=["idx"], dynamic_axes={"idx": {0: "N", 1: "L"}})
     for shape in ((2, 5), (3, 12)):
         assert_runs_like_seqlab(data, lm, (seqlab.randint(0, 30, shape),), ["idx"])
+
+
+class Elementwise(nn.Module):
+    """Arithmetic, masks and reductions as a forward writes them."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(seqlab.randn(4, 4))
+
+    def forward(self, x, mask):                              # x (B, 4, 4), mask (B, 4, 4) bool
+        scores = (x @ self.w).masked_fill(mask, float("-inf")).softmax(-1)
+        causal = seqlab.ones(4, 4).triu(1).bool()
+        y = seqlab.where(causal, 0.0, scores) + 2 ** x.clamp(-1, 1) - seqlab.sub(x, 1, alpha=0.5)
+        z = seqlab.tril(y, -1).sum(dim=-1, keepdims=True) / (1 + x.abs()) + seqlab.matmul(x, x.mT).exp().log()
+        return seqlab.log_softmax(z, dim=1).double(), z.mean()
+
+
+def test_elementwise_and_masks():
+    seqlab.manual_seed(11)
+    model = Elementwise()
+    mask = seqlab.rand(2, 4, 4) > 0.7
+    names = ["x", "mask"]
+    data = export(model, (seqlab.randn(2, 4, 4), mask), input_names=names, dynamic_axes={"x": [0], "mask": [0]})
+    assert initializer_names(data) == {"w"}
+    assert_runs_like_seqlab(data, model, (seqlab.randn(3, 4, 4), seqlab.rand(3, 4, 4) > 0.7), names)

@@ -62,7 +62,7 @@ def _causal(tr, q, k, dtype):
     dt = np_dtype(dtype)
     shape = g.op("Concat", g.shape_slice(q, 1, 2), g.shape_slice(k, 1, 2), axis=0)
     ones = g.op("ConstantOfShape", shape, value=np.ones(1, np.float32))
-    above = g.op("Cast", g.op("Trilu", ones, g.ints([1]), upper=1), to=9)
+    above = g.op("Cast", g.op("Trilu", ones, g.const(1, np.int64), upper=1), to=9)     # bool: j > i
     return g.op("Where", above, g.const(-np.inf, dt), g.const(0.0, dt))
 
 

@@ -6,15 +6,17 @@ gives a tensor's value (an input, an earlier result, an initializer or a constan
 tracer.bind(out, v) names the result. FUNCTIONS translates seqlab._core's functions (and
 so seqlab.x and seqlab.nn.functional.x), METHODS the Tensor methods and operators; the recurrent
 layers are in _rnn.py, attention and the transformer layers in _attention.py.
-Shapes are read from the traced tensors only where ONNX needs them as constants (split sizes,
-expand sizes); dims that a reshape keeps in place are copied from the input at run time (0 in
-Reshape's shape), so dynamic_axes stay dynamic through view(-1, ...), flatten and the layers."""
+Sizes are constants only where ONNX needs them so (split sizes); shapes given as SymInts (sizes
+read from traced tensors, _sizes.py) are computed at run time, and the leading dims a reshape
+keeps are copied from its input (0 in Reshape's shape), so dynamic_axes stay dynamic through
+views, flatten, expand and the layers."""
 import math
 import numbers
 
 import numpy as np
 
 from .. import _core
+from ._proto import DATA_TYPE
 from ._sizes import SymInt, scalar_value, shape_value, symbolic
 
 Tensor = _core.Tensor
@@ -42,7 +44,6 @@ def operand(tr, x, dtype):
 
 
 def _onnx_type(dtype):
-    from ._proto import DATA_TYPE
     return DATA_TYPE[np_dtype(dtype)]
 
 
@@ -90,8 +91,9 @@ def _pow(tr, out, input, exponent):
     tr.bind(out, tr.graph.op("Pow", operand(tr, input, out.dtype), operand(tr, exponent, out.dtype)))
 
 
-def _rpow(tr, out, input, base):
-    tr.bind(out, tr.graph.op("Pow", operand(tr, base, out.dtype), operand(tr, input, out.dtype)))
+def _rpow(tr, out, input, other):
+    # other ** input
+    tr.bind(out, tr.graph.op("Pow", operand(tr, other, out.dtype), operand(tr, input, out.dtype)))
 
 
 def _clamp(tr, out, input, min=None, max=None):
@@ -157,8 +159,8 @@ def _layer_norm(tr, out, input, normalized_shape, weight=None, bias=None, eps=1e
     tr.bind(out, g.op("LayerNormalization", tr.name(input), scale, b, axis=-len(shape), epsilon=float(eps)))
 
 
-def _dropout(tr, out, input, p=0.5, train=True, *args, **kwargs):
-    if train and p > 0:
+def _dropout(tr, out, input, p=0.5, training=True):
+    if training and p > 0:
         raise RuntimeError(
             f"seqlab.onnx.export: dropout(p={p}) was called with training=True; the exported model is the "
             f"model in eval mode (torch's TrainingMode.EVAL): pass training=self.training to F.dropout")
@@ -166,8 +168,9 @@ def _dropout(tr, out, input, p=0.5, train=True, *args, **kwargs):
 
 
 def _reduce(op_type):
-    def translate(tr, out, input, dim=None, keepdim=False, *args, dtype=None, **kwargs):
+    def translate(tr, out, input, dim=None, keepdim=False, *, dtype=None, keepdims=False):
         g = tr.graph
+        keepdim = keepdim or keepdims
         x = operand(tr, input, out.dtype)
         dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
         axes = [_dim(d, input.dim()) for d in dims]
@@ -180,7 +183,8 @@ def _reduce(op_type):
 
 def _trilu(upper):
     def translate(tr, out, input, diagonal=0):
-        tr.bind(out, tr.graph.op("Trilu", tr.name(input), tr.graph.ints([diagonal]), upper=int(upper)))
+        k = tr.graph.const(int(diagonal), np.int64)        # Trilu's k is a 0-d tensor
+        tr.bind(out, tr.graph.op("Trilu", tr.name(input), k, upper=int(upper)))
     return translate
 
 
@@ -329,12 +333,10 @@ def _expand(tr, out, input, *sizes):
 
 
 def _filled(fill):
-    """zeros(*size), ones(*size), full(size, value), x.new_zeros(*size), ...: a constant, unless
+    """zeros(*size), ones(*size), full(size, value), x.new_zeros(*size), x.new_ones(*size): a constant, unless
     a size is a SymInt: then ConstantOfShape of the shape computed at run time."""
     def translate(tr, out, *args, **kwargs):
-        if fill == "new":                                  # x.new_full(size, fill_value)
-            size, value = args[1], args[2] if len(args) > 2 else kwargs["fill_value"]
-        elif fill == "full":
+        if fill == "full":
             size, value = args[0], args[1] if len(args) > 1 else kwargs["fill_value"]
         elif fill.startswith("new_"):                      # x.new_zeros(*size)
             size, value = args[1:], float(fill == "new_ones")
@@ -445,6 +447,6 @@ METHODS.update({
     "view": _view, "view_as": _view_as, "reshape_as": _view_as, "expand": _expand, "expand_as": _expand_as,
     "__getitem__": _getitem, "__setitem__": _setitem, "contiguous": _same, "detach": _same, "data": _same,
     "cpu": _same, "T": _T, "mT": _mT,
-    "new_zeros": _filled("new_zeros"), "new_ones": _filled("new_ones"), "new_full": _filled("new"),
+    "new_zeros": _filled("new_zeros"), "new_ones": _filled("new_ones"),
     "to": _to, "type_as": _to, "float": _cast, "double": _cast, "long": _cast, "int": _cast, "bool": _cast,
 })
