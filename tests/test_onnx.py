@@ -5,6 +5,8 @@ word_language_model RNNModel (LSTM, GRU, RNN_TANH; tied weights; the hidden stat
 a bidirectional batch_first GRU, a TransformerEncoder and seqlab's TransformerLM."""
 import io
 import os
+import subprocess
+import sys
 
 import numpy as np
 import onnx
@@ -473,3 +475,12 @@ def test_elementwise_and_masks():
     data = export(model, (seqlab.randn(2, 4, 4), mask), input_names=names, dynamic_axes={"x": [0], "mask": [0]})
     assert initializer_names(data) == {"w"}
     assert_runs_like_seqlab(data, model, (seqlab.randn(3, 4, 4), seqlab.rand(3, 4, 4) > 0.7), names)
+
+
+def test_export_needs_neither_onnx_nor_onnxruntime(tmp_path):
+    path = tmp_path / "m.onnx"
+    code = ("import sys; sys.modules['onnx'] = sys.modules['onnxruntime'] = sys.modules['google.protobuf'] = None\n"
+            "import seqlab\n"
+            f"seqlab.onnx.export(seqlab.nn.Linear(3, 2), seqlab.randn(1, 3), {str(path)!r})\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    onnx.checker.check_model(str(path), full_check=True)
