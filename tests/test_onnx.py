@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import onnx
@@ -484,3 +485,41 @@ def test_export_needs_neither_onnx_nor_onnxruntime(tmp_path):
             f"seqlab.onnx.export(seqlab.nn.Linear(3, 2), seqlab.randn(1, 3), {str(path)!r})\n")
     subprocess.run([sys.executable, "-c", code], check=True)
     onnx.checker.check_model(str(path), full_check=True)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_decoder(norm_first):
+    seqlab.manual_seed(12)
+    with warnings.catch_warnings():           # torch's "enable_nested_tensor is True, but ... norm_first was True"
+        warnings.simplefilter("ignore")
+        model = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=2, dim_feedforward=16,
+                               batch_first=True, norm_first=norm_first).eval()
+
+    class Seq2Seq(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.transformer = model
+
+        def forward(self, src, tgt):
+            mask = nn.Transformer.generate_square_subsequent_mask(tgt.size(1))
+            return self.transformer(src, tgt, tgt_mask=mask, tgt_is_causal=True)
+
+    wrapper = Seq2Seq()
+    names = ["src", "tgt"]
+    data = export(wrapper, (seqlab.randn(2, 5, 8), seqlab.randn(2, 4, 8)), input_names=names,
+                  dynamic_axes={"src": [0, 1], "tgt": [0, 1]})
+    assert initializer_names(data) == {"transformer." + k for k in model.state_dict()}
+    for n, s, t in ((2, 5, 4), (3, 7, 6)):
+        assert_runs_like_seqlab(data, wrapper, (seqlab.randn(n, s, 8), seqlab.randn(n, t, 8)), names)
+
+
+def test_transformer_seq2seq_with_padding():
+    seqlab.manual_seed(13)
+    model = nn.TransformerSeq2Seq(20, 25, d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                                  positional=nn.Embedding(32, 8)).eval()
+    names = ["src", "tgt", "src_pad"]
+    pad = seqlab.tensor([[False] * 6, [False] * 4 + [True] * 2])
+    data = export(model, (seqlab.randint(0, 20, (2, 6)), seqlab.randint(0, 25, (2, 3)), pad), input_names=names,
+                  dynamic_axes={"src": [0, 1], "tgt": [0, 1], "src_pad": [0, 1]})
+    pad = seqlab.tensor([[False] * 8, [False] * 5 + [True] * 3, [False] * 2 + [True] * 6])
+    assert_runs_like_seqlab(data, model, (seqlab.randint(0, 20, (3, 8)), seqlab.randint(0, 25, (3, 5)), pad), names)

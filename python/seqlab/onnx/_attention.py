@@ -205,6 +205,40 @@ def transformer_encoder_layer(tr, out, src, params, training, src_mask=None, src
     tr.bind(out, _restore(tr, x, src, bf))
 
 
+def transformer_decoder_layer(tr, out, tgt, memory, params, training, tgt_mask=None, memory_mask=None,
+                              tgt_key_padding_mask=None, memory_key_padding_mask=None, tgt_is_causal=False,
+                              memory_is_causal=False, cache=None, memory_cache=None):
+    # post-LN: x = LN1(x + SA(x)); x = LN2(x + MHA(x, mem)); x = LN3(x + FF(x))
+    # pre-LN (norm_first): x = x + SA(LN1(x)); x = x + MHA(LN2(x), mem); x = x + FF(LN3(x))
+    if cache is not None or memory_cache is not None:
+        raise NotImplementedError("seqlab.onnx.export: a transformer layer with a KVCache has no ONNX translation")
+    g = tr.graph
+    p = _fields(tr, params, ())
+    sa = _fields(tr, p["self_attn"], ())
+    bf = bool(sa["batch_first"])
+    dtype = out.dtype
+    x, mem = _batch_first(tr, tgt, bf), _batch_first(tr, memory, bf)
+    self_mask = _mask(tr, x, x, tgt_mask, tgt_key_padding_mask, tgt_is_causal, sa["num_heads"], dtype)
+    cross_mask = _mask(tr, x, mem, memory_mask, memory_key_padding_mask, memory_is_causal, sa["num_heads"], dtype)
+
+    def self_attention(h):
+        return _attention(tr, h, h, h, p["self_attn"], self_mask, dtype)[0]
+
+    def cross_attention(h):
+        return _attention(tr, h, mem, mem, p["multihead_attn"], cross_mask, dtype)[0]
+
+    def feed_forward(h):
+        return _linear(tr, _activation(tr, _linear(tr, h, p["linear1"]), p["activation"], dtype), p["linear2"])
+
+    blocks = ((self_attention, "norm1"), (cross_attention, "norm2"), (feed_forward, "norm3"))
+    for block, norm in blocks:
+        if p["norm_first"]:
+            x = g.op("Add", x, block(_layer_norm(tr, x, p[norm], dtype)))
+        else:
+            x = _layer_norm(tr, g.op("Add", x, block(x)), p[norm], dtype)
+    tr.bind(out, _restore(tr, x, tgt, bf))
+
+
 def canonical_mask(tr, out, mask, mask_name, other, other_name, target_type):
     """torch's _canonical_mask: a bool mask becomes -inf / 0 scores of target_type."""
     if out is None:
@@ -213,4 +247,4 @@ def canonical_mask(tr, out, mask, mask_name, other, other_name, target_type):
 
 
 FUNCTIONS = {"multihead_attention": multihead_attention, "transformer_encoder_layer": transformer_encoder_layer,
-             "canonical_mask": canonical_mask}
+             "transformer_decoder_layer": transformer_decoder_layer, "canonical_mask": canonical_mask}
