@@ -38,7 +38,7 @@ def numpys(outputs):
     for o in outputs:
         if isinstance(o, (tuple, list)):
             out += numpys(o)
-        else:
+        elif o is not None:                                  # None outputs are left out, as torch does
             out.append(o.detach().numpy())
     return out
 
@@ -50,7 +50,8 @@ def assert_runs_like_seqlab(data, model, args, names, atol=1e-5):
         flat += list(a) if isinstance(a, tuple) else [a]
     got = run(data, dict(zip(names, flat)))
     with seqlab.no_grad():
-        want = numpys(model(*args) if isinstance(model(*args), (tuple, list)) else [model(*args)])
+        result = model(*args)
+    want = numpys(result if isinstance(result, (tuple, list)) else [result])
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert g.shape == w.shape
@@ -523,3 +524,19 @@ def test_transformer_seq2seq_with_padding():
                   dynamic_axes={"src": [0, 1], "tgt": [0, 1], "src_pad": [0, 1]})
     pad = seqlab.tensor([[False] * 8, [False] * 5 + [True] * 3, [False] * 2 + [True] * 6])
     assert_runs_like_seqlab(data, model, (seqlab.randint(0, 20, (3, 8)), seqlab.randint(0, 25, (3, 5)), pad), names)
+
+
+@pytest.mark.parametrize("flash", [True, False])
+def test_nanogpt(flash):
+    """tests/gpt_script.py's GPT (nanoGPT's): F.scaled_dot_product_attention(is_causal=True) or the
+    tril buffer compared with == 0 and masked_fill; positions from arange(t); logits of x[:, [-1], :]."""
+    sys.path.insert(0, os.path.dirname(__file__))
+    from gpt_script import GPT
+    seqlab.manual_seed(14)
+    model = GPT(30, block_size=16, n_layer=2, n_head=2, n_embd=16, flash=flash).eval()
+    data = export(model, seqlab.randint(0, 30, (2, 7)), input_names=["idx"], output_names=["logits"],
+                  dynamic_axes={"idx": {0: "B", 1: "T"}, "logits": {0: "B"}})
+    buffers = set() if flash else {"transformer.h.0.attn.bias", "transformer.h.1.attn.bias"}
+    assert initializer_names(data) == set(dict(model.named_parameters())) | buffers
+    for shape in ((2, 7), (3, 16), (1, 1)):
+        assert_runs_like_seqlab(data, model, (seqlab.randint(0, 30, shape),), ["idx"])

@@ -132,6 +132,39 @@ def _attention(tr, query, key, value, record, mask, dtype, need_weights=False, a
     return out, weights
 
 
+def scaled_dot_product_attention(tr, out, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                                 scale=None, enable_gqa=False):
+    # softmax(Q Kᵀ · scale + mask) V over the last two dims; a bool attn_mask is True where attention is allowed
+    if dropout_p > 0:
+        raise RuntimeError(f"seqlab.onnx.export: scaled_dot_product_attention with dropout_p={dropout_p}; the "
+                           "exported model is in eval mode: pass dropout_p=self.dropout if self.training else 0")
+    if enable_gqa and key.shape[-3] != query.shape[-3]:
+        raise NotImplementedError("seqlab.onnx.export: grouped-query attention (enable_gqa) has no ONNX translation")
+    g = tr.graph
+    dt = np_dtype(out.dtype)
+    q, k, v = tr.name(query), tr.name(key), tr.name(value)
+    n = query.dim()
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    perm = list(range(n - 2)) + [n - 1, n - 2]
+    scores = g.op("MatMul", g.op("Mul", q, g.const(scale, dt)), g.transpose(k, perm))
+    mask = None
+    if is_causal:                                            # (L, S): -inf where j > i
+        shape = g.op("Concat", g.shape_slice(q, n - 2, n - 1), g.shape_slice(k, n - 2, n - 1), axis=0)
+        ones = g.op("ConstantOfShape", shape, value=np.ones(1, np.float32))
+        above = g.op("Cast", g.op("Trilu", ones, g.const(1, np.int64), upper=1), to=9)
+        mask = g.op("Where", above, g.const(-np.inf, dt), g.const(0.0, dt))
+    elif attn_mask is not None:
+        mask = tr.name(attn_mask)
+        if attn_mask.dtype == _core.dtype.bool:
+            mask = g.op("Where", mask, g.const(0.0, dt), g.const(-np.inf, dt))
+    if mask is not None:
+        scores = g.op("Add", scores, mask)
+    attn = g.op("Softmax", scores, axis=-1)
+    if mask is not None:                                     # a query with no key allowed gets 0, as seqlab's kernel
+        attn = g.op("Where", g.op("IsNaN", attn), g.const(0.0, dt), attn)
+    tr.bind(out, g.op("MatMul", attn, v))
+
+
 def _batch_first(tr, t, batch_first):
     """t as (N, L, E): unbatched (L, E) gets N = 1, sequence-first (L, N, E) is transposed."""
     x = tr.name(t)
@@ -246,5 +279,6 @@ def canonical_mask(tr, out, mask, mask_name, other, other_name, target_type):
     tr.bind(out, _additive(tr, mask, out.dtype) if mask.dtype == _core.dtype.bool else tr.name(mask))
 
 
-FUNCTIONS = {"multihead_attention": multihead_attention, "transformer_encoder_layer": transformer_encoder_layer,
-             "transformer_decoder_layer": transformer_decoder_layer, "canonical_mask": canonical_mask}
+FUNCTIONS = {"scaled_dot_product_attention": scaled_dot_product_attention, "multihead_attention": multihead_attention,
+             "transformer_encoder_layer": transformer_encoder_layer, "transformer_decoder_layer": transformer_decoder_layer,
+             "canonical_mask": canonical_mask}

@@ -76,6 +76,23 @@ def gelu(g, x, dtype, approximate="none"):
     return g.op("Mul", g.op("Mul", g.const(0.5, dtype), x), g.op("Add", g.const(1.0, dtype), t))
 
 
+def _compare(op_type, negate=False):
+    """input op other -> bool; both sides in their promoted dtype (the result's is bool)."""
+    def translate(tr, out, input, other):
+        g = tr.graph
+        dtypes = [np_dtype(t.dtype) for t in (input, other) if isinstance(t, Tensor)]
+        common = np.result_type(*dtypes) if len(dtypes) == 2 else dtypes[0]
+
+        def side(x):
+            if not isinstance(x, Tensor):
+                return g.const(x, common)
+            name = tr.name(x)
+            return name if np_dtype(x.dtype) == common else g.op("Cast", name, to=DATA_TYPE[common])
+        y = g.op(op_type, side(input), side(other))
+        tr.bind(out, g.op("Not", y) if negate else y)
+    return translate
+
+
 def _gelu(tr, out, input, approximate="none"):
     tr.bind(out, gelu(tr.graph, tr.name(input), np_dtype(out.dtype), approximate))
 
@@ -374,12 +391,15 @@ def _expand_as(tr, out, input, other):
 
 
 def _getitem(tr, out, input, key):
-    """x[...] with ints, slices (step > 0), None, Ellipsis and one int64 index tensor:
+    """x[...] with ints, slices (step > 0), None, Ellipsis and one int64 index tensor or list of ints:
     Gather (an int drops the dim), Slice, Unsqueeze, in the order the key reads."""
     g = tr.graph
     key = key if isinstance(key, tuple) else (key,)
     for k in key:
-        if isinstance(k, Tensor) and (k.dtype == _core.dtype.bool or any(isinstance(j, Tensor) for j in key
+        if isinstance(k, list) and not all(isinstance(i, int) and not isinstance(i, bool) for i in k):
+            raise NotImplementedError(f"seqlab.onnx.export: indexing with the list {k!r} has no ONNX translation "
+                                      "(lists of ints have)")
+        if isinstance(k, Tensor) and (k.dtype == _core.dtype.bool or any(isinstance(j, (Tensor, list)) for j in key
                                                                            if j is not k)):
             raise NotImplementedError(
                 f"seqlab.onnx.export: indexing with a bool mask or several index tensors has no ONNX "
@@ -405,6 +425,9 @@ def _getitem(tr, out, input, key):
         elif isinstance(k, Tensor):
             x = g.op("Gather", x, tr.name(k), axis=axis)
             axis += k.dim()
+        elif isinstance(k, list):                              # x[:, [-1]]: a list of ints keeps the dim
+            x = g.op("Gather", x, g.ints(k), axis=axis)
+            axis += 1
         else:
             x = g.op("Gather", x, g.const(int(k), np.int64), axis=axis)
     tr.bind(out, x)
@@ -421,10 +444,14 @@ _UNARY = {"relu": "Relu", "tanh": "Tanh", "sigmoid": "Sigmoid", "exp": "Exp", "l
 _BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "true_divide": "Div", "maximum": "Max",
            "minimum": "Min", "__add__": "Add", "__sub__": "Sub", "__mul__": "Mul", "__truediv__": "Div"}
 _REFLECTED = {"__radd__": "Add", "__rsub__": "Sub", "__rmul__": "Mul", "__rtruediv__": "Div"}
+_COMPARE = {"eq": ("Equal", False), "ne": ("Equal", True), "lt": ("Less", False), "le": ("LessOrEqual", False),
+            "gt": ("Greater", False), "ge": ("GreaterOrEqual", False)}
 
 COMMON = {name: _unary(op) for name, op in _UNARY.items()}
 COMMON.update({name: _binary(op) for name, op in _BINARY.items()})
 COMMON.update({name: _binary(op, reflected=True) for name, op in _REFLECTED.items()})
+for _name, (_op, _negate) in _COMPARE.items():
+    COMMON[_name] = COMMON[f"__{_name}__"] = _compare(_op, _negate)
 COMMON.update({
     "gelu": _gelu, "softmax": _softmax("Softmax"), "log_softmax": _softmax("LogSoftmax"), "pow": _pow,
     "__pow__": _pow, "__rpow__": _rpow, "clamp": _clamp, "clip": _clamp, "where": _where, "masked_fill": _masked_fill,
