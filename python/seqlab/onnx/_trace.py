@@ -2,7 +2,8 @@
 
 While a Tracer is active, seqlab's entry points are replaced by wrappers: the functions of
 seqlab._core (wherever a module of seqlab, or of the model's classes, holds them: seqlab.tanh,
-nn.functional.relu, _core.rnn, ...) and the methods, operators and view properties of Tensor.
+nn.functional.relu, _core.rnn, ...), the creation functions zeros, ones, full and arange, and
+the methods, operators and view properties of Tensor.
 A wrapper calls the original and, for the outermost call only (the ops a fused op or a Python
 method calls inside are its own business), hands the call and its result to the op's
 translation (_symbolic.py), which appends ONNX nodes and names the result. An op with no
