@@ -106,11 +106,11 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     graph = Graph(opset)
     inputs, args, kwargs = _inputs(model, args, kwargs, input_names)
     dynamic = _dynamic_axes(dynamic_axes)
-    named = {}
-    for prefix, items in (("", model.named_parameters()), ("", model.named_buffers())):
-        for key, t in items:
-            if t is not None:
-                named.setdefault(id(t), (prefix + key, t))
+    named = {}                       # id -> (state-dict name, tensor); tied weights under their first name
+    for key, t in list(model.named_parameters()) + list(model.named_buffers()):
+        if t is not None:
+            named.setdefault(id(t), (key, t))
+    graph.inputs = [(graph.reserve(name), np_dtype(t.dtype), _dims(name, t, dynamic)) for name, t in inputs]
 
     modes = [(m, m.training) for m in model.modules()]
     tracer = Tracer(graph, named, FUNCTIONS, METHODS, [inspect.getmodule(type(m)) for m, _ in modes])
@@ -119,7 +119,6 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
             model.train(False)
         with tracer, enable_grad():
             for name, t in inputs:
-                graph.inputs.append((graph.reserve(name), np_dtype(t.dtype), _dims(name, t, dynamic)))
                 tracer.bind(t, name)
             result = model(*args, **kwargs)
             outputs = [t for t in _flatten(result) if t is not None]
