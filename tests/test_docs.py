@@ -14,7 +14,7 @@ import seqlab
 
 MODULES = ["seqlab", "seqlab.nn", "seqlab.nn.functional", "seqlab.optim", "seqlab.optim.lr_scheduler", "seqlab.lm",
            "seqlab.embed", "seqlab.data", "seqlab.utils.data", "seqlab.generation", "seqlab.nn.positional",
-           "seqlab.viz", "seqlab.nn.init", "seqlab.autograd", "seqlab.random", "seqlab.linalg"]
+           "seqlab.viz", "seqlab.nn.init", "seqlab.autograd", "seqlab.random", "seqlab.linalg", "seqlab.onnx"]
 
 
 def public_names(module):
@@ -70,7 +70,7 @@ def test_the_walk_reaches_the_api():
     assert len(CALLABLES) > 400
     for expected in ["seqlab.add", "seqlab.tensor", "seqlab.nn.Linear", "seqlab.nn.functional.cross_entropy",
                      "seqlab.optim.Adam", "seqlab.lm.NGram", "seqlab.embed.Word2Vec", "Tensor.view", "Tensor.sum",
-                     "seqlab.utils.data.DataLoader", "seqlab.viz.autograd_graph"]:
+                     "seqlab.utils.data.DataLoader", "seqlab.viz.autograd_graph", "seqlab.onnx.export"]:
         assert expected in names, expected
 
 

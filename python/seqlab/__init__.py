@@ -45,7 +45,7 @@ from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # 
 from .serialization import save, load  # noqa: E402,F401
 from .nn.interop import to_torch_state_dict  # noqa: E402,F401
 from .training import train, evaluate  # noqa: E402,F401
-from . import accelerator, autograd, cuda, random, utils, linalg, nn, data, optim, lm, embed, generation  # noqa: E402,F401
+from . import accelerator, autograd, cuda, random, utils, linalg, nn, data, optim, lm, embed, generation, onnx  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

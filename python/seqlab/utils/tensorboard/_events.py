@@ -6,13 +6,14 @@ An event file is a sequence of TFRecords, each
 event.proto): wall_time = 1 (double), step = 2 (int64), file_version = 3 (string),
 summary = 5 (Summary), session_log = 6 (SessionLog). Summary holds repeated Value = 1 with
 tag = 1, simple_value = 2 (float), image = 4, histo = 5, tensor = 8, metadata = 9.
-Only the few messages a SummaryWriter needs are encoded, by the protobuf wire format: a field is
-its key (number << 3 | wire type) as a varint, then a varint (type 0), 8 bytes (1), a length
-and bytes (2) or 4 bytes (5)."""
+Only the few messages a SummaryWriter needs are encoded, by the protobuf wire format
+(seqlab/_protobuf.py, shared with the ONNX exporter)."""
 import os
 import socket
 import struct
 import time
+
+from ..._protobuf import bytes_field, double_field, float_field, packed_doubles, varint_field
 
 # ----------------------------------------------------------------------------- CRC-32C
 # Castagnoli's polynomial, reflected (0x82F63B78): what TFRecord checksums use.
@@ -43,42 +44,6 @@ def record(data):
     """One TFRecord around `data`."""
     length = struct.pack("<Q", len(data))
     return length + struct.pack("<I", masked_crc32c(length)) + data + struct.pack("<I", masked_crc32c(data))
-
-
-# ----------------------------------------------------------------------------- wire format
-def _varint(n):
-    n &= 0xFFFFFFFFFFFFFFFF          # negative int64 as two's complement, as protobuf does
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def varint_field(number, value):
-    return _varint(number << 3) + _varint(int(value))
-
-
-def double_field(number, value):
-    return _varint(number << 3 | 1) + struct.pack("<d", float(value))
-
-
-def float_field(number, value):
-    return _varint(number << 3 | 5) + struct.pack("<f", float(value))
-
-
-def bytes_field(number, value):
-    if isinstance(value, str):
-        value = value.encode("utf-8")
-    return _varint(number << 3 | 2) + _varint(len(value)) + value
-
-
-def packed_doubles(number, values):
-    return bytes_field(number, b"".join(struct.pack("<d", float(v)) for v in values))
 
 
 # ----------------------------------------------------------------------------- messages
