@@ -35,84 +35,108 @@ uint32_t NGramModel::id(std::string_view token) const {
 void NGramModel::count_ngrams(const int32_t* ids, const int64_t* offsets, int64_t n_sentences,
                               const std::vector<uint32_t>& to_model, int N) {
   const size_t V = vocab_.size();
-  // Positions: sentence s is <s> w_1 .. w_m </s> at start(s) .. start(s+1)-1; its words are read
-  // from `ids` where needed (no copy of the corpus beside idx).
+  // tok[t]: the token at position t; sentence s is <s> w_1 .. w_m </s> at start(s) .. start(s+1)-1.
+  // Read at random below (the successor of each position of an entry), so on huge pages.
   auto start = [&](int64_t s) { return static_cast<uint64_t>(offsets[s]) + 2 * static_cast<uint64_t>(s); };
-  auto token = [&](int64_t s, uint64_t t) -> uint32_t {  // t > start(s)
-    if (t + 1 == start(s + 1)) return kEos;
-    const int32_t id = ids[offsets[s] + static_cast<int64_t>(t - start(s)) - 1];
-    return id < 0 ? kUnk : to_model[id];
-  };
-  std::vector<uint32_t> idx(start(n_sentences));  // order 1: the entry is the token
+  std::vector<uint32_t> tok;
+  reserve_huge_pages(tok, start(n_sentences));
+  tok.resize(start(n_sentences));
   for (int64_t s = 0; s < n_sentences; ++s) {
-    idx[start(s)] = kBos;
-    for (uint64_t t = start(s) + 1; t < start(s + 1); ++t) idx[t] = token(s, t);
+    uint32_t* out = tok.data() + start(s);
+    *out++ = kBos;
+    for (int64_t i = offsets[s]; i < offsets[s + 1]; ++i) *out++ = ids[i] < 0 ? kUnk : to_model[ids[i]];
+    *out = kEos;
   }
   // Unigrams: entry = id; nothing precedes <s>, so it is never predicted (count 0).
   Order& uni = orders_[0];
   uni.word.resize(V);
   for (uint32_t w = 0; w < V; ++w) uni.word[w] = w;
   uni.count.assign(V, 0);
-  for (uint32_t w : idx) ++uni.count[w];
-  uni.count[kBos] = 0;
-  if (N == 1) return;
+  for (uint32_t w : tok) ++uni.count[w];
+  if (N == 1) {
+    uni.count[kBos] = 0;
+    return;
+  }
+  // pos: the positions where each entry of the current order ends, entry by entry (an entry's
+  // run has count[e] positions, ascending), leaving out the entries that end in </s>: nothing
+  // follows them. So the children of context c are found among its run's positions plus one:
+  // no scan of the corpus per order. Order 1 by a counting sort of the positions by token.
+  std::vector<uint32_t> pos;
+  {
+    std::vector<uint32_t> at(V + 1, 0);
+    for (uint32_t w = 0; w < V; ++w) at[w + 1] = at[w] + (w == kEos ? 0 : uni.count[w]);
+    pos.resize(at[V]);
+    for (uint32_t t = 0; t < tok.size(); ++t)
+      if (tok[t] != kEos) pos[at[tok[t]]++] = t;
+  }
+  uni.count[kBos] = 0;  // after its run: the sentences' starts are contexts
 
-  std::vector<uint32_t> group;    // per context: where its positions start in the sorted order
-  std::vector<uint32_t> cursor;   // per context of the current chunk: where its next position goes
-  std::vector<uint64_t> sorted;   // word << 32 | position, grouped by context, one chunk of contexts
-  const size_t budget = std::max<size_t>(size_t{1} << 20, idx.size() / 8);  // positions per chunk
+  std::vector<uint64_t> sorted;  // word << 32 | position, one chunk of contexts' runs
+  std::vector<uint32_t> run;     // per context of the chunk: where its run starts in `sorted`
+  const size_t budget = std::max<size_t>(size_t{1} << 20, pos.size() / 8);  // positions per chunk
   for (int n = 2; n <= N; ++n) {
     Order& ctx = orders_[n - 2];
     Order& o = orders_[n - 1];
-    // The positions t whose n-gram fits in the sentence: t - (n-1) >= the sentence's <s>.
-    auto for_each_position = [&](auto f) {
-      for (int64_t s = 0; s < n_sentences; ++s)
-        for (uint64_t t = start(s) + n - 1; t < start(s + 1); ++t) f(s, t);
+    // The length of context c's run in pos: its count, but <s> (count 0) ends every sentence's
+    // first position and an n-gram ending in </s> has no successor.
+    auto run_length = [&](uint32_t c) -> size_t {
+      if (ctx.word[c] == kEos) return 0;
+      return n == 2 && c == kBos ? static_cast<size_t>(n_sentences) : ctx.count[c];
     };
-    group.assign(ctx.size() + 1, 0);
-    for_each_position([&](int64_t, uint64_t t) { ++group[idx[t - 1] + 1]; });
-    for (size_t c = 0; c < ctx.size(); ++c) group[c + 1] += group[c];
     ctx.first_child.assign(ctx.size() + 1, 0);
     // At most one entry per position; pages past the last entry are never touched.
-    o.word.reserve(group.back());
-    o.count.reserve(group.back());
-    // Contexts in chunks of about `budget` positions, each gathered by one scan of the
-    // positions (so the sort buffer is 1 byte per position, not 8); the new entries go to
-    // `next`, as later chunks still read idx.
-    std::vector<uint32_t> next(idx.size());
+    o.word.reserve(pos.size());
+    o.count.reserve(pos.size());
+    size_t read = 0, write = 0;  // in pos: this order's runs are read, the next order's written behind
     for (size_t c0 = 0; c0 < ctx.size();) {
-      size_t c1 = c0 + 1;
-      while (c1 < ctx.size() && group[c1 + 1] - group[c0] <= budget) ++c1;
-      cursor.resize(c1 - c0);
-      for (size_t c = c0; c < c1; ++c) cursor[c - c0] = group[c] - group[c0];
-      sorted.resize(group[c1] - group[c0]);
-      for_each_position([&](int64_t s, uint64_t t) {
-        const uint32_t c = idx[t - 1];
-        if (c >= c0 && c < c1) sorted[cursor[c - c0]++] = static_cast<uint64_t>(token(s, t)) << 32 | t;
+      size_t c1 = c0, len = 0;
+      run.clear();
+      for (; c1 < ctx.size() && (c1 == c0 || len + run_length(c1) <= budget); ++c1) {
+        run.push_back(static_cast<uint32_t>(len));
+        len += run_length(c1);
+      }
+      run.push_back(static_cast<uint32_t>(len));
+      // The successors of the chunk's positions, with their words; the threads share them.
+      sorted.resize(len);
+      const uint32_t* p = pos.data() + read;
+      parallel_for(static_cast<int64_t>(len), 1 << 14, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          if (i + 16 < e) __builtin_prefetch(tok.data() + p[i + 16] + 1);
+          const uint32_t t = p[i] + 1;
+          sorted[i] = static_cast<uint64_t>(tok[t]) << 32 | t;
+        }
       });
-      // Each context's positions by word (and position), the contexts shared by the threads.
-      parallel_for(static_cast<int64_t>(c1 - c0), 256, [&](int64_t b, int64_t e) {
-        for (size_t c = c0 + b; c < c0 + e; ++c)
-          std::sort(sorted.begin() + (group[c] - group[c0]), sorted.begin() + (group[c + 1] - group[c0]));
+      // Each context's successors by word (then position: a run stays ascending). They come
+      // ascending by position, so a context followed by one word (most, above the bigrams) is
+      // already sorted.
+      parallel_for(static_cast<int64_t>(c1 - c0), 64, [&](int64_t b, int64_t e) {
+        for (int64_t k = b; k < e; ++k) {
+          auto first = sorted.begin() + run[k], last = sorted.begin() + run[k + 1];
+          if (!std::is_sorted(first, last)) std::sort(first, last);
+        }
       });
+      // Each run of one word is a new entry, its positions the entry's run for the order above.
       for (size_t c = c0; c < c1; ++c) {
-        const size_t begin = group[c] - group[c0], end = group[c + 1] - group[c0];
+        const size_t begin = run[c - c0], end = run[c - c0 + 1];
         ctx.first_child[c] = static_cast<uint32_t>(o.size());
         for (size_t i = begin; i < end;) {
           const uint32_t w = static_cast<uint32_t>(sorted[i] >> 32);
           SEQLAB_CHECK(o.size() < UINT32_MAX - 1, "NGram: more than 2^32 distinct ", n, "-grams");
-          const uint32_t e = static_cast<uint32_t>(o.size());
           size_t j = i;
-          for (; j < end && static_cast<uint32_t>(sorted[j] >> 32) == w; ++j) next[static_cast<uint32_t>(sorted[j])] = e;
+          if (n < N && w != kEos)
+            for (; j < end && static_cast<uint32_t>(sorted[j] >> 32) == w; ++j) pos[write++] = static_cast<uint32_t>(sorted[j]);
+          else
+            while (j < end && static_cast<uint32_t>(sorted[j] >> 32) == w) ++j;
           o.word.push_back(w);
           o.count.push_back(static_cast<uint32_t>(j - i));
           i = j;
         }
       }
+      read += len;
       c0 = c1;
     }
-    idx.swap(next);
     ctx.first_child[ctx.size()] = static_cast<uint32_t>(o.size());
+    pos.resize(write);
   }
 }
 
