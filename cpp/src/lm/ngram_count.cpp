@@ -15,6 +15,7 @@
 // count is the run's length. Memory: idx for two orders (4 bytes per token each), a sort
 // buffer for a chunk of contexts, and the trie itself; no hash slots, no copy of the corpus.
 #include <algorithm>
+#include <utility>
 
 #include "seqlab/check.hpp"
 #include "seqlab/lm/ngram.hpp"
@@ -31,6 +32,39 @@ uint32_t NGramModel::id(std::string_view token) const {
   uint32_t id = index_.find(vocab_, token);
   return id == text::TokenIndex::kMissing ? kUnk : id;
 }
+
+namespace {
+
+// Sorts keys word << 32 | position, given ascending by position, by word (stably, so then by
+// position). Long runs (a bigram context's successors) by LSD radix on the word's bits in
+// digits of at most 8 (a 256-bucket histogram stays in L1), skipping digits all keys share;
+// short ones by comparison. words < 2^word_bits.
+void sort_by_word(uint64_t* first, uint64_t* last, int word_bits, std::vector<uint64_t>& tmp) {
+  const size_t n = static_cast<size_t>(last - first);
+  if (std::is_sorted(first, last)) return;
+  if (n < 256) {
+    std::sort(first, last);
+    return;
+  }
+  const int passes = (word_bits + 7) / 8, bits = (word_bits + passes - 1) / passes;
+  const uint32_t mask = (1u << bits) - 1;
+  std::vector<uint32_t> hist(static_cast<size_t>(passes) << bits, 0);
+  for (const uint64_t* k = first; k < last; ++k)
+    for (int d = 0; d < passes; ++d) ++hist[(static_cast<size_t>(d) << bits) + ((*k >> (32 + d * bits)) & mask)];
+  tmp.resize(n);
+  uint64_t *from = first, *to = tmp.data();
+  for (int d = 0; d < passes; ++d) {
+    uint32_t* h = hist.data() + (static_cast<size_t>(d) << bits);
+    if (*std::max_element(h, h + mask + 1) == n) continue;  // every key has this digit
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i <= mask; ++i) sum += std::exchange(h[i], sum);
+    for (const uint64_t* k = from; k < from + n; ++k) to[h[(*k >> (32 + d * bits)) & mask]++] = *k;
+    std::swap(from, to);
+  }
+  if (from != first) std::copy(from, from + n, first);
+}
+
+}  // namespace
 
 void NGramModel::count_ngrams(const int32_t* ids, const int64_t* offsets, int64_t n_sentences,
                               const std::vector<uint32_t>& to_model, int N) {
@@ -71,9 +105,11 @@ void NGramModel::count_ngrams(const int32_t* ids, const int64_t* offsets, int64_
   }
   uni.count[kBos] = 0;  // after its run: the sentences' starts are contexts
 
+  int word_bits = 1;
+  while (word_bits < 32 && (uint64_t{1} << word_bits) < V) ++word_bits;
   std::vector<uint64_t> sorted;  // word << 32 | position, one chunk of contexts' runs
   std::vector<uint32_t> run;     // per context of the chunk: where its run starts in `sorted`
-  const size_t budget = std::max<size_t>(size_t{1} << 20, pos.size() / 8);  // positions per chunk
+  const size_t budget = size_t{1} << 18;  // positions per chunk (a context with more is one chunk)
   for (int n = 2; n <= N; ++n) {
     Order& ctx = orders_[n - 2];
     Order& o = orders_[n - 1];
@@ -101,19 +137,19 @@ void NGramModel::count_ngrams(const int32_t* ids, const int64_t* offsets, int64_
       const uint32_t* p = pos.data() + read;
       parallel_for(static_cast<int64_t>(len), 1 << 14, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
-          if (i + 16 < e) __builtin_prefetch(tok.data() + p[i + 16] + 1);
+          if (i + 64 < e) __builtin_prefetch(tok.data() + p[i + 64] + 1);  // ~ a memory latency ahead
           const uint32_t t = p[i] + 1;
           sorted[i] = static_cast<uint64_t>(tok[t]) << 32 | t;
         }
       });
-      // Each context's successors by word (then position: a run stays ascending). They come
-      // ascending by position, so a context followed by one word (most, above the bigrams) is
-      // already sorted.
-      parallel_for(static_cast<int64_t>(c1 - c0), 64, [&](int64_t b, int64_t e) {
-        for (int64_t k = b; k < e; ++k) {
-          auto first = sorted.begin() + run[k], last = sorted.begin() + run[k + 1];
-          if (!std::is_sorted(first, last)) std::sort(first, last);
-        }
+      // Each context's successors by word, then position. They come ascending by position, so
+      // a context followed by one word (most, above the bigrams) is already sorted, and a
+      // stable sort by word is enough. The threads share the contexts by their positions.
+      parallel_for(static_cast<int64_t>(len), 1 << 14, [&](int64_t b, int64_t e) {
+        std::vector<uint64_t> tmp;
+        size_t k = std::lower_bound(run.begin(), run.end() - 1, static_cast<uint32_t>(b)) - run.begin();
+        for (; k + 1 < run.size() && run[k] < static_cast<uint64_t>(e); ++k)
+          sort_by_word(sorted.data() + run[k], sorted.data() + run[k + 1], word_bits, tmp);
       });
       // Each run of one word is a new entry, its positions the entry's run for the order above.
       for (size_t c = c0; c < c1; ++c) {
