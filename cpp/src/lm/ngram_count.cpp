@@ -8,12 +8,15 @@
 // is the continuation count that Kneser-Ney uses for n-grams below the top order that do not
 // start with <s> (Chen & Goodman 1998, sec. 3.6; Heafield et al. 2013, sec. 3.1).
 //
-// One order at a time, by sorting rather than hashing (lmplz sorts too): idx[t] is the entry
-// of the n-gram ending at position t; the (n+1)-gram ending at t is (idx[t-1], token t). A
-// counting sort by idx[t-1] groups each context's positions, a sort of each group by word
-// gives the context's children in trie order, and each run of one word is a new entry whose
-// count is the run's length. Memory: idx for two orders (4 bytes per token each), a sort
-// buffer for a chunk of contexts, and the trie itself; no hash slots, no copy of the corpus.
+// One order at a time, by sorting rather than hashing (lmplz sorts too). pos lists, entry by
+// entry, the positions where each n-gram of order n ends (a run of count[e] positions). The
+// (n+1)-grams with context c end at c's positions plus one, so order n+1 is c's run read in
+// trie order, each position shifted by one and tagged with its token, sorted by token within
+// c (radix for long runs; most runs above the bigrams have one token and are already sorted),
+// and each run of one token is a new entry whose count is the run's length and whose
+// positions go back into pos for the order above. No scan of the corpus per order. Memory:
+// the tokens and pos (4 bytes per position each), a sort buffer for a chunk of contexts, and
+// the trie itself; no hash slots.
 #include <algorithm>
 #include <utility>
 
