@@ -15,8 +15,8 @@
 // c (radix for long runs; most runs above the bigrams have one token and are already sorted),
 // and each run of one token is a new entry whose count is the run's length and whose
 // positions go back into pos for the order above. No scan of the corpus per order. Memory:
-// the tokens and pos (4 bytes per position each), a sort buffer for a chunk of contexts, and
-// the trie itself; no hash slots.
+// the tokens (2 bytes per position up to 65536 words, else 4) and pos (4), a sort buffer for
+// a chunk of contexts, and the trie itself; no hash slots.
 #include <algorithm>
 #include <utility>
 
@@ -73,110 +73,118 @@ void NGramModel::count_ngrams(const int32_t* ids, const int64_t* offsets, int64_
                               const std::vector<uint32_t>& to_model, int N) {
   const size_t V = vocab_.size();
   // tok[t]: the token at position t; sentence s is <s> w_1 .. w_m </s> at start(s) .. start(s+1)-1.
-  // Read at random below (the successor of each position of an entry), so on huge pages.
+  // Read at random below (the successor of each position of an entry), so on huge pages, and
+  // 2 bytes each where the vocabulary allows (half the memory and the cache lines).
   auto start = [&](int64_t s) { return static_cast<uint64_t>(offsets[s]) + 2 * static_cast<uint64_t>(s); };
-  std::vector<uint32_t> tok;
-  reserve_huge_pages(tok, start(n_sentences));
-  tok.resize(start(n_sentences));
-  for (int64_t s = 0; s < n_sentences; ++s) {
-    uint32_t* out = tok.data() + start(s);
-    *out++ = kBos;
-    for (int64_t i = offsets[s]; i < offsets[s + 1]; ++i) *out++ = ids[i] < 0 ? kUnk : to_model[ids[i]];
-    *out = kEos;
-  }
-  // Unigrams: entry = id; nothing precedes <s>, so it is never predicted (count 0).
-  Order& uni = orders_[0];
-  uni.word.resize(V);
-  for (uint32_t w = 0; w < V; ++w) uni.word[w] = w;
-  uni.count.assign(V, 0);
-  for (uint32_t w : tok) ++uni.count[w];
-  if (N == 1) {
-    uni.count[kBos] = 0;
-    return;
-  }
-  // pos: the positions where each entry of the current order ends, entry by entry (an entry's
-  // run has count[e] positions, ascending), leaving out the entries that end in </s>: nothing
-  // follows them. So the children of context c are found among its run's positions plus one:
-  // no scan of the corpus per order. Order 1 by a counting sort of the positions by token.
-  std::vector<uint32_t> pos;
-  {
-    std::vector<uint32_t> at(V + 1, 0);
-    for (uint32_t w = 0; w < V; ++w) at[w + 1] = at[w] + (w == kEos ? 0 : uni.count[w]);
-    pos.resize(at[V]);
-    for (uint32_t t = 0; t < tok.size(); ++t)
-      if (tok[t] != kEos) pos[at[tok[t]]++] = t;
-  }
-  uni.count[kBos] = 0;  // after its run: the sentences' starts are contexts
-
-  int word_bits = 1;
-  while (word_bits < 32 && (uint64_t{1} << word_bits) < V) ++word_bits;
-  std::vector<uint64_t> sorted;  // word << 32 | position, one chunk of contexts' runs
-  std::vector<uint32_t> run;     // per context of the chunk: where its run starts in `sorted`
-  const size_t budget = size_t{1} << 18;  // positions per chunk (a context with more is one chunk)
-  for (int n = 2; n <= N; ++n) {
-    Order& ctx = orders_[n - 2];
-    Order& o = orders_[n - 1];
-    // The length of context c's run in pos: its count, but <s> (count 0) ends every sentence's
-    // first position and an n-gram ending in </s> has no successor.
-    auto run_length = [&](uint32_t c) -> size_t {
-      if (ctx.word[c] == kEos) return 0;
-      return n == 2 && c == kBos ? static_cast<size_t>(n_sentences) : ctx.count[c];
-    };
-    ctx.first_child.assign(ctx.size() + 1, 0);
-    // At most one entry per position; pages past the last entry are never touched.
-    o.word.reserve(pos.size());
-    o.count.reserve(pos.size());
-    size_t read = 0, write = 0;  // in pos: this order's runs are read, the next order's written behind
-    for (size_t c0 = 0; c0 < ctx.size();) {
-      size_t c1 = c0, len = 0;
-      run.clear();
-      for (; c1 < ctx.size() && (c1 == c0 || len + run_length(c1) <= budget); ++c1) {
-        run.push_back(static_cast<uint32_t>(len));
-        len += run_length(c1);
-      }
-      run.push_back(static_cast<uint32_t>(len));
-      // The successors of the chunk's positions, with their words; the threads share them.
-      sorted.resize(len);
-      const uint32_t* p = pos.data() + read;
-      parallel_for(static_cast<int64_t>(len), 1 << 14, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          if (i + 64 < e) __builtin_prefetch(tok.data() + p[i + 64] + 1);  // ~ a memory latency ahead
-          const uint32_t t = p[i] + 1;
-          sorted[i] = static_cast<uint64_t>(tok[t]) << 32 | t;
-        }
-      });
-      // Each context's successors by word, then position. They come ascending by position, so
-      // a context followed by one word (most, above the bigrams) is already sorted, and a
-      // stable sort by word is enough. The threads share the contexts by their positions.
-      parallel_for(static_cast<int64_t>(len), 1 << 14, [&](int64_t b, int64_t e) {
-        std::vector<uint64_t> tmp;
-        size_t k = std::lower_bound(run.begin(), run.end() - 1, static_cast<uint32_t>(b)) - run.begin();
-        for (; k + 1 < run.size() && run[k] < static_cast<uint64_t>(e); ++k)
-          sort_by_word(sorted.data() + run[k], sorted.data() + run[k + 1], word_bits, tmp);
-      });
-      // Each run of one word is a new entry, its positions the entry's run for the order above.
-      for (size_t c = c0; c < c1; ++c) {
-        const size_t begin = run[c - c0], end = run[c - c0 + 1];
-        ctx.first_child[c] = static_cast<uint32_t>(o.size());
-        for (size_t i = begin; i < end;) {
-          const uint32_t w = static_cast<uint32_t>(sorted[i] >> 32);
-          SEQLAB_CHECK(o.size() < UINT32_MAX - 1, "NGram: more than 2^32 distinct ", n, "-grams");
-          size_t j = i;
-          if (n < N && w != kEos)
-            for (; j < end && static_cast<uint32_t>(sorted[j] >> 32) == w; ++j) pos[write++] = static_cast<uint32_t>(sorted[j]);
-          else
-            while (j < end && static_cast<uint32_t>(sorted[j] >> 32) == w) ++j;
-          o.word.push_back(w);
-          o.count.push_back(static_cast<uint32_t>(j - i));
-          i = j;
-        }
-      }
-      read += len;
-      c0 = c1;
+  auto count = [&](auto token_type) {
+    using Token = decltype(token_type);
+    std::vector<Token> tok;
+    reserve_huge_pages(tok, start(n_sentences));
+    tok.resize(start(n_sentences));
+    for (int64_t s = 0; s < n_sentences; ++s) {
+      Token* out = tok.data() + start(s);
+      *out++ = kBos;
+      for (int64_t i = offsets[s]; i < offsets[s + 1]; ++i)
+        *out++ = static_cast<Token>(ids[i] < 0 ? kUnk : to_model[ids[i]]);
+      *out = kEos;
     }
-    ctx.first_child[ctx.size()] = static_cast<uint32_t>(o.size());
-    pos.resize(write);
-  }
+    // Unigrams: entry = id; nothing precedes <s>, so it is never predicted (count 0).
+    Order& uni = orders_[0];
+    uni.word.resize(V);
+    for (uint32_t w = 0; w < V; ++w) uni.word[w] = w;
+    uni.count.assign(V, 0);
+    for (Token w : tok) ++uni.count[w];
+    if (N == 1) {
+      uni.count[kBos] = 0;
+      return;
+    }
+    // pos: the positions where each entry of the current order ends, entry by entry (an entry's
+    // run has count[e] positions, ascending), leaving out the entries that end in </s>: nothing
+    // follows them. So the children of context c are found among its run's positions plus one:
+    // no scan of the corpus per order. Order 1 by a counting sort of the positions by token.
+    std::vector<uint32_t> pos;
+    {
+      std::vector<uint32_t> at(V + 1, 0);
+      for (uint32_t w = 0; w < V; ++w) at[w + 1] = at[w] + (w == kEos ? 0 : uni.count[w]);
+      pos.resize(at[V]);
+      for (uint32_t t = 0; t < tok.size(); ++t)
+        if (tok[t] != kEos) pos[at[tok[t]]++] = t;
+    }
+    uni.count[kBos] = 0;  // after its run: the sentences' starts are contexts
+
+    int word_bits = 1;
+    while (word_bits < 32 && (uint64_t{1} << word_bits) < V) ++word_bits;
+    std::vector<uint64_t> sorted;  // word << 32 | position, one chunk of contexts' runs
+    std::vector<uint32_t> run;     // per context of the chunk: where its run starts in `sorted`
+    const size_t budget = size_t{1} << 18;  // positions per chunk (a context with more is one chunk)
+    for (int n = 2; n <= N; ++n) {
+      Order& ctx = orders_[n - 2];
+      Order& o = orders_[n - 1];
+      // The length of context c's run in pos: its count, but <s> (count 0) ends every sentence's
+      // first position and an n-gram ending in </s> has no successor.
+      auto run_length = [&](uint32_t c) -> size_t {
+        if (ctx.word[c] == kEos) return 0;
+        return n == 2 && c == kBos ? static_cast<size_t>(n_sentences) : ctx.count[c];
+      };
+      ctx.first_child.assign(ctx.size() + 1, 0);
+      // At most one entry per position; pages past the last entry are never touched.
+      o.word.reserve(pos.size());
+      o.count.reserve(pos.size());
+      size_t read = 0, write = 0;  // in pos: this order's runs are read, the next order's written behind
+      for (size_t c0 = 0; c0 < ctx.size();) {
+        size_t c1 = c0, len = 0;
+        run.clear();
+        for (; c1 < ctx.size() && (c1 == c0 || len + run_length(c1) <= budget); ++c1) {
+          run.push_back(static_cast<uint32_t>(len));
+          len += run_length(c1);
+        }
+        run.push_back(static_cast<uint32_t>(len));
+        // The successors of the chunk's positions, with their words; the threads share them.
+        sorted.resize(len);
+        const uint32_t* p = pos.data() + read;
+        parallel_for(static_cast<int64_t>(len), 1 << 14, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) {
+            if (i + 64 < e) __builtin_prefetch(tok.data() + p[i + 64] + 1);  // ~ a memory latency ahead
+            const uint32_t t = p[i] + 1;
+            sorted[i] = static_cast<uint64_t>(tok[t]) << 32 | t;
+          }
+        });
+        // Each context's successors by word, then position. They come ascending by position, so
+        // a context followed by one word (most, above the bigrams) is already sorted, and a
+        // stable sort by word is enough. The threads share the contexts by their positions.
+        parallel_for(static_cast<int64_t>(len), 1 << 14, [&](int64_t b, int64_t e) {
+          std::vector<uint64_t> tmp;
+          size_t k = std::lower_bound(run.begin(), run.end() - 1, static_cast<uint32_t>(b)) - run.begin();
+          for (; k + 1 < run.size() && run[k] < static_cast<uint64_t>(e); ++k)
+            sort_by_word(sorted.data() + run[k], sorted.data() + run[k + 1], word_bits, tmp);
+        });
+        // Each run of one word is a new entry, its positions the entry's run for the order above.
+        for (size_t c = c0; c < c1; ++c) {
+          const size_t begin = run[c - c0], end = run[c - c0 + 1];
+          ctx.first_child[c] = static_cast<uint32_t>(o.size());
+          for (size_t i = begin; i < end;) {
+            const uint32_t w = static_cast<uint32_t>(sorted[i] >> 32);
+            SEQLAB_CHECK(o.size() < UINT32_MAX - 1, "NGram: more than 2^32 distinct ", n, "-grams");
+            size_t j = i;
+            while (j < end && static_cast<uint32_t>(sorted[j] >> 32) == w) ++j;
+            if (n < N && w != kEos)  // the run of the order above
+              for (size_t k = i; k < j; ++k) pos[write++] = static_cast<uint32_t>(sorted[k]);
+            o.word.push_back(w);
+            o.count.push_back(static_cast<uint32_t>(j - i));
+            i = j;
+          }
+        }
+        read += len;
+        c0 = c1;
+      }
+      ctx.first_child[ctx.size()] = static_cast<uint32_t>(o.size());
+      pos.resize(write);
+    }
+  };
+  if (V <= size_t{1} << 16)
+    count(uint16_t{});
+  else
+    count(uint32_t{});
 }
 
 void BuildOptions::check() const {
