@@ -494,6 +494,18 @@ def test_kneser_ney_matches_reference_estimated_discounts(order):
     check_scores(lm, ref, MEDIUM_TEST)
 
 
+def test_kneser_ney_matches_reference_above_65536_words():
+    """The counter keeps each position's token in 2 bytes up to 65536 words and in 4 above:
+    a vocabulary of 66000 words (each seen once, after a frequent one) counts as the reference."""
+    r = random.Random(7)
+    rare = [f"r{i}" for i in range(66000)]
+    common = [f"c{i}" for i in range(30)]
+    sentences = [" ".join([r.choice(common), *rare[i:i + 10]]) for i in range(0, len(rare), 10)]
+    lm = fit(sentences, 3)
+    assert len(lm.vocab) > 65536
+    compare_tables(lm, kneser_ney_ref(Counts(sentences, 3)))
+
+
 @pytest.mark.parametrize("order", [1, 2, 3, 4, 5])
 def test_kneser_ney_matches_reference_with_fallback(order):
     """The tiny corpus of docs/kenlm-lmplz.md: discounts cannot be estimated; KenLM's

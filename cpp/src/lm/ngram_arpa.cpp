@@ -12,6 +12,7 @@
 #include "seqlab/check.hpp"
 #include "seqlab/lm/ngram.hpp"
 #include "seqlab/memory.hpp"
+#include "seqlab/parallel.hpp"
 #include "seqlab/text/corpus.hpp"
 
 namespace seqlab::lm {
@@ -55,56 +56,97 @@ float parse_float(const ArpaReader& r, std::string_view s) {
   return v;
 }
 
-// The n-grams of each order in trie order: a depth-first walk of the orders below it,
-// keeping the words so far; written in 1 MiB pieces.
-struct ArpaWriter {
-  const NGramModel& m;
-  std::FILE* f;
-  int n;  // the order being written
-  std::string out, words;
-  bool ok = true;
-
-  void visit(int k, uint32_t e) {
-    const Order& o = m.order_table(k);
-    const size_t mark = words.size();
-    words += m.vocab()[o.word[e]];
-    if (k == n) {
-      put_float(out, o.logprob[e]);
-      out += '\t';
-      out += words;
-      if (n < m.order()) {
-        out += '\t';
-        put_float(out, o.backoff[e]);
-      }
-      out += '\n';
-      if (out.size() > (1 << 20)) flush();
-    } else {
-      words += ' ';
-      for (uint32_t c = o.first_child[e]; c < o.first_child[e + 1]; ++c) visit(k + 1, c);
+// The lines of order n's entries, in trie order, from any entry on: an entry's words are those
+// of its path from the unigrams (its context's path and its own word). The path of the first
+// entry is found by a binary search per order (an entry's parent c has first_child[c] <= e <
+// first_child[c+1]); then, as e moves on, a parent moves on only when e leaves its run, and
+// only the words from the lowest moved order on are written again.
+class ArpaLines {
+ public:
+  ArpaLines(const NGramModel& m, int n, uint32_t e) : m_(m), n_(n), path_(n), mark_(n, 0) {
+    path_[n - 1] = e;
+    for (int k = n - 2; k >= 0; --k) {
+      const std::vector<uint32_t>& first = m.order_table(k + 1).first_child;
+      path_[k] = static_cast<uint32_t>(std::upper_bound(first.begin(), first.end(), path_[k + 1]) - first.begin() - 1);
     }
-    words.resize(mark);
+    rewrite(0);
   }
-  void flush() {
-    ok = ok && std::fwrite(out.data(), 1, out.size(), f) == out.size();
-    out.clear();
+  // Appends entry e's line (e: this entry or a later one of order n).
+  void append(uint32_t e, std::string& out) {
+    path_[n_ - 1] = e;
+    int moved = n_ - 1;
+    for (int k = n_ - 2; k >= 0; --k) {
+      const std::vector<uint32_t>& first = m_.order_table(k + 1).first_child;
+      if (path_[k + 1] < first[path_[k] + 1]) break;
+      do ++path_[k];
+      while (path_[k + 1] >= first[path_[k] + 1]);
+      moved = k;
+    }
+    if (moved < n_ - 1) rewrite(moved);
+    const Order& o = m_.order_table(n_);
+    put_float(out, o.logprob[e]);
+    out += '\t';
+    out += prefix_;
+    out += m_.vocab()[o.word[e]];
+    if (n_ < m_.order()) {
+      out += '\t';
+      put_float(out, o.backoff[e]);
+    }
+    out += '\n';
   }
+
+ private:
+  // prefix_ = the words of path_[0 .. n-2], each followed by a space, from order k+1's on.
+  void rewrite(int k) {
+    prefix_.resize(mark_[k]);
+    for (; k < n_ - 1; ++k) {
+      mark_[k] = prefix_.size();
+      prefix_ += m_.vocab()[m_.order_table(k + 1).word[path_[k]]];
+      prefix_ += ' ';
+    }
+  }
+  const NGramModel& m_;
+  int n_;
+  std::vector<uint32_t> path_;  // path_[k]: the entry of order k+1 on the way to the current line
+  std::vector<size_t> mark_;    // where path_[k]'s word starts in prefix_
+  std::string prefix_;
 };
 
 }  // namespace
 
+// Each order in pieces of lines formatted by the two threads side by side (formatting the
+// numbers is most of the work), then written in order: the file is the same whatever the
+// number of threads.
 void NGramModel::write_arpa(const std::string& path) const {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   SEQLAB_CHECK(f, "cannot open '", path, "' for writing");
-  ArpaWriter w{*this, f, 0, "\\data\\\n", ""};
-  for (int n = 1; n <= order(); ++n) w.out += str_cat("ngram ", n, "=", orders_[n - 1].size(), "\n");
-  for (int n = 1; n <= order() && w.ok; ++n) {
-    w.out += str_cat("\n\\", n, "-grams:\n");
-    w.n = n;
-    for (uint32_t e = 0; e < orders_[0].size(); ++e) w.visit(1, e);
+  bool ok = true;
+  auto write = [&](const std::string& s) { ok = ok && std::fwrite(s.data(), 1, s.size(), f) == s.size(); };
+  std::string head = "\\data\\\n";
+  for (int n = 1; n <= order(); ++n) head += str_cat("ngram ", n, "=", orders_[n - 1].size(), "\n");
+  write(head);
+  constexpr uint32_t kPiece = 1 << 15;  // lines
+  std::string pieces[2];
+  for (int n = 1; n <= order() && ok; ++n) {
+    write(str_cat("\n\\", n, "-grams:\n"));
+    const uint32_t size = static_cast<uint32_t>(orders_[n - 1].size());
+    for (uint32_t e0 = 0; e0 < size && ok; e0 += 2 * kPiece) {
+      parallel_for(2, 1, [&](int64_t b, int64_t e) {
+        for (int64_t k = b; k < e; ++k) {
+          const uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(size, e0 + k * uint64_t{kPiece}));
+          const uint32_t last = static_cast<uint32_t>(std::min<uint64_t>(size, first + uint64_t{kPiece}));
+          pieces[k].clear();
+          if (first == last) continue;
+          ArpaLines lines(*this, n, first);
+          for (uint32_t x = first; x < last; ++x) lines.append(x, pieces[k]);
+        }
+      });
+      write(pieces[0]);
+      write(pieces[1]);
+    }
   }
-  w.out += "\n\\end\\\n";
-  w.flush();
-  const bool ok = (std::fclose(f) == 0) && w.ok;
+  write("\n\\end\\\n");
+  ok = (std::fclose(f) == 0) && ok;
   SEQLAB_CHECK(ok, "error while writing '", path, "' (disk full?)");
 }
 

@@ -10,6 +10,7 @@
 
 #include "seqlab/check.hpp"
 #include "seqlab/lm/ngram.hpp"
+#include "seqlab/parallel.hpp"
 
 namespace seqlab::lm {
 namespace {
@@ -30,7 +31,9 @@ float float_of_bits(uint32_t u) {
 
 // p as a float kept in logprob while the order above reads it, then its log10.
 void to_log10(std::vector<float>& p) {
-  for (float& v : p) v = log10f_of(v);
+  parallel_for(static_cast<int64_t>(p.size()), 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) p[i] = log10f_of(p[i]);
+  });
 }
 
 }  // namespace
@@ -95,24 +98,28 @@ void NGramModel::smooth_kneser_ney(const BuildOptions& opt) {
 
     Order* lo = n == 1 ? nullptr : &orders_[n - 2];
     const size_t n_ctx = lo ? lo->size() : 1;
-    for (uint32_t c = 0; c < n_ctx; ++c) {
-      auto [first, last] = children(n - 1, c);
-      double total = 0, weighted = 0;
-      for (uint32_t e = first; e < last; ++e) {
-        total += a(e);
-        weighted += discount(a(e));
+    // Contexts are independent (each writes its own weight and its children's p), so the
+    // threads share them; each value is computed as by one thread.
+    parallel_for(static_cast<int64_t>(n_ctx), 1 << 12, [&](int64_t c_begin, int64_t c_end) {
+      for (uint32_t c = static_cast<uint32_t>(c_begin); c < static_cast<uint32_t>(c_end); ++c) {
+        auto [first, last] = children(n - 1, c);
+        double total = 0, weighted = 0;
+        for (uint32_t e = first; e < last; ++e) {
+          total += a(e);
+          weighted += discount(a(e));
+        }
+        // The context's weight replaces its adjusted count (used by the order below, done).
+        const double gamma = total > 0 ? weighted / total : 0.0;
+        if (lo) lo->backoff[c] = total > 0 ? log10f_of(gamma) : 0.0f;
+        if (total == 0) continue;
+        for (uint32_t e = first; e < last; ++e) {
+          if (n == 1 && e == kBos) continue;
+          const double back = lo ? lo->logprob[bits_of(o.logprob[e])] : 1.0 / V;
+          const double ae = a(e);
+          o.logprob[e] = static_cast<float>((ae - discount(a(e))) / total + gamma * back);
+        }
       }
-      // The context's weight replaces its adjusted count (used by the order below, done).
-      const double gamma = total > 0 ? weighted / total : 0.0;
-      if (lo) lo->backoff[c] = total > 0 ? log10f_of(gamma) : 0.0f;
-      if (total == 0) continue;
-      for (uint32_t e = first; e < last; ++e) {
-        if (n == 1 && e == kBos) continue;
-        const double back = lo ? lo->logprob[bits_of(o.logprob[e])] : 1.0 / V;
-        const double ae = a(e);
-        o.logprob[e] = static_cast<float>((ae - discount(a(e))) / total + gamma * back);
-      }
-    }
+    });
     if (lo) to_log10(lo->logprob);
     if (n == N) to_log10(o.logprob);
     if (n == N && n > 1) std::vector<float>().swap(o.backoff);  // the top order has no weights

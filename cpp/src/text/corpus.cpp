@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <fstream>
 #include <numeric>
-#include <sstream>
 
 #include "seqlab/check.hpp"
 
@@ -26,11 +25,12 @@ size_t utf8_length(unsigned char c) {
 }
 
 // The counting pass shared by all entry points. `for_each_sentence(f)` calls f(tokens) per
-// sentence. With `fixed` the ids index it; otherwise a vocabulary is built and then
+// sentence, at most max_tokens in all. With `fixed` the ids index it; otherwise a vocabulary is built and then
 // renumbered by descending count (ties: first occurrence, a stable sort).
 template <class ForEachSentence>
-Encoded count(ForEachSentence&& for_each_sentence, const std::vector<std::string>* fixed) {
+Encoded count(size_t max_tokens, ForEachSentence&& for_each_sentence, const std::vector<std::string>* fixed) {
   Encoded e;
+  e.ids.reserve(max_tokens);
   TokenIndex index;  // ids by token, probing with the tokens in e.vocab (no copies of them)
   if (fixed) {
     e.vocab = *fixed;
@@ -38,9 +38,17 @@ Encoded count(ForEachSentence&& for_each_sentence, const std::vector<std::string
   }
   index.build(e.vocab);
   e.offsets.push_back(0);
+  std::vector<uint64_t> hashes;
   for_each_sentence([&](const std::vector<std::string_view>& tokens) {
-    for (std::string_view tok : tokens) {
-      uint32_t found = index.find(e.vocab, tok);
+    // A sentence's slots are requested before the first is read: the lookups overlap.
+    hashes.resize(tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      hashes[i] = TokenIndex::hash(tokens[i]);
+      index.prefetch(hashes[i]);
+    }
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      const std::string_view tok = tokens[i];
+      uint32_t found = index.find(e.vocab, tok, hashes[i]);
       int32_t id;
       if (found != TokenIndex::kMissing) {
         id = static_cast<int32_t>(found);
@@ -117,17 +125,37 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return lines;
 }
 
+// Read into a string of the file's size (a stream copied through std::ostringstream held the
+// text twice, and more while its buffer doubled: the encoder's peak memory).
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   SEQLAB_CHECK(f.good(), "cannot open '", path, "' for reading");
-  std::ostringstream ss;
-  ss << f.rdbuf();
+  std::string text;
+  f.seekg(0, std::ios::end);
+  const std::streamoff size = f.good() ? static_cast<std::streamoff>(f.tellg()) : -1;
+  f.clear();  // a pipe cannot seek: read it from where it is
+  if (size > 0) {
+    f.seekg(0);
+    text.resize(static_cast<size_t>(size));
+    f.read(text.data(), size);
+    text.resize(static_cast<size_t>(f.gcount()));
+  }
+  // Whatever the size said (a pipe, a file that grows), read on to the end.
+  char buf[1 << 16];
+  while (f.good()) {
+    f.read(buf, sizeof buf);
+    text.append(buf, static_cast<size_t>(f.gcount()));
+  }
   SEQLAB_CHECK(!f.bad(), "error while reading '", path, "'");
-  return std::move(ss).str();
+  return text;
 }
 
 static Encoded encode_lines(const std::vector<std::string_view>& lines, Level level, const std::vector<std::string>* fixed) {
-  return count(
+  // At most one token per byte (characters), or per two (a word and the space after it):
+  // room reserved for ids at once, so it is not copied while it grows (untouched pages cost nothing).
+  size_t bound = 0;
+  for (std::string_view line : lines) bound += level == Level::Char ? line.size() : (line.size() + 1) / 2;
+  return count(bound, 
       [&](auto&& emit) {
         std::vector<std::string_view> tokens;
         for (std::string_view line : lines) {
@@ -145,7 +173,9 @@ Encoded encode(const std::vector<std::string_view>& lines, Level level, const st
 }
 
 static Encoded encode_split(const std::vector<std::vector<std::string_view>>& sentences, const std::vector<std::string>* fixed) {
-  return count(
+  size_t n = 0;
+  for (const auto& s : sentences) n += s.size();
+  return count(n, 
       [&](auto&& emit) {
         for (const auto& s : sentences) emit(s);
       },
