@@ -20,6 +20,8 @@
 #include "seqlab/ops/seq2seq_attention.hpp"
 #include "seqlab/ops/multihead_attention.hpp"
 #include "seqlab/ops/transformer.hpp"
+#include "seqlab/ops/conv.hpp"
+#include "seqlab/ops/pool.hpp"
 #include "seqlab/optim/optimizer.hpp"
 #include "seqlab/nn/init.hpp"
 #include "seqlab/nn/module.hpp"
