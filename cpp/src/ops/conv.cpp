@@ -56,8 +56,8 @@ void im2col(const T* x, T* cols, const ConvGeometry& g) {
           }
           const T* row = x + ((n * g.C + c) * g.H + ih) * g.W;
           std::fill(dst, dst + lo, T(0));
-          if (g.sW == 1)
-            std::copy(row + lo + off, row + hi + off, dst + lo);
+          if (g.sW == 1)  // an inline loop: rows are short, and a memmove call per row cost more than the copy
+            for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = row[ow + off];
           else
             for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = row[ow * g.sW + off];
           std::fill(dst + hi, dst + g.OW, T(0));
@@ -87,7 +87,10 @@ void col2im(const T* dcols, T* dx, const ConvGeometry& g) {
             if (ih < 0 || ih >= g.H) continue;
             const T* src = dcols + r * NL + n * L + oh * g.OW;
             T* row = plane + ih * g.W;
-            for (int64_t ow = lo; ow < hi; ++ow) row[ow * g.sW + off] += src[ow];
+            if (g.sW == 1)  // contiguous: vectorised
+              for (int64_t ow = lo; ow < hi; ++ow) row[ow + off] += src[ow];
+            else
+              for (int64_t ow = lo; ow < hi; ++ow) row[ow * g.sW + off] += src[ow];
           }
         }
     }
@@ -113,57 +116,80 @@ void swap_batch_channel(const T* src, T* dst, int64_t B, int64_t R, int64_t L, c
   });
 }
 
+// Each sample's output (OC/G, OH*OW) per group is one GEMM written in place when it is big enough
+// to amortise a BLAS call; small ones (a short sequence, a late layer's few positions) are one GEMM
+// over the whole batch into (OC, N*OH*OW), then swapped to (N, OC, OH*OW).
+bool gemm_per_sample(const ConvGeometry& g) {
+  return g.N == 1 || (g.N > 1 && g.OC / g.G * g.L() * g.K() >= (int64_t(1) << 15));
+}
+
 // y (N, OC, OH, OW) = conv(x, w) + b.
 template <typename T>
 void conv_forward(const T* x, const T* w, const T* b, T* y, const ConvGeometry& g) {
-  const int64_t K = g.K(), NL = g.NL(), OCg = g.OC / g.G;
+  const int64_t K = g.K(), NL = g.NL(), L = g.L(), OCg = g.OC / g.G;
   Tensor cols = Tensor::empty({g.C * g.kH * g.kW, NL}, dtype_of<T>());
+  const T* pc = cols.data<T>();
   im2col(x, cols.data<T>(), g);
-  // One sample: the GEMM writes y itself, bias first (beta = 1); else into (OC, N*L), then swapped.
-  Tensor tmp = g.N == 1 ? Tensor() : Tensor::empty({g.OC, NL}, dtype_of<T>());
-  T* out = g.N == 1 ? y : tmp.data<T>();
-  if (g.N == 1 && b)
-    for (int64_t oc = 0; oc < g.OC; ++oc) std::fill(out + oc * NL, out + (oc + 1) * NL, b[oc]);
+  if (gemm_per_sample(g)) {
+    if (b)  // y = b first, then the GEMMs add W cols (beta = 1)
+      parallel_for(g.N * g.OC, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, L)), [&](int64_t s, int64_t e) {
+        for (int64_t q = s; q < e; ++q) std::fill(y + q * L, y + (q + 1) * L, b[q % g.OC]);
+      });
+    for (int64_t n = 0; n < g.N; ++n)
+      for (int64_t grp = 0; grp < g.G; ++grp)  // y[n, g] = W_g cols_g[:, n]
+        gemm<T>(false, false, OCg, L, K, T(1), w + grp * OCg * K, K, pc + grp * K * NL + n * L, NL, b ? T(1) : T(0),
+                y + (n * g.OC + grp * OCg) * L, L);
+    return;
+  }
+  Tensor tmp = Tensor::empty({g.OC, NL}, dtype_of<T>());
   for (int64_t grp = 0; grp < g.G; ++grp)
-    gemm<T>(false, false, OCg, NL, K, T(1), w + grp * OCg * K, K, cols.data<T>() + grp * K * NL, NL,
-            g.N == 1 && b ? T(1) : T(0), out + grp * OCg * NL, NL);
-  if (g.N != 1) swap_batch_channel<T>(out, y, g.N, g.OC, g.L(), b, true);
+    gemm<T>(false, false, OCg, NL, K, T(1), w + grp * OCg * K, K, pc + grp * K * NL, NL, T(0),
+            tmp.data<T>() + grp * OCg * NL, NL);
+  swap_batch_channel<T>(tmp.data<T>(), y, g.N, g.OC, L, b, true);
 }
 
 // The gradients of conv_forward; dx, dw, db null where not needed.
 template <typename T>
 void conv_backward(const T* dy_, const T* x, const T* w, T* dx, T* dw, T* db, const ConvGeometry& g) {
-  const int64_t K = g.K(), NL = g.NL(), OCg = g.OC / g.G;
-  // dy as (OC, N*L), the GEMMs' layout
-  Tensor dy_t = g.N == 1 ? Tensor() : Tensor::empty({g.OC, NL}, dtype_of<T>());
-  const T* dy = dy_;
-  if (g.N != 1) {
-    swap_batch_channel<T>(dy_, dy_t.data<T>(), g.N, g.OC, g.L(), nullptr, false);
-    dy = dy_t.data<T>();
-  }
-  if (db)  // db[oc] = Σ dy[oc, :], accumulated in double
+  const int64_t K = g.K(), NL = g.NL(), L = g.L(), OCg = g.OC / g.G;
+  const bool per_sample = gemm_per_sample(g);
+  // The batched GEMMs read dy as (OC, N*L); per sample, dy[n] (OC, L) is read in place.
+  Tensor dy_t = per_sample ? Tensor() : Tensor::empty({g.OC, NL}, dtype_of<T>());
+  if (!per_sample) swap_batch_channel<T>(dy_, dy_t.data<T>(), g.N, g.OC, L, nullptr, false);
+  const T* dy = per_sample ? dy_ : dy_t.data<T>();
+  if (db)  // db[oc] = Σ_{n, l} dy[n, oc, l], accumulated in double
     parallel_for(g.OC, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, NL)), [&](int64_t s, int64_t e) {
       for (int64_t oc = s; oc < e; ++oc) {
         double acc = 0;
-        const T* row = dy + oc * NL;
+        for (int64_t n = 0; n < g.N; ++n) {
+          const T* row = per_sample ? dy + (n * g.OC + oc) * L : dy + oc * NL + n * L;
 #pragma omp simd reduction(+ : acc)
-        for (int64_t l = 0; l < NL; ++l) acc += double(row[l]);
+          for (int64_t l = 0; l < L; ++l) acc += double(row[l]);
+        }
         db[oc] = T(acc);
       }
     });
   if (!dw && !dx) return;
   Tensor cols = Tensor::empty({g.C * g.kH * g.kW, NL}, dtype_of<T>());
   T* pc = cols.data<T>();
-  if (dw) {  // dW_g = dy_g cols_gᵀ   (cols recomputed from x rather than kept from the forward)
+  // dy_g for sample n (OC/G, L) and its leading dimension, in either layout
+  auto dy_at = [&](int64_t grp, int64_t n) {
+    return per_sample ? dy + (n * g.OC + grp * OCg) * L : dy + grp * OCg * NL + n * L;
+  };
+  const int64_t ld_dy = per_sample ? L : NL;
+  const int64_t samples = per_sample ? g.N : 1, width = per_sample ? L : NL;  // GEMMs per group and their width
+  if (dw) {  // dW_g = Σ_n dy_g[n] cols_g[:, n]ᵀ   (cols recomputed from x rather than kept from the forward)
     im2col(x, pc, g);
     for (int64_t grp = 0; grp < g.G; ++grp)
-      gemm<T>(false, true, OCg, K, NL, T(1), dy + grp * OCg * NL, NL, pc + grp * K * NL, NL, T(0),
-              dw + grp * OCg * K, K);
+      for (int64_t n = 0; n < samples; ++n)
+        gemm<T>(false, true, OCg, K, width, T(1), dy_at(grp, n), ld_dy, pc + grp * K * NL + n * L, NL,
+                n == 0 ? T(0) : T(1), dw + grp * OCg * K, K);
   }
   if (dx) {  // dcols_g = W_gᵀ dy_g, then dx = col2im(dcols)
     for (int64_t grp = 0; grp < g.G; ++grp)
-      gemm<T>(true, false, K, NL, OCg, T(1), w + grp * OCg * K, K, dy + grp * OCg * NL, NL, T(0), pc + grp * K * NL,
-              NL);
+      for (int64_t n = 0; n < samples; ++n)
+        gemm<T>(true, false, K, width, OCg, T(1), w + grp * OCg * K, K, dy_at(grp, n), ld_dy, T(0),
+                pc + grp * K * NL + n * L, NL);
     col2im(pc, dx, g);
   }
 }
