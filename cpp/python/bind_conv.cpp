@@ -1,6 +1,7 @@
 // seqlab.nn.functional's convolutions and pooling (cpp/src/ops/conv.cpp, pool.cpp): thin, the
 // arguments converted as torch's (an int or a tuple; padding also 'same' or 'valid').
 #include "bind_common.hpp"
+#include "seqlab/nn/conv.hpp"
 #include "seqlab/ops/conv.hpp"
 #include "seqlab/ops/pool.hpp"
 
@@ -18,6 +19,20 @@ Tensor conv_call(const char* op, Conv conv, const Tensor& input, const Tensor& w
   const Shape p = size_arg(padding, op, "padding");
   return released([&] { return conv(input, weight, opt(bias), s, p, d, groups); });
 }
+// The C++ twins' constructor, with the Python layers' arguments (padding an int, a tuple or a string).
+template <typename M>
+std::shared_ptr<M> make_conv(const char* name, int64_t in, int64_t out, py::handle k, py::handle s, py::handle p,
+                             py::handle d, int64_t groups, bool bias, const std::string& padding_mode, Dtype dtype) {
+  if (padding_mode != "zeros")
+    throw py::value_error(str_cat(name, " (C++): padding_mode '", padding_mode,
+                                  "' is seqlab.nn's (F.pad in Python); the C++ layer pads with zeros"));
+  const Shape ks = size_arg(k, name, "kernel_size"), ss = size_arg(s, name, "stride"),
+              ds = size_arg(d, name, "dilation");
+  if (py::isinstance<py::str>(p))
+    return std::make_shared<M>(in, out, ks, ss, p.cast<std::string>(), ds, groups, bias, dtype);
+  return std::make_shared<M>(in, out, ks, ss, size_arg(p, name, "padding"), ds, groups, bias, dtype);
+}
+
 // stride=None (or an empty tuple) is the kernel size: an empty Shape for the C++ functionals.
 Shape stride_arg(py::handle stride, const char* op) {
   return stride.is_none() ? Shape{} : size_arg(stride, op, "stride");
@@ -93,6 +108,24 @@ void bind_conv(py::module_& m) {
     return released([&] { return adaptive_avg_pool2d(input, o); });
   }, py::arg("input"), py::arg("output_size"),
         "The mean over windows [floor(i*H/OH), ceil((i+1)*H/OH)) x [floor(j*W/OW), ceil((j+1)*W/OW)).");
+
+  // The C++ twins (nn/conv.hpp) in seqlab._core.cpp_nn, beside the others (bind_nn_modules.cpp).
+  py::module_ cpp_nn = m.attr("cpp_nn");
+  py::class_<nn::ConvNd, nn::UnaryModule, std::shared_ptr<nn::ConvNd>>(cpp_nn, "ConvNd");
+  py::class_<nn::Conv1d, nn::ConvNd, std::shared_ptr<nn::Conv1d>>(cpp_nn, "Conv1d")
+      .def(py::init([](int64_t in, int64_t out, py::handle k, py::handle s, py::handle p, py::handle d, int64_t g,
+                       bool bias, const std::string& mode, Dtype dtype) {
+             return make_conv<nn::Conv1d>("Conv1d", in, out, k, s, p, d, g, bias, mode, dtype);
+           }), py::arg("in_channels"), py::arg("out_channels"), py::arg("kernel_size"), py::arg("stride") = 1,
+           py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("bias") = true,
+           py::arg("padding_mode") = "zeros", py::kw_only(), py::arg("dtype") = Dtype::Float32);
+  py::class_<nn::Conv2d, nn::ConvNd, std::shared_ptr<nn::Conv2d>>(cpp_nn, "Conv2d")
+      .def(py::init([](int64_t in, int64_t out, py::handle k, py::handle s, py::handle p, py::handle d, int64_t g,
+                       bool bias, const std::string& mode, Dtype dtype) {
+             return make_conv<nn::Conv2d>("Conv2d", in, out, k, s, p, d, g, bias, mode, dtype);
+           }), py::arg("in_channels"), py::arg("out_channels"), py::arg("kernel_size"), py::arg("stride") = 1,
+           py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("bias") = true,
+           py::arg("padding_mode") = "zeros", py::kw_only(), py::arg("dtype") = Dtype::Float32);
 }
 
 }  // namespace seqlab::bind

@@ -29,4 +29,5 @@
 #include "seqlab/nn/rnn.hpp"
 #include "seqlab/nn/seq2seq_attention.hpp"
 #include "seqlab/nn/transformer.hpp"
+#include "seqlab/nn/conv.hpp"
 #include "seqlab/parallel.hpp"

@@ -1,9 +1,8 @@
 // conv1d / conv2d (torch.nn.functional.conv1d, conv2d) as im2col + GEMM, the forward and its
 // backward side by side. Both are one 2-D computation (conv1d is conv2d with H = kH = 1):
 //   cols[(c, i, j), (n, oh, ow)] = x[n, c, oh*sH - pT + i*dH, ow*sW - pL + j*dW]   (0 outside x)
-//   y_g = W_g cols_g + b        W_g: (OC/G, C/G*kH*kW), one GEMM per group g over the whole batch
-// and, with dy laid out as (OC, N*OH*OW),
-//   dW_g = dy_g cols_gᵀ,   dcols_g = W_gᵀ dy_g,   dx = col2im(dcols),   db = Σ_{n,oh,ow} dy,
+//   y_g = W_g cols_g + b        W_g: (OC/G, C/G*kH*kW), one GEMM per group, per sample or per batch
+//   dW_g = Σ dy_g cols_gᵀ,   dcols_g = W_gᵀ dy_g,   dx = col2im(dcols),   db = Σ_{n,oh,ow} dy,
 // col2im being im2col's adjoint (each column entry added back where it was read).
 // Tests: tests/test_conv.py (against torch 2.13, gradcheck).
 
@@ -36,19 +35,21 @@ void inside(int64_t I, int64_t O, int64_t s, int64_t offset, int64_t& lo, int64_
   hi = std::max(lo, hi);
 }
 
-// cols (C*kH*kW, N*OH*OW) from x (N, C, H, W), rows split over the pool.
+// cols (C*kH*kW, (n1-n0)*OH*OW), row stride ld, from samples [n0, n1) of x (N, C, H, W); rows
+// split over the pool.
 template <typename T>
-void im2col(const T* x, T* cols, const ConvGeometry& g) {
-  const int64_t NL = g.NL(), L = g.L();
-  parallel_for(g.C * g.kH * g.kW, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, NL)), [&](int64_t r0, int64_t r1) {
+void im2col(const T* x, T* cols, const ConvGeometry& g, int64_t n0, int64_t n1, int64_t ld) {
+  const int64_t L = g.L();
+  parallel_for(g.C * g.kH * g.kW, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, (n1 - n0) * L)),
+               [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t c = r / (g.kH * g.kW), i = r / g.kW % g.kH, j = r % g.kW;
       const int64_t off = j * g.dW - g.pL;  // x's column for output column ow is ow*sW + off
       int64_t lo, hi;
       inside(g.W, g.OW, g.sW, off, lo, hi);
-      for (int64_t n = 0; n < g.N; ++n)
+      for (int64_t n = n0; n < n1; ++n)
         for (int64_t oh = 0; oh < g.OH; ++oh) {
-          T* dst = cols + r * NL + n * L + oh * g.OW;
+          T* dst = cols + r * ld + (n - n0) * L + oh * g.OW;
           const int64_t ih = oh * g.sH - g.pT + i * g.dH;
           if (ih < 0 || ih >= g.H) {
             std::fill(dst, dst + g.OW, T(0));
@@ -66,17 +67,17 @@ void im2col(const T* x, T* cols, const ConvGeometry& g) {
   });
 }
 
-// dx (N, C, H, W) = col2im(dcols): the adjoint of im2col. Each (n, c) plane sums its own
-// kH*kW rows of dcols, so the planes split over the pool without conflicts.
+// Samples [n0, n1) of dx (N, C, H, W) = col2im(dcols): the adjoint of im2col (same layout). Each
+// (n, c) plane sums its own kH*kW rows of dcols, so the planes split over the pool without conflicts.
 template <typename T>
-void col2im(const T* dcols, T* dx, const ConvGeometry& g) {
-  const int64_t NL = g.NL(), L = g.L();
-  std::fill(dx, dx + g.N * g.C * g.H * g.W, T(0));
-  parallel_for(g.N * g.C, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, g.kH * g.kW * L)),
+void col2im(const T* dcols, T* dx, const ConvGeometry& g, int64_t n0, int64_t n1, int64_t ld) {
+  const int64_t L = g.L();
+  std::fill(dx + n0 * g.C * g.H * g.W, dx + n1 * g.C * g.H * g.W, T(0));
+  parallel_for((n1 - n0) * g.C, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, g.kH * g.kW * L)),
                [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
-      const int64_t n = p / g.C, c = p % g.C;
-      T* plane = dx + p * g.H * g.W;
+      const int64_t n = n0 + p / g.C, c = p % g.C;
+      T* plane = dx + (n * g.C + c) * g.H * g.W;
       for (int64_t i = 0; i < g.kH; ++i)
         for (int64_t j = 0; j < g.kW; ++j) {
           const int64_t r = (c * g.kH + i) * g.kW + j, off = j * g.dW - g.pL;
@@ -85,7 +86,7 @@ void col2im(const T* dcols, T* dx, const ConvGeometry& g) {
           for (int64_t oh = 0; oh < g.OH; ++oh) {
             const int64_t ih = oh * g.sH - g.pT + i * g.dH;
             if (ih < 0 || ih >= g.H) continue;
-            const T* src = dcols + r * NL + n * L + oh * g.OW;
+            const T* src = dcols + r * ld + (n - n0) * L + oh * g.OW;
             T* row = plane + ih * g.W;
             if (g.sW == 1)  // contiguous: vectorised
               for (int64_t ow = lo; ow < hi; ++ow) row[ow + off] += src[ow];
@@ -116,9 +117,10 @@ void swap_batch_channel(const T* src, T* dst, int64_t B, int64_t R, int64_t L, c
   });
 }
 
-// Each sample's output (OC/G, OH*OW) per group is one GEMM written in place when it is big enough
-// to amortise a BLAS call; small ones (a short sequence, a late layer's few positions) are one GEMM
-// over the whole batch into (OC, N*OH*OW), then swapped to (N, OC, OH*OW).
+// A sample whose product W cols is big enough to amortise a BLAS call is computed on its own: its
+// cols (C*kH*kW, OH*OW) stay in cache between im2col and the GEMM, which writes y[n] in place. Small
+// products (a late layer's few positions, short inputs) are one GEMM over the whole batch into
+// (OC, N*OH*OW), then swapped to (N, OC, OH*OW).
 bool gemm_per_sample(const ConvGeometry& g) {
   return g.N == 1 || (g.N > 1 && g.OC / g.G * g.L() * g.K() >= (int64_t(1) << 15));
 }
@@ -127,33 +129,38 @@ bool gemm_per_sample(const ConvGeometry& g) {
 template <typename T>
 void conv_forward(const T* x, const T* w, const T* b, T* y, const ConvGeometry& g) {
   const int64_t K = g.K(), NL = g.NL(), L = g.L(), OCg = g.OC / g.G;
-  Tensor cols = Tensor::empty({g.C * g.kH * g.kW, NL}, dtype_of<T>());
-  const T* pc = cols.data<T>();
-  im2col(x, cols.data<T>(), g);
   if (gemm_per_sample(g)) {
+    Tensor cols = Tensor::empty({g.C * g.kH * g.kW, L}, dtype_of<T>());
+    const T* pc = cols.data<T>();
     if (b)  // y = b first, then the GEMMs add W cols (beta = 1)
       parallel_for(g.N * g.OC, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, L)), [&](int64_t s, int64_t e) {
         for (int64_t q = s; q < e; ++q) std::fill(y + q * L, y + (q + 1) * L, b[q % g.OC]);
       });
-    for (int64_t n = 0; n < g.N; ++n)
-      for (int64_t grp = 0; grp < g.G; ++grp)  // y[n, g] = W_g cols_g[:, n]
-        gemm<T>(false, false, OCg, L, K, T(1), w + grp * OCg * K, K, pc + grp * K * NL + n * L, NL, b ? T(1) : T(0),
+    for (int64_t n = 0; n < g.N; ++n) {
+      im2col(x, cols.data<T>(), g, n, n + 1, L);
+      for (int64_t grp = 0; grp < g.G; ++grp)  // y[n, g] = W_g cols_g
+        gemm<T>(false, false, OCg, L, K, T(1), w + grp * OCg * K, K, pc + grp * K * L, L, b ? T(1) : T(0),
                 y + (n * g.OC + grp * OCg) * L, L);
+    }
     return;
   }
+  Tensor cols = Tensor::empty({g.C * g.kH * g.kW, NL}, dtype_of<T>());
+  im2col(x, cols.data<T>(), g, 0, g.N, NL);
   Tensor tmp = Tensor::empty({g.OC, NL}, dtype_of<T>());
   for (int64_t grp = 0; grp < g.G; ++grp)
-    gemm<T>(false, false, OCg, NL, K, T(1), w + grp * OCg * K, K, pc + grp * K * NL, NL, T(0),
+    gemm<T>(false, false, OCg, NL, K, T(1), w + grp * OCg * K, K, cols.data<T>() + grp * K * NL, NL, T(0),
             tmp.data<T>() + grp * OCg * NL, NL);
   swap_batch_channel<T>(tmp.data<T>(), y, g.N, g.OC, L, b, true);
 }
 
-// The gradients of conv_forward; dx, dw, db null where not needed.
+// The gradients of conv_forward; dx, dw, db null where not needed. Per sample n (or once for the
+// whole batch, with dy swapped to (OC, N*L)):
+//   dW_g += dy_g[n] cols_g[n]ᵀ   (cols recomputed from x rather than kept from the forward)
+//   dcols_g = W_gᵀ dy_g[n],  dx[n] = col2im(dcols)
 template <typename T>
 void conv_backward(const T* dy_, const T* x, const T* w, T* dx, T* dw, T* db, const ConvGeometry& g) {
   const int64_t K = g.K(), NL = g.NL(), L = g.L(), OCg = g.OC / g.G;
   const bool per_sample = gemm_per_sample(g);
-  // The batched GEMMs read dy as (OC, N*L); per sample, dy[n] (OC, L) is read in place.
   Tensor dy_t = per_sample ? Tensor() : Tensor::empty({g.OC, NL}, dtype_of<T>());
   if (!per_sample) swap_batch_channel<T>(dy_, dy_t.data<T>(), g.N, g.OC, L, nullptr, false);
   const T* dy = per_sample ? dy_ : dy_t.data<T>();
@@ -170,27 +177,25 @@ void conv_backward(const T* dy_, const T* x, const T* w, T* dx, T* dw, T* db, co
       }
     });
   if (!dw && !dx) return;
-  Tensor cols = Tensor::empty({g.C * g.kH * g.kW, NL}, dtype_of<T>());
+  // the samples of one step, their columns' width and dy's rows for them
+  const int64_t steps = per_sample ? g.N : 1, width = per_sample ? L : NL, ld_dy = per_sample ? L : NL;
+  Tensor cols = Tensor::empty({g.C * g.kH * g.kW, width}, dtype_of<T>());
   T* pc = cols.data<T>();
-  // dy_g for sample n (OC/G, L) and its leading dimension, in either layout
-  auto dy_at = [&](int64_t grp, int64_t n) {
-    return per_sample ? dy + (n * g.OC + grp * OCg) * L : dy + grp * OCg * NL + n * L;
-  };
-  const int64_t ld_dy = per_sample ? L : NL;
-  const int64_t samples = per_sample ? g.N : 1, width = per_sample ? L : NL;  // GEMMs per group and their width
-  if (dw) {  // dW_g = Σ_n dy_g[n] cols_g[:, n]ᵀ   (cols recomputed from x rather than kept from the forward)
-    im2col(x, pc, g);
-    for (int64_t grp = 0; grp < g.G; ++grp)
-      for (int64_t n = 0; n < samples; ++n)
-        gemm<T>(false, true, OCg, K, width, T(1), dy_at(grp, n), ld_dy, pc + grp * K * NL + n * L, NL,
-                n == 0 ? T(0) : T(1), dw + grp * OCg * K, K);
-  }
-  if (dx) {  // dcols_g = W_gᵀ dy_g, then dx = col2im(dcols)
-    for (int64_t grp = 0; grp < g.G; ++grp)
-      for (int64_t n = 0; n < samples; ++n)
-        gemm<T>(true, false, K, width, OCg, T(1), w + grp * OCg * K, K, dy_at(grp, n), ld_dy, T(0),
-                pc + grp * K * NL + n * L, NL);
-    col2im(pc, dx, g);
+  for (int64_t step = 0; step < steps; ++step) {
+    const int64_t n0 = per_sample ? step : 0, n1 = per_sample ? step + 1 : g.N;
+    auto dy_g = [&](int64_t grp) { return per_sample ? dy + (step * g.OC + grp * OCg) * L : dy + grp * OCg * NL; };
+    if (dw) {
+      im2col(x, pc, g, n0, n1, width);
+      for (int64_t grp = 0; grp < g.G; ++grp)
+        gemm<T>(false, true, OCg, K, width, T(1), dy_g(grp), ld_dy, pc + grp * K * width, width,
+                step == 0 ? T(0) : T(1), dw + grp * OCg * K, K);
+    }
+    if (dx) {  // cols is free again: it takes dcols
+      for (int64_t grp = 0; grp < g.G; ++grp)
+        gemm<T>(true, false, K, width, OCg, T(1), w + grp * OCg * K, K, dy_g(grp), ld_dy, T(0), pc + grp * K * width,
+                width);
+      col2im(pc, dx, g, n0, n1, width);
+    }
   }
 }
 
