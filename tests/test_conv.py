@@ -409,3 +409,17 @@ def test_d2l_lenet_with_lazy_conv2d_equals_torch(rng, pool):
     for (k, a), (_, b) in zip(ours.named_parameters(), theirs.named_parameters()):
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), atol=1e-5, rtol=1e-4, err_msg=k)
     theirs.load_state_dict(nn.to_torch_state_dict(ours))
+
+
+def test_huge_arguments_are_refused_not_overflowed():
+    # beyond 2^31 - 1 the size arithmetic would overflow: a clear error instead
+    x, w = seqlab.zeros(1, 2, 5), seqlab.zeros(3, 2, 2)
+    for kw in (dict(padding=2**62), dict(dilation=2**62), dict(stride=2**62)):
+        with pytest.raises(RuntimeError, match=r"conv1d: stride, padding, dilation and kernel size must be at most "
+                                               r"2147483647.*weight of size \[3, 2, 2\]"):
+            F.conv1d(x, w, **kw)
+    for kw in (dict(kernel_size=2, dilation=2**62), dict(kernel_size=2**62), dict(kernel_size=3, padding=2**40)):
+        with pytest.raises(RuntimeError, match="max_pool1d: kernel_size, stride, padding and dilation must be at most"):
+            F.max_pool1d(x, **kw)
+    with pytest.raises(RuntimeError, match="adaptive_avg_pool1d: elements of output_size must be between 0 and"):
+        F.adaptive_avg_pool1d(x, 2**40)

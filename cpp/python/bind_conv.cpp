@@ -13,7 +13,7 @@ Tensor conv_call(const char* op, Conv conv, const Tensor& input, const Tensor& w
                  py::handle stride, py::handle padding, py::handle dilation, int64_t groups) {
   const Shape s = size_arg(stride, op, "stride"), d = size_arg(dilation, op, "dilation");
   if (py::isinstance<py::str>(padding)) {
-    const std::string p = padding.cast<std::string>();
+    const ConvPadding p = conv_padding(padding.cast<std::string>(), op);
     return released([&] { return conv(input, weight, opt(bias), s, p, d, groups); });
   }
   const Shape p = size_arg(padding, op, "padding");

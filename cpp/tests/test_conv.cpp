@@ -71,8 +71,8 @@ TEST(Conv, BackwardIsTheAdjointOfTheForward) {
 TEST(Conv, Conv1dIsConv2dWithOneRow) {
   manual_seed(2);
   Tensor x = randn({2, 3, 11}), w = randn({4, 3, 4}), b = randn({4});
-  Tensor y1 = conv1d(x, w, b, {1}, std::string("same"), {2});
-  Tensor y2 = conv2d(unsqueeze(x, 2), unsqueeze(w, 2), b, {1}, std::string("same"), {1, 2});
+  Tensor y1 = conv1d(x, w, b, {1}, ConvPadding::same, {2});
+  Tensor y2 = conv2d(unsqueeze(x, 2), unsqueeze(w, 2), b, {1}, ConvPadding::same, {1, 2});
   ASSERT_EQ(y1.shape(), (Shape{2, 4, 11}));
   for (int64_t i = 0; i < y1.numel(); ++i) EXPECT_FLOAT_EQ(y1.data<float>()[i], y2.data<float>()[i]);
 }

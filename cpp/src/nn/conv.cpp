@@ -53,9 +53,11 @@ void ConvNd::reset_parameters() {
 
 Tensor ConvNd::forward(const Tensor& x) {
   const bool two = kernel_size.size() == 2;
-  if (!padding_string.empty())
-    return two ? conv2d(x, weight, bias, stride, padding_string, dilation, groups)
-               : conv1d(x, weight, bias, stride, padding_string, dilation, groups);
+  if (!padding_string.empty()) {
+    const ConvPadding p = conv_padding(padding_string, name().c_str());
+    return two ? conv2d(x, weight, bias, stride, p, dilation, groups)
+               : conv1d(x, weight, bias, stride, p, dilation, groups);
+  }
   return two ? conv2d(x, weight, bias, stride, padding, dilation, groups)
              : conv1d(x, weight, bias, stride, padding, dilation, groups);
 }

@@ -225,7 +225,8 @@ Tensor convolution(const char* op, size_t nsp, const Tensor& input, const Tensor
                     bias.defined() ? str_cat(", bias ", dtype_name(bias.dtype())) : std::string());
   const Shape stride = expand_param(stride_, nsp, op, "stride");
   const Shape dilation = expand_param(dilation_, nsp, op, "dilation");
-  for (int64_t s : stride) SEQLAB_CHECK(s > 0, op, ": non-positive stride is not supported, got stride=", shape_str(stride));
+  for (int64_t s : stride)
+    SEQLAB_CHECK(s > 0, op, ": non-positive stride is not supported, got stride=", shape_str(stride));
   for (int64_t d : dilation)
     SEQLAB_CHECK(d > 0, op, ": dilation should be greater than zero, got dilation=", shape_str(dilation));
   SEQLAB_CHECK(groups > 0, op, ": non-positive groups is not supported, got groups=", groups);
@@ -247,6 +248,15 @@ Tensor convolution(const char* op, size_t nsp, const Tensor& input, const Tensor
     for (int64_t p : pad_before)
       SEQLAB_CHECK(p >= 0, op, ": negative padding is not supported, got padding=", shape_str(pad_before));
   }
+  // Values beyond 2^31 - 1 are typos, and would overflow the size arithmetic below.
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  bool small = true;
+  for (const Shape* v : std::initializer_list<const Shape*>{&stride, &dilation, &pad_before, &pad_after})
+    for (int64_t e : *v) small = small && e <= kMax;
+  for (size_t k = 0; k < nsp; ++k) small = small && weight.shape()[2 + k] <= kMax;
+  SEQLAB_CHECK(small, op, ": stride, padding, dilation and kernel size must be at most ", kMax, ", got stride=",
+               shape_str(stride), ", padding=", same ? std::string("'same'") : shape_str(pad_before), ", dilation=",
+               shape_str(dilation), " and weight of size ", shape_str(weight.shape()));
   const bool batched = in_dim == int64_t(nsp) + 2;
   const Shape& xs = input.shape();
   const int64_t C = xs[batched ? 1 : 0], OC = weight.shape()[0];
@@ -317,12 +327,6 @@ Tensor convolution(const char* op, size_t nsp, const Tensor& input, const Tensor
   return out;
 }
 
-bool same_padding(const std::string& padding, const char* op) {
-  SEQLAB_CHECK(padding == "same" || padding == "valid", op, ": invalid padding string '", padding,
-               "', expected 'same' or 'valid'");
-  return padding == "same";
-}
-
 }  // namespace
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride, const Shape& padding,
@@ -333,13 +337,18 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, con
               const Shape& dilation, int64_t groups) {
   return convolution("conv2d", 2, input, weight, bias, stride, padding, false, dilation, groups);
 }
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride,
-              const std::string& padding, const Shape& dilation, int64_t groups) {
-  return convolution("conv1d", 1, input, weight, bias, stride, {0}, same_padding(padding, "conv1d"), dilation, groups);
+ConvPadding conv_padding(const std::string& padding, const char* op) {
+  SEQLAB_CHECK(padding == "same" || padding == "valid", op, ": invalid padding string '", padding,
+               "', expected 'same' or 'valid'");
+  return padding == "same" ? ConvPadding::same : ConvPadding::valid;
 }
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride,
-              const std::string& padding, const Shape& dilation, int64_t groups) {
-  return convolution("conv2d", 2, input, weight, bias, stride, {0}, same_padding(padding, "conv2d"), dilation, groups);
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride, ConvPadding padding,
+              const Shape& dilation, int64_t groups) {
+  return convolution("conv1d", 1, input, weight, bias, stride, {0}, padding == ConvPadding::same, dilation, groups);
+}
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride, ConvPadding padding,
+              const Shape& dilation, int64_t groups) {
+  return convolution("conv2d", 2, input, weight, bias, stride, {0}, padding == ConvPadding::same, dilation, groups);
 }
 
 }  // namespace seqlab

@@ -19,6 +19,8 @@
 namespace seqlab {
 namespace {
 
+constexpr int64_t kMaxPoolArg = (int64_t(1) << 31) - 1;
+
 struct PoolGeometry {
   int64_t P, H, W;                        // planes (N*C) of H x W
   int64_t kH, kW, sH, sW, pH, pW, dH, dW;  // kernel, stride, padding, dilation
@@ -65,6 +67,12 @@ PoolGeometry pool_geometry(const char* op, size_t nsp, const Tensor& input, cons
     SEQLAB_CHECK(s > 0, op, ": stride should be greater than zero, but got stride=", shape_str(stride));
   for (int64_t d : dilation)
     SEQLAB_CHECK(d > 0, op, ": dilation should be greater than zero, but got dilation=", shape_str(dilation));
+  // Values beyond 2^31 - 1 are typos, and would overflow the size arithmetic below.
+  for (const Shape* v : {&kernel, &stride, &padding, &dilation})
+    for (int64_t e : *v)
+      SEQLAB_CHECK(e <= kMaxPoolArg, op, ": kernel_size, stride, padding and dilation must be at most ", kMaxPoolArg,
+                   ", got kernel_size=", shape_str(kernel), ", stride=", shape_str(stride), ", padding=",
+                   shape_str(padding), ", dilation=", shape_str(dilation));
   PoolGeometry g{};
   g.W = input.shape().back();
   g.H = nsp == 2 ? input.shape()[dim - 2] : 1;
@@ -92,7 +100,9 @@ Shape out_shape(const Tensor& input, size_t nsp, int64_t OH, int64_t OW) {
   return s;
 }
 
-int64_t plane_grain(int64_t work_per_plane) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work_per_plane)); }
+int64_t plane_grain(int64_t work_per_plane) {
+  return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work_per_plane));
+}
 
 // --- max pooling
 
@@ -258,8 +268,8 @@ Tensor adaptive_avg_pool(const char* op, size_t nsp, const Tensor& input, const 
                     scalar_type_name(input.dtype()), "'");
   const Shape output_size = expand_param(output_size_, nsp, op, "output_size");
   for (int64_t o : output_size)
-    SEQLAB_CHECK(o >= 0, op, ": elements of output_size must be greater than or equal to 0 but received ",
-                 shape_str(output_size));
+    SEQLAB_CHECK(o >= 0 && o <= kMaxPoolArg, op, ": elements of output_size must be between 0 and ", kMaxPoolArg,
+                 " but received ", shape_str(output_size));
   PoolGeometry g{};
   g.W = input.shape().back();
   g.H = nsp == 2 ? input.shape()[dim - 2] : 1;
