@@ -414,10 +414,12 @@ def test_d2l_lenet_with_lazy_conv2d_equals_torch(rng, pool):
 def test_huge_arguments_are_refused_not_overflowed():
     # beyond 2^31 - 1 the size arithmetic would overflow: a clear error instead
     x, w = seqlab.zeros(1, 2, 5), seqlab.zeros(3, 2, 2)
-    for kw in (dict(padding=2**62), dict(dilation=2**62), dict(stride=2**62)):
-        with pytest.raises(RuntimeError, match=r"conv1d: stride, padding, dilation and kernel size must be at most "
-                                               r"2147483647.*weight of size \[3, 2, 2\]"):
+    for kw in (dict(padding=2**62), dict(dilation=2**62), dict(stride=2**62), dict(padding="same", dilation=2**62)):
+        with pytest.raises(RuntimeError, match=r"conv1d: stride, padding, dilation, groups and kernel size must be at "
+                                               r"most 2147483647.*weight of size \[3, 2, 2\]"):
             F.conv1d(x, w, **kw)
+    with pytest.raises(RuntimeError, match="conv1d: .*groups=4611686018427387904"):
+        F.conv1d(x, seqlab.zeros(0, 2, 2), groups=2**62)
     for kw in (dict(kernel_size=2, dilation=2**62), dict(kernel_size=2**62), dict(kernel_size=3, padding=2**40)):
         with pytest.raises(RuntimeError, match="max_pool1d: kernel_size, stride, padding and dilation must be at most"):
             F.max_pool1d(x, **kw)

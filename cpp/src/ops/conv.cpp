@@ -235,6 +235,17 @@ Tensor convolution(const char* op, size_t nsp, const Tensor& input, const Tensor
                  shape_str(weight.shape()));
   // Padding before and after each spatial dim.
   Shape pad_before(nsp), pad_after(nsp);
+  if (!same) pad_before = pad_after = expand_param(padding_, nsp, op, "padding");
+  // Values beyond 2^31 - 1 are typos, and would overflow the size arithmetic below.
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  bool small = groups <= kMax;
+  for (const Shape* v : std::initializer_list<const Shape*>{&stride, &dilation, &pad_before})
+    for (int64_t e : *v) small = small && e <= kMax;
+  for (size_t k = 0; k < nsp; ++k) small = small && weight.shape()[2 + k] <= kMax;
+  SEQLAB_CHECK(small, op, ": stride, padding, dilation, groups and kernel size must be at most ", kMax,
+               ", got stride=", shape_str(stride), ", padding=", same ? std::string("'same'") : shape_str(pad_before),
+               ", dilation=", shape_str(dilation), ", groups=", groups, " and weight of size ",
+               shape_str(weight.shape()));
   if (same) {
     for (int64_t s : stride)
       SEQLAB_CHECK(s == 1, op, ": padding='same' is not supported for strided convolutions");
@@ -244,19 +255,9 @@ Tensor convolution(const char* op, size_t nsp, const Tensor& input, const Tensor
       pad_after[k] = total - total / 2;
     }
   } else {
-    pad_before = pad_after = expand_param(padding_, nsp, op, "padding");
     for (int64_t p : pad_before)
       SEQLAB_CHECK(p >= 0, op, ": negative padding is not supported, got padding=", shape_str(pad_before));
   }
-  // Values beyond 2^31 - 1 are typos, and would overflow the size arithmetic below.
-  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
-  bool small = true;
-  for (const Shape* v : std::initializer_list<const Shape*>{&stride, &dilation, &pad_before, &pad_after})
-    for (int64_t e : *v) small = small && e <= kMax;
-  for (size_t k = 0; k < nsp; ++k) small = small && weight.shape()[2 + k] <= kMax;
-  SEQLAB_CHECK(small, op, ": stride, padding, dilation and kernel size must be at most ", kMax, ", got stride=",
-               shape_str(stride), ", padding=", same ? std::string("'same'") : shape_str(pad_before), ", dilation=",
-               shape_str(dilation), " and weight of size ", shape_str(weight.shape()));
   const bool batched = in_dim == int64_t(nsp) + 2;
   const Shape& xs = input.shape();
   const int64_t C = xs[batched ? 1 : 0], OC = weight.shape()[0];
