@@ -112,5 +112,6 @@ text::Level text_level_arg(const std::string& level);
 void bind_lm(py::module_& m);        // bind_lm.cpp: n-gram counting and smoothing
 void bind_word2vec(py::module_& m);  // bind_word2vec.cpp: word2vec and FastText training
 void bind_glove(py::module_& m);     // bind_glove.cpp: GloVe training
+void bind_conv(py::module_& m);      // bind_conv.cpp: convolutions and pooling (seqlab.nn.functional)
 
 }  // namespace seqlab::bind

@@ -164,5 +164,6 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_lm(m);
   seqlab::bind::bind_word2vec(m);
   seqlab::bind::bind_glove(m);
+  seqlab::bind::bind_conv(m);
   seqlab::bind::install_argument_errors(m);  // last: it reaches every function bound above
 }

@@ -14,7 +14,7 @@ from . import text
 from . import lm
 from . import word2vec
 from . import glove
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'embedding', 'eq', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'gru_cell', 'gt', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'pow', 'prod', 'relu', 'remainder', 'reshape', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'sin', 'sinusoidal_encoding', 'softmax', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'text', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'embedding', 'eq', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'gru_cell', 'gt', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'pow', 'prod', 'relu', 'remainder', 'reshape', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'sin', 'sinusoidal_encoding', 'softmax', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'text', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -1275,6 +1275,14 @@ class TransformerEncoderLayerParams:
 class TransformerDecoderLayerParams:
     def __init__(self, *, self_attn: MultiheadAttentionParams, multihead_attn: MultiheadAttentionParams, linear1: LinearParams, linear2: LinearParams, norm1: LayerNormParams, norm2: LayerNormParams, norm3: LayerNormParams, dropout: typing.SupportsFloat | typing.SupportsIndex, dropout1: typing.SupportsFloat | typing.SupportsIndex, dropout2: typing.SupportsFloat | typing.SupportsIndex, dropout3: typing.SupportsFloat | typing.SupportsIndex, activation: typing.Any, norm_first: bool) -> None:
         ...
+def _adaptive_avg_pool1d(input: Tensor, output_size: typing.Any) -> Tensor:
+    """
+    The mean over windows [floor(i*L/O), ceil((i+1)*L/O)) of input (N, C, L) or (C, L).
+    """
+def _adaptive_avg_pool2d(input: Tensor, output_size: typing.Any) -> Tensor:
+    """
+    The mean over windows [floor(i*H/OH), ceil((i+1)*H/OH)) x [floor(j*W/OW), ceil((j+1)*W/OW)).
+    """
 def _arange(start: typing.SupportsFloat | typing.SupportsIndex, end: typing.SupportsFloat | typing.SupportsIndex, step: typing.SupportsFloat | typing.SupportsIndex, dtype: dtype) -> Tensor:
     ...
 def _blas_info() -> str:
@@ -1341,6 +1349,16 @@ def attention_weights(query: Tensor, key: Tensor, attn_mask: Tensor | None = Non
     """
     softmax(Q Kᵀ · scale + attn_mask) as a (..., Hq, L, S) tensor, differentiable: the attention
     weights of scaled_dot_product_attention, to plot (rows with every key masked are zeros).
+    """
+def avg_pool1d(input: Tensor, kernel_size: typing.Any, stride: typing.Any = None, padding: typing.Any = 0, ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """
+    The mean over each window of input (N, C, L) or (C, L); the divisor counts the zero padding when
+    count_include_pad (F.avg_pool1d). stride defaults to kernel_size.
+    """
+def avg_pool2d(input: Tensor, kernel_size: typing.Any, stride: typing.Any = None, padding: typing.Any = 0, ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
+    """
+    The mean over each window of input (N, C, H, W) or (C, H, W); the divisor counts the zero padding
+    when count_include_pad, or is divisor_override (F.avg_pool2d). stride defaults to kernel_size.
     """
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False, momentum: typing.SupportsFloat | typing.SupportsIndex = 0.1, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05) -> Tensor:
     """
@@ -1442,6 +1460,18 @@ def clone(input: Tensor) -> Tensor:
 def concat(tensors: collections.abc.Sequence[Tensor], dim: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
     """
     cat's other name (torch.concat).
+    """
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: typing.Any = 1, padding: typing.Any = 0, dilation: typing.Any = 1, groups: typing.SupportsInt | typing.SupportsIndex = 1) -> Tensor:
+    """
+    y[n, o, l] = b[o] + sum_{c, j} w[o, c, j] x[n, g*C/G + c, l*stride - padding + j*dilation]: a 1-D
+    convolution (cross-correlation) over input (N, C, L) or (C, L), weight (out, C/groups, k) (F.conv1d).
+    padding: an int, a tuple, 'valid' (0) or 'same' (output length = input length, stride 1).
+    """
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: typing.Any = 1, padding: typing.Any = 0, dilation: typing.Any = 1, groups: typing.SupportsInt | typing.SupportsIndex = 1) -> Tensor:
+    """
+    y[n, o, i, j] = b[o] + sum_{c, p, q} w[o, c, p, q] x[n, g*C/G + c, i*sH - pH + p*dH, j*sW - pW + q*dW]:
+    a 2-D convolution (cross-correlation) over input (N, C, H, W) or (C, H, W), weight
+    (out, C/groups, kH, kW) (F.conv2d). padding: an int, a tuple, 'valid' (0) or 'same' (stride 1).
     """
 def cos(input: Tensor) -> Tensor:
     """
@@ -1625,6 +1655,16 @@ def max(input: Tensor, dim: typing.Any = None, keepdim: bool = False, *, keepdim
     """
     max(input): the largest element; max(input, dim, keepdim=False): (values, indices) along dim;
     max(input, other): maximum(input, other) (torch.max).
+    """
+def max_pool1d_with_indices(input: Tensor, kernel_size: typing.Any, stride: typing.Any = None, padding: typing.Any = 0, dilation: typing.Any = 1, ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    """
+    (max over each window of input (N, C, L) or (C, L), the argmax's position in L) (F.max_pool1d
+    with return_indices=True). stride defaults to kernel_size.
+    """
+def max_pool2d_with_indices(input: Tensor, kernel_size: typing.Any, stride: typing.Any = None, padding: typing.Any = 0, dilation: typing.Any = 1, ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    """
+    (max over each window of input (N, C, H, W) or (C, H, W), the argmax's position h*W + w in its plane)
+    (F.max_pool2d with return_indices=True). stride defaults to kernel_size.
     """
 def maximum(input: Tensor, other: typing.Any) -> Tensor:
     """

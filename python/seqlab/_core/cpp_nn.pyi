@@ -6,7 +6,7 @@ import collections.abc
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['BatchNorm1d', 'Bilinear', 'Dropout', 'Embedding', 'Flatten', 'GELU', 'GRU', 'GRUCell', 'Identity', 'LSTM', 'LSTMCell', 'LayerNorm', 'Linear', 'LogSoftmax', 'Module', 'ModuleList', 'MultiheadAttention', 'NonDynamicallyQuantizableLinear', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'ReLU', 'Seq2SeqAttention', 'Sigmoid', 'Softmax', 'Tanh', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'UnaryModule']
+__all__: list[str] = ['BatchNorm1d', 'Bilinear', 'Conv1d', 'Conv2d', 'ConvNd', 'Dropout', 'Embedding', 'Flatten', 'GELU', 'GRU', 'GRUCell', 'Identity', 'LSTM', 'LSTMCell', 'LayerNorm', 'Linear', 'LogSoftmax', 'Module', 'ModuleList', 'MultiheadAttention', 'NonDynamicallyQuantizableLinear', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'ReLU', 'Seq2SeqAttention', 'Sigmoid', 'Softmax', 'Tanh', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'UnaryModule']
 class Module:
     def __repr__(self) -> str:
         ...
@@ -181,4 +181,12 @@ class Transformer(Module):
     def __init__(self, d_model: typing.SupportsInt | typing.SupportsIndex = 512, nhead: typing.SupportsInt | typing.SupportsIndex = 8, num_encoder_layers: typing.SupportsInt | typing.SupportsIndex = 6, num_decoder_layers: typing.SupportsInt | typing.SupportsIndex = 6, dim_feedforward: typing.SupportsInt | typing.SupportsIndex = 2048, dropout: typing.SupportsFloat | typing.SupportsIndex = 0.1, activation: typing.Any = 'relu', custom_encoder: TransformerEncoder = None, custom_decoder: TransformerDecoder = None, layer_norm_eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05, batch_first: bool = False, norm_first: bool = False, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
         ...
     def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None, src_is_causal: bool | None = None, tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
+        ...
+class ConvNd(UnaryModule):
+    pass
+class Conv1d(ConvNd):
+    def __init__(self, in_channels: typing.SupportsInt | typing.SupportsIndex, out_channels: typing.SupportsInt | typing.SupportsIndex, kernel_size: typing.Any, stride: typing.Any = 1, padding: typing.Any = 0, dilation: typing.Any = 1, groups: typing.SupportsInt | typing.SupportsIndex = 1, bias: bool = True, padding_mode: str = 'zeros', *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+        ...
+class Conv2d(ConvNd):
+    def __init__(self, in_channels: typing.SupportsInt | typing.SupportsIndex, out_channels: typing.SupportsInt | typing.SupportsIndex, kernel_size: typing.Any, stride: typing.Any = 1, padding: typing.Any = 0, dilation: typing.Any = 1, groups: typing.SupportsInt | typing.SupportsIndex = 1, bias: bool = True, padding_mode: str = 'zeros', *, dtype: seqlab._core.dtype = dtype.float32) -> None:
         ...

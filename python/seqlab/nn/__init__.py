@@ -5,8 +5,8 @@
     loss = nn.CrossEntropyLoss()(model(x), y)
 
 Module and Parameter: module.py; Sequential, ModuleList, ModuleDict: containers.py; the
-layers: layers.py; lazy modules: lazy.py; recurrent layers: rnn.py; attention for RNN encoder-decoders:
-seq2seq_attention.py; MultiheadAttention and the Transformer: transformer.py; positional schemes
+layers: layers.py; lazy modules: lazy.py; convolutions: conv.py; pooling: pooling.py; recurrent
+layers: rnn.py; attention for RNN encoder-decoders: seq2seq_attention.py; MultiheadAttention and the Transformer: transformer.py; positional schemes
 (RoPE, ALiBi, T5, Shaw, Transformer-XL, DeBERTa, DA, sinusoidal, learned): positional.py; language
 models for generation: lm.py (their key/value cache, KVCache, is C++: ops/kv_cache.hpp); losses: loss.py;
 PyTorch state dicts: interop.py."""
@@ -18,6 +18,8 @@ from .layers import (  # noqa: F401
     Tanh, Sigmoid, ReLU, GELU, Softmax, LogSoftmax, Flatten,
 )
 from .lazy import LazyLinear, LazyBatchNorm1d, UninitializedParameter, UninitializedBuffer  # noqa: F401
+from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d  # noqa: F401
+from .pooling import MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d  # noqa: F401
 from . import parameter  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .seq2seq_attention import Seq2SeqAttention  # noqa: F401
@@ -38,6 +40,8 @@ __all__ = [
     "Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
     "Tanh", "Sigmoid", "ReLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
     "LazyLinear", "LazyBatchNorm1d", "UninitializedParameter", "UninitializedBuffer", "parameter",
+    "Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d",
+    "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "Seq2SeqAttention",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",

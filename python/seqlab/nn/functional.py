@@ -5,7 +5,10 @@ bilinear (linalg.cpp), dropout (random.cpp), seq2seq_attention (seq2seq_attentio
 fused softmax, log_softmax and losses with hand-written backward (activation.cpp, loss.cpp),
 scaled_dot_product_attention (attention.cpp, attention_fused.cpp) with attention_weights, the
 weights it never materialises, and multi_head_attention_forward (multihead_attention.cpp,
-torch's signature)."""
+torch's signature), the convolutions and pooling (conv.cpp, pool.cpp) and pad (composed: one
+index_select per padded dim)."""
+import numpy as np
+
 from .. import _core
 from .._core import (  # noqa: F401
     relu, tanh, sigmoid, gelu, cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits,
@@ -17,6 +20,9 @@ from .._core import (  # noqa: F401  positional information (positional.cpp): se
     alibi_slopes, t5_relative_position_bucket, sinusoidal_encoding,
 )
 from .._core import seq2seq_attention as _seq2seq_attention
+from .._core import (  # noqa: F401  convolutions and pooling (conv.cpp, pool.cpp)
+    conv1d, conv2d, avg_pool1d, avg_pool2d, max_pool1d_with_indices, max_pool2d_with_indices,
+)
 
 
 def softmax(input, dim=None, dtype=None):
@@ -78,3 +84,87 @@ def seq2seq_attention(query, keys, values=None, score="dot", W=None, query_weigh
                                 (kernelised, normalised: Katharopoulos et al. 2020, not implemented)
     A row whose keys are all padding gets weights 0 and context 0 (not NaN)."""
     return _seq2seq_attention(query, keys, values, score, W, query_weight, key_weight, key_bias, v, key_padding_mask)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """y[n, c, l] = max_j x[n, c, l*stride - padding + j*dilation], j < kernel_size; stride defaults to
+    kernel_size. With return_indices, (y, the argmax positions along L) (F.max_pool1d)."""
+    out, indices = _core.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """y[n, c, i, j] = max over the (dilated) kH x kW window at (i*sH - pH, j*sW - pW); stride defaults to
+    kernel_size. With return_indices, (y, the argmax positions h*W + w in each plane) (F.max_pool2d)."""
+    out, indices = _core.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """The mean over windows [floor(i*L/O), ceil((i+1)*L/O)), i < O = output_size (F.adaptive_avg_pool1d)."""
+    return _core._adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """The mean over windows [floor(i*H/OH), ceil((i+1)*H/OH)) x [floor(j*W/OW), ceil((j+1)*W/OW));
+    None in output_size keeps that input size (F.adaptive_avg_pool2d)."""
+    if isinstance(output_size, (list, tuple)) and len(output_size) == 2:
+        output_size = tuple(input.shape[input.dim() - 2 + i] if o is None else o for i, o in enumerate(output_size))
+    return _core._adaptive_avg_pool2d(input, output_size)
+
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pads the last len(pad) // 2 dims: pad = (before, after) for the last dim, then the one before it, ...
+    (negative values crop). mode 'constant' fills with value (0); 'reflect' mirrors without repeating the
+    edge; 'replicate' repeats the edge; 'circular' wraps around (F.pad). Composed: one index_select per
+    padded dim, whose backward sums the gradient of each copy into its source."""
+    pad = [int(p) for p in pad]
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"pad(): mode must be one of {_PAD_MODES}, got {mode!r}")
+    if len(pad) % 2 != 0:
+        raise RuntimeError(f"pad(): padding length must be divisible by 2, got pad={tuple(pad)}")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(f"pad(): padding length should be less than or equal to two times the input dimension "
+                           f"but got padding length {len(pad)} and input of dimension {input.dim()}")
+    if mode != "constant":
+        if value not in (None, 0):
+            raise RuntimeError(f"pad(): padding mode \"{mode}\" doesn't take in value argument")
+        k = len(pad) // 2
+        if k not in (1, 2, 3) or input.dim() not in (k + 1, k + 2):
+            raise NotImplementedError(f"pad(): mode {mode!r} pads the last 1, 2 or 3 dims of a (batch of) "
+                                      f"(C, ...) tensor: got pad={tuple(pad)} for input of size {list(input.shape)}")
+    out = input
+    for i in range(len(pad) // 2):
+        dim, before, after = input.dim() - 1 - i, pad[2 * i], pad[2 * i + 1]
+        if before == 0 and after == 0:
+            continue
+        n = out.shape[dim]
+        pos = np.arange(-before, n + after)
+        if mode == "constant":
+            # positions outside [0, n) read one slice of `value` appended at index n
+            fill_shape = list(out.shape)
+            fill_shape[dim] = 1
+            fill = _core._full(fill_shape, 0.0 if value is None else float(value), out.dtype)
+            out = _core.cat([out, fill], dim)
+            idx = np.where((pos >= 0) & (pos < n), pos, n)
+        elif mode == "reflect":
+            if before >= n or after >= n:
+                raise RuntimeError(f"pad(): padding size should be less than the corresponding input dimension, "
+                                   f"but got padding ({before}, {after}) at dimension {dim} of input "
+                                   f"{list(input.shape)}")
+            idx = np.abs(pos)
+            idx = np.where(idx >= n, 2 * (n - 1) - idx, idx)
+        elif mode == "replicate":
+            if n == 0:
+                raise RuntimeError(f"pad(): cannot replicate the edge of dimension {dim} of size 0")
+            idx = np.clip(pos, 0, n - 1)
+        else:  # circular
+            if before > n or after > n:
+                raise RuntimeError("pad(): padding value causes wrapping around more than once "
+                                   f"(padding ({before}, {after}) at dimension {dim} of input {list(input.shape)})")
+            idx = np.mod(pos, n)
+        out = out.index_select(dim, _core.from_numpy(np.ascontiguousarray(idx, dtype=np.int64)))
+    return out

@@ -1,0 +1,131 @@
+// seqlab.nn.functional's convolutions and pooling (cpp/src/ops/conv.cpp, pool.cpp): thin, the
+// arguments converted as torch's (an int or a tuple; padding also 'same' or 'valid').
+#include "bind_common.hpp"
+#include "seqlab/nn/conv.hpp"
+#include "seqlab/ops/conv.hpp"
+#include "seqlab/ops/pool.hpp"
+
+namespace seqlab::bind {
+
+namespace {
+template <typename Conv>
+Tensor conv_call(const char* op, Conv conv, const Tensor& input, const Tensor& weight, const OptTensor& bias,
+                 py::handle stride, py::handle padding, py::handle dilation, int64_t groups) {
+  const Shape s = size_arg(stride, op, "stride"), d = size_arg(dilation, op, "dilation");
+  if (py::isinstance<py::str>(padding)) {
+    const ConvPadding p = conv_padding(padding.cast<std::string>(), op);
+    return released([&] { return conv(input, weight, opt(bias), s, p, d, groups); });
+  }
+  const Shape p = size_arg(padding, op, "padding");
+  return released([&] { return conv(input, weight, opt(bias), s, p, d, groups); });
+}
+// The C++ twins' constructor, with the Python layers' arguments (padding an int, a tuple or a string).
+template <typename M>
+std::shared_ptr<M> make_conv(const char* name, int64_t in, int64_t out, py::handle k, py::handle s, py::handle p,
+                             py::handle d, int64_t groups, bool bias, const std::string& padding_mode, Dtype dtype) {
+  if (padding_mode != "zeros")
+    throw py::value_error(str_cat(name, " (C++): padding_mode '", padding_mode,
+                                  "' is seqlab.nn's (F.pad in Python); the C++ layer pads with zeros"));
+  const Shape ks = size_arg(k, name, "kernel_size"), ss = size_arg(s, name, "stride"),
+              ds = size_arg(d, name, "dilation");
+  if (py::isinstance<py::str>(p))
+    return std::make_shared<M>(in, out, ks, ss, p.cast<std::string>(), ds, groups, bias, dtype);
+  return std::make_shared<M>(in, out, ks, ss, size_arg(p, name, "padding"), ds, groups, bias, dtype);
+}
+
+// stride=None (or an empty tuple) is the kernel size: an empty Shape for the C++ functionals.
+Shape stride_arg(py::handle stride, const char* op) {
+  return stride.is_none() ? Shape{} : size_arg(stride, op, "stride");
+}
+}  // namespace
+
+void bind_conv(py::module_& m) {
+  m.def("conv1d", [](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride, py::handle padding,
+                     py::handle dilation, int64_t groups) {
+    return conv_call("conv1d", [](auto&&... a) { return conv1d(a...); }, input, weight, bias, stride, padding,
+                     dilation, groups);
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+        py::arg("dilation") = 1, py::arg("groups") = 1,
+        "y[n, o, l] = b[o] + sum_{c, j} w[o, c, j] x[n, g*C/G + c, l*stride - padding + j*dilation]: a 1-D\n"
+        "convolution (cross-correlation) over input (N, C, L) or (C, L), weight (out, C/groups, k) (F.conv1d).\n"
+        "padding: an int, a tuple, 'valid' (0) or 'same' (output length = input length, stride 1).");
+  m.def("conv2d", [](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride, py::handle padding,
+                     py::handle dilation, int64_t groups) {
+    return conv_call("conv2d", [](auto&&... a) { return conv2d(a...); }, input, weight, bias, stride, padding,
+                     dilation, groups);
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+        py::arg("dilation") = 1, py::arg("groups") = 1,
+        "y[n, o, i, j] = b[o] + sum_{c, p, q} w[o, c, p, q] x[n, g*C/G + c, i*sH - pH + p*dH, j*sW - pW + q*dW]:\n"
+        "a 2-D convolution (cross-correlation) over input (N, C, H, W) or (C, H, W), weight\n"
+        "(out, C/groups, kH, kW) (F.conv2d). padding: an int, a tuple, 'valid' (0) or 'same' (stride 1).");
+  m.def("max_pool1d_with_indices", [](const Tensor& input, py::handle kernel_size, py::handle stride,
+                                      py::handle padding, py::handle dilation, bool ceil_mode) {
+    const char* op = "max_pool1d";
+    const Shape k = size_arg(kernel_size, op, "kernel_size"), s = stride_arg(stride, op),
+                p = size_arg(padding, op, "padding"), d = size_arg(dilation, op, "dilation");
+    return released([&] { return max_pool1d_with_indices(input, k, s, p, d, ceil_mode); });
+  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+        py::arg("dilation") = 1, py::arg("ceil_mode") = false,
+        "(max over each window of input (N, C, L) or (C, L), the argmax's position in L) (F.max_pool1d\n"
+        "with return_indices=True). stride defaults to kernel_size.");
+  m.def("max_pool2d_with_indices", [](const Tensor& input, py::handle kernel_size, py::handle stride,
+                                      py::handle padding, py::handle dilation, bool ceil_mode) {
+    const char* op = "max_pool2d";
+    const Shape k = size_arg(kernel_size, op, "kernel_size"), s = stride_arg(stride, op),
+                p = size_arg(padding, op, "padding"), d = size_arg(dilation, op, "dilation");
+    return released([&] { return max_pool2d_with_indices(input, k, s, p, d, ceil_mode); });
+  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+        py::arg("dilation") = 1, py::arg("ceil_mode") = false,
+        "(max over each window of input (N, C, H, W) or (C, H, W), the argmax's position h*W + w in its plane)\n"
+        "(F.max_pool2d with return_indices=True). stride defaults to kernel_size.");
+  m.def("avg_pool1d", [](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
+                         bool ceil_mode, bool count_include_pad) {
+    const char* op = "avg_pool1d";
+    const Shape k = size_arg(kernel_size, op, "kernel_size"), s = stride_arg(stride, op),
+                p = size_arg(padding, op, "padding");
+    return released([&] { return avg_pool1d(input, k, s, p, ceil_mode, count_include_pad); });
+  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+        py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
+        "The mean over each window of input (N, C, L) or (C, L); the divisor counts the zero padding when\n"
+        "count_include_pad (F.avg_pool1d). stride defaults to kernel_size.");
+  m.def("avg_pool2d", [](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
+                         bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+    const char* op = "avg_pool2d";
+    const Shape k = size_arg(kernel_size, op, "kernel_size"), s = stride_arg(stride, op),
+                p = size_arg(padding, op, "padding");
+    return released([&] { return avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override); });
+  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+        py::arg("ceil_mode") = false, py::arg("count_include_pad") = true, py::arg("divisor_override") = py::none(),
+        "The mean over each window of input (N, C, H, W) or (C, H, W); the divisor counts the zero padding\n"
+        "when count_include_pad, or is divisor_override (F.avg_pool2d). stride defaults to kernel_size.");
+  m.def("_adaptive_avg_pool1d", [](const Tensor& input, py::handle output_size) {
+    const Shape o = size_arg(output_size, "adaptive_avg_pool1d", "output_size");
+    return released([&] { return adaptive_avg_pool1d(input, o); });
+  }, py::arg("input"), py::arg("output_size"),
+        "The mean over windows [floor(i*L/O), ceil((i+1)*L/O)) of input (N, C, L) or (C, L).");
+  m.def("_adaptive_avg_pool2d", [](const Tensor& input, py::handle output_size) {
+    const Shape o = size_arg(output_size, "adaptive_avg_pool2d", "output_size");
+    return released([&] { return adaptive_avg_pool2d(input, o); });
+  }, py::arg("input"), py::arg("output_size"),
+        "The mean over windows [floor(i*H/OH), ceil((i+1)*H/OH)) x [floor(j*W/OW), ceil((j+1)*W/OW)).");
+
+  // The C++ twins (nn/conv.hpp) in seqlab._core.cpp_nn, beside the others (bind_nn_modules.cpp).
+  py::module_ cpp_nn = m.attr("cpp_nn");
+  py::class_<nn::ConvNd, nn::UnaryModule, std::shared_ptr<nn::ConvNd>>(cpp_nn, "ConvNd");
+  py::class_<nn::Conv1d, nn::ConvNd, std::shared_ptr<nn::Conv1d>>(cpp_nn, "Conv1d")
+      .def(py::init([](int64_t in, int64_t out, py::handle k, py::handle s, py::handle p, py::handle d, int64_t g,
+                       bool bias, const std::string& mode, Dtype dtype) {
+             return make_conv<nn::Conv1d>("Conv1d", in, out, k, s, p, d, g, bias, mode, dtype);
+           }), py::arg("in_channels"), py::arg("out_channels"), py::arg("kernel_size"), py::arg("stride") = 1,
+           py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("bias") = true,
+           py::arg("padding_mode") = "zeros", py::kw_only(), py::arg("dtype") = Dtype::Float32);
+  py::class_<nn::Conv2d, nn::ConvNd, std::shared_ptr<nn::Conv2d>>(cpp_nn, "Conv2d")
+      .def(py::init([](int64_t in, int64_t out, py::handle k, py::handle s, py::handle p, py::handle d, int64_t g,
+                       bool bias, const std::string& mode, Dtype dtype) {
+             return make_conv<nn::Conv2d>("Conv2d", in, out, k, s, p, d, g, bias, mode, dtype);
+           }), py::arg("in_channels"), py::arg("out_channels"), py::arg("kernel_size"), py::arg("stride") = 1,
+           py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("bias") = true,
+           py::arg("padding_mode") = "zeros", py::kw_only(), py::arg("dtype") = Dtype::Float32);
+}
+
+}  // namespace seqlab::bind
