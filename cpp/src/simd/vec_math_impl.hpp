@@ -307,21 +307,27 @@ void ColumnSumKernel::operator()(Arch, const T* x, int64_t R, int64_t ld, int64_
 }
 
 template <class Arch, class T>
-void BinaryKernel::operator()(Arch, BinOp op, const T* a, const T* b, bool b_is_scalar, T alpha, T* y,
-                              int64_t n) const noexcept {
+void BinaryKernel::operator()(Arch, BinOp op, const T* a, const T* b, bool b_is_scalar, T alpha, T* y, int64_t n,
+                              int64_t rows) const noexcept {
   using B = xsimd::batch<T, Arch>;
   constexpr int64_t W = static_cast<int64_t>(B::size);
   const B al(alpha);
-  int64_t i = 0;
-  // One loop per case keeps each inner loop free of branches.
+  // One loop per case keeps each inner loop free of branches. rows > 1: b is one row of n,
+  // repeated over the rows of a and y.
   auto run = [&](auto f_vec, auto f_scalar) {
     if (b_is_scalar) {
       const B bv(b[0]);
+      int64_t i = 0;
       for (; i + W <= n; i += W) f_vec(B::load_unaligned(a + i), bv).store_unaligned(y + i);
       for (; i < n; ++i) y[i] = f_scalar(a[i], b[0]);
-    } else {
-      for (; i + W <= n; i += W) f_vec(B::load_unaligned(a + i), B::load_unaligned(b + i)).store_unaligned(y + i);
-      for (; i < n; ++i) y[i] = f_scalar(a[i], b[i]);
+      return;
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* ar = a + r * n;
+      T* yr = y + r * n;
+      int64_t i = 0;
+      for (; i + W <= n; i += W) f_vec(B::load_unaligned(ar + i), B::load_unaligned(b + i)).store_unaligned(yr + i);
+      for (; i < n; ++i) yr[i] = f_scalar(ar[i], b[i]);
     }
   };
   switch (op) {
