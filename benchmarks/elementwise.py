@@ -26,6 +26,12 @@ def main():
     y = rng.standard_normal((1000, 1000)).astype(np.float32)
     sx, sy = seqlab.from_numpy(x), seqlab.from_numpy(y)
     tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+    # GELU's backward alone: autograd.grad of a kept graph (no .grad accumulation), both libraries
+    sxr, txr = seqlab.from_numpy(x).requires_grad_(), torch.from_numpy(x.copy()).requires_grad_()
+    sg, tg = seqlab.from_numpy(y), torch.from_numpy(y)
+    s_gelu, t_gelu = seqlab.nn.functional.gelu(sxr), torch.nn.functional.gelu(txr)
+    s_gelu_tanh = seqlab.nn.functional.gelu(sxr, approximate="tanh")
+    t_gelu_tanh = torch.nn.functional.gelu(txr, approximate="tanh")
     cases = [
         ("a + b", lambda: sx + sy, lambda: tx + ty),
         ("a * b[0] (row broadcast)", lambda: sx * sy[0], lambda: tx * ty[0]),
@@ -34,6 +40,12 @@ def main():
         ("tanh", lambda: sx.tanh(), lambda: tx.tanh()),
         ("sigmoid", lambda: sx.sigmoid(), lambda: tx.sigmoid()),
         ("gelu", lambda: seqlab.nn.functional.gelu(sx), lambda: torch.nn.functional.gelu(tx)),
+        ("gelu backward", lambda: seqlab.autograd.grad(s_gelu, sxr, sg, retain_graph=True),
+         lambda: torch.autograd.grad(t_gelu, txr, tg, retain_graph=True)),
+        ("gelu(approximate='tanh')", lambda: seqlab.nn.functional.gelu(sx, approximate="tanh"),
+         lambda: torch.nn.functional.gelu(tx, approximate="tanh")),
+        ("gelu(approximate='tanh') backward", lambda: seqlab.autograd.grad(s_gelu_tanh, sxr, sg, retain_graph=True),
+         lambda: torch.autograd.grad(t_gelu_tanh, txr, tg, retain_graph=True)),
         ("sum()", lambda: sx.sum(), lambda: tx.sum()),
         ("sum(dim=0)", lambda: sx.sum(0), lambda: tx.sum(0)),
         ("sum(dim=1)", lambda: sx.sum(1), lambda: tx.sum(1)),

@@ -100,7 +100,7 @@ Tensor vec_binary(const Tensor& a, const Tensor& b, const Shape& shape, simd::Bi
     if (b_row) {
       const int64_t rows = out.numel() / row;
       parallel_for(rows, std::max<int64_t>(1, 32768 / row), [&](int64_t s, int64_t e) {
-        for (int64_t r = s; r < e; ++r) simd::binary(op, pa + r * row, pb, false, al, po + r * row, row);
+        simd::binary_rows(op, pa + s * row, pb, al, po + s * row, e - s, row);
       });
       return;
     }

@@ -17,9 +17,9 @@ namespace seqlab::simd {
   extern template double ExpSumKernel::operator()<A, double>(A, const double*, double, double*, int64_t)             \
       const noexcept;                                                                                               \
   extern template void BinaryKernel::operator()<A, float>(A, BinOp, const float*, const float*, bool, float, float*, \
-                                                          int64_t) const noexcept;                                  \
+                                                          int64_t, int64_t) const noexcept;                                  \
   extern template void BinaryKernel::operator()<A, double>(A, BinOp, const double*, const double*, bool, double,   \
-                                                           double*, int64_t) const noexcept;
+                                                           double*, int64_t, int64_t) const noexcept;
 SEQLAB_EXTERN_ARCH(xsimd::avx512f)
 SEQLAB_EXTERN_ARCH(xsimd::fma3<xsimd::avx2>)
 SEQLAB_EXTERN_ARCH(xsimd::sse2)
@@ -117,10 +117,16 @@ void gelu_backward(const double* g, const double* x, double* dx, int64_t n, bool
   gelu_backward_dispatcher()(g, x, dx, n, approx);
 }
 void binary(BinOp op, const float* a, const float* b, bool s, float alpha, float* y, int64_t n) {
-  binary_dispatcher()(op, a, b, s, alpha, y, n);
+  binary_dispatcher()(op, a, b, s, alpha, y, n, int64_t(1));
 }
 void binary(BinOp op, const double* a, const double* b, bool s, double alpha, double* y, int64_t n) {
-  binary_dispatcher()(op, a, b, s, alpha, y, n);
+  binary_dispatcher()(op, a, b, s, alpha, y, n, int64_t(1));
+}
+void binary_rows(BinOp op, const float* a, const float* b, float alpha, float* y, int64_t rows, int64_t n) {
+  binary_dispatcher()(op, a, b, false, alpha, y, n, rows);
+}
+void binary_rows(BinOp op, const double* a, const double* b, double alpha, double* y, int64_t rows, int64_t n) {
+  binary_dispatcher()(op, a, b, false, alpha, y, n, rows);
 }
 
 const char* isa_name() {

@@ -22,6 +22,10 @@ enum class BinOp { Add, Mul, Div };  // Add computes a + alpha*b (alpha = -1 for
 // y[i] = a[i] op b[i], or a[i] op b[0] when b_is_scalar (y may equal a or b).
 void binary(BinOp op, const float* a, const float* b, bool b_is_scalar, float alpha, float* y, int64_t n);
 void binary(BinOp op, const double* a, const double* b, bool b_is_scalar, double alpha, double* y, int64_t n);
+// y[r·n + i] = a[r·n + i] op b[i] for r < rows: a row b repeated over `rows` contiguous rows (a
+// bias, x * w[0]) in one dispatched call, not one per row.
+void binary_rows(BinOp op, const float* a, const float* b, float alpha, float* y, int64_t rows, int64_t n);
+void binary_rows(BinOp op, const double* a, const double* b, double alpha, double* y, int64_t rows, int64_t n);
 
 // Σ x[i]: float lanes accumulate blocks of 4096 elements, the block sums add up in double
 // (a cascade, as accurate as PyTorch's for float32).
@@ -113,7 +117,8 @@ struct ColumnSumKernel {
 };
 struct BinaryKernel {
   template <class Arch, class T>
-  void operator()(Arch, BinOp op, const T* a, const T* b, bool b_is_scalar, T alpha, T* y, int64_t n) const noexcept;
+  void operator()(Arch, BinOp op, const T* a, const T* b, bool b_is_scalar, T alpha, T* y, int64_t n,
+                  int64_t rows) const noexcept;
 };
 
 // The explicit instantiations of the softmax, column-sum and GELU-backward kernels for one architecture A:

@@ -6,8 +6,8 @@
 namespace seqlab::simd {
 template void UnaryKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, VecOp, const float*, float*, int64_t) const noexcept;
 template void UnaryKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, VecOp, const double*, double*, int64_t) const noexcept;
-template void BinaryKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, BinOp, const float*, const float*, bool, float, float*, int64_t) const noexcept;
-template void BinaryKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, BinOp, const double*, const double*, bool, double, double*, int64_t) const noexcept;
+template void BinaryKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, BinOp, const float*, const float*, bool, float, float*, int64_t, int64_t) const noexcept;
+template void BinaryKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, BinOp, const double*, const double*, bool, double, double*, int64_t, int64_t) const noexcept;
 template double SumKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, const float*, int64_t) const noexcept;
 template double SumKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, const double*, int64_t) const noexcept;
 template float MaxKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, const float*, int64_t) const noexcept;

@@ -6,8 +6,8 @@
 namespace seqlab::simd {
 template void UnaryKernel::operator()<xsimd::sse2, float>(xsimd::sse2, VecOp, const float*, float*, int64_t) const noexcept;
 template void UnaryKernel::operator()<xsimd::sse2, double>(xsimd::sse2, VecOp, const double*, double*, int64_t) const noexcept;
-template void BinaryKernel::operator()<xsimd::sse2, float>(xsimd::sse2, BinOp, const float*, const float*, bool, float, float*, int64_t) const noexcept;
-template void BinaryKernel::operator()<xsimd::sse2, double>(xsimd::sse2, BinOp, const double*, const double*, bool, double, double*, int64_t) const noexcept;
+template void BinaryKernel::operator()<xsimd::sse2, float>(xsimd::sse2, BinOp, const float*, const float*, bool, float, float*, int64_t, int64_t) const noexcept;
+template void BinaryKernel::operator()<xsimd::sse2, double>(xsimd::sse2, BinOp, const double*, const double*, bool, double, double*, int64_t, int64_t) const noexcept;
 template double SumKernel::operator()<xsimd::sse2, float>(xsimd::sse2, const float*, int64_t) const noexcept;
 template double SumKernel::operator()<xsimd::sse2, double>(xsimd::sse2, const double*, int64_t) const noexcept;
 template float MaxKernel::operator()<xsimd::sse2, float>(xsimd::sse2, const float*, int64_t) const noexcept;
