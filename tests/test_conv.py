@@ -425,3 +425,30 @@ def test_huge_arguments_are_refused_not_overflowed():
             F.max_pool1d(x, **kw)
     with pytest.raises(RuntimeError, match="adaptive_avg_pool1d: elements of output_size must be between 0 and"):
         F.adaptive_avg_pool1d(x, 2**40)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(3, 16, 20, 20, 32), (2, 64, 66, 66, 64)])  # (N, C, H, W, OC)
+def test_conv2d_both_gemm_paths_equal_torch(threads, shape):
+    # conv.cpp picks per-sample GEMMs or one batched GEMM by the product's size and the thread
+    # count (kPerSampleFlops, kThreadedPerSampleFlops); the second shape is big enough to go per
+    # sample on 2 threads too, so each path runs forward and backward at each thread count.
+    N, C, H, W, OC = shape
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((N, C, H, W)).astype(np.float32)
+    w = (rng.standard_normal((OC, C, 3, 3)) * 0.1).astype(np.float32)
+    b = rng.standard_normal(OC).astype(np.float32)
+    before = seqlab.get_num_threads()
+    seqlab.set_num_threads(threads)
+    try:
+        sx, sw, sb = (seqlab.tensor(a, requires_grad=True) for a in (x, w, b))
+        sy = F.conv2d(sx, sw, sb, padding=1)
+        sy.pow(2).sum().backward()
+    finally:
+        seqlab.set_num_threads(before)
+    tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    ty = torch.nn.functional.conv2d(tx, tw, tb, padding=1)
+    ty.pow(2).sum().backward()
+    np.testing.assert_allclose(sy.detach().numpy(), ty.detach().numpy(), rtol=1e-4, atol=1e-4)
+    for s, t in ((sx, tx), (sw, tw), (sb, tb)):
+        np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=1e-3, atol=1e-2)
