@@ -5,6 +5,8 @@
 
 #include <cblas.h>
 
+#include "seqlab/parallel.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -140,5 +142,8 @@ SEQLAB_INT_GEMM(int16_t)
 SEQLAB_INT_GEMM(int8_t)
 SEQLAB_INT_GEMM(uint8_t)
 #undef SEQLAB_INT_GEMM
+
+SerialBlas::SerialBlas() { scipy_openblas_set_num_threads(1); }
+SerialBlas::~SerialBlas() { scipy_openblas_set_num_threads(get_num_threads()); }
 
 }  // namespace seqlab

@@ -26,4 +26,14 @@ void gemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T a
     }
 }
 
+// While alive, BLAS calls run on their caller's thread only: for GEMMs issued from seqlab's own
+// pool, one per worker, where OpenBLAS's threads would only synchronise with each other.
+class SerialBlas {
+ public:
+  SerialBlas();
+  ~SerialBlas();
+  SerialBlas(const SerialBlas&) = delete;
+  SerialBlas& operator=(const SerialBlas&) = delete;
+};
+
 }  // namespace seqlab

@@ -137,6 +137,23 @@ bool gemm_per_sample(const ConvGeometry& g) {
 template <typename T>
 void conv_forward(const T* x, const T* w, const T* b, T* y, const ConvGeometry& g) {
   const int64_t K = g.K(), NL = g.NL(), L = g.L(), OCg = g.OC / g.G;
+  if (g.N > 1 && get_num_threads() > 1) {
+    // Samples over seqlab's pool, each worker with its own cols and single-threaded GEMMs.
+    SerialBlas serial;
+    parallel_for(g.N, 1, [&](int64_t s, int64_t e) {
+      Tensor cols = Tensor::empty({g.C * g.kH * g.kW, L}, dtype_of<T>());
+      const T* pc = cols.data<T>();
+      for (int64_t n = s; n < e; ++n) {
+        if (b)
+          for (int64_t oc = 0; oc < g.OC; ++oc) std::fill(y + (n * g.OC + oc) * L, y + (n * g.OC + oc + 1) * L, b[oc]);
+        im2col(x, cols.data<T>(), g, n, n + 1, L);
+        for (int64_t grp = 0; grp < g.G; ++grp)
+          gemm<T>(false, false, OCg, L, K, T(1), w + grp * OCg * K, K, pc + grp * K * L, L, b ? T(1) : T(0),
+                  y + (n * g.OC + grp * OCg) * L, L);
+      }
+    });
+    return;
+  }
   if (gemm_per_sample(g)) {
     Tensor cols = Tensor::empty({g.C * g.kH * g.kW, L}, dtype_of<T>());
     const T* pc = cols.data<T>();
