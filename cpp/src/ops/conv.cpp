@@ -7,6 +7,7 @@
 // Tests: tests/test_conv.py (against torch 2.13, gradcheck).
 
 #include <algorithm>
+#include <optional>
 
 #include "blas.hpp"
 #include "kernel_utils.hpp"
@@ -137,36 +138,25 @@ bool gemm_per_sample(const ConvGeometry& g) {
 template <typename T>
 void conv_forward(const T* x, const T* w, const T* b, T* y, const ConvGeometry& g) {
   const int64_t K = g.K(), NL = g.NL(), L = g.L(), OCg = g.OC / g.G;
-  if (g.N > 1 && get_num_threads() > 1) {
-    // Samples over seqlab's pool, each worker with its own cols and single-threaded GEMMs.
-    SerialBlas serial;
-    parallel_for(g.N, 1, [&](int64_t s, int64_t e) {
+  // Per sample: with several threads the samples go over seqlab's pool, each worker with its own
+  // cols and single-threaded GEMMs (threaded BLAS calls would synchronise per call); N = 1 keeps the
+  // pool for im2col and OpenBLAS's threads for its GEMM.
+  const bool over_pool = g.N > 1 && get_num_threads() > 1;
+  if (over_pool || gemm_per_sample(g)) {
+    std::optional<SerialBlas> serial;
+    if (over_pool) serial.emplace();
+    parallel_for(g.N, over_pool ? 1 : g.N, [&](int64_t s, int64_t e) {
       Tensor cols = Tensor::empty({g.C * g.kH * g.kW, L}, dtype_of<T>());
-      const T* pc = cols.data<T>();
+      T* pc = cols.data<T>();
       for (int64_t n = s; n < e; ++n) {
-        if (b)
+        if (b)  // y[n] = b first, then the GEMMs add W cols (beta = 1)
           for (int64_t oc = 0; oc < g.OC; ++oc) std::fill(y + (n * g.OC + oc) * L, y + (n * g.OC + oc + 1) * L, b[oc]);
-        im2col(x, cols.data<T>(), g, n, n + 1, L);
-        for (int64_t grp = 0; grp < g.G; ++grp)
+        im2col(x, pc, g, n, n + 1, L);
+        for (int64_t grp = 0; grp < g.G; ++grp)  // y[n, g] = W_g cols_g
           gemm<T>(false, false, OCg, L, K, T(1), w + grp * OCg * K, K, pc + grp * K * L, L, b ? T(1) : T(0),
                   y + (n * g.OC + grp * OCg) * L, L);
       }
     });
-    return;
-  }
-  if (gemm_per_sample(g)) {
-    Tensor cols = Tensor::empty({g.C * g.kH * g.kW, L}, dtype_of<T>());
-    const T* pc = cols.data<T>();
-    if (b)  // y = b first, then the GEMMs add W cols (beta = 1)
-      parallel_for(g.N * g.OC, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, L)), [&](int64_t s, int64_t e) {
-        for (int64_t q = s; q < e; ++q) std::fill(y + q * L, y + (q + 1) * L, b[q % g.OC]);
-      });
-    for (int64_t n = 0; n < g.N; ++n) {
-      im2col(x, cols.data<T>(), g, n, n + 1, L);
-      for (int64_t grp = 0; grp < g.G; ++grp)  // y[n, g] = W_g cols_g
-        gemm<T>(false, false, OCg, L, K, T(1), w + grp * OCg * K, K, pc + grp * K * L, L, b ? T(1) : T(0),
-                y + (n * g.OC + grp * OCg) * L, L);
-    }
     return;
   }
   Tensor cols = Tensor::empty({g.C * g.kH * g.kW, NL}, dtype_of<T>());
