@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernel_utils.hpp"
@@ -49,11 +50,13 @@ void layer_norm_forward(const T* x, const T* w, const T* b, T* y, T* mean, T* rs
 
 // xhat = (x - mean) rstd,  dxhat = dy w
 // dx = rstd (dxhat - mean_n(dxhat) - xhat mean_n(dxhat xhat)),  dw = Σ_m dy xhat,  db = Σ_m dy
-// Rows are split over the pool; each chunk sums its own dw, db in double, added in chunk order.
+// Rows are split into chunks that the pool shares out; each chunk sums its own dw, db in double,
+// added in chunk order. The chunks depend on the shape only (at most 16, of 32k elements or more),
+// not on the thread count, so dw and db have the same bits on any number of threads.
 template <typename T>
 void layer_norm_backward(const T* dy, const T* x, const T* w, const T* mean, const T* rstd, T* dx, T* dw, T* db,
                          int64_t M, int64_t N) {
-  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), M * N / 32768));
+  const int64_t chunks = std::clamp<int64_t>(M * N / 32768, 1, std::min<int64_t>(16, std::max<int64_t>(M, 1)));
   std::vector<std::vector<double>> dw_part(chunks), db_part(chunks);
   parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
     std::vector<double> xhat(N), dxhat(N);

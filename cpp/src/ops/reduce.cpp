@@ -90,6 +90,11 @@ Tensor expand_grad(const Tensor& g, const Shape& kept_shape, const Shape& in_sha
   return expand(reshape(g, kept_shape), in_shape);
 }
 
+// A long row is reduced in chunks of this many elements (a multiple of the SIMD sum's 4096-element
+// blocks), whatever the thread count: the threads share out the chunks, and the partial results
+// are joined in chunk order, so a sum has the same bits on 1, 2 or 3 threads.
+constexpr int64_t kReduceChunk = 65536;
+
 // Accumulator type: float32 sums accumulate in double (PyTorch's cascade sum is as accurate).
 template <typename T>
 using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
@@ -101,10 +106,10 @@ void sum_kernel(const Blocked& b, O* out) {
   const int64_t R = b.R, inner = b.inner;
   if (inner == 1) {
     if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, O>) {
-      if (b.outer == 1) {  // one long row: split it over the pool, add the partial sums in order
-        const int64_t chunks = std::min<int64_t>(get_num_threads(), std::max<int64_t>(1, R / 65536));
+      if (b.outer == 1) {  // one long row: partial sums of fixed chunks over the pool, added in order
+        // The chunks do not depend on the thread count, so neither do the bits of the result.
+        const int64_t per = kReduceChunk, chunks = (R + per - 1) / per;
         std::vector<double> part(static_cast<size_t>(chunks), 0.0);
-        const int64_t per = (R + chunks - 1) / chunks;
         parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
           for (int64_t c = s; c < e; ++c) {
             const int64_t lo = c * per, hi = std::min(R, lo + per);
@@ -378,10 +383,9 @@ void norm_kernel(const Blocked& b, double p_in, T* out) {
         return static_cast<T>(norm_rescaled(group, R, stride, p, naive));
     return static_cast<T>(naive);
   };
-  if (inner == 1 && b.outer == 1) {  // one long row: partial accumulators over the pool, joined in order
-    const int64_t chunks = std::min<int64_t>(get_num_threads(), std::max<int64_t>(1, R / 65536));
+  if (inner == 1 && b.outer == 1) {  // one long row: partial accumulators of fixed chunks, joined in order
+    const int64_t per = kReduceChunk, chunks = (R + per - 1) / per;
     std::vector<A> part(static_cast<size_t>(chunks), norm_init<K, A>());
-    const int64_t per = (R + chunks - 1) / chunks;
     parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
       for (int64_t c = s; c < e; ++c) {
         const int64_t lo = c * per, hi = std::min(R, lo + per);
