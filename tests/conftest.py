@@ -58,6 +58,37 @@ def shape_id(*shapes):
 
 
 # ----------------------------------------------------------------------------------------
+# Every instruction set the CPU has (issue 25)
+# ----------------------------------------------------------------------------------------
+
+# The tests of the SIMD kernels and of the fused layers built on them run once per instruction
+# set level this CPU has (sse2, avx2, avx512): seqlab's dispatchers are capped at each in turn,
+# so an AVX-512 machine checks three paths and an AVX2 machine two.
+ISA_MODULES = {
+    "test_vector_kernels", "test_elementwise", "test_reduce", "test_activation_loss", "test_norm",
+    "test_rnn", "test_packed_sequence", "test_attention", "test_seq2seq_attention", "test_positional",
+    "test_transformer", "test_kv_cache", "test_word2vec", "test_fasttext", "test_isa",
+}
+ISAS = list(seqlab._core._available_isas())
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.module.__name__.rsplit(".", 1)[-1] in ISA_MODULES:
+        if "isa" not in metafunc.fixturenames:
+            metafunc.fixturenames.append("isa")
+        metafunc.parametrize("isa", ISAS, indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module")
+def isa(request):
+    """Caps every SIMD dispatcher at request.param for the test, then restores the CPU's best."""
+    before = seqlab._core._simd_isa()
+    seqlab._core._set_isa(request.param)
+    yield request.param
+    seqlab._core._set_isa(before)
+
+
+# ----------------------------------------------------------------------------------------
 # Seeding
 # ----------------------------------------------------------------------------------------
 

@@ -1,6 +1,8 @@
 // The ops, each bound twice from one definition: as seqlab.NAME(input, ...) and as the
 // method Tensor.NAME(...), with PyTorch's argument names and defaults.
 #include "bind_common.hpp"
+#include "simd/isa.hpp"
+#include "simd/panel_gemm.hpp"
 #include "simd/vec_math.hpp"
 
 namespace seqlab::bind {
@@ -568,7 +570,29 @@ void bind_ops(py::module_& m) {
         "mode=True flushes denormal floats to zero (they slow x86 arithmetic); returns True if supported\n"
         "(torch.set_flush_denormal).");
   m.def("_blas_info", &blas_info, "The BLAS in use and the kernel it chose.");
-  m.def("_simd_isa", &simd::isa_name, "The SIMD instruction set the kernels dispatched to.");
+  // The instruction set of every dispatcher (simd/isa.hpp): SEQLAB_ISA is read at import
+  // (module.cpp); _set_isa is the tests' way to run each kernel on each level the CPU has.
+  m.def("_simd_isa", [] { return simd::isa_name(simd::active_isa()); },
+        "The instruction set every SIMD dispatcher uses now: sse2, avx2 or avx512.");
+  m.def("_cpu_isa", [] { return simd::isa_name(simd::cpu_isa()); }, "The best instruction set this CPU has.");
+  m.def("_available_isas", [] {
+    std::vector<std::string> out;
+    for (simd::Isa isa : simd::available_isas()) out.emplace_back(simd::isa_name(isa));
+    return out;
+  }, "Every instruction set level this CPU has, lowest first.");
+  m.def("_set_isa", [](const std::string& name) { simd::set_isa(simd::parse_isa(name)); }, py::arg("isa"),
+        "Caps every SIMD dispatcher at `isa` from the next op on (ValueError if the CPU lacks it).");
+  m.def("_panel_width", [](bool is_double) { return simd::panel_width(is_double); }, py::arg("is_double") = false,
+        "Columns per panel of the recurrent and attention GEMM kernel at the active instruction set.");
+  m.def("_panel_tile", [] { return simd::panel_tile(); },
+        "(rows, registers) of the panel GEMM's register tile at the active instruction set.");
+  m.def("_build_info", [] {
+    py::dict d;
+    d["compiler"] = std::string("GCC ") + __VERSION__;
+    d["build_type"] = SEQLAB_BUILD_TYPE;
+    d["cxx_standard"] = std::to_string(__cplusplus);
+    return d;
+  }, "How _core was compiled: the compiler, the CMake build type, the C++ standard.");
 }
 
 }  // namespace seqlab::bind

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "bind_common.hpp"
+#include "simd/isa.hpp"
 
 namespace seqlab::bind {
 
@@ -114,6 +115,9 @@ Shape size_args(const py::args& args, const char* fn, const char* arg) {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "seqlab's C++ core: tensors, autograd and ops";
+  // SEQLAB_ISA caps every SIMD dispatcher; a value the CPU lacks or seqlab does not know fails
+  // the import (ImportError) with a message naming what the CPU has.
+  seqlab::simd::init_isa_from_env();
   // std::domain_error carries dtype problems: TypeError, as PyTorch raises.
   // The core's exceptions as PyTorch raises them (check.hpp): domain_error carries dtype problems,
   // TypeError. Messages are decoded with backslashreplace: one that quotes a damaged file's bytes

@@ -81,10 +81,12 @@ TEST(Gemm, IntegerProductsWrapExactly) {
 }
 
 TEST(Gemm, PanelProductMatchesNaiveForEveryTail) {
-  // Rows 1..9 (4-row blocks and every tail) and columns that end inside a panel.
+  // Rows around every ISA's row block (6 for SSE2/AVX2, 12 for AVX-512) and its split tails, and
+  // columns that end inside a panel, at a panel's end and one past it (panels of 4 to 32 columns).
+  // main.cpp runs it once per instruction set level the CPU has.
   manual_seed(4);
-  for (int64_t M : {1, 3, 4, 5, 9})
-    for (int64_t N : {1, 7, 16, 33}) {
+  for (int64_t M : {1, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 15, 16, 17, 20, 23, 24, 25, 37})
+    for (int64_t N : {1, 7, 16, 33, 48, 49, 97}) {
       const int64_t K = 11;
       for (bool dbl : {false, true}) {
         const int64_t w = simd::panel_width(dbl), P = (N + w - 1) / w;

@@ -47,7 +47,8 @@ from .nn.interop import to_torch_state_dict  # noqa: E402,F401
 from .training import train, evaluate  # noqa: E402,F401
 from . import accelerator, autograd, cuda, random, utils, linalg, nn, data, optim, lm, embed, generation, onnx  # noqa: E402,F401
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402,F401
+from ._config import show_config  # noqa: E402,F401
 
 
 def blas_info():
@@ -55,7 +56,4 @@ def blas_info():
     return _core._blas_info()
 
 
-def show_config():
-    """What seqlab chose on this machine: BLAS kernel, SIMD instruction set, threads."""
-    return (f"seqlab {__version__}\n  BLAS: {_core._blas_info()}\n  SIMD: {_core._simd_isa()}\n"
-            f"  threads: {_core.get_num_threads()}")
+

@@ -18,8 +18,8 @@
 #include <mutex>
 #include <thread>
 
-#include <xsimd/config/xsimd_cpuid.hpp>
 
+#include "../simd/isa.hpp"
 #include "../simd/vec_math.hpp"
 #include "seqlab/check.hpp"
 #include "seqlab/embed/word2vec.hpp"
@@ -576,9 +576,9 @@ SEQLAB_W2V_KERNELS(avx512, __attribute__((target("avx512f,avx2,fma"))))
 
 Kernels pick_kernels() {
 #if defined(SEQLAB_W2V_X86_DISPATCH)
-  const auto isa = xsimd::available_architectures();
-  if (isa.avx512f) return {train_chunk_avx512, merge_avx512};
-  if (isa.fma3_avx2) return {train_chunk_avx2, merge_avx2};
+  const simd::Isa isa = simd::active_isa();  // SEQLAB_ISA's cap, as every dispatcher
+  if (isa == simd::Isa::avx512) return {train_chunk_avx512, merge_avx512};
+  if (isa == simd::Isa::avx2) return {train_chunk_avx2, merge_avx2};
 #endif
   return {train_chunk_sse2, merge_sse2};
 }
@@ -646,7 +646,7 @@ void train_word2vec(const Word2VecData& data, const Word2VecOptions& opt, Progre
   for (int64_t sent = 0; sent < data.n_sentences; ++sent)
     longest_sentence = std::max(longest_sentence, data.offsets[sent + 1] - data.offsets[sent]);
   Shared shared{data, opt, negatives.get(), &tree, d, words_per_epoch, words_per_epoch * opt.epochs};
-  static const Kernels kernels = pick_kernels();
+  const Kernels kernels = pick_kernels();  // per call: SEQLAB_ISA's cap can change between calls
 
   const int K = opt.block_chunks;
   std::vector<Slot> slots(K);

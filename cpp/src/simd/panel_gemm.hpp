@@ -2,15 +2,18 @@
 // stored as column panels of `panel_width()` columns (K × w each, zero-padded), so that a
 // recurrent layer packs W_hh once per call instead of once per time step (OpenBLAS packs both
 // operands of every call), and splits each step's product over seqlab's pool by panels
-// (OpenBLAS's own split of a 20-row product scales poorly). The micro-kernel keeps a block of
-// 6 rows × 2 SIMD registers of C in registers and streams the panel through them.
+// (OpenBLAS's own split of a 20-row product scales poorly). The micro-kernel keeps a block of C
+// in registers (MR rows × NR registers, sized per instruction set: 6 × 2 for the 16 registers of
+// SSE2/AVX2, 12 × 2 for AVX-512's 32) and streams the panel through them.
 // Dispatched at run time like vec_math.hpp (the kernel in panel_gemm_impl.hpp is compiled per ISA).
 #pragma once
 #include <cstdint>
+#include <utility>
 
 namespace seqlab::simd {
 
-int64_t panel_width(bool is_double);  // columns per panel: two registers of the dispatched ISA
+int64_t panel_width(bool is_double);  // columns per panel: NR registers of the dispatched ISA
+std::pair<int, int> panel_tile();     // (MR, NR) of the dispatched ISA's micro-kernel
 
 // Pack B, element (k, n) at B[k·stride_k + n·stride_n], into ceil(N / w) panels of K × w.
 template <typename T>
@@ -51,6 +54,10 @@ struct PanelGemmKernel {
 struct PanelWidthKernel {
   template <class Arch, class T>
   int64_t operator()(Arch, T) const noexcept;
+};
+struct PanelTileKernel {
+  template <class Arch>
+  std::pair<int, int> operator()(Arch) const noexcept;
 };
 
 }  // namespace seqlab::simd

@@ -18,5 +18,6 @@ template void PanelGemmKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd
 template void PanelGemmKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, const double*, int64_t, int64_t, int64_t, const double*, int64_t, int64_t, int64_t, int64_t, int64_t, double*, int64_t, bool) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::fma3<xsimd::avx2>, float>(xsimd::fma3<xsimd::avx2>, float) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::fma3<xsimd::avx2>, double>(xsimd::fma3<xsimd::avx2>, double) const noexcept;
+template std::pair<int, int> PanelTileKernel::operator()<xsimd::fma3<xsimd::avx2>>(xsimd::fma3<xsimd::avx2>) const noexcept;
 SEQLAB_ROW_KERNELS(template, xsimd::fma3<xsimd::avx2>)
 }  // namespace seqlab::simd

@@ -18,5 +18,6 @@ template void PanelGemmKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f,
 template void PanelGemmKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, const double*, int64_t, int64_t, int64_t, const double*, int64_t, int64_t, int64_t, int64_t, int64_t, double*, int64_t, bool) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::avx512f, float>(xsimd::avx512f, float) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::avx512f, double>(xsimd::avx512f, double) const noexcept;
+template std::pair<int, int> PanelTileKernel::operator()<xsimd::avx512f>(xsimd::avx512f) const noexcept;
 SEQLAB_ROW_KERNELS(template, xsimd::avx512f)
 }  // namespace seqlab::simd

@@ -18,5 +18,6 @@ template void PanelGemmKernel::operator()<xsimd::sse2, float>(xsimd::sse2, const
 template void PanelGemmKernel::operator()<xsimd::sse2, double>(xsimd::sse2, const double*, int64_t, int64_t, int64_t, const double*, int64_t, int64_t, int64_t, int64_t, int64_t, double*, int64_t, bool) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::sse2, float>(xsimd::sse2, float) const noexcept;
 template int64_t PanelWidthKernel::operator()<xsimd::sse2, double>(xsimd::sse2, double) const noexcept;
+template std::pair<int, int> PanelTileKernel::operator()<xsimd::sse2>(xsimd::sse2) const noexcept;
 SEQLAB_ROW_KERNELS(template, xsimd::sse2)
 }  // namespace seqlab::simd

@@ -1285,9 +1285,21 @@ def _adaptive_avg_pool2d(input: Tensor, output_size: typing.Any) -> Tensor:
     """
 def _arange(start: typing.SupportsFloat | typing.SupportsIndex, end: typing.SupportsFloat | typing.SupportsIndex, step: typing.SupportsFloat | typing.SupportsIndex, dtype: dtype) -> Tensor:
     ...
+def _available_isas() -> list[str]:
+    """
+    Every instruction set level this CPU has, lowest first.
+    """
 def _blas_info() -> str:
     """
     The BLAS in use and the kernel it chose.
+    """
+def _build_info() -> dict:
+    """
+    How _core was compiled: the compiler, the CMake build type, the C++ standard.
+    """
+def _cpu_isa() -> str:
+    """
+    The best instruction set this CPU has.
     """
 def _empty(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: dtype) -> Tensor:
     ...
@@ -1305,6 +1317,14 @@ def _max_threads() -> int:
     """
     the most threads set_num_threads and the embedding trainers' workers accept
     """
+def _panel_tile() -> tuple[int, int]:
+    """
+    (rows, registers) of the panel GEMM's register tile at the active instruction set.
+    """
+def _panel_width(is_double: bool = False) -> int:
+    """
+    Columns per panel of the recurrent and attention GEMM kernel at the active instruction set.
+    """
 def _rand(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: dtype, generator: Generator) -> Tensor:
     ...
 def _randint(low: typing.SupportsInt | typing.SupportsIndex, high: typing.SupportsInt | typing.SupportsIndex, size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], dtype: dtype, generator: Generator) -> Tensor:
@@ -1319,9 +1339,13 @@ def _run_backward(tensors: collections.abc.Sequence[Tensor], grad_tensors: colle
     ...
 def _set_grad_enabled(mode: bool) -> None:
     ...
+def _set_isa(isa: str) -> None:
+    """
+    Caps every SIMD dispatcher at `isa` from the next op on (ValueError if the CPU lacks it).
+    """
 def _simd_isa() -> str:
     """
-    The SIMD instruction set the kernels dispatched to.
+    The instruction set every SIMD dispatcher uses now: sse2, avx2 or avx512.
     """
 def abs(input: Tensor) -> Tensor:
     """
