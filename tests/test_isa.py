@@ -110,8 +110,8 @@ def test_show_config_names_cpu_blas_threads_and_build():
 # ----------------------------------------------------------------------------------------
 
 GRID = np.concatenate([np.linspace(-100, 100, 400001), np.linspace(-5, 5, 100001), [0.0, -0.0, 1e-30, -1e-30]])
-# max error in ulp of the result, over results in the normal range (subnormal results are flushed
-# to zero on seqlab's threads, as torch.set_flush_denormal(True) does)
+# max error in ulp of the result, over results in the normal range (a subnormal result carries
+# fewer significant bits, and set_flush_denormal(True) zeroes it)
 ULP_BOUND = {
     np.float32: {"exp": 2, "tanh": 2, "sigmoid": 3, "log": 1},
     np.float64: {"exp": 2, "tanh": 3, "sigmoid": 5, "log": 2},

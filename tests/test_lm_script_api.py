@@ -69,8 +69,9 @@ def script_args(script, data, rnn_type, save, **overrides):
 
 @pytest.fixture
 def torch_flushes_denormals():
-    """torch's float64 LSTM runs 30x slower on denormal numbers; seqlab flushes them (DESIGN.md,
-    Threads), and the comparison is at 1e-8, far above them."""
+    """torch's float64 LSTM runs 30x slower on denormal numbers: flush them (torch.set_flush_denormal
+    sets this thread's MXCSR, which seqlab's pool follows too: DESIGN.md, Threads); the comparison
+    is at 1e-8, far above them."""
     torch.set_flush_denormal(True)
     yield
     torch.set_flush_denormal(False)

@@ -41,13 +41,53 @@ static void gemv_row(bool ta, bool tb, int64_t N, int64_t K, double alpha, const
                     B, (blasint)ldb, A, (blasint)(ta ? lda : 1), beta, C, 1);
 }
 
+// OpenBLAS runs single-threaded (parallel.cpp sets it to 1 thread, once); a product big enough to
+// share is split over seqlab's pool instead: C in one block of rows (or of columns when it is wider
+// than tall) per thread, one single-threaded BLAS call per block, the blocks claimed by whichever
+// thread is free. OpenBLAS's own threads wait for each other at the end of every call (and spin
+// while they wait), so on a shared machine, when another process took a core, every GEMM waited for
+// the thread it had preempted: with one busy process beside it, a GPT training step ran 4.6x slower
+// than on the quiet machine; 1.7x with this split (benchmarks/load.py, DESIGN.md "Threads").
+constexpr int64_t kSplitMacs = int64_t(1) << 18;  // smaller products: one call on the caller's thread
+constexpr int64_t kBlockMacs = int64_t(1) << 17;  // the least work per block
+
+// Calls call(i0, i1) for `blocks` near-equal ranges of [0, n) over the pool, one range per task.
+template <typename F>
+void for_blocks(int64_t n, int64_t blocks, F call) {
+  parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) call(b * n / blocks, (b + 1) * n / blocks);
+  });
+}
+
+template <typename T, typename Call>
+void split_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, const T* B, int64_t ldb,
+                T* C, int64_t ldc, Call call) {
+  const int64_t threads = get_num_threads();
+  if (M * N * K < kSplitMacs || threads == 1) return call(M, N, A, B, C);
+  // One block per thread, no more: every block packs the whole of the other operand (OpenBLAS's
+  // threads share one packing), which costs about as much as 30 multiply-adds per element at full
+  // speed. Measured on 2 threads (benchmarks/matmul.py, Xeon AVX-512): 2 blocks per thread lost 10%
+  // at 1024² and 2048² to the extra packing; one per thread is at OpenBLAS's own threading or above.
+  const bool rows = M >= N;
+  const int64_t len = rows ? M : N, least = std::max<int64_t>(rows ? 8 : 16, kBlockMacs / ((rows ? N : M) * K));
+  const int64_t blocks = std::clamp<int64_t>(len / least, 1, threads);
+  if (rows)  // blocks of rows: A's rows [i0, i1) and C's
+    for_blocks(M, blocks, [&](int64_t i0, int64_t i1) { call(i1 - i0, N, ta ? A + i0 : A + i0 * lda, B, C + i0 * ldc); });
+  else  // blocks of columns: B's columns [j0, j1) and C's
+    for_blocks(N, blocks, [&](int64_t j0, int64_t j1) { call(M, j1 - j0, A, tb ? B + j0 * ldb : B + j0, C + j0); });
+}
+
 template <>
 void gemm<float>(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
                  const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   if (trivial(M, N, K, beta, C, ldc)) return;
   if (M == 1) return gemv_row(ta, tb, N, K, alpha, A, lda, B, ldb, beta, C);
-  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M,
-                    (blasint)N, (blasint)K, alpha, A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+  split_gemm<float>(ta, tb, M, N, K, A, lda, B, ldb, C, ldc,
+                    [&](int64_t m, int64_t n, const float* a, const float* b, float* c) {
+                      scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                                        (blasint)m, (blasint)n, (blasint)K, alpha, a, (blasint)lda, b, (blasint)ldb,
+                                        beta, c, (blasint)ldc);
+                    });
 }
 
 template <>
@@ -55,8 +95,12 @@ void gemm<double>(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alph
                   const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
   if (trivial(M, N, K, beta, C, ldc)) return;
   if (M == 1) return gemv_row(ta, tb, N, K, alpha, A, lda, B, ldb, beta, C);
-  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M,
-                    (blasint)N, (blasint)K, alpha, A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+  split_gemm<double>(ta, tb, M, N, K, A, lda, B, ldb, C, ldc,
+                     [&](int64_t m, int64_t n, const double* a, const double* b, double* c) {
+                       scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                                         (blasint)m, (blasint)n, (blasint)K, alpha, a, (blasint)lda, b, (blasint)ldb,
+                                         beta, c, (blasint)ldc);
+                     });
 }
 
 // Integer GEMM (torch computes integer products exactly, wrapping modulo 2^bits): no BLAS has
@@ -143,7 +187,5 @@ SEQLAB_INT_GEMM(int8_t)
 SEQLAB_INT_GEMM(uint8_t)
 #undef SEQLAB_INT_GEMM
 
-SerialBlas::SerialBlas() { scipy_openblas_set_num_threads(1); }
-SerialBlas::~SerialBlas() { scipy_openblas_set_num_threads(get_num_threads()); }
 
 }  // namespace seqlab

@@ -1,5 +1,6 @@
 // The one GEMM entry point: C = alpha * op(A) op(B) + beta * C, row-major, op = transpose or
-// not. float/double go to OpenBLAS (scipy-openblas32); the integer types (int64, int32, int16,
+// not. float/double go to OpenBLAS (scipy-openblas32), single-threaded, large products split in
+// blocks over seqlab's pool; the integer types (int64, int32, int16,
 // int8, uint8) to a blocked loop that wraps as torch's; the test reference is the naive loop beside it.
 #pragma once
 #include <cstdint>
@@ -25,15 +26,5 @@ void gemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T a
       C[i * ldc + j] = alpha * acc + (beta == T(0) ? T(0) : beta * C[i * ldc + j]);
     }
 }
-
-// While alive, BLAS calls run on their caller's thread only: for GEMMs issued from seqlab's own
-// pool, one per worker, where OpenBLAS's threads would only synchronise with each other.
-class SerialBlas {
- public:
-  SerialBlas();
-  ~SerialBlas();
-  SerialBlas(const SerialBlas&) = delete;
-  SerialBlas& operator=(const SerialBlas&) = delete;
-};
 
 }  // namespace seqlab

@@ -1,13 +1,14 @@
 // seqlab's thread pool and the BLAS thread count, set together (seqlab.set_num_threads), so
-// that BLAS threads and seqlab's loops never oversubscribe the cores. Workers sleep on a
-// condition variable between jobs (no spinning that would steal a core from OpenBLAS) and
-// run with flush-to-zero / denormals-are-zero.
+// that BLAS threads and seqlab's loops never oversubscribe the cores. The threads claim a job's
+// tasks from a shared counter (a preempted thread's share is taken by the others), spin at most
+// 50 µs between jobs and then sleep, and run each job with its caller's flush-to-zero setting.
 #include "seqlab/parallel.hpp"
 
 #include <sched.h>
 #include <xmmintrin.h>
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <exception>
 #include <stdexcept>
@@ -25,6 +26,7 @@ namespace seqlab {
 namespace {
 
 thread_local bool in_worker = false;
+constexpr int64_t kTasksPerThread = 4;
 constexpr unsigned kFtzDaz = 0x8040;  // MXCSR bits: flush-to-zero (15) and denormals-are-zero (6)
 
 int default_threads() {
@@ -33,8 +35,35 @@ int default_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// Workers spin briefly after each job (a back-to-back op then starts in a microsecond
-// instead of a futex wake-up's tens), then sleep on a condition variable.
+// Spin (with pause) for up to this long before sleeping: a back-to-back op then starts in a
+// microsecond instead of a futex wake-up's tens, and a thread never spins for long while
+// another process needs the core (a bound in time, not in pause instructions, whose cost varies
+// from ~10 to ~140 cycles between CPUs).
+constexpr auto kSpinTime = std::chrono::microseconds(50);
+
+template <class Done>
+bool spin_until(Done done) {
+  const auto until = std::chrono::steady_clock::now() + kSpinTime;
+  while (true) {
+    for (int i = 0; i < 32; ++i) {
+      if (done()) return true;
+      _mm_pause();
+    }
+    if (std::chrono::steady_clock::now() >= until) return done();
+    sched_yield();  // a thread of another process waiting for this core runs first
+  }
+}
+
+// The pool. A job is `tasks` numbered tasks that every thread, the caller included, claims one at
+// a time from a shared counter until none is left. Nobody owns a fixed share, so when another
+// process takes a core and a worker is descheduled, the threads still running take its tasks
+// instead of waiting for it (a fixed split made the whole op wait for the preempted thread).
+//
+// claim_ = job number << 32 | next task. Starting job g first closes the counter under g's
+// number (kClosed: nothing to claim), then writes the job, then opens it at task 0. A worker
+// claims task i of job g by a compare-and-swap from (g, i) to (g, i + 1), so a worker that read
+// an older job's state cannot claim from a newer job, and a successful claim means job g is still
+// running (its caller waits for every claimed task), so the job it then reads is g's.
 class Pool {
  public:
   explicit Pool(int threads) { resize(threads); }
@@ -46,70 +75,80 @@ class Pool {
     stop();
     stopping_ = false;
     try {
-      for (int i = 0; i < threads - 1; ++i)
-        workers_.emplace_back([this, i, gen = generation_.load()] { loop(i + 1, gen); });
+      for (int i = 0; i < threads - 1; ++i) workers_.emplace_back([this, gen = generation_.load()] { loop(gen); });
     } catch (...) {  // std::system_error when the system has no thread to give: join those started
       stop();
       throw;
     }
   }
 
-  // Chunk k of `chunks` runs on worker k (k >= 1); the caller runs chunk 0.
-  void run(int chunks, const std::function<void(int)>& job) {
-    job_ = &job;
-    chunks_ = chunks;
-    pending_.store(chunks - 1, std::memory_order_relaxed);
+  // Runs job(k) for every k in [0, tasks) on the caller and the workers; returns when all ran.
+  void run(int tasks, const std::function<void(int)>& job) {
+    const uint64_t g = ++jobs_;  // only one caller at a time (g_pool_mutex)
+    claim_.store(g << 32 | kClosed);
+    job_.store(&job, std::memory_order_relaxed);
+    ftz_daz_.store(_mm_getcsr() & kFtzDaz, std::memory_order_relaxed);
+    done_count_.store(0, std::memory_order_relaxed);
+    tasks_.store(tasks, std::memory_order_release);
+    claim_.store(g << 32, std::memory_order_release);
     {
       std::lock_guard<std::mutex> lock(m_);  // no lost wake-up for a worker about to sleep
       generation_.fetch_add(1, std::memory_order_release);
     }
     if (sleepers_.load() > 0) cv_.notify_all();
-    std::exception_ptr error;
-    try {
-      job(0);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    // Always wait for the workers: they still use `job` (and its captures) until they finish.
-    for (int spin = 0; spin < kSpin && pending_.load(std::memory_order_acquire) > 0; ++spin) _mm_pause();
-    if (pending_.load(std::memory_order_acquire) > 0) {
+    work();
+    auto all_done = [&] { return done_count_.load(std::memory_order_acquire) == tasks; };
+    if (!spin_until(all_done)) {
       std::unique_lock<std::mutex> lock(m_);
-      done_.wait(lock, [this] { return pending_.load() == 0; });
+      done_.wait(lock, all_done);
     }
-    job_ = nullptr;
-    if (!error) error = std::exchange(worker_error_, nullptr);
-    worker_error_ = nullptr;
+    job_.store(nullptr, std::memory_order_relaxed);
+    std::exception_ptr error = std::exchange(error_, nullptr);
     if (error) std::rethrow_exception(error);
   }
 
  private:
-  static constexpr int kSpin = 4000;
+  static constexpr uint64_t kClosed = 0xffffffffu;
 
-  void loop(int id, uint64_t seen) {
-    in_worker = true;
-    _mm_setcsr(_mm_getcsr() | kFtzDaz);
+  // Claims and runs tasks of the current job until none is left.
+  void work() {
+    uint64_t c = claim_.load(std::memory_order_acquire);
     while (true) {
-      for (int spin = 0; spin < kSpin && generation_.load(std::memory_order_acquire) == seen && !stopping_; ++spin)
-        _mm_pause();
-      if (generation_.load(std::memory_order_acquire) == seen) {
+      const int tasks = tasks_.load(std::memory_order_acquire);
+      if ((c & kClosed) >= static_cast<uint64_t>(tasks)) return;
+      if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+      const int k = static_cast<int>(c & kClosed);
+      // The caller's flush-to-zero / denormals-are-zero (off unless seqlab.set_flush_denormal(True),
+      // as in torch), so that a result's bits do not depend on which thread computed it.
+      const unsigned csr = _mm_getcsr(), want = (csr & ~kFtzDaz) | ftz_daz_.load(std::memory_order_relaxed);
+      if (csr != want) _mm_setcsr(want);
+      try {
+        (*job_.load(std::memory_order_relaxed))(k);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m_);
+        if (!error_) error_ = std::current_exception();  // rethrown by run()
+      }
+      if (done_count_.fetch_add(1, std::memory_order_acq_rel) + 1 == tasks) {
+        std::lock_guard<std::mutex> lock(m_);
+        done_.notify_all();
+      }
+      c = claim_.load(std::memory_order_acquire);
+    }
+  }
+
+  void loop(uint64_t seen) {
+    in_worker = true;
+    while (true) {
+      auto woken = [&] { return stopping_ || generation_.load(std::memory_order_acquire) != seen; };
+      if (!spin_until(woken)) {
         std::unique_lock<std::mutex> lock(m_);
         ++sleepers_;
-        cv_.wait(lock, [&] { return stopping_ || generation_.load() != seen; });
+        cv_.wait(lock, woken);
         --sleepers_;
       }
       if (stopping_) return;
       seen = generation_.load(std::memory_order_acquire);
-      if (id >= chunks_) continue;
-      try {
-        (*job_)(id);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(m_);
-        if (!worker_error_) worker_error_ = std::current_exception();  // rethrown by run()
-      }
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> lock(m_);
-        done_.notify_one();
-      }
+      work();
     }
   }
 
@@ -126,13 +165,16 @@ class Pool {
   std::vector<std::thread> workers_;
   std::mutex m_;
   std::condition_variable cv_, done_;
-  const std::function<void(int)>* job_ = nullptr;
-  int chunks_ = 0;
-  std::atomic<int> pending_{0};
+  uint64_t jobs_ = 0;
+  std::atomic<uint64_t> claim_{kClosed};
+  std::atomic<const std::function<void(int)>*> job_{nullptr};
+  std::atomic<int> tasks_{0};
+  std::atomic<unsigned> ftz_daz_{0};  // the caller's MXCSR bits for the job
+  std::atomic<int> done_count_{0};
   std::atomic<int> sleepers_{0};
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stopping_{false};
-  std::exception_ptr worker_error_;
+  std::exception_ptr error_;
 };
 
 int g_threads = 0;
@@ -141,7 +183,8 @@ std::mutex g_pool_mutex;
 Pool& pool() {
   static Pool p([] {
     g_threads = default_threads();
-    scipy_openblas_set_num_threads(g_threads);
+    // OpenBLAS stays on one thread: seqlab splits large products over this pool (blas.cpp).
+    scipy_openblas_set_num_threads(1);
     return g_threads;
   }());
   return p;
@@ -171,7 +214,6 @@ void set_num_threads(int64_t n) {
     throw;
   }
   g_threads = static_cast<int>(n);
-  scipy_openblas_set_num_threads(g_threads);
 }
 
 int get_num_threads() {
@@ -192,7 +234,9 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
     return;
   }
   Pool& p = pool();
-  const int chunks = static_cast<int>(std::min<int64_t>(p.size(), (n + grain - 1) / grain));
+  // Up to kTasksPerThread tasks per thread, so that a thread descheduled by another process
+  // holds up at most a small task while the others take the rest.
+  const int chunks = static_cast<int>(std::min<int64_t>(int64_t(p.size()) * kTasksPerThread, (n + grain - 1) / grain));
   if (chunks <= 1) {
     f(0, n);
     return;

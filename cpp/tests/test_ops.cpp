@@ -27,6 +27,33 @@ TEST(Gemm, BlasMatchesNaiveForAllTransposes) {
     }
 }
 
+TEST(Gemm, ProductsSplitOverThePoolMatchNaive) {
+  // Above 2^18 multiply-adds a product is split in blocks of rows (M >= N) or of columns over the
+  // pool, one single-threaded BLAS call per block; odd sizes, padded leading dimensions, both
+  // transposes, alpha and beta, on 1, 2 and 3 threads.
+  manual_seed(5);
+  for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{301, 77, 65}, {23, 517, 61}, {97, 97, 129}})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        const int64_t lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 5, ldc = N + 2;
+        Tensor A = randn({ta ? K : M, lda}, Dtype::Float64), B = randn({tb ? N : K, ldb}, Dtype::Float64);
+        Tensor ref = randn({M, ldc}, Dtype::Float64);
+        Tensor Af = to_dtype(A, Dtype::Float32), Bf = to_dtype(B, Dtype::Float32), Cf0 = to_dtype(ref, Dtype::Float32);
+        gemm_naive<double>(ta, tb, M, N, K, 0.5, A.data<double>(), lda, B.data<double>(), ldb, 2.0, ref.data<double>(),
+                           ldc);
+        for (int threads : {1, 2, 3}) {
+          set_num_threads(threads);
+          Tensor Cf = clone(Cf0);
+          gemm<float>(ta, tb, M, N, K, 0.5f, Af.data<float>(), lda, Bf.data<float>(), ldb, 2.0f, Cf.data<float>(), ldc);
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j)
+              ASSERT_NEAR(Cf.data<float>()[i * ldc + j], ref.data<double>()[i * ldc + j], 2e-3)
+                  << M << "x" << N << "x" << K << " ta " << ta << " tb " << tb << " threads " << threads;
+        }
+      }
+  set_num_threads(2);
+}
+
 TEST(Gemm, RowsOfAnEmptyOrSingleRowProductAreRight) {
   // M = 1 goes to gemv (A's row, or A's column when transposed); K = 0 leaves beta C.
   manual_seed(3);

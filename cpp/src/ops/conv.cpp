@@ -139,12 +139,10 @@ template <typename T>
 void conv_forward(const T* x, const T* w, const T* b, T* y, const ConvGeometry& g) {
   const int64_t K = g.K(), NL = g.NL(), L = g.L(), OCg = g.OC / g.G;
   // Per sample: with several threads the samples go over seqlab's pool, each worker with its own
-  // cols and single-threaded GEMMs (threaded BLAS calls would synchronise per call); N = 1 keeps the
-  // pool for im2col and OpenBLAS's threads for its GEMM.
+  // cols and its GEMMs on its own thread (a GEMM inside the pool runs inline); N = 1 keeps the pool
+  // for im2col and for its GEMM's blocks (blas.cpp).
   const bool over_pool = g.N > 1 && get_num_threads() > 1;
   if (over_pool || gemm_per_sample(g)) {
-    std::optional<SerialBlas> serial;
-    if (over_pool) serial.emplace();
     parallel_for(g.N, over_pool ? 1 : g.N, [&](int64_t s, int64_t e) {
       Tensor cols = Tensor::empty({g.C * g.kH * g.kW, L}, dtype_of<T>());
       T* pc = cols.data<T>();
