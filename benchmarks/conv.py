@@ -68,6 +68,7 @@ def main():
     for threads in args.threads:
         seqlab.set_num_threads(threads)
         torch.set_num_threads(threads)
+        print(timing.header())
         print(f"\nthreads: seqlab {seqlab.get_num_threads()}, torch {torch.get_num_threads()}; torch {torch.__version__}, "
               f"mkldnn {torch.backends.mkldnn.is_available()}")
         print(f"{'case (float32)':46s}{'seqlab us':>12s}{'torch us':>12s}{'ratio':>8s}")

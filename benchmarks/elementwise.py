@@ -54,7 +54,7 @@ def main():
         ("max(dim=1)", lambda: sx.max(1), lambda: tx.max(1)),
         ("t().contiguous()", lambda: sx.t().contiguous(), lambda: tx.t().contiguous()),
     ]
-    print(seqlab.show_config())
+    print(timing.header())
     print(f"threads: seqlab {seqlab.get_num_threads()}, torch {torch.get_num_threads()}; torch {torch.__version__}\n")
     print(f"{'case (1000x1000 float32)':34s}{'seqlab us':>12s}{'torch us':>12s}{'ratio':>8s}")
     for name, ours, theirs in cases:

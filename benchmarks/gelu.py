@@ -41,7 +41,7 @@ def main():
     parser.add_argument("--min-time", type=float, default=0.2)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    print(seqlab.show_config())
+    print(timing.header())
     print(f"torch {torch.__version__}\n")
     print(f"{'threads':>7s}  {'shape':12s}{'dtype':9s}{'case':18s}{'seqlab us':>12s}{'torch us':>12s}{'ratio':>8s}")
     for threads in args.threads:

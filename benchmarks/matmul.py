@@ -11,7 +11,6 @@ reported separately.
 """
 
 import argparse
-import platform
 import time
 
 import numpy as np
@@ -24,17 +23,6 @@ SHAPES = [(n, n, n) for n in (64, 128, 256, 512, 1024, 2048)] + [
     (20, 200, 800),   # LSTM step: h (B,H) @ W_hh^T (H,4H), B=20, H=200
     (20, 200, 600),   # GRU step:  h (B,H) @ W_hh^T (H,3H)
 ]
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def first_call_seconds(matmul, a, b):
@@ -60,7 +48,8 @@ def main():
 
     seqlab.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
-    print(f"{cpu_name()}; threads: seqlab {seqlab.get_num_threads()}, torch {torch.get_num_threads()}; "
+    print(timing.header())
+    print(f"threads: seqlab {seqlab.get_num_threads()}, torch {torch.get_num_threads()}; "
           f"torch {torch.__version__}, {args.dtype}")
 
     rng = np.random.default_rng(0)

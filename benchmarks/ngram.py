@@ -20,6 +20,8 @@ import time
 
 import numpy as np
 
+import timing  # benchmarks/timing.py: the header line
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -149,6 +151,7 @@ def main():
     if out.returncode:
         sys.exit(out.stderr)
     lmplz = pathlib.Path(out.stdout.split()[-1]) / "lmplz"
+    print(timing.header())
     print(f"seqlab vs KenLM {lmplz.parent.parent.name} (lmplz from the PyPI sdist); {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory(dir=ROOT / "build") as d:
         tmp = pathlib.Path(d)

@@ -82,6 +82,7 @@ def main():
         torch.onnx.export(theirs, their_args, buf, dynamo=False, input_names=["input", "h0", "c0"])
         files["torch"] = buf.getvalue()
 
+    print(timing.header())
     print(f"threads: seqlab {seqlab.get_num_threads()}, torch {torch.get_num_threads()}, onnxruntime "
           f"{ort.__version__}; RNNModel LSTM ntoken={ntoken} emsize=nhid={emsize} nlayers={nlayers}, "
           f"input ({bptt}, {batch})\n")

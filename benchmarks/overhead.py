@@ -69,6 +69,7 @@ def main():
 
     seqlab.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
+    print(timing.header())
     print(f"threads: seqlab {seqlab.get_num_threads()}, torch {torch.get_num_threads()}; "
           f"torch {torch.__version__}")
 

@@ -22,6 +22,7 @@ def main():
     seqlab.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
+    print(timing.header())
     print(f"threads: seqlab {seqlab.get_num_threads()}, torch {torch.get_num_threads()}; torch {torch.__version__}\n")
     print(f"{'case (float32)':44s}{'seqlab us':>12s}{'torch us':>12s}{'ratio':>8s}")
     # (rows, D): attention rows (batch·heads·queries, keys) and class counts of the losses

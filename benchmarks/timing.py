@@ -9,6 +9,16 @@ slow drift of the machine weighs on both alike."""
 import statistics
 import time
 
+def header():
+    """The line every benchmark prints first: the CPU model, the instruction set seqlab's kernels
+    dispatched to (SEQLAB_ISA caps it) and the levels the CPU has, the BLAS and the threads."""
+    import seqlab
+    from seqlab._config import cpu_model
+    core = seqlab._core
+    return (f"CPU: {cpu_model()}; seqlab SIMD {core._simd_isa()} (CPU has {', '.join(core._available_isas())}); "
+            f"BLAS {core._blas_info().split(' (core: ')[-1].rstrip(')')}; seqlab threads {seqlab.get_num_threads()}")
+
+
 PAUSE = 0.3  # seconds between blocks: longer than either library's spin-wait
 SETTLE_SECONDS = PAUSE
 

@@ -272,6 +272,7 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     seqlab.set_num_threads(args.threads)
+    print(timing.header())
     print(f"threads {args.threads}; seqlab vs torch {torch.__version__}")
     print(f"{'case':24s} {'first: seqlab':>14s} {'torch':>10s} {'ratio':>6s}   "
           f"{'steady: seqlab':>14s} {'torch':>10s} {'ratio':>6s}   {'peak MB: seqlab':>15s} {'torch':>7s}")

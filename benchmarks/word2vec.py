@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from seqlab.data import corpora
+import timing  # noqa: E402  (benchmarks/timing.py: the header line)
 
 
 def analogy_accuracy(index_to_key, vectors, questions):
@@ -66,6 +67,7 @@ def main():
     planted_sentences = [list(line) for line in planted.lines("train")]
     questions = corpora.analogies().questions()
     n_words = sum(len(s) for s in kjv)
+    print(timing.header())
     print(f"kjv train: {len(kjv)} sentences, {n_words} words; {os.cpu_count()} CPUs; workers={args.workers}, "
           f"epochs={args.epochs}")
     for name, sg in (("skip-gram NS", 1), ("CBOW NS", 0)):
