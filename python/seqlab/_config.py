@@ -53,8 +53,8 @@ def show_config():
         *(f"    {name}: {isa}" for name in DISPATCHERS),
         f"    panel GEMM tile: {rows} rows x {regs} registers ({_core._panel_width(False)} float32 / "
         f"{_core._panel_width(True)} float64 columns per panel)",
-        f"  BLAS: {_core._blas_info()}",
-        f"  threads: {_core.get_num_threads()} (seqlab's pool and the BLAS, seqlab.set_num_threads)",
+        f"  BLAS: {_core._blas_info()}; one thread per call, large products split in blocks over seqlab's pool",
+        f"  threads: {_core.get_num_threads()} (seqlab's pool: its loops and the GEMMs' blocks; seqlab.set_num_threads)",
         f"  build: {build['compiler']}, {build['build_type'] or 'no build type'}, C++ {build['cxx_standard']}",
     ]
     if cpu != isa:
