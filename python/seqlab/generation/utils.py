@@ -190,14 +190,14 @@ def _seed(seed, generator, fn):
 
 
 class _Hypotheses:
-    """The finished sequences of one input, best num_beams kept, each scored as Hugging Face's
-    BeamHypotheses: sum of log-probabilities / generated_len ** length_penalty, where
-    generated_len counts the new tokens (eos included)."""
+    """The finished sequences of one input, best num_beams kept, each scored as Hugging Face's:
+    sum of log-probabilities / generated_len ** length_penalty, where generated_len counts the new
+    tokens (eos included)."""
 
     def __init__(self, num_beams, length_penalty, early_stopping, max_new_tokens):
         self.num_beams, self.length_penalty = num_beams, length_penalty
         self.early_stopping, self.max_new_tokens = early_stopping, max_new_tokens
-        self.beams = []  # (score, tokens)
+        self.beams = []  # (score, tokens), best first
 
     def add(self, tokens, sum_logprobs, generated_len):
         score = sum_logprobs / generated_len ** self.length_penalty
@@ -205,32 +205,35 @@ class _Hypotheses:
         self.beams.sort(key=lambda b: -b[0])
         del self.beams[self.num_beams:]
 
-    def worst(self):
-        return self.beams[-1][0]
+    def full(self):
+        return len(self.beams) == self.num_beams
 
-    def is_done(self, best_sum_logprobs, generated_len):
-        """No running beam can beat the kept ones (HF's rule for early_stopping False / 'never')."""
-        if len(self.beams) < self.num_beams:
-            return False
-        if self.early_stopping is True:
+    def can_improve(self, best_running_sum, generated_len):
+        """Hugging Face's early-stop heuristic (_check_early_stop_heuristic): can the best running
+        beam still beat the worst kept hypothesis? It is assumed to end now (early_stopping False,
+        or a length_penalty <= 0), or at max_new_tokens ('never' with length_penalty > 0: the
+        exact bound, since sums only fall)."""
+        if not self.full():
             return True
         if self.early_stopping == "never" and self.length_penalty > 0:
-            # sums only fall, so the best reachable score divides the best sum by the longest length
-            best = best_sum_logprobs / self.max_new_tokens ** self.length_penalty
-        else:
-            best = best_sum_logprobs / generated_len ** self.length_penalty
-        return self.worst() >= best
+            generated_len = self.max_new_tokens
+        return best_running_sum / generated_len ** self.length_penalty > self.beams[-1][0]
 
 
 def beam_search(model, input_ids, num_beams=4, max_new_tokens=20, length_penalty=1.0, early_stopping=False,
                 eos_token_id=None, pad_token_id=None, use_cache=True, decoder_start_token_id=None):
-    """Beam search (as Hugging Face's): each step extends every running beam by every token,
-    keeps the 2·num_beams best by summed log-probability; a candidate ending in eos (among the
-    first num_beams) becomes a finished hypothesis, scored sum / generated_len**length_penalty
-    (length_penalty > 0 favours longer sequences); the others continue, num_beams of them. At
-    the end the running beams count as hypotheses too, and the best one per input is returned,
-    padded with pad_token_id. early_stopping: True stops an input at num_beams hypotheses, False
-    uses HF's heuristic, 'never' only stops when no beam can do better (exact)."""
+    """Beam search, step for step as Hugging Face transformers' (the rules of its rewrite in 4.50,
+    checked against 5.24 in tests/test_generation_hf.py). Each step scores every extension of
+    every running beam by its summed log-probability and takes the best K = max(2, 1 + #eos) ·
+    num_beams. A candidate that ends in eos, or reaches max_new_tokens, is finished: if it ranks
+    among the first num_beams it becomes a hypothesis, scored sum / generated_len**length_penalty
+    (length_penalty > 0 favours longer sequences), and the best num_beams hypotheses are kept; the
+    best num_beams unfinished candidates run on. So at the last step the running beams become
+    hypotheses too. An input stops taking hypotheses when early_stopping is True and it has
+    num_beams of them, or when the best running beam can no longer beat the worst kept one:
+    judged at its present length (early_stopping False, Hugging Face's heuristic) or at
+    max_new_tokens ('never', exact when length_penalty > 0). The best hypothesis per input is
+    returned, padded with pad_token_id."""
     fn = "beam_search()"
     eos = _check_common(input_ids, max_new_tokens, eos_token_id, fn)
     if not isinstance(num_beams, numbers.Integral) or isinstance(num_beams, bool) or num_beams < 1:
@@ -240,68 +243,60 @@ def beam_search(model, input_ids, num_beams=4, max_new_tokens=20, length_penalty
     if early_stopping not in (True, False, "never"):
         raise ValueError(f"{fn}: early_stopping must be True, False or 'never', got {early_stopping!r}")
     N, B = input_ids.shape[0], num_beams
+    K = max(2, 1 + len(eos)) * B
     pad = pad_token_id if pad_token_id is not None else (int(eos[0]) if len(eos) else 0)
     # Every input becomes B rows (beam b of input n is row n·B + b); the encoder reads each copy.
     rows_of = np.repeat(np.arange(N), B)
     expanded = _tensor(input_ids.numpy()[rows_of])
     seqs = _start(model, expanded, decoder_start_token_id, fn)
-    prompt_len = seqs.shape[1]
     hyps = [_Hypotheses(B, length_penalty, early_stopping, max(max_new_tokens, 1)) for _ in range(N)]
-    done = np.zeros(N, dtype=bool)
+    improvable = np.ones(N, dtype=bool)  # Hugging Face's is_early_stop_heuristic_unsatisfied
     # Only beam 0 starts alive, so the first step does not pick one token B times.
     beam_scores = np.zeros((N, B))
     beam_scores[:, 1:] = -np.inf
     with no_grad():
         stepper = _Stepper(model, expanded, use_cache, fn)
         for step in range(max_new_tokens):
+            last = step == max_new_tokens - 1  # every candidate reaches max_new_tokens: all finish
             logits = stepper.next_logits(seqs)
             logp = _core.log_softmax(logits.to(_core.dtype.float64), -1).numpy()  # (N·B, V)
             V = logp.shape[1]
             cand = (beam_scores.reshape(-1, 1) + logp).reshape(N, B * V)
-            top = np.argsort(-cand, axis=1, kind="stable")[:, :2 * B]
+            top = np.argsort(-cand, axis=1, kind="stable")[:, :K]
             new_rows, new_tokens, new_scores = [], [], []
             for n in range(N):
-                if done[n]:  # keep the rows in place, padded
-                    new_rows += [n * B] * B
-                    new_tokens += [pad] * B
-                    new_scores += [0.0] * B
-                    continue
+                # No more hypotheses once it has num_beams of them (early_stopping True) or the
+                # running beams cannot beat them; its rows still run, as in Hugging Face's loop.
+                closed = not improvable[n] or (early_stopping is True and hyps[n].full())
                 kept = 0
                 for rank, c in enumerate(top[n]):
                     beam, token, score = c // V, c % V, cand[n, c]
                     if not np.isfinite(score):
                         continue
-                    if token in eos:
-                        if rank < B:
+                    if last or token in eos:
+                        if rank < B and not closed:
                             hyps[n].add(np.append(seqs[n * B + beam], token), score, step + 1)
                         continue
-                    new_rows.append(n * B + beam)
-                    new_tokens.append(token)
-                    new_scores.append(score)
-                    kept += 1
-                    if kept == B:
-                        break
-                while kept < B:  # fewer live candidates than beams (tiny vocabularies): dead rows
+                    if kept < B:
+                        new_rows.append(n * B + beam)
+                        new_tokens.append(token)
+                        new_scores.append(score)
+                        kept += 1
+                while kept < B:  # fewer live candidates than beams: dead rows
                     new_rows.append(n * B)
                     new_tokens.append(pad)
                     new_scores.append(-np.inf)
                     kept += 1
-                # HF's is_done looks at the best candidate score of this step, eos candidates included
                 best_running = max(new_scores[-B:])
-                done[n] = hyps[n].is_done(cand[n, top[n, 0]], step + 1) or not np.isfinite(best_running)
+                improvable[n] &= hyps[n].can_improve(best_running, step + 1)
+            if last:
+                break
             rows = np.asarray(new_rows, dtype=np.int64)
             seqs = np.concatenate([seqs[rows], np.asarray(new_tokens, dtype=np.int64)[:, None]], axis=1)
             beam_scores = np.asarray(new_scores).reshape(N, B)
             stepper.reorder(rows)
-            if done.all():
+            if not improvable.any() or (early_stopping is True and all(h.full() for h in hyps)):
                 break
-        # The running beams of unfinished inputs are hypotheses too.
-        for n in range(N):
-            if done[n]:
-                continue
-            for b in range(B):
-                if np.isfinite(beam_scores[n, b]):
-                    hyps[n].add(seqs[n * B + b], beam_scores[n, b], max(seqs.shape[1] - prompt_len, 1))
     best = [hyps[n].beams[0][1] if hyps[n].beams else seqs[n * B] for n in range(N)]
     width = max(len(b) for b in best)
     out = np.full((N, width), pad, dtype=np.int64)
