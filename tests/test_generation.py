@@ -375,6 +375,31 @@ def test_weight_tying():
         nn.RNNLM(V, 4, 8, tie_weights=True)
 
 
+def test_sampling_arguments_are_ignored_when_not_sampling():
+    """As Hugging Face: temperature, top_k and top_p shape sampling only; with do_sample=False they
+    are neither used nor checked (temperature=0 used to raise, hinting 'use do_sample=False')."""
+    _, s = make("transformer")
+    ids = seqlab.tensor([[1, 2], [3, 4]])
+    want = generate(s, ids, max_new_tokens=5).numpy()
+    for kw in (dict(temperature=0.0), dict(temperature=0.0, top_k=0, top_p=0.0), dict(temperature=1e-308)):
+        np.testing.assert_array_equal(generate(s, ids, max_new_tokens=5, **kw).numpy(), want)
+
+
+def test_a_temperature_too_small_is_named():
+    _, s = make("transformer")
+    with pytest.raises(ValueError, match=r"temperature_scale: temperature=1e-308 is too small for these logits: "
+                                         r"logit / temperature overflows"):
+        generate(s, seqlab.tensor([[1, 2]]), do_sample=True, temperature=1e-308, seed=0)
+
+
+def test_top_p_ties_keep_the_highest_index_first():
+    """The stated rule for equal logits: a stable ascending sort, so the highest index counts as the
+    more probable and is kept first (torch.sort's order on small rows, which Hugging Face uses)."""
+    logits = seqlab.tensor([[1.0, 2.0, 2.0, 2.0, 0.5], [3.0, 3.0, 3.0, 3.0, 3.0]], dtype=seqlab.float64)
+    kept = np.isfinite(top_p_filter(logits, 0.3).numpy())
+    np.testing.assert_array_equal(kept, [[False, False, True, True, False], [False, False, False, True, True]])
+
+
 def test_errors():
     _, s = make("transformer")
     ids = seqlab.tensor([[1, 2]])

@@ -417,6 +417,14 @@ def test_errors_are_clear():
     with pytest.raises(RuntimeError, match=r"positional_attention: expected query \(B, H, L, D\)"):
         F.positional_attention(q, q, q, P.ALiBi(2).scheme())
     q4 = seqlab.zeros(1, 2, 5, 8)
+    # a RoPE built for one head_dim refuses heads of another (it used to run as RoPE(6): issue 28)
+    q6 = seqlab.zeros(1, 2, 5, 6)
+    for call in (P.RoPE(8).attention, P.RoPE(8).attention_math):
+        with pytest.raises(RuntimeError, match=r"rope scheme rotates head_dim 8 but the attention's heads have "
+                                               r"dimension 6 \(query \[1, 2, 5, 6\]\)"):
+            call(q6, q6, q6)
+    with pytest.raises(RuntimeError, match="rotates head_dim 8 but the attention's heads have dimension 6"):
+        P.RoPE(8).attention_weights(q6, q6)
     with pytest.raises(RuntimeError, match="built for 3 heads but the attention has 2"):
         F.positional_attention(q4, q4, q4, P.ALiBi(3).scheme())
     with pytest.raises(RuntimeError, match="unknown positional scheme 'sinus'"):

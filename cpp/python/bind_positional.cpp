@@ -10,7 +10,7 @@ void bind_positional(py::module_& m) {
                                "What a positional module passes to the attention: kind, options, parameters.")
       .def(py::init([](const std::string& kind, int64_t num_heads, double base, bool interleaved, bool bidirectional,
                        int64_t num_buckets, int64_t max_distance, int64_t max_relative_position,
-                       std::map<std::string, Tensor> params) {
+                       std::map<std::string, Tensor> params, int64_t head_dim) {
              PositionalScheme s;
              s.kind = kind;
              s.num_heads = num_heads;
@@ -20,13 +20,14 @@ void bind_positional(py::module_& m) {
              s.num_buckets = num_buckets;
              s.max_distance = max_distance;
              s.max_relative_position = max_relative_position;
+             s.head_dim = head_dim;
              s.params = std::move(params);
              return s;
            }),
            py::arg("kind") = "none", py::arg("num_heads") = 1, py::arg("base") = 10000.0,
            py::arg("interleaved") = true, py::arg("bidirectional") = true, py::arg("num_buckets") = 32,
            py::arg("max_distance") = 128, py::arg("max_relative_position") = 16,
-           py::arg("params") = std::map<std::string, Tensor>{})
+           py::arg("params") = std::map<std::string, Tensor>{}, py::arg("head_dim") = 0)
       .def_readonly("kind", &PositionalScheme::kind)
       .def_readonly("num_heads", &PositionalScheme::num_heads);
 

@@ -247,6 +247,8 @@ Built build(const Tensor& query, const Tensor& key, const PositionalScheme& pos,
   };
   if (kind == "none") {
   } else if (kind == "rope") {
+    SEQLAB_CHECK(pos.head_dim == 0 || pos.head_dim == D, kOp, ": the rope scheme rotates head_dim ", pos.head_dim,
+                 " but the attention's heads have dimension ", D, " (query ", shape_str(query.shape()), ")");
     b.q = rotary_embedding(query, off, pos.base, pos.interleaved);
     b.k = rotary_embedding(key, 0, pos.base, pos.interleaved);
   } else if (kind == "alibi") {

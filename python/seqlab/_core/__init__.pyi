@@ -1178,7 +1178,7 @@ class PositionalScheme:
     """
     What a positional module passes to the attention: kind, options, parameters.
     """
-    def __init__(self, kind: str = 'none', num_heads: typing.SupportsInt | typing.SupportsIndex = 1, base: typing.SupportsFloat | typing.SupportsIndex = 10000.0, interleaved: bool = True, bidirectional: bool = True, num_buckets: typing.SupportsInt | typing.SupportsIndex = 32, max_distance: typing.SupportsInt | typing.SupportsIndex = 128, max_relative_position: typing.SupportsInt | typing.SupportsIndex = 16, params: collections.abc.Mapping[str, Tensor] = {}) -> None:
+    def __init__(self, kind: str = 'none', num_heads: typing.SupportsInt | typing.SupportsIndex = 1, base: typing.SupportsFloat | typing.SupportsIndex = 10000.0, interleaved: bool = True, bidirectional: bool = True, num_buckets: typing.SupportsInt | typing.SupportsIndex = 32, max_distance: typing.SupportsInt | typing.SupportsIndex = 128, max_relative_position: typing.SupportsInt | typing.SupportsIndex = 16, params: collections.abc.Mapping[str, Tensor] = {}, head_dim: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
         ...
     @property
     def kind(self) -> str:

@@ -68,10 +68,18 @@ def _drop(logits, remove, filter_value):
 
 
 def temperature_scale(logits, temperature):
-    """logits / temperature."""
+    """logits / temperature. A temperature so small that a finite logit overflows (1e-308) raises
+    here, naming it, rather than as NaN probabilities inside the sampler."""
     _check_logits(logits, "temperature_scale")
     _check_temperature(temperature, "temperature_scale")
-    return logits / temperature
+    scaled = logits / temperature
+    a, b = _rows(logits), _rows(scaled)
+    if not np.all(np.isfinite(b) | ~np.isfinite(a)):
+        big = float(np.max(np.abs(a[np.isfinite(a)])))
+        raise ValueError(f"temperature_scale: temperature={temperature!r} is too small for these logits: logit / "
+                         f"temperature overflows {logits.dtype} (largest |logit| {big:.6g}); use a larger "
+                         "temperature, or do_sample=False for greedy decoding")
+    return scaled
 
 
 def top_k_filter(logits, top_k, filter_value=-math.inf, min_tokens_to_keep=1):
@@ -89,7 +97,10 @@ def top_p_filter(logits, top_p, filter_value=-math.inf, min_tokens_to_keep=1):
     """Nucleus filtering: in each row, tokens sorted by probability descending are kept until
     their cumulative probability reaches top_p (the token that crosses it is kept). As Hugging
     Face computes it: sort ascending, cumsum of softmax, drop where the cumulative sum <= 1 - top_p,
-    always keeping the min_tokens_to_keep most probable."""
+    always keeping the min_tokens_to_keep most probable. Ties: the sort is stable, so among tokens
+    of equal logit the highest index counts as the more probable and is kept first. Hugging Face
+    sorts with torch.sort, which is stable on small rows (the same subset) but not guaranteed to
+    be, so on long rows it may keep another of the tied tokens."""
     _check_logits(logits, "top_p_filter")
     _check_top_p(top_p, "top_p_filter")
     a = _rows(logits)

@@ -311,12 +311,14 @@ def generate(model, input_ids, max_new_tokens=20, do_sample=False, temperature=1
     """Hugging Face's generate(): input_ids (N, L) int64 — the prompt of a decoder-only model or
     the source of an encoder-decoder one — to (N, L + new) (decoder-only) or (N, 1 + new)
     (encoder-decoder, starting with decoder_start_token_id) token ids. num_beams > 1: beam search;
-    else do_sample: sampling with temperature / top_k / top_p; else greedy. Sequences that
+    else do_sample: sampling with temperature / top_k / top_p; else greedy (temperature, top_k and
+    top_p are then not used, nor checked, as in Hugging Face). Sequences that
     produced eos_token_id are padded with pad_token_id (default: the eos id) until all are done.
     The model runs in whatever mode it is in: call model.eval() first, as with torch."""
     fn = "generate()"
     _check_common(input_ids, max_new_tokens, eos_token_id, fn)
-    check_sampling_args(temperature, top_k, top_p, fn)
+    if do_sample:  # temperature, top_k and top_p only shape sampling; otherwise ignored, as Hugging Face does
+        check_sampling_args(temperature, top_k, top_p, fn)
     if not isinstance(num_beams, numbers.Integral) or isinstance(num_beams, bool) or num_beams < 1:
         raise ValueError(f"{fn}: num_beams must be an integer >= 1, got {num_beams!r}")
     if num_beams > 1:

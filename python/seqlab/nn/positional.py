@@ -98,7 +98,7 @@ class RoPE(RelativePositionScheme):
         self.head_dim, self.base, self.interleaved = head_dim, float(base), bool(interleaved)
 
     def _options(self):
-        return dict(base=self.base, interleaved=self.interleaved)
+        return dict(base=self.base, interleaved=self.interleaved, head_dim=self.head_dim)
 
     def rotate(self, x, offset=0):
         """x (..., L, head_dim) rotated at positions offset, ..., offset + L − 1."""

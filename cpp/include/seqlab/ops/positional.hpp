@@ -59,6 +59,7 @@ struct PositionalScheme {
   int64_t num_heads = 1;
   double base = 10000.0;       // rope, xl
   bool interleaved = true;     // rope
+  int64_t head_dim = 0;        // rope: the features it rotates (0: any); the query's must match
   bool bidirectional = true;   // t5
   int64_t num_buckets = 32;    // t5
   int64_t max_distance = 128;  // t5
