@@ -34,6 +34,14 @@ def torch_sinusoid(pos, dim, base=10000.0):
     return torch.stack([torch.sin(ang), torch.cos(ang)], -1).flatten(-2)  # (…, dim): sin, cos interleaved
 
 
+def torch_xl_sinusoid(pos, dim, base=10000.0):
+    """Transformer-XL's PositionalEmbedding (kimiyoung/transformer-xl, pytorch/mem_transformer.py):
+    inv_freq = 1 / base^(arange(0, dim, 2) / dim), then all the sines, then all the cosines."""
+    inv_freq = 1 / (base ** (torch.arange(0.0, dim, 2.0, dtype=torch.float64) / dim))
+    ang = pos.to(torch.float64)[..., None] * inv_freq
+    return torch.cat([torch.sin(ang), torch.cos(ang)], -1)
+
+
 def torch_rope(x, offset, interleaved, base=10000.0):
     L, D = x.shape[-2], x.shape[-1]
     ang = (torch.arange(L, dtype=torch.float64)[:, None] + offset) * base ** (
@@ -92,7 +100,7 @@ def torch_attention(kind, q, k, v, prm, off=0, causal=False, interleaved=True):
         extra_v = av
     elif kind == "xl":
         u, vb, w = prm["r_w_bias"], prm["r_r_bias"], prm["r_net"]
-        R = torch_sinusoid(d, H * D).to(q.dtype) @ w.T  # (L, S, H·D)
+        R = torch_xl_sinusoid(d, H * D).to(q.dtype) @ w.T  # (L, S, H·D)
         R = R.view(L, S, H, D)
         s = ((q + u[None, :, None]) @ k.transpose(-1, -2)
              + torch.einsum("bhld,lshd->bhls", q + vb[None, :, None], R)) * scale

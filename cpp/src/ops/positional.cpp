@@ -289,9 +289,16 @@ Built build(const Tensor& query, const Tensor& key, const PositionalScheme& pos,
     check_param_shape(pos, "r_r_bias", v, {H, D});
     check_param_shape(pos, "r_net", w, {H * D, H * D});
     b.rel.index = distance_index(L, S, off, [S](int64_t d) { return d + S - 1; });
-    // W_R R_d for d = −(S − 1) ... L + off − 1, split into heads: (H, R, D)
+    // W_R R_d for d = −(S − 1) ... L + off − 1, split into heads: (H, R, D). R_d in Transformer-XL's
+    // layout: all the sines, then all the cosines (its PositionalEmbedding concatenates them; the
+    // interleaved table of sinusoidal_encoding made a Transformer-XL r_net weight compute another
+    // attention), at the same frequencies base^(−2c/dim).
     const Tensor d = arange(static_cast<double>(-(S - 1)), static_cast<double>(L + off), 1.0, Dtype::Float64);
-    b.rel.rel_key = by_head(linear(sinusoidal_encoding(d, H * D, pos.base, dt), w), H);
+    const int64_t P = d.size(0), dim = H * D;
+    const Tensor R = reshape(contiguous(transpose(reshape(sinusoidal_encoding(d, dim, pos.base, dt), {P, dim / 2, 2}),
+                                                  1, 2)),
+                             {P, dim});
+    b.rel.rel_key = by_head(linear(R, w), H);
     b.q = add(query, reshape(u, {1, H, 1, D}));
     b.q_pos = add(query, reshape(v, {1, H, 1, D}));
   } else if (kind == "deberta") {

@@ -200,7 +200,10 @@ class TransformerXLRelativePosition(RelativePositionScheme):
     """Transformer-XL's relative attention (Dai et al. 2019, §3.3): the score of query i and key j is
     (a) q_i·k_j + (b) q_i·W_R R_{i−j} + (c) u·k_j + (d) v·W_R R_{i−j}, over √D, with R the sinusoid
     of the distance, W_R (r_net, no bias) its projection and u, v (r_w_bias, r_r_bias: (H, D)) the
-    global content and position biases."""
+    global content and position biases. R is laid out as Transformer-XL's (and XLNet's)
+    PositionalEmbedding: all the sines, then all the cosines, R_d = [sin(d·ω_c)]_c ++ [cos(d·ω_c)]_c
+    with ω_c = base^(−2c/embed_dim), so their r_net, r_w_bias and r_r_bias load and compute the same
+    attention (the absolute SinusoidalPositionalEncoding interleaves them, as torch's tutorial)."""
 
     kind = "xl"
 
