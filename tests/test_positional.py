@@ -108,10 +108,9 @@ def torch_attention(kind, q, k, v, prm, off=0, causal=False, interleaved=True):
         P_ = prm["rel_embeddings"]
         kr = (P_ @ prm["pos_key_proj_weight"].T + prm["pos_key_proj_bias"]).view(2 * K, H, D)
         qr = (P_ @ prm["pos_query_proj_weight"].T + prm["pos_query_proj_bias"]).view(2 * K, H, D)
-        delta = torch.clamp(d, -K, K - 1) + K      # δ(i, j) from i − j
-        delta_t = torch.clamp(-d, -K, K - 1) + K   # δ(j, i)
+        delta = torch.clamp(d, -K, K - 1) + K      # δ(i, j) from i − j, for both terms (DeBERTa's code)
         c2p = torch.einsum("bhld,lshd->bhls", q, kr[delta])
-        p2c = torch.einsum("bhsd,lshd->bhls", k, qr[delta_t])
+        p2c = torch.einsum("bhsd,lshd->bhls", k, qr[delta])
         s = (q @ k.transpose(-1, -2) + c2p + p2c) / math.sqrt(3 * D)
     elif kind == "da":
         w, sh = prm["distance_weight"], prm["sigmoid_shift"]
@@ -499,3 +498,38 @@ def test_generation_past_a_learned_table_is_a_clear_error():
         model.generate(seqlab.tensor([[1, 2, 3]]), max_new_tokens=70)
     # the relative schemes have no table: they generate past any length they saw
     assert lm_with("alibi").generate(seqlab.tensor([[1, 2, 3]]), max_new_tokens=70).shape == (1, 73)
+
+
+# ---------------------------------------------------------------------------------------------
+# Against the reference implementations (issue 28)
+
+def test_deberta_equals_hugging_face_debertav2_attention():
+    """DeBERTaRelativePosition's attention equals Hugging Face's DebertaV2 DisentangledSelfAttention
+    (c2p and p2c, position_buckets=-1, share_att_key=False) on the same weights: its q/k/v
+    projections set to the identity, so both attend over the same heads. The paper's eq. 4 read
+    literally (p2c at δ(j, i)) was 0.28-0.36 away."""
+    from transformers import DebertaV2Config
+    from transformers.models.deberta_v2.modeling_deberta_v2 import DisentangledSelfAttention
+
+    torch.manual_seed(0)
+    E, H, K, B, L = 32, 4, 6, 2, 11  # L > K: distances beyond the window are clipped
+    cfg = DebertaV2Config(hidden_size=E, num_attention_heads=H, max_relative_positions=K, position_buckets=-1,
+                          relative_attention=True, pos_att_type=["c2p", "p2c"], share_att_key=False,
+                          attention_probs_dropout_prob=0.0, hidden_dropout_prob=0.0)
+    hf = DisentangledSelfAttention(cfg).double().eval()
+    ours = P.DeBERTaRelativePosition(E, H, max_relative_position=K, dtype=seqlab.float64)
+    with torch.no_grad():
+        for proj in (hf.query_proj, hf.key_proj, hf.value_proj):
+            proj.weight.copy_(torch.eye(E, dtype=torch.float64))
+            proj.bias.zero_()
+        for name in ("pos_key_proj", "pos_query_proj"):
+            getattr(hf, name).weight.copy_(torch.from_numpy(getattr(ours, name).weight.detach().numpy()))
+            getattr(hf, name).bias.copy_(torch.from_numpy(getattr(ours, name).bias.detach().numpy()))
+    rel = torch.from_numpy(ours.rel_embeddings.weight.detach().numpy())
+    x = torch.randn(B, L, E, dtype=torch.float64)
+    with torch.no_grad():
+        want = hf(x, torch.ones(B, 1, L, L, dtype=torch.bool), rel_embeddings=rel)[0]  # (B, L, E)
+    heads = seqlab.from_numpy(x.view(B, L, H, E // H).transpose(1, 2).contiguous().numpy())
+    got = ours.attention(heads, heads, heads).detach().numpy().transpose(0, 2, 1, 3).reshape(B, L, E)
+    # transformers rounds its scale √(3D) to float32 (scaled_size_sqrt), hence 1e-7 and not 1e-12
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-6, atol=1e-7)

@@ -306,8 +306,10 @@ Built build(const Tensor& query, const Tensor& key, const PositionalScheme& pos,
     const int64_t k = pos.max_relative_position;
     SEQLAB_CHECK(k >= 1, kOp, ": the deberta scheme needs max_relative_position >= 1, got ", k);
     auto delta = [k](int64_t x) { return x <= -k ? int64_t(0) : x >= k ? 2 * k - 1 : x + k; };
-    b.rel.index = distance_index(L, S, off, [&](int64_t d) { return delta(d); });       // δ(i, j)
-    b.rel.index_p2c = distance_index(L, S, off, [&](int64_t d) { return delta(-d); });  // δ(j, i)
+    // Both terms read row δ(i, j), as DeBERTa's released code and Hugging Face's DebertaV2 do (the
+    // paper's eq. 4 writes δ(j, i) for p2c; read literally it gave another attention, 0.3 apart).
+    b.rel.index = distance_index(L, S, off, [&](int64_t d) { return delta(d); });  // δ(i, j)
+    b.rel.index_p2c = b.rel.index;
     const Tensor& P = param(pos, "rel_embeddings");
     check_param_shape(pos, "rel_embeddings", P, {2 * k, H * D});
     auto opt = [&](const char* n) {

@@ -231,9 +231,13 @@ class TransformerXLRelativePosition(RelativePositionScheme):
 
 class DeBERTaRelativePosition(RelativePositionScheme):
     """DeBERTa's disentangled attention (He et al. 2021, §3.1): content-to-content, content-to-
-    position and position-to-content terms, q_i·k_j + q_i·K^r_δ(i,j) + k_j·Q^r_δ(j,i), over √(3D),
+    position and position-to-content terms, q_i·k_j + q_i·K^r_δ(i,j) + k_j·Q^r_δ(i,j), over √(3D),
     with δ(i, j) = clip(i − j, −k, k − 1) + k (k = max_relative_position), relative embeddings
-    rel_embeddings (2k, embed_dim) and their projections pos_key_proj (K^r) and pos_query_proj (Q^r)."""
+    rel_embeddings (2k, embed_dim) and their projections pos_key_proj (K^r) and pos_query_proj (Q^r).
+    Convention: the position-to-content term reads row δ(i, j), as DeBERTa's released code and
+    Hugging Face's DebertaV2 (its DisentangledSelfAttention with position_buckets=-1 and
+    share_att_key=False) compute it, so their weights give their attention; eq. 4 of the paper
+    writes δ(j, i) there. Log-bucketed positions (position_buckets) are not implemented."""
 
     kind = "deberta"
 
