@@ -400,6 +400,29 @@ def test_top_p_ties_keep_the_highest_index_first():
     np.testing.assert_array_equal(kept, [[False, False, True, True, False], [False, False, False, True, True]])
 
 
+def test_num_return_sequences_and_the_beam_output():
+    _, s = make("transformer")
+    ids = seqlab.tensor([[1, 2], [3, 4]])
+    samples = generate(s, ids, max_new_tokens=6, do_sample=True, num_return_sequences=3, seed=5).numpy()
+    assert samples.shape[0] == 6  # rows n·3 + r, each input's prompt first
+    np.testing.assert_array_equal(samples[:, :2], np.repeat(ids.numpy(), 3, axis=0))
+    assert len({tuple(r) for r in samples[:3]}) > 1  # three samples of the first prompt, not one three times
+    out = generate(s, ids, max_new_tokens=5, num_beams=3, num_return_sequences=2, return_dict_in_generate=True,
+                   output_scores=True)
+    assert out.sequences.shape[0] == 4 and out["sequences"] is out.sequences
+    scores = out.sequences_scores.numpy()
+    assert scores.shape == (4,) and scores[0] >= scores[1] and scores[2] >= scores[3]  # best first per input
+    assert len(out.scores) >= 1 and tuple(out.scores[0].shape) == (2 * 3, V)
+    np.testing.assert_array_equal(out.sequences.numpy()[::2], generate(s, ids, max_new_tokens=5, num_beams=3).numpy())
+    assert generate(s, ids, max_new_tokens=5, num_beams=3, return_dict_in_generate=True).sequences_scores is None
+    with pytest.raises(ValueError, match=r"num_return_sequences must be an integer from 1 to num_beams \(3\), got 4"):
+        generate(s, ids, num_beams=3, num_return_sequences=4)
+    with pytest.raises(ValueError, match="greedy decoding returns one sequence per input"):
+        generate(s, ids, num_return_sequences=2)
+    with pytest.raises(NotImplementedError, match="for beam search"):
+        generate(s, ids, return_dict_in_generate=True)
+
+
 def test_errors():
     _, s = make("transformer")
     ids = seqlab.tensor([[1, 2]])

@@ -3,8 +3,9 @@ the same model: a random table of next-token logits given the last two tokens, w
 seqlab Module and once as a transformers PreTrainedModel with GenerationMixin. Every combination
 of num_beams 2-4, length_penalty {0.6, 1.0, 2.0}, early_stopping {True, False, 'never'}, one or
 two eos tokens and 1-6 new tokens, over random tables (some with eos made likely, so hypotheses
-finish at every step), a batch of two prompts: the sequences equal Hugging Face's. Issue 28,
-items 1-2. python/seqlab/generation/utils.py."""
+finish at every step), a batch of two prompts: the sequences equal Hugging Face's, and with
+num_return_sequences = num_beams, return_dict_in_generate and output_scores, every returned beam
+and its sequences_scores too. Issue 28, items 1-2. python/seqlab/generation/utils.py."""
 import itertools
 
 import numpy as np
@@ -78,7 +79,17 @@ def test_beam_search_equals_hugging_face(seed, table, prompts):
         got = generate(ours, seqlab.tensor(prompts), use_cache=False, **kw).numpy()
         if got.shape != want.shape or (got != want).any():
             differ.append((kw, want.tolist(), got.tolist()))
-    assert not differ, f"{len(differ)} of {len(CONFIGS)} configurations differ, first: {differ[0]}"
+        # every beam returned, with its score (transformers scores in float32)
+        kw.update(num_return_sequences=num_beams, return_dict_in_generate=True, output_scores=True)
+        with torch.no_grad():
+            want = hf.generate(torch.from_numpy(prompts), do_sample=False, use_cache=False, **kw)
+        got = generate(ours, seqlab.tensor(prompts), use_cache=False, **kw)
+        seqs, scores = got.sequences.numpy(), got.sequences_scores.numpy()
+        if (seqs.shape != want.sequences.shape or (seqs != want.sequences.numpy()).any()
+                or not np.allclose(scores, want.sequences_scores.numpy(), rtol=1e-5, atol=1e-5)):
+            differ.append((kw, want.sequences.tolist(), seqs.tolist(), want.sequences_scores.tolist(), scores.tolist()))
+        assert len(got.scores) == len(want.scores) and got.scores[0].shape == tuple(want.scores[0].shape)
+    assert not differ, f"{len(differ)} of {2 * len(CONFIGS)} comparisons differ, first: {differ[0]}"
 
 
 def test_issue_28_reproducer():

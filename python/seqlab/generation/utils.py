@@ -24,7 +24,7 @@ from .. import _core
 from ..autograd import no_grad
 from .logits_process import check_sampling_args, temperature_scale, top_k_filter, top_p_filter
 
-__all__ = ["generate", "greedy_search", "sample", "beam_search", "GenerationMixin", "RNNState"]
+__all__ = ["generate", "greedy_search", "sample", "beam_search", "GenerationMixin", "GenerateBeamOutput", "RNNState"]
 
 
 class RNNState:
@@ -64,6 +64,24 @@ class GenerationMixin:
 
 def _tensor(a):
     return _core.from_numpy(np.ascontiguousarray(a, dtype=np.int64))
+
+
+class GenerateBeamOutput(dict):
+    """What generate(..., return_dict_in_generate=True) returns for beam search, under Hugging
+    Face's names (GenerateBeamDecoderOnlyOutput): sequences (N·R, L') token ids; sequences_scores
+    (N·R,) each returned hypothesis's score, sum log p / generated_len**length_penalty, when
+    output_scores=True; scores, one (N·num_beams, V) tensor of log-probabilities per step, when
+    output_scores=True. Read as attributes (out.sequences) or keys (out["sequences"]); fields
+    that were not asked for are None."""
+
+    def __init__(self, sequences, sequences_scores=None, scores=None):
+        super().__init__(sequences=sequences, sequences_scores=sequences_scores, scores=scores)
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 class _Stepper:
@@ -221,7 +239,8 @@ class _Hypotheses:
 
 
 def beam_search(model, input_ids, num_beams=4, max_new_tokens=20, length_penalty=1.0, early_stopping=False,
-                eos_token_id=None, pad_token_id=None, use_cache=True, decoder_start_token_id=None):
+                eos_token_id=None, pad_token_id=None, use_cache=True, decoder_start_token_id=None,
+                num_return_sequences=1, output_scores=False, return_dict_in_generate=False):
     """Beam search, step for step as Hugging Face transformers' (the rules of its rewrite in 4.50,
     checked against 5.24 in tests/test_generation_hf.py). Each step scores every extension of
     every running beam by its summed log-probability and takes the best K = max(2, 1 + #eos) ·
@@ -232,8 +251,10 @@ def beam_search(model, input_ids, num_beams=4, max_new_tokens=20, length_penalty
     hypotheses too. An input stops taking hypotheses when early_stopping is True and it has
     num_beams of them, or when the best running beam can no longer beat the worst kept one:
     judged at its present length (early_stopping False, Hugging Face's heuristic) or at
-    max_new_tokens ('never', exact when length_penalty > 0). The best hypothesis per input is
-    returned, padded with pad_token_id."""
+    max_new_tokens ('never', exact when length_penalty > 0). The best num_return_sequences
+    hypotheses per input are returned (rows n·R + r, best first), padded with pad_token_id;
+    return_dict_in_generate=True returns a GenerateBeamOutput (with output_scores=True, their
+    scores and every step's log-probabilities too)."""
     fn = "beam_search()"
     eos = _check_common(input_ids, max_new_tokens, eos_token_id, fn)
     if not isinstance(num_beams, numbers.Integral) or isinstance(num_beams, bool) or num_beams < 1:
@@ -242,7 +263,12 @@ def beam_search(model, input_ids, num_beams=4, max_new_tokens=20, length_penalty
         raise ValueError(f"{fn}: length_penalty must be a finite number, got {length_penalty!r}")
     if early_stopping not in (True, False, "never"):
         raise ValueError(f"{fn}: early_stopping must be True, False or 'never', got {early_stopping!r}")
+    R = num_return_sequences
+    if not isinstance(R, numbers.Integral) or isinstance(R, bool) or not 1 <= R <= num_beams:
+        raise ValueError(f"{fn}: num_return_sequences must be an integer from 1 to num_beams ({num_beams}), got "
+                         f"{R!r} (Hugging Face's rule: a beam search returns at most its beams)")
     N, B = input_ids.shape[0], num_beams
+    step_scores = []  # each step's (N·B, V) log-probabilities, for output_scores
     K = max(2, 1 + len(eos)) * B
     pad = pad_token_id if pad_token_id is not None else (int(eos[0]) if len(eos) else 0)
     # Every input becomes B rows (beam b of input n is row n·B + b); the encoder reads each copy.
@@ -260,6 +286,8 @@ def beam_search(model, input_ids, num_beams=4, max_new_tokens=20, length_penalty
             last = step == max_new_tokens - 1  # every candidate reaches max_new_tokens: all finish
             logits = stepper.next_logits(seqs)
             logp = _core.log_softmax(logits.to(_core.dtype.float64), -1).numpy()  # (N·B, V)
+            if output_scores:
+                step_scores.append(_core.from_numpy(logp.copy()))
             V = logp.shape[1]
             cand = (beam_scores.reshape(-1, 1) + logp).reshape(N, B * V)
             top = np.argsort(-cand, axis=1, kind="stable")[:, :K]
@@ -297,24 +325,35 @@ def beam_search(model, input_ids, num_beams=4, max_new_tokens=20, length_penalty
             stepper.reorder(rows)
             if not improvable.any() or (early_stopping is True and all(h.full() for h in hyps)):
                 break
-    best = [hyps[n].beams[0][1] if hyps[n].beams else seqs[n * B] for n in range(N)]
-    width = max(len(b) for b in best)
-    out = np.full((N, width), pad, dtype=np.int64)
-    for n, b in enumerate(best):
-        out[n, :len(b)] = b
-    return _tensor(out)
+    # The R best hypotheses of each input (with no new token: the prompt itself, score 0).
+    best = [hyps[n].beams[r] if hyps[n].beams else (0.0, seqs[n * B]) for n in range(N) for r in range(R)]
+    width = max(len(tokens) for _, tokens in best)
+    out = np.full((N * R, width), pad, dtype=np.int64)
+    for row, (_, tokens) in enumerate(best):
+        out[row, :len(tokens)] = tokens
+    if not return_dict_in_generate:
+        return _tensor(out)
+    if not output_scores:
+        return GenerateBeamOutput(_tensor(out))
+    scores = _core.from_numpy(np.array([score for score, _ in best], dtype=np.float64))
+    return GenerateBeamOutput(_tensor(out), scores, tuple(step_scores))
 
 
 def generate(model, input_ids, max_new_tokens=20, do_sample=False, temperature=1.0, top_k=None, top_p=None,
              num_beams=1, length_penalty=1.0, early_stopping=False, eos_token_id=None, pad_token_id=None,
-             use_cache=True, decoder_start_token_id=None, seed=None, generator=None):
+             use_cache=True, decoder_start_token_id=None, seed=None, generator=None, num_return_sequences=1,
+             output_scores=False, return_dict_in_generate=False):
     """Hugging Face's generate(): input_ids (N, L) int64 — the prompt of a decoder-only model or
     the source of an encoder-decoder one — to (N, L + new) (decoder-only) or (N, 1 + new)
     (encoder-decoder, starting with decoder_start_token_id) token ids. num_beams > 1: beam search;
     else do_sample: sampling with temperature / top_k / top_p; else greedy (temperature, top_k and
     top_p are then not used, nor checked, as in Hugging Face). Sequences that
     produced eos_token_id are padded with pad_token_id (default: the eos id) until all are done.
-    The model runs in whatever mode it is in: call model.eval() first, as with torch."""
+    num_return_sequences: beam search returns that many of its best hypotheses per input (at most
+    num_beams), sampling that many samples per input (rows n·R + r); greedy decoding only 1.
+    return_dict_in_generate / output_scores: beam search's GenerateBeamOutput (sequences,
+    sequences_scores, scores), as Hugging Face's. The model runs in whatever mode it is in: call
+    model.eval() first, as with torch."""
     fn = "generate()"
     _check_common(input_ids, max_new_tokens, eos_token_id, fn)
     if do_sample:  # temperature, top_k and top_p only shape sampling; otherwise ignored, as Hugging Face does
@@ -325,10 +364,22 @@ def generate(model, input_ids, max_new_tokens=20, do_sample=False, temperature=1
         if do_sample:
             raise ValueError(f"{fn}: beam sampling (num_beams > 1 with do_sample=True) is not implemented")
         return beam_search(model, input_ids, num_beams, max_new_tokens, length_penalty, early_stopping, eos_token_id,
-                           pad_token_id, use_cache, decoder_start_token_id)
+                           pad_token_id, use_cache, decoder_start_token_id, num_return_sequences, output_scores,
+                           return_dict_in_generate)
+    if return_dict_in_generate or output_scores:
+        raise NotImplementedError(f"{fn}: return_dict_in_generate and output_scores are implemented for beam search "
+                                  "(num_beams > 1) only")
+    R = num_return_sequences
+    if not isinstance(R, numbers.Integral) or isinstance(R, bool) or R < 1:
+        raise ValueError(f"{fn}: num_return_sequences must be an integer >= 1, got {R!r}")
     if do_sample:
+        if R > 1:  # each input R times, as Hugging Face expands them: rows n·R + r
+            input_ids = _tensor(np.repeat(input_ids.numpy(), R, axis=0))
         return sample(model, input_ids, max_new_tokens, temperature, top_k, top_p, eos_token_id, pad_token_id,
                       use_cache, decoder_start_token_id, seed, generator)
+    if R > 1:
+        raise ValueError(f"{fn}: greedy decoding returns one sequence per input: num_return_sequences must be 1, got "
+                         f"{R} (use num_beams >= num_return_sequences, or do_sample=True)")
     if generator is not None or seed is not None:
         _seed(seed, generator, fn)
     return greedy_search(model, input_ids, max_new_tokens, eos_token_id, pad_token_id, use_cache,
