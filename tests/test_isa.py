@@ -20,7 +20,8 @@ LEVELS = ["sse2", "avx2", "avx512"]
 def run_seqlab(code, **env):
     """(returncode, stdout + stderr) of `python -c code` with extra environment variables."""
     full = dict(os.environ, **env)
-    full.pop("SEQLAB_ISA", None) if "SEQLAB_ISA" not in env else None
+    if "SEQLAB_ISA" not in env:  # the caller's own SEQLAB_ISA must not leak into the child
+        full.pop("SEQLAB_ISA", None)
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, timeout=120)
     return p.returncode, p.stdout + p.stderr
 

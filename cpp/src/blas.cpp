@@ -77,30 +77,38 @@ void split_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, i
     for_blocks(N, blocks, [&](int64_t j0, int64_t j1) { call(M, j1 - j0, A, tb ? B + j0 * ldb : B + j0, C + j0); });
 }
 
+// op(A) op(B) for one block: OpenBLAS's sgemm or dgemm, overloaded as gemv_row is.
+static void blas_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                      const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M,
+                    (blasint)N, (blasint)K, alpha, A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+}
+static void blas_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+                      const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
+  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M,
+                    (blasint)N, (blasint)K, alpha, A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+}
+
+template <typename T>
+static void float_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
+                       int64_t ldb, T beta, T* C, int64_t ldc) {
+  if (trivial(M, N, K, beta, C, ldc)) return;
+  if (M == 1) return gemv_row(ta, tb, N, K, alpha, A, lda, B, ldb, beta, C);
+  split_gemm<T>(ta, tb, M, N, K, A, lda, B, ldb, C, ldc, [&](int64_t m, int64_t n, const T* a, const T* b, T* c) {
+    blas_gemm(ta, tb, m, n, K, alpha, a, lda, b, ldb, beta, c, ldc);
+  });
+}
+
 template <>
 void gemm<float>(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
                  const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
-  if (trivial(M, N, K, beta, C, ldc)) return;
-  if (M == 1) return gemv_row(ta, tb, N, K, alpha, A, lda, B, ldb, beta, C);
-  split_gemm<float>(ta, tb, M, N, K, A, lda, B, ldb, C, ldc,
-                    [&](int64_t m, int64_t n, const float* a, const float* b, float* c) {
-                      scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                                        (blasint)m, (blasint)n, (blasint)K, alpha, a, (blasint)lda, b, (blasint)ldb,
-                                        beta, c, (blasint)ldc);
-                    });
+  float_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 template <>
 void gemm<double>(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
                   const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
-  if (trivial(M, N, K, beta, C, ldc)) return;
-  if (M == 1) return gemv_row(ta, tb, N, K, alpha, A, lda, B, ldb, beta, C);
-  split_gemm<double>(ta, tb, M, N, K, A, lda, B, ldb, C, ldc,
-                     [&](int64_t m, int64_t n, const double* a, const double* b, double* c) {
-                       scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                                         (blasint)m, (blasint)n, (blasint)K, alpha, a, (blasint)lda, b, (blasint)ldb,
-                                         beta, c, (blasint)ldc);
-                     });
+  float_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 // Integer GEMM (torch computes integer products exactly, wrapping modulo 2^bits): no BLAS has
@@ -186,6 +194,5 @@ SEQLAB_INT_GEMM(int16_t)
 SEQLAB_INT_GEMM(int8_t)
 SEQLAB_INT_GEMM(uint8_t)
 #undef SEQLAB_INT_GEMM
-
 
 }  // namespace seqlab

@@ -1,5 +1,5 @@
-// seqlab's thread pool and the BLAS thread count, set together (seqlab.set_num_threads), so
-// that BLAS threads and seqlab's loops never oversubscribe the cores. The threads claim a job's
+// seqlab's thread pool (seqlab.set_num_threads), which runs its loops and its GEMMs' blocks
+// (OpenBLAS stays on one thread), so nothing oversubscribes the cores. The threads claim a job's
 // tasks from a shared counter (a preempted thread's share is taken by the others), spin at most
 // 50 µs between jobs and then sleep, and run each job with its caller's flush-to-zero setting.
 #include "seqlab/parallel.hpp"

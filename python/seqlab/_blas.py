@@ -1,19 +1,11 @@
 """Load the BLAS seqlab links against (PyPI's scipy-openblas32) before the C++ core, so
-that the core's dependency resolves to it whatever the install layout (DESIGN.md, "BLAS")."""
+that the core's dependency resolves to it whatever the install layout (DESIGN.md, "BLAS"). The
+core keeps OpenBLAS on one thread and splits large products over its own pool."""
 import ctypes
 import os
 
 
-# OpenBLAS's idle workers busy-wait ~0.1 s after each call by default, taking a core from
-# seqlab's own pool (and from anything else in the process): a 256² matmul followed by a
-# 512k-element tanh took 954 µs per pair, 509 µs with this timeout; the small GEMMs of an
-# LSTM step (20×200·200×800) are unaffected (69-76 µs). OpenBLAS reads it once, at load.
-# A value the user set wins.
-THREAD_TIMEOUT = "16"
-
-
 def load():
-    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", THREAD_TIMEOUT)
     try:
         import scipy_openblas32
     except ImportError as e:  # pragma: no cover - a broken install

@@ -18,7 +18,6 @@
 #include <mutex>
 #include <thread>
 
-
 #include "../simd/isa.hpp"
 #include "../simd/vec_math.hpp"
 #include "seqlab/check.hpp"

@@ -154,7 +154,6 @@ struct Ctx {
   bool rel = false;
   int64_t heads = 1;
   const int64_t* index = nullptr;
-  const int64_t* index_p2c = nullptr;
   Table<T> bias, mult, rk, rq, rv;
   const T* qp = nullptr;  // the query of the position term: q unless query_pos is given
 
@@ -174,7 +173,6 @@ struct Ctx {
     rel = r.any();
     heads = std::max<int64_t>(1, r.heads);
     if (r.index.defined()) index = r.index.data<int64_t>();
-    if (r.index_p2c.defined()) index_p2c = r.index_p2c.data<int64_t>();
     bias = Table<T>(r.bias);
     mult = Table<T>(r.mult);
     rk = Table<T>(r.rel_key);
@@ -238,13 +236,12 @@ struct Ctx {
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c) s[r * kBc + c] += G[r * sp.count + b1[r - c] - sp.lo];
     }
-    if (rq) {  // + scale · k_j · Rq[idx']
-      const int64_t* b2 = lut(index_p2c, i0, j0);
-      const Span sp = span_of(b2, rows, cols);
+    if (rq) {  // + scale · k_j · Rq[idx]
+      const Span sp = span_of(b1, rows, cols);
       T* G = RelScratch<T>::sized(x.G2, cols * sp.count);
       table_product(p.k.data<T>() + (n * S + j0) * E, E, cols, rq.at(h) + sp.lo * E, E, sp, scale, x, G);
       for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c) s[r * kBc + c] += G[c * sp.count + b2[r - c] - sp.lo];
+        for (int64_t c = 0; c < cols; ++c) s[r * kBc + c] += G[c * sp.count + b1[r - c] - sp.lo];
     }
     if (u)
       for (int64_t r = 0; r < rows; ++r) std::copy(s + r * kBc, s + r * kBc + cols, u + r * kBc);
@@ -538,12 +535,11 @@ void backward(const Ctx<T>& c, const T* out, const T* lse, const T* dout, T* dq,
               gemm_rows(Gt, kBr, sp.count, rows, c.qp + (n * L + i0) * E, E, E, drk + c.rk.offset(h, sp.lo), E, true,
                         w, scratch);
           }
-          if (c.rq) {  // s += k_j · Rq[idx']:  dk_j += Σ_i dS_ij Rq[idx'],  dRq[idx'] += dS_ij k_j
-            const int64_t* b2 = c.lut(c.index_p2c, i0, j0);
-            const Span sp = span_of(b2, rows, cols);
+          if (c.rq) {  // s += k_j · Rq[idx]:  dk_j += Σ_i dS_ij Rq[idx],  dRq[idx] += dS_ij k_j
+            const Span sp = span_of(b1, rows, cols);
             T* G = RelScratch<T>::sized(g2, cols * sp.count);
             T* Gt = RelScratch<T>::sized(g2t, sp.count * kBc);
-            scatter_by_distance(dS.get(), b2, rows, cols, false, sp, G, Gt, kBc);
+            scatter_by_distance(dS.get(), b1, rows, cols, false, sp, G, Gt, kBc);
             T* scratch = RelScratch<T>::sized(x.pack, ceil_div(E, w) * w * std::max(kBc, sp.count));
             gemm_rows(G, sp.count, cols, sp.count, c.rq.at(h) + sp.lo * E, E, E, dk_acc.get(), E, true, w, scratch);
             if (drq) gemm_rows(Gt, kBc, sp.count, cols, kj, E, E, drq + c.rq.offset(h, sp.lo), E, true, w, scratch);

@@ -21,15 +21,15 @@ struct MaskView {
 
 // Relative-position terms (issue 14, ops/positional.hpp) read from small per-head tables through a
 // lookup from the distance d = (i + q_offset) − j, so that no L×S bias ever exists. With
-// h = n mod heads (a table of one head serves all) and idx = index[d + S − 1], idx' = index_p2c[…]:
-//   u_ij = scale · (q_i·k_j + qp_i·rel_key[h, idx] + k_j·rel_query[h, idx'])
+// h = n mod heads (a table of one head serves all) and idx = index[d + S − 1]:
+//   u_ij = scale · (q_i·k_j + qp_i·rel_key[h, idx] + k_j·rel_query[h, idx])
 //   s_ij = (mult ? relu(u_ij) · mult[h, idx] : u_ij) + bias[h, idx] + mask_ij
 //   o_i  = Σ_j p_ij (v_j + rel_value[h, idx])
 // Every table is optional and contiguous in the query's dtype; qp (the query of the position term,
 // Transformer-XL's q + v) is q when undefined. The index tensors are int64 of length L + q_offset + S − 1.
 struct Relative {
   int64_t heads = 1;
-  Tensor index, index_p2c;
+  Tensor index;
   Tensor bias, mult;                   // (1 or heads, R)
   Tensor rel_key, rel_query;           // (1 or heads, R, E)
   Tensor rel_value;                    // (1 or heads, R, Ev)

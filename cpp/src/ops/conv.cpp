@@ -7,7 +7,6 @@
 // Tests: tests/test_conv.py (against torch 2.13, gradcheck).
 
 #include <algorithm>
-#include <optional>
 
 #include "blas.hpp"
 #include "kernel_utils.hpp"

@@ -309,7 +309,6 @@ Built build(const Tensor& query, const Tensor& key, const PositionalScheme& pos,
     // Both terms read row δ(i, j), as DeBERTa's released code and Hugging Face's DebertaV2 do (the
     // paper's eq. 4 writes δ(j, i) for p2c; read literally it gave another attention, 0.3 apart).
     b.rel.index = distance_index(L, S, off, [&](int64_t d) { return delta(d); });  // δ(i, j)
-    b.rel.index_p2c = b.rel.index;
     const Tensor& P = param(pos, "rel_embeddings");
     check_param_shape(pos, "rel_embeddings", P, {2 * k, H * D});
     auto opt = [&](const char* n) {
@@ -405,11 +404,10 @@ Tensor composed_scores(const Prepared& r) {
     const Tensor qr = reshape(matmul(qp, transpose(rel.rel_key, -1, -2)), {N, L, rel.rel_key.size(1)});
     s = add(s, mul(gather(qr, 2, contiguous(expand(unsqueeze(idx, 0), {N, L, S}))), sc));
   }
-  if (rel.rel_query.defined()) {  // scale · k_j · Rq[h, idx'(i, j)]
-    const Tensor idx2 = distance_matrix(rel.index_p2c, L, S, p.q_offset);
+  if (rel.rel_query.defined()) {  // scale · k_j · Rq[h, idx(i, j)]
     const Tensor k4 = reshape(p.k, {N / H, H, S, r.E});
     const Tensor kr = reshape(matmul(k4, transpose(rel.rel_query, -1, -2)), {N, S, rel.rel_query.size(1)});
-    const Tensor g = gather(kr, 2, contiguous(expand(unsqueeze(t(idx2), 0), {N, S, L})));
+    const Tensor g = gather(kr, 2, contiguous(expand(unsqueeze(t(idx), 0), {N, S, L})));
     s = add(s, mul(transpose(g, 1, 2), sc));
   }
   if (rel.mult.defined()) s = mul(relu(s), per_pair(rel.mult, idx, N, H));

@@ -285,9 +285,10 @@ def beam_search(model, input_ids, num_beams=4, max_new_tokens=20, length_penalty
         for step in range(max_new_tokens):
             last = step == max_new_tokens - 1  # every candidate reaches max_new_tokens: all finish
             logits = stepper.next_logits(seqs)
-            logp = _core.log_softmax(logits.to(_core.dtype.float64), -1).numpy()  # (N·B, V)
+            step_logp = _core.log_softmax(logits.to(_core.dtype.float64), -1)
             if output_scores:
-                step_scores.append(_core.from_numpy(logp.copy()))
+                step_scores.append(step_logp)
+            logp = step_logp.numpy()  # (N·B, V)
             V = logp.shape[1]
             cand = (beam_scores.reshape(-1, 1) + logp).reshape(N, B * V)
             top = np.argsort(-cand, axis=1, kind="stable")[:, :K]
