@@ -419,8 +419,13 @@ def test_num_return_sequences_and_the_beam_output():
         generate(s, ids, num_beams=3, num_return_sequences=4)
     with pytest.raises(ValueError, match="greedy decoding returns one sequence per input"):
         generate(s, ids, num_return_sequences=2)
-    with pytest.raises(NotImplementedError, match="for beam search"):
-        generate(s, ids, return_dict_in_generate=True)
+    greedy = generate(s, ids, max_new_tokens=4, return_dict_in_generate=True, output_scores=True, output_logits=True)
+    np.testing.assert_array_equal(greedy.sequences.numpy(), generate(s, ids, max_new_tokens=4).numpy())
+    assert len(greedy.scores) == len(greedy.logits) == 4 and tuple(greedy.scores[0].shape) == (2, V)
+    for step, scores in enumerate(greedy.scores):  # no processor: the scores are the logits, argmax the token
+        np.testing.assert_array_equal(scores.numpy(), greedy.logits[step].numpy())
+        np.testing.assert_array_equal(scores.numpy().argmax(-1), greedy.sequences.numpy()[:, 2 + step])
+    assert generate(s, ids, max_new_tokens=2, return_dict_in_generate=True).scores is None
 
 
 def test_errors():
@@ -464,3 +469,95 @@ def test_errors():
         generate(short, ids, max_new_tokens=5)  # the prompt's 2 positions, then 2, 3, then 4
     with pytest.raises(ValueError, match="unknown rnn mode 'LSTMX'"):
         nn.RNNLM(V, mode="LSTMX")
+
+
+class Recorder(seqlab.generation.BaseStreamer):
+    def __init__(self):
+        self.puts, self.ended = [], 0
+
+    def put(self, value):
+        self.puts.append(value.numpy().copy())
+
+    def end(self):
+        self.ended += 1
+
+
+@pytest.mark.parametrize("kind", ["transformer", "lstm", "transformer-seq2seq"])
+def test_a_streamer_gets_the_prompt_then_each_token(kind):
+    _, s = make(kind)
+    ids = seqlab.tensor([[1, 2, 3]])
+    rec = Recorder()
+    kw = dict(decoder_start_token_id=BOS) if kind in SEQ2SEQ else {}
+    out = generate(s, ids, max_new_tokens=5, streamer=rec, **kw).numpy()
+    start = [[BOS]] if kind in SEQ2SEQ else [[1, 2, 3]]
+    assert rec.ended == 1 and rec.puts[0].tolist() == start and len(rec.puts) == 6
+    np.testing.assert_array_equal(np.concatenate([rec.puts[0][0]] + rec.puts[1:]), out[0])
+
+
+def test_text_streamer_prints_as_tokens_come(capsys):
+    _, s = make("transformer")
+    vocab = [chr(ord("a") + i) for i in range(V)]
+    out = generate(s, seqlab.tensor([[1, 2]]), max_new_tokens=6, streamer=seqlab.generation.TextStreamer(vocab))
+    assert capsys.readouterr().out == "".join(vocab[i] for i in out.numpy()[0]) + "\n"
+    generate(s, seqlab.tensor([[1, 2]]), max_new_tokens=6, streamer=seqlab.generation.TextStreamer(vocab, True))
+    assert capsys.readouterr().out == "".join(vocab[i] for i in out.numpy()[0, 2:]) + "\n"
+
+    class Tokenizer:  # a decode() tokenizer: text is printed up to its last space, the rest at the end
+        def decode(self, ids):
+            return " ".join(f"w{i}" for i in ids)
+    printed = []
+    streamer = seqlab.generation.TextStreamer(Tokenizer())
+    streamer.on_finalized_text = lambda text, stream_end=False: printed.append((text, stream_end))
+    streamer.put(seqlab.tensor([[4, 5]]))
+    streamer.put(seqlab.tensor([6]))
+    streamer.end()
+    assert printed == [("w4 ", False), ("w5 ", False), ("w6", True)]
+
+
+def test_min_new_tokens_repetition_and_own_processors():
+    _, s = make("transformer")
+    ids = seqlab.tensor([[1, 2], [3, 4]])
+    free = generate(s, ids, max_new_tokens=8).numpy()
+    eos = int(free[0, 3])  # the second new token of row 0: make it the eos
+    early = generate(s, ids, max_new_tokens=8, eos_token_id=eos).numpy()
+    assert early[0, 3] == eos
+    late = generate(s, ids, max_new_tokens=8, eos_token_id=eos, min_new_tokens=4).numpy()
+    assert eos not in late[:, 2:6]  # banned for the first 4 new tokens of every row
+    banned = generate(s, ids, max_new_tokens=8, no_repeat_ngram_size=1).numpy()
+    for row in banned:
+        assert len(set(row.tolist())) == len(row)
+
+    def ban_seven(input_ids, scores):  # a logits_processor of your own: (input_ids, scores) -> scores
+        assert tuple(input_ids.shape)[0] == tuple(scores.shape)[0] == 2
+        scores = scores.clone()
+        scores[:, 7] = float("-inf")
+        return scores
+    assert 7 not in generate(s, ids, max_new_tokens=8, logits_processor=[ban_seven]).numpy()[:, 2:]
+    sampled = generate(s, ids, max_new_tokens=8, do_sample=True, seed=0, logits_processor=[ban_seven],
+                       return_dict_in_generate=True, output_scores=True)
+    assert 7 not in sampled.sequences.numpy()[:, 2:] and all(np.isneginf(x.numpy()[:, 7]).all() for x in sampled.scores)
+
+
+def test_streamer_and_processor_errors():
+    _, s = make("transformer")
+    ids = seqlab.tensor([[1, 2]])
+    with pytest.raises(ValueError, match=r"a streamer cannot be used with beam search \(num_beams=2\)"):
+        generate(s, ids, num_beams=2, streamer=Recorder())
+    with pytest.raises(TypeError, match=r"streamer must have put\(token_ids\) and end\(\)"):
+        generate(s, ids, streamer=object())
+    with pytest.raises(ValueError, match="TextStreamer: streams one sequence at a time, got a batch of 2"):
+        generate(s, seqlab.tensor([[1, 2], [3, 4]]), streamer=seqlab.generation.TextStreamer("abcdefghijklm"))
+    with pytest.raises(TypeError, match="TextStreamer: tokenizer must have decode"):
+        seqlab.generation.TextStreamer(3)
+    with pytest.raises(IndexError, match="TextStreamer: token id 5 is outside the vocabulary of 2 tokens"):
+        seqlab.generation.TextStreamer(["a", "b"]).put(seqlab.tensor([5]))
+    cases = [(dict(repetition_penalty=0.0), ValueError, "penalty must be a finite number > 0, got 0.0"),
+             (dict(no_repeat_ngram_size=-1), ValueError, "ngram_size must be an integer >= 1, got -1"),
+             (dict(min_new_tokens=1.5), ValueError, r"generate\(\): min_new_tokens must be an integer >= 0, got 1.5"),
+             (dict(logits_processor=[3]), TypeError, "logits_processor must hold callables"),
+             (dict(greedy=True), TypeError, "unexpected keyword argument 'greedy'")]
+    for kw, exc, msg in cases:
+        with pytest.raises(exc, match=msg):
+            (seqlab.generation.greedy_search if "greedy" in kw else generate)(s, ids, **kw)
+    with pytest.raises(ValueError, match=r"RepetitionPenaltyLogitsProcessor: scores must be \(rows, V\) with one row "):
+        seqlab.generation.RepetitionPenaltyLogitsProcessor(1.2)(seqlab.tensor([[1, 2]]), seqlab.zeros(3, 5))

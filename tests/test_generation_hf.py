@@ -108,3 +108,56 @@ def test_issue_28_reproducer():
     out = generate(Model(), seqlab.tensor([[9]]), num_beams=2, max_new_tokens=2, early_stopping=True,
                    length_penalty=1.0, eos_token_id=0, pad_token_id=8, use_cache=False)
     assert out.tolist() == [[9, 1, 3]]
+
+
+def test_logits_processors_equal_hugging_face():
+    """Each processor against transformers' own class on the same ids and scores (float64): random
+    rows, lengths and vocabularies, repeated tokens and n-grams, prompts shorter than n."""
+    from transformers.generation import logits_process as hf
+    from seqlab.generation import logits_process as ours
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        rows, length, vocab = rng.integers(1, 5), rng.integers(1, 9), rng.integers(2, 12)
+        ids, scores = rng.integers(0, vocab, size=(rows, length)), rng.standard_normal((rows, vocab))
+        pairs = [(hf.RepetitionPenaltyLogitsProcessor(1.3), ours.RepetitionPenaltyLogitsProcessor(1.3)),
+                 (hf.RepetitionPenaltyLogitsProcessor(0.7), ours.RepetitionPenaltyLogitsProcessor(0.7)),
+                 (hf.MinLengthLogitsProcessor(5, torch.tensor([0, 1])), ours.MinLengthLogitsProcessor(5, [0, 1])),
+                 (hf.MinNewTokensLengthLogitsProcessor(2, 3, torch.tensor([1])),
+                  ours.MinNewTokensLengthLogitsProcessor(2, 3, 1))]
+        pairs += [(hf.NoRepeatNGramLogitsProcessor(n), ours.NoRepeatNGramLogitsProcessor(n)) for n in (1, 2, 3)]
+        for theirs, mine in pairs:
+            want = theirs(torch.from_numpy(ids), torch.from_numpy(scores.copy())).numpy()
+            got = mine(seqlab.tensor(ids), seqlab.tensor(scores)).numpy()
+            np.testing.assert_array_equal(got, want, err_msg=f"{type(mine).__name__} on ids {ids.tolist()}")
+
+
+PROCESSING = [dict(repetition_penalty=1.5), dict(repetition_penalty=0.8), dict(no_repeat_ngram_size=1),
+              dict(no_repeat_ngram_size=2), dict(min_new_tokens=3), dict(min_length=6),
+              dict(repetition_penalty=1.3, no_repeat_ngram_size=2, min_new_tokens=2)]
+
+
+@pytest.mark.parametrize("processing", PROCESSING, ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items()))
+def test_generate_with_logits_processing_equals_hugging_face(processing):
+    """Greedy decoding (its per-step scores too) and beam search with the processors, on the same
+    table models as the beam-search test, with one eos or a list of two: Hugging Face's tokens."""
+    differ, count = [], 0
+    for seed, table, prompts in tables(4):
+        hf, ours = HFTableLM(TableConfig(), table).eval(), TableLM(table)
+        for eos, num_beams in itertools.product([0, [0, 1]], [1, 3]):
+            kw = dict(num_beams=num_beams, max_new_tokens=6, eos_token_id=eos, pad_token_id=V - 1, **processing)
+            with torch.no_grad():
+                want = hf.generate(torch.from_numpy(prompts), do_sample=False, use_cache=False,
+                                   return_dict_in_generate=True, output_scores=True, **kw)
+            got = generate(ours, seqlab.tensor(prompts), use_cache=False, return_dict_in_generate=True,
+                           output_scores=True, **kw)
+            count += 1
+            if got.sequences.shape != want.sequences.shape or (got.sequences.numpy() != want.sequences.numpy()).any():
+                differ.append((seed, kw, want.sequences.tolist(), got.sequences.tolist()))
+                continue
+            if num_beams > 1:  # the hypotheses' scores (the per-step scores of dead beams differ: -inf here)
+                np.testing.assert_allclose(got.sequences_scores.numpy(), want.sequences_scores.numpy(), rtol=1e-5)
+                continue
+            assert len(got.scores) == len(want.scores)
+            for mine, theirs in zip(got.scores, want.scores):  # transformers processes float32 scores
+                np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=2e-6, atol=2e-6)
+    assert not differ, f"{len(differ)} of {count} differ, first: {differ[0]}"

@@ -7,15 +7,18 @@ They are built from seqlab.nn's torch-compatible layers and hold no computation 
 beyond calling them. Tests: tests/test_generation.py, tests/test_kv_cache.py."""
 import copy
 
+import numpy as np
+
 from .. import _core
 from .._tensor import arange, ones
 from .._tensor import bool as _bool
-from ..generation.utils import GenerationMixin, RNNState
+from ..generation.utils import GenerationMixin, RNNState, attention_keep
 from .containers import ModuleList
 from .layers import Dropout, Embedding, LayerNorm, Linear
 from .module import Module
 from .positional import _Absolute
 from .rnn import GRU, LSTM, RNN
+from .utils.rnn import pack_padded_sequence, pad_packed_sequence
 from .transformer import TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 
 __all__ = ["TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq"]
@@ -27,22 +30,43 @@ def causal_mask(L, P=0):
     return ones(L, P + L, dtype=_bool).triu(P + 1)
 
 
-def _add_positions(x, positional, start, model):
-    """x + positional(positions start .. start + L - 1) for x (N, L, E): an absolute scheme
-    (a learned nn.Embedding(max_len, E) as GPT-2, or a sinusoidal table module) added to the
-    token embeddings. None: no positional information (NoPE). A table has no row for a position
-    past its length: that is an error naming the model, the positions and the table."""
+def _add_positions(x, positional, start, model, position_ids=None):
+    """x + positional(positions start .. start + L - 1) for x (N, L, E), or of each token's own
+    position_ids (N, L) (a left-padded batch): an absolute scheme (a learned nn.Embedding(max_len,
+    E) as GPT-2, or a sinusoidal table module) added to the token embeddings. None: no positional
+    information (NoPE). A table has no row for a position past its length: that is an error naming
+    the model, the positions and the table."""
     if positional is None:
         return x
     if isinstance(positional, _Absolute):  # seqlab.nn.positional's: they add themselves, from `start`
-        return positional(x, offset=start)
-    end = start + x.shape[1]
+        return positional(x, offset=start, position_ids=position_ids)
+    first, last = (start, start + x.shape[1] - 1) if position_ids is None else \
+        (int(position_ids.min()), int(position_ids.max()))
     table = getattr(positional, "num_embeddings", None)
-    if table is not None and end > table:
-        raise IndexError(f"{model}: positions {start}..{end - 1} are beyond the positional table's {table} "
+    if table is not None and last >= table:
+        raise IndexError(f"{model}: positions {first}..{last} are beyond the positional table's {table} "
                          f"positions (an absolute scheme cannot go past its table; generate fewer tokens or use "
                          f"a longer table)")
-    return x + positional(arange(start, end))
+    return x + positional(arange(start, last + 1) if position_ids is None else position_ids)
+
+
+def _padded_causal_mask(keep, L, num_heads):
+    """The self-attention mask (N·num_heads, L, P + L) (True = not allowed, row n·H + h for head h
+    of sequence n, MultiheadAttention's layout) of L new positions after P cached ones, in rows
+    padded on the left (keep (N, P + L): False = padding): query i sees the keys j <= P + i that
+    are tokens. A padding query sees only itself, so that its row of the softmax is not empty (no
+    NaN); no token's query sees it."""
+    N, S = keep.shape
+    P = S - L
+    i = np.arange(L)[:, None] + P
+    j = np.arange(S)[None, :]
+    allowed = (j <= i) & (keep[:, None, :] | (j == i))
+    return _core.from_numpy(np.repeat(~allowed, num_heads, axis=0))
+
+
+def _positions_from_first_token(keep, L):
+    """Each of the last L positions' index counted from its row's first token (0 for padding)."""
+    return _core.from_numpy(np.maximum(np.cumsum(keep, axis=1) - 1, 0)[:, keep.shape[1] - L:].astype(np.int64))
 
 
 def _self_attention_mask(L, P):
@@ -78,8 +102,13 @@ class TransformerLM(Module, GenerationMixin):
     blocks leave their output unnormalised); lm_head: Linear(d_model, vocab_size, bias=False),
     its weight the embedding's with tie_weights.
 
-    forward(idx, cache=None): idx (N, L) int64 -> logits (N, L, vocab_size). With a KVCache
-    (new_cache()) idx holds only the new tokens; positions continue after the cached ones."""
+    forward(idx, cache=None, attention_mask=None): idx (N, L) int64 -> logits (N, L, vocab_size).
+    With a KVCache (new_cache()) idx holds only the new tokens; positions continue after the cached
+    ones. attention_mask (N, P + L) over the cached and new positions, Hugging Face's (1 = token,
+    0 = padding): prompts of unequal length padded on the left; no token attends to padding, and
+    each row's positions count from its first token, so a row computes what it would alone (exactly
+    for the absolute schemes and the relative ones that read i - j; RoPE rotates by the padded
+    position, which leaves q·k equal up to rounding)."""
 
     def __init__(self, vocab_size, d_model=128, nhead=4, num_layers=2, dim_feedforward=None, dropout=0.1,
                  activation="gelu", positional=None, tie_weights=False, layer_norm_eps=1e-5, bias=True, device=None,
@@ -109,12 +138,19 @@ class TransformerLM(Module, GenerationMixin):
         """An empty KVCache: one self-attention cache per block."""
         return _core.KVCache()
 
-    def forward(self, idx, cache=None):
+    def forward(self, idx, cache=None, attention_mask=None):
         if idx.dim() != 2:
             raise ValueError(f"TransformerLM: idx must be (N, L) token ids, got shape {tuple(idx.shape)}")
+        N, L = idx.shape
         P = 0 if cache is None else cache.get_seq_length()
-        mask, is_causal = _self_attention_mask(idx.shape[1], P)
-        x = self.drop(_add_positions(self.tok_emb(idx), self.positional, P, "TransformerLM"))
+        keep = None if attention_mask is None else attention_keep(attention_mask, (N, P + L), "TransformerLM")
+        if keep is None:
+            mask, is_causal = _self_attention_mask(L, P)
+            positions = None
+        else:
+            mask, is_causal = _padded_causal_mask(keep, L, self.nhead), False
+            positions = _positions_from_first_token(keep, L)
+        x = self.drop(_add_positions(self.tok_emb(idx), self.positional, P, "TransformerLM", positions))
         for i, block in enumerate(self.layers):
             kw = {} if cache is None else {"cache": cache.self_attention(i)}
             x = block(x, src_mask=mask, is_causal=is_causal, **kw)
@@ -200,9 +236,13 @@ class RNNLM(Module, GenerationMixin):
     multi-layer RNN/LSTM/GRU (batch_first), dropout, a Linear decoder (weight tied to the
     embedding with tie_weights, which needs hidden_size == embedding_dim).
 
-    forward(idx, cache=None): idx (N, L) -> logits (N, L, vocab_size). The recurrent state is
-    the cache: with an RNNState (new_cache()) the layer starts from its hidden state and leaves
-    the new one there, so a step reads only the new tokens."""
+    forward(idx, cache=None, attention_mask=None): idx (N, L) -> logits (N, L, vocab_size). The
+    recurrent state is the cache: with an RNNState (new_cache()) the layer starts from its hidden
+    state and leaves the new one there, so a step reads only the new tokens. attention_mask (N, P +
+    L), Hugging Face's (1 = token, 0 = padding): prompts padded on the left are run as a packed
+    batch (each row from the zero state at its first token, its state the one after its last), so
+    a row computes what it would alone; the logits at padding positions are those of a zero
+    output."""
 
     def __init__(self, vocab_size, embedding_dim=128, hidden_size=128, num_layers=1, mode="LSTM", dropout=0.0,
                  tie_weights=False, device=None, dtype=None):
@@ -218,14 +258,44 @@ class RNNLM(Module, GenerationMixin):
     def new_cache(self):
         return RNNState()
 
-    def forward(self, idx, cache=None):
+    def forward(self, idx, cache=None, attention_mask=None):
         if idx.dim() != 2:
             raise ValueError(f"RNNLM: idx must be (N, L) token ids, got shape {tuple(idx.shape)}")
+        N, L = idx.shape
+        P = 0 if cache is None else cache.get_seq_length()
+        keep = None if attention_mask is None else attention_keep(attention_mask, (N, P + L), "RNNLM")
+        h0 = None if cache is None else cache.hidden
         x = self.drop(self.embedding(idx))
-        out, hidden = self.rnn(x, None if cache is None else cache.hidden)
+        if keep is None or keep[:, P:].all():
+            out, hidden = self.rnn(x, h0)
+        elif P > 0:
+            raise ValueError(f"RNNLM: attention_mask has padding among the {L} new positions after {P} cached ones; "
+                             "only a prompt's first call may hold padding (on the left)")
+        else:
+            out, hidden = _run_left_padded(self.rnn, x, keep)
         if cache is not None:
-            cache.update(hidden, idx.shape[1])
+            cache.update(hidden, L)
         return self.decoder(self.drop(out))
+
+
+def _run_left_padded(rnn, x, keep):
+    """rnn (batch_first) over x (N, L, E) whose rows are padded on the left (keep (N, L): False =
+    padding): each row's tokens are moved to its front, run as a packed sequence (so each row
+    starts from the zero state and its final state is the one after its last token), and the
+    outputs moved back to the tokens' places; padding positions get a zero output."""
+    N, L = keep.shape
+    lengths = keep.sum(axis=1)
+    pads = L - lengths
+    t = np.arange(L)[None, :]
+    rows = np.arange(N)[:, None] * L
+    to_front = rows + np.where(t < lengths[:, None], pads[:, None] + t, 0)      # the token at front index t
+    back = rows + np.where(t >= pads[:, None], t - pads[:, None], lengths[:, None] % L)  # a zero output for padding
+    front = x.reshape(N * L, -1).index_select(0, _core.from_numpy(to_front.reshape(-1))).reshape(N, L, -1)
+    packed = pack_padded_sequence(front, _core.from_numpy(lengths.astype(np.int64)), batch_first=True,
+                                  enforce_sorted=False)
+    out, hidden = rnn(packed)
+    out = pad_packed_sequence(out, batch_first=True, total_length=L)[0]
+    return out.reshape(N * L, -1).index_select(0, _core.from_numpy(back.reshape(-1))).reshape(N, L, -1), hidden
 
 
 class RNNSeq2Seq(Module, GenerationMixin):

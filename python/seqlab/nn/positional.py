@@ -307,6 +307,16 @@ class _Absolute(Module):
             table = table.unsqueeze(1)
         return x + table
 
+    def _positions(self, x, position_ids):
+        """position_ids, an int64 tensor of x's shape without its last dim (each token's own
+        position: left-padded rows of a batch start at 0 at their first token), as a flat tensor."""
+        if not isinstance(position_ids, _core.Tensor) or position_ids.dtype != _core.dtype.int64 \
+                or tuple(position_ids.shape) != tuple(x.shape[:-1]):
+            shape = tuple(position_ids.shape) if isinstance(position_ids, _core.Tensor) else type(position_ids).__name__
+            raise ValueError(f"{type(self).__name__}: position_ids must be int64 of shape {tuple(x.shape[:-1])} (x's "
+                             f"shape without its last dim), got {shape}")
+        return position_ids.reshape(-1)
+
 
 class SinusoidalPositionalEncoding(_Absolute):
     """The Transformer's fixed encoding (Vaswani et al. 2017, §3.5), added to the embeddings:
@@ -326,10 +336,15 @@ class SinusoidalPositionalEncoding(_Absolute):
         positions = arange(offset, offset + length, dtype=float64)
         return _core.sinusoidal_encoding(positions, self.d_model, self.base, dtype)
 
-    def forward(self, x, offset=0):
+    def forward(self, x, offset=0, position_ids=None):
+        """x + PE(positions offset, offset + 1, ...), or with position_ids each token's own position."""
         if x.shape[-1] != self.d_model:
             raise ValueError(f"SinusoidalPositionalEncoding: expected d_model {self.d_model}, got x of shape "
                              f"{tuple(x.shape)}")
+        if position_ids is not None:
+            positions = self._positions(x, position_ids).to(float64)
+            return self.dropout(x + _core.sinusoidal_encoding(positions, self.d_model, self.base, x.dtype).reshape(
+                tuple(x.shape)))
         return self.dropout(self._add(x, self.encoding(self._length(x), offset, x.dtype)))
 
     def extra_repr(self):
@@ -348,13 +363,20 @@ class LearnedPositionalEmbedding(_Absolute):
         self.dropout = Dropout(dropout)
         init.normal_(self.weight, 0.0, 0.02)
 
-    def forward(self, x, offset=0):
-        length = self._length(x)
-        if offset < 0 or offset + length > self.max_len:
-            raise IndexError(f"LearnedPositionalEmbedding: positions {offset}..{offset + length - 1} are past the "
-                             f"table of max_len={self.max_len} positions (a learned table cannot extrapolate; use "
-                             f"a relative scheme or a larger max_len)")
-        return self.dropout(self._add(x, self.weight[offset:offset + length]))
+    def forward(self, x, offset=0, position_ids=None):
+        """x + E[offset, offset + 1, ...], or with position_ids E[each token's own position]."""
+        if position_ids is not None:
+            positions = self._positions(x, position_ids)
+            first, last = (int(positions.min()), int(positions.max())) if positions.numel() else (0, 0)
+        else:
+            first, last = offset, offset + self._length(x) - 1
+        if first < 0 or last >= self.max_len:
+            raise IndexError(f"LearnedPositionalEmbedding: positions {first}..{last} are past the table of "
+                             f"max_len={self.max_len} positions (a learned table cannot extrapolate; use a relative "
+                             f"scheme or a larger max_len)")
+        if position_ids is not None:
+            return self.dropout(x + self.weight.index_select(0, positions).reshape(tuple(x.shape)))
+        return self.dropout(self._add(x, self.weight[offset:last + 1]))
 
     def extra_repr(self):
         return f"max_len={self.max_len}, d_model={self.d_model}, batch_first={self.batch_first}"
