@@ -222,9 +222,10 @@ def test_transformer_encoder(norm_first, activation):
         assert_runs_like_seqlab(data, encoder, (seqlab.randn(5, batch, 16), mask), ["src", "mask"])
 
 
-def test_multihead_attention_with_padding_mask():
+@pytest.mark.parametrize("scale", [None, 1.0], ids=["default-scale", "scale-1"])
+def test_multihead_attention_with_padding_mask(scale):
     seqlab.manual_seed(4)
-    mha = nn.MultiheadAttention(8, 2, batch_first=True)
+    mha = nn.MultiheadAttention(8, 2, batch_first=True, scale=scale)
 
     class Attend(nn.Module):
         def __init__(self):

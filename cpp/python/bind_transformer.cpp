@@ -115,9 +115,10 @@ void bind_transformer(py::module_& m) {
                        OptTensor in_proj_weight, OptTensor q_proj_weight, OptTensor k_proj_weight,
                        OptTensor v_proj_weight, OptTensor in_proj_bias, const Tensor& out_proj_weight,
                        OptTensor out_proj_bias, OptTensor bias_k, OptTensor bias_v,
-                       std::optional<PositionalScheme> pos) {
+                       std::optional<PositionalScheme> pos, std::optional<double> scale) {
              MultiheadAttentionParams p;
              if (pos) p.pos = *pos;
+             p.scale = scale;
              p.embed_dim = embed_dim;
              p.num_heads = num_heads;
              p.dropout = dropout;
@@ -137,7 +138,7 @@ void bind_transformer(py::module_& m) {
            py::kw_only(), py::arg("embed_dim"), py::arg("num_heads"), py::arg("dropout"), py::arg("add_zero_attn"),
            py::arg("batch_first"), py::arg("in_proj_weight"), py::arg("q_proj_weight"), py::arg("k_proj_weight"),
            py::arg("v_proj_weight"), py::arg("in_proj_bias"), py::arg("out_proj_weight"), py::arg("out_proj_bias"),
-           py::arg("bias_k"), py::arg("bias_v"), py::arg("pos") = py::none());
+           py::arg("bias_k"), py::arg("bias_v"), py::arg("pos") = py::none(), py::arg("scale") = py::none());
   py::class_<LinearParams>(m, "LinearParams")
       .def(py::init([](const Tensor& w, OptTensor b) { return LinearParams{w, opt(b)}; }), py::arg("weight"),
            py::arg("bias"));

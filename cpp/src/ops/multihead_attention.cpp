@@ -344,7 +344,7 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   Tensor out, weights;
   if (o.need_weights() && positional) {
     // The weights with the scheme's terms, explicitly; out = A v (+ the scheme's value term).
-    weights = positional_attention_weights(heads4(q), heads4(k), o.pos(), mask4(attn_mask), is_causal, std::nullopt,
+    weights = positional_attention_weights(heads4(q), heads4(k), o.pos(), mask4(attn_mask), is_causal, o.scale(),
                                            q_offset);
     if (dropout_p > 0.0) weights = dropout(weights, dropout_p, true);
     out = matmul(weights, heads4(v));
@@ -354,7 +354,8 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
     if (o.average_attn_weights()) weights = mean(weights, {1});
   } else if (o.need_weights()) {
     // The weights, explicitly: A = dropout(softmax(q kᵀ / √d_head + mask)), out = A v (§3.2.1).
-    Tensor scores = bmm(q * std::sqrt(1.0 / static_cast<double>(head_dim)), transpose(k, 1, 2));
+    const double scale = o.scale().value_or(std::sqrt(1.0 / static_cast<double>(head_dim)));
+    Tensor scores = bmm(q * scale, transpose(k, 1, 2));
     if (attn_mask.defined()) scores = scores + attn_mask;
     weights = softmax(scores, -1);
     if (dropout_p > 0.0) weights = dropout(weights, dropout_p, true);
@@ -366,9 +367,9 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
     // with a scheme or after a cache (kind "none": plain attention with the causal mask shifted)
     out = positional || q_offset > 0
               ? positional_attention(heads4(q), heads4(k), heads4(v), o.pos(), mask4(attn_mask), dropout_p, is_causal,
-                                     std::nullopt, q_offset)
+                                     o.scale(), q_offset)
                      : scaled_dot_product_attention(heads4(q), heads4(k), heads4(v), mask4(attn_mask), dropout_p,
-                                                    is_causal);
+                                                    is_causal, o.scale());
     out = reshape(out, {N * H, L, head_dim});
   }
   // Concat(head_1, ..., head_H) W_O + b_O: (N·H, L, d) -> (L, N, E).
@@ -413,6 +414,7 @@ std::pair<Tensor, Tensor> multihead_attention_module_forward(const Tensor& query
                .average_attn_weights(average_attn_weights)
                .is_causal(is_causal)
                .pos(m.pos)
+               .scale(m.scale)
                .kv_cache(kv_cache);
   auto [out, weights] = multi_head_attention_forward(q, k, v, o);
   return {transposed ? transpose(out, 0, 1) : out, weights};

@@ -1261,7 +1261,7 @@ class KVCache:
         The self-attention cache of layer `layer`.
         """
 class MultiheadAttentionParams:
-    def __init__(self, *, embed_dim: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, add_zero_attn: bool, batch_first: bool, in_proj_weight: Tensor | None, q_proj_weight: Tensor | None, k_proj_weight: Tensor | None, v_proj_weight: Tensor | None, in_proj_bias: Tensor | None, out_proj_weight: Tensor, out_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, pos: PositionalScheme | None = None) -> None:
+    def __init__(self, *, embed_dim: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, add_zero_attn: bool, batch_first: bool, in_proj_weight: Tensor | None, q_proj_weight: Tensor | None, k_proj_weight: Tensor | None, v_proj_weight: Tensor | None, in_proj_bias: Tensor | None, out_proj_weight: Tensor, out_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, pos: PositionalScheme | None = None, scale: typing.SupportsFloat | typing.SupportsIndex | None = None) -> None:
         ...
 class LinearParams:
     def __init__(self, weight: Tensor, bias: Tensor | None) -> None:

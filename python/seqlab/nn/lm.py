@@ -97,7 +97,7 @@ class TransformerLM(Module, GenerationMixin):
     d_model), learned as GPT-2), or an absolute module of seqlab.nn.positional
     (SinusoidalPositionalEncoding, LearnedPositionalEmbedding); pos: a relative scheme of
     seqlab.nn.positional (RoPE, ALiBi, T5RelativeBias, ...) for every block's self-attention, each
-    block its own copy; layers: num_layers causal pre-LN blocks (TransformerEncoderLayer
+    block its own copy; scale: the attention scores' factor (None: 1/√head_dim; T5: 1.0); layers: num_layers causal pre-LN blocks (TransformerEncoderLayer
     with norm_first=True, batch_first=True, Xiong et al. 2020); ln_f: the final LayerNorm (pre-LN
     blocks leave their output unnormalised); lm_head: Linear(d_model, vocab_size, bias=False),
     its weight the embedding's with tie_weights.
@@ -112,10 +112,11 @@ class TransformerLM(Module, GenerationMixin):
 
     def __init__(self, vocab_size, d_model=128, nhead=4, num_layers=2, dim_feedforward=None, dropout=0.1,
                  activation="gelu", positional=None, tie_weights=False, layer_norm_eps=1e-5, bias=True, device=None,
-                 dtype=None, pos=None):
+                 dtype=None, pos=None, scale=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         self.vocab_size, self.d_model, self.nhead, self.num_layers = vocab_size, d_model, nhead, num_layers
+        self.scale = scale
         self.dim_feedforward = 4 * d_model if dim_feedforward is None else dim_feedforward
         self.tok_emb = Embedding(vocab_size, d_model, **kw)
         self.positional = positional
@@ -132,7 +133,7 @@ class TransformerLM(Module, GenerationMixin):
         gets its own copy of the positional scheme `pos` (as the stacks clone their layers)."""
         return TransformerEncoderLayer(self.d_model, self.nhead, self.dim_feedforward, dropout, activation,
                                        layer_norm_eps, batch_first=True, norm_first=True, bias=bias,
-                                       pos=copy.deepcopy(pos), **kw)
+                                       pos=copy.deepcopy(pos), scale=self.scale, **kw)
 
     def new_cache(self):
         """An empty KVCache: one self-attention cache per block."""
@@ -161,7 +162,8 @@ class TransformerSeq2Seq(Module, GenerationMixin):
     """An encoder-decoder transformer over tokens (Vaswani et al. 2017): src_emb and tgt_emb
     (or one shared embedding with share_embeddings), an optional absolute positional module added
     to both, a TransformerEncoder and a TransformerDecoder of pre-LN layers (batch_first) with
-    final LayerNorms, and a Linear head over the target vocabulary.
+    final LayerNorms, and a Linear head over the target vocabulary; pos and scale (the attention
+    scores' factor, None: 1/√head_dim) go to every layer.
 
     encode(src, src_key_padding_mask=None) -> memory (N, S, d_model);
     decode(tgt, memory, cache=None, memory_key_padding_mask=None) -> logits (N, T, tgt_vocab);
@@ -173,7 +175,8 @@ class TransformerSeq2Seq(Module, GenerationMixin):
 
     def __init__(self, src_vocab_size, tgt_vocab_size, d_model=128, nhead=4, num_encoder_layers=2,
                  num_decoder_layers=2, dim_feedforward=None, dropout=0.1, activation="gelu", positional=None,
-                 share_embeddings=False, layer_norm_eps=1e-5, bias=True, device=None, dtype=None, pos=None):
+                 share_embeddings=False, layer_norm_eps=1e-5, bias=True, device=None, dtype=None, pos=None,
+                 scale=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         ff = 4 * d_model if dim_feedforward is None else dim_feedforward
@@ -189,7 +192,7 @@ class TransformerSeq2Seq(Module, GenerationMixin):
         self.positional = positional
         self.drop = Dropout(dropout)
         layer = dict(dim_feedforward=ff, dropout=dropout, activation=activation, layer_norm_eps=layer_norm_eps,
-                     batch_first=True, norm_first=True, bias=bias, **kw)
+                     batch_first=True, norm_first=True, bias=bias, scale=scale, **kw)
         self.encoder = TransformerEncoder(TransformerEncoderLayer(d_model, nhead, pos=pos, **layer), num_encoder_layers,
                                           LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw),
                                           enable_nested_tensor=False)

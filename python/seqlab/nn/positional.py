@@ -17,7 +17,7 @@ With query position i and key position j (d = i − j):
     LearnedPositionalEmbedding     x + E[p], a learned table (BERT, GPT-2)
     ShawRelativePosition           q_i·(k_j + a^K_r)/√D, out_i = Σ_j p_ij (v_j + a^V_r), r = clip(j − i, −k, k)
     TransformerXLRelativePosition  ((q_i + u)·k_j + (q_i + v)·W_R R_{i−j})/√D, R the sinusoid
-    T5RelativeBias                 q_i·k_j/√D + b_h[bucket(j − i)], log-spaced buckets
+    T5RelativeBias                 q_i·k_j/√D + b_h[bucket(j − i)], log-spaced buckets (T5 itself: scale=1.0)
     DeBERTaRelativePosition        (q_i·k_j + q_i·K^r_δ(i,j) + k_j·Q^r_δ(j,i))/√(3D)
     RoPE                           q, k rotated pairwise by position·θ_c, θ_c = base^(−2c/D)
     ALiBi                          q_i·k_j/√D − m_h·|i − j|, m_h geometric in the head
@@ -135,7 +135,12 @@ class T5RelativeBias(RelativePositionScheme):
     """T5's relative attention bias (Raffel et al. 2020): a learned scalar per head and bucket of
     j − i added to the scores; buckets are exact for small distances and log-spaced up to
     max_distance; bidirectional=False (a causal decoder) counts only keys before the query.
-    Parameter: relative_attention_bias, an Embedding(num_buckets, num_heads) as in T5."""
+    Parameter: relative_attention_bias, an Embedding(num_buckets, num_heads) as in T5.
+
+    T5 does not divide the scores by √D (its initialisation of W_Q absorbs the factor): to
+    reproduce T5 (or load its weights), pass scale=1.0 to the attention, e.g.
+    nn.TransformerEncoderLayer(d, h, pos=T5RelativeBias(h), scale=1.0) or TransformerLM(...,
+    pos=..., scale=1.0). Without it the scores are scaled by 1/√D as in the other schemes."""
 
     kind = "t5"
 

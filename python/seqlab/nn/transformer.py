@@ -9,6 +9,8 @@ cpp/src/ops/transformer.cpp), the one the C++ twins in cpp/include/seqlab/nn/tra
 call too. The stacks call their layers in turn, as torch's do, so hooks and subclasses of the
 layers work. Tests: tests/test_transformer.py, tests/test_nn_twins.py."""
 import copy
+import math
+import numbers
 import warnings
 
 from .. import _args, _core
@@ -34,10 +36,14 @@ class MultiheadAttention(Module):
     in_proj_bias (3*embed_dim), out_proj (a Linear), bias_k and bias_v (1, 1, embed_dim) with
     add_bias_kv. forward(query, key, value, key_padding_mask=None, need_weights=True,
     attn_mask=None, average_attn_weights=True, is_causal=False) -> (attn_output, attn_weights or None).
-    Bool masks are True where attention is not allowed; float masks are added to the scores."""
+    Bool masks are True where attention is not allowed; float masks are added to the scores.
+
+    seqlab's own arguments: pos, a positional scheme of seqlab.nn.positional applied inside the
+    attention; scale, the scores' factor softmax(q kᵀ · scale) (default 1/sqrt(head_dim), or the
+    scheme's own; F.scaled_dot_product_attention's scale=): T5 uses scale=1.0."""
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
-                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None, pos=None):
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None, pos=None, scale=None):
         embed_dim = _args.index(embed_dim, "MultiheadAttention", "embed_dim")
         num_heads = _args.index(num_heads, "MultiheadAttention", "num_heads")
         _core.check_multihead_attention_args(embed_dim, num_heads)
@@ -74,6 +80,9 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         # seqlab's: a positional scheme applied inside the attention (seqlab.nn.positional)
         self.pos = _check_pos(pos, "MultiheadAttention", embed_dim, num_heads)
+        # seqlab's: the scores' scale, softmax(q kᵀ · scale) (None: the scheme's, 1/√head_dim), as
+        # F.scaled_dot_product_attention's scale=; T5 passes 1.0 (its W_Q absorbs the 1/√d)
+        self.scale = _check_scale(scale, "MultiheadAttention")
         self._reset_parameters()
 
     def _reset_parameters(self):
@@ -126,7 +135,15 @@ def _mha_params(m):
         batch_first=m.batch_first, in_proj_weight=m.in_proj_weight, q_proj_weight=m.q_proj_weight,
         k_proj_weight=m.k_proj_weight, v_proj_weight=m.v_proj_weight, in_proj_bias=m.in_proj_bias,
         out_proj_weight=m.out_proj.weight, out_proj_bias=m.out_proj.bias, bias_k=m.bias_k, bias_v=m.bias_v,
-        pos=m.pos.scheme() if getattr(m, "pos", None) is not None else None)
+        pos=m.pos.scheme() if getattr(m, "pos", None) is not None else None, scale=getattr(m, "scale", None))
+
+
+def _check_scale(scale, owner):
+    if scale is None:
+        return None
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not math.isfinite(scale):
+        raise ValueError(f"{owner}: scale must be a finite number or None (1/sqrt(head_dim)), got {scale!r}")
+    return float(scale)
 
 
 def _linear_params(m):
@@ -178,11 +195,11 @@ class TransformerEncoderLayer(_TransformerLayer):
     forward(src, src_mask=None, src_key_padding_mask=None, is_causal=False)."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None):
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None, scale=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            pos=pos, **kw)
+                                            pos=pos, scale=scale, **kw)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
@@ -211,14 +228,15 @@ class TransformerDecoderLayer(_TransformerLayer):
     memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False)."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None):
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None, scale=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
-        # pos (seqlab's): the self-attention's positional scheme; cross-attention has none
+        # pos (seqlab's): the self-attention's positional scheme; cross-attention has none.
+        # scale (seqlab's): both attentions' score scale (None: 1/sqrt(head_dim))
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
-                                            pos=pos, **kw)
+                                            pos=pos, scale=scale, **kw)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
-                                                 **kw)
+                                                 scale=scale, **kw)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)

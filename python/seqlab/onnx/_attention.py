@@ -110,7 +110,8 @@ def _attention(tr, query, key, value, record, mask, dtype, need_weights=False, a
         return g.transpose(g.reshape(x, [[0, 0, H, d]]), perm)
 
     dt = np_dtype(dtype)
-    scores = g.op("MatMul", g.op("Mul", heads(q, [0, 2, 1, 3]), g.const(1.0 / math.sqrt(d), dt)),
+    scale = 1.0 / math.sqrt(d) if f.get("scale") is None else float(f["scale"])
+    scores = g.op("MatMul", g.op("Mul", heads(q, [0, 2, 1, 3]), g.const(scale, dt)),
                   heads(k, [0, 2, 3, 1]))
     if mask is not None:
         scores = g.op("Add", scores, mask)

@@ -11,6 +11,7 @@
 // cpp/src/ops/multihead_attention.cpp; tests: tests/test_transformer.py.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -62,6 +63,9 @@ struct MultiheadAttentionForwardOptions {
   // torch's attention), and the position of the first query (keys before it came from a cache)
   SEQLAB_ARG(PositionalScheme, pos);
   SEQLAB_ARG(int64_t, q_offset) = 0;
+  // softmax(q kᵀ · scale): unset, the scheme's (1/√head_dim for torch's attention), as
+  // F.scaled_dot_product_attention's scale=; T5 uses 1 (its scaling is folded into W_Q)
+  SEQLAB_ARG(std::optional<double>, scale);
   // seqlab's extension (ops/kv_cache.hpp): keys and values of earlier steps, updated in place.
   // Then S counts the cached positions too (attn_mask (L, P + L)); the is_causal hint is ignored
   // once the cache holds positions (its mask is aligned top-left), so pass the explicit mask.
@@ -88,6 +92,7 @@ struct MultiheadAttentionParams {
   Tensor in_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, in_proj_bias;
   Tensor out_proj_weight, out_proj_bias, bias_k, bias_v;
   PositionalScheme pos;  // seqlab's positional scheme (kind "none": torch's module)
+  std::optional<double> scale;  // seqlab's: the scores' scale (unset: the scheme's, 1/√head_dim)
 };
 
 // torch.nn.MultiheadAttention.forward: batch_first input (N, L, E) is read as (L, N, E) and the
