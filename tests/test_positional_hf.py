@@ -2,7 +2,8 @@
 inputs: T5's attention (T5Attention: relative bias, no 1/√d, so scale=1.0), Llama's rotary
 embedding (LlamaRotaryEmbedding + apply_rotary_pos_emb: RoPE with interleaved=False), and
 Bloom's ALiBi (build_alibi_tensor: a bias m_h·j on the keys, which under the causal mask gives
-the same softmax as −m_h·(i − j)). DeBERTa's disentangled attention is in tests/test_positional.py.
+the same softmax as −m_h·(i − j)), and Transformer-XL's relative attention (XLNet's rel_attn_core,
+its sinusoid and rel_shift). DeBERTa's disentangled attention is in tests/test_positional.py.
 python/seqlab/nn/positional.py, cpp/src/ops/positional.cpp."""
 import numpy as np
 import pytest
@@ -92,3 +93,37 @@ def test_alibi_equals_bloom_under_the_causal_mask(num_heads):
     got = P.ALiBi(num_heads).attention_weights(seqlab.tensor(q.numpy()), seqlab.tensor(k.numpy()),
                                                is_causal=True).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12)  # Bloom's slopes are float32
+
+
+@pytest.mark.parametrize("attn_type", ["bi", "uni"])
+def test_transformer_xl_attention_equals_xlnet_relative_attention(attn_type):
+    """XLNet's rel_attn_core (Transformer-XL's attention: content + r_w_bias, position + r_r_bias
+    over its sinusoid of i − j, rel_shift) on the same heads and weights as the scheme's fused
+    attention: r (d_model, n_head, d_head) is r_net's weight transposed. 'bi': every distance,
+    no mask; 'uni': the causal mask."""
+    from transformers.models.xlnet.modeling_xlnet import XLNetConfig, XLNetModel, XLNetRelativeAttention
+    torch.manual_seed(3)
+    E, H, L, N = 16, 4, 11, 2
+    D = E // H
+    cfg = XLNetConfig(d_model=E, n_head=H, d_inner=32, n_layer=1, dropout=0.0, attn_type=attn_type)
+    hf = XLNetRelativeAttention(cfg).double().eval()
+    with torch.no_grad():
+        for p in hf.parameters():
+            p.normal_()
+    xlnet = XLNetModel(cfg)
+    pos_emb = xlnet.relative_positional_encoding(L, L, bsz=N).double()          # (qlen + klen or klen + 1, N, E)
+    x = torch.randn(L, N, E, dtype=torch.float64)
+    q, k, v = (torch.einsum("ibh,hnd->ibnd", x, w) for w in (hf.q, hf.k, hf.v))
+    k_r = torch.einsum("ibh,hnd->ibnd", pos_emb, hf.r)
+    mask = torch.triu(torch.ones(L, L, dtype=torch.float64), 1)[:, :, None, None] if attn_type == "uni" else None
+    with torch.no_grad():
+        want = hf.rel_attn_core(q, k, v, k_r, attn_mask=mask).permute(1, 2, 0, 3).numpy()   # (N, H, L, D)
+    scheme = P.TransformerXLRelativePosition(E, H, dtype=seqlab.float64)
+    scheme.load_state_dict({"r_net.weight": seqlab.tensor(hf.r.detach().reshape(E, E).T.contiguous().numpy()),
+                            "r_w_bias": seqlab.tensor(hf.r_w_bias.detach().numpy()),
+                            "r_r_bias": seqlab.tensor(hf.r_r_bias.detach().numpy())})
+
+    def heads(t):  # (L, N, H, D) -> (N, H, L, D)
+        return seqlab.tensor(t.detach().permute(1, 2, 0, 3).contiguous().numpy())
+    got = scheme.attention(heads(q), heads(k), heads(v), is_causal=attn_type == "uni").detach().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)  # XLNet's sinusoid is float32
