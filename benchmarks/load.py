@@ -24,7 +24,7 @@ on by default in Debian's kernels), it shares them among sessions: the load's se
 core and the library's two threads share the other, so the best a library can do is its
 one-thread speed, and the floor is T(1 thread) / T(2 threads) on the quiet machine, printed as
 "floor". A library whose threads wait for each other (a barrier per op, spinning workers) loses
-far more, because one thread waits for the other's turn on the shared core. Issue 25 asked for
+far more, because one thread waits for the other's turn on the shared core. The target is
 <= 1.6x. The figures depend on what else runs on the machine: run it on a quiet one.
 
     python benchmarks/load.py [--threads 2] [--repeats 5] [--min-time 0.5] [--rounds 2]

@@ -171,8 +171,8 @@ def scheme_case(lib, kind, L, seed=0):
             torch_scheme_attention(kind, q, k, v, prm).sum().backward()
         return step, 1
     from seqlab import _core
-    scheme = _core.PositionalScheme(kind=kind, num_heads=HEADS, max_relative_position=K_CLIP,
-                                    bidirectional=False, params=prm)
+    scheme = _core.PositionalScheme(kind=kind, options=dict(num_heads=HEADS, max_relative_position=K_CLIP,
+                                                            bidirectional=False), params=prm)
 
     def step():
         seqlab.nn.functional.positional_attention(q, k, v, scheme, is_causal=True).sum().backward()

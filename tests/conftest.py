@@ -58,7 +58,7 @@ def shape_id(*shapes):
 
 
 # ----------------------------------------------------------------------------------------
-# Every instruction set the CPU has (issue 25)
+# Every instruction set the CPU has
 # ----------------------------------------------------------------------------------------
 
 # The tests of the SIMD kernels and of the fused layers built on them run once per instruction

@@ -2,7 +2,7 @@
 from a fused c_attn Linear and split/view/transpose, F.scaled_dot_product_attention with
 is_causal or the explicit tril-masked softmax, GELU MLP blocks, weight tying, init by apply(),
 AdamW parameter groups chosen by inspect.signature, clip_grad_norm_, top-k sampling with
-topk/multinomial/cat), with seqlab imported in torch's place (issue 13: "PyTorch-shaped").
+topk/multinomial/cat), with seqlab imported in torch's place.
 tests/test_gpt_script.py runs it with torch and with seqlab.
 
     python tests/gpt_script.py

@@ -1,6 +1,6 @@
 """PyTorch's word-level language model example (pytorch/examples, word_language_model: data.py,
 model.py and main.py) written again as a PyTorch user writes it, with seqlab imported in
-torch's place (issue 12, item 5; the Transformer model: issue 13, item 5). Run it, or call it
+torch's place (the LSTM and the Transformer models). Run it, or call it
 from a test:
 
     python tests/lm_script.py --model LSTM --epochs 1 --max-batches 300

@@ -1,4 +1,4 @@
-"""seqlab.nn.functional.scaled_dot_product_attention (issue 13, item 1): the fused kernel
+"""seqlab.nn.functional.scaled_dot_product_attention: the fused kernel
 (cpp/src/ops/attention_fused.cpp) against torch, against its composed oracle
 (scaled_dot_product_attention_math: bmm, softmax, dropout, bmm with ordinary autograd) and by
 finite differences; masks, causality, dropout regenerated in the backward, fully masked rows,

@@ -1,4 +1,4 @@
-"""help() in a notebook (issue 16, item 7): every public callable of seqlab's public modules and
+"""help() in a notebook: every public callable of seqlab's public modules and
 every public Tensor method has a docstring and a signature that inspect or the pybind11
 docstring gives; tensors print as torch's do (values, dtype suffixes, requires_grad, grad_fn,
 summaries of big tensors)."""

@@ -161,7 +161,7 @@ UNARY = {
     "method.sigmoid": (lambda lib, x: x.sigmoid(), "any"),
     "method.relu": (lambda lib, x: x.relu(), "nonzero"),
     "method.clamp": (lambda lib, x: x.clamp(min=-0.4, max=0.6), "any"),
-    # issue 16: the functions course code needs
+    # the functions course code needs
     "sin": (lambda lib, x: lib.sin(x), "any"),
     "cos": (lambda lib, x: lib.cos(x), "any"),
     "tan": (lambda lib, x: lib.tan(x), "any"),
@@ -591,7 +591,7 @@ def test_gradcheck_scalar_ops(rng):
 
 
 # ----------------------------------------------------------------------------------------
-# The functions course code needs (issue 16): edge values, integer inputs, in place
+# The functions course code needs: edge values, integer inputs, in place
 # ----------------------------------------------------------------------------------------
 
 MATH = ["sin", "cos", "tan", "log2", "log10", "log1p", "expm1", "sign", "floor", "ceil", "round", "trunc", "frac"]

@@ -137,7 +137,7 @@ CASES = {
     "and-float": (lambda lib, f: lib.ones(2) & lib.ones(2), [r"and|&|bool|integer"], (TypeError, RuntimeError)),
     "neg-bool": (lambda lib, f: -lib.ones(2, dtype=lib.bool), ["bool", r"neg|-"]),
     "int-negative-pow": (lambda lib, f: lib.tensor([2, 3]) ** -1, [r"negative"]),
-    # issue 16: kernels torch does not have (NotImplementedError), integer division by zero,
+    # kernels torch does not have (NotImplementedError), integer division by zero,
     # results an integer tensor cannot hold
     "floor-bool": (lambda lib, f: lib.floor(lib.ones(2, dtype=lib.bool)), [r'"floor_vml_cpu" not implemented', "Bool"]),
     "round-bool": (lambda lib, f: lib.ones(2, dtype=lib.bool).round(), [r'"round_vml_cpu" not implemented', "Bool"]),

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the tensor API against torch (issue 17): hypothesis draws bad and
+"""Property-based fuzzing of the tensor API against torch: hypothesis draws bad and
 edge-case arguments (0-d and size-0 tensors, transposed, expanded and strided views, dims out of
 range, negative and huge sizes, NaN and inf, indices out of bounds) for each op; every case runs
 in a child process (tests/fuzz_worker.py) with seqlab and torch, so that a crash or a hang is
@@ -120,7 +120,7 @@ OPS = {
                        st.one_of(st.none(), st.sampled_from([-1.0, 1.0, math.nan]))),
     "pow": st.builds(lambda x, e: method("pow", x, e), floats_t, st.sampled_from([0, 1, 2, -1, 0.5, -0.5, 3.0])),
     "where": st.builds(lambda c, a, b: function("where", c, a, b), tensors(dtypes=("bool",)), floats_t, floats_t),
-    # issue 16: the functions course code needs, on every dtype (integers promote or stay, bool has
+    # the functions course code needs, on every dtype (integers promote or stay, bool has
     # no rounding kernel) and in place (an integer tensor cannot hold sin's result)
     **{name: st.builds(lambda x, name=name: method(name, x), tensors())
        for name in ("sin", "cos", "tan", "log2", "log10", "log1p", "expm1", "sign", "floor", "ceil", "trunc",

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the data API, NGram and the embedding models (issue 17): hypothesis
+"""Property-based fuzzing of the data API, NGram and the embedding models: hypothesis
 draws odd arguments (empty corpora and sentences, unknown words, odd orders and smoothing options,
 min_count above every count, window, vector_size and negative at 0 or huge, sizes of the wrong
 type, padding values that do not fit) and each case runs in the fuzz worker's child process

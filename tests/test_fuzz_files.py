@@ -1,4 +1,4 @@
-"""Fuzzing of seqlab's file readers (issue 17): a valid file of each format is written by
+"""Fuzzing of seqlab's file readers: a valid file of each format is written by
 seqlab itself, then hypothesis damages it (truncation, flipped and overwritten bytes, inserted
 garbage, a line replaced) and the reader runs on the damaged copy in a child process
 (tests/fuzz_worker.py). It must not crash or hang, and a file it refuses must be refused with

@@ -5,7 +5,7 @@ of num_beams 2-4, length_penalty {0.6, 1.0, 2.0}, early_stopping {True, False, '
 two eos tokens and 1-6 new tokens, over random tables (some with eos made likely, so hypotheses
 finish at every step), a batch of two prompts: the sequences equal Hugging Face's, and with
 num_return_sequences = num_beams, return_dict_in_generate and output_scores, every returned beam
-and its sequences_scores too. Issue 28, items 1-2. python/seqlab/generation/utils.py."""
+and its sequences_scores too. python/seqlab/generation/utils.py."""
 import itertools
 
 import numpy as np

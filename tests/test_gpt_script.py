@@ -1,5 +1,5 @@
 """tests/gpt_script.py, a nanoGPT-style training script, runs with seqlab in torch's place
-unchanged (issue 13, "PyTorch-shaped"), and learns as torch's run does."""
+unchanged ("PyTorch-shaped"), and learns as torch's run does."""
 import importlib.util
 import pathlib
 

@@ -1,5 +1,5 @@
-"""Regression tests for issue 17 ("nothing reachable from Python crashes the interpreter or
-returns a silently wrong answer"), one per example fixed so far, each compared with torch where
+"""Regression tests for the rule "nothing reachable from Python crashes the interpreter or
+returns a silently wrong answer", one per example fixed so far, each compared with torch where
 torch defines the behaviour. Classes fixed at their root: dims of 0-d tensors (wrap_dim's
 wrap_scalar, tensor.cpp), sizes that overflow (shape_numel and Tensor::empty), indices of the
 gather/scatter family (check_gather_scatter, index.cpp), foreign memory (one borrow() for

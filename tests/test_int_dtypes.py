@@ -1,4 +1,4 @@
-"""int32, int16, int8 and uint8 against torch (issue 16, item 3): creation, NumPy round trips,
+"""int32, int16, int8 and uint8 against torch: creation, NumPy round trips,
 conversions, torch's type promotion (every pair of dtypes, tensor-tensor, tensor-0-d and
 tensor-number, against torch.result_type and the op's result), integer overflow wrapping,
 comparisons, reductions and counting, indexing with int32 indices, printing, save/load and state

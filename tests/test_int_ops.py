@@ -1,4 +1,4 @@
-"""The integer ops of issue 16, item 3 against torch, for every dtype torch has them for: integer
+"""The integer ops against torch, for every dtype torch has them for: integer
 matmul (mm, bmm, mv, dot, @, wrapping), the bitwise ops (& | ^ ~ << >>, functions, methods,
 in place, reflected), floor division (//), prod (with its backward where the input has zeros),
 unique and unique_consecutive, and the class-index target dtypes of cross_entropy and nll_loss.

@@ -1,4 +1,4 @@
-"""The instruction set every SIMD dispatcher uses (issue 25): SEQLAB_ISA caps it, a level the CPU
+"""The instruction set every SIMD dispatcher uses: SEQLAB_ISA caps it, a level the CPU
 lacks or an unknown name fails the import with a message naming what the CPU has, show_config()
 names the choice, and the transcendental kernels keep their stated error bounds against float64
 on every level (this module runs once per level the CPU has: conftest.ISA_MODULES).

@@ -1,5 +1,5 @@
 """Three lecture-style scripts written for this project run unchanged with `import seqlab as
-torch` and reach the losses stated here, as the same scripts do with torch (issue 16):
+torch` and reach the losses stated here, as the same scripts do with torch:
 tests/bigram_script.py (bigram counts, sampling from a seeded Generator, a one-layer net with
 W.data += -lr * W.grad), tests/mlp_script.py (a makemore-style MLP with manual updates) and
 tests/small_gpt_script.py (a small GPT with `device = 'cuda' if torch.cuda.is_available() else

@@ -1,4 +1,4 @@
-"""Train short, test long (issue 14, item 4): the harness at tiny sizes trains a decoder with every
+"""Train short, test long: the harness at tiny sizes trains a decoder with every
 scheme, reports a row per scheme at each evaluation length, and draws the curves; a learned table
 is refused past its length, every other scheme reads longer sequences than it was trained on."""
 import math

@@ -3,8 +3,8 @@ torch: weight tying, new_zeros, `p.data.add_(p.grad, alpha=-lr)`, detaching a tu
 devices and Tensor.to, the batching code, checkpoints through open files; then the script
 itself, run once with torch and once with seqlab from the same weights, batch for batch.
 
-The recurrent layers are seqlab's fused ones (issue 12), so these runs check them end to end.
-The Transformer model (issue 13) is checked the same way: its positional encoding, causal mask,
+The recurrent layers are seqlab's fused ones, so these runs check them end to end.
+The Transformer model is checked the same way: its positional encoding, causal mask,
 embedding, output layer, training loop and evaluation against torch with a stand-in encoder,
 then the whole model, which needs seqlab.nn.Transformer.
 """
@@ -372,7 +372,7 @@ def test_loss_item_len_and_log_softmax_nll_as_torch(rng):
 
 
 def test_the_script_learns_the_kjv_with_seqlabs_lstm(scripts):
-    """Issue 12, item 5: PyTorch's word-LM script, unchanged but for the import, trains seqlab's
+    """PyTorch's word-LM script, unchanged but for the import, trains seqlab's
     fused 2-layer LSTM (tied, dropout 0.2, lr 20, clip 0.25, batch 20, BPTT 35) for two epochs
     (about 240 steps) on the first 3,000 verses of each KJV split. Measured: validation
     perplexity 360 after the first epoch and 166 after the second; the bound is 220, well below
@@ -383,7 +383,7 @@ def test_the_script_learns_the_kjv_with_seqlabs_lstm(scripts):
     assert ppl < 220
 
 
-# ------------------------------------------------------------------ the Transformer model (issue 13)
+# ------------------------------------------------------------------ the Transformer model
 # torch's TransformerEncoder warns that it cannot use nested tensors unless batch_first (the
 # example's layout is (S, N, E)); that warning is torch's remark on its own fast path.
 NESTED_TENSOR_WARNING = "ignore:enable_nested_tensor is True"
@@ -540,7 +540,7 @@ def test_the_transformer_script_trains_as_torch_batch_for_batch(torch_flushes_de
                                                                 tmp_path):
     """The same TransformerModel weights (float64), every dropout off: every batch's loss, the
     parameters after training, the validation and the test perplexity and the checkpoint equal
-    torch's. Needs seqlab.nn.Transformer (issue 13)."""
+    torch's. Needs seqlab.nn.Transformer."""
     sl_script, th_script = scripts
     options = dict(dropout=0.0, max_batches=60, lr=1.0, nhead=2, nhid=32)
     th_args = script_args(th_script, corpus_dir, "Transformer", str(tmp_path / "th.pt"), **options)
@@ -565,12 +565,12 @@ def test_the_transformer_script_trains_as_torch_batch_for_batch(torch_flushes_de
 
 @pytest.mark.filterwarnings(NESTED_TENSOR_WARNING)
 def test_the_script_learns_the_kjv_with_seqlabs_transformer(scripts):
-    """Issue 13, item 5: the example's Transformer (emsize 64, 2 heads, nhid 128, 2 layers,
+    """The example's Transformer (emsize 64, 2 heads, nhid 128, 2 layers,
     dropout 0.2, lr 5 as the example's README runs it, clip 0.25, batch 20, BPTT 35) for two
     epochs (272 steps) on the first 3,000 verses of each KJV split. Measured with torch's
     nn.Transformer (the script run with torch): validation perplexity 170, 164 and 170 for seeds
     1111, 1 and 2 (about 210-255 after the first epoch); the bound is 220, as the LSTM's, well
-    below an add-one unigram model of the same text (341). Needs seqlab.nn.Transformer (issue 13)."""
+    below an add-one unigram model of the same text (341). Needs seqlab.nn.Transformer."""
     sl_script, _ = scripts
     seqlab.manual_seed(0)
     ppl = sl_script.validation_perplexity("Transformer", max_lines=3000, emsize=64, nhead=2, nhid=128, nlayers=2,

@@ -1,4 +1,4 @@
-"""Positional information (issue 14, items 1-2): every scheme of seqlab.nn.positional inside the
+"""Positional information: every scheme of seqlab.nn.positional inside the
 fused attention against its formula written with torch ops (forward and the gradients of q, k, v
 and every parameter), against its composed twin, by finite differences; the properties the papers
 state (sinusoid dot products depend on distance only, RoPE's shift invariance and long-term decay,
@@ -112,6 +112,9 @@ def torch_attention(kind, q, k, v, prm, off=0, causal=False, interleaved=True):
         c2p = torch.einsum("bhld,lshd->bhls", q, kr[delta])
         p2c = torch.einsum("bhsd,lshd->bhls", k, qr[delta])
         s = (q @ k.transpose(-1, -2) + c2p + p2c) / math.sqrt(3 * D)
+    elif kind == "kerple":  # the log kernel, r1 and r2 clamped to >= 0.01 (Chi et al. 2022; the authors' eps)
+        r1, r2 = prm["bias_p"].clamp(min=0.01), prm["bias_a"].clamp(min=0.01)
+        s = s - r1[:, None, None] * torch.log(1 + r2[:, None, None] * d.abs().to(q.dtype))
     elif kind == "da":
         w, sh = prm["distance_weight"], prm["sigmoid_shift"]
         x = d.abs().to(q.dtype)
@@ -135,10 +138,11 @@ def param_shapes(kind, H, D):
                     "pos_key_proj_bias": (H * D,), "pos_query_proj_weight": (H * D, H * D),
                     "pos_query_proj_bias": (H * D,)},
         "da": {"distance_weight": (H,), "sigmoid_shift": (H,)},
+        "kerple": {"bias_p": (H,), "bias_a": (H,)},
     }.get(kind, {})
 
 
-KINDS = ["none", "rope", "alibi", "t5", "shaw", "xl", "deberta", "da"]
+KINDS = ["none", "rope", "alibi", "t5", "shaw", "xl", "deberta", "da", "kerple"]
 # (B, H, L, S, D, q_offset, causal): one block and several (96-row blocks), L < S with an offset as a
 # key/value cache makes, head sizes that are not multiples of the SIMD width.
 SHAPES = [(2, 2, 5, 7, 4, 0, False), (1, 3, 100, 130, 8, 0, True), (2, 2, 40, 140, 6, 100, True),
@@ -149,6 +153,9 @@ def make_inputs(rng, kind, B, H, L, S, D, dtype):
     arrays = [rng.standard_normal(s).astype(dtype) for s in ((B, H, L, D), (B, H, S, D), (B, H, S, D))]
     names = list(param_shapes(kind, H, D))
     for n, shp in param_shapes(kind, H, D).items():
+        if kind == "kerple":  # KERPLE's r1, r2 are positive (clamped to >= 0.01)
+            arrays.append(rng.uniform(0.1, 2.0, shp).astype(dtype))
+            continue
         scale = 0.3 if len(shp) == 2 and shp[0] == shp[1] else (0.2 if kind == "da" else 1.0)
         arrays.append((rng.standard_normal(shp) * scale).astype(dtype))
     return arrays, names
@@ -162,7 +169,7 @@ def test_fused_scheme_matches_its_formula_in_torch(rng, kind, shape, dtype):
     arrays, names = make_inputs(rng, kind, B, H, L, S, D, dtype)
 
     def sl(q, k, v, *params):
-        scheme = _core.PositionalScheme(kind=kind, num_heads=H, max_relative_position=K,
+        scheme = _core.PositionalScheme(kind=kind, options=dict(num_heads=H, max_relative_position=K),
                                         params=dict(zip(names, params)))
         return F.positional_attention(q, k, v, scheme, is_causal=causal, q_offset=off)
 
@@ -182,7 +189,7 @@ def test_composed_twin_equals_the_fused_kernel_with_masks_and_dropout(rng, kind)
     seed = int(rng.integers(1 << 30))
 
     def run(fn, q, k, v, *params):
-        scheme = _core.PositionalScheme(kind=kind, num_heads=H, max_relative_position=K,
+        scheme = _core.PositionalScheme(kind=kind, options=dict(num_heads=H, max_relative_position=K),
                                         params=dict(zip(names, params)))
         seqlab.manual_seed(seed)
         return fn(q, k, v, scheme, attn_mask=seqlab.tensor(mask), dropout_p=0.25, q_offset=5)
@@ -212,7 +219,7 @@ def test_gradcheck(rng, kind):
     arrays, names = make_inputs(rng, kind, B, H, L, S, D, np.float64)
 
     def fn(q, k, v, *params):
-        scheme = _core.PositionalScheme(kind=kind, num_heads=H, max_relative_position=K,
+        scheme = _core.PositionalScheme(kind=kind, options=dict(num_heads=H, max_relative_position=K),
                                         params=dict(zip(names, params)))
         return F.positional_attention(q, k, v, scheme, is_causal=True, q_offset=1)
 
@@ -276,6 +283,37 @@ def test_rope_long_term_decay_bound(rng):
     assert bands[0] > 3.5 * bands[-1], bands
 
 
+def test_kerple_power_kernel_and_clamps_follow_the_paper(rng):
+    """The power kernel −r1·|i − j|^r2 against its formula in torch, with r2 above 2 used as 2 and a
+    negative r1 used as 0.01 (the authors' clamps), forward and gradients; r1, r2 are ordinary
+    parameters of the module."""
+    H, L, D = 3, 9, 4
+    scheme = P.KERPLE(H, kernel="power", dtype=seqlab.float64)
+    with seqlab.no_grad():
+        scheme.bias_p.copy_(seqlab.tensor([0.7, -1.0, 1.5], dtype=seqlab.float64))
+        scheme.bias_a.copy_(seqlab.tensor([0.5, 1.2, 3.0], dtype=seqlab.float64))
+    assert [n for n, _ in scheme.named_parameters()] == ["bias_p", "bias_a"]
+    q, k = rng.standard_normal((1, H, L, D)), rng.standard_normal((1, H, L, D))
+    got = scheme.attention_weights(seqlab.tensor(q), seqlab.tensor(k), is_causal=True)
+    got.sum().backward()
+    r1 = torch.tensor([0.7, -1.0, 1.5], dtype=torch.float64, requires_grad=True)
+    r2 = torch.tensor([0.5, 1.2, 3.0], dtype=torch.float64, requires_grad=True)
+    d = distances(L, L, 0)
+    s = torch.tensor(q) @ torch.tensor(k).transpose(-1, -2) / math.sqrt(D)
+    s = s - r1.clamp(min=0.01)[:, None, None] * d.abs().to(torch.float64) ** r2.clamp(0.01, 2.0)[:, None, None]
+    want = torch.softmax(s.masked_fill(d < 0, float("-inf")), -1)
+    want.sum().backward()
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(scheme.bias_p.grad.numpy(), r1.grad.numpy(), atol=1e-12)
+    np.testing.assert_allclose(scheme.bias_a.grad.numpy(), r2.grad.numpy(), atol=1e-12)
+    with pytest.raises(ValueError, match="KERPLE: kernel must be 'log' or 'power', got 'cubic'"):
+        P.KERPLE(2, kernel="cubic")
+    with pytest.raises(ValueError, match="the kerple scheme's option 'kernel' must be a string"):
+        F.positional_attention(seqlab.randn(1, 2, 3, 4), seqlab.randn(1, 2, 3, 4), seqlab.randn(1, 2, 3, 4),
+                               _core.PositionalScheme(kind="kerple", options=dict(num_heads=2, kernel=3),
+                                                      params=P.KERPLE(2)._params()))
+
+
 def test_alibi_slopes_follow_the_paper():
     assert_close(F.alibi_slopes(8).numpy(), np.array([2.0 ** -i for i in range(1, 9)]), 0, 1e-15, "8 heads")
     twelve = F.alibi_slopes(12).numpy()
@@ -334,9 +372,11 @@ def test_nope_encoder_is_permutation_equivariant():
 # The modules
 
 def all_schemes(E=32, H=4, dtype=None):
-    return [P.NoPE(), P.RoPE(E // H), P.RoPE(E // H, interleaved=False), P.ALiBi(H), P.T5RelativeBias(H, dtype=dtype),
-            P.ShawRelativePosition(E // H, 4, dtype=dtype), P.TransformerXLRelativePosition(E, H, dtype=dtype),
-            P.DeBERTaRelativePosition(E, H, 8, dtype=dtype), P.DARelativePosition(H, dtype=dtype)]
+    """Every registered relative scheme as a model of width E with H heads uses it, and RoPE's other
+    pairing, and the power kernel of KERPLE."""
+    registered = [cls.for_model(E, H, 64, dtype=dtype) for cls in P.SCHEMES.values()
+                  if issubclass(cls, P.RelativePositionScheme)]
+    return registered + [P.RoPE(E // H, interleaved=False), P.KERPLE(H, kernel="power", dtype=dtype)]
 
 
 @pytest.mark.parametrize("pos", all_schemes(dtype=seqlab.float64), ids=lambda p: type(p).__name__)
@@ -424,7 +464,7 @@ def test_errors_are_clear():
     with pytest.raises(RuntimeError, match=r"positional_attention: expected query \(B, H, L, D\)"):
         F.positional_attention(q, q, q, P.ALiBi(2).scheme())
     q4 = seqlab.zeros(1, 2, 5, 8)
-    # a RoPE built for one head_dim refuses heads of another (it used to run as RoPE(6): issue 28)
+    # a RoPE built for one head_dim refuses heads of another (it used to run as RoPE(6))
     q6 = seqlab.zeros(1, 2, 5, 6)
     for call in (P.RoPE(8).attention, P.RoPE(8).attention_math):
         with pytest.raises(RuntimeError, match=r"rope scheme rotates head_dim 8 but the attention's heads have "
@@ -437,7 +477,7 @@ def test_errors_are_clear():
     with pytest.raises(RuntimeError, match="unknown positional scheme 'sinus'"):
         F.positional_attention(q4, q4, q4, _core.PositionalScheme(kind="sinus"))
     with pytest.raises(RuntimeError, match="needs its parameter 'relative_attention_bias'"):
-        F.positional_attention(q4, q4, q4, _core.PositionalScheme(kind="t5", num_heads=2))
+        F.positional_attention(q4, q4, q4, _core.PositionalScheme(kind="t5", options=dict(num_heads=2)))
     with pytest.raises(RuntimeError, match="'relative_attention_bias' is float32 but the attention is float64"):
         F.positional_attention(q4.double(), q4.double(), q4.double(), P.T5RelativeBias(2).scheme())
     with pytest.raises(RuntimeError, match="add_zero_attn"):
@@ -461,7 +501,7 @@ def lm_with(pos_name, dtype=seqlab.float64, seed=0):
     return model.eval()
 
 
-SCHEME_NAMES = ["nope", "sinusoidal", "learned", "shaw", "xl", "t5", "deberta", "rope", "alibi", "da"]
+SCHEME_NAMES = list(P.SCHEMES)  # every registered scheme
 
 
 @pytest.mark.parametrize("name", SCHEME_NAMES)
@@ -501,7 +541,7 @@ def test_generation_past_a_learned_table_is_a_clear_error():
 
 
 # ---------------------------------------------------------------------------------------------
-# Against the reference implementations (issue 28)
+# Against the reference implementations
 
 def test_deberta_equals_hugging_face_debertav2_attention():
     """DeBERTaRelativePosition's attention equals Hugging Face's DebertaV2 DisentangledSelfAttention

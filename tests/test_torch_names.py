@@ -1,5 +1,5 @@
 """The torch names and keyword arguments that real course code uses, and a check that seqlab has
-each one (issue 16, item 4). The lists are facts (names only) collected from 60 files: Karpathy's
+each one. The lists are facts (names only) collected from 60 files: Karpathy's
 nn-zero-to-hero makemore notebooks (parts 1-5) and micrograd lecture, ng-video-lecture's bigram.py
 and gpt.py, makemore.py, minGPT (model, trainer, utils, chargpt, adder), pytorch/examples'
 word_language_model (main, model, data, generate) and time_sequence_prediction, and the PyTorch

@@ -7,29 +7,18 @@ namespace seqlab::bind {
 
 void bind_positional(py::module_& m) {
   py::class_<PositionalScheme>(m, "PositionalScheme",
-                               "What a positional module passes to the attention: kind, options, parameters.")
-      .def(py::init([](const std::string& kind, int64_t num_heads, double base, bool interleaved, bool bidirectional,
-                       int64_t num_buckets, int64_t max_distance, int64_t max_relative_position,
-                       std::map<std::string, Tensor> params, int64_t head_dim) {
-             PositionalScheme s;
-             s.kind = kind;
-             s.num_heads = num_heads;
-             s.base = base;
-             s.interleaved = interleaved;
-             s.bidirectional = bidirectional;
-             s.num_buckets = num_buckets;
-             s.max_distance = max_distance;
-             s.max_relative_position = max_relative_position;
-             s.head_dim = head_dim;
-             s.params = std::move(params);
-             return s;
+                               "What a positional module passes to the attention: its kind (a registered scheme),\n"
+                               "its options and its parameters by name.")
+      .def(py::init([](const std::string& kind, std::map<std::string, PositionalOption> options,
+                       std::map<std::string, Tensor> params) {
+             return PositionalScheme{kind, std::move(options), std::move(params)};
            }),
-           py::arg("kind") = "none", py::arg("num_heads") = 1, py::arg("base") = 10000.0,
-           py::arg("interleaved") = true, py::arg("bidirectional") = true, py::arg("num_buckets") = 32,
-           py::arg("max_distance") = 128, py::arg("max_relative_position") = 16,
-           py::arg("params") = std::map<std::string, Tensor>{}, py::arg("head_dim") = 0)
+           py::arg("kind") = "none", py::arg("options") = std::map<std::string, PositionalOption>{},
+           py::arg("params") = std::map<std::string, Tensor>{})
       .def_readonly("kind", &PositionalScheme::kind)
-      .def_readonly("num_heads", &PositionalScheme::num_heads);
+      .def_readonly("options", &PositionalScheme::options)
+      .def_readonly("params", &PositionalScheme::params);
+  m.def("positional_scheme_kinds", &positional_scheme_kinds, "The kinds of positional scheme the library registers.");
 
   m.def("positional_attention",
         [](const Tensor& q, const Tensor& k, const Tensor& v, const PositionalScheme& pos, std::optional<Tensor> mask,

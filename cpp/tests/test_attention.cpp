@@ -3,6 +3,8 @@
 // causality and dropout; empty sequences; bad input that must throw.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "seqlab/seqlab.hpp"
 #include "test_util.hpp"
 
@@ -87,8 +89,7 @@ TEST(Attention, PositionalSchemesFusedEqualsComposed) {
     for (const char* kind : {"none", "rope", "alibi", "t5", "shaw", "xl", "deberta", "da"}) {
       PositionalScheme pos;
       pos.kind = kind;
-      pos.num_heads = H;
-      pos.max_relative_position = k;
+      pos.options = {{"num_heads", H}, {"max_relative_position", k}};
       const std::string kd = kind;
       if (kd == "t5") pos.params = {{"relative_attention_bias", leaf({32, H})}};
       if (kd == "shaw") pos.params = {{"relative_key", leaf({2 * k + 1, D})}, {"relative_value", leaf({2 * k + 1, D})}};
@@ -119,10 +120,15 @@ TEST(Attention, PositionalSchemesFusedEqualsComposed) {
 
 TEST(Attention, PositionalErrors) {
   const Tensor q = randn({1, 2, 5, 8});
-  PositionalScheme alibi;
-  alibi.kind = "alibi";
-  alibi.num_heads = 3;
+  PositionalScheme alibi{"alibi", {{"num_heads", int64_t(3)}}, {}};
   EXPECT_THROW(positional_attention(q, q, q, alibi), std::exception);  // built for 3 heads
+  PositionalScheme unknown{"fire", {}, {}};
+  EXPECT_THROW(positional_attention(q, q, q, unknown), std::exception);  // not registered
+  PositionalScheme wrong_type{"t5", {{"num_heads", int64_t(2)}, {"num_buckets", 8.5}}, {}};
+  EXPECT_THROW(positional_attention(q, q, q, wrong_type), std::exception);  // an integer option given a number
+  const std::vector<std::string> kinds = positional_scheme_kinds();
+  for (const char* kind : {"none", "rope", "alibi", "t5", "shaw", "xl", "deberta", "da"})
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), kind), kinds.end()) << kind << " is not registered";
   EXPECT_THROW(rotary_embedding(randn({4, 5})), std::exception);        // odd head dim
   EXPECT_THROW(positional_attention(randn({2, 5, 8}), q, q, PositionalScheme()), std::exception);
   EXPECT_THROW(t5_relative_position_bucket(zeros({3}, Dtype::Int64), true, 2, 128), std::exception);

@@ -1,4 +1,4 @@
-// The shape and size edge cases of issue 17, in C++, so that the sanitizer build (make asan-test)
+// Shape and size edge cases, in C++, so that the sanitizer build (make asan-test)
 // runs them under ASan/UBSan: each must throw the C++ exception the Python layer turns into
 // torch's error (std::out_of_range -> IndexError, runtime_error -> RuntimeError), or give torch's
 // result, and never read or write outside a buffer or overflow a signed integer.
@@ -133,7 +133,7 @@ TEST(EdgeCases, GatherAndScatterCheckEveryIndexBeforeWriting) {
   Tensor target = zeros({2, 3});
   EXPECT_THROW(scatter_add_(target, 1, bad, ones({1, 2})), std::runtime_error);
   EXPECT_EQ(sum(target).item<float>(), 0.0f);  // nothing written before the check
-  // an index larger than src in a dim that is not scattered (the heap over-read of issue 17)
+  // an index larger than src in a dim that is not scattered (a heap over-read once)
   const Tensor wide = view(ids({0, 1, 2, 0, 1, 2}), {2, 3});
   EXPECT_THROW(scatter_add_(target, 0, wide, ones({1, 1})), std::runtime_error);
   EXPECT_THROW(index_select(x, 0, ids({2})), std::out_of_range);

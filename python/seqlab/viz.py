@@ -1,4 +1,4 @@
-"""seqlab.viz: the course's pictures as library functions (issue 15), for notebooks and scripts.
+"""seqlab.viz: the course's pictures as library functions, for notebooks and scripts.
 
 Each returns a matplotlib Figure (made with matplotlib.figure.Figure, not pyplot, so no
 global figure state piles up and no GUI backend is needed; Jupyter shows a returned Figure),

@@ -17,7 +17,7 @@
 // multiple of the panel width (head sizes 64, 128, ...); only the transposed operands are packed:
 // Kᵀ (with the scale folded in) once per forward, Kᵀ and Vᵀ of one key block per backward task.
 // So the backward's scratch is a few blocks per thread, and its memory is the gradients'.
-// Relative positions (attention_impl.hpp's Relative, issue 14): a block of Br × Bc scores spans
+// Relative positions (attention_impl.hpp's Relative): a block of Br × Bc scores spans
 // Br + Bc − 1 distances, so its position terms need only the table rows those distances map to
 // (≤ 2k + 1 for clipped tables): G = Qp_block · Rk[lo..hi]ᵀ is one more small product, gathered
 // into s by distance; the backward scatters dS the same way and multiplies back. Table gradients

@@ -19,7 +19,7 @@ struct MaskView {
   int64_t stride_i = 0, stride_j = 0;
 };
 
-// Relative-position terms (issue 14, ops/positional.hpp) read from small per-head tables through a
+// Relative-position terms (ops/positional.hpp) read from small per-head tables through a
 // lookup from the distance d = (i + q_offset) − j, so that no L×S bias ever exists. With
 // h = n mod heads (a table of one head serves all) and idx = index[d + S − 1]:
 //   u_ij = scale · (q_i·k_j + qp_i·rel_key[h, idx] + k_j·rel_query[h, idx])

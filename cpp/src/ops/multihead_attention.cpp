@@ -348,7 +348,7 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
                                            q_offset);
     if (dropout_p > 0.0) weights = dropout(weights, dropout_p, true);
     out = matmul(weights, heads4(v));
-    const Tensor extra = positional_values(weights, o.pos(), q_offset);
+    const Tensor extra = positional_values(weights, o.pos(), head_dim, q_offset);
     if (extra.defined()) out = out + extra;
     out = reshape(out, {N * H, L, head_dim});
     if (o.average_attn_weights()) weights = mean(weights, {1});

@@ -1,16 +1,21 @@
-// Positional schemes for attention (ops/positional.hpp): each scheme's tables built from its
-// parameters by ordinary ops (so their gradients reach the parameters), then the fused kernel
-// (attention_fused.cpp) reads them by distance; the composed oracle materialises the same terms.
-// Tests: tests/test_positional.py, cpp/tests/test_attention.cpp.
+// Positional schemes for attention (ops/positional.hpp): the registry of schemes (each in its own
+// file under ops/positional/, which builds its tables from its parameters by ordinary ops, so
+// their gradients reach the parameters), the sinusoid they share, and attention with a scheme:
+// the fused kernel (attention_fused.cpp) reads the tables by distance; the composed oracle
+// materialises the same terms. Tests: tests/test_positional.py, cpp/tests/test_attention.cpp.
 #include "seqlab/ops/positional.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <variant>
 #include <vector>
 
 #include "kernel_utils.hpp"
 #include "ops/attention_impl.hpp"
+#include "ops/positional/scheme.hpp"
 #include "seqlab/autograd.hpp"
 #include "seqlab/check.hpp"
 #include "seqlab/ops/activation.hpp"
@@ -50,153 +55,120 @@ Tensor sinusoidal_encoding(const Tensor& positions, int64_t dim, double base, Dt
   return to_dtype(out, dtype);
 }
 
-Tensor alibi_slopes(int64_t num_heads) {
-  SEQLAB_CHECK(num_heads >= 1, "alibi_slopes: num_heads must be positive, got ", num_heads);
-  auto geometric = [](int64_t n) {  // 2^(−8/n), 2^(−16/n), ..., 2^(−8)
-    std::vector<double> s(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) s[i] = std::pow(2.0, -8.0 * static_cast<double>(i + 1) / static_cast<double>(n));
-    return s;
-  };
-  int64_t p = 1;
-  while (p * 2 <= num_heads) p *= 2;
-  std::vector<double> s = geometric(p);
-  if (p < num_heads) {
-    const std::vector<double> twice = geometric(2 * p);
-    for (int64_t i = 0; static_cast<int64_t>(s.size()) < num_heads; i += 2) s.push_back(twice[i]);
-  }
-  Tensor out = Tensor::empty({num_heads}, Dtype::Float64);
-  std::copy(s.begin(), s.end(), out.data<double>());
-  return out;
-}
-
-namespace {
-
-int64_t t5_bucket(int64_t rel, bool bidirectional, int64_t num_buckets, int64_t max_distance) {
-  int64_t bucket = 0;
-  if (bidirectional) {
-    num_buckets /= 2;
-    if (rel > 0) bucket += num_buckets;
-    rel = std::abs(rel);
-  } else {
-    rel = -std::min<int64_t>(rel, 0);
-  }
-  const int64_t max_exact = num_buckets / 2;
-  if (rel < max_exact) return bucket + rel;
-  // log-spaced: max_exact + log(rel / max_exact) / log(max_distance / max_exact) · (buckets − max_exact)
-  const double f = std::log(static_cast<double>(rel) / static_cast<double>(max_exact)) /
-                   std::log(static_cast<double>(max_distance) / static_cast<double>(max_exact)) *
-                   static_cast<double>(num_buckets - max_exact);
-  return bucket + std::min<int64_t>(max_exact + static_cast<int64_t>(f), num_buckets - 1);
-}
-
-void check_t5(bool bidirectional, int64_t num_buckets, int64_t max_distance, const char* op) {
-  const int64_t half = bidirectional ? num_buckets / 2 : num_buckets;
-  SEQLAB_CHECK(half >= 2 && max_distance > half / 2, op, ": num_buckets ", num_buckets, " (",
-               bidirectional ? "bidirectional" : "unidirectional", ") and max_distance ", max_distance,
-               " leave no log-spaced buckets: need num_buckets >= ", bidirectional ? 4 : 2,
-               " and max_distance > num_buckets / ", bidirectional ? 4 : 2);
-}
-
-}  // namespace
-
-Tensor t5_relative_position_bucket(const Tensor& relative_position, bool bidirectional, int64_t num_buckets,
-                                   int64_t max_distance) {
-  SEQLAB_CHECK(relative_position.defined() && relative_position.dtype() == Dtype::Int64,
-               "t5_relative_position_bucket: expected an int64 tensor of relative positions, got ",
-               relative_position.defined() ? dtype_name(relative_position.dtype()) : "None");
-  check_t5(bidirectional, num_buckets, max_distance, "t5_relative_position_bucket");
-  const Tensor r = contiguous(relative_position);
-  Tensor out = Tensor::empty(r.shape(), Dtype::Int64);
-  const int64_t* rp = r.data<int64_t>();
-  int64_t* o = out.data<int64_t>();
-  for (int64_t i = 0; i < r.numel(); ++i) o[i] = t5_bucket(rp[i], bidirectional, num_buckets, max_distance);
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------
-// RoPE: one elementwise pass, y_a = x_a cos − x_b sin, y_b = x_a sin + x_b cos; the backward is the
-// same pass with sin negated (a rotation's inverse is its transpose).
+// The registry of schemes (ops/positional/scheme.hpp)
+namespace positional_detail {
 namespace {
 
-template <typename T>
-void rotate(const T* x, T* y, int64_t rows, int64_t L, int64_t D, const double* cos_t, const double* sin_t,
-            double sign, bool interleaved) {
-  const int64_t half = D / 2;
-  parallel_for(rows, std::max<int64_t>(1, 8192 / D), [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const double* cs = cos_t + (r % L) * half;
-      const double* sn = sin_t + (r % L) * half;
-      const T* xr = x + r * D;
-      T* yr = y + r * D;
-      for (int64_t c = 0; c < half; ++c) {
-        const int64_t a = interleaved ? 2 * c : c, b = interleaved ? 2 * c + 1 : c + half;
-        const double xa = xr[a], xb = xr[b], s = sign * sn[c];
-        yr[a] = static_cast<T>(xa * cs[c] - xb * s);
-        yr[b] = static_cast<T>(xa * s + xb * cs[c]);
-      }
-    }
-  });
+std::map<std::string, SchemeDescription>& registry() {
+  static std::map<std::string, SchemeDescription> schemes;  // built as the scheme files load
+  return schemes;
 }
+
+std::string kinds_list() {
+  std::string out;
+  for (const auto& [kind, description] : registry()) out += (out.empty() ? "" : ", ") + kind;
+  return out;
+}
+
+const PositionalOption* find_option(const PositionalScheme& s, const std::string& name) {
+  const auto it = s.options.find(name);
+  return it == s.options.end() ? nullptr : &it->second;
+}
+
+[[noreturn]] void wrong_option(const PositionalScheme& s, const std::string& name, const char* want) {
+  throw std::invalid_argument(str_cat(kOp, ": the ", s.kind, " scheme's option '", name, "' must be ", want));
+}
+
+// plain attention: no tables, no change of the query and key
+const SchemeRegistration kNone{"none", {}};
 
 }  // namespace
 
-Tensor rotary_embedding(const Tensor& x, int64_t offset, double base, bool interleaved) {
-  SEQLAB_CHECK(x.defined() && x.dim() >= 2 && is_floating(x.dtype()),
-               "rotary_embedding: expected a floating point tensor (..., L, D), got ",
-               x.defined() ? shape_str(x.shape()) + " " + dtype_name(x.dtype()) : std::string("None"));
-  const int64_t L = x.size(-2), D = x.size(-1);
-  SEQLAB_CHECK(D % 2 == 0, "rotary_embedding: RoPE rotates pairs of features, so the head dim must be even, got ",
-               shape_str(x.shape()));
-  SEQLAB_CHECK(offset >= 0, "rotary_embedding: offset must be >= 0, got ", offset);
-  auto tables = std::make_shared<std::vector<double>>(static_cast<size_t>(L * D));  // cos then sin, (L, D/2) each
-  double* cos_t = tables->data();
-  double* sin_t = cos_t + L * (D / 2);
-  for (int64_t l = 0; l < L; ++l)
-    for (int64_t c = 0; c < D / 2; ++c) {
-      const double angle = static_cast<double>(offset + l) * std::pow(base, -2.0 * c / static_cast<double>(D));
-      cos_t[l * (D / 2) + c] = std::cos(angle);
-      sin_t[l * (D / 2) + c] = std::sin(angle);
-    }
-  const Tensor xc = contiguous(x);
-  Tensor y = Tensor::empty(x.shape(), x.dtype());
-  const int64_t rows = L == 0 ? 0 : x.numel() / D;
-  dispatch_float(x.dtype(), "rotary_embedding", [&](auto tag) {
-    using T = decltype(tag);
-    rotate(xc.data<T>(), y.data<T>(), rows, L, D, cos_t, sin_t, 1.0, interleaved);
-  });
-  if (any_requires_grad({x}))
-    attach(y, "RotaryEmbeddingBackward", {x}, [tables, L, D, interleaved](const Tensor& g_) -> TensorList {
-      const Tensor g = contiguous(g_);
-      Tensor dx = Tensor::empty(g.shape(), g.dtype());
-      const double* c = tables->data();
-      dispatch_float(g.dtype(), "rotary_embedding_backward", [&](auto tag) {
-        using T = decltype(tag);
-        rotate(g.data<T>(), dx.data<T>(), g.numel() / D, L, D, c, c + L * (D / 2), -1.0, interleaved);
-      });
-      return {dx};
-    });
-  return y;
+SchemeRegistration::SchemeRegistration(const char* kind, SchemeDescription description) {
+  registry().emplace(kind, description);
+}
+
+const SchemeDescription& find_scheme(const std::string& kind) {
+  const auto it = registry().find(kind);
+  SEQLAB_CHECK(it != registry().end(), kOp, ": unknown positional scheme '", kind, "' (expected one of ",
+               kinds_list(), ")");
+  return it->second;
+}
+
+bool SchemeContext::option_bool(const std::string& name, bool fallback) const {
+  const PositionalOption* o = find_option(pos, name);
+  if (!o) return fallback;
+  if (const bool* b = std::get_if<bool>(o)) return *b;
+  wrong_option(pos, name, "True or False");
+}
+
+int64_t SchemeContext::option_int(const std::string& name, int64_t fallback) const {
+  const PositionalOption* o = find_option(pos, name);
+  if (!o) return fallback;
+  if (const int64_t* i = std::get_if<int64_t>(o)) return *i;
+  wrong_option(pos, name, "an integer");
+}
+
+double SchemeContext::option_double(const std::string& name, double fallback) const {
+  const PositionalOption* o = find_option(pos, name);
+  if (!o) return fallback;
+  if (const double* d = std::get_if<double>(o)) return *d;
+  if (const int64_t* i = std::get_if<int64_t>(o)) return static_cast<double>(*i);
+  wrong_option(pos, name, "a number");
+}
+
+std::string SchemeContext::option_string(const std::string& name, const std::string& fallback) const {
+  const PositionalOption* o = find_option(pos, name);
+  if (!o) return fallback;
+  if (const std::string* text = std::get_if<std::string>(o)) return *text;
+  wrong_option(pos, name, "a string");
+}
+
+const Tensor& SchemeContext::param(const std::string& name, const Shape& shape) const {
+  const auto it = pos.params.find(name);
+  SEQLAB_CHECK(it != pos.params.end() && it->second.defined(), kOp, ": the ", pos.kind,
+               " scheme needs its parameter '", name, "'");
+  SEQLAB_CHECK(shape.empty() || it->second.shape() == shape, kOp, ": the ", pos.kind, " scheme's '", name,
+               "' has shape ", shape_str(it->second.shape()), ", expected ", shape_str(shape));
+  return it->second;
+}
+
+Tensor SchemeContext::optional_param(const std::string& name, const Shape& shape) const {
+  const auto it = pos.params.find(name);
+  if (it == pos.params.end() || !it->second.defined()) return Tensor();
+  return param(name, shape);
+}
+
+void SchemeContext::require_heads() const {
+  const int64_t built_for = option_int("num_heads", 1);
+  SEQLAB_CHECK(built_for == H, kOp, ": the ", pos.kind, " scheme was built for ", built_for,
+               " heads but the attention has ", H);
+}
+
+Tensor SchemeContext::distances() const {
+  return arange(static_cast<double>(-(S - 1)), static_cast<double>(L + off), 1.0, Dtype::Float64);
+}
+
+Tensor by_head(const Tensor& rows, int64_t H) {
+  return contiguous(transpose(reshape(rows, {rows.size(0), H, rows.size(1) / H}), 0, 1));
+}
+
+}  // namespace positional_detail
+
+std::vector<std::string> positional_scheme_kinds() {
+  std::vector<std::string> kinds;
+  for (const auto& [kind, description] : positional_detail::registry()) kinds.push_back(kind);
+  return kinds;
 }
 
 // ---------------------------------------------------------------------------------------------
 // A scheme turned into the fused kernel's problem
 namespace {
 
-constexpr const char* kOp = "positional_attention";
-
-struct Built {
-  Tensor q, k;      // the content query and key (RoPE rotates them; Transformer-XL adds u to q)
-  Tensor q_pos;     // the query of the position term when it differs (Transformer-XL's q + v)
-  Relative rel;
-  double scale = 1.0;
-};
-
-const Tensor& param(const PositionalScheme& s, const std::string& name) {
-  const auto it = s.params.find(name);
-  SEQLAB_CHECK(it != s.params.end() && it->second.defined(), kOp, ": the ", s.kind, " scheme needs its parameter '",
-               name, "'");
-  return it->second;
-}
+using positional_detail::kOp;
+using positional_detail::SchemeContext;
+using positional_detail::SchemeInputs;
 
 void check_params_dtype(const PositionalScheme& s, Dtype want) {
   for (const auto& [name, t] : s.params)
@@ -205,135 +177,30 @@ void check_params_dtype(const PositionalScheme& s, Dtype want) {
                  " (make the scheme in the model's dtype, or call .to() on the model)");
 }
 
-void check_param_shape(const PositionalScheme& s, const std::string& name, const Tensor& t, const Shape& want) {
-  SEQLAB_CHECK(t.shape() == want, kOp, ": the ", s.kind, " scheme's '", name, "' has shape ", shape_str(t.shape()),
-               ", expected ", shape_str(want));
-}
+struct Built {
+  Tensor q, k;   // the content query and key (RoPE rotates them; Transformer-XL adds u to q)
+  Tensor q_pos;  // the query of the position term when it differs (Transformer-XL's q + v)
+  Relative rel;
+  double scale = 1.0;
+};
 
-// int64 (L + off + S − 1): entry t holds map(d) for the distance d = t − (S − 1).
-template <typename F>
-Tensor distance_index(int64_t L, int64_t S, int64_t off, F map) {
-  const int64_t n = std::max<int64_t>(1, L + off + S - 1);
-  Tensor t = Tensor::empty({n}, Dtype::Int64);
-  int64_t* p = t.data<int64_t>();
-  for (int64_t i = 0; i < n; ++i) p[i] = map(i - (S - 1));
-  return t;
-}
-
-// Shaw's r = clip(j − i, −k, k) + k as a table row, j − i = −d.
-Tensor shaw_index(int64_t L, int64_t S, int64_t off, int64_t k) {
-  return distance_index(L, S, off, [k](int64_t d) { return std::clamp<int64_t>(-d, -k, k) + k; });
-}
-
-// (H, R, D) from rows (R, H·D): a projected table split into heads.
-Tensor by_head(const Tensor& rows, int64_t H) {
-  return contiguous(transpose(reshape(rows, {rows.size(0), H, rows.size(1) / H}), 0, 1));
-}
-
+// The scheme's registered description applied to this attention: its tables, its query and key,
+// and the scale (the caller's, else the scheme's, else 1/√D).
 Built build(const Tensor& query, const Tensor& key, const PositionalScheme& pos, std::optional<double> scale,
             int64_t off) {
-  const int64_t H = query.size(1), L = query.size(2), S = key.size(2), D = query.size(3);
-  const Dtype dt = query.dtype();
-  check_params_dtype(pos, dt);
+  const positional_detail::SchemeDescription& scheme = positional_detail::find_scheme(pos.kind);
+  check_params_dtype(pos, query.dtype());
+  const SchemeContext ctx{pos, query.size(1), query.size(2), key.size(2), query.size(3), off, query.dtype()};
   Built b;
-  b.q = query;
-  b.k = key;
-  b.scale = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(D));
-  b.rel.heads = H;
-  const std::string& kind = pos.kind;
-  auto heads_must_match = [&] {
-    SEQLAB_CHECK(pos.num_heads == H, kOp, ": the ", kind, " scheme was built for ", pos.num_heads,
-                 " heads but the attention has ", H, " (query ", shape_str(query.shape()), ")");
-  };
-  if (kind == "none") {
-  } else if (kind == "rope") {
-    SEQLAB_CHECK(pos.head_dim == 0 || pos.head_dim == D, kOp, ": the rope scheme rotates head_dim ", pos.head_dim,
-                 " but the attention's heads have dimension ", D, " (query ", shape_str(query.shape()), ")");
-    b.q = rotary_embedding(query, off, pos.base, pos.interleaved);
-    b.k = rotary_embedding(key, 0, pos.base, pos.interleaved);
-  } else if (kind == "alibi") {
-    heads_must_match();
-    b.rel.index = distance_index(L, S, off, [S](int64_t d) { return d + S - 1; });
-    const int64_t R = b.rel.index.size(0);
-    const Tensor slopes = alibi_slopes(H);
-    Tensor bias = Tensor::empty({H, R}, Dtype::Float64);
-    for (int64_t h = 0; h < H; ++h)  // −m_h · |d|, d = t − (S − 1)
-      for (int64_t t = 0; t < R; ++t)
-        bias.data<double>()[h * R + t] = -slopes.data<double>()[h] * static_cast<double>(std::abs(t - (S - 1)));
-    b.rel.bias = to_dtype(bias, dt);
-  } else if (kind == "t5") {
-    heads_must_match();
-    check_t5(pos.bidirectional, pos.num_buckets, pos.max_distance, kOp);
-    const Tensor& w = param(pos, "relative_attention_bias");
-    check_param_shape(pos, "relative_attention_bias", w, {pos.num_buckets, H});
-    b.rel.index = distance_index(L, S, off, [&](int64_t d) {  // T5 buckets j − i = −d
-      return t5_bucket(-d, pos.bidirectional, pos.num_buckets, pos.max_distance);
-    });
-    b.rel.bias = contiguous(transpose(w, 0, 1));
-  } else if (kind == "shaw") {
-    const int64_t k = pos.max_relative_position;
-    SEQLAB_CHECK(k >= 1, kOp, ": the shaw scheme needs max_relative_position >= 1, got ", k);
-    b.rel.index = shaw_index(L, S, off, k);
-    const Tensor& ak = param(pos, "relative_key");
-    check_param_shape(pos, "relative_key", ak, {2 * k + 1, D});
-    b.rel.rel_key = unsqueeze(contiguous(ak), 0);
-    const auto it = pos.params.find("relative_value");
-    if (it != pos.params.end() && it->second.defined()) {
-      check_param_shape(pos, "relative_value", it->second, {2 * k + 1, D});
-      b.rel.rel_value = unsqueeze(contiguous(it->second), 0);
-    }
-  } else if (kind == "xl") {
-    heads_must_match();
-    const Tensor &u = param(pos, "r_w_bias"), &v = param(pos, "r_r_bias"), &w = param(pos, "r_net");
-    check_param_shape(pos, "r_w_bias", u, {H, D});
-    check_param_shape(pos, "r_r_bias", v, {H, D});
-    check_param_shape(pos, "r_net", w, {H * D, H * D});
-    b.rel.index = distance_index(L, S, off, [S](int64_t d) { return d + S - 1; });
-    // W_R R_d for d = −(S − 1) ... L + off − 1, split into heads: (H, R, D). R_d in Transformer-XL's
-    // layout: all the sines, then all the cosines (its PositionalEmbedding concatenates them; the
-    // interleaved table of sinusoidal_encoding made a Transformer-XL r_net weight compute another
-    // attention), at the same frequencies base^(−2c/dim).
-    const Tensor d = arange(static_cast<double>(-(S - 1)), static_cast<double>(L + off), 1.0, Dtype::Float64);
-    const int64_t P = d.size(0), dim = H * D;
-    const Tensor R = reshape(contiguous(transpose(reshape(sinusoidal_encoding(d, dim, pos.base, dt), {P, dim / 2, 2}),
-                                                  1, 2)),
-                             {P, dim});
-    b.rel.rel_key = by_head(linear(R, w), H);
-    b.q = add(query, reshape(u, {1, H, 1, D}));
-    b.q_pos = add(query, reshape(v, {1, H, 1, D}));
-  } else if (kind == "deberta") {
-    heads_must_match();
-    const int64_t k = pos.max_relative_position;
-    SEQLAB_CHECK(k >= 1, kOp, ": the deberta scheme needs max_relative_position >= 1, got ", k);
-    auto delta = [k](int64_t x) { return x <= -k ? int64_t(0) : x >= k ? 2 * k - 1 : x + k; };
-    // Both terms read row δ(i, j), as DeBERTa's released code and Hugging Face's DebertaV2 do (the
-    // paper's eq. 4 writes δ(j, i) for p2c; read literally it gave another attention, 0.3 apart).
-    b.rel.index = distance_index(L, S, off, [&](int64_t d) { return delta(d); });  // δ(i, j)
-    const Tensor& P = param(pos, "rel_embeddings");
-    check_param_shape(pos, "rel_embeddings", P, {2 * k, H * D});
-    auto opt = [&](const char* n) {
-      const auto it = pos.params.find(n);
-      return it == pos.params.end() ? Tensor() : it->second;
-    };
-    b.rel.rel_key = by_head(linear(P, param(pos, "pos_key_proj_weight"), opt("pos_key_proj_bias")), H);
-    b.rel.rel_query = by_head(linear(P, param(pos, "pos_query_proj_weight"), opt("pos_query_proj_bias")), H);
-    if (!scale) b.scale = 1.0 / std::sqrt(3.0 * static_cast<double>(D));
-  } else if (kind == "da") {
-    heads_must_match();
-    const Tensor &w = param(pos, "distance_weight"), &v = param(pos, "sigmoid_shift");
-    check_param_shape(pos, "distance_weight", w, {H});
-    check_param_shape(pos, "sigmoid_shift", v, {H});
-    b.rel.index = distance_index(L, S, off, [](int64_t d) { return std::abs(d); });
-    const int64_t R = std::max<int64_t>(1, std::max(L + off, S));
-    // R̂_h(x) = (1 + e^{v_h}) / (1 + e^{v_h − w_h x}) for x = 0 ... R − 1
-    const Tensor x = reshape(arange(0.0, static_cast<double>(R), 1.0, dt), {1, R});
-    const Tensor vh = reshape(v, {H, 1}), wh = reshape(w, {H, 1});
-    const Tensor one = scalar_tensor(1.0, dt);
-    b.rel.mult = contiguous(div(add(one, exp(vh)), add(one, exp(sub(vh, mul(wh, x))))));
-  } else {
-    SEQLAB_CHECK(false, kOp, ": unknown positional scheme '", kind,
-                 "' (expected none, rope, alibi, t5, shaw, xl, deberta or da)");
-  }
+  b.rel.heads = ctx.H;
+  std::optional<double> scheme_scale;
+  if (scheme.tables) scheme_scale = scheme.tables(ctx, b.rel);
+  SchemeInputs in{query, key, Tensor()};
+  if (scheme.inputs) scheme.inputs(ctx, in);
+  b.q = in.q;
+  b.k = in.k;
+  b.q_pos = in.q_pos;
+  b.scale = scale ? *scale : scheme_scale ? *scheme_scale : 1.0 / std::sqrt(static_cast<double>(ctx.D));
   return b;
 }
 
@@ -456,14 +323,16 @@ Tensor positional_attention_weights(const Tensor& query, const Tensor& key, cons
   return attention_detail::unfold(attention_detail::composed_softmax(r, composed_scores(r)), r, r.S);
 }
 
-Tensor positional_values(const Tensor& weights, const PositionalScheme& pos, int64_t q_offset) {
-  if (pos.kind != "shaw") return Tensor();
-  const auto it = pos.params.find("relative_value");
-  if (it == pos.params.end() || !it->second.defined()) return Tensor();
+Tensor positional_values(const Tensor& weights, const PositionalScheme& pos, int64_t head_dim, int64_t q_offset) {
   SEQLAB_CHECK(weights.dim() == 4, "positional_values: expected weights (B, H, L, S), got ", shape_str(weights.shape()));
+  const positional_detail::SchemeDescription& scheme = positional_detail::find_scheme(pos.kind);
+  if (!scheme.tables) return Tensor();
   const int64_t L = weights.size(2), S = weights.size(3);
-  const Tensor idx = distance_matrix(shaw_index(L, S, q_offset, pos.max_relative_position), L, S, q_offset);
-  return value_term(weights, unsqueeze(it->second, 0), idx);
+  const SchemeContext ctx{pos, weights.size(1), L, S, head_dim, q_offset, weights.dtype()};
+  Relative rel;
+  scheme.tables(ctx, rel);
+  if (!rel.rel_value.defined()) return Tensor();
+  return value_term(weights, rel.rel_value, distance_matrix(rel.index, L, S, q_offset));
 }
 
 }  // namespace seqlab

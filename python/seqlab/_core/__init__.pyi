@@ -14,7 +14,7 @@ from . import text
 from . import lm
 from . import word2vec
 from . import glove
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'embedding', 'eq', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'gru_cell', 'gt', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'pow', 'prod', 'relu', 'remainder', 'reshape', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'sin', 'sinusoidal_encoding', 'softmax', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'text', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'embedding', 'eq', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'gru_cell', 'gt', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prod', 'relu', 'remainder', 'reshape', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'sin', 'sinusoidal_encoding', 'softmax', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'text', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -1176,15 +1176,19 @@ class Generator:
         """
 class PositionalScheme:
     """
-    What a positional module passes to the attention: kind, options, parameters.
+    What a positional module passes to the attention: its kind (a registered scheme),
+    its options and its parameters by name.
     """
-    def __init__(self, kind: str = 'none', num_heads: typing.SupportsInt | typing.SupportsIndex = 1, base: typing.SupportsFloat | typing.SupportsIndex = 10000.0, interleaved: bool = True, bidirectional: bool = True, num_buckets: typing.SupportsInt | typing.SupportsIndex = 32, max_distance: typing.SupportsInt | typing.SupportsIndex = 128, max_relative_position: typing.SupportsInt | typing.SupportsIndex = 16, params: collections.abc.Mapping[str, Tensor] = {}, head_dim: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+    def __init__(self, kind: str = 'none', options: collections.abc.Mapping[str, bool | typing.SupportsInt | typing.SupportsIndex | typing.SupportsFloat | typing.SupportsIndex | str] = {}, params: collections.abc.Mapping[str, Tensor] = {}) -> None:
         ...
     @property
     def kind(self) -> str:
         ...
     @property
-    def num_heads(self) -> int:
+    def options(self) -> dict[str, bool | int | float | str]:
+        ...
+    @property
+    def params(self) -> dict[str, Tensor]:
         ...
 class AttentionCache:
     """
@@ -1777,6 +1781,10 @@ def positional_attention_math(query: Tensor, key: Tensor, value: Tensor, pos: Po
 def positional_attention_weights(query: Tensor, key: Tensor, pos: PositionalScheme, attn_mask: Tensor | None = None, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, q_offset: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
     """
     The attention weights (B, H, L, S) of positional_attention, differentiable: the maps to plot.
+    """
+def positional_scheme_kinds() -> list[str]:
+    """
+    The kinds of positional scheme the library registers.
     """
 def pow(input: Tensor, exponent: typing.Any) -> Tensor:
     """

@@ -1,3 +1,3 @@
 """seqlab.experiments: the course's experiments as library code with a command line each.
 
-length_generalization: train short, test long, with every positional scheme (issue 14)."""
+length_generalization: train short, test long, with every positional scheme."""

@@ -29,26 +29,16 @@ from ..nn import positional as P
 from ..random import manual_seed
 from .windows import random_windows, train_on_windows
 
-SCHEMES = ("nope", "sinusoidal", "learned", "shaw", "xl", "t5", "deberta", "rope", "alibi", "da")
+SCHEMES = tuple(P.SCHEMES)  # every registered scheme, in the order seqlab.nn.positional defines them
 
 
 def make_positions(name, d_model, nhead, max_len, dtype=None):
-    """(absolute module added to the embeddings or None, relative scheme for pos= or None)."""
-    head_dim = d_model // nhead
-    absolute = {"sinusoidal": lambda: P.SinusoidalPositionalEncoding(d_model),
-                "learned": lambda: P.LearnedPositionalEmbedding(max_len, d_model, dtype=dtype)}
-    relative = {"nope": lambda: P.NoPE(), "shaw": lambda: P.ShawRelativePosition(head_dim, 16, dtype=dtype),
-                "xl": lambda: P.TransformerXLRelativePosition(d_model, nhead, dtype=dtype),
-                "t5": lambda: P.T5RelativeBias(nhead, num_buckets=32, max_distance=128, bidirectional=False,
-                                               dtype=dtype),
-                "deberta": lambda: P.DeBERTaRelativePosition(d_model, nhead, 32, dtype=dtype),
-                "rope": lambda: P.RoPE(head_dim), "alibi": lambda: P.ALiBi(nhead),
-                "da": lambda: P.DARelativePosition(nhead, dtype=dtype)}
-    if name in absolute:
-        return absolute[name](), None
-    if name in relative:
-        return None, relative[name]()
-    raise ValueError(f"unknown scheme {name!r}; choose from {', '.join(SCHEMES)}")
+    """(absolute module added to the embeddings or None, relative scheme for pos= or None): the
+    scheme registered under `name` (seqlab.nn.positional.SCHEMES), as its for_model() configures it."""
+    if name not in P.SCHEMES:
+        raise ValueError(f"unknown scheme {name!r}; choose from {', '.join(SCHEMES)}")
+    module = P.SCHEMES[name].for_model(d_model, nhead, max_len, dtype=dtype)
+    return (None, module) if isinstance(module, P.RelativePositionScheme) else (module, None)
 
 
 def make_model(name, vocab_size, d_model=64, nhead=4, num_layers=2, dim_feedforward=256, max_len=512):

@@ -22,6 +22,7 @@ With query position i and key position j (d = i − j):
     RoPE                           q, k rotated pairwise by position·θ_c, θ_c = base^(−2c/D)
     ALiBi                          q_i·k_j/√D − m_h·|i − j|, m_h geometric in the head
     DARelativePosition             relu(q_i·k_j)·R̂_h(|i − j|)/√D, R̂_h a learned sigmoid of w_h·|i − j|
+    KERPLE                         q_i·k_j/√D − r1_h·log(1 + r2_h·|i − j|), r1, r2 learned (or a power kernel)
 
 Tests: tests/test_positional.py (each against its formula written in torch ops, gradcheck, the
 properties the papers state)."""
@@ -33,18 +34,40 @@ from .module import Module, Parameter
 
 __all__ = ["NoPE", "SinusoidalPositionalEncoding", "LearnedPositionalEmbedding", "ShawRelativePosition",
            "TransformerXLRelativePosition", "T5RelativeBias", "DeBERTaRelativePosition", "RoPE", "ALiBi",
-           "DARelativePosition", "RelativePositionScheme"]
+           "DARelativePosition", "KERPLE", "RelativePositionScheme", "SCHEMES"]
 
 
-class RelativePositionScheme(Module):
+# Every scheme by its short name, in the order defined (the experiments' tables follow it): a class
+# joins with `class X(RelativePositionScheme, name="x")` and says, in for_model(), how a causal
+# language model of a given size uses it. seqlab.experiments.length_generalization and the tests
+# that run every scheme read this table, so a new scheme needs no other list.
+SCHEMES = {}
+
+
+class _Registered:
+    def __init_subclass__(cls, name=None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if name is not None:
+            SCHEMES[name] = cls
+            cls.name = name
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        """The scheme as a causal decoder of width d_model with nhead heads, trained on sequences of up
+        to max_len, uses it in seqlab's experiments."""
+        raise NotImplementedError(f"{cls.__name__}.for_model")
+
+
+class RelativePositionScheme(_Registered, Module):
     """A scheme that acts inside the attention: pass it as ``pos=`` to MultiheadAttention or the
     Transformer layers, or call ``attention(q, k, v)`` on (B, H, L, D) heads yourself.
-    scheme() is what the C++ attention reads: kind, options and the parameters by name."""
+    scheme() is what the C++ attention reads: kind (the C++ scheme registered under that name,
+    cpp/src/ops/positional/<kind>.cpp), options and the parameters by name."""
 
     kind = "none"
 
     def scheme(self):
-        return _core.PositionalScheme(kind=self.kind, **self._options(), params=self._params())
+        return _core.PositionalScheme(kind=self.kind, options=self._options(), params=self._params())
 
     def _options(self):
         return {}
@@ -70,11 +93,15 @@ class RelativePositionScheme(Module):
                                                scale, q_offset)
 
 
-class NoPE(RelativePositionScheme):
+class NoPE(RelativePositionScheme, name="nope"):
     """No positional information at all (Kazemnejad et al. 2023): without a causal mask the model
     is permutation-equivariant; a causal decoder still learns some order from the mask."""
 
     kind = "none"
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls()
 
 
 def _check_heads(num_heads, name):
@@ -83,13 +110,17 @@ def _check_heads(num_heads, name):
     return num_heads
 
 
-class RoPE(RelativePositionScheme):
+class RoPE(RelativePositionScheme, name="rope"):
     """Rotary position embedding (Su et al. 2021, RoFormer): q and k of head_dim D are rotated
     pairwise by position·θ_c, θ_c = base^(−2c/D), so q_m·k_n depends on m − n only. interleaved=True
     pairs features (2c, 2c+1) as the paper does; False pairs (c, c + D/2) as GPT-NeoX and LLaMA.
     Computed elementwise with cos/sin (never a D×D matrix); no parameters."""
 
     kind = "rope"
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls(d_model // nhead)
 
     def __init__(self, head_dim, base=10000.0, interleaved=True):
         super().__init__()
@@ -110,12 +141,16 @@ class RoPE(RelativePositionScheme):
         return f"head_dim={self.head_dim}, base={self.base:g}, interleaved={self.interleaved}"
 
 
-class ALiBi(RelativePositionScheme):
+class ALiBi(RelativePositionScheme, name="alibi"):
     """Attention with linear biases (Press et al. 2022): no position embeddings; head h adds
     −m_h·|i − j| to its scores, m_h = 2^(−8h/n) for n heads a power of two (1/2, 1/4, ..., 1/256 for
     8), the paper's interleaving rule otherwise (slopes()). No parameters."""
 
     kind = "alibi"
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls(nhead)
 
     def __init__(self, num_heads):
         super().__init__()
@@ -131,7 +166,7 @@ class ALiBi(RelativePositionScheme):
         return f"num_heads={self.num_heads}"
 
 
-class T5RelativeBias(RelativePositionScheme):
+class T5RelativeBias(RelativePositionScheme, name="t5"):
     """T5's relative attention bias (Raffel et al. 2020): a learned scalar per head and bucket of
     j − i added to the scores; buckets are exact for small distances and log-spaced up to
     max_distance; bidirectional=False (a causal decoder) counts only keys before the query.
@@ -143,6 +178,10 @@ class T5RelativeBias(RelativePositionScheme):
     pos=..., scale=1.0). Without it the scores are scaled by 1/√D as in the other schemes."""
 
     kind = "t5"
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls(nhead, num_buckets=32, max_distance=128, bidirectional=False, dtype=dtype)
 
     def __init__(self, num_heads, num_buckets=32, max_distance=128, bidirectional=True, device=None, dtype=None):
         super().__init__()
@@ -164,13 +203,17 @@ class T5RelativeBias(RelativePositionScheme):
                                                  self.max_distance)
 
 
-class ShawRelativePosition(RelativePositionScheme):
+class ShawRelativePosition(RelativePositionScheme, name="shaw"):
     """Self-attention with relative position representations (Shaw et al. 2018): learned key and
     value vectors a^K_r, a^V_r for the clipped distance r = clip(j − i, −k, k), shared by the heads:
     e_ij = q_i·(k_j + a^K_r)/√D, out_i = Σ_j p_ij (v_j + a^V_r). Parameters relative_key and
     relative_value (2k + 1, head_dim); values=False keeps the key term only."""
 
     kind = "shaw"
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls(d_model // nhead, 16, dtype=dtype)
 
     def __init__(self, head_dim, max_relative_position=16, values=True, device=None, dtype=None):
         super().__init__()
@@ -201,7 +244,7 @@ class ShawRelativePosition(RelativePositionScheme):
         return p
 
 
-class TransformerXLRelativePosition(RelativePositionScheme):
+class TransformerXLRelativePosition(RelativePositionScheme, name="xl"):
     """Transformer-XL's relative attention (Dai et al. 2019, §3.3): the score of query i and key j is
     (a) q_i·k_j + (b) q_i·W_R R_{i−j} + (c) u·k_j + (d) v·W_R R_{i−j}, over √D, with R the sinusoid
     of the distance, W_R (r_net, no bias) its projection and u, v (r_w_bias, r_r_bias: (H, D)) the
@@ -211,6 +254,10 @@ class TransformerXLRelativePosition(RelativePositionScheme):
     attention (the absolute SinusoidalPositionalEncoding interleaves them, as torch's tutorial)."""
 
     kind = "xl"
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls(d_model, nhead, dtype=dtype)
 
     def __init__(self, embed_dim, num_heads, base=10000.0, device=None, dtype=None):
         super().__init__()
@@ -234,7 +281,7 @@ class TransformerXLRelativePosition(RelativePositionScheme):
         return dict(r_w_bias=self.r_w_bias, r_r_bias=self.r_r_bias, r_net=self.r_net.weight)
 
 
-class DeBERTaRelativePosition(RelativePositionScheme):
+class DeBERTaRelativePosition(RelativePositionScheme, name="deberta"):
     """DeBERTa's disentangled attention (He et al. 2021, §3.1): content-to-content, content-to-
     position and position-to-content terms, q_i·k_j + q_i·K^r_δ(i,j) + k_j·Q^r_δ(i,j), over √(3D),
     with δ(i, j) = clip(i − j, −k, k − 1) + k (k = max_relative_position), relative embeddings
@@ -245,6 +292,10 @@ class DeBERTaRelativePosition(RelativePositionScheme):
     writes δ(j, i) there. Log-bucketed positions (position_buckets) are not implemented."""
 
     kind = "deberta"
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls(d_model, nhead, 32, dtype=dtype)
 
     def __init__(self, embed_dim, num_heads, max_relative_position=64, device=None, dtype=None):
         super().__init__()
@@ -269,13 +320,17 @@ class DeBERTaRelativePosition(RelativePositionScheme):
                     pos_query_proj_bias=self.pos_query_proj.bias)
 
 
-class DARelativePosition(RelativePositionScheme):
+class DARelativePosition(RelativePositionScheme, name="da"):
     """Distance-aware attention (DA-Transformer, Wu et al. 2021): softmax(relu(Q Kᵀ) ∘ R̂ / √D) V with,
     per head h, R̂_ij = (1 + e^{v_h}) / (1 + e^{v_h − w_h·|i − j|}): a learnable weight w_h on the
     distance (distance_weight; positive prefers far keys, negative near ones) rescaled by a sigmoid
     with learnable shift v_h (sigmoid_shift). Both start at 0, where R̂ = 1."""
 
     kind = "da"
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls(nhead, dtype=dtype)
 
     def __init__(self, num_heads, device=None, dtype=None):
         super().__init__()
@@ -296,7 +351,46 @@ class DARelativePosition(RelativePositionScheme):
 # ---------------------------------------------------------------------------------------------
 # Absolute schemes: added to the embeddings, before the first layer.
 
-class _Absolute(Module):
+class KERPLE(RelativePositionScheme, name="kerple"):
+    """KERPLE (Chi et al. 2022, kernelized relative positional embedding for length
+    extrapolation): head h adds a learned kernel of the distance to its scores,
+    kernel="log":   −r1_h·log(1 + r2_h·|i − j|)    (the paper's best, KERPLE-log)
+    kernel="power": −r1_h·|i − j|^r2_h, 0 < r2_h <= 2
+    with r1 = bias_p and r2 = bias_a (H), the names of the authors' code, initialised as there
+    (bias_p ~ U(0, 2), bias_a ~ U(0, 1)) and used clamped to >= 0.01 (r2 <= 2 for "power"), as
+    the authors clamp them before each use. ALiBi is the power kernel with r2 = 1 and a fixed r1.
+    The table is built from the parameters by ordinary ops (cpp/src/ops/positional/kerple.cpp),
+    so r1 and r2 train with the model."""
+
+    kind = "kerple"
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls(nhead, dtype=dtype)
+
+    def __init__(self, num_heads, kernel="log", device=None, dtype=None):
+        super().__init__()
+        self.num_heads = _check_heads(num_heads, "KERPLE")
+        if kernel not in ("log", "power"):
+            raise ValueError(f"KERPLE: kernel must be 'log' or 'power', got {kernel!r}")
+        self.kernel = kernel
+        dtype = _factory(device, dtype)
+        self.bias_p = Parameter(_empty((num_heads,), dtype))
+        self.bias_a = Parameter(_empty((num_heads,), dtype))
+        init.uniform_(self.bias_p, 0.0, 2.0)
+        init.uniform_(self.bias_a, 0.0, 1.0)
+
+    def _options(self):
+        return dict(num_heads=self.num_heads, kernel=self.kernel)
+
+    def _params(self):
+        return dict(bias_p=self.bias_p, bias_a=self.bias_a)
+
+    def extra_repr(self):
+        return f"num_heads={self.num_heads}, kernel={self.kernel!r}"
+
+
+class _Absolute(_Registered, Module):
     def __init__(self, batch_first):
         super().__init__()
         self.batch_first = batch_first
@@ -323,11 +417,15 @@ class _Absolute(Module):
         return position_ids.reshape(-1)
 
 
-class SinusoidalPositionalEncoding(_Absolute):
+class SinusoidalPositionalEncoding(_Absolute, name="sinusoidal"):
     """The Transformer's fixed encoding (Vaswani et al. 2017, §3.5), added to the embeddings:
     PE(p, 2c) = sin(p / 10000^(2c/d_model)), PE(p, 2c+1) = cos(p / 10000^(2c/d_model)); then dropout.
     forward(x, offset=0) for x (N, L, E) when batch_first (the default), (L, N, E) otherwise, or (L, E);
     offset is the position of the first token (after a key/value cache). Defined at every position."""
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls(d_model)
 
     def __init__(self, d_model, dropout=0.0, base=10000.0, batch_first=True):
         super().__init__(batch_first)
@@ -356,10 +454,14 @@ class SinusoidalPositionalEncoding(_Absolute):
         return f"d_model={self.d_model}, batch_first={self.batch_first}"
 
 
-class LearnedPositionalEmbedding(_Absolute):
+class LearnedPositionalEmbedding(_Absolute, name="learned"):
     """Learned absolute position embeddings (BERT, GPT-2), added to the embeddings: x + E[p] for
     positions p < max_len (weight (max_len, d_model), normal(0, 0.02) as GPT-2). A position past the
     table raises: a learned table knows nothing beyond what it was trained on."""
+
+    @classmethod
+    def for_model(cls, d_model, nhead, max_len, dtype=None):
+        return cls(max_len, d_model, dtype=dtype)
 
     def __init__(self, max_len, d_model, dropout=0.0, batch_first=True, device=None, dtype=None):
         super().__init__(batch_first)

@@ -1,27 +1,21 @@
-// Positional information for attention (issue 14): the tables and rotations of each scheme, and
-// attention that applies a scheme inside the fused kernel (ops/attention.hpp) without an L×S bias.
+// Positional information for attention: the tables and rotations the schemes share, and attention
+// that applies a scheme inside the fused kernel (ops/attention.hpp) without an L×S bias.
 //
 // A scheme is described by a PositionalScheme (kind, options, and its parameters under the names
-// of the Python module, python/seqlab/nn/positional.py). With query position i + q_offset (the
-// keys before it came from a cache), key position j and distance d = i + q_offset − j:
-//   none     softmax(q·k/√D): NoPE (Kazemnejad et al. 2023)
-//   rope     q, k rotated pairwise by position·θ_c, θ_c = base^(−2c/D) (Su et al. 2021): pairs
-//            (2c, 2c+1) as in the paper (interleaved) or (c, c + D/2) as GPT-NeoX and LLaMA
-//   alibi    + −m_h·|d|, head slopes m_h of alibi_slopes (Press et al. 2022)
-//   t5       + weight[bucket(j − i), h], learned (Raffel et al. 2020); no 1/√D scaling of the bias
-//   shaw     q_i·(k_j + a^K_r)/√D and o_i = Σ_j p_ij (v_j + a^V_r), r = clip(j − i, −k, k)
-//            (Shaw et al. 2018), relative_key and relative_value shared by the heads
-//   xl       ((q_i + u)·k_j + (q_i + v)·W_R R_d)/√D, R_d the sinusoid of d (Dai et al. 2019)
-//   deberta  (q_i·k_j + q_i·K^r_δ(i,j) + k_j·Q^r_δ(j,i))/√(3D), δ the distance clipped to
-//            [0, 2k), K^r = P W_{k,r}, Q^r = P W_{q,r} (He et al. 2021)
-//   da       softmax(relu(q·k)·R̂_h(|d|)/√D), R̂_h(x) = (1 + e^{v_h})/(1 + e^{v_h − w_h·x}) (Wu et al. 2021)
-// The absolute schemes (sinusoidal, learned) add to the embeddings and need no attention change.
+// of the Python module, python/seqlab/nn/positional.py) and lowered by the function its own file
+// registers (cpp/src/ops/positional/<kind>.cpp, which states its formula): to a change of the
+// content query and key (RoPE rotates them) and to per-head tables read by the distance
+// d = i + q_offset − j of query position i + q_offset and key position j (a bias, a multiplier, a
+// key, query or value table). kind "none" is plain softmax(q·k/√D). The absolute schemes
+// (sinusoidal, learned) add to the embeddings and need no attention change.
 // Tests: tests/test_positional.py (each scheme against its formula in torch ops, gradcheck).
 #pragma once
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "seqlab/tensor.hpp"
 
@@ -49,23 +43,20 @@ Tensor t5_relative_position_bucket(const Tensor& relative_position, bool bidirec
 // whose backward rotates by −angle. D must be even.
 Tensor rotary_embedding(const Tensor& x, int64_t offset = 0, double base = 10000.0, bool interleaved = true);
 
-// What a positional module passes to the attention: kind (see above), its options and its
-// parameters by name (t5: "relative_attention_bias" (num_buckets, H); shaw: "relative_key",
-// "relative_value" (2k+1, D); xl: "r_w_bias", "r_r_bias" (H, D), "r_net" (H·D, H·D); deberta:
-// "rel_embeddings" (2k, H·D), "pos_key_proj_weight"/"_bias", "pos_query_proj_weight"/"_bias";
-// da: "distance_weight", "sigmoid_shift" (H)).
+// What a positional module passes to the attention: its kind (a name in the registry of schemes,
+// cpp/src/ops/positional/: one file per scheme, each registering its lowering), its options by
+// name (num_heads, base, num_buckets, ...: the Python module's _options()) and its parameters by
+// name (the module's parameter names: t5 "relative_attention_bias", xl "r_w_bias", ...). Each
+// scheme's file says which it reads; a missing option takes the scheme's default.
+using PositionalOption = std::variant<bool, int64_t, double, std::string>;
 struct PositionalScheme {
   std::string kind = "none";
-  int64_t num_heads = 1;
-  double base = 10000.0;       // rope, xl
-  bool interleaved = true;     // rope
-  int64_t head_dim = 0;        // rope: the features it rotates (0: any); the query's must match
-  bool bidirectional = true;   // t5
-  int64_t num_buckets = 32;    // t5
-  int64_t max_distance = 128;  // t5
-  int64_t max_relative_position = 16;  // shaw's and deberta's k
+  std::map<std::string, PositionalOption> options;
   std::map<std::string, Tensor> params;
 };
+
+// The kinds the registry holds, sorted ("alibi", "da", ...).
+std::vector<std::string> positional_scheme_kinds();
 
 // Attention with a positional scheme: query (B, H, L, D), key (B, H, S, D), value (B, H, S, Dv)
 // -> (B, H, L, Dv), in the fused kernel (no L×S bias; tables of O(L + S) rows per head). attn_mask
@@ -88,6 +79,7 @@ Tensor positional_attention_weights(const Tensor& query, const Tensor& key, cons
 
 // Σ_j weights_ij · Rv[h, idx(i, j)] (B, H, L, Dv) for a scheme with a value table (Shaw's a^V),
 // undefined otherwise: what MultiheadAttention adds to weights·V when it returns the weights.
-Tensor positional_values(const Tensor& weights, const PositionalScheme& pos, int64_t q_offset = 0);
+// head_dim: the dimension of the queries the weights came from.
+Tensor positional_values(const Tensor& weights, const PositionalScheme& pos, int64_t head_dim, int64_t q_offset = 0);
 
 }  // namespace seqlab
