@@ -50,6 +50,17 @@ def _add_positions(x, positional, start, model, position_ids=None):
     return x + positional(arange(start, last + 1) if position_ids is None else position_ids)
 
 
+def _step_shape(idx, cache, attention_mask, model):
+    """(N, L, P, keep) of a decoder-only call: idx (N, L) new tokens after P cached positions, and
+    the attention_mask over all P + L of them as a bool array (None: no padding)."""
+    if idx.dim() != 2:
+        raise ValueError(f"{model}: idx must be (N, L) token ids, got shape {tuple(idx.shape)}")
+    N, L = idx.shape
+    P = 0 if cache is None else cache.get_seq_length()
+    keep = None if attention_mask is None else attention_keep(attention_mask, (N, P + L), model)
+    return N, L, P, keep
+
+
 def _padded_causal_mask(keep, L, num_heads):
     """The self-attention mask (N·num_heads, L, P + L) (True = not allowed, row n·H + h for head h
     of sequence n, MultiheadAttention's layout) of L new positions after P cached ones, in rows
@@ -140,11 +151,7 @@ class TransformerLM(Module, GenerationMixin):
         return _core.KVCache()
 
     def forward(self, idx, cache=None, attention_mask=None):
-        if idx.dim() != 2:
-            raise ValueError(f"TransformerLM: idx must be (N, L) token ids, got shape {tuple(idx.shape)}")
-        N, L = idx.shape
-        P = 0 if cache is None else cache.get_seq_length()
-        keep = None if attention_mask is None else attention_keep(attention_mask, (N, P + L), "TransformerLM")
+        N, L, P, keep = _step_shape(idx, cache, attention_mask, "TransformerLM")
         if keep is None:
             mask, is_causal = _self_attention_mask(L, P)
             positions = None
@@ -262,11 +269,7 @@ class RNNLM(Module, GenerationMixin):
         return RNNState()
 
     def forward(self, idx, cache=None, attention_mask=None):
-        if idx.dim() != 2:
-            raise ValueError(f"RNNLM: idx must be (N, L) token ids, got shape {tuple(idx.shape)}")
-        N, L = idx.shape
-        P = 0 if cache is None else cache.get_seq_length()
-        keep = None if attention_mask is None else attention_keep(attention_mask, (N, P + L), "RNNLM")
+        N, L, P, keep = _step_shape(idx, cache, attention_mask, "RNNLM")
         h0 = None if cache is None else cache.hidden
         x = self.drop(self.embedding(idx))
         if keep is None or keep[:, P:].all():
