@@ -5,7 +5,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <functional>
+#include <map>
+#include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "seqlab/seqlab.hpp"
 #include "seqlab/text/corpus.hpp"
@@ -57,6 +62,67 @@ auto released(F&& f) {
 // An optional tensor argument (None in Python) as the C++ functionals take it: undefined for None.
 using OptTensor = std::optional<Tensor>;
 inline Tensor opt(const OptTensor& t) { return t ? *t : Tensor(); }
+
+// A parameter record of the layer functionals (MultiheadAttentionParams, LinearParams, ...) bound
+// field by field: a no-argument constructor that takes its fields as keywords, each field a
+// read-write attribute (an undefined tensor reads as None, and None clears it), and `fields`, the
+// names in order, which the Python modules and the ONNX exporter read instead of listing them.
+template <typename C>
+class Record {
+ public:
+  Record(py::module_& m, const char* name, const char* doc) : cls_(m, name, doc), setters_(std::make_shared<Setters>()) {}
+
+  template <typename T>
+  Record& field(const char* name, T C::*member) {
+    cls_.def_readwrite(name, member);
+    add(name, [member](C& c, py::handle v) { c.*member = v.cast<T>(); });
+    return *this;
+  }
+  Record& field(const char* name, Tensor C::*member) {
+    cls_.def_property(
+        name, [member](const C& c) { return c.*member; },
+        [member](C& c, const OptTensor& t) { c.*member = opt(t); });
+    add(name, [member](C& c, py::handle v) { c.*member = v.is_none() ? Tensor() : v.template cast<Tensor>(); });
+    return *this;
+  }
+  // A field whose Python value needs converting (a shape, an activation, None for a default):
+  // get(const C&) -> the Python value, set(C&, py::handle).
+  template <typename Get, typename Set>
+  Record& field(const char* name, Get get, Set set) {
+    cls_.def_property(name, get, set);
+    add(name, set);
+    return *this;
+  }
+
+  // The constructor and `fields`; call once, after the fields.
+  void done() {
+    auto setters = setters_;
+    cls_.def(py::init([setters](py::kwargs kwargs) {
+      C c;
+      for (auto [key, value] : kwargs) {
+        const std::string name = py::cast<std::string>(key);
+        const auto it = setters->find(name);
+        if (it == setters->end())
+          throw py::type_error(py::str("{}() got an unexpected keyword argument '{}'")
+                                   .format(py::type::of<C>().attr("__name__"), name));
+        it->second(c, value);
+      }
+      return c;
+    }));
+    cls_.attr("fields") = py::tuple(py::cast(names_));
+  }
+
+ private:
+  using Setters = std::map<std::string, std::function<void(C&, py::handle)>>;
+  template <typename S>
+  void add(const char* name, S set) {
+    names_.push_back(name);
+    (*setters_)[name] = [set](C& c, py::handle v) { set(c, v); };
+  }
+  py::class_<C> cls_;
+  std::shared_ptr<Setters> setters_;
+  std::vector<std::string> names_;
+};
 
 // A Python number or tensor as an operand next to `like` (PyTorch's wrapped-number rule).
 // Returns an undefined Tensor when `o` is neither (operators then return NotImplemented).

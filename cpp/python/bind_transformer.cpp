@@ -51,6 +51,13 @@ Activation activation_arg(const py::handle& a, const char* layer) {
   };
 }
 
+// A layer record's activation read back: a callable of the C++ function it became.
+template <typename P>
+py::object activation_of(const P& p) {
+  if (!p.activation) return py::none();
+  return py::cpp_function(p.activation);
+}
+
 py::object none_if_undefined(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
 
 py::tuple pair_result(const std::pair<Tensor, Tensor>& r) {
@@ -109,88 +116,77 @@ void bind_transformer(py::module_& m) {
         "projections (Vaswani et al. 2017, §3.2; F.multi_head_attention_forward): (attn_output,\n"
         "attn_output_weights).");
 
-  // --- what the modules pass: their parameters and options.
-  py::class_<MultiheadAttentionParams>(m, "MultiheadAttentionParams")
-      .def(py::init([](int64_t embed_dim, int64_t num_heads, double dropout, bool add_zero_attn, bool batch_first,
-                       OptTensor in_proj_weight, OptTensor q_proj_weight, OptTensor k_proj_weight,
-                       OptTensor v_proj_weight, OptTensor in_proj_bias, const Tensor& out_proj_weight,
-                       OptTensor out_proj_bias, OptTensor bias_k, OptTensor bias_v,
-                       std::optional<PositionalScheme> pos, std::optional<double> scale) {
-             MultiheadAttentionParams p;
-             if (pos) p.pos = *pos;
-             p.scale = scale;
-             p.embed_dim = embed_dim;
-             p.num_heads = num_heads;
-             p.dropout = dropout;
-             p.add_zero_attn = add_zero_attn;
-             p.batch_first = batch_first;
-             p.in_proj_weight = opt(in_proj_weight);
-             p.q_proj_weight = opt(q_proj_weight);
-             p.k_proj_weight = opt(k_proj_weight);
-             p.v_proj_weight = opt(v_proj_weight);
-             p.in_proj_bias = opt(in_proj_bias);
-             p.out_proj_weight = out_proj_weight;
-             p.out_proj_bias = opt(out_proj_bias);
-             p.bias_k = opt(bias_k);
-             p.bias_v = opt(bias_v);
-             return p;
-           }),
-           py::kw_only(), py::arg("embed_dim"), py::arg("num_heads"), py::arg("dropout"), py::arg("add_zero_attn"),
-           py::arg("batch_first"), py::arg("in_proj_weight"), py::arg("q_proj_weight"), py::arg("k_proj_weight"),
-           py::arg("v_proj_weight"), py::arg("in_proj_bias"), py::arg("out_proj_weight"), py::arg("out_proj_bias"),
-           py::arg("bias_k"), py::arg("bias_v"), py::arg("pos") = py::none(), py::arg("scale") = py::none());
-  py::class_<LinearParams>(m, "LinearParams")
-      .def(py::init([](const Tensor& w, OptTensor b) { return LinearParams{w, opt(b)}; }), py::arg("weight"),
-           py::arg("bias"));
-  py::class_<LayerNormParams>(m, "LayerNormParams")
-      .def(py::init([](py::handle shape, OptTensor w, OptTensor b, double eps) {
-             return LayerNormParams{size_arg(shape, "LayerNorm", "normalized_shape"), opt(w), opt(b), eps};
-           }),
-           py::arg("normalized_shape"), py::arg("weight"), py::arg("bias"), py::arg("eps"));
-  py::class_<TransformerEncoderLayerParams>(m, "TransformerEncoderLayerParams")
-      .def(py::init([](const MultiheadAttentionParams& self_attn, const LinearParams& linear1,
-                       const LinearParams& linear2, const LayerNormParams& norm1, const LayerNormParams& norm2,
-                       double dropout, double dropout1, double dropout2, py::handle activation, bool norm_first) {
-             TransformerEncoderLayerParams p;
-             p.self_attn = self_attn;
-             p.linear1 = linear1;
-             p.linear2 = linear2;
-             p.norm1 = norm1;
-             p.norm2 = norm2;
-             p.dropout = dropout;
-             p.dropout1 = dropout1;
-             p.dropout2 = dropout2;
-             p.activation = activation_arg(activation, "TransformerEncoderLayer");
-             p.norm_first = norm_first;
-             return p;
-           }),
-           py::kw_only(), py::arg("self_attn"), py::arg("linear1"), py::arg("linear2"), py::arg("norm1"),
-           py::arg("norm2"), py::arg("dropout"), py::arg("dropout1"), py::arg("dropout2"), py::arg("activation"),
-           py::arg("norm_first"));
-  py::class_<TransformerDecoderLayerParams>(m, "TransformerDecoderLayerParams")
-      .def(py::init([](const MultiheadAttentionParams& self_attn, const MultiheadAttentionParams& multihead_attn,
-                       const LinearParams& linear1, const LinearParams& linear2, const LayerNormParams& norm1,
-                       const LayerNormParams& norm2, const LayerNormParams& norm3, double dropout, double dropout1,
-                       double dropout2, double dropout3, py::handle activation, bool norm_first) {
-             TransformerDecoderLayerParams p;
-             p.self_attn = self_attn;
-             p.multihead_attn = multihead_attn;
-             p.linear1 = linear1;
-             p.linear2 = linear2;
-             p.norm1 = norm1;
-             p.norm2 = norm2;
-             p.norm3 = norm3;
-             p.dropout = dropout;
-             p.dropout1 = dropout1;
-             p.dropout2 = dropout2;
-             p.dropout3 = dropout3;
-             p.activation = activation_arg(activation, "TransformerDecoderLayer");
-             p.norm_first = norm_first;
-             return p;
-           }),
-           py::kw_only(), py::arg("self_attn"), py::arg("multihead_attn"), py::arg("linear1"), py::arg("linear2"),
-           py::arg("norm1"), py::arg("norm2"), py::arg("norm3"), py::arg("dropout"), py::arg("dropout1"),
-           py::arg("dropout2"), py::arg("dropout3"), py::arg("activation"), py::arg("norm_first"));
+  // --- what the modules pass: their parameters and options, field by field (Record: the Python
+  // modules build them from the field names, python/seqlab/nn/transformer.py's _params).
+  Record<MultiheadAttentionParams>(m, "MultiheadAttentionParams", "What a MultiheadAttention passes to its functional.")
+      .field("embed_dim", &MultiheadAttentionParams::embed_dim)
+      .field("num_heads", &MultiheadAttentionParams::num_heads)
+      .field("dropout", &MultiheadAttentionParams::dropout)
+      .field("add_zero_attn", &MultiheadAttentionParams::add_zero_attn)
+      .field("batch_first", &MultiheadAttentionParams::batch_first)
+      .field("in_proj_weight", &MultiheadAttentionParams::in_proj_weight)
+      .field("q_proj_weight", &MultiheadAttentionParams::q_proj_weight)
+      .field("k_proj_weight", &MultiheadAttentionParams::k_proj_weight)
+      .field("v_proj_weight", &MultiheadAttentionParams::v_proj_weight)
+      .field("in_proj_bias", &MultiheadAttentionParams::in_proj_bias)
+      .field("out_proj_weight", &MultiheadAttentionParams::out_proj_weight)
+      .field("out_proj_bias", &MultiheadAttentionParams::out_proj_bias)
+      .field("bias_k", &MultiheadAttentionParams::bias_k)
+      .field("bias_v", &MultiheadAttentionParams::bias_v)
+      .field(
+          "pos", [](const MultiheadAttentionParams& p) { return p.pos; },
+          [](MultiheadAttentionParams& p, py::handle v) {  // None: torch's attention
+            p.pos = v.is_none() ? PositionalScheme() : v.cast<PositionalScheme>();
+          })
+      .field("scale", &MultiheadAttentionParams::scale)
+      .done();
+  Record<LinearParams>(m, "LinearParams", "What a Linear passes to the layer functionals.")
+      .field("weight", &LinearParams::weight)
+      .field("bias", &LinearParams::bias)
+      .done();
+  Record<LayerNormParams>(m, "LayerNormParams", "What a LayerNorm passes to the layer functionals.")
+      .field(
+          "normalized_shape", [](const LayerNormParams& p) { return p.normalized_shape; },
+          [](LayerNormParams& p, py::handle v) { p.normalized_shape = size_arg(v, "LayerNorm", "normalized_shape"); })
+      .field("weight", &LayerNormParams::weight)
+      .field("bias", &LayerNormParams::bias)
+      .field("eps", &LayerNormParams::eps)
+      .done();
+  const auto set_encoder_activation = [](TransformerEncoderLayerParams& p, py::handle v) {
+    p.activation = activation_arg(v, "TransformerEncoderLayer");
+  };
+  Record<TransformerEncoderLayerParams>(m, "TransformerEncoderLayerParams",
+                                        "What a TransformerEncoderLayer passes to its functional.")
+      .field("self_attn", &TransformerEncoderLayerParams::self_attn)
+      .field("linear1", &TransformerEncoderLayerParams::linear1)
+      .field("linear2", &TransformerEncoderLayerParams::linear2)
+      .field("norm1", &TransformerEncoderLayerParams::norm1)
+      .field("norm2", &TransformerEncoderLayerParams::norm2)
+      .field("dropout", &TransformerEncoderLayerParams::dropout)
+      .field("dropout1", &TransformerEncoderLayerParams::dropout1)
+      .field("dropout2", &TransformerEncoderLayerParams::dropout2)
+      .field("activation", &activation_of<TransformerEncoderLayerParams>, set_encoder_activation)
+      .field("norm_first", &TransformerEncoderLayerParams::norm_first)
+      .done();
+  const auto set_decoder_activation = [](TransformerDecoderLayerParams& p, py::handle v) {
+    p.activation = activation_arg(v, "TransformerDecoderLayer");
+  };
+  Record<TransformerDecoderLayerParams>(m, "TransformerDecoderLayerParams",
+                                        "What a TransformerDecoderLayer passes to its functional.")
+      .field("self_attn", &TransformerDecoderLayerParams::self_attn)
+      .field("multihead_attn", &TransformerDecoderLayerParams::multihead_attn)
+      .field("linear1", &TransformerDecoderLayerParams::linear1)
+      .field("linear2", &TransformerDecoderLayerParams::linear2)
+      .field("norm1", &TransformerDecoderLayerParams::norm1)
+      .field("norm2", &TransformerDecoderLayerParams::norm2)
+      .field("norm3", &TransformerDecoderLayerParams::norm3)
+      .field("dropout", &TransformerDecoderLayerParams::dropout)
+      .field("dropout1", &TransformerDecoderLayerParams::dropout1)
+      .field("dropout2", &TransformerDecoderLayerParams::dropout2)
+      .field("dropout3", &TransformerDecoderLayerParams::dropout3)
+      .field("activation", &activation_of<TransformerDecoderLayerParams>, set_decoder_activation)
+      .field("norm_first", &TransformerDecoderLayerParams::norm_first)
+      .done();
 
   // --- the modules' forwards.
   m.def("multihead_attention", [](const Tensor& query, const Tensor& key, const Tensor& value,

@@ -1,21 +1,36 @@
 """seqlab.viz: the course's pictures as library functions, for notebooks and scripts.
 
-Each returns a matplotlib Figure (made with matplotlib.figure.Figure, not pyplot, so no
-global figure state piles up and no GUI backend is needed; Jupyter shows a returned Figure),
-or a graphviz.Digraph for the autograd graph. Smoke tests: tests/test_viz.py.
+Each returns a matplotlib Figure (made without pyplot, so no global figure state piles up and no
+GUI backend is needed) that displays itself: in a notebook, a returned figure shows as an image
+in any kernel, with or without %matplotlib inline or pyplot (a plain matplotlib Figure made
+this way would print as "<Figure size ...>"); in a script, fig.savefig(path). The autograd
+graph is a graphviz.Digraph, which Jupyter draws too. Tests: tests/test_viz.py, and
+tests/test_notebooks.py checks that every plotting cell shows an image.
 
     from seqlab import viz
     viz.attention_heatmap(weights, query_labels=list("hello"), key_labels=list("hello"))
     viz.autograd_graph(loss, params=dict(model.named_parameters()))
 """
+import io
+
 import numpy as np
-from matplotlib.figure import Figure
+from matplotlib.figure import Figure as _MatplotlibFigure
 
 from ._core import Tensor
 from .lm.shannon import SHANNON_1951
 
 __all__ = ["attention_heatmap", "grad_norms_through_time", "training_curves", "autograd_graph",
            "embedding_projection", "pca_2d", "shannon_bounds_figure", "shannon_bounds_table"]
+
+
+class Figure(_MatplotlibFigure):
+    """A matplotlib Figure that Jupyter and IPython display as a PNG image (_repr_png_), whichever
+    backend the kernel has: pyplot's inline backend only draws the figures pyplot made."""
+
+    def _repr_png_(self):
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", dpi=100)
+        return buffer.getvalue()
 
 
 def _array(x, what, finite=True):

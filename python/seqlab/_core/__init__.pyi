@@ -1265,19 +1265,219 @@ class KVCache:
         The self-attention cache of layer `layer`.
         """
 class MultiheadAttentionParams:
-    def __init__(self, *, embed_dim: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, add_zero_attn: bool, batch_first: bool, in_proj_weight: Tensor | None, q_proj_weight: Tensor | None, k_proj_weight: Tensor | None, v_proj_weight: Tensor | None, in_proj_bias: Tensor | None, out_proj_weight: Tensor, out_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, pos: PositionalScheme | None = None, scale: typing.SupportsFloat | typing.SupportsIndex | None = None) -> None:
+    """
+    What a MultiheadAttention passes to its functional.
+    """
+    fields: typing.ClassVar[tuple] = ('embed_dim', 'num_heads', 'dropout', 'add_zero_attn', 'batch_first', 'in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'in_proj_bias', 'out_proj_weight', 'out_proj_bias', 'bias_k', 'bias_v', 'pos', 'scale')
+    add_zero_attn: bool
+    batch_first: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    @property
+    def bias_k(self) -> Tensor:
+        ...
+    @bias_k.setter
+    def bias_k(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def bias_v(self) -> Tensor:
+        ...
+    @bias_v.setter
+    def bias_v(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def dropout(self) -> float:
+        ...
+    @dropout.setter
+    def dropout(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def embed_dim(self) -> int:
+        ...
+    @embed_dim.setter
+    def embed_dim(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def in_proj_bias(self) -> Tensor:
+        ...
+    @in_proj_bias.setter
+    def in_proj_bias(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def in_proj_weight(self) -> Tensor:
+        ...
+    @in_proj_weight.setter
+    def in_proj_weight(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def k_proj_weight(self) -> Tensor:
+        ...
+    @k_proj_weight.setter
+    def k_proj_weight(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def num_heads(self) -> int:
+        ...
+    @num_heads.setter
+    def num_heads(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def out_proj_bias(self) -> Tensor:
+        ...
+    @out_proj_bias.setter
+    def out_proj_bias(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def out_proj_weight(self) -> Tensor:
+        ...
+    @out_proj_weight.setter
+    def out_proj_weight(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def pos(self) -> PositionalScheme:
+        ...
+    @pos.setter
+    def pos(self, arg1: typing.Any) -> None:
+        ...
+    @property
+    def q_proj_weight(self) -> Tensor:
+        ...
+    @q_proj_weight.setter
+    def q_proj_weight(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def scale(self) -> float | None:
+        ...
+    @scale.setter
+    def scale(self, arg0: typing.SupportsFloat | typing.SupportsIndex | None) -> None:
+        ...
+    @property
+    def v_proj_weight(self) -> Tensor:
+        ...
+    @v_proj_weight.setter
+    def v_proj_weight(self, arg1: Tensor | None) -> None:
         ...
 class LinearParams:
-    def __init__(self, weight: Tensor, bias: Tensor | None) -> None:
+    """
+    What a Linear passes to the layer functionals.
+    """
+    fields: typing.ClassVar[tuple] = ('weight', 'bias')
+    def __init__(self, **kwargs) -> None:
+        ...
+    @property
+    def bias(self) -> Tensor:
+        ...
+    @bias.setter
+    def bias(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def weight(self) -> Tensor:
+        ...
+    @weight.setter
+    def weight(self, arg1: Tensor | None) -> None:
         ...
 class LayerNormParams:
-    def __init__(self, normalized_shape: typing.Any, weight: Tensor | None, bias: Tensor | None, eps: typing.SupportsFloat | typing.SupportsIndex) -> None:
+    """
+    What a LayerNorm passes to the layer functionals.
+    """
+    fields: typing.ClassVar[tuple] = ('normalized_shape', 'weight', 'bias', 'eps')
+    def __init__(self, **kwargs) -> None:
+        ...
+    @property
+    def bias(self) -> Tensor:
+        ...
+    @bias.setter
+    def bias(self, arg1: Tensor | None) -> None:
+        ...
+    @property
+    def eps(self) -> float:
+        ...
+    @eps.setter
+    def eps(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def normalized_shape(self) -> list[int]:
+        ...
+    @normalized_shape.setter
+    def normalized_shape(self, arg1: typing.Any) -> None:
+        ...
+    @property
+    def weight(self) -> Tensor:
+        ...
+    @weight.setter
+    def weight(self, arg1: Tensor | None) -> None:
         ...
 class TransformerEncoderLayerParams:
-    def __init__(self, *, self_attn: MultiheadAttentionParams, linear1: LinearParams, linear2: LinearParams, norm1: LayerNormParams, norm2: LayerNormParams, dropout: typing.SupportsFloat | typing.SupportsIndex, dropout1: typing.SupportsFloat | typing.SupportsIndex, dropout2: typing.SupportsFloat | typing.SupportsIndex, activation: typing.Any, norm_first: bool) -> None:
+    """
+    What a TransformerEncoderLayer passes to its functional.
+    """
+    fields: typing.ClassVar[tuple] = ('self_attn', 'linear1', 'linear2', 'norm1', 'norm2', 'dropout', 'dropout1', 'dropout2', 'activation', 'norm_first')
+    activation: typing.Any
+    linear1: LinearParams
+    linear2: LinearParams
+    norm1: LayerNormParams
+    norm2: LayerNormParams
+    norm_first: bool
+    self_attn: MultiheadAttentionParams
+    def __init__(self, **kwargs) -> None:
+        ...
+    @property
+    def dropout(self) -> float:
+        ...
+    @dropout.setter
+    def dropout(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dropout1(self) -> float:
+        ...
+    @dropout1.setter
+    def dropout1(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dropout2(self) -> float:
+        ...
+    @dropout2.setter
+    def dropout2(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
 class TransformerDecoderLayerParams:
-    def __init__(self, *, self_attn: MultiheadAttentionParams, multihead_attn: MultiheadAttentionParams, linear1: LinearParams, linear2: LinearParams, norm1: LayerNormParams, norm2: LayerNormParams, norm3: LayerNormParams, dropout: typing.SupportsFloat | typing.SupportsIndex, dropout1: typing.SupportsFloat | typing.SupportsIndex, dropout2: typing.SupportsFloat | typing.SupportsIndex, dropout3: typing.SupportsFloat | typing.SupportsIndex, activation: typing.Any, norm_first: bool) -> None:
+    """
+    What a TransformerDecoderLayer passes to its functional.
+    """
+    fields: typing.ClassVar[tuple] = ('self_attn', 'multihead_attn', 'linear1', 'linear2', 'norm1', 'norm2', 'norm3', 'dropout', 'dropout1', 'dropout2', 'dropout3', 'activation', 'norm_first')
+    activation: typing.Any
+    linear1: LinearParams
+    linear2: LinearParams
+    multihead_attn: MultiheadAttentionParams
+    norm1: LayerNormParams
+    norm2: LayerNormParams
+    norm3: LayerNormParams
+    norm_first: bool
+    self_attn: MultiheadAttentionParams
+    def __init__(self, **kwargs) -> None:
+        ...
+    @property
+    def dropout(self) -> float:
+        ...
+    @dropout.setter
+    def dropout(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dropout1(self) -> float:
+        ...
+    @dropout1.setter
+    def dropout1(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dropout2(self) -> float:
+        ...
+    @dropout2.setter
+    def dropout2(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dropout3(self) -> float:
+        ...
+    @dropout3.setter
+    def dropout3(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
 def _adaptive_avg_pool1d(input: Tensor, output_size: typing.Any) -> Tensor:
     """

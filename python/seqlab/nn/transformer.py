@@ -124,18 +124,31 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False, cache=None):
         # cache: seqlab's AttentionCache (seqlab.nn.KVCache; DESIGN.md "Generation"), keys and values of earlier steps
-        return _core.multihead_attention(query, key, value, _mha_params(self), self.training, key_padding_mask,
+        return _core.multihead_attention(query, key, value, _params(self), self.training, key_padding_mask,
                                          need_weights, attn_mask, average_attn_weights, is_causal, cache)
 
 
-def _mha_params(m):
-    """What the C++ functionals take of a MultiheadAttention: its options and parameters."""
-    return _core.MultiheadAttentionParams(
-        embed_dim=m.embed_dim, num_heads=m.num_heads, dropout=m.dropout, add_zero_attn=m.add_zero_attn,
-        batch_first=m.batch_first, in_proj_weight=m.in_proj_weight, q_proj_weight=m.q_proj_weight,
-        k_proj_weight=m.k_proj_weight, v_proj_weight=m.v_proj_weight, in_proj_bias=m.in_proj_bias,
-        out_proj_weight=m.out_proj.weight, out_proj_bias=m.out_proj.bias, bias_k=m.bias_k, bias_v=m.bias_v,
-        pos=m.pos.scheme() if getattr(m, "pos", None) is not None else None, scale=getattr(m, "scale", None))
+def _params(module):
+    """The record a module passes to its C++ functional (_core.MultiheadAttentionParams, ...): every
+    field the record declares (record.fields, bound once in cpp/python/bind_transformer.cpp) read
+    from the module by the same name; a submodule gives its own record (a Dropout its p), and the
+    few fields named otherwise come from _FIELD_SOURCES."""
+    values = {}
+    record = _record_of(module)
+    for field in record.fields:
+        source = _FIELD_SOURCES.get(field)
+        value = source(module) if source is not None else getattr(module, field)
+        if isinstance(value, Dropout):
+            value = value.p
+        elif _record_of(value) is not None:
+            value = _params(value)
+        values[field] = value
+    # made through _core's name, where the ONNX exporter's tracer records each record's fields
+    return getattr(_core, record.__name__)(**values)
+
+
+def _record_of(module):
+    return next((record for cls, record in _RECORDS if isinstance(module, cls)), None)
 
 
 def _check_scale(scale, owner):
@@ -144,14 +157,6 @@ def _check_scale(scale, owner):
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not math.isfinite(scale):
         raise ValueError(f"{owner}: scale must be a finite number or None (1/sqrt(head_dim)), got {scale!r}")
     return float(scale)
-
-
-def _linear_params(m):
-    return _core.LinearParams(m.weight, m.bias)
-
-
-def _norm_params(m):
-    return _core.LayerNormParams(m.normalized_shape, m.weight, m.bias, m.eps)
 
 
 def _get_activation_fn(activation, layer):
@@ -212,13 +217,8 @@ class TransformerEncoderLayer(_TransformerLayer):
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False, cache=None):
         # cache: an AttentionCache for the self-attention (a causal decoder block; DESIGN.md "Generation")
-        params = _core.TransformerEncoderLayerParams(
-            self_attn=_mha_params(self.self_attn), linear1=_linear_params(self.linear1),
-            linear2=_linear_params(self.linear2), norm1=_norm_params(self.norm1), norm2=_norm_params(self.norm2),
-            dropout=self.dropout.p, dropout1=self.dropout1.p, dropout2=self.dropout2.p,
-            activation=_activation_arg(self.activation), norm_first=self.norm_first)
-        return _core.transformer_encoder_layer(src, params, self.training, src_mask, src_key_padding_mask, is_causal,
-                                               cache)
+        return _core.transformer_encoder_layer(src, _params(self), self.training, src_mask, src_key_padding_mask,
+                                               is_causal, cache)
 
 
 class TransformerDecoderLayer(_TransformerLayer):
@@ -253,15 +253,22 @@ class TransformerDecoderLayer(_TransformerLayer):
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False, cache=None,
                 memory_cache=None):
         # cache / memory_cache: AttentionCaches of the self- and cross-attention (DESIGN.md "Generation")
-        params = _core.TransformerDecoderLayerParams(
-            self_attn=_mha_params(self.self_attn), multihead_attn=_mha_params(self.multihead_attn),
-            linear1=_linear_params(self.linear1), linear2=_linear_params(self.linear2),
-            norm1=_norm_params(self.norm1), norm2=_norm_params(self.norm2), norm3=_norm_params(self.norm3),
-            dropout=self.dropout.p, dropout1=self.dropout1.p, dropout2=self.dropout2.p, dropout3=self.dropout3.p,
-            activation=_activation_arg(self.activation), norm_first=self.norm_first)
-        return _core.transformer_decoder_layer(tgt, memory, params, self.training, tgt_mask, memory_mask,
+        return _core.transformer_decoder_layer(tgt, memory, _params(self), self.training, tgt_mask, memory_mask,
                                                tgt_key_padding_mask, memory_key_padding_mask, tgt_is_causal,
                                                memory_is_causal, cache, memory_cache)
+
+
+# The module each record describes, and the fields a module holds under another name.
+_RECORDS = ((MultiheadAttention, _core.MultiheadAttentionParams), (Linear, _core.LinearParams),
+            (LayerNorm, _core.LayerNormParams), (TransformerEncoderLayer, _core.TransformerEncoderLayerParams),
+            (TransformerDecoderLayer, _core.TransformerDecoderLayerParams))
+_FIELD_SOURCES = {
+    "out_proj_weight": lambda m: m.out_proj.weight,
+    "out_proj_bias": lambda m: m.out_proj.bias,
+    "pos": lambda m: m.pos.scheme() if getattr(m, "pos", None) is not None else None,
+    "scale": lambda m: getattr(m, "scale", None),
+    "activation": lambda m: _activation_arg(m.activation),
+}
 
 
 def _seq_len(src, batch_first):

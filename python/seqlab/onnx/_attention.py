@@ -20,26 +20,24 @@ from ._symbolic import gelu, np_dtype
 Tensor = _core.Tensor
 
 
-def _fields(tr, record, names):
-    """A params record's constructor arguments by name (positional ones after `names`)."""
+def _fields(tr, record):
+    """A params record's fields as the module passed them (by keyword: the names of record.fields)."""
     if id(record) not in tr.records:
         raise RuntimeError("seqlab.onnx.export: a transformer layer's parameters were packed before the export "
                            "started; build them inside forward, as seqlab's modules do")
     args, kwargs = tr.record(record)
-    fields = dict(zip(names, args))
-    fields.update(kwargs)
-    return fields
+    return dict(zip(type(record).fields, args), **kwargs)
 
 
 def _linear(tr, x, record):
-    f = _fields(tr, record, ("weight", "bias"))
+    f = _fields(tr, record)
     g = tr.graph
     y = g.op("MatMul", x, g.transpose(tr.name(f["weight"]), [1, 0]))
     return y if f["bias"] is None else g.op("Add", y, tr.name(f["bias"]))
 
 
 def _layer_norm(tr, x, record, dtype):
-    f = _fields(tr, record, ("normalized_shape", "weight", "bias", "eps"))
+    f = _fields(tr, record)
     g = tr.graph
     shape = [int(s) for s in f["normalized_shape"]]
     scale = tr.name(f["weight"]) if f["weight"] is not None else g.const(np.ones(shape, np_dtype(dtype)))
@@ -84,7 +82,7 @@ def _mask(tr, q, k, attn_mask, key_padding_mask, is_causal, num_heads, dtype):
 
 def _attention(tr, query, key, value, record, mask, dtype, need_weights=False, average_attn_weights=True):
     """Multi-head attention of batch-first values (N, L, E), (N, S, E) -> (out, weights or None)."""
-    f = _fields(tr, record, ())
+    f = _fields(tr, record)
     for option in ("bias_k", "bias_v", "pos", "add_zero_attn"):
         if f.get(option) not in (None, False):
             raise NotImplementedError(f"seqlab.onnx.export: MultiheadAttention with {option} has no ONNX translation "
@@ -184,7 +182,7 @@ def multihead_attention(tr, out, query, key, value, params, training, key_paddin
                         attn_mask=None, average_attn_weights=True, is_causal=False, cache=None):
     if cache is not None:
         raise NotImplementedError("seqlab.onnx.export: attention with a KVCache has no ONNX translation")
-    f = _fields(tr, params, ())
+    f = _fields(tr, params)
     bf = bool(f["batch_first"])
     q, k, v = (_batch_first(tr, t, bf) for t in (query, key, value))
     if key is query:
@@ -217,8 +215,8 @@ def transformer_encoder_layer(tr, out, src, params, training, src_mask=None, src
     if cache is not None:
         raise NotImplementedError("seqlab.onnx.export: a transformer layer with a KVCache has no ONNX translation")
     g = tr.graph
-    p = _fields(tr, params, ())
-    sa = _fields(tr, p["self_attn"], ())
+    p = _fields(tr, params)
+    sa = _fields(tr, p["self_attn"])
     bf = bool(sa["batch_first"])
     dtype = out.dtype
     x = _batch_first(tr, src, bf)
@@ -247,8 +245,8 @@ def transformer_decoder_layer(tr, out, tgt, memory, params, training, tgt_mask=N
     if cache is not None or memory_cache is not None:
         raise NotImplementedError("seqlab.onnx.export: a transformer layer with a KVCache has no ONNX translation")
     g = tr.graph
-    p = _fields(tr, params, ())
-    sa = _fields(tr, p["self_attn"], ())
+    p = _fields(tr, params)
+    sa = _fields(tr, p["self_attn"])
     bf = bool(sa["batch_first"])
     dtype = out.dtype
     x, mem = _batch_first(tr, tgt, bf), _batch_first(tr, memory, bf)

@@ -39,9 +39,9 @@ _PASS_THROUGH = {"requires_grad_", "retain_grad", "register_hook", "backward", "
 # The view properties of Tensor that are ops.
 _PROPERTIES = ("T", "mT", "data")
 
-# The parameter records the layer functionals take (their fields are not readable from Python).
-_PARAMS_CLASSES = ("MultiheadAttentionParams", "LinearParams", "LayerNormParams", "TransformerEncoderLayerParams",
-                   "TransformerDecoderLayerParams")
+# The parameter records the layer functionals take (the _core classes that declare `fields`): each one
+# made during the trace is recorded with the arguments it was made from (the activation as the module
+# gave it, "relu", "gelu" or a callable).
 
 
 # Creation functions of seqlab._tensor that take sizes: given SymInts, their shape is computed at run time.
@@ -214,7 +214,7 @@ class Tracer:
             value = getattr(_tensor, name)
             replaced[id(value)] = self._wrap(name, value, "function")
         for name, value in vars(_core).items():
-            if name in _PARAMS_CLASSES:
+            if isinstance(value, type) and hasattr(value, "fields"):
                 replaced[id(value)] = self._record_params(value)
             elif callable(value) and type(value).__name__ in ("builtin_function_or_method", "function") \
                     and not isinstance(value, type):
