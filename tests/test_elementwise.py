@@ -169,6 +169,10 @@ UNARY = {
     "log10": (lambda lib, x: lib.log10(x), "pos"),
     "log1p": (lambda lib, x: lib.log1p(x), "gt-1"),
     "expm1": (lambda lib, x: lib.expm1(x), "any"),
+    "erf": (lambda lib, x: lib.erf(x), "any"),
+    "erfc": (lambda lib, x: lib.erfc(x), "any"),
+    "erfinv": (lambda lib, x: lib.erfinv(x), "unit"),
+    "rsqrt": (lambda lib, x: lib.rsqrt(x), "pos"),
     "sign": (lambda lib, x: lib.sign(x), "nonzero"),
     "floor": (lambda lib, x: lib.floor(x), "any"),
     "ceil": (lambda lib, x: lib.ceil(x), "any"),
@@ -184,6 +188,10 @@ UNARY = {
     "method.log10": (lambda lib, x: x.log10(), "pos"),
     "method.log1p": (lambda lib, x: x.log1p(), "gt-1"),
     "method.expm1": (lambda lib, x: x.expm1(), "any"),
+    "method.erf": (lambda lib, x: x.erf(), "any"),
+    "method.erfc": (lambda lib, x: x.erfc(), "any"),
+    "method.erfinv": (lambda lib, x: x.erfinv(), "unit"),
+    "method.rsqrt": (lambda lib, x: x.rsqrt(), "pos"),
     "method.sign": (lambda lib, x: x.sign(), "nonzero"),
     "method.floor": (lambda lib, x: x.floor(), "any"),
     "method.ceil": (lambda lib, x: x.ceil(), "any"),
@@ -202,6 +210,8 @@ def unary_input(rng, kind, shape, dtype):
         return away_from_zero(rng, shape, dtype, 0.05, 2.0)
     if kind == "gt-1":
         return uniform(rng, shape, -0.9, 3.0, dtype)
+    if kind == "unit":  # inside (-1, 1), away from the poles of erfinv
+        return uniform(rng, shape, -0.95, 0.95, dtype)
     return randn(rng, shape, dtype)
 
 
@@ -594,7 +604,8 @@ def test_gradcheck_scalar_ops(rng):
 # The functions course code needs: edge values, integer inputs, in place
 # ----------------------------------------------------------------------------------------
 
-MATH = ["sin", "cos", "tan", "log2", "log10", "log1p", "expm1", "sign", "floor", "ceil", "round", "trunc", "frac"]
+MATH = ["sin", "cos", "tan", "log2", "log10", "log1p", "expm1", "erf", "erfc", "erfinv", "rsqrt", "sign", "floor", "ceil",
+        "round", "trunc", "frac"]
 INF, NAN = np.inf, np.nan
 EDGE_VALUES = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 1.0, -1.0, -2.0, 1e-30, -1e-30, 1e-8, -3.7, 7.25, 1e10, -1e10,
                1e30, -1e30, 3e38, INF, -INF, NAN]
@@ -675,7 +686,7 @@ INT_INPUTS = {"int64": np.array([-7, -1, 0, 1, 3, 10], dtype=np.int64),
 @pytest.mark.parametrize("call", ["function", "method", "inplace", "decimals"])
 @pytest.mark.parametrize("name", MATH)
 def test_math_integer_and_bool_inputs(name, call, kind):
-    """torch computes sin .. expm1 of integers in float32, keeps floor .. sign on integers, has no
+    """torch computes sin .. rsqrt of integers in float32, keeps floor .. sign on integers, has no
     bool kernel for the rounding ops, and no integer kernel for frac or round(decimals=);
     x.sin_() of an integer tensor cannot hold the result. seqlab: the same dtypes, values, errors."""
     if call == "decimals" and name != "round":

@@ -123,8 +123,8 @@ OPS = {
     # the functions course code needs, on every dtype (integers promote or stay, bool has
     # no rounding kernel) and in place (an integer tensor cannot hold sin's result)
     **{name: st.builds(lambda x, name=name: method(name, x), tensors())
-       for name in ("sin", "cos", "tan", "log2", "log10", "log1p", "expm1", "sign", "floor", "ceil", "trunc",
-                    "frac")},
+       for name in ("sin", "cos", "tan", "log2", "log10", "log1p", "expm1", "erf", "erfc", "erfinv", "rsqrt", "sign",
+                    "floor", "ceil", "trunc", "frac")},
     **{name + "_": st.builds(lambda x, name=name: method(name + "_", x), tensors())
        for name in ("sin", "log1p", "sign", "floor", "frac")},
     "round": st.builds(lambda x, d: method("round", x, **({} if d is None else {"decimals": d})), tensors(),

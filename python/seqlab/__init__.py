@@ -16,7 +16,8 @@ from ._core import (  # noqa: E402,F401
     Tensor, dtype, Node,
     add, sub, mul, div, true_divide, pow, neg, negative, exp, log, sqrt, abs, clamp, clip, maximum, minimum, where,
     eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
-    sin, cos, tan, log2, log10, log1p, expm1, sign, floor, ceil, round, trunc, frac, remainder, fmod, floor_divide,
+    sin, cos, tan, log2, log10, log1p, expm1, erf, erfc, erfinv, rsqrt, sign, floor, ceil, round, trunc, frac,
+    remainder, fmod, floor_divide,
     bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitwise_left_shift, bitwise_right_shift,
     tanh, sigmoid, relu, softmax, log_softmax,
     sum, prod, mean, var, norm, max, min, argmax, argmin,
@@ -30,7 +31,8 @@ from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_stat
 from ._sorting import sort, argsort, topk, unique, unique_consecutive  # noqa: E402,F401
 from ._histogram import histc, histogram, bincount  # noqa: E402,F401
 from ._composed import (  # noqa: E402,F401
-    flip, roll, repeat_interleave, all, any, mv, dot, linspace, logspace,
+    flip, roll, repeat_interleave, all, any, mv, dot, linspace, logspace, logsumexp, isnan, isinf, isfinite,
+    index_fill,
 )
 from ._tensor import (  # noqa: E402,F401
     float32, float64, int64, int32, int16, int8, uint8, bool, float, double, long, short,
@@ -45,7 +47,8 @@ from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # 
 from .serialization import save, load  # noqa: E402,F401
 from .nn.interop import to_torch_state_dict  # noqa: E402,F401
 from .training import train, evaluate  # noqa: E402,F401
-from . import accelerator, autograd, cuda, random, utils, linalg, nn, data, optim, lm, embed, generation, onnx  # noqa: E402,F401
+from . import (accelerator, autograd, cuda, distributed, random, utils, linalg, nn, data, optim, lm,  # noqa: E402,F401
+               embed, generation, onnx)
 
 from ._version import __version__  # noqa: E402,F401
 from ._config import show_config  # noqa: E402,F401

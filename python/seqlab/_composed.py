@@ -1,6 +1,7 @@
 """Tensor functions composed of seqlab's primitives, with torch's signatures: flip, roll, repeat,
 repeat_interleave (one index_select or expand per dim, whose backward is the gradient), all, any,
-mv, linspace, logspace, and format() of a 0-d tensor. None has a backward of its own.
+mv, linspace, logspace, logsumexp, isnan / isinf / isfinite, index_fill, and format() of a 0-d
+tensor. None has a backward of its own.
 Tests: tests/test_composed.py."""
 import builtins
 
@@ -8,7 +9,8 @@ import numpy as np
 
 from . import _args, _core
 
-__all__ = ["flip", "roll", "repeat", "repeat_interleave", "all", "any", "mv", "dot", "linspace", "logspace"]
+__all__ = ["flip", "roll", "repeat", "repeat_interleave", "all", "any", "mv", "dot", "linspace", "logspace", "logsumexp",
+           "isnan", "isinf", "isfinite", "index_fill"]
 
 
 def _dims(dims, ndim, fn):
@@ -190,3 +192,69 @@ def format_tensor(self, spec):
     if self.dim() == 0:
         return self.item().__format__(spec)
     return object.__format__(self, spec)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log Σ exp(input) over dim (an int or a tuple), computed as m + log Σ exp(input − m) with m the
+    (detached) maximum, so nothing overflows; rows of −inf give −inf, a +inf gives +inf (torch.logsumexp).
+    Integer inputs compute in float32. The gradient is softmax(input) along dim."""
+    x = input if input.is_floating_point() else input.to(_core.dtype.float32)
+    dims = _dims(dim, x.dim(), "logsumexp")
+    if x.dim() == 0 or x.numel() == 0:
+        return (x.exp().sum(dims, keepdim=keepdim) if x.dim() else x.exp()).log()
+    m = x.detach()
+    for d in dims:
+        m = m.max(d, keepdim=True).values
+    m = m.masked_fill(~isfinite(m), 0.0)   # all −inf (or an inf) rows: no shift
+    out = (x - m).exp().sum(dims, keepdim=True).log() + m
+    for d in sorted(dims, reverse=True) if not keepdim else ():
+        out = out.squeeze(d)
+    return out
+
+
+def isnan(input):
+    """True where input is NaN (torch.isnan); never for integers."""
+    return input != input
+
+
+def isinf(input):
+    """True where input is +inf or −inf (torch.isinf); never for integers."""
+    if not input.is_floating_point():
+        return input != input   # all False
+    return input.abs() == float("inf")
+
+
+def isfinite(input):
+    """True where input is neither NaN nor ±inf (torch.isfinite); always for integers."""
+    if not input.is_floating_point():
+        return input == input   # all True
+    return (input - input) == 0   # inf − inf and NaN − NaN are NaN; finite − finite is 0
+
+
+def _index_mask(input, dim, index, fn):
+    d = _dims(dim, input.dim(), fn)[0]
+    if not isinstance(index, _core.Tensor) or index.dtype != _core.dtype.int64 or index.dim() > 1:
+        raise IndexError(f"{fn}(): index must be an int64 tensor of at most 1 dim, got "
+                         f"{type(index).__name__ if not isinstance(index, _core.Tensor) else tuple(index.shape)}")
+    n = input.shape[d] if input.dim() else 1
+    positions = index.reshape(-1).numpy()
+    if positions.size and (positions.min() < -n or positions.max() >= n):
+        raise IndexError(f"{fn}(): index {int(positions.max() if positions.max() >= n else positions.min())} is out "
+                         f"of bounds for dimension {d} with size {n}")
+    hit = np.zeros(n, dtype=bool)
+    hit[positions % n if n else positions] = True
+    shape = [1] * input.dim()
+    if input.dim():
+        shape[d] = n
+    return _core.from_numpy(hit.reshape(shape))
+
+
+def index_fill(input, dim, index, value):
+    """A copy of input with the entries at positions `index` along dim set to value (a number or a
+    0-d tensor), as torch.index_fill; the gradient skips the filled entries."""
+    return input.masked_fill(_index_mask(input, dim, index, "index_fill"), value)
+
+
+def index_fill_(input, dim, index, value):
+    """In place: input[..., index, ...] = value along dim (Tensor.index_fill_)."""
+    return input.masked_fill_(_index_mask(input, dim, index, "index_fill_"), value)

@@ -448,6 +448,8 @@ def _setitem(self, key, value):
         raise TypeError(f"can't assign a {type(value).__name__} to a {self.dtype} tensor")
     if not isinstance(value, Tensor):
         value = tensor(value, dtype=self.dtype)
+    while value.dim() and value.shape[0] == 1:  # torch drops a value's leading size-1 dims (t[i] = row (1, n))
+        value = value.squeeze(0)
     if _core.is_grad_enabled() and (self.requires_grad or value.requires_grad):
         # Recorded as out = index_put(self, positions, value): the flat positions of the
         # target region come from indexing an arange the same way.
@@ -735,8 +737,9 @@ Tensor.unique = _unique
 Tensor.unique_consecutive = _unique_consecutive
 
 from ._composed import (  # noqa: E402
-    all as _all, any as _any, dot as _dot, flip as _flip, format_tensor as _format, mv as _mv, repeat as _repeat,
-    repeat_interleave as _repeat_interleave, roll as _roll,
+    all as _all, any as _any, dot as _dot, flip as _flip, format_tensor as _format, index_fill as _index_fill,
+    index_fill_ as _index_fill_, isfinite as _isfinite, isinf as _isinf, isnan as _isnan, logsumexp as _logsumexp,
+    mv as _mv, repeat as _repeat, repeat_interleave as _repeat_interleave, roll as _roll,
 )
 
 Tensor.flip = _flip
@@ -747,6 +750,36 @@ Tensor.all = _all
 Tensor.any = _any
 Tensor.mv = _mv
 Tensor.dot = _dot
+Tensor.logsumexp = _logsumexp
+Tensor.isnan = _isnan
+Tensor.isinf = _isinf
+Tensor.isfinite = _isfinite
+Tensor.index_fill = _index_fill
+Tensor.index_fill_ = _index_fill_
+
+
+def _view_in_place(name, view):
+    """x.unsqueeze_(d), x.squeeze_(), x.t_(), x.transpose_(a, b): self becomes the view, keeping its
+    identity (torch's in-place shape methods). On a tensor in an autograd graph torch records the
+    op; seqlab refuses rather than lose the history (write x = x.unsqueeze(d))."""
+    def method(self, *args, **kwargs):
+        if _core.is_grad_enabled() and self.requires_grad:
+            if self.is_leaf:
+                raise RuntimeError(f"a leaf Variable that requires grad is being used in an in-place operation "
+                                   f"({name}).")
+            raise RuntimeError(f"{name}(): seqlab changes a tensor's shape in place only outside autograd; on a "
+                               f"tensor with history write x = x.{name[:-1]}(...)")
+        self._set_data(view(self, *args, **kwargs))
+        return self
+    method.__name__ = name
+    method.__doc__ = f"In place: self = self.{name[:-1]}(...), the same tensor object with the new shape."
+    return method
+
+
+Tensor.unsqueeze_ = _view_in_place("unsqueeze_", lambda x, dim: x.unsqueeze(dim))
+Tensor.squeeze_ = _view_in_place("squeeze_", lambda x, *dim: x.squeeze(*dim))
+Tensor.t_ = _view_in_place("t_", lambda x: x.t())
+Tensor.transpose_ = _view_in_place("transpose_", lambda x, dim0, dim1: x.transpose(dim0, dim1))
 
 
 def _cpu(self, memory_format=None):

@@ -220,3 +220,24 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for i in diff_inputs:
         inputs[i].grad = None
     return True
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _core.Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """torch.autograd.Variable, PyTorch's deprecated wrapper from before tensors carried gradients
+    (0.4): Variable(t, requires_grad=False) is a new leaf sharing t's memory, without its history
+    (as PyTorch's), requiring gradients if asked; every tensor is a Variable. Old tutorials still
+    write it."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if data is None:
+            raise TypeError("Variable(): expected a Tensor as data")
+        if not isinstance(data, _core.Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+        return data.detach().requires_grad_(bool(requires_grad))

@@ -89,12 +89,13 @@ Tensor& clamp_(Tensor& self, std::optional<double> lo, std::optional<double> hi)
 // x.sin_(), x.floor_(), ...: self = op(self). torch refuses a result of another dtype (the float
 // ops on an integer tensor) before writing anything.
 Tensor& inplace_unary(Tensor& self, UnaryOp op, std::optional<int64_t> decimals) {
-  static const char* names[] = {"sin_",  "cos_",   "tan_",  "log2_",  "log10_", "log1p_", "expm1_",
-                                "sign_", "floor_", "ceil_", "trunc_", "round_", "frac_", "bitwise_not_"};
+  static const char* names[] = {"sin_",   "cos_",  "tan_",   "log2_",  "log10_", "log1p_", "expm1_",
+                                "erf_",   "erfc_", "erfinv_", "rsqrt_", "sign_",  "floor_", "ceil_",
+                                "trunc_", "round_", "frac_",  "bitwise_not_"};
   const char* name = names[static_cast<int>(op)];
   check_inplace(self, name);
   assert_no_internal_overlap(self, name);
-  const bool to_float = op <= UnaryOp::Expm1;  // sin .. expm1 compute integers in float32
+  const bool to_float = op <= UnaryOp::Rsqrt;  // sin .. rsqrt compute integers in float32
   SEQLAB_CHECK_TYPE(!to_float || is_floating(self.dtype()),
                     "result type Float can't be cast to the desired output type ", scalar_type_name(self.dtype()));
   auto compute = [&](const Tensor& x) {
@@ -106,6 +107,10 @@ Tensor& inplace_unary(Tensor& self, UnaryOp op, std::optional<int64_t> decimals)
       case UnaryOp::Log10: return log10(x);
       case UnaryOp::Log1p: return log1p(x);
       case UnaryOp::Expm1: return expm1(x);
+      case UnaryOp::Erf: return erf(x);
+      case UnaryOp::Erfc: return erfc(x);
+      case UnaryOp::Erfinv: return erfinv(x);
+      case UnaryOp::Rsqrt: return rsqrt(x);
       case UnaryOp::Sign: return sign(x);
       case UnaryOp::Floor: return floor(x);
       case UnaryOp::Ceil: return ceil(x);

@@ -1,6 +1,7 @@
 // Unary pointwise ops: neg, exp, log, sqrt, abs, clamp, the trigonometric and logarithmic family,
 // sign and rounding, each with its backward. Tests: tests/test_elementwise.py.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "elementwise_impl.hpp"
@@ -191,6 +192,93 @@ Tensor expm1(const Tensor& x) {
   if (any_requires_grad({x}))
     attach(out, "Expm1Backward0", {x}, [so = save(out)](const Tensor& g) -> TensorList {
       return {g * (so.unpack() + 1.0)};
+    });
+  return out;
+}
+
+// out = erf x = 2/√π ∫_0^x e^{−t²} dt.   dx = g·2/√π·e^{−x²}
+Tensor erf(const Tensor& x) {
+  Tensor out = map1_float(x, "erf", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::erf(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "ErfBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
+      const Tensor v = sx.unpack();
+      return {g * exp(neg(v * v)) * 1.1283791670955126};  // 2/√π
+    });
+  return out;
+}
+
+// out = erfc x = 1 − erf x, without the cancellation for large x.   dx = −g·2/√π·e^{−x²}
+Tensor erfc(const Tensor& x) {
+  Tensor out = map1_float(x, "erfc", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return std::erfc(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "ErfcBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
+      const Tensor v = sx.unpack();
+      return {g * exp(neg(v * v)) * -1.1283791670955126};
+    });
+  return out;
+}
+
+namespace {
+
+// erf⁻¹(x) for x in [−1, 1] (±inf at ±1, NaN outside): Giles' approximation ("Approximating the
+// erfinv function", GPU Computing Gems, 2011) as a start, then two Newton steps on erf(y) = x,
+// which bring it to double precision.
+double erfinv_value(double x) {
+  if (std::isnan(x) || x < -1.0 || x > 1.0) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 1.0) return std::numeric_limits<double>::infinity();
+  if (x == -1.0) return -std::numeric_limits<double>::infinity();
+  double w = -std::log((1.0 - x) * (1.0 + x)), p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                     -0.00417768164, 0.246640727, 1.50140941})
+      p = c + p * w;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                     0.00943887047, 1.00167406, 2.83297682})
+      p = c + p * w;
+  }
+  double y = p * x;
+  for (int step = 0; step < 2; ++step)  // Newton: y -= (erf y − x) / (2/√π e^{−y²})
+    y -= (std::erf(y) - x) / (1.1283791670955126 * std::exp(-y * y));
+  return y;
+}
+
+}  // namespace
+
+// out = erf⁻¹ x, defined on [−1, 1].   dx = g·√π/2·e^{out²}
+Tensor erfinv(const Tensor& x) {
+  Tensor out = map1_float(x, "erfinv", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return static_cast<T>(erfinv_value(static_cast<double>(v))); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "ErfinvBackward0", {x}, [so = save(out)](const Tensor& g) -> TensorList {
+      const Tensor y = so.unpack();
+      return {g * exp(y * y) * 0.88622692545275801};  // √π/2
+    });
+  return out;
+}
+
+// out = 1/√x.   dx = −g·out³/2
+Tensor rsqrt(const Tensor& x) {
+  Tensor out = map1_float(x, "rsqrt", [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) { return T(1) / std::sqrt(v); };
+  });
+  if (any_requires_grad({x}))
+    attach(out, "RsqrtBackward0", {x}, [so = save(out)](const Tensor& g) -> TensorList {
+      const Tensor y = so.unpack();
+      return {g * (y * y * y) * -0.5};
     });
   return out;
 }

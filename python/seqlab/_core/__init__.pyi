@@ -14,7 +14,7 @@ from . import text
 from . import lm
 from . import word2vec
 from . import glove
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'embedding', 'eq', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'gru_cell', 'gt', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prod', 'relu', 'remainder', 'reshape', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'sin', 'sinusoidal_encoding', 'softmax', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'text', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'gru_cell', 'gt', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prod', 'relu', 'remainder', 'reshape', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'sin', 'sinusoidal_encoding', 'softmax', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'text', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -160,6 +160,33 @@ class Tensor:
         (hist, bin_edges): bins is a number of equal bins over `range` (the data's range by
             default, widened by 0.5 each side if it is one value) or a 1-d tensor of increasing edges.
             weight: one weight per element (the counts' sum). density: hist / (Σ hist · bin width).
+        """
+    def index_fill(self, dim, index, value):
+        """
+        A copy of input with the entries at positions `index` along dim set to value (a number or a
+            0-d tensor), as torch.index_fill; the gradient skips the filled entries.
+        """
+    def index_fill_(self, dim, index, value):
+        """
+        In place: input[..., index, ...] = value along dim (Tensor.index_fill_).
+        """
+    def isfinite(self):
+        """
+        True where input is neither NaN nor ±inf (torch.isfinite); always for integers.
+        """
+    def isinf(self):
+        """
+        True where input is +inf or −inf (torch.isinf); never for integers.
+        """
+    def isnan(self):
+        """
+        True where input is NaN (torch.isnan); never for integers.
+        """
+    def logsumexp(self, dim, keepdim = False):
+        """
+        log Σ exp(input) over dim (an int or a tuple), computed as m + log Σ exp(input − m) with m the
+            (detached) maximum, so nothing overflows; rows of −inf give −inf, a +inf gives +inf (torch.logsumexp).
+            Integer inputs compute in float32. The gradient is softmax(input) along dim.
         """
     def mv(self, vec):
         """
@@ -570,6 +597,30 @@ class Tensor:
         """
         input == other elementwise, a bool tensor (torch.eq).
         """
+    def erf(self) -> Tensor:
+        """
+        out = erf(input) = 2/sqrt(pi) * integral_0^input exp(-t^2) dt (torch.erf).
+        """
+    def erf_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def erfc(self) -> Tensor:
+        """
+        out = 1 - erf(input), accurate for large input (torch.erfc).
+        """
+    def erfc_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
+    def erfinv(self) -> Tensor:
+        """
+        out = the inverse error function of input, in [-1, 1]; +-inf at +-1, NaN outside (torch.erfinv).
+        """
+    def erfinv_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
     def exp(self) -> Tensor:
         """
         out = e^input (torch.exp).
@@ -892,6 +943,14 @@ class Tensor:
         """
         In-place round (ties to even).
         """
+    def rsqrt(self) -> Tensor:
+        """
+        out = 1 / sqrt(input) (torch.rsqrt).
+        """
+    def rsqrt_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore.
+        """
     def scatter_add_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor) -> Tensor:
         """
         self[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims), in place (torch's scatter_add_).
@@ -945,6 +1004,10 @@ class Tensor:
         """
         A view without the size-1 dims (all, or those in dim) (torch.squeeze).
         """
+    def squeeze_(self, *args, **kwargs):
+        """
+        In place: self = self.squeeze(...), the same tensor object with the new shape.
+        """
     def storage_offset(self) -> int:
         """
         Where the first element sits in the storage, in elements.
@@ -974,6 +1037,10 @@ class Tensor:
         """
         The transpose of a matrix (dims 0 and 1); 0-d and 1-d come back as they are (torch.t).
         """
+    def t_(self, *args, **kwargs):
+        """
+        In place: self = self.t(...), the same tensor object with the new shape.
+        """
     def tan(self) -> Tensor:
         """
         out = tan(input), in radians (torch.tan).
@@ -999,6 +1066,10 @@ class Tensor:
     def transpose(self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view with dims dim0 and dim1 swapped (torch.transpose).
+        """
+    def transpose_(self, *args, **kwargs):
+        """
+        In place: self = self.transpose(...), the same tensor object with the new shape.
         """
     def tril(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
         """
@@ -1036,6 +1107,10 @@ class Tensor:
     def unsqueeze(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view with a size-1 dim inserted at dim (torch.unsqueeze).
+        """
+    def unsqueeze_(self, *args, **kwargs):
+        """
+        In place: self = self.unsqueeze(...), the same tensor object with the new shape.
         """
     def var(self, dim: typing.Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: typing.SupportsFloat | typing.SupportsIndex | None = None, keepdims: bool = False) -> Tensor:
         """
@@ -1740,6 +1815,18 @@ def eq(input: Tensor, other: typing.Any) -> Tensor:
     """
     input == other elementwise, a bool tensor (torch.eq).
     """
+def erf(input: Tensor) -> Tensor:
+    """
+    out = erf(input) = 2/sqrt(pi) * integral_0^input exp(-t^2) dt (torch.erf).
+    """
+def erfc(input: Tensor) -> Tensor:
+    """
+    out = 1 - erf(input), accurate for large input (torch.erfc).
+    """
+def erfinv(input: Tensor) -> Tensor:
+    """
+    out = the inverse error function of input, in [-1, 1]; +-inf at +-1, NaN outside (torch.erfinv).
+    """
 def exp(input: Tensor) -> Tensor:
     """
     out = e^input (torch.exp).
@@ -2028,6 +2115,10 @@ def rotary_embedding(x: Tensor, offset: typing.SupportsInt | typing.SupportsInde
 def round(input: Tensor, *, decimals: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
     """
     Rounds to the nearest integer, ties to even, or to `decimals` decimal places (torch.round).
+    """
+def rsqrt(input: Tensor) -> Tensor:
+    """
+    out = 1 / sqrt(input) (torch.rsqrt).
     """
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, enable_gqa: bool = False) -> Tensor:
     """

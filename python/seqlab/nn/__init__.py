@@ -29,7 +29,7 @@ from .transformer import (  # noqa: F401
 )
 from .lm import TransformerLM, TransformerSeq2Seq, RNNLM, RNNSeq2Seq  # noqa: F401
 from .._core import KVCache, AttentionCache  # noqa: F401
-from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss  # noqa: F401
+from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss, KLDivLoss  # noqa: F401
 from .interop import to_torch_state_dict  # noqa: F401
 from . import modules  # noqa: F401,E402 (torch.nn.modules' paths; after the classes they re-export)
 
@@ -47,6 +47,6 @@ __all__ = [
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerDecoder", "Transformer",
     "TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq", "KVCache", "AttentionCache",
-    "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss",
+    "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "to_torch_state_dict",
 ]

@@ -5,8 +5,10 @@ bilinear (linalg.cpp), dropout (random.cpp), seq2seq_attention (seq2seq_attentio
 fused softmax, log_softmax and losses with hand-written backward (activation.cpp, loss.cpp),
 scaled_dot_product_attention (attention.cpp, attention_fused.cpp) with attention_weights, the
 weights it never materialises, and multi_head_attention_forward (multihead_attention.cpp,
-torch's signature), the convolutions and pooling (conv.cpp, pool.cpp) and pad (composed: one
-index_select per padded dim)."""
+torch's signature), the convolutions and pooling (conv.cpp, pool.cpp), pad (composed: one
+index_select per padded dim) and kl_div (composed of elementwise ops)."""
+import warnings
+
 import numpy as np
 
 from .. import _core
@@ -25,21 +27,62 @@ from .._core import (  # noqa: F401  convolutions and pooling (conv.cpp, pool.cp
 )
 
 
-def softmax(input, dim=None, dtype=None):
+def _implicit_dim(name, ndim):
+    """PyTorch's choice when dim is not given (deprecated, with its warning): dim 0 for 0-, 1- and
+    3-dimensional input (unbatched; or (L, N, C) as old RNN code), else dim 1."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
+                  "argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x) along dim, after converting to dtype
-    if given (F.softmax)."""
+    if given (F.softmax). Without dim: PyTorch's implicit dim and deprecation warning."""
     if dim is None:
-        raise TypeError("softmax(): dim must be given (implicit dim is deprecated in PyTorch)")
+        dim = _implicit_dim("softmax", input.dim())
     x = input if dtype is None else input.to(dtype)
     return _core.softmax(x, dim)
 
 
-def log_softmax(input, dim=None, dtype=None):
-    """x_i - log sum_j exp(x_j) along dim, computed stably (F.log_softmax)."""
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """x_i - log sum_j exp(x_j) along dim, computed stably (F.log_softmax). Without dim: PyTorch's
+    implicit dim and deprecation warning."""
     if dim is None:
-        raise TypeError("log_softmax(): dim must be given (implicit dim is deprecated in PyTorch)")
+        dim = _implicit_dim("log_softmax", input.dim())
     x = input if dtype is None else input.to(dtype)
     return _core.log_softmax(x, dim)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence of target from the model, input holding log-probabilities:
+    target·(log target − input) pointwise (0 where target = 0), or exp(target)·(target − input)
+    with log_target. reduction "batchmean" (the KL divergence: sum / batch size), "sum", "none",
+    or "mean" (over every element, with PyTorch's warning that this is not the KL divergence).
+    Where target is 0 the term is 0 (x log x -> 0); its gradient with respect to target has no
+    value there (PyTorch's is NaN; here the product rule with 0·log 0 = 0 gives −input)."""
+    if size_average is not None or reduce is not None:
+        from .loss import _legacy_reduction
+        reduction = _legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        pointwise = target.exp() * (target - input)
+    else:  # x log x = 0 at x = 0: log of 1 there, so no 0·(−inf) reaches the gradient
+        safe = _core.where(target > 0, target, target.new_ones(()))
+        pointwise = target * safe.log() - target * input
+    if reduction == "none":
+        return pointwise
+    total = pointwise.sum()
+    if reduction == "sum":
+        return total
+    if reduction == "batchmean":
+        return total / input.shape[0] if input.dim() else total
+    return total / pointwise.numel()
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

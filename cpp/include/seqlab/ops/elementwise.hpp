@@ -51,6 +51,10 @@ Tensor log2(const Tensor& x);
 Tensor log10(const Tensor& x);
 Tensor log1p(const Tensor& x);  // log(1 + x), exact for small x
 Tensor expm1(const Tensor& x);  // e^x - 1, exact for small x
+Tensor erf(const Tensor& x);     // 2/√π ∫_0^x e^{−t²} dt
+Tensor erfc(const Tensor& x);    // 1 − erf x, exact for large x
+Tensor erfinv(const Tensor& x);  // the inverse of erf on [−1, 1]
+Tensor rsqrt(const Tensor& x);   // 1/√x
 // Piecewise constant (zero gradient); integer tensors stay integer, bool has no kernel (sign: bool
 // stays bool).
 Tensor sign(const Tensor& x);
@@ -98,7 +102,8 @@ Tensor& add_(Tensor& self, const Tensor& other, double alpha = 1.0);  // self +=
 Tensor& clamp_(Tensor& self, std::optional<double> min, std::optional<double> max);
 // self = f(self) for the unary ops above (x.sin_(), x.floor_(), ...): the result must keep self's
 // dtype, so x.sin_() of an integer tensor raises as in torch.
-enum class UnaryOp { Sin, Cos, Tan, Log2, Log10, Log1p, Expm1, Sign, Floor, Ceil, Trunc, Round, Frac, BitwiseNot };
+enum class UnaryOp { Sin, Cos, Tan, Log2, Log10, Log1p, Expm1, Erf, Erfc, Erfinv, Rsqrt,  // float results
+                     Sign, Floor, Ceil, Trunc, Round, Frac, BitwiseNot };
 Tensor& inplace_unary(Tensor& self, UnaryOp op, std::optional<int64_t> decimals = std::nullopt);
 
 // C++ sugar.

@@ -5,7 +5,7 @@ that live in seqlab.data (one implementation, two paths):
 """
 from ...data.dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
 from ...data.loader import DataLoader, default_collate, default_convert
-from . import dataloader  # noqa: F401 (torch.utils.data.dataloader)
+from . import dataloader, distributed  # noqa: F401 (torch.utils.data.dataloader, .distributed)
 from ...data.sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                              WeightedRandomSampler)
 

@@ -1,0 +1,192 @@
+"""PyTorch names real scripts reach for beyond the course files, each against torch: logsumexp,
+isnan / isinf / isfinite, index_fill(_), the in-place shape methods (unsqueeze_, squeeze_, t_,
+transpose_), assignment of a value with leading size-1 dims, softmax and log_softmax without dim
+(PyTorch's implicit dim and warning), kl_div / KLDivLoss, torch.autograd.Variable,
+torch.distributed's entry points and torch.utils.data.distributed.DistributedSampler. (erf, erfc,
+erfinv and rsqrt are with the other unary ops in tests/test_elementwise.py.)"""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import seqlab
+import seqlab.nn as nn
+import seqlab.nn.functional as F
+from conftest import assert_matches_torch, assert_raises_like_torch
+
+INF, NAN = np.inf, np.nan
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dim,keepdim", [(0, False), (1, True), (-1, False), ((0, 2), False), ((1, 2), True)])
+def test_logsumexp_matches_torch(rng, dtype, dim, keepdim):
+    x = (rng.standard_normal((3, 4, 5)) * 30).astype(dtype)  # large: exp overflows without the shift
+    assert_matches_torch(lambda t: seqlab.logsumexp(t, dim, keepdim), lambda t: torch.logsumexp(t, dim, keepdim), [x])
+    assert_matches_torch(lambda t: t.logsumexp(dim, keepdim=keepdim), lambda t: t.logsumexp(dim, keepdim=keepdim),
+                         [x])
+
+
+def test_logsumexp_infinities_empty_and_integers():
+    x = np.array([[-INF, -INF], [INF, 1.0], [NAN, 0.0], [-INF, 2.0]])
+    assert_matches_torch(lambda t: seqlab.logsumexp(t, 1), lambda t: torch.logsumexp(t, 1), [x], grad=False)
+    ints = np.array([[1, 2, 3], [4, 5, 6]])
+    assert_matches_torch(lambda t: seqlab.logsumexp(t, 0), lambda t: torch.logsumexp(t, 0), [ints])
+    empty = np.zeros((0, 3))
+    assert_matches_torch(lambda t: seqlab.logsumexp(t, 0), lambda t: torch.logsumexp(t, 0), [empty], grad=False)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        seqlab.logsumexp(seqlab.zeros(2, 3), 2)
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
+def test_isnan_isinf_isfinite_match_torch(name):
+    floats = np.array([0.0, -1.5, INF, -INF, NAN, 1e30, -0.0])
+    for x in (floats, floats.astype(np.float32), np.array([1, -2, 0]), np.array([True, False])):
+        assert_matches_torch(lambda t: getattr(seqlab, name)(t), lambda t: getattr(torch, name)(t), [x], grad=False)
+        assert_matches_torch(lambda t: getattr(t, name)(), lambda t: getattr(t, name)(), [x], grad=False)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_fill_matches_torch(rng, dim):
+    x = rng.standard_normal((3, 4))
+    for index, value in (([0, 2], -1.5), ([1], 0.0), ([], 3.0), ([-1, 0], 7.0)):
+        def run(lib, t, index=index, value=value):
+            return t.index_fill(dim, lib.tensor(index, dtype=lib.int64), value)
+        assert_matches_torch(lambda t: run(seqlab, t), lambda t: run(torch, t), [x])
+    sl, th = seqlab.tensor(x), torch.tensor(x)
+    sl.index_fill_(dim, seqlab.tensor([0]), 9.0)
+    th.index_fill_(dim, torch.tensor([0]), 9.0)
+    np.testing.assert_array_equal(sl.numpy(), th.numpy())
+    assert_raises_like_torch(lambda: seqlab.ones(3, 4).index_fill(0, seqlab.tensor([3]), 1.0),
+                             lambda: torch.ones(3, 4).index_fill(0, torch.tensor([3]), 1.0), "out of")
+
+
+def test_in_place_shape_methods_match_torch():
+    for name, args in (("unsqueeze_", (0,)), ("unsqueeze_", (-1,)), ("squeeze_", ()), ("squeeze_", (1,)),
+                       ("t_", ()), ("transpose_", (0, 2))):
+        shape = (2, 1, 3) if name != "t_" else (2, 3)
+        a, b = seqlab.arange(6.0).reshape(shape), torch.arange(6.0).reshape(shape)
+        ra, rb = getattr(a, name)(*args), getattr(b, name)(*args)
+        assert ra is a and tuple(a.shape) == tuple(b.shape), (name, args)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        a.add_(1)  # still a view of the same memory, written through
+    leaf = seqlab.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"a leaf Variable that requires grad is being used in an in-place "
+                                           r"operation \(unsqueeze_\)"):
+        leaf.unsqueeze_(0)
+    with pytest.raises(RuntimeError, match=r"unsqueeze_\(\): seqlab changes a tensor's shape in place only outside "
+                                           r"autograd"):
+        (leaf * 2).unsqueeze_(0)
+    with seqlab.no_grad():
+        leaf.unsqueeze_(0)
+    assert tuple(leaf.shape) == (1, 2)
+
+
+def test_assignment_drops_the_values_leading_size_one_dims():
+    for target, key, value in (((3, 4), 0, (1, 4)), ((3, 4), 1, (1, 1, 4)), ((3, 4), slice(0, 2), (1, 2, 4)),
+                               ((2, 3), (0, 1), (1, 1)), ((3, 4), 0, (1,))):
+        a, b = seqlab.zeros(*target), torch.zeros(*target)
+        a[key] = seqlab.ones(*value) * 2
+        b[key] = torch.ones(*value) * 2
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert_raises_like_torch(lambda: seqlab.zeros(3, 4).__setitem__(0, seqlab.ones(2, 4)),
+                             lambda: torch.zeros(3, 4).__setitem__(0, torch.ones(2, 4)), "shape")
+
+
+@pytest.mark.parametrize("shape", [(5,), (2, 5), (2, 3, 4), (2, 3, 4, 5)])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_without_dim_uses_torchs_implicit_dim_and_warns(rng, shape, name):
+    x = rng.standard_normal(shape)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = getattr(F, name)(seqlab.tensor(x))
+        want = getattr(torch.nn.functional, name)(torch.tensor(x))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    texts = [str(w.message) for w in caught]
+    assert texts.count(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                       "dim=X as an argument.") == 2  # one from each library
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "batchmean", "mean"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div_matches_torch(rng, reduction, log_target):
+    logq = torch.log_softmax(torch.tensor(rng.standard_normal((4, 6))), -1).numpy()
+    p = torch.softmax(torch.tensor(rng.standard_normal((4, 6))), -1).numpy()
+    target = np.log(p) if log_target else p
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_matches_torch(  # values and the gradients of input and target
+            lambda a, b: F.kl_div(a, b, reduction=reduction, log_target=log_target),
+            lambda a, b: torch.nn.functional.kl_div(a, b, reduction=reduction, log_target=log_target),
+            [logq, target])
+        module = nn.KLDivLoss(reduction=reduction, log_target=log_target)
+        reference = torch.nn.KLDivLoss(reduction=reduction, log_target=log_target)
+        assert_matches_torch(lambda a, b: module(a, b), lambda a, b: reference(a, b), [logq, target])
+        # zeros in the target: 0·log 0 counts 0, and the input's gradient is torch's (the target's
+        # has no derivative there: torch gives NaN, seqlab the product rule with 0·log 0 = 0)
+        p[0, :3] = 0.0
+        ours, theirs = seqlab.tensor(logq, requires_grad=True), torch.tensor(logq, requires_grad=True)
+        a = F.kl_div(ours, seqlab.tensor(p), reduction=reduction)
+        b = torch.nn.functional.kl_div(theirs, torch.tensor(p), reduction=reduction)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-15)
+        a.sum().backward()
+        b.sum().backward()
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_kl_div_warns_for_mean_and_refuses_an_unknown_reduction():
+    x = seqlab.zeros(2, 3)
+    with pytest.warns(UserWarning, match="reduction: 'mean' divides the total loss by both the batch size"):
+        F.kl_div(x, x.exp())
+    with pytest.raises(ValueError, match="average is not a valid value for reduction"):
+        F.kl_div(x, x.exp(), reduction="average")
+    assert repr(nn.KLDivLoss()) == repr(torch.nn.KLDivLoss()) == "KLDivLoss()"
+
+
+def test_variable_is_torchs_deprecated_alias():
+    from seqlab.autograd import Variable
+    x = seqlab.ones(3)
+    v = Variable(x, requires_grad=True)
+    assert v is not x and v.requires_grad and v.is_leaf and not x.requires_grad
+    assert v.data_ptr() == x.data_ptr() and isinstance(x, Variable) and not isinstance(3, Variable)
+    w = Variable(v * 2)  # history dropped, as PyTorch's
+    assert w.grad_fn is None and not w.requires_grad
+    (v * v).sum().backward()
+    np.testing.assert_array_equal(v.grad.numpy(), [2, 2, 2])
+    assert seqlab.autograd.Variable is Variable
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+        Variable([1, 2])
+
+
+def test_distributed_entry_points_say_there_is_no_group():
+    import seqlab.distributed as dist
+    assert dist.is_available() is False and dist.is_initialized() is False
+    for call in (dist.get_rank, dist.get_world_size, dist.barrier):
+        with pytest.raises(RuntimeError, match="Default process group has not been initialized"):
+            call()
+    with pytest.raises(RuntimeError, match="seqlab runs in one process and has no distributed backend"):
+        dist.init_process_group("gloo")
+
+
+@pytest.mark.parametrize("n,replicas,drop_last", [(10, 3, False), (10, 3, True), (9, 3, False), (2, 4, False),
+                                                  (7, 1, False), (11, 4, True)])
+def test_distributed_sampler_partitions_as_torch(n, replicas, drop_last):
+    from seqlab.utils.data.distributed import DistributedSampler
+    from torch.utils.data.distributed import DistributedSampler as TorchSampler
+    data = list(range(n))
+    seen = []
+    for rank in range(replicas):
+        ours = DistributedSampler(data, num_replicas=replicas, rank=rank, shuffle=False, drop_last=drop_last)
+        theirs = TorchSampler(data, num_replicas=replicas, rank=rank, shuffle=False, drop_last=drop_last)
+        assert list(ours) == list(theirs) and len(ours) == len(theirs)
+        shuffled = DistributedSampler(data, num_replicas=replicas, rank=rank, shuffle=True, seed=5,
+                                      drop_last=drop_last)
+        shuffled.set_epoch(2)
+        seen += list(shuffled)
+        assert len(list(shuffled)) == len(theirs)
+    if not drop_last:  # the shuffled shards cover the dataset (padding repeats some)
+        assert set(seen) == set(data)
+    with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"):
+        DistributedSampler(data, num_replicas=3, rank=3)
+    with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
+        DistributedSampler(data)
