@@ -2,7 +2,9 @@
 isnan / isinf / isfinite, index_fill(_), the in-place shape methods (unsqueeze_, squeeze_, t_,
 transpose_), assignment of a value with leading size-1 dims, softmax and log_softmax without dim
 (PyTorch's implicit dim and warning), kl_div / KLDivLoss, torch.autograd.Variable,
-torch.distributed's entry points and torch.utils.data.distributed.DistributedSampler. (erf, erfc,
+torch.distributed's entry points, torch.utils.data.distributed.DistributedSampler, and einsum
+(every form real code writes: batched products, attention scores, outer products, diagonals,
+"...", three operands, size-1 broadcasting, implicit outputs). (erf, erfc,
 erfinv and rsqrt are with the other unary ops in tests/test_elementwise.py.)"""
 import warnings
 
@@ -156,6 +158,8 @@ def test_variable_is_torchs_deprecated_alias():
     assert seqlab.autograd.Variable is Variable
     with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
         Variable([1, 2])
+    with pytest.warns(UserWarning, match="volatile was removed and now has no effect"):
+        Variable(x, volatile=True)
 
 
 def test_distributed_entry_points_say_there_is_no_group():
@@ -190,3 +194,40 @@ def test_distributed_sampler_partitions_as_torch(n, replicas, drop_last):
         DistributedSampler(data, num_replicas=3, rank=3)
     with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
         DistributedSampler(data)
+
+
+EINSUM = [  # (equation, operand shapes)
+    ("ij,jk->ik", [(3, 4), (4, 5)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("bhld,bhsd->bhls", [(2, 3, 4, 5), (2, 3, 6, 5)]), ("bhls,bhsd->bhld", [(2, 3, 4, 6), (2, 3, 6, 5)]),
+    ("i,j->ij", [(3,), (4,)]), ("i,i->", [(5,), (5,)]), ("ij->ji", [(3, 4)]), ("ij->", [(3, 4)]), ("ij->j", [(3, 4)]),
+    ("ii->i", [(4, 4)]), ("ii", [(4, 4)]), ("iij->j", [(3, 3, 2)]), ("ij,jk", [(3, 4), (4, 5)]), ("ba,ac", [(3, 4), (4, 2)]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]), ("...ij->...ji", [(2, 1, 3, 4)]), ("b...,b...->b", [(2, 3, 4), (2, 3, 4)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]), ("ij,ik,il->jkl", [(2, 3), (2, 4), (2, 5)]),
+    ("bi,bj->bij", [(1, 3), (4, 5)]), ("ij,kj->ik", [(3, 1), (2, 5)]), ("Ab,bC->CA", [(2, 3), (3, 4)]),
+    ("i,j,k->ijk", [(2,), (3,), (4,)]), ("ij,ij->ij", [(3, 4), (3, 4)]), ("i j , j k -> i k", [(2, 3), (3, 2)]),
+]
+
+
+@pytest.mark.parametrize("equation,shapes", EINSUM, ids=[e for e, _ in EINSUM])
+def test_einsum_matches_torch(rng, equation, shapes):
+    arrays = [rng.standard_normal(s) for s in shapes]
+    assert_matches_torch(lambda *t: seqlab.einsum(equation, *t), lambda *t: torch.einsum(equation, *t), arrays)
+    assert_matches_torch(lambda *t: seqlab.einsum(equation, list(t)), lambda *t: torch.einsum(equation, list(t)),
+                         arrays)
+
+
+def test_einsum_integers_and_errors():
+    a = np.arange(12).reshape(3, 4)
+    assert_matches_torch(lambda t: seqlab.einsum("ij,kj->ik", t, t), lambda t: torch.einsum("ij,kj->ik", t, t), [a])
+    x = seqlab.ones(2, 3)
+    cases = [(("ij,jk->ik", x, x), "sizes|subscript j has size 3 for one operand and 2"),
+             (("ijk->ij", x), "name 3 dims but the operand has shape"),
+             (("ij->ik", x), "output label 'k' does not appear"),
+             (("ij,jk->ik", x), "2 operand subscripts in the equation for 1 operands"),
+             (("i1->i", x), "invalid subscript '1'"),
+             (("ij->ii", x), "repeat a label")]
+    for args, msg in cases:
+        with pytest.raises(RuntimeError, match=msg):
+            seqlab.einsum(*args)
+    with pytest.raises(TypeError, match="argument 'equation' must be str"):
+        seqlab.einsum(x, [0, 1])

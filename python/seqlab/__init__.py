@@ -30,6 +30,7 @@ from ._device import device  # noqa: E402,F401
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal  # noqa: E402,F401
 from ._sorting import sort, argsort, topk, unique, unique_consecutive  # noqa: E402,F401
 from ._histogram import histc, histogram, bincount  # noqa: E402,F401
+from ._einsum import einsum  # noqa: E402,F401
 from ._composed import (  # noqa: E402,F401
     flip, roll, repeat_interleave, all, any, mv, dot, linspace, logspace, logsumexp, isnan, isinf, isfinite,
     index_fill,

@@ -2,6 +2,7 @@
 
 The engine itself is C++ (cpp/src/autograd/engine.cpp); see DESIGN.md "Autograd"."""
 import functools
+import warnings
 
 import numpy as np
 
@@ -239,5 +240,6 @@ class Variable(metaclass=_VariableMeta):
         if not isinstance(data, _core.Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         if volatile:
-            warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+            warnings.warn("volatile was removed and now has no effect. Use `with seqlab.no_grad():` instead.",
+                          stacklevel=2)
         return data.detach().requires_grad_(bool(requires_grad))
