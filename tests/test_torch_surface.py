@@ -231,3 +231,49 @@ def test_einsum_integers_and_errors():
             seqlab.einsum(*args)
     with pytest.raises(TypeError, match="argument 'equation' must be str"):
         seqlab.einsum(x, [0, 1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Silent differences the fuzzing against torch found, each now torch's value or torch's error
+
+def test_attention_row_of_nan_scores_is_nan_not_zero():
+    """A NaN query makes its row's scores NaN: torch's output is NaN there (a masked row stays 0);
+    the fused kernel took the NaN row for a fully masked one and gave zeros."""
+    for lib in (seqlab, torch):
+        q = lib.tensor([[[float("nan"), 0.0], [1.0, 2.0]]], requires_grad=True)
+        k = v = lib.ones(1, 2, 2)
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v)
+        assert np.isnan(out.detach().numpy()[0, 0]).all() and np.isfinite(out.detach().numpy()[0, 1]).all()
+        out.sum().backward()
+        assert np.isnan(q.grad.numpy()[0, 0]).all() and np.isfinite(q.grad.numpy()[0, 1]).all()
+    masked = seqlab.nn.functional.scaled_dot_product_attention(
+        seqlab.ones(1, 2, 2), seqlab.ones(1, 2, 2), seqlab.ones(1, 2, 2), attn_mask=seqlab.tensor([[False, False]]))
+    np.testing.assert_array_equal(masked.numpy(), 0.0)  # fully masked: zeros, torch's choice
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.tensor([3, -1, 2, 1, -1, 0]) ** L.tensor([-1, -1, -2, -5, -2, 3]),  # 1/3 -> 0, (-1)^-1 = -1
+    lambda L: 2 ** L.tensor(-1), lambda L: L.tensor([-2, 5], dtype=L.int8) ** L.tensor([-3, -1], dtype=L.int8),
+    lambda L: L.clamp(L.tensor([1, 5], dtype=L.int8), 1000.0), lambda L: L.clamp(L.tensor([1, 5]), max=float("inf")),
+    lambda L: L.tensor([1, 5], dtype=L.int32).clamp(min=2.5), lambda L: L.tensor([1, 5]).clip(0, 3),
+    lambda L: L.tensor([-32768], dtype=L.int16) ** 2.0, lambda L: L.tensor([3]) ** 2,
+    lambda L: L.where(L.tensor([True, False]), L.tensor([1, 2], dtype=L.int8), 100),
+    lambda L: L.add(L.tensor([1, 2]), L.tensor([1, 1]), alpha=3), lambda L: L.tensor([1.0]).sub(L.tensor([1]), alpha=0.5),
+])
+def test_integer_promotion_and_powers_match_torch(case):
+    got, want = case(seqlab), case(torch)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("case,message", [
+    (lambda L: L.where(L.tensor([True]), L.tensor([1], dtype=L.int8), 256), "value cannot be converted to type int8_t"),
+    (lambda L: L.tensor([1], dtype=L.uint8).where(L.tensor([False]), -256), "value cannot be converted to type uint8_t"),
+    (lambda L: L.clamp(L.tensor([1], dtype=L.int8), max=256), "value cannot be converted to type int8_t"),
+    (lambda L: L.add(L.tensor([1, 2]), L.tensor([1, 1]), alpha=1.5), "argument alpha must not be a floating point"),
+    (lambda L: L.tensor([1, 2]).sub(1, alpha=0.5), "argument alpha must not be a floating point"),
+    (lambda L: L.tensor([1, 2]).add_(1, alpha=2.0), "argument alpha must not be a floating point"),
+    (lambda L: L.tensor([2, 3]) ** -1, "Integers to negative integer powers are not allowed"),
+])
+def test_integer_overflow_and_alpha_errors_match_torch(case, message):
+    assert_raises_like_torch(lambda: case(seqlab), lambda: case(torch), message)

@@ -39,6 +39,39 @@ py::object values_indices(const py::module_& m, std::pair<Tensor, Tensor> r) {
   return m.attr("_values_indices")(py::cast(r.first), py::cast(r.second));
 }
 
+// A Python int that an op stores in an integer tensor unchanged (where, masked_fill, clamp) must
+// fit its dtype: torch's "value cannot be converted to type int8_t without overflow".
+void check_fits(const py::handle& v, Dtype d) {
+  if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v) || is_floating(d) || d == Dtype::Bool) return;
+  const py::int_ i = py::reinterpret_borrow<py::int_>(v);
+  const char* name = nullptr;
+  py::int_ lo, hi;
+  switch (d) {
+    case Dtype::Int8: name = "int8_t", lo = py::int_(-128), hi = py::int_(127); break;
+    case Dtype::UInt8: name = "uint8_t", lo = py::int_(-255), hi = py::int_(255); break;  // negatives wrap, as torch
+    case Dtype::Int16: name = "int16_t", lo = py::int_(-32768), hi = py::int_(32767); break;
+    case Dtype::Int32: name = "int32_t", lo = py::int_(INT32_MIN), hi = py::int_(INT32_MAX); break;
+    default: name = "int64_t", lo = py::int_(INT64_MIN), hi = py::int_(INT64_MAX); break;
+  }
+  if (i < lo || i > hi) throw std::runtime_error(str_cat("value cannot be converted to type ", name, " without overflow"));
+}
+
+// A clamp bound: None, or a number; a Python float bound makes an integer input float32 (torch's
+// type promotion by kind), an int bound must fit the input's dtype.
+std::optional<double> bound_arg(const py::handle& b, Tensor& x, const char* op, const char* arg) {
+  if (b.is_none()) return std::nullopt;
+  if (py::isinstance<py::float_>(b) && !is_floating(x.dtype())) x = to_dtype(x, Dtype::Float32);
+  check_fits(b, x.dtype());
+  return number_arg(b, op, arg);
+}
+
+// alpha of add/sub: a Python float with integer tensors is refused, as torch does.
+double alpha_arg(const py::handle& alpha, const Tensor& a, const Tensor& b) {
+  if (py::isinstance<py::float_>(alpha) && !is_floating(a.dtype()) && !is_floating(b.dtype()))
+    throw std::runtime_error("For integral input tensors, argument alpha must not be a floating point number.");
+  return number_arg(alpha, "add", "alpha");
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
@@ -49,10 +82,11 @@ void bind_ops(py::module_& m) {
   for (auto [name, fn, doc] : {std::tuple<const char*, AlphaOp, const char*>{
            "add", &add, "out = input + alpha * other, elementwise with broadcasting; other may be a number (torch.add)."},
        {"sub", &sub, "out = input - alpha * other, elementwise with broadcasting; other may be a number (torch.sub)."}})
-    both(m, cls, name, [name = name, fn = fn](const Tensor& a, py::handle b, double alpha) {
+    both(m, cls, name, [name = name, fn = fn](const Tensor& a, py::handle b, py::handle alpha_) {
       const Tensor o = operand_arg(b, a, name);
+      const double alpha = alpha_arg(alpha_, a, o);
       return released([&] { return fn(a, o, alpha); });
-    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0, doc);
+    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1, doc);
   auto def_binary = [&](const char* name, Tensor (*fn)(const Tensor&, const Tensor&), const char* doc) {
     both(m, cls, name, [fn, name](const Tensor& a, py::handle b) {
       const Tensor o = operand_arg(b, a, name);
@@ -154,13 +188,14 @@ void bind_ops(py::module_& m) {
     Tensor ta = py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor();
     Tensor tb = py::isinstance<TensorImpl>(b) ? b.cast<Tensor>() : Tensor();
     const Tensor& like = ta.defined() ? ta : (tb.defined() ? tb : scalar_tensor(0.0, Dtype::Float32));
-    if (!ta.defined()) ta = operand_arg(a, like, "where", "input");
-    if (!tb.defined()) tb = operand_arg(b, like, "where", "other");
+    if (!ta.defined()) check_fits(a, like.dtype()), ta = operand_arg(a, like, "where", "input");
+    if (!tb.defined()) check_fits(b, like.dtype()), tb = operand_arg(b, like, "where", "other");
     return released([&] { return where(cond, ta, tb); });
   }, py::arg("condition"), py::arg("input"), py::arg("other"),
         "out_i = input_i if condition_i else other_i, broadcast together; input or other may be a number\n"
         "(torch.where).");
   cls.def("where", [](const Tensor& self, const Tensor& cond, py::handle other) {
+    check_fits(other, self.dtype());
     const Tensor o = operand_arg(other, self, "where");
     return released([&] { return where(cond, self, o); });
   }, py::arg("condition"), py::arg("other"), "out_i = self_i if condition_i else other_i (torch.Tensor.where).");
@@ -185,11 +220,15 @@ void bind_ops(py::module_& m) {
        "out = 1 / (1 + e^-input); d/dx = s(x)(1 - s(x)) (torch.sigmoid).");
   both(m, cls, "relu", [](const Tensor& x) { return relu(x); }, Release(),
        "out = max(input, 0); the gradient at 0 is 0, as torch's (torch.relu).");
-  both(m, cls, "clamp", [](const Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp(x, lo, hi); },
-       py::arg("min") = py::none(), py::arg("max") = py::none(), Release(),
+  both(m, cls, "clamp", [](Tensor x, py::handle lo, py::handle hi) {
+    const auto l = bound_arg(lo, x, "clamp", "min"), h = bound_arg(hi, x, "clamp", "max");
+    return released([&] { return clamp(x, l, h); });
+  }, py::arg("min") = py::none(), py::arg("max") = py::none(),
        "out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clamp).");
-  both(m, cls, "clip", [](const Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp(x, lo, hi); },
-       py::arg("min") = py::none(), py::arg("max") = py::none(), Release(),
+  both(m, cls, "clip", [](Tensor x, py::handle lo, py::handle hi) {
+    const auto l = bound_arg(lo, x, "clip", "min"), h = bound_arg(hi, x, "clip", "max");
+    return released([&] { return clamp(x, l, h); });
+  }, py::arg("min") = py::none(), py::arg("max") = py::none(),
        "out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).");
   cls.def("clamp_", [](Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp_(x, lo, hi); },
           py::arg("min") = py::none(), py::arg("max") = py::none(), Release(), "In-place clamp: self = min(max(self, min), max).");
@@ -243,10 +282,11 @@ void bind_ops(py::module_& m) {
 
   // ------------------------------------------------------------ in place
   auto def_inplace = [&](const char* name, InplaceOp op) {
-    cls.def(name, [op, name](Tensor& self, py::handle other, double alpha) -> Tensor {
+    cls.def(name, [op, name](Tensor& self, py::handle other, py::handle alpha_) -> Tensor {
       const Tensor o = operand_arg(other, self, name);
+      const double alpha = alpha_arg(alpha_, self, o);
       return released([&] { return inplace_binary(self, o, op, alpha); });
-    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1.0,
+    }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
        "In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.");
   };
   def_inplace("add_", InplaceOp::Add);

@@ -35,7 +35,9 @@ Tensor operand_arg(const py::handle& o, const Tensor& like, const char* op, cons
 Tensor power(const Tensor& self, const py::handle& exponent) {
   if (py::isinstance<py::int_>(exponent) || py::isinstance<py::float_>(exponent)) {
     const double e = exponent.cast<double>();
-    return released([&] { return pow(self, e); });
+    // a float exponent makes an integer base float32 (torch's promotion by kind: int16 ** 2.0 is float)
+    const bool promote = py::isinstance<py::float_>(exponent) && !is_floating(self.dtype());
+    return released([&] { return pow(promote ? to_dtype(self, Dtype::Float32) : self, e); });
   }
   Tensor o = operand(exponent, self);
   if (!o.defined()) return o;

@@ -290,7 +290,9 @@ void forward(const Ctx<T>& c, const Packed<T>& kT, T* out, T* lse) {
         for (int64_t r = 0; r < rows; ++r) {
           T* sr = s.get() + r * kBc;
           const T mx = std::max(m[r], simd::reduce_max(sr, cols));
-          if (mx == ninf) {  // every key so far masked: nothing to add
+          if (mx == ninf) {  // every key so far masked: nothing to add (a NaN score makes the row NaN, as torch)
+            if (std::any_of(sr, sr + cols, [](T v) { return std::isnan(v); }))
+              l[r] = std::numeric_limits<double>::quiet_NaN();
             std::fill(sr, sr + cols, T(0));
             continue;
           }
@@ -319,10 +321,13 @@ void forward(const Ctx<T>& c, const Packed<T>& kT, T* out, T* lse) {
       }
       for (int64_t r = 0; r < rows; ++r) {
         T* orow = o + r * c.Ev;
-        const T inv = l[r] > 0.0 ? static_cast<T>(1.0 / l[r]) : T(0);  // a fully masked row gives 0
+        // a fully masked row gives 0 (torch's choice); a NaN score, NaN (l is NaN then)
+        const T nan = std::numeric_limits<T>::quiet_NaN();
+        const T inv = l[r] > 0.0 ? static_cast<T>(1.0 / l[r]) : std::isnan(l[r]) ? nan : T(0);
         for (int64_t e = 0; e < c.Ev; ++e) orow[e] *= inv;
-        lse[n * c.L + i0 + r] =
-            l[r] > 0.0 ? static_cast<T>(m[r] + std::log(l[r])) : std::numeric_limits<T>::infinity();
+        lse[n * c.L + i0 + r] = l[r] > 0.0     ? static_cast<T>(m[r] + std::log(l[r]))
+                                : std::isnan(l[r]) ? nan
+                                                   : std::numeric_limits<T>::infinity();
       }
     }
   });

@@ -41,6 +41,11 @@ namespace {
 // negative integer powers, as torch).
 template <typename T>
 T int_pow(T base, int64_t exp) {
+  if (exp < 0) {  // integer semantics, as torch: 1/base truncates to 0 except for base ±1
+    if (base == T(1)) return T(1);
+    if (std::is_signed_v<T> && base == T(-1)) return (-exp) % 2 ? T(-1) : T(1);
+    return T(0);
+  }
   T r = 1;
   while (exp > 0) {
     if (exp & 1) r = wrap_mul(r, base);

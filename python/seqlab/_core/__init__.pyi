@@ -392,11 +392,11 @@ class Tensor:
         """
         out = |input| (torch.abs).
         """
-    def add(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    def add(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
         out = input + alpha * other, elementwise with broadcasting; other may be a number (torch.add).
         """
-    def add_(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    def add_(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
         In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
         """
@@ -515,7 +515,7 @@ class Tensor:
         """
         At most `chunks` views of equal size ceil(n / chunks) along dim (torch.chunk).
         """
-    def clamp(self, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+    def clamp(self, min: typing.Any = None, max: typing.Any = None) -> Tensor:
         """
         out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clamp).
         """
@@ -523,7 +523,7 @@ class Tensor:
         """
         In-place clamp: self = min(max(self, min), max).
         """
-    def clip(self, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+    def clip(self, min: typing.Any = None, max: typing.Any = None) -> Tensor:
         """
         out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).
         """
@@ -581,7 +581,7 @@ class Tensor:
         """
         out = input / other, true division, elementwise with broadcasting (torch.div).
         """
-    def div_(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    def div_(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
         In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
         """
@@ -826,7 +826,7 @@ class Tensor:
         """
         out = input * other, elementwise with broadcasting; other may be a number (torch.mul).
         """
-    def mul_(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    def mul_(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
         In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
         """
@@ -1016,11 +1016,11 @@ class Tensor:
         """
         The steps in elements between neighbours along each dim (or along dim).
         """
-    def sub(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    def sub(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
         out = input - alpha * other, elementwise with broadcasting; other may be a number (torch.sub).
         """
-    def sub_(self, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    def sub_(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
         In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
         """
@@ -1630,7 +1630,7 @@ def abs(input: Tensor) -> Tensor:
     """
     out = |input| (torch.abs).
     """
-def add(input: Tensor, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+def add(input: Tensor, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
     """
     out = input + alpha * other, elementwise with broadcasting; other may be a number (torch.add).
     """
@@ -1748,11 +1748,11 @@ def chunk(input: Tensor, chunks: typing.SupportsInt | typing.SupportsIndex, dim:
     """
     At most `chunks` views of equal size ceil(n / chunks) along dim (torch.chunk).
     """
-def clamp(input: Tensor, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+def clamp(input: Tensor, min: typing.Any = None, max: typing.Any = None) -> Tensor:
     """
     out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clamp).
     """
-def clip(input: Tensor, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+def clip(input: Tensor, min: typing.Any = None, max: typing.Any = None) -> Tensor:
     """
     out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).
     """
@@ -2188,7 +2188,7 @@ def stack(tensors: collections.abc.Sequence[Tensor], dim: typing.SupportsInt | t
     """
     Tensors of one shape joined along a new dim (torch.stack).
     """
-def sub(input: Tensor, other: typing.Any, *, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+def sub(input: Tensor, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
     """
     out = input - alpha * other, elementwise with broadcasting; other may be a number (torch.sub).
     """
