@@ -277,3 +277,55 @@ def test_integer_promotion_and_powers_match_torch(case):
 ])
 def test_integer_overflow_and_alpha_errors_match_torch(case, message):
     assert_raises_like_torch(lambda: case(seqlab), lambda: case(torch), message)
+
+
+def test_sort_and_topk_put_nan_above_inf_and_keep_0d_shapes():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a = rng.choice([1.0, 2.0, INF, -INF, NAN, 0.0, -0.0], size=(3, 5))
+        for dim in (0, 1):
+            for descending in (True, False):
+                ours = seqlab.sort(seqlab.tensor(a), dim=dim, descending=descending)
+                theirs = torch.sort(torch.tensor(a), dim=dim, descending=descending, stable=True)
+                np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+                np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
+        got, want = seqlab.topk(seqlab.tensor(a[0]), 3), torch.topk(torch.tensor(a[0]), 3)
+        np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+    for fn in (lambda L: L.argsort(L.tensor(3.0)), lambda L: L.sort(L.tensor(3.0)).indices,
+               lambda L: L.tensor(3.0).topk(1).indices):
+        assert tuple(fn(seqlab).shape) == tuple(fn(torch).shape) == ()
+
+
+@pytest.mark.parametrize("pad,mode", [((-1, 1), "circular"), ((1, -1), "circular"), ((-1, -1), "circular"),
+                                      ((2, -1), "circular"), ((-1, 2), "constant"), ((0, -3), "constant")])
+def test_pad_with_negative_pads_crops_first(pad, mode):
+    x = np.array([[[1.0, 2.0, 3.0]]])
+    assert_matches_torch(lambda t: F.pad(t, pad, mode), lambda t: torch.nn.functional.pad(t, pad, mode), [x])
+
+
+@pytest.mark.parametrize("case,message", [
+    (lambda L: L.nn.functional.pad(L.tensor([[1.0, 2.0, 3.0]]), (-2, -2)), "length must be non-negative"),
+    (lambda L: L.zeros(0, 0, 3).argmin(0), r"argmin\(\): Expected reduction dim 0 to have non-zero size"),
+    (lambda L: L.zeros(2, 0).argmax(1), r"argmax\(\): Expected reduction dim 1 to have non-zero size"),
+    (lambda L: L.zeros(0, 3).max(0), r"max\(\): Expected reduction dim 0 to have non-zero size"),
+    (lambda L: L.arange(0, float("inf")), r"unsupported range: 0 -> inf"),
+    (lambda L: L.logical_xor(L.tensor([0.0, 1.0]), 2.5), r"logical_xor\(\): argument 'other'.* must be Tensor, not float"),
+    (lambda L: L.maximum(L.tensor([0.0, 1.0]), True), r"maximum\(\): argument 'other'.* must be Tensor, not bool"),
+    (lambda L: L.tensor([1.0]).minimum(2), r"minimum\(\): argument 'other'.* must be Tensor, not int"),
+    (lambda L: L.tensor([L.tensor([1.0, 2.0])]), "only one element tensors can be converted to Python scalars"),
+])
+def test_edge_errors_match_torch(case, message):
+    assert_raises_like_torch(lambda: case(seqlab), lambda: case(torch), message)
+
+
+@pytest.mark.filterwarnings("ignore:var\\(\\): degrees of freedom")  # torch's, for the empty reductions
+@pytest.mark.parametrize("case", [
+    lambda L: L.zeros(0).std(0, correction=-1), lambda L: L.zeros(0, 3).var(0), lambda L: L.zeros(2, 0).var(1),
+    lambda L: L.tensor([[1.0, 3.0], [2.0, 0.0]]).argmax(None, keepdim=True),
+    lambda L: L.tensor([[1.0, 3.0], [2.0, 0.0]]).argmin(keepdim=True), lambda L: L.zeros(0, 2).argmax(1),
+    lambda L: L.tensor([L.tensor([1.0]), L.tensor([2.0])]), lambda L: L.tensor([[L.tensor(1), L.tensor([2])]]),
+])
+def test_edge_values_match_torch(case):
+    got, want = case(seqlab), case(torch)
+    assert tuple(got.shape) == tuple(want.shape) and str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

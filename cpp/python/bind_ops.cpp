@@ -87,8 +87,12 @@ void bind_ops(py::module_& m) {
       const double alpha = alpha_arg(alpha_, a, o);
       return released([&] { return fn(a, o, alpha); });
     }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1, doc);
-  auto def_binary = [&](const char* name, Tensor (*fn)(const Tensor&, const Tensor&), const char* doc) {
-    both(m, cls, name, [fn, name](const Tensor& a, py::handle b) {
+  // tensor_only: torch takes no number for `other` (maximum, minimum, the logical ops)
+  auto def_binary = [&](const char* name, Tensor (*fn)(const Tensor&, const Tensor&), const char* doc,
+                        bool tensor_only = false) {
+    both(m, cls, name, [fn, name, tensor_only](const Tensor& a, py::handle b) {
+      if (tensor_only && !py::isinstance<TensorImpl>(b))
+        throw py::type_error(str_cat(name, "(): argument 'other' must be Tensor, not ", type_name(b)));
       const Tensor o = operand_arg(b, a, name);
       return released([&] { return fn(a, o); });
     }, py::arg("other"), doc);
@@ -100,9 +104,9 @@ void bind_ops(py::module_& m) {
   def_binary("true_divide", [](const Tensor& a, const Tensor& b) { return div(a, b); },
              "out = input / other, true division (torch.true_divide, an alias of div).");
   def_binary("maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); },
-             "The elementwise maximum of input and other; NaN if either is NaN (torch.maximum).");
+             "The elementwise maximum of input and other; NaN if either is NaN (torch.maximum).", true);
   def_binary("minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); },
-             "The elementwise minimum of input and other; NaN if either is NaN (torch.minimum).");
+             "The elementwise minimum of input and other; NaN if either is NaN (torch.minimum).", true);
   def_binary("eq", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Eq); },
              "input == other elementwise, a bool tensor (torch.eq).");
   def_binary("ne", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Ne); },
@@ -116,11 +120,11 @@ void bind_ops(py::module_& m) {
   def_binary("ge", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Ge); },
              "input >= other elementwise, a bool tensor (torch.ge).");
   def_binary("logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); },
-             "input AND other, zero meaning False, a bool tensor (torch.logical_and).");
+             "input AND other, zero meaning False, a bool tensor (torch.logical_and).", true);
   def_binary("logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); },
-             "input OR other, zero meaning False, a bool tensor (torch.logical_or).");
+             "input OR other, zero meaning False, a bool tensor (torch.logical_or).", true);
   def_binary("logical_xor", [](const Tensor& a, const Tensor& b) { return logical_xor(a, b); },
-             "input XOR other, zero meaning False, a bool tensor (torch.logical_xor).");
+             "input XOR other, zero meaning False, a bool tensor (torch.logical_xor).", true);
   def_binary("fmod", [](const Tensor& a, const Tensor& b) { return fmod(a, b); },
              "The C remainder input - trunc(input / other) * other: the sign of input (torch.fmod).");
   def_binary("floor_divide", [](const Tensor& a, const Tensor& b) { return floor_divide(a, b); },

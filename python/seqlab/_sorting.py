@@ -33,8 +33,13 @@ def _order(x, dim, descending):
     if a.ndim == 0:
         return np.zeros((), dtype=np.int64)
     if np.issubdtype(a.dtype, np.floating):
-        # torch: NaN is the largest value; ascending puts it last (NumPy does too), descending first
-        key = np.where(np.isnan(a), -np.inf, -a) if descending else a
+        # torch: NaN is the largest value, above +inf; ascending puts it last (NumPy does too),
+        # descending first: sorted by (not NaN, −value), NaN and +inf kept apart
+        if descending:
+            nan = np.isnan(a)
+            keys = (np.moveaxis(np.where(nan, 0.0, -a), dim, -1), np.moveaxis(~nan, dim, -1))
+            return np.moveaxis(np.lexsort(keys, axis=-1), -1, dim).astype(np.int64)
+        key = a
     elif a.dtype == np.bool_:
         key = ~a if descending else a
     else:
@@ -53,7 +58,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) of input sorted along dim (ascending unless descending), as torch.sort."""
     d = _dim(input, dim, "sort")
     idx = _order(input, d, descending)
-    return sort_result(_gather(input, d, idx), _core.from_numpy(np.ascontiguousarray(idx)))
+    return sort_result(_gather(input, d, idx), _core.from_numpy(np.array(idx, dtype=np.int64)))  # (0-d stays 0-d)
 
 
 @_args.numpy_names
@@ -75,7 +80,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     idx = _order(input, d, largest)
     if input.dim():
         idx = np.take(idx, np.arange(k), axis=d)
-    return topk_result(_gather(input, d, idx), _core.from_numpy(np.ascontiguousarray(idx)))
+    return topk_result(_gather(input, d, idx), _core.from_numpy(np.array(idx, dtype=np.int64)))
 
 
 def _unique_result(values, inverse, counts, return_inverse, return_counts, dtype):

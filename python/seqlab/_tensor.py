@@ -2,6 +2,7 @@
 functions, with PyTorch's signatures. Everything numeric happens in seqlab._core."""
 import builtins
 import collections
+import math
 import numbers
 import warnings
 
@@ -66,6 +67,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     elif isinstance(data, (str, bytes)):
         raise TypeError(f"tensor(): new(): invalid data type '{type(data).__name__}'")
     else:
+        if isinstance(data, (list, tuple)) and isinstance(_first_leaf(data), Tensor):
+            data = _scalars(data)  # torch reads tensors inside a list as numbers: [tensor([1.]), ...] is (n,)
         try:
             arr = np.asarray(data)
         except ValueError as e:
@@ -91,6 +94,23 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     with np.errstate(over="ignore"):  # float64 -> float32 overflows to inf, silently as in torch
         arr = np.array(arr, dtype=_NP[dtype], order="C", copy=True)  # (ascontiguousarray would make 0-d 1-d)
     return _finish(_core.from_numpy(arr), requires_grad)
+
+
+def _first_leaf(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def _scalars(data):
+    """Nested lists with every tensor in them read as its one number (torch.tensor's rule)."""
+    if isinstance(data, (list, tuple)):
+        return [_scalars(e) for e in data]
+    if isinstance(data, Tensor):
+        if data.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data.item()
+    return data
 
 
 def _seqlab_dtype(np_dtype):
@@ -213,6 +233,8 @@ def arange(start, end=_NO_END, step=1, dtype=None, device=None, requires_grad=Fa
     if _args.dtype(dtype, "arange") is None:
         dtype = int64 if all(isinstance(v, int) for v in (start, end, step)) else _default_dtype
     start, end, step = (_args.number(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step")))
+    if not (math.isfinite(start) and math.isfinite(end)):  # torch's words
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     return _finish(_core._arange(start, end, step, dtype), requires_grad)
 
 

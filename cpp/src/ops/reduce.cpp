@@ -260,7 +260,8 @@ Tensor var(const Tensor& x, const std::vector<int64_t>& dims_in, double correcti
           ss += dlt * dlt;
         }
         pm[o * b.inner + i] = static_cast<T>(m);
-        po[o * b.inner + i] = static_cast<T>(ss / denom);
+        // no elements: NaN whatever the correction (the mean of nothing), as torch
+        po[o * b.inner + i] = b.R == 0 ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(ss / denom);
       }
   });
   if (any_requires_grad({x})) {
@@ -564,14 +565,15 @@ Tensor extreme_all(const Tensor& x, bool is_max) {
   return out;
 }
 
-std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, int64_t dim_in, bool keepdim, bool is_max) {
+std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, int64_t dim_in, bool keepdim, bool is_max,
+                                      const char* name = nullptr) {
   const char* op = is_max ? "max" : "min";
-  const int64_t dim = wrap_dim(dim_in, x.dim(), op);
+  const int64_t dim = wrap_dim(dim_in, x.dim(), name ? name : op);
   std::vector<int64_t> dims;
   if (x.dim() > 0) dims.push_back(dim);
   const Blocked b = block(x, dims);
-  SEQLAB_CHECK_INDEX(b.R > 0 || b.outer * b.inner == 0, op, "(): Expected reduction dim ", dim,
-                     " to have non-zero size.");
+  // a reduced dim of size 0 has no extreme, even when the result is empty too (torch's rule)
+  SEQLAB_CHECK_INDEX(b.R > 0, name ? name : op, "(): Expected reduction dim ", dim, " to have non-zero size.");
   const Shape out_shape = drop_dims(b.kept_shape, dims, keepdim);
   Tensor values = Tensor::empty(out_shape, x.dtype());
   Tensor indices = Tensor::empty(out_shape, Dtype::Int64);
@@ -651,15 +653,20 @@ Tensor min(const Tensor& x) { return extreme_all(x, false); }
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) { return extreme_dim(x, dim, keepdim, true); }
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) { return extreme_dim(x, dim, keepdim, false); }
 
-Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+namespace {
+
+// argmax / argmin: over dim, or over all elements (dim unset; keepdim then keeps every dim as 1, as torch)
+Tensor arg_extreme(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max) {
   NoGradGuard ng;
-  if (!dim) return extreme_dim(reshape(x, {-1}), 0, false, true).second;
-  return extreme_dim(x, *dim, keepdim, true).second;
+  const char* name = is_max ? "argmax" : "argmin";
+  if (dim) return extreme_dim(x, *dim, keepdim, is_max, name).second;
+  Tensor flat = extreme_dim(reshape(x, {-1}), 0, false, is_max, name).second;
+  return keepdim ? reshape(flat, Shape(static_cast<size_t>(x.dim()), 1)) : flat;
 }
-Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  NoGradGuard ng;
-  if (!dim) return extreme_dim(reshape(x, {-1}), 0, false, false).second;
-  return extreme_dim(x, *dim, keepdim, false).second;
-}
+
+}  // namespace
+
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg_extreme(x, dim, keepdim, true); }
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg_extreme(x, dim, keepdim, false); }
 
 }  // namespace seqlab

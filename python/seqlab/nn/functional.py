@@ -185,6 +185,13 @@ def pad(input, pad, mode="constant", value=None):
         if before == 0 and after == 0:
             continue
         n = out.shape[dim]
+        if n + before + after < 0:  # cropped past nothing
+            raise RuntimeError(f"narrow(): length must be non-negative. (pad(): padding ({before}, {after}) at "
+                               f"dimension {dim} of input {list(input.shape)})")
+        if mode == "circular" and min(before, after) < 0:
+            # torch crops first and wraps what is left: (−1, 1) on [1, 2, 3] is [2, 3, 2]
+            out = out.narrow(dim, max(-before, 0), n + min(before, 0) + min(after, 0))
+            before, after, n = max(before, 0), max(after, 0), out.shape[dim]
         pos = np.arange(-before, n + after)
         if mode == "constant":
             # positions outside [0, n) read one slice of `value` appended at index n
