@@ -318,7 +318,7 @@ def test_edge_errors_match_torch(case, message):
     assert_raises_like_torch(lambda: case(seqlab), lambda: case(torch), message)
 
 
-@pytest.mark.filterwarnings("ignore:var\\(\\): degrees of freedom")  # torch's, for the empty reductions
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom is <= 0")  # torch warns for the empty reductions
 @pytest.mark.parametrize("case", [
     lambda L: L.zeros(0).std(0, correction=-1), lambda L: L.zeros(0, 3).var(0), lambda L: L.zeros(2, 0).var(1),
     lambda L: L.tensor([[1.0, 3.0], [2.0, 0.0]]).argmax(None, keepdim=True),
