@@ -136,3 +136,19 @@ def test_the_front_door_check_sees_every_spelling():
                            ("x = 1\nfrom .. import tensor\n", [2]), ("from .. import _core\n", []),
                            ("from .._tensor import tensor\n", []), ("from . import vocab\n", [])]:
         assert front_door_imports(text, depth=2) == expected, text
+
+
+def test_the_ops_autograd_calls_are_defined_where_their_declarations_are_seen():
+    """cpp/src/autograd/ops_used.hpp declares the few ops the autograd side calls (it may not
+    include ops headers). Every file that defines one includes that header, so a definition whose
+    return type drifts from the declaration fails to compile instead of linking to another overload."""
+    header = CPP / "src" / "autograd" / "ops_used.hpp"
+    declared = re.findall(r"^\s*Tensor&?\s+(\w+)\(", header.read_text(), re.M)
+    assert len(declared) >= 8, declared
+    for name in declared:
+        definition = re.compile(rf"^Tensor&?\s+{name}\([^;]*?\)\s*\{{", re.M | re.S)
+        defining = [p for p in sorted((CPP / "src" / "ops").glob("*.cpp")) if definition.search(p.read_text())]
+        assert defining, f"{name}, declared in ops_used.hpp, is defined in no file under cpp/src/ops/"
+        for path in defining:
+            assert '#include "autograd/ops_used.hpp"' in path.read_text(), \
+                f"{path.relative_to(ROOT)} defines {name} but does not include autograd/ops_used.hpp"

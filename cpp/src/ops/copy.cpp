@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "autograd/ops_used.hpp"  // declares clone, copy_, ... for autograd/
 #include "elementwise_impl.hpp"
 #include "seqlab/autograd.hpp"
 #include "seqlab/ops/shape.hpp"

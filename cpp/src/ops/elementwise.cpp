@@ -5,6 +5,8 @@
 // elementwise_inplace.cpp (shared internals: elementwise_impl.hpp).
 #include "seqlab/ops/elementwise.hpp"
 
+#include "autograd/ops_used.hpp"  // declares add, reshape, ... for autograd/
+
 #include <algorithm>
 #include <cmath>
 #include <tuple>

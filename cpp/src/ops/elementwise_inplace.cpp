@@ -1,6 +1,7 @@
 // In-place pointwise ops (add_, mul_, %=, &=, <<=, sin_, floor_, clamp_, ...): self = op(self, other)
 // written back into self, or under autograd computed from a copy and rebased (autograd/inplace.cpp).
 // Tests: tests/test_elementwise.py, tests/test_autograd.py.
+#include "autograd/ops_used.hpp"  // declares clone, copy_, ... for autograd/
 #include "elementwise_impl.hpp"
 #include "seqlab/ops/shape.hpp"
 #include "seqlab/autograd.hpp"

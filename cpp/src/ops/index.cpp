@@ -3,6 +3,8 @@
 // Tests: tests/test_index.py.
 #include "seqlab/ops/index.hpp"
 
+#include "autograd/ops_used.hpp"  // declares add, reshape, ... for autograd/
+
 #include <cstring>
 
 #include "kernel_utils.hpp"

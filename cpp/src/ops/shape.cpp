@@ -3,6 +3,8 @@
 // its backward maps the gradient back to the base's shape. Tests: tests/test_shape.py.
 #include "seqlab/ops/shape.hpp"
 
+#include "autograd/ops_used.hpp"  // declares add, reshape, ... for autograd/
+
 #include <algorithm>
 #include <optional>
 
