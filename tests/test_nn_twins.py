@@ -231,3 +231,62 @@ def test_every_layer_of_seqlab_nn_has_a_twin_case():
                | set(transformer.__all__) | set(conv.__all__) - {"LazyConv1d", "LazyConv2d"})
     assert modules <= covered, sorted(modules - covered)
     assert covered <= set(dir(cpp_nn)), sorted(covered - set(dir(cpp_nn)))
+
+
+# The layers of seqlab.nn with no C++ twin, and why: the twin rule is for layers whose computation
+# is a C++ functional that a C++ user would call through a module.
+PYTHON_ONLY = {
+    "Sequential": "a container: it holds Python modules and computes nothing",
+    "ModuleDict": "a container: it holds Python modules and computes nothing",
+    "ModuleList": "a container (cpp_nn.ModuleList is its C++ counterpart for C++ modules)",
+    "LazyLinear": "lazy modules infer their shapes at the first call (a Python mechanism); materialised, they are "
+                  "Linear, BatchNorm1d, Conv1d, Conv2d, which are twinned",
+    "LazyBatchNorm1d": "lazy (see LazyLinear)",
+    "LazyConv1d": "lazy (see LazyLinear)",
+    "LazyConv2d": "lazy (see LazyLinear)",
+    "MaxPool1d": "pooling has no parameters: the module calls its C++ functional (pool.cpp) and a C++ user calls it "
+                 "directly",
+    "MaxPool2d": "pooling (see MaxPool1d)",
+    "AvgPool1d": "pooling (see MaxPool1d)",
+    "AvgPool2d": "pooling (see MaxPool1d)",
+    "AdaptiveAvgPool1d": "pooling (see MaxPool1d)",
+    "AdaptiveAvgPool2d": "pooling (see MaxPool1d)",
+    "CrossEntropyLoss": "losses hold no parameters: each calls one functional (loss.cpp), which C++ calls directly",
+    "NLLLoss": "a loss (see CrossEntropyLoss)",
+    "MSELoss": "a loss (see CrossEntropyLoss)",
+    "BCEWithLogitsLoss": "a loss (see CrossEntropyLoss)",
+    "KLDivLoss": "a loss composed of elementwise ops (see CrossEntropyLoss)",
+    "TransformerLM": "seqlab's language models compose twinned layers in Python (nn/lm.py) for generate(); they "
+                     "compute nothing of their own",
+    "TransformerSeq2Seq": "a language model (see TransformerLM)",
+    "RNNLM": "a language model (see TransformerLM)",
+    "RNNSeq2Seq": "a language model (see TransformerLM)",
+}
+# seqlab.nn.positional's modules: a relative scheme's computation is its C++ lowering
+# (cpp/src/ops/positional/<kind>.cpp), which the C++ attention reads from a PositionalScheme; the
+# absolute ones add a table to the embeddings.
+POSITIONAL_REASON = "a positional scheme: its computation is the C++ lowering the attention reads"
+
+
+def test_every_layer_is_twinned_or_listed_as_python_only():
+    """Walks seqlab.nn.__all__ and seqlab.nn.positional.__all__: every Module class there has a
+    case in TWINS (so a C++ twin) or a reason in PYTHON_ONLY; a new layer with neither fails."""
+    from seqlab.nn import positional
+    covered = {name for name, _, _ in TWINS}
+    bases = {"RNNBase", "RNNCellBase", "Module"}
+    missing, stale = [], []
+    for name in nn.__all__:
+        obj = getattr(nn, name)
+        if isinstance(obj, type) and issubclass(obj, nn.Module) and name not in bases:
+            if name not in covered and name not in PYTHON_ONLY:
+                missing.append(name)
+            if name in covered and name in PYTHON_ONLY:
+                stale.append(name)
+    for name in positional.__all__:  # each a scheme, for POSITIONAL_REASON
+        obj = getattr(positional, name)
+        if isinstance(obj, type) and issubclass(obj, nn.Module):
+            assert issubclass(obj, (positional.RelativePositionScheme, positional._Absolute)), \
+                f"{name}: {POSITIONAL_REASON}, but it is neither a relative nor an absolute scheme"
+    assert not missing, f"layers with neither a C++ twin (TWINS) nor a reason in PYTHON_ONLY: {missing}"
+    assert not stale, f"twinned layers still listed as Python-only: {stale}"
+    assert set(PYTHON_ONLY) <= set(nn.__all__), sorted(set(PYTHON_ONLY) - set(nn.__all__))
