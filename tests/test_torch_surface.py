@@ -329,3 +329,11 @@ def test_edge_values_match_torch(case):
     got, want = case(seqlab), case(torch)
     assert tuple(got.shape) == tuple(want.shape) and str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_subtraction_records_torchs_node_name():
+    """a − b records SubBackward0 as PyTorch does (it was AddBackward0: the drawn graph differed)."""
+    for lib in (seqlab, torch):
+        a = lib.ones(2, requires_grad=True)
+        assert [(a - 1).grad_fn.name(), lib.sub(a, a).grad_fn.name(), (a + 1).grad_fn.name()] == \
+            ["SubBackward0", "SubBackward0", "AddBackward0"]

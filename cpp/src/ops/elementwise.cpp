@@ -144,7 +144,7 @@ Tensor scalar_like(double value, const Tensor& other, bool is_integral_value) {
 
 // ---------------------------------------------------------------- add / sub
 // out = a + alpha*b.   da = g, db = alpha*g (each summed back over broadcast dims)
-static Tensor add_impl(const Tensor& a_, const Tensor& b_, double alpha, const char* op) {
+static Tensor add_impl(const Tensor& a_, const Tensor& b_, double alpha, const char* op, const char* node) {
   auto [a, b, shape] = prepare_binary(a_, b_, op);
   Tensor out = vec_binary(a, b, shape, simd::BinOp::Add, alpha);
   if (!out.defined())
@@ -154,7 +154,7 @@ static Tensor add_impl(const Tensor& a_, const Tensor& b_, double alpha, const c
       return [al](T x, T y) { return wrap_add(x, wrap_mul(al, y)); };
     });
   if (any_requires_grad({a, b})) {
-    attach(out, "AddBackward0", {a, b}, [sa = a.shape(), sb = b.shape(), alpha](const Tensor& g) -> TensorList {
+    attach(out, node, {a, b}, [sa = a.shape(), sb = b.shape(), alpha](const Tensor& g) -> TensorList {
       return {sum_to(g, sa), alpha == 1.0 ? sum_to(g, sb) : sum_to(g * alpha, sb)};
     });
   }
@@ -171,7 +171,7 @@ Tensor add(const Tensor& a, const Tensor& b, double alpha) {
     SEQLAB_CHECK(alpha == 1.0, "add: Boolean alpha only supported for Boolean results (got alpha=", alpha, ")");
     return logical_or(a, b);
   }
-  return add_impl(a, b, alpha, "add");
+  return add_impl(a, b, alpha, "add", "AddBackward0");
 }
 Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
   SEQLAB_CHECK(!both_bool(a, b), "Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -179,7 +179,7 @@ Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
   SEQLAB_CHECK(a.dtype() != Dtype::Bool && b.dtype() != Dtype::Bool,
                "Subtraction, the `-` operator, with a bool tensor is not supported. "
                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return add_impl(a, b, -alpha, "sub");
+  return add_impl(a, b, -alpha, "sub", "SubBackward0");  // torch's node name: the drawn graph says "Sub"
 }
 
 // ---------------------------------------------------------------- mul / div
