@@ -1,10 +1,12 @@
 """Autoregressive generation with Hugging Face's generate() arguments (max_new_tokens, do_sample,
-temperature, top_k, top_p, num_beams, length_penalty, eos_token_id, pad_token_id, use_cache):
-greedy decoding, sampling, and beam search, for decoder-only and encoder-decoder models,
-transformer and recurrent alike.
+temperature, top_k, top_p, num_beams, length_penalty, early_stopping, eos_token_id, pad_token_id,
+use_cache, num_return_sequences, attention_mask, the logits processors, streamer,
+return_dict_in_generate): greedy decoding, sampling, and beam search, for decoder-only and
+encoder-decoder models, transformer and recurrent alike.
 
 A model takes part by a small protocol (the models of seqlab/nn/lm.py follow it):
-- decoder-only: model(idx, cache=None) -> logits (N, L, V); idx (N, L) int64.
+- decoder-only: model(idx, cache=None) -> logits (N, L, V); idx (N, L) int64; for padded prompts
+  also attention_mask= (N, positions so far), 1 = token, 0 = padding.
 - encoder-decoder (is_encoder_decoder = True): model.encode(src) -> memory and
   model.decode(tgt, memory, cache=None) -> logits (N, T, V).
 - model.new_cache() -> an empty cache that forward/decode update in place (a KVCache for a
@@ -14,7 +16,8 @@ the whole sequence (the oracle of the cache tests).
 
 The loop is Python orchestration: one model call per generated token, as in Hugging Face, since
 each step's input depends on the previous step's choice; the model call itself is the C++ layers.
-Tests: tests/test_generation.py."""
+Tests: tests/test_generation.py, tests/test_generation_hf.py (against transformers),
+tests/test_generation_padding.py."""
 import inspect
 import math
 import numbers
