@@ -66,10 +66,10 @@ std::optional<double> bound_arg(const py::handle& b, Tensor& x, const char* op, 
 }
 
 // alpha of add/sub: a Python float with integer tensors is refused, as torch does.
-double alpha_arg(const py::handle& alpha, const Tensor& a, const Tensor& b) {
+double alpha_arg(const py::handle& alpha, const Tensor& a, const Tensor& b, const char* op) {
   if (py::isinstance<py::float_>(alpha) && !is_floating(a.dtype()) && !is_floating(b.dtype()))
     throw std::runtime_error("For integral input tensors, argument alpha must not be a floating point number.");
-  return number_arg(alpha, "add", "alpha");
+  return number_arg(alpha, op, "alpha");
 }
 
 }  // namespace
@@ -84,7 +84,7 @@ void bind_ops(py::module_& m) {
        {"sub", &sub, "out = input - alpha * other, elementwise with broadcasting; other may be a number (torch.sub)."}})
     both(m, cls, name, [name = name, fn = fn](const Tensor& a, py::handle b, py::handle alpha_) {
       const Tensor o = operand_arg(b, a, name);
-      const double alpha = alpha_arg(alpha_, a, o);
+      const double alpha = alpha_arg(alpha_, a, o, name);
       return released([&] { return fn(a, o, alpha); });
     }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1, doc);
   // tensor_only: torch takes no number for `other` (maximum, minimum, the logical ops)
@@ -288,7 +288,7 @@ void bind_ops(py::module_& m) {
   auto def_inplace = [&](const char* name, InplaceOp op) {
     cls.def(name, [op, name](Tensor& self, py::handle other, py::handle alpha_) -> Tensor {
       const Tensor o = operand_arg(other, self, name);
-      const double alpha = alpha_arg(alpha_, self, o);
+      const double alpha = alpha_arg(alpha_, self, o, name);
       return released([&] { return inplace_binary(self, o, op, alpha); });
     }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
        "In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.");

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 #include "seqlab/ops/activation.hpp"
 #include "seqlab/ops/attention.hpp"
@@ -344,12 +345,9 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   Tensor out, weights;
   if (o.need_weights() && positional) {
     // The weights with the scheme's terms, explicitly; out = A v (+ the scheme's value term).
-    weights = positional_attention_weights(heads4(q), heads4(k), o.pos(), mask4(attn_mask), is_causal, o.scale(),
-                                           q_offset);
-    if (dropout_p > 0.0) weights = dropout(weights, dropout_p, true);
-    out = matmul(weights, heads4(v));
-    const Tensor extra = positional_values(weights, o.pos(), head_dim, q_offset);
-    if (extra.defined()) out = out + extra;
+    std::tie(out, weights) = positional_attention_and_weights(heads4(q), heads4(k), heads4(v), o.pos(),
+                                                              mask4(attn_mask), dropout_p, is_causal, o.scale(),
+                                                              q_offset);
     out = reshape(out, {N * H, L, head_dim});
     if (o.average_attn_weights()) weights = mean(weights, {1});
   } else if (o.need_weights()) {

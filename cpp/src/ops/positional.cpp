@@ -23,6 +23,7 @@
 #include "seqlab/ops/elementwise.hpp"
 #include "seqlab/ops/index.hpp"
 #include "seqlab/ops/linalg.hpp"
+#include "seqlab/ops/random.hpp"
 #include "seqlab/parallel.hpp"
 #include "seqlab/ops/shape.hpp"
 
@@ -323,16 +324,18 @@ Tensor positional_attention_weights(const Tensor& query, const Tensor& key, cons
   return attention_detail::unfold(attention_detail::composed_softmax(r, composed_scores(r)), r, r.S);
 }
 
-Tensor positional_values(const Tensor& weights, const PositionalScheme& pos, int64_t head_dim, int64_t q_offset) {
-  SEQLAB_CHECK(weights.dim() == 4, "positional_values: expected weights (B, H, L, S), got ", shape_str(weights.shape()));
-  const positional_detail::SchemeDescription& scheme = positional_detail::find_scheme(pos.kind);
-  if (!scheme.tables) return Tensor();
-  const int64_t L = weights.size(2), S = weights.size(3);
-  const SchemeContext ctx{pos, weights.size(1), L, S, head_dim, q_offset, weights.dtype()};
-  Relative rel;
-  scheme.tables(ctx, rel);
-  if (!rel.rel_value.defined()) return Tensor();
-  return value_term(weights, rel.rel_value, distance_matrix(rel.index, L, S, q_offset));
+std::pair<Tensor, Tensor> positional_attention_and_weights(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                           const PositionalScheme& pos, const Tensor& attn_mask,
+                                                           double dropout_p, bool is_causal,
+                                                           std::optional<double> scale, int64_t q_offset) {
+  const Prepared r = prepare_positional(query, key, value, pos, attn_mask, 0.0, is_causal, scale, q_offset);
+  Tensor weights = attention_detail::unfold(attention_detail::composed_softmax(r, composed_scores(r)), r, r.S);
+  if (dropout_p > 0.0) weights = dropout(weights, dropout_p, true);
+  Tensor out = matmul(weights, value);
+  const Relative& rel = r.p.rel;
+  if (rel.rel_value.defined())  // + Σ_j w_ij Rv[h, idx(i, j)], from the tables the weights were made with
+    out = add(out, value_term(weights, rel.rel_value, distance_matrix(rel.index, r.L, r.S, q_offset)));
+  return {out, weights};
 }
 
 }  // namespace seqlab

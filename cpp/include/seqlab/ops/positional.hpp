@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -77,9 +78,14 @@ Tensor positional_attention_weights(const Tensor& query, const Tensor& key, cons
                                     const Tensor& attn_mask = Tensor(), bool is_causal = false,
                                     std::optional<double> scale = std::nullopt, int64_t q_offset = 0);
 
-// Σ_j weights_ij · Rv[h, idx(i, j)] (B, H, L, Dv) for a scheme with a value table (Shaw's a^V),
-// undefined otherwise: what MultiheadAttention adds to weights·V when it returns the weights.
-// head_dim: the dimension of the queries the weights came from.
-Tensor positional_values(const Tensor& weights, const PositionalScheme& pos, int64_t head_dim, int64_t q_offset = 0);
+// MultiheadAttention's need_weights path with a scheme, from one lowering of it: the weights
+// (B, H, L, S), dropped out with dropout_p as torch returns them, and out = weights·V plus the
+// scheme's value term Σ_j weights_ij · Rv[h, idx(i, j)] (Shaw's a^V), (B, H, L, Dv).
+std::pair<Tensor, Tensor> positional_attention_and_weights(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                           const PositionalScheme& pos,
+                                                           const Tensor& attn_mask = Tensor(), double dropout_p = 0.0,
+                                                           bool is_causal = false,
+                                                           std::optional<double> scale = std::nullopt,
+                                                           int64_t q_offset = 0);
 
 }  // namespace seqlab
