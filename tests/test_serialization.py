@@ -290,8 +290,18 @@ def test_seqlab_loads_safetensors_files_written_by_torch(tmp_path):
         np.testing.assert_array_equal(sl_np(loaded[name]), t.numpy(), err_msg=name)
         assert sl_np(loaded[name]).dtype == t.numpy().dtype
 
-    safetensors.torch.save_file({"h": torch.ones(2, dtype=torch.float16)}, str(path))
-    with pytest.raises(ValueError, match=re.escape(str(path)) + ".*'h' has dtype 'F16'"):
+    # 16-bit floats (as Hugging Face checkpoints store them) load as float32, every value exact
+    half = torch.randn(5, 3, dtype=torch.float64) * 100
+    half[0, :] = torch.tensor([65504.0, -0.0, 6e-8])  # F16's largest, a signed zero, a subnormal
+    safetensors.torch.save_file({"h": half.half(), "b": half.bfloat16()}, str(path))
+    loaded = load(path)
+    for name, t in (("h", half.half()), ("b", half.bfloat16())):
+        assert loaded[name].dtype == seqlab.float32 and tuple(loaded[name].shape) == (5, 3)
+        np.testing.assert_array_equal(sl_np(loaded[name]), t.float().numpy(), err_msg=name)
+        assert np.signbit(sl_np(loaded[name])[0, 1])
+
+    safetensors.torch.save_file({"z": torch.ones(2, dtype=torch.complex64)}, str(path))
+    with pytest.raises(ValueError, match=re.escape(str(path)) + ".*'z' has dtype 'C64'"):
         load(path)
 
 
@@ -479,7 +489,8 @@ CORRUPT = [
     (raw_file([1, 2]), "a JSON list, not an object"),
     (raw_file({"__metadata__": {"a": 1}}), "__metadata__ must map strings to strings"),
     (raw_file({"x": [0, 8]}), "expected an object with dtype, shape and data_offsets"),
-    (raw_file({"x": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]}}, b"\x00" * 4), "dtype 'F16'"),
+    (raw_file({"x": {"dtype": "F8_E4M3", "shape": [2], "data_offsets": [0, 2]}}, b"\x00" * 2), "dtype 'F8_E4M3'"),
+    (raw_file({"x": {"dtype": "F16", "shape": [2], "data_offsets": [0, 8]}}, b"\x00" * 8), "span 8 bytes but"),
     (raw_file({"x": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}}, b"\x00" * 8), "shape \\[-2\\]"),
     (raw_file({"x": {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]}}, b"\x00" * 8), "data_offsets"),
     (raw_file({"x": F32x2}, b"\x00" * 5), "reach beyond the 5 bytes of data"),

@@ -18,7 +18,8 @@ that the `safetensors` package, PyTorch (safetensors.torch.load_file), NumPy, JA
 Tensors are named by their path in `obj` joined with '.', as PyTorch names state-dict entries
 ("fc.weight", "state.0.exp_avg"), so any safetensors reader sees a flat {name: array} dict.
 The rest of `obj` (nesting, key types, plain values, where each tensor goes) is JSON in the
-metadata under "seqlab.structure". dtypes: F32, F64, I64, BOOL (seqlab's four).
+metadata under "seqlab.structure". dtypes written: F32, F64, I64, I32, I16, I8, U8, BOOL; read
+also: F16 and BF16 (Hugging Face checkpoints), as float32, which holds their values exactly.
 
 Checksums: the metadata's "seqlab.crc32" is the JSON {"structure": crc, "tensors": {name: crc}},
 the CRC-32 (zlib.crc32, 8 hex digits) of the structure's text and of each tensor's bytes as
@@ -76,6 +77,12 @@ _DTYPES = {
     "BOOL": (np.dtype("|b1"), _bool),
 }
 _CODE_OF = {sl: code for code, (_, sl) in _DTYPES.items()}
+# 16-bit floats (Hugging Face checkpoints are often stored so) load as float32, which holds every
+# F16 and BF16 value exactly: seqlab has no 16-bit float dtype. BF16 is float32's top 16 bits.
+_WIDENED = {
+    "F16": (np.dtype("<f2"), lambda a: a.astype(np.float32)),
+    "BF16": (np.dtype("<u2"), lambda a: (a.astype(np.uint32) << 16).view(np.float32)),
+}
 
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _MAX_HEADER = 100_000_000  # the Rust safetensors reader refuses larger headers
@@ -282,8 +289,11 @@ def _load(f, path, base, size):
         raise bad(f"the tensors cover {end} bytes of data but the file holds {data_len}")
 
     tensors = {}
-    for name, np_dtype, shape, begin, stop in sorted(entries, key=lambda e: e[3]):
-        t = empty(shape, dtype=_DTYPES[np_dtype][1])  # seqlab-owned memory; the bytes go straight in
+    for name, code, shape, begin, stop in sorted(entries, key=lambda e: e[3]):
+        if code in _WIDENED:
+            tensors[name] = _read_widened(f, base + data_start + begin, code, shape, checksums, name, bad)
+            continue
+        t = empty(shape, dtype=_DTYPES[code][1])  # seqlab-owned memory; the bytes go straight in
         if stop > begin:
             arr = t.numpy().reshape(-1)
             f.seek(base + data_start + begin)
@@ -312,6 +322,18 @@ def _load(f, path, base, size):
         return _decode(structure["root"], tensors)
     except _Invalid as e:
         raise bad(f"the {STRUCTURE_KEY} metadata is invalid: {e}") from None
+
+
+def _read_widened(f, offset, code, shape, checksums, name, bad):
+    """A 16-bit float tensor of the file as a float32 tensor (its values exactly)."""
+    file_dtype, widen = _WIDENED[code]
+    raw = np.empty(shape, dtype=file_dtype)
+    f.seek(offset)
+    if _read_into(f, memoryview(raw.reshape(-1).view(np.uint8))) != raw.nbytes:
+        raise bad(f"tensor {name!r}: the file ended early (truncated while being read?)")
+    if checksums is not None:
+        _verify(f"tensor {name!r}", raw.reshape(-1).view(np.uint8), checksums["tensors"][name], bad)
+    return Tensor(np.ascontiguousarray(widen(raw.astype(raw.dtype.newbyteorder("=")))))
 
 
 def _checksums(metadata, header, bad):
@@ -350,8 +372,8 @@ def _check_entry(name, info, data_len, bad):
     if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= info.keys():
         raise bad(f"tensor {name!r}: expected an object with dtype, shape and data_offsets, got {info!r}")
     code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-    if code not in _DTYPES:
-        raise bad(f"tensor {name!r} has dtype {code!r}; seqlab reads {', '.join(_DTYPES)}")
+    if code not in _DTYPES and code not in _WIDENED:
+        raise bad(f"tensor {name!r} has dtype {code!r}; seqlab reads {', '.join([*_DTYPES, *_WIDENED])}")
     if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
         raise bad(f"tensor {name!r}: shape {shape!r} is not a list of non-negative integers")
     if (not isinstance(offsets, list) or len(offsets) != 2 or not all(type(o) is int for o in offsets)
@@ -361,7 +383,7 @@ def _check_entry(name, info, data_len, bad):
     if end > data_len:
         raise bad(f"tensor {name!r}: data_offsets {offsets} reach beyond the {data_len} bytes of data "
                   f"in the file (truncated?)")
-    need = math.prod(shape) * _DTYPES[code][0].itemsize
+    need = math.prod(shape) * (_DTYPES[code] if code in _DTYPES else _WIDENED[code])[0].itemsize
     if end - begin != need:
         raise bad(f"tensor {name!r}: data_offsets {offsets} span {end - begin} bytes but a {code} tensor "
                   f"of shape {shape} has {need}")

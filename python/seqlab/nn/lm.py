@@ -12,7 +12,7 @@ import numpy as np
 from .. import _core
 from .._tensor import arange, ones
 from .._tensor import bool as _bool
-from ..generation.utils import GenerationMixin, RNNState, attention_keep
+from ..generation.utils import GenerationMixin, RNNState, _Output, attention_keep
 from .containers import ModuleList
 from .layers import Dropout, Embedding, LayerNorm, Linear
 from .module import Module
@@ -21,7 +21,7 @@ from .rnn import GRU, LSTM, RNN
 from .utils.rnn import pack_padded_sequence, pad_packed_sequence
 from .transformer import TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 
-__all__ = ["TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq"]
+__all__ = ["TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq", "CausalLMOutput"]
 
 
 def causal_mask(L, P=0):
@@ -91,6 +91,24 @@ def _self_attention_mask(L, P):
     return causal_mask(L, P), True
 
 
+class CausalLMOutput(_Output):
+    """What TransformerLM returns with output_hidden_states / output_attentions, under Hugging
+    Face's names (transformers' CausalLMOutputWithPast): logits (N, L, V); hidden_states, a tuple
+    of num_layers + 1 tensors (N, L, E) or None; attentions, a tuple of num_layers tensors (N, H,
+    L, S) or None."""
+
+    def __init__(self, logits, hidden_states=None, attentions=None):
+        super().__init__(logits=logits, hidden_states=hidden_states, attentions=attentions)
+
+
+def _block_attention_weights(block, x, mask):
+    """The attention weights (N, H, L, S) of a pre-LN block's self-attention on its input x (N,
+    L, E) under `mask`, each head's own: the block's attention run once more with need_weights
+    (the fused block keeps no weights)."""
+    h = block.norm1(x) if block.norm_first else x
+    return block.self_attn(h, h, h, attn_mask=mask, need_weights=True, average_attn_weights=False)[1]
+
+
 def _tie(head, embedding):
     """Weight tying (Press & Wolf 2017; Inan et al. 2017): the output layer's weight is the
     token embedding, both (V, E)."""
@@ -111,9 +129,15 @@ class TransformerLM(Module, GenerationMixin):
     block its own copy; scale: the attention scores' factor (None: 1/√head_dim; T5: 1.0); layers: num_layers causal pre-LN blocks (TransformerEncoderLayer
     with norm_first=True, batch_first=True, Xiong et al. 2020); ln_f: the final LayerNorm (pre-LN
     blocks leave their output unnormalised); lm_head: Linear(d_model, vocab_size, bias=False),
-    its weight the embedding's with tie_weights.
+    its weight the embedding's with tie_weights; embedding_norm: a LayerNorm of the embeddings
+    before the first block (BLOOM's word_embeddings_layernorm). activation: 'relu', 'gelu' or a
+    callable, as the layers take it (GPT-2 and BLOOM: nn.GELU(approximate='tanh')).
 
     forward(idx, cache=None, attention_mask=None): idx (N, L) int64 -> logits (N, L, vocab_size).
+    With output_hidden_states or output_attentions it returns a CausalLMOutput (Hugging Face's
+    fields): logits; hidden_states, num_layers + 1 tensors (N, L, d_model): each block's input,
+    then the last block's output after ln_f; attentions, num_layers tensors (N, nhead, L, P + L):
+    each block's attention weights (its self-attention run again with need_weights).
     With a KVCache (new_cache()) idx holds only the new tokens; positions continue after the cached
     ones. attention_mask (N, P + L) over the cached and new positions, Hugging Face's (1 = token,
     0 = padding): prompts of unequal length padded on the left; no token attends to padding, and
@@ -123,13 +147,14 @@ class TransformerLM(Module, GenerationMixin):
 
     def __init__(self, vocab_size, d_model=128, nhead=4, num_layers=2, dim_feedforward=None, dropout=0.1,
                  activation="gelu", positional=None, tie_weights=False, layer_norm_eps=1e-5, bias=True, device=None,
-                 dtype=None, pos=None, scale=None):
+                 dtype=None, pos=None, scale=None, embedding_norm=False):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         self.vocab_size, self.d_model, self.nhead, self.num_layers = vocab_size, d_model, nhead, num_layers
         self.scale = scale
         self.dim_feedforward = 4 * d_model if dim_feedforward is None else dim_feedforward
         self.tok_emb = Embedding(vocab_size, d_model, **kw)
+        self.embedding_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw) if embedding_norm else None
         self.positional = positional
         self.drop = Dropout(dropout)
         self.layers = ModuleList([self._make_block(dropout, activation, layer_norm_eps, bias, kw, pos)
@@ -150,19 +175,35 @@ class TransformerLM(Module, GenerationMixin):
         """An empty KVCache: one self-attention cache per block."""
         return _core.KVCache()
 
-    def forward(self, idx, cache=None, attention_mask=None):
+    def forward(self, idx, cache=None, attention_mask=None, output_hidden_states=False, output_attentions=False):
         N, L, P, keep = _step_shape(idx, cache, attention_mask, "TransformerLM")
+        if output_attentions and cache is not None:
+            raise ValueError("TransformerLM: output_attentions needs the whole sequence (cache=None): the weights "
+                             "over cached positions are not kept")
         if keep is None:
             mask, is_causal = _self_attention_mask(L, P)
             positions = None
         else:
             mask, is_causal = _padded_causal_mask(keep, L, self.nhead), False
             positions = _positions_from_first_token(keep, L)
-        x = self.drop(_add_positions(self.tok_emb(idx), self.positional, P, "TransformerLM", positions))
+        x = self.tok_emb(idx)
+        if self.embedding_norm is not None:
+            x = self.embedding_norm(x)
+        x = self.drop(_add_positions(x, self.positional, P, "TransformerLM", positions))
+        hidden_states, attentions = [], []
         for i, block in enumerate(self.layers):
+            if output_hidden_states:
+                hidden_states.append(x)
+            if output_attentions:
+                attentions.append(_block_attention_weights(block, x, mask))
             kw = {} if cache is None else {"cache": cache.self_attention(i)}
             x = block(x, src_mask=mask, is_causal=is_causal, **kw)
-        return self.lm_head(self.ln_f(x))
+        x = self.ln_f(x)
+        logits = self.lm_head(x)
+        if not (output_hidden_states or output_attentions):
+            return logits
+        return CausalLMOutput(logits, tuple(hidden_states) + (x,) if output_hidden_states else None,
+                              tuple(attentions) if output_attentions else None)
 
 
 class TransformerSeq2Seq(Module, GenerationMixin):
