@@ -49,7 +49,7 @@ from .serialization import save, load  # noqa: E402,F401
 from .nn.interop import to_torch_state_dict  # noqa: E402,F401
 from .training import train, evaluate  # noqa: E402,F401
 from . import (accelerator, autograd, cuda, distributed, random, utils, linalg, nn, data, optim, lm,  # noqa: E402,F401
-               embed, generation, onnx)
+               embed, generation, hub, onnx)
 
 from ._version import __version__  # noqa: E402,F401
 from ._config import show_config  # noqa: E402,F401

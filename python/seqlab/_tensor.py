@@ -809,6 +809,27 @@ def _cpu(self, memory_format=None):
     return self
 
 
+_copy_tensor = Tensor.copy_
+
+
+def _copy_(self, src, non_blocking=False):
+    """Copy src's values into self (broadcast, converted to self's dtype). src may also be another
+    library's tensor: any DLPack producer (a torch tensor, a NumPy array) is read through DLPack,
+    without a copy of its own where its dtype is one of seqlab's. That is how nanoGPT-style code
+    fills a seqlab model from Hugging Face's torch state dict: sd[k].copy_(sd_hf[k].t()).
+    non_blocking: torch's, for device copies; seqlab's are on the CPU and always complete."""
+    del non_blocking
+    if not isinstance(src, Tensor) and hasattr(src, "__dlpack__"):
+        if getattr(src, "requires_grad", False):
+            src = src.detach()  # torch will not export a tensor with a graph; seqlab's copy has none
+        try:
+            src = _core.from_dlpack(src)
+        except TypeError as e:
+            raise TypeError(f"copy_: src {type(src).__name__}: {e} (convert it first, e.g. with .float())") from None
+    return _copy_tensor(self, src)
+
+
+Tensor.copy_ = _copy_
 Tensor.cpu = _cpu
 Tensor.__format__ = _format
 

@@ -535,9 +535,13 @@ class Tensor:
         """
         self if its memory is contiguous (row-major), else a contiguous copy.
         """
-    def copy_(self, src: Tensor) -> Tensor:
+    def copy_(self, src, non_blocking = False):
         """
-        Copy src's values into self in place (src broadcasts to self, dtypes convert); returns self.
+        Copy src's values into self (broadcast, converted to self's dtype). src may also be another
+            library's tensor: any DLPack producer (a torch tensor, a NumPy array) is read through DLPack,
+            without a copy of its own where its dtype is one of seqlab's. That is how nanoGPT-style code
+            fills a seqlab model from Hugging Face's torch state dict: sd[k].copy_(sd_hf[k].t()).
+            non_blocking: torch's, for device copies; seqlab's are on the CPU and always complete.
         """
     def cos(self) -> Tensor:
         """

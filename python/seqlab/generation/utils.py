@@ -64,10 +64,12 @@ class RNNState:
 
 
 class GenerationMixin:
-    """model.generate(...) = seqlab.generation.generate(model, ...)."""
+    """model.generate(...) = seqlab.generation.generate(model, ...). A model's generation_config
+    (a dict of generate()'s arguments; seqlab.hub sets it from generation_config.json, as Hugging
+    Face does) gives the defaults that the call's own arguments override."""
 
     def generate(self, input_ids, **kwargs):
-        return generate(self, input_ids, **kwargs)
+        return generate(self, input_ids, **{**(getattr(self, "generation_config", None) or {}), **kwargs})
 
 
 def _tensor(a):

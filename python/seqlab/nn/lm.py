@@ -164,6 +164,17 @@ class TransformerLM(Module, GenerationMixin):
         if tie_weights:
             _tie(self.lm_head, self.tok_emb)
 
+    @classmethod
+    def from_pretrained(cls, path_or_name, **kwargs):
+        """A Hugging Face decoder-only checkpoint (GPT-2, BLOOM) as a TransformerLM:
+        seqlab.hub.from_pretrained (its arguments), checked to be one."""
+        from ..hub import from_pretrained  # (seqlab.hub builds on seqlab.nn: imported when called)
+        model = from_pretrained(path_or_name, **kwargs)
+        if not isinstance(model, cls):
+            raise TypeError(f"{cls.__name__}.from_pretrained: {path_or_name} holds a {model.config.model_type} model, "
+                            f"which seqlab builds as {type(model).__name__}")
+        return model
+
     def _make_block(self, dropout, activation, layer_norm_eps, bias, kw, pos):
         """One causal block; the one place where the blocks are made. Each block's self-attention
         gets its own copy of the positional scheme `pos` (as the stacks clone their layers)."""

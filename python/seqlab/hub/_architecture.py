@@ -1,0 +1,72 @@
+"""An architecture: one Hugging Face model_type mapped onto seqlab's own layers. A subclass names
+its model_type (class GPT2(Architecture, model_type="gpt2")) and gives build(config) -> the seqlab
+model, and weights(config, checkpoint) -> {seqlab state-dict name: array}; load() does the rest
+the same way for all: every tensor is read and checked against the model's own state dict before
+one is copied in."""
+import numpy as np
+
+from ..nn import GELU
+
+# Hugging Face's activation names (transformers.activations.ACT2FN) that seqlab's layers compute:
+# 'relu' and 'gelu' as the fused C++ ops, the tanh-approximated GELUs (GPT-2's 'gelu_new',
+# 'gelu_fast' the same formula) as nn.GELU(approximate='tanh').
+_ACTIVATIONS = {
+    "relu": lambda: "relu",
+    "gelu": lambda: "gelu",
+    "gelu_new": lambda: GELU(approximate="tanh"),
+    "gelu_pytorch_tanh": lambda: GELU(approximate="tanh"),
+    "gelu_fast": lambda: GELU(approximate="tanh"),
+}
+
+
+def activation(config, name, default):
+    """The feed-forward activation of config's field `name`, as the transformer layers take it."""
+    return _ACTIVATIONS[config.expect(name, tuple(_ACTIVATIONS), default)]()
+
+
+class Architecture:
+    registry = {}  # model_type -> class
+    model_type = None
+    prefix = ""     # what some checkpoints put before every name (GPT2LMHeadModel's 'transformer.')
+    ignored = ()    # name endings of buffers a checkpoint may hold that are not weights
+
+    def __init_subclass__(cls, model_type, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.model_type = model_type
+        Architecture.registry[model_type] = cls
+
+    @classmethod
+    def build(cls, config, dtype):
+        raise NotImplementedError
+
+    @classmethod
+    def weights(cls, config, checkpoint, model):
+        raise NotImplementedError
+
+    @staticmethod
+    def head(ckpt, model, state):
+        """state with the LM head's weight: the embedding's when tied (a checkpoint may hold a copy
+        under lm_head.weight), else the checkpoint's lm_head.weight."""
+        if model.lm_head.weight is model.tok_emb.weight:
+            ckpt.discard("lm_head.weight")
+            state["lm_head.weight"] = state["tok_emb.weight"]
+        else:
+            state["lm_head.weight"] = ckpt.take("lm_head.weight", (model.vocab_size, model.d_model))
+        return state
+
+    @classmethod
+    def load(cls, model, config, checkpoint):
+        """Fill model from the checkpoint, or raise before touching it."""
+        state = cls.weights(config, checkpoint, model)
+        checkpoint.check_used(cls.model_type)
+        own = model.state_dict()
+        missing = sorted(set(own) - set(state))
+        if missing:  # a converter bug, not a bad file: say so
+            raise RuntimeError(f"seqlab.hub: the {cls.model_type} converter left {missing[0]!r} of the seqlab model "
+                               f"unset")
+        for name, array in state.items():
+            if name not in own or tuple(own[name].shape) != array.shape:
+                raise RuntimeError(f"seqlab.hub: the {cls.model_type} converter made {name!r} {array.shape}, which "
+                                   f"the seqlab model does not have in that shape")
+        dtype = {name: t.numpy().dtype for name, t in own.items()}
+        model.load_state_dict({name: np.ascontiguousarray(a, dtype=dtype[name]) for name, a in state.items()})

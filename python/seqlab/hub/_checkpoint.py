@@ -1,0 +1,96 @@
+"""What an architecture's converter reads, checked as it reads it: the config's fields (Config)
+and the checkpoint's tensors (Checkpoint). Every error names the file and the field or tensor, so
+that a bad checkpoint is found before any weight reaches the model (nothing is half-loaded)."""
+import numbers
+
+import numpy as np
+
+_MISSING = object()
+
+
+class Config:
+    """config.json's fields, as attributes of `values`; get() and the checks name the file."""
+
+    def __init__(self, values, path):
+        self.values, self.path = values, path
+        self.model_type = values.get("model_type")
+
+    def get(self, name, default=_MISSING, *aliases):
+        """The field `name` (or the first of its aliases present: Hugging Face configs rename
+        fields, n_embd / hidden_size), else default; no default: an error naming the field."""
+        for key in (name, *aliases):
+            if key in self.values and self.values[key] is not None:
+                return self.values[key]
+        if default is _MISSING:
+            raise ValueError(f"seqlab.hub: {self.path} has no {name!r}, which a {self.model_type} model needs")
+        return default
+
+    def integer(self, name, default=_MISSING, *aliases, low=1):
+        value = self.get(name, default, *aliases)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+            raise ValueError(f"seqlab.hub: {self.path}: {name} = {value!r} is not an integer >= {low}")
+        return int(value)
+
+    def number(self, name, default=_MISSING, *aliases):
+        value = self.get(name, default, *aliases)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(f"seqlab.hub: {self.path}: {name} = {value!r} is not a number")
+        return float(value)
+
+    def expect(self, name, supported, default=_MISSING, why=""):
+        """The field, which must be one of `supported`: else an error saying what seqlab supports."""
+        value = self.get(name, default)
+        if value not in supported:
+            raise NotImplementedError(
+                f"seqlab.hub: {self.path}: {name} = {value!r} is not supported by seqlab's {self.model_type} "
+                f"(supported: {', '.join(map(repr, supported))}){'; ' + why if why else ''}")
+        return value
+
+
+class Checkpoint:
+    """The checkpoint's tensors {name: (array, file)}, taken one by one by the converter. A
+    prefix that every name of some checkpoints carries (GPT2LMHeadModel's 'transformer.') is
+    looked for with and without it; names matching `ignored` (buffers such as GPT-2's causal
+    'attn.bias') are dropped."""
+
+    def __init__(self, tensors, prefix="", ignored=()):
+        self.tensors = dict(tensors)
+        self.prefix = prefix
+        for name in [n for n in self.tensors if any(n.endswith(s) for s in ignored)]:
+            del self.tensors[name]
+
+    def _key(self, name):
+        for key in (self.prefix + name, name):
+            if key in self.tensors:
+                return key
+        return None
+
+    def has(self, name):
+        return self._key(name) is not None
+
+    def take(self, name, shape):
+        """The tensor `name` as a float64 array of the given shape (what the model expects)."""
+        key = self._key(name)
+        if key is None:
+            files = sorted({f for _, f in self.tensors.values()}) or ["the checkpoint"]
+            raise ValueError(f"seqlab.hub: {', '.join(files)} has no tensor {self.prefix + name!r}")
+        array, path = self.tensors.pop(key)
+        if tuple(array.shape) != tuple(shape):
+            raise ValueError(f"seqlab.hub: {path}: tensor {key!r} has shape {tuple(array.shape)}, but the config "
+                             f"asks for {tuple(shape)}")
+        if array.dtype.kind != "f":
+            raise ValueError(f"seqlab.hub: {path}: tensor {key!r} is {array.dtype}, not a floating-point tensor")
+        return np.asarray(array, dtype=np.float64)
+
+    def discard(self, name):
+        """Drop `name` if present (a tied head's copy of the embedding)."""
+        key = self._key(name)
+        if key is not None:
+            del self.tensors[key]
+
+    def check_used(self, model_type):
+        """Every tensor was taken: one left over is a part of the model seqlab would not load."""
+        if self.tensors:
+            name, (_, path) = next(iter(sorted(self.tensors.items())))
+            raise ValueError(f"seqlab.hub: {path} holds {len(self.tensors)} tensor(s) that seqlab's {model_type} has "
+                             f"no place for, e.g. {name!r} (a variant of the architecture seqlab does not support?)")

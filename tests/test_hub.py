@@ -1,0 +1,390 @@
+"""Hugging Face checkpoints loaded with seqlab.hub.from_pretrained give Hugging Face's outputs.
+
+For each supported architecture, tiny models are built from a config with transformers (5.24),
+their weights drawn at random with a seed (larger than the init's, so that the next-token
+logits are well apart and greedy and beam search have no near-ties), saved with save_pretrained
+and loaded by seqlab. Compared with transformers' own forward: logits, every hidden state and
+every attention map, in float64 and float32; generate(), greedy and beam, plain and with
+left-padded prompts. Then the files: sharded and torch.save checkpoints, 16-bit weights, and
+bad checkpoints, each an error naming the file and the tensor or field. python/seqlab/hub/."""
+import copy
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+import safetensors.numpy
+import torch
+import transformers
+from transformers import BloomConfig, BloomForCausalLM, GPT2Config, GPT2LMHeadModel
+
+import seqlab
+from seqlab import hub
+
+transformers.logging.set_verbosity_error()
+V, EOS = 61, 3
+
+# (id, transformers model class, config): each a variant a converter must get right
+MODELS = [
+    ("gpt2", GPT2LMHeadModel, GPT2Config(vocab_size=V, n_positions=40, n_embd=24, n_layer=3, n_head=4)),
+    ("gpt2-untied-relu-ff40", GPT2LMHeadModel,
+     GPT2Config(vocab_size=V, n_positions=40, n_embd=24, n_layer=2, n_head=3, n_inner=40, activation_function="relu",
+                tie_word_embeddings=False)),
+    ("gpt2-erf-gelu-unscaled", GPT2LMHeadModel,
+     GPT2Config(vocab_size=V, n_positions=40, n_embd=16, n_layer=2, n_head=2, activation_function="gelu",
+                scale_attn_weights=False)),
+    ("gpt2-inverse-layer-scale", GPT2LMHeadModel,
+     GPT2Config(vocab_size=V, n_positions=40, n_embd=16, n_layer=3, n_head=4, scale_attn_by_inverse_layer_idx=True,
+                layer_norm_epsilon=1e-3)),
+    ("bloom", BloomForCausalLM, BloomConfig(vocab_size=V, hidden_size=24, n_layer=3, n_head=4)),
+    ("bloom-3-heads", BloomForCausalLM, BloomConfig(vocab_size=V, hidden_size=24, n_layer=2, n_head=3)),
+    ("bloom-6-heads-untied", BloomForCausalLM,
+     BloomConfig(vocab_size=V, hidden_size=24, n_layer=2, n_head=6, tie_word_embeddings=False)),
+]
+IDS = [m[0] for m in MODELS]
+
+# How closely seqlab's float64 forward can equal transformers': to rounding, except for BLOOM,
+# whose attention takes its softmax in float32 whatever the model's dtype
+# (modeling_bloom.py: F.softmax(attn_weights, dim=-1, dtype=torch.float32)).
+F64_TOL = {"gpt2": 1e-9, "bloom": 1e-6}
+
+
+def hf_model(cls, config, seed=0):
+    config = config.__class__.from_dict({**config.to_dict(), "bos_token_id": EOS, "eos_token_id": EOS})
+    torch.manual_seed(seed)
+    model = cls._from_config(config, attn_implementation="eager").eval()
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            gain = 1.0 if "ln" in name.split(".")[-2] or "layernorm" in name and name.endswith("weight") else 0.0
+            p.copy_(gain + 0.4 * torch.randn(p.shape, generator=g))
+    return model
+
+
+@pytest.fixture(scope="module", params=MODELS, ids=IDS)
+def saved(request, tmp_path_factory):
+    """(id, transformers model in float64, the directory save_pretrained wrote it to)."""
+    name, cls, config = request.param
+    model = hf_model(cls, config)
+    path = tmp_path_factory.mktemp(name)
+    model.save_pretrained(path)
+    return name, model.double(), path
+
+
+def rel_err(got, want):
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
+
+
+def prompts(seed=0, shape=(3, 7)):
+    return np.random.default_rng(seed).integers(4, V, size=shape)
+
+
+def test_the_supported_architectures_are_the_registered_ones():
+    assert hub.supported_architectures() == ["bloom", "gpt2"]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_logits_hidden_states_and_attentions_equal_hugging_faces(saved, dtype):
+    name, hf, path = saved
+    tol = F64_TOL[name.split("-")[0]] if dtype == "float64" else 1e-4
+    model = hub.from_pretrained(path, dtype=getattr(seqlab, dtype))
+    assert not model.training and type(model) is seqlab.nn.TransformerLM
+    ids = prompts()
+    with torch.no_grad():
+        want = copy.deepcopy(hf).to(getattr(torch, dtype))(torch.from_numpy(ids), output_hidden_states=True,
+                                                          output_attentions=True)
+    with seqlab.no_grad():
+        got = model(seqlab.tensor(ids), output_hidden_states=True, output_attentions=True)
+        plain = model(seqlab.tensor(ids))
+    assert got.logits.dtype == getattr(seqlab, dtype)
+    assert rel_err(got.logits, want.logits) < tol
+    np.testing.assert_array_equal(plain.numpy(), got.logits.numpy())
+    assert len(got.hidden_states) == len(want.hidden_states) == hf.config.num_hidden_layers + 1
+    for i, (a, b) in enumerate(zip(got.hidden_states, want.hidden_states)):
+        assert rel_err(a, b) < tol, f"hidden state {i}"
+    assert len(got.attentions) == len(want.attentions) == hf.config.num_hidden_layers
+    for i, (a, b) in enumerate(zip(got.attentions, want.attentions)):
+        assert a.shape == tuple(b.shape)
+        assert rel_err(a, b) < tol, f"attention of layer {i}"
+
+
+def hf_generate(hf, ids, mask=None, **kw):
+    with torch.no_grad():
+        return hf.generate(torch.from_numpy(ids), attention_mask=None if mask is None else torch.from_numpy(mask),
+                           do_sample=False, pad_token_id=0, **kw).numpy()
+
+
+@pytest.mark.parametrize("num_beams", [1, 3])
+def test_generate_returns_hugging_faces_tokens(saved, num_beams):
+    name, hf, path = saved
+    model = hub.from_pretrained(path, dtype=seqlab.float64)
+    ids = prompts(1)
+    kw = dict(max_new_tokens=12, num_beams=num_beams, eos_token_id=EOS)
+    want = hf_generate(hf, ids, **kw)
+    got = model.generate(seqlab.tensor(ids), pad_token_id=0, **kw).numpy()
+    np.testing.assert_array_equal(got, want)
+    # without eos_token_id: generation_config.json's, as transformers reads it
+    assert model.generation_config["eos_token_id"] == EOS
+    np.testing.assert_array_equal(model.generate(seqlab.tensor(ids), max_new_tokens=12, num_beams=num_beams,
+                                                 pad_token_id=0).numpy(),
+                                  hf_generate(hf, ids, max_new_tokens=12, num_beams=num_beams))
+
+
+def test_generate_from_left_padded_prompts_returns_hugging_faces_tokens(saved):
+    """In float32: transformers' BLOOM in float64 gives NaN logits for a left-padded row (its
+    padding mask in float64 meets its float32 softmax), and it is the reference here."""
+    name, hf, path = saved
+    model, hf = hub.from_pretrained(path), copy.deepcopy(hf).float()
+    ids = prompts(2, (3, 8))
+    mask = np.ones_like(ids)
+    mask[0, :3] = 0
+    mask[2, :5] = 0
+    ids[mask == 0] = 0
+    for num_beams in (1, 2):
+        kw = dict(max_new_tokens=10, num_beams=num_beams, eos_token_id=EOS)
+        got = model.generate(seqlab.tensor(ids), attention_mask=seqlab.tensor(mask), pad_token_id=0, **kw).numpy()
+        np.testing.assert_array_equal(got, hf_generate(hf, ids, mask, **kw))
+
+
+def test_the_model_trains_from_the_loaded_weights(saved):
+    name, hf, path = saved
+    model = hub.from_pretrained(path).train()
+    ids = seqlab.tensor(prompts(3))
+    loss = seqlab.nn.functional.cross_entropy(model(ids[:, :-1]).reshape(-1, V), ids[:, 1:].reshape(-1))
+    loss.backward()
+    assert all(p.grad is not None and np.isfinite(p.grad.numpy()).all() for p in model.parameters())
+    assert model.layers[0].dropout1.p == pytest.approx(hf.config.to_dict().get("resid_pdrop",
+                                                                                hf.config.to_dict().get(
+                                                                                    "hidden_dropout")))
+
+
+def test_config_is_kept_as_attributes(saved):
+    name, hf, path = saved
+    model = hub.from_pretrained(path)
+    assert model.config.model_type == hf.config.model_type
+    assert model.config.vocab_size == V
+
+
+# ---------------------------------------------------------------------------------- files
+
+@pytest.fixture(scope="module")
+def gpt2(tmp_path_factory):
+    model = hf_model(GPT2LMHeadModel, MODELS[0][2], seed=5)
+    path = tmp_path_factory.mktemp("gpt2-files")
+    model.save_pretrained(path)
+    return model, path
+
+
+def logits_of(model, ids):
+    with seqlab.no_grad():
+        return model(seqlab.tensor(ids)).numpy()
+
+
+def test_a_sharded_checkpoint_loads_as_the_single_file(gpt2, tmp_path):
+    hf, path = gpt2
+    hf.save_pretrained(tmp_path, max_shard_size="8KB")
+    assert os.path.exists(tmp_path / "model.safetensors.index.json")
+    assert len([f for f in os.listdir(tmp_path) if f.endswith(".safetensors")]) > 2
+    ids = prompts()
+    np.testing.assert_array_equal(logits_of(hub.from_pretrained(tmp_path), ids),
+                                  logits_of(hub.from_pretrained(path), ids))
+
+
+def test_a_torch_save_checkpoint_loads_through_torch(gpt2, tmp_path):
+    hf, path = gpt2
+    shutil.copy(path / "config.json", tmp_path)
+    torch.save(hf.state_dict(), tmp_path / "pytorch_model.bin")
+    ids = prompts()
+    np.testing.assert_array_equal(logits_of(hub.from_pretrained(tmp_path), ids),
+                                  logits_of(hub.from_pretrained(path), ids))
+
+
+@pytest.mark.parametrize("half", ["float16", "bfloat16"])
+def test_16_bit_weights_load_exactly_as_float32(gpt2, tmp_path, half):
+    hf, path = gpt2
+    low = hf_model(GPT2LMHeadModel, MODELS[0][2], seed=5).to(getattr(torch, half))
+    low.save_pretrained(tmp_path)
+    model = hub.from_pretrained(tmp_path)
+    assert model.tok_emb.weight.dtype == seqlab.float32
+    np.testing.assert_array_equal(model.tok_emb.weight.detach().numpy(),
+                                  low.transformer.wte.weight.float().detach().numpy())
+    ids = prompts()
+    with torch.no_grad():
+        want = low.float()(torch.from_numpy(ids)).logits.numpy()
+    assert rel_err(logits_of(model, ids), want) < 1e-5
+
+
+def test_transformer_lm_from_pretrained_is_the_hub_loader(gpt2):
+    hf, path = gpt2
+    ids = prompts()
+    np.testing.assert_array_equal(logits_of(seqlab.nn.TransformerLM.from_pretrained(path), ids),
+                                  logits_of(hub.from_pretrained(path), ids))
+
+
+def test_a_name_that_is_not_a_directory_and_cannot_be_fetched_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(FileNotFoundError, match="'seqlab-test/no-such-model' is not a directory and could not be "
+                                                "fetched from the Hugging Face Hub"):
+        hub.from_pretrained("seqlab-test/no-such-model", cache_dir=tmp_path, local_files_only=True)
+
+
+# ---------------------------------------------------------------------------------- bad checkpoints
+
+def copy_of(path, tmp_path):
+    target = tmp_path / "model"
+    shutil.copytree(path, target)
+    return target
+
+
+def edit_config(path, **fields):
+    config = json.loads((path / "config.json").read_text())
+    config.update(fields)
+    (path / "config.json").write_text(json.dumps(config))
+
+
+def edit_weights(path, edit):
+    tensors = safetensors.numpy.load_file(path / "model.safetensors")
+    edit(tensors)
+    safetensors.numpy.save_file(tensors, path / "model.safetensors")
+
+
+def resize(name, shape):
+    def edit(tensors):
+        tensors[name] = np.zeros(shape, dtype=np.float32)
+    return edit
+
+
+def extra(tensors):
+    tensors["transformer.h.0.attn.rotary.weight"] = np.zeros(4, dtype=np.float32)
+
+
+BAD = [
+    (lambda p: edit_config(p, model_type="gpt_neox"), NotImplementedError,
+     r"config.json: model_type = 'gpt_neox' is not an architecture seqlab reads \(supported: bloom, gpt2\)"),
+    (lambda p: edit_config(p, activation_function="quick_gelu"), NotImplementedError,
+     r"config.json: activation_function = 'quick_gelu' is not supported by seqlab's gpt2"),
+    (lambda p: edit_config(p, add_cross_attention=True), NotImplementedError,
+     r"config.json: add_cross_attention = True is not supported"),
+    (lambda p: edit_config(p, n_head=5), ValueError, r"config.json: n_embd = 24 is not a multiple of n_head = 5"),
+    (lambda p: edit_config(p, n_layer=0), ValueError, r"config.json: n_layer = 0 is not an integer >= 1"),
+    (lambda p: (p / "config.json").write_text("{oops"), ValueError, r"config.json is not valid JSON"),
+    (lambda p: os.remove(p / "config.json"), FileNotFoundError, r"has no config.json"),
+    (lambda p: os.remove(p / "model.safetensors"), FileNotFoundError,
+     r"has no weights: expected model.safetensors, model.safetensors.index.json or pytorch_model.bin"),
+    (lambda p: edit_weights(p, lambda t: t.pop("transformer.h.1.mlp.c_fc.bias")), ValueError,
+     r"model.safetensors has no tensor 'transformer.h.1.mlp.c_fc.bias'"),
+    (lambda p: edit_weights(p, resize("transformer.h.2.attn.c_attn.weight", (24, 24))), ValueError,
+     r"model.safetensors: tensor 'transformer.h.2.attn.c_attn.weight' has shape \(24, 24\), but the config asks "
+     r"for \(24, 72\)"),
+    (lambda p: edit_config(p, n_positions=64), ValueError,
+     r"tensor 'transformer.wpe.weight' has shape \(40, 24\), but the config asks for \(64, 24\)"),
+    (lambda p: edit_weights(p, extra), ValueError,
+     r"model.safetensors holds 1 tensor\(s\) that seqlab's gpt2 has no place for, e.g. "
+     r"'transformer.h.0.attn.rotary.weight'"),
+    (lambda p: (p / "model.safetensors").write_bytes((p / "model.safetensors").read_bytes()[:1000]), ValueError,
+     r"model.safetensors is not a valid checkpoint"),
+]
+
+
+@pytest.mark.parametrize("damage,error,message", BAD, ids=[m[2][:40] for m in BAD])
+def test_a_bad_checkpoint_is_an_error_naming_the_file_and_what_is_wrong(gpt2, tmp_path, damage, error, message,
+                                                                        monkeypatch):
+    path = copy_of(gpt2[1], tmp_path)
+    damage(path)
+    copied = []
+    original = seqlab.nn.Module.load_state_dict
+    monkeypatch.setattr(seqlab.nn.Module, "load_state_dict",
+                        lambda self, *a, **k: copied.append(1) or original(self, *a, **k))
+    with pytest.raises(error, match=message):
+        hub.from_pretrained(path)
+    assert not copied  # found before any weight was copied into a model
+
+
+def test_a_bloom_variant_with_the_residual_after_the_layernorm_is_refused(tmp_path):
+    hf_model(BloomForCausalLM, MODELS[4][2]).save_pretrained(tmp_path)
+    edit_config(tmp_path, apply_residual_connection_post_layernorm=True)
+    with pytest.raises(NotImplementedError, match="apply_residual_connection_post_layernorm = True is not supported"):
+        hub.from_pretrained(tmp_path)
+
+
+def test_only_float32_and_float64(gpt2):
+    with pytest.raises(ValueError, match="dtype must be seqlab.float32 or seqlab.float64"):
+        hub.from_pretrained(gpt2[1], dtype=seqlab.int64)
+
+
+# ---------------------------------------------------------------------------------- nanoGPT's path
+
+def test_nanogpt_style_from_pretrained_copies_hugging_faces_torch_tensors(gpt2):
+    """A GPT module written as nanoGPT's (its own names; Linear where Hugging Face has Conv1D) is
+    filled as nanoGPT's GPT.from_pretrained fills it: with seqlab in place of torch, for each name
+    sd[k].copy_(sd_hf[k]) (transposed for the Conv1D weights) under no_grad, reading the torch
+    tensors of transformers' model; then it computes transformers' logits."""
+    import seqlab as torch_  # the script's "import torch"
+    nn, F = torch_.nn, torch_.nn.functional
+    hf, _ = gpt2
+    cfg = hf.config
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1, self.ln_2 = nn.LayerNorm(cfg.n_embd), nn.LayerNorm(cfg.n_embd)
+            self.attn = nn.ModuleDict(dict(c_attn=nn.Linear(cfg.n_embd, 3 * cfg.n_embd),
+                                           c_proj=nn.Linear(cfg.n_embd, cfg.n_embd)))
+            self.mlp = nn.ModuleDict(dict(c_fc=nn.Linear(cfg.n_embd, 4 * cfg.n_embd),
+                                          c_proj=nn.Linear(4 * cfg.n_embd, cfg.n_embd)))
+
+        def forward(self, x):
+            B, T, C = x.size()
+            q, k, v = self.attn.c_attn(self.ln_1(x)).split(C, dim=2)
+            q, k, v = (t.view(B, T, cfg.n_head, C // cfg.n_head).transpose(1, 2) for t in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).contiguous().view(B, T, C)
+            x = x + self.attn.c_proj(y)
+            return x + self.mlp.c_proj(F.gelu(self.mlp.c_fc(self.ln_2(x)), approximate="tanh"))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.transformer = nn.ModuleDict(dict(wte=nn.Embedding(cfg.vocab_size, cfg.n_embd),
+                                                  wpe=nn.Embedding(cfg.n_positions, cfg.n_embd),
+                                                  h=nn.ModuleList([Block() for _ in range(cfg.n_layer)]),
+                                                  ln_f=nn.LayerNorm(cfg.n_embd)))
+            self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=False)
+            self.transformer.wte.weight = self.lm_head.weight
+
+        def forward(self, idx):
+            pos = torch_.arange(0, idx.size(1), dtype=torch_.long)
+            x = self.transformer.wte(idx) + self.transformer.wpe(pos)
+            for block in self.transformer.h:
+                x = block(x)
+            return self.lm_head(self.transformer.ln_f(x))
+
+    model = GPT()
+    sd, sd_hf = model.state_dict(), hf.state_dict()
+    transposed = ["attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight"]
+    for k in sd_hf:
+        if k not in sd:
+            continue
+        if any(k.endswith(w) for w in transposed):
+            assert sd_hf[k].shape[::-1] == sd[k].shape
+            with torch_.no_grad():
+                sd[k].copy_(sd_hf[k].t())
+        else:
+            assert sd_hf[k].shape == sd[k].shape
+            with torch_.no_grad():
+                sd[k].copy_(sd_hf[k])
+    ids = prompts()
+    with torch.no_grad():
+        want = hf(torch.from_numpy(ids)).logits.numpy()
+    with torch_.no_grad():
+        got = model(torch_.tensor(ids)).numpy()
+    assert rel_err(got, want) < 1e-5
+
+
+def test_copy_from_a_foreign_tensor_names_copy_when_its_dtype_cannot_be_read():
+    with pytest.raises(TypeError, match="copy_: src Tensor: .*convert it first"):
+        seqlab.zeros(3).copy_(torch.ones(3, dtype=torch.bfloat16))
+    x = seqlab.zeros(2, 3, dtype=seqlab.float64)
+    x.copy_(np.arange(6.0).reshape(3, 2).T)  # a NumPy view through DLPack, strides and all
+    np.testing.assert_array_equal(x.numpy(), np.arange(6.0).reshape(3, 2).T)
