@@ -177,3 +177,23 @@ def test_gradcheck_mm_bmm_t(rng):
     assert_gradcheck(lambda x, y: seqlab.mm(x.t(), y), [randn(rng, (4, 3), np.float64), randn(rng, (4, 2), np.float64)])
     assert_gradcheck(lambda x, y: seqlab.bmm(x, y), [randn(rng, (2, 3, 4), np.float64),
                                                      randn(rng, (2, 4, 2), np.float64)])
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("n,k", [(5000, 300), (1031, 771)], ids=["5000x300", "1031x771"])
+def test_one_row_products_split_over_threads(rng, dtype, n, k):
+    """A single-row product (batch-1 inference: x (1, K) times W) is a gemv, split over the pool
+    by output columns when it is large: on 1, 2 and 3 threads it equals float64 NumPy, for W
+    transposed (linear, x Wᵀ) and not (x @ W)."""
+    x, w, v = randn(rng, (1, k), dtype), randn(rng, (n, k), dtype), randn(rng, (k, n), dtype)
+    want_t, want = x.astype(np.float64) @ w.astype(np.float64).T, x.astype(np.float64) @ v.astype(np.float64)
+    tol = dict(rtol=1e-4, atol=1e-3) if dtype == np.float32 else dict(rtol=1e-11, atol=1e-10)
+    threads = seqlab.get_num_threads()
+    try:
+        for t in (1, 2, 3):
+            seqlab.set_num_threads(t)
+            np.testing.assert_allclose(seqlab.nn.functional.linear(seqlab.tensor(x), seqlab.tensor(w)).numpy(),
+                                       want_t, **tol)
+            np.testing.assert_allclose((seqlab.tensor(x) @ seqlab.tensor(v)).numpy(), want, **tol)
+    finally:
+        seqlab.set_num_threads(threads)

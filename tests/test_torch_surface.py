@@ -337,3 +337,27 @@ def test_subtraction_records_torchs_node_name():
         a = lib.ones(2, requires_grad=True)
         assert [(a - 1).grad_fn.name(), lib.sub(a, a).grad_fn.name(), (a + 1).grad_fn.name()] == \
             ["SubBackward0", "SubBackward0", "AddBackward0"]
+
+
+def test_skip_init_builds_the_module_without_initialising_it():
+    """torch.nn.utils.skip_init: the module's parameters are allocated, not initialised (here:
+    the init functions were not called), and initialisation works again afterwards, also after
+    a constructor that raised."""
+    calls = []
+    original = seqlab.nn.init.kaiming_uniform_
+    try:
+        seqlab.nn.init.kaiming_uniform_ = lambda t, *a, **k: calls.append(t) or original(t, *a, **k)
+        for lib in (seqlab, torch):
+            m = lib.nn.utils.skip_init(lib.nn.Linear, 5, 3, bias=False)
+            assert isinstance(m, lib.nn.Linear) and tuple(m.weight.shape) == (3, 5) and m.bias is None
+        assert calls == []
+        seqlab.nn.Linear(5, 3)
+        assert len(calls) == 1
+        with pytest.raises(TypeError):
+            seqlab.nn.utils.skip_init(seqlab.nn.Linear, 5, 3, no_such_arg=1)
+        seqlab.nn.Linear(5, 3)
+        assert len(calls) == 2
+    finally:
+        seqlab.nn.init.kaiming_uniform_ = original
+    with pytest.raises(TypeError, match="skip_init: module_cls must be a class"):
+        seqlab.nn.utils.skip_init(seqlab.nn.Linear(2, 2))

@@ -23,6 +23,7 @@ import types
 
 from .. import _core
 from ..generation.utils import _DEFAULTS
+from ..nn.utils.init import _no_init
 from . import bloom, gpt2  # noqa: F401  (each registers its architecture)
 from ._architecture import Architecture
 from ._checkpoint import Checkpoint, Config
@@ -47,7 +48,8 @@ def from_pretrained(path_or_name, dtype=None, revision=None, cache_dir=None, loc
     if arch is None:
         raise NotImplementedError(f"seqlab.hub: {path}: model_type = {config.model_type!r} is not an architecture "
                                   f"seqlab reads (supported: {', '.join(supported_architectures())})")
-    model = arch.build(config, dtype)
+    with _no_init():  # every parameter is loaded below, or from_pretrained fails
+        model = arch.build(config, dtype)
     arch.load(model, config, Checkpoint(read_weights(directory), arch.prefix, arch.ignored))
     model.config = types.SimpleNamespace(**values)
     model.generation_config = {k: v for k, v in read_generation_config(directory).items() if k in _DEFAULTS}

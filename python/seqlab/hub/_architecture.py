@@ -2,9 +2,8 @@
 its model_type (class GPT2(Architecture, model_type="gpt2")) and gives build(config) -> the seqlab
 model, and weights(config, checkpoint) -> {seqlab state-dict name: array}; load() does the rest
 the same way for all: every tensor is read and checked against the model's own state dict before
-one is copied in."""
-import numpy as np
-
+one is copied in (straight into the parameter: no copy of the checkpoint is made on the way)."""
+from ..autograd import no_grad
 from ..nn import GELU
 
 # Hugging Face's activation names (transformers.activations.ACT2FN) that seqlab's layers compute:
@@ -68,5 +67,6 @@ class Architecture:
             if name not in own or tuple(own[name].shape) != array.shape:
                 raise RuntimeError(f"seqlab.hub: the {cls.model_type} converter made {name!r} {array.shape}, which "
                                    f"the seqlab model does not have in that shape")
-        dtype = {name: t.numpy().dtype for name, t in own.items()}
-        model.load_state_dict({name: np.ascontiguousarray(a, dtype=dtype[name]) for name, a in state.items()})
+        with no_grad():  # each array straight into its parameter (a view, transposed or not; dtypes convert)
+            for name, array in state.items():
+                own[name].copy_(array)

@@ -3,8 +3,6 @@ and the checkpoint's tensors (Checkpoint). Every error names the file and the fi
 that a bad checkpoint is found before any weight reaches the model (nothing is half-loaded)."""
 import numbers
 
-import numpy as np
-
 _MISSING = object()
 
 
@@ -69,7 +67,7 @@ class Checkpoint:
         return self._key(name) is not None
 
     def take(self, name, shape):
-        """The tensor `name` as a float64 array of the given shape (what the model expects)."""
+        """The tensor `name`, a floating-point array of the given shape (what the model expects)."""
         key = self._key(name)
         if key is None:
             files = sorted({f for _, f in self.tensors.values()}) or ["the checkpoint"]
@@ -80,7 +78,7 @@ class Checkpoint:
                              f"asks for {tuple(shape)}")
         if array.dtype.kind != "f":
             raise ValueError(f"seqlab.hub: {path}: tensor {key!r} is {array.dtype}, not a floating-point tensor")
-        return np.asarray(array, dtype=np.float64)
+        return array
 
     def discard(self, name):
         """Drop `name` if present (a tied head's copy of the embedding)."""

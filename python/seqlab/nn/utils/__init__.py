@@ -1,8 +1,10 @@
 """torch.nn.utils: gradient clipping (both run in C++ over all parameters at once) and, in
 rnn.py, the variable-length batch utilities (PackedSequence, pack_padded_sequence, ...); and
-seqlab's probe of ||∂L/∂h_t|| through time in recurrent layers (nn/hidden_grads.py)."""
+seqlab's probe of ||∂L/∂h_t|| through time in recurrent layers (nn/hidden_grads.py); skip_init
+(init.py)."""
 from ... import _core
 from . import rnn  # noqa: F401  (seqlab.nn.utils.rnn, as torch.nn.utils.rnn)
+from .init import skip_init  # noqa: F401
 from ..hidden_grads import hidden_grad_norms, record_hidden_grad_norms  # noqa: F401
 
 

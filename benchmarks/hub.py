@@ -1,0 +1,143 @@
+"""Pretrained checkpoints: seqlab.hub.from_pretrained against transformers' own from_pretrained,
+on the same checkpoint directory, for each architecture seqlab reads.
+
+Models (random weights, made with transformers from a config and saved with save_pretrained in
+a temporary directory; no download):
+  tiny        the test suite's size: 24 wide, 3 layers, 4 heads, vocabulary 61
+  small       GPT-2 small's shape: 768 wide, 12 layers, 12 heads, vocabulary 50,257, 1,024
+              positions (BLOOM: the same width, depth, heads and vocabulary)
+
+Columns:
+  logits       the largest difference of seqlab's logits from transformers', relative to the
+               largest logit, on a batch of 2 prompts of 16 tokens, in float32 and float64
+  load (s)     from_pretrained of the directory to a model ready to run (median of --repeats)
+  generate     100 new tokens, greedy, batch 1, from a 10-token prompt, with the KV cache
+  (tok/s)      (median of --repeats), both models in float32; the tokens are checked equal
+
+Each figure is printed beside transformers' and the ratio (transformers' time / seqlab's, > 1:
+seqlab is faster). Timing follows benchmarks/timing.py: each library in blocks of its own, in
+both orders, after a pause.
+
+    python benchmarks/hub.py [--threads 2] [--repeats 3] [--sizes tiny,small]
+"""
+import argparse
+import copy
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import transformers
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import timing  # noqa: E402
+
+import seqlab  # noqa: E402
+
+transformers.logging.set_verbosity_error()
+
+SIZES = {
+    "tiny": dict(width=24, layers=3, heads=4, vocab=61, positions=128),
+    "small": dict(width=768, layers=12, heads=12, vocab=50257, positions=1024),
+}
+NEW_TOKENS, PROMPT = 100, 10
+
+
+def hf_config(arch, s):
+    if arch == "gpt2":
+        return transformers.GPT2Config(vocab_size=s["vocab"], n_positions=s["positions"], n_embd=s["width"],
+                                       n_layer=s["layers"], n_head=s["heads"], eos_token_id=None, bos_token_id=None)
+    return transformers.BloomConfig(vocab_size=s["vocab"], hidden_size=s["width"], n_layer=s["layers"],
+                                    n_head=s["heads"], eos_token_id=None, bos_token_id=None)
+
+
+CLASSES = {"gpt2": transformers.GPT2LMHeadModel, "bloom": transformers.BloomForCausalLM}
+
+
+def make_checkpoint(arch, size, directory):
+    torch.manual_seed(0)
+    model = CLASSES[arch]._from_config(hf_config(arch, SIZES[size]), attn_implementation="eager").eval()
+    with torch.no_grad():  # weights large enough that greedy decoding has no near-ties
+        for p in model.parameters():
+            p.mul_(4.0)
+    model.save_pretrained(directory)
+
+
+def median_seconds(fn, repeats):
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return float(np.median(samples))
+
+
+def logit_differences(arch, directory):
+    ids = np.random.default_rng(0).integers(0, 50, size=(2, 16))
+    hf = CLASSES[arch].from_pretrained(directory, attn_implementation="eager").eval()
+    out = []
+    for sl_dtype, t_dtype in ((seqlab.float32, torch.float32), (seqlab.float64, torch.float64)):
+        model = seqlab.hub.from_pretrained(directory, dtype=sl_dtype)
+        with torch.no_grad():
+            want = copy.deepcopy(hf).to(t_dtype)(torch.from_numpy(ids)).logits.double().numpy()
+        with seqlab.no_grad():
+            got = model(seqlab.tensor(ids)).numpy().astype(np.float64)
+        out.append(np.abs(got - want).max() / np.abs(want).max())
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--sizes", default="tiny,small")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    seqlab.set_num_threads(args.threads)
+    print(timing.header())
+    print(f"threads {args.threads}; seqlab vs transformers {transformers.__version__} (torch {torch.__version__})")
+    print(f"{'model':14s} {'logits f32':>10s} {'f64':>8s}   {'load s: seqlab':>14s} {'hf':>7s} {'ratio':>6s}   "
+          f"{'gen tok/s: seqlab':>17s} {'hf':>7s} {'ratio':>6s}")
+    for size in args.sizes.split(","):
+        for arch in ("gpt2", "bloom"):
+            with tempfile.TemporaryDirectory() as directory:
+                make_checkpoint(arch, size, directory)
+                f32, f64 = logit_differences(arch, directory)
+                prompt = np.random.default_rng(1).integers(0, SIZES[size]["vocab"], size=(1, PROMPT))
+                loaded = {}
+
+                def load_seqlab():
+                    loaded["seqlab"] = seqlab.hub.from_pretrained(directory)
+
+                def load_hf():
+                    loaded["hf"] = CLASSES[arch].from_pretrained(directory).eval()
+
+                def gen_seqlab():
+                    return loaded["seqlab"].generate(seqlab.tensor(prompt), max_new_tokens=NEW_TOKENS,
+                                                     min_new_tokens=NEW_TOKENS).numpy()
+
+                def gen_hf():
+                    with torch.no_grad():
+                        return loaded["hf"].generate(torch.from_numpy(prompt), max_new_tokens=NEW_TOKENS,
+                                                     min_new_tokens=NEW_TOKENS, do_sample=False,
+                                                     pad_token_id=0).numpy()
+
+                load_s, load_h = [], []
+                for first, second, a, b in ((load_seqlab, load_hf, load_s, load_h),
+                                            (load_hf, load_seqlab, load_h, load_s)):
+                    time.sleep(timing.PAUSE)
+                    a.append(median_seconds(first, args.repeats))
+                    time.sleep(timing.PAUSE)
+                    b.append(median_seconds(second, args.repeats))
+                load_s, load_h = min(load_s), min(load_h)
+                same = np.array_equal(gen_seqlab(), gen_hf())
+                gen_s, gen_h = timing.steady_seconds([gen_seqlab, gen_hf], args.repeats, 0.0, warmup=1)
+                print(f"{arch + ' ' + size:14s} {f32:10.1e} {f64:8.1e}   {load_s:14.3f} {load_h:7.3f} "
+                      f"{load_h / load_s:6.2f}   {NEW_TOKENS / gen_s:17.1f} {NEW_TOKENS / gen_h:7.1f} "
+                      f"{gen_h / gen_s:6.2f}" + ("" if same else "   (tokens differ!)"))
+
+
+if __name__ == "__main__":
+    main()
