@@ -93,6 +93,7 @@ bench: setup
 	$(PYTHON) benchmarks/word2vec.py
 	$(PYTHON) benchmarks/recurrent.py
 	$(PYTHON) benchmarks/transformer.py
+	$(PYTHON) benchmarks/hub.py
 
 clean:
 	rm -rf build

@@ -1,8 +1,8 @@
 """Pretrained checkpoints: seqlab.hub.from_pretrained against transformers' own from_pretrained,
 on the same checkpoint directory, for each architecture seqlab reads.
 
-Models (random weights, made with transformers from a config and saved with save_pretrained in
-a temporary directory; no download):
+Models (random weights as transformers initialises them, made from a config and saved with
+save_pretrained in a temporary directory; no download):
   tiny        the test suite's size: 24 wide, 3 layers, 4 heads, vocabulary 61
   small       GPT-2 small's shape: 768 wide, 12 layers, 12 heads, vocabulary 50,257, 1,024
               positions (BLOOM: the same width, depth, heads and vocabulary)
@@ -59,10 +59,7 @@ CLASSES = {"gpt2": transformers.GPT2LMHeadModel, "bloom": transformers.BloomForC
 def make_checkpoint(arch, size, directory):
     torch.manual_seed(0)
     model = CLASSES[arch]._from_config(hf_config(arch, SIZES[size]), attn_implementation="eager").eval()
-    with torch.no_grad():  # weights large enough that greedy decoding has no near-ties
-        for p in model.parameters():
-            p.mul_(4.0)
-    model.save_pretrained(directory)
+    model.save_pretrained(directory)  # transformers' own initialisation (normal, std 0.02)
 
 
 def median_seconds(fn, repeats):
