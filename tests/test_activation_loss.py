@@ -26,6 +26,7 @@ ACTIVATIONS = {
     "gelu-tanh": lambda f, x: f.gelu(x, approximate="tanh"),
     "tanh": lambda f, x: f.tanh(x),
     "sigmoid": lambda f, x: f.sigmoid(x),
+    "silu": lambda f, x: f.silu(x),
 }
 
 ACT_SHAPES = [(), (7,), (3, 4), (2, 3, 4), (0, 5), (1, 1)]
@@ -361,6 +362,7 @@ GRADCHECK_ACT = {
     "gelu-tanh": lambda a: F.gelu(a, approximate="tanh"),
     "tanh": lambda a: F.tanh(a),
     "sigmoid": lambda a: F.sigmoid(a),
+    "silu": lambda a: F.silu(a),
     "softmax-dim1": lambda a: F.softmax(a, dim=1),
     "softmax-dim0": lambda a: F.softmax(a, dim=0),
     "log_softmax-dim1": lambda a: F.log_softmax(a, dim=1),
@@ -424,3 +426,18 @@ def test_one_hot_matches_torch():
                                   torch.nn.functional.one_hot(torch.tensor([0, 3])).numpy())
     with pytest.raises(RuntimeError, match="one_hot"):
         seqlab.nn.functional.one_hot(seqlab.tensor([0, 5]), 3)
+
+
+def test_silu_in_place_and_as_a_module_match_torch(rng):
+    """F.silu(x, inplace=True) and nn.SiLU(inplace=True) overwrite x with x·σ(x), as torch's; the
+    module's repr is torch's."""
+    x = act_input(rng, (4, 5), np.float64)
+    for inplace in (False, True):
+        ours, theirs = seqlab.tensor(x), torch.tensor(x)
+        got, want = seqlab.nn.SiLU(inplace)(ours), torch.nn.SiLU(inplace)(theirs)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-14)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-14)
+        assert repr(seqlab.nn.SiLU(inplace)) == repr(torch.nn.SiLU(inplace))
+        F.silu(ours, inplace=inplace)
+        TF.silu(theirs, inplace=inplace)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-14)

@@ -54,6 +54,8 @@ TWINS = [
     ("Identity", dict(), [(2, 3)]),
     ("Tanh", dict(), [(2, 3)]),
     ("Sigmoid", dict(), [(2, 3)]),
+    ("SiLU", dict(), [(2, 3)]),
+    ("SiLU", dict(inplace=True), [(2, 3)]),
     ("ReLU", dict(), [(2, 3)]),
     ("ReLU", dict(inplace=True), [(2, 3)]),
     ("GELU", dict(), [(2, 3)]),

@@ -66,6 +66,7 @@ void bind_nn_modules(py::module_& m) {
   Class<nn::Identity>(c, "Identity").def(py::init<>());
   Class<nn::Tanh>(c, "Tanh").def(py::init<>());
   Class<nn::Sigmoid>(c, "Sigmoid").def(py::init<>());
+  Class<nn::SiLU>(c, "SiLU").def(py::init<bool>(), py::arg("inplace") = false);
   Class<nn::ReLU>(c, "ReLU").def(py::init<bool>(), py::arg("inplace") = false);
   Class<nn::GELU>(c, "GELU").def(py::init<std::string>(), py::arg("approximate") = "none");
   Class<nn::Softmax>(c, "Softmax").def(py::init<int64_t>(), py::arg("dim"));

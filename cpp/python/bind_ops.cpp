@@ -550,6 +550,8 @@ void bind_ops(py::module_& m) {
   }, py::arg("input"), py::arg("approximate") = "none", Release(),
         "GELU(x) = x * Phi(x), Phi the standard normal CDF; approximate='tanh' uses\n"
         "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (Hendrycks & Gimpel 2016; F.gelu).");
+  m.def("silu", [](const Tensor& x) { return silu(x); }, py::arg("input"), Release(),
+        "SiLU(x) = x * sigmoid(x) (Swish-1; F.silu); d/dx = s(x)(1 + x(1 - s(x))).");
   m.def("cross_entropy", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
                             int64_t ignore_index, const std::string& reduction, double label_smoothing) {
     return cross_entropy(input, target, weight ? *weight : Tensor(), ignore_index, parse_reduction(reduction),

@@ -153,6 +153,11 @@ std::string BatchNorm1d::extra_repr() const {
 // ------------------------------------------------------------------ activations
 Tensor Tanh::forward(const Tensor& x) { return tanh(x); }
 Tensor Sigmoid::forward(const Tensor& x) { return sigmoid(x); }
+Tensor SiLU::forward(const Tensor& x) {
+  if (!inplace) return silu(x);
+  Tensor self = x;  // the same tensor: copy_ writes through it
+  return copy_(self, silu(x));
+}
 Tensor ReLU::forward(const Tensor& x) {
   if (!inplace) return relu(x);
   Tensor self = x;  // the same tensor: clamp_ writes through it

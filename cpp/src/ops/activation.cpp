@@ -58,6 +58,23 @@ Tensor sigmoid(const Tensor& x_) {
   return y;
 }
 
+// y = x σ(x) = x / (1 + e^-x).   dy/dx = σ(x) + x σ(x)(1 - σ(x)) = σ(x)(1 + x(1 - σ(x)))
+Tensor silu(const Tensor& x_) {
+  const Tensor x = as_float(x_);
+  Tensor y = vec_map(x, simd::VecOp::Silu, "silu");
+  if (any_requires_grad({x}))
+    attach(y, "SiluBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList {
+      return {float_map2(g, sx.unpack(), "silu_backward", [](auto tag) {
+        using T = decltype(tag);
+        return [](T gv, T v) {
+          const T s = T(1) / (T(1) + std::exp(-v));
+          return gv * s * (T(1) + v * (T(1) - s));
+        };
+      })};
+    });
+  return y;
+}
+
 // y = max(x, 0).   dx = g where y > 0. Trap: using x >= 0 would pass gradient at x = 0,
 // where PyTorch (and the subgradient convention) gives 0.
 Tensor relu(const Tensor& x) {

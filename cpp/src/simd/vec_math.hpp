@@ -15,6 +15,7 @@ enum class VecOp {
   Relu,      // max(x, 0)
   GeluErf,   // x/2 (1 + erf(x/√2))
   GeluTanh,  // x/2 (1 + tanh(√(2/π)(x + 0.044715 x³)))
+  Silu,      // x / (1 + e^-x) = x σ(x)
 };
 
 enum class BinOp { Add, Mul, Div };  // Add computes a + alpha*b (alpha = -1 for sub)

@@ -190,6 +190,7 @@ void UnaryKernel::operator()(Arch, VecOp op, const T* x, T* y, int64_t n) const 
       else
         map_padded<B, 1>([&](B v) { return half * v * (one + erf_of_x_over_sqrt2(v)); }, x, y, n);
       break;
+    case VecOp::Silu: map_padded<B, 1>([&](B v) { return v / (one + xsimd::exp(-v)); }, x, y, n); break;
     case VecOp::GeluTanh:
       map_padded<B, 1>([&](B v) { return half * v * (one + xsimd::tanh(B(k_tanh) * (v + B(c) * v * v * v))); }, x, y,
                        n);

@@ -6,7 +6,7 @@ import collections.abc
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['BatchNorm1d', 'Bilinear', 'Conv1d', 'Conv2d', 'ConvNd', 'Dropout', 'Embedding', 'Flatten', 'GELU', 'GRU', 'GRUCell', 'Identity', 'LSTM', 'LSTMCell', 'LayerNorm', 'Linear', 'LogSoftmax', 'Module', 'ModuleList', 'MultiheadAttention', 'NonDynamicallyQuantizableLinear', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'ReLU', 'Seq2SeqAttention', 'Sigmoid', 'Softmax', 'Tanh', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'UnaryModule']
+__all__: list[str] = ['BatchNorm1d', 'Bilinear', 'Conv1d', 'Conv2d', 'ConvNd', 'Dropout', 'Embedding', 'Flatten', 'GELU', 'GRU', 'GRUCell', 'Identity', 'LSTM', 'LSTMCell', 'LayerNorm', 'Linear', 'LogSoftmax', 'Module', 'ModuleList', 'MultiheadAttention', 'NonDynamicallyQuantizableLinear', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'ReLU', 'Seq2SeqAttention', 'SiLU', 'Sigmoid', 'Softmax', 'Tanh', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'UnaryModule']
 class Module:
     def __repr__(self) -> str:
         ...
@@ -60,6 +60,9 @@ class Tanh(UnaryModule):
         ...
 class Sigmoid(UnaryModule):
     def __init__(self) -> None:
+        ...
+class SiLU(UnaryModule):
+    def __init__(self, inplace: bool = False) -> None:
         ...
 class ReLU(UnaryModule):
     def __init__(self, inplace: bool = False) -> None:

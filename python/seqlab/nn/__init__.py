@@ -15,7 +15,7 @@ from .module import Module, Parameter, RemovableHandle  # noqa: F401
 from .containers import Sequential, ModuleList, ModuleDict  # noqa: F401
 from .layers import (  # noqa: F401
     Identity, Linear, Bilinear, Embedding, Dropout, LayerNorm, BatchNorm1d,
-    Tanh, Sigmoid, ReLU, GELU, Softmax, LogSoftmax, Flatten,
+    Tanh, Sigmoid, ReLU, SiLU, GELU, Softmax, LogSoftmax, Flatten,
 )
 from .lazy import LazyLinear, LazyBatchNorm1d, UninitializedParameter, UninitializedBuffer  # noqa: F401
 from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d  # noqa: F401
@@ -38,7 +38,7 @@ __all__ = [
     "Module", "Parameter", "RemovableHandle",
     "Sequential", "ModuleList", "ModuleDict",
     "Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
-    "Tanh", "Sigmoid", "ReLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
+    "Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
     "LazyLinear", "LazyBatchNorm1d", "UninitializedParameter", "UninitializedBuffer", "parameter",
     "Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d",
     "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",

@@ -2,7 +2,7 @@
 signatures. Each is one C++ functional (cpp/src/ops/), the same one the C++ modules call:
 linear (linalg.cpp), layer_norm and batch_norm (norm.cpp), embedding (embedding.cpp),
 bilinear (linalg.cpp), dropout (random.cpp), seq2seq_attention (seq2seq_attention.cpp), the
-fused softmax, log_softmax and losses with hand-written backward (activation.cpp, loss.cpp),
+fused softmax, log_softmax and losses with hand-written backward (activation.cpp, loss.cpp; silu too),
 scaled_dot_product_attention (attention.cpp, attention_fused.cpp) with attention_weights, the
 weights it never materialises, and multi_head_attention_forward (multihead_attention.cpp,
 torch's signature), the convolutions and pooling (conv.cpp, pool.cpp), pad (composed: one
@@ -25,6 +25,13 @@ from .._core import seq2seq_attention as _seq2seq_attention
 from .._core import (  # noqa: F401  convolutions and pooling (conv.cpp, pool.cpp)
     conv1d, conv2d, avg_pool1d, avg_pool2d, max_pool1d_with_indices, max_pool2d_with_indices,
 )
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x) (Swish-1; F.silu), one C++ op (activation.cpp); inplace writes the result
+    into input."""
+    out = _core.silu(input)
+    return input.copy_(out) if inplace else out
 
 
 def _implicit_dim(name, ndim):

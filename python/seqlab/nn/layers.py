@@ -16,7 +16,7 @@ from . import init
 from .module import Module, Parameter
 
 __all__ = ["Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
-           "Tanh", "Sigmoid", "ReLU", "GELU", "Softmax", "LogSoftmax", "Flatten"]
+           "Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "Flatten"]
 
 
 def _factory(device, dtype):
@@ -332,6 +332,20 @@ class ReLU(Module):
 
     def forward(self, input):
         return input.clamp_(0.0) if self.inplace else F.relu(input)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class SiLU(Module):
+    """x * sigmoid(x) (Swish-1). inplace=True overwrites the input with the result."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""

@@ -115,6 +115,14 @@ class Sigmoid : public UnaryModule {
   Sigmoid() : UnaryModule("Sigmoid") {}
   Tensor forward(const Tensor& x) override;
 };
+// x σ(x); inplace overwrites the input with the result, as torch's.
+class SiLU : public UnaryModule {
+ public:
+  explicit SiLU(bool inplace = false) : UnaryModule("SiLU"), inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  const bool inplace;
+};
 // max(0, x); inplace overwrites the input (clamp_ at 0), as torch's.
 class ReLU : public UnaryModule {
  public:
