@@ -125,6 +125,11 @@ LAYERS = {
     "LayerNorm-empty-batch": (lambda tnn: tnn.LayerNorm(6), [r((0, 6))]),
     "LayerNorm-noaffine": (lambda tnn: tnn.LayerNorm(6, elementwise_affine=False), [r((5, 6))]),
     "LayerNorm-nobias": (lambda tnn: tnn.LayerNorm(6, bias=False, eps=1e-3), [r((5, 6))]),
+    "RMSNorm": (lambda tnn: tnn.RMSNorm(6), [r((3, 4, 6))]),
+    "RMSNorm-2d-shape-eps": (lambda tnn: tnn.RMSNorm((4, 6), eps=1e-6), [r((3, 4, 6))]),
+    "RMSNorm-empty-batch": (lambda tnn: tnn.RMSNorm(6), [r((0, 6))]),
+    "RMSNorm-noaffine": (lambda tnn: tnn.RMSNorm(6, elementwise_affine=False), [r((5, 6))]),
+    "SiLU": (lambda tnn: tnn.SiLU(), [r((4, 5))]),
     "BatchNorm1d-2d": (lambda tnn: tnn.BatchNorm1d(3), [r((8, 3))]),
     "BatchNorm1d-3d": (lambda tnn: tnn.BatchNorm1d(3), [r((4, 3, 5))]),
     "BatchNorm1d-noaffine": (lambda tnn: tnn.BatchNorm1d(3, affine=False, momentum=0.3), [r((6, 3))]),
@@ -187,7 +192,7 @@ def test_layer_matches_torch(rng, name, train, dtype):
 
 
 @pytest.mark.parametrize("layout", ["T", "slice"])
-@pytest.mark.parametrize("name", ["Linear-3d", "Bilinear", "LayerNorm", "BatchNorm1d-3d", "GELU", "Softmax"])
+@pytest.mark.parametrize("name", ["Linear-3d", "Bilinear", "LayerNorm", "RMSNorm", "BatchNorm1d-3d", "GELU", "Softmax"])
 def test_layer_noncontiguous_input(rng, name, layout):
     make, makers = LAYERS[name]
     sl, th = matched(make, np.float32, rng)
@@ -268,7 +273,9 @@ REPRS = [
     lambda tnn: tnn.LayerNorm(4, elementwise_affine=False), lambda tnn: tnn.BatchNorm1d(3),
     lambda tnn: tnn.BatchNorm1d(3, momentum=None, affine=False, track_running_stats=False),
     lambda tnn: tnn.Identity(), lambda tnn: tnn.Tanh(), lambda tnn: tnn.Sigmoid(), lambda tnn: tnn.ReLU(),
-    lambda tnn: tnn.GELU(), lambda tnn: tnn.GELU("tanh"), lambda tnn: tnn.Softmax(dim=-1), lambda tnn: tnn.Softmax(),
+    lambda tnn: tnn.GELU(), lambda tnn: tnn.GELU("tanh"),
+    lambda tnn: tnn.SiLU(), lambda tnn: tnn.SiLU(True),
+    lambda tnn: tnn.RMSNorm(4), lambda tnn: tnn.RMSNorm([2, 3], eps=1e-6, elementwise_affine=False), lambda tnn: tnn.Softmax(dim=-1), lambda tnn: tnn.Softmax(),
     lambda tnn: tnn.LogSoftmax(1), lambda tnn: tnn.Flatten(), lambda tnn: tnn.Flatten(0, 2),
     lambda tnn: tnn.CrossEntropyLoss(), lambda tnn: tnn.NLLLoss(), lambda tnn: tnn.MSELoss(),
     lambda tnn: tnn.BCEWithLogitsLoss(),

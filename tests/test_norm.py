@@ -15,8 +15,8 @@ import torch
 
 import seqlab
 from conftest import (
-    DTYPE_IDS, FLOAT_DTYPES, assert_gradcheck, assert_matches_torch, assert_raises_like_torch, shape_id, sl_leaf,
-    th_leaf, tol,
+    DTYPE_IDS, FLOAT_DTYPES, assert_gradcheck, assert_matches_torch, assert_raises_like_torch, randn, shape_id,
+    sl_leaf, th_leaf, tol,
 )
 
 ORDS = [2, 1, math.inf, -math.inf, 0, 3, 0.5, -1, -2.5]
@@ -241,3 +241,29 @@ def test_gradcheck_at_zero_is_not_nan():
     t = th_leaf(np.zeros((2, 3)), requires_grad=True)
     t.norm().backward()
     assert t.grad.tolist() == x.grad.tolist()
+
+
+# ---------------------------------------------- F.rms_norm (the fused layer-norm kernels, uncentred)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("shape,normalized", [((3, 8), (8,)), ((2, 3, 4), (3, 4)), ((5, 1), (1,)), ((0, 4), (4,))],
+                         ids=["row", "two-dims", "one-element", "empty"])
+@pytest.mark.parametrize("eps", [None, 1e-6])
+def test_rms_norm_matches_torch(rng, dtype, shape, normalized, eps):
+    x, w = randn(rng, shape, dtype) * 3, randn(rng, normalized, dtype)
+    f = lambda lib: lambda a, b: lib.nn.functional.rms_norm(a, list(normalized), b, eps)  # noqa: E731
+    assert_matches_torch(f(seqlab), f(torch), [x, w])
+    assert_matches_torch(lambda a: seqlab.nn.functional.rms_norm(a, normalized, eps=eps),
+                         lambda a: torch.nn.functional.rms_norm(a, list(normalized), eps=eps), [x])
+
+
+def test_rms_norm_gradcheck(rng):
+    x, w = randn(rng, (3, 5), np.float64), randn(rng, (5,), np.float64)
+    assert_gradcheck(lambda a, b: seqlab.nn.functional.rms_norm(a, (5,), b, 1e-3), [x, w])
+
+
+def test_rms_norm_errors_name_the_op_and_shapes():
+    with pytest.raises(RuntimeError, match=r"rms_norm: Given normalized_shape=\[4\], expected input with shape "
+                                           r"\[\*, 4\], but got input of size \[2, 3\]"):
+        seqlab.nn.functional.rms_norm(seqlab.ones(2, 3), (4,))
+    with pytest.raises(RuntimeError, match=r"rms_norm: weight of shape \[2\] does not match normalized_shape \[3\]"):
+        seqlab.nn.functional.rms_norm(seqlab.ones(2, 3), (3,), seqlab.ones(2))

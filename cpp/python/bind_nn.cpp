@@ -1,4 +1,4 @@
-// seqlab.nn's C++ pieces: fused layer_norm and embedding (seqlab.nn.functional) and
+// seqlab.nn's C++ pieces: fused layer_norm, rms_norm and embedding (seqlab.nn.functional) and
 // torch.nn.init's initialisers (seqlab.nn.init).
 #include "bind_common.hpp"
 #include "seqlab/nn/init.hpp"
@@ -14,6 +14,13 @@ void bind_nn(py::module_& m) {
         py::arg("eps") = 1e-5,
         "y = (x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims,\n"
         "var biased (Ba et al. 2016; F.layer_norm).");
+  m.def("rms_norm", [](const Tensor& x, py::handle normalized_shape, std::optional<Tensor> w,
+                       std::optional<double> eps) {
+    const Shape ns = size_arg(normalized_shape, "rms_norm", "normalized_shape");
+    return released([&] { return rms_norm(x, ns, w ? *w : Tensor(), eps); });
+  }, py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("eps") = py::none(),
+        "y = x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims; eps None: the\n"
+        "dtype's machine epsilon (Zhang & Sennrich 2019; F.rms_norm).");
   m.def("batch_norm", [](const Tensor& x, std::optional<Tensor> rm, std::optional<Tensor> rv, std::optional<Tensor> w,
                          std::optional<Tensor> b, bool training, double momentum, double eps) {
     return batch_norm(x, rm ? *rm : Tensor(), rv ? *rv : Tensor(), w ? *w : Tensor(), b ? *b : Tensor(), training,

@@ -54,6 +54,12 @@ void bind_nn_modules(py::module_& m) {
              return std::make_shared<nn::LayerNorm>(ns, eps, affine, bias, dtype);
            }), py::arg("normalized_shape"), py::arg("eps") = 1e-5, py::arg("elementwise_affine") = true,
            py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32);
+  Class<nn::RMSNorm>(c, "RMSNorm")
+      .def(py::init([](py::handle shape, std::optional<double> eps, bool affine, Dtype dtype) {
+             const Shape ns = size_arg(shape, "RMSNorm", "normalized_shape");
+             return std::make_shared<nn::RMSNorm>(ns, eps, affine, dtype);
+           }), py::arg("normalized_shape"), py::arg("eps") = py::none(), py::arg("elementwise_affine") = true,
+           py::kw_only(), py::arg("dtype") = Dtype::Float32);
   Class<nn::BatchNorm1d>(c, "BatchNorm1d")
       .def(py::init([](int64_t n, double eps, py::handle momentum, bool affine, bool track, Dtype dtype, bool bias) {
              const auto mom = optional_number(momentum, "BatchNorm1d", "momentum");

@@ -79,14 +79,34 @@ LayerNorm::LayerNorm(Shape shape, double eps_, bool affine, bool with_bias, Dtyp
 
 Tensor LayerNorm::forward(const Tensor& x) { return layer_norm(x, normalized_shape, weight, bias, eps); }
 
+namespace {
+// A shape as Python prints a tuple: (4,) or (2, 3).
+std::string tuple_repr(const Shape& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += std::to_string(shape[i]) + (shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
+  return s + ")";
+}
+}  // namespace
+
 std::string LayerNorm::extra_repr() const {
-  std::string shape = "(";
-  for (size_t i = 0; i < normalized_shape.size(); ++i) shape += std::to_string(normalized_shape[i]) + (normalized_shape.size() == 1 ? "," : (i + 1 < normalized_shape.size() ? ", " : ""));
-  shape += ")";
   std::ostringstream e;
   e << eps;
-  return str_cat(shape, ", eps=", e.str(), ", elementwise_affine=", weight.defined() ? "True" : "False",
+  return str_cat(tuple_repr(normalized_shape), ", eps=", e.str(), ", elementwise_affine=", weight.defined() ? "True" : "False",
                  ", bias=", bias.defined() ? "True" : "False");
+}
+
+RMSNorm::RMSNorm(Shape shape, std::optional<double> eps_, bool affine, Dtype dtype)
+    : UnaryModule("RMSNorm"), normalized_shape(std::move(shape)), eps(eps_) {
+  if (affine) weight = register_parameter("weight", ones(normalized_shape, dtype));
+}
+
+Tensor RMSNorm::forward(const Tensor& x) { return rms_norm(x, normalized_shape, weight, eps); }
+
+std::string RMSNorm::extra_repr() const {
+  std::ostringstream e;
+  if (eps) e << *eps; else e << "None";
+  return str_cat(tuple_repr(normalized_shape), ", eps=", e.str(), ", elementwise_affine=", weight.defined() ? "True" : "False");
 }
 
 // ------------------------------------------------------------------ Dropout

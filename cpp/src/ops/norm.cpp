@@ -1,6 +1,7 @@
 // Normalisation: layer_norm, one fused node that caches mean and rstd for the backward
 // pass as llm.c's layernorm_forward does (https://pytorch.org/docs/stable/generated/
-// torch.nn.LayerNorm.html), and batch_norm, composed from ops. Tests: tests/test_nn_layers.py,
+// torch.nn.LayerNorm.html); rms_norm, the same kernels without the centring (Zhang & Sennrich
+// 2019); and batch_norm, composed from ops. Tests: tests/test_nn_layers.py,
 // tests/test_norm_init.py.
 #include "seqlab/ops/norm.hpp"
 
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kernel_utils.hpp"
 #include "seqlab/parallel.hpp"
@@ -22,15 +24,19 @@ namespace seqlab {
 namespace {
 
 // x: (M, N) rows.   mean_m = Σ_n x/N,  rstd_m = 1/sqrt(Σ_n (x - mean)²/N + eps),
-// y = (x - mean) rstd w + b
+// y = (x - mean) rstd w + b.   RMSNorm (center = false): mean_m = 0, so rstd_m = 1/sqrt(Σ_n x²/N + eps)
+// = 1/RMS(x), y = x rstd w.
 template <typename T>
-void layer_norm_forward(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t M, int64_t N, double eps) {
+void layer_norm_forward(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t M, int64_t N, double eps,
+                        bool center) {
   parallel_for(M, std::max<int64_t>(1, 8192 / std::max<int64_t>(N, 1)), [&](int64_t s, int64_t e) {
     for (int64_t m = s; m < e; ++m) {
       const T* xr = x + m * N;
       double sum = 0;
+      if (center) {
 #pragma omp simd reduction(+ : sum)
-      for (int64_t n = 0; n < N; ++n) sum += xr[n];
+        for (int64_t n = 0; n < N; ++n) sum += xr[n];
+      }
       const double mu = sum / static_cast<double>(N);
       double ss = 0;
 #pragma omp simd reduction(+ : ss)
@@ -50,12 +56,14 @@ void layer_norm_forward(const T* x, const T* w, const T* b, T* y, T* mean, T* rs
 
 // xhat = (x - mean) rstd,  dxhat = dy w
 // dx = rstd (dxhat - mean_n(dxhat) - xhat mean_n(dxhat xhat)),  dw = Σ_m dy xhat,  db = Σ_m dy
+// RMSNorm (center = false): the mean is the constant 0, so its term goes: dx = rstd (dxhat - xhat
+// mean_n(dxhat xhat)).
 // Rows are split into chunks that the pool shares out; each chunk sums its own dw, db in double,
 // added in chunk order. The chunks depend on the shape only (at most 16, of 32k elements or more),
 // not on the thread count, so dw and db have the same bits on any number of threads.
 template <typename T>
 void layer_norm_backward(const T* dy, const T* x, const T* w, const T* mean, const T* rstd, T* dx, T* dw, T* db,
-                         int64_t M, int64_t N) {
+                         int64_t M, int64_t N, bool center) {
   const int64_t chunks = std::clamp<int64_t>(M * N / 32768, 1, std::min<int64_t>(16, std::max<int64_t>(M, 1)));
   std::vector<std::vector<double>> dw_part(chunks), db_part(chunks);
   parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
@@ -81,7 +89,7 @@ void layer_norm_backward(const T* dy, const T* x, const T* w, const T* mean, con
           for (int64_t n = 0; n < N; ++n) dwa[n] += gr[n] * xhat[n];
         if (db)
           for (int64_t n = 0; n < N; ++n) dba[n] += gr[n];
-        mean_dxhat /= static_cast<double>(N);
+        mean_dxhat = center ? mean_dxhat / static_cast<double>(N) : 0.0;
         mean_dxhat_xhat /= static_cast<double>(N);
         if (dx) {
           T* dr = dx + m * N;
@@ -103,27 +111,27 @@ void layer_norm_backward(const T* dy, const T* x, const T* w, const T* mean, con
   }
 }
 
-}  // namespace
-
-Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
-                  double eps) {
+// layer_norm (center) or rms_norm: the checks, the forward kernel and the node; `op` names it in errors.
+Tensor normalize_rows(const Tensor& x_in, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                      double eps, bool center, const char* op) {
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   SEQLAB_CHECK(k >= 1 && k <= x_in.dim() &&
                    Shape(x_in.shape().end() - k, x_in.shape().end()) == normalized_shape,
-               "layer_norm: Given normalized_shape=", shape_str(normalized_shape),
+               op, ": Given normalized_shape=", shape_str(normalized_shape),
                ", expected input with shape [*, ", shape_str(normalized_shape).substr(1), ", but got input of size ",
                shape_str(x_in.shape()));
-  SEQLAB_CHECK(!weight.defined() || weight.shape() == normalized_shape, "layer_norm: weight of shape ",
+  SEQLAB_CHECK(!weight.defined() || weight.shape() == normalized_shape, op, ": weight of shape ",
                shape_str(weight.defined() ? weight.shape() : Shape{}), " does not match normalized_shape ",
                shape_str(normalized_shape));
-  SEQLAB_CHECK(!bias.defined() || bias.shape() == normalized_shape, "layer_norm: bias of shape ",
+  SEQLAB_CHECK(!bias.defined() || bias.shape() == normalized_shape, op, ": bias of shape ",
                shape_str(bias.defined() ? bias.shape() : Shape{}), " does not match normalized_shape ",
                shape_str(normalized_shape));
-  SEQLAB_CHECK_TYPE(is_floating(x_in.dtype()), "layer_norm: expected a floating point input, got ",
+  SEQLAB_CHECK_TYPE(is_floating(x_in.dtype()), op, ": expected a floating point input, got ",
                     dtype_name(x_in.dtype()));
   for (const Tensor* t : {&weight, &bias})
-    SEQLAB_CHECK_TYPE(!t->defined() || t->dtype() == x_in.dtype(), "layer_norm: mixed dtype: all inputs must share "
-                      "the same dtype, got input ", dtype_name(x_in.dtype()), " and ", dtype_name(t->dtype()),
+    SEQLAB_CHECK_TYPE(!t->defined() || t->dtype() == x_in.dtype(), op,
+                      ": mixed dtype: all inputs must share the same dtype, got input ", dtype_name(x_in.dtype()),
+                      " and ", dtype_name(t->dtype()),
                       " parameters (convert the module with .to(dtype) or the input)");
   const int64_t N = shape_numel(normalized_shape), M = N == 0 ? 0 : x_in.numel() / N;
   const Tensor x = contiguous_copy_if_needed(x_in.detach());
@@ -131,16 +139,16 @@ Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tenso
   const Tensor b = bias.defined() ? contiguous_copy_if_needed(bias.detach()) : Tensor();
   Tensor y = Tensor::empty(x.shape(), x.dtype());
   Tensor mean = Tensor::empty({M}, x.dtype()), rstd = Tensor::empty({M}, x.dtype());
-  dispatch_float(x.dtype(), "layer_norm", [&](auto tag) {
+  dispatch_float(x.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     layer_norm_forward<T>(x.data<T>(), w.defined() ? w.data<T>() : nullptr, b.defined() ? b.data<T>() : nullptr,
-                          y.data<T>(), mean.data<T>(), rstd.data<T>(), M, N, eps);
+                          y.data<T>(), mean.data<T>(), rstd.data<T>(), M, N, eps, center);
   });
   if (any_requires_grad({x_in, weight, bias})) {
-    attach(y, "NativeLayerNormBackward0", {x_in, weight, bias},
+    attach(y, center ? "NativeLayerNormBackward0" : "FusedRmsNormBackward0", {x_in, weight, bias},
            [sx = save(x), sw = save(w), mean, rstd, M, N, need_x = x_in.requires_grad(),
             need_w = weight.defined() && weight.requires_grad(), need_b = bias.defined() && bias.requires_grad(),
-            wshape = normalized_shape](const Tensor& g_) -> TensorList {
+            wshape = normalized_shape, center](const Tensor& g_) -> TensorList {
              const Tensor g = contiguous(g_);
              const Tensor xx = sx.unpack(), ww = sw.unpack();
              Tensor dx = need_x ? Tensor::empty(xx.shape(), xx.dtype()) : Tensor();
@@ -150,12 +158,26 @@ Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tenso
                using T = decltype(tag);
                layer_norm_backward<T>(g.data<T>(), xx.data<T>(), ww.defined() ? ww.data<T>() : nullptr,
                                       mean.data<T>(), rstd.data<T>(), need_x ? dx.data<T>() : nullptr,
-                                      need_w ? dw.data<T>() : nullptr, need_b ? db.data<T>() : nullptr, M, N);
+                                      need_w ? dw.data<T>() : nullptr, need_b ? db.data<T>() : nullptr, M, N, center);
              });
              return {dx, dw, db};
            });
   }
   return y;
+}
+}  // namespace
+
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  return normalize_rows(x, normalized_shape, weight, bias, eps, true, "layer_norm");
+}
+
+// eps: torch's default is the dtype's machine epsilon (torch.finfo(x.dtype).eps).
+Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, std::optional<double> eps) {
+  const double e = eps ? *eps
+                       : x.dtype() == Dtype::Float64 ? std::numeric_limits<double>::epsilon()
+                                                     : double(std::numeric_limits<float>::epsilon());
+  return normalize_rows(x, normalized_shape, weight, Tensor(), e, false, "rms_norm");
 }
 
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,

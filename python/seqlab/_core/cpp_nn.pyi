@@ -6,7 +6,7 @@ import collections.abc
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['BatchNorm1d', 'Bilinear', 'Conv1d', 'Conv2d', 'ConvNd', 'Dropout', 'Embedding', 'Flatten', 'GELU', 'GRU', 'GRUCell', 'Identity', 'LSTM', 'LSTMCell', 'LayerNorm', 'Linear', 'LogSoftmax', 'Module', 'ModuleList', 'MultiheadAttention', 'NonDynamicallyQuantizableLinear', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'ReLU', 'Seq2SeqAttention', 'SiLU', 'Sigmoid', 'Softmax', 'Tanh', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'UnaryModule']
+__all__: list[str] = ['BatchNorm1d', 'Bilinear', 'Conv1d', 'Conv2d', 'ConvNd', 'Dropout', 'Embedding', 'Flatten', 'GELU', 'GRU', 'GRUCell', 'Identity', 'LSTM', 'LSTMCell', 'LayerNorm', 'Linear', 'LogSoftmax', 'Module', 'ModuleList', 'MultiheadAttention', 'NonDynamicallyQuantizableLinear', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'ReLU', 'Seq2SeqAttention', 'SiLU', 'Sigmoid', 'Softmax', 'Tanh', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'UnaryModule']
 class Module:
     def __repr__(self) -> str:
         ...
@@ -45,6 +45,9 @@ class Embedding(UnaryModule):
         ...
 class LayerNorm(UnaryModule):
     def __init__(self, normalized_shape: typing.Any, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05, elementwise_affine: bool = True, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+        ...
+class RMSNorm(UnaryModule):
+    def __init__(self, normalized_shape: typing.Any, eps: typing.SupportsFloat | typing.SupportsIndex | None = None, elementwise_affine: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
         ...
 class BatchNorm1d(UnaryModule):
     def __init__(self, num_features: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05, momentum: typing.Any = 0.1, affine: bool = True, track_running_stats: bool = True, *, dtype: seqlab._core.dtype = dtype.float32, bias: bool = True) -> None:

@@ -14,7 +14,7 @@ from . import functional, init, positional, utils  # noqa: F401
 from .module import Module, Parameter, RemovableHandle  # noqa: F401
 from .containers import Sequential, ModuleList, ModuleDict  # noqa: F401
 from .layers import (  # noqa: F401
-    Identity, Linear, Bilinear, Embedding, Dropout, LayerNorm, BatchNorm1d,
+    Identity, Linear, Bilinear, Embedding, Dropout, LayerNorm, RMSNorm, BatchNorm1d,
     Tanh, Sigmoid, ReLU, SiLU, GELU, Softmax, LogSoftmax, Flatten,
 )
 from .lazy import LazyLinear, LazyBatchNorm1d, UninitializedParameter, UninitializedBuffer  # noqa: F401
@@ -37,7 +37,7 @@ __all__ = [
     "functional", "init", "positional", "utils",
     "Module", "Parameter", "RemovableHandle",
     "Sequential", "ModuleList", "ModuleDict",
-    "Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
+    "Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "RMSNorm", "BatchNorm1d",
     "Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
     "LazyLinear", "LazyBatchNorm1d", "UninitializedParameter", "UninitializedBuffer", "parameter",
     "Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d",

@@ -1,6 +1,6 @@
 """seqlab.nn.functional: the layers' computations, activations and losses with PyTorch's
 signatures. Each is one C++ functional (cpp/src/ops/), the same one the C++ modules call:
-linear (linalg.cpp), layer_norm and batch_norm (norm.cpp), embedding (embedding.cpp),
+linear (linalg.cpp), layer_norm, rms_norm and batch_norm (norm.cpp), embedding (embedding.cpp),
 bilinear (linalg.cpp), dropout (random.cpp), seq2seq_attention (seq2seq_attention.cpp), the
 fused softmax, log_softmax and losses with hand-written backward (activation.cpp, loss.cpp; silu too),
 scaled_dot_product_attention (attention.cpp, attention_fused.cpp) with attention_weights, the
@@ -14,7 +14,7 @@ import numpy as np
 from .. import _core
 from .._core import (  # noqa: F401
     relu, tanh, sigmoid, gelu, cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits,
-    layer_norm, embedding, batch_norm, bilinear, batch_norm_module_forward,
+    layer_norm, rms_norm, embedding, batch_norm, bilinear, batch_norm_module_forward,
     scaled_dot_product_attention, attention_weights, multi_head_attention_forward,
 )
 from .._core import (  # noqa: F401  positional information (positional.cpp): seqlab.nn.positional's schemes

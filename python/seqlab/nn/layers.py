@@ -16,7 +16,7 @@ from . import init
 from .module import Module, Parameter
 
 __all__ = ["Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
-           "Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "Flatten"]
+           "RMSNorm", "Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "Flatten"]
 
 
 def _factory(device, dtype):
@@ -231,6 +231,34 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
                 f"bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """y = x / sqrt(mean(x²) + eps) * weight over the trailing normalized_shape dims (Zhang &
+    Sennrich 2019: LayerNorm without the centring and the bias); eps=None: the dtype's machine
+    epsilon, as torch's. The same fused C++ kernels as LayerNorm. weight = 1 at init."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        dtype = _factory(device, dtype)
+        self.normalized_shape = tuple(_args.ints(normalized_shape, "RMSNorm", "normalized_shape"))
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_empty(self.normalized_shape, dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
 class BatchNorm1d(Module):

@@ -61,6 +61,19 @@ class LayerNorm : public UnaryModule {
   const double eps;
 };
 
+// y = x / RMS(x) * weight over the trailing normalized_shape dims; eps nullopt: the dtype's
+// machine epsilon (torch.nn.RMSNorm's None). weight = 1 at init.
+class RMSNorm : public UnaryModule {
+ public:
+  explicit RMSNorm(Shape normalized_shape, std::optional<double> eps = std::nullopt, bool elementwise_affine = true,
+                   Dtype dtype = Dtype::Float32);
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  Tensor weight;
+  const Shape normalized_shape;
+  const std::optional<double> eps;
+};
+
 // Inverted dropout in training mode, identity in eval mode. inplace is accepted (and shown)
 // as torch's; the result is a new tensor, as in seqlab.nn.Dropout.
 class Dropout : public UnaryModule {

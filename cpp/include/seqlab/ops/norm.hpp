@@ -11,6 +11,12 @@ namespace seqlab {
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 
+// RMSNorm (Zhang & Sennrich 2019; torch.nn.functional.rms_norm): y = x / sqrt(mean(x²) + eps) * w
+// over the last len(normalized_shape) dims, no centring and no bias. eps: the dtype's machine
+// epsilon when not given, as torch's.
+Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
+                std::optional<double> eps = std::nullopt);
+
 // Batch normalisation over channel dim 1 of (N, C, *) (Ioffe & Szegedy 2015, Algorithm 1),
 // composed from ops: y = (x - mean) / sqrt(var + eps) * weight + bias. training: batch mean and
 // biased var over every dim but 1, and running stats (if defined) updated in place,
