@@ -17,13 +17,13 @@ import pytest
 import safetensors.numpy
 import torch
 import transformers
-from transformers import BloomConfig, BloomForCausalLM, GPT2Config, GPT2LMHeadModel
+from transformers import BloomConfig, BloomForCausalLM, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 
 import seqlab
 from seqlab import hub
 
 transformers.logging.set_verbosity_error()
-V, EOS = 61, 3
+V, EOS, PAD = 61, 3, 1  # (PAD not 0: transformers' beam search pads a left-padded batch with eos when it is 0)
 
 # (id, transformers model class, config): each a variant a converter must get right
 MODELS = [
@@ -41,13 +41,23 @@ MODELS = [
     ("bloom-3-heads", BloomForCausalLM, BloomConfig(vocab_size=V, hidden_size=24, n_layer=2, n_head=3)),
     ("bloom-6-heads-untied", BloomForCausalLM,
      BloomConfig(vocab_size=V, hidden_size=24, n_layer=2, n_head=6, tie_word_embeddings=False)),
+    ("llama-gqa", LlamaForCausalLM,
+     LlamaConfig(vocab_size=V, hidden_size=24, intermediate_size=40, num_hidden_layers=3, num_attention_heads=4,
+                 num_key_value_heads=2, rope_theta=500.0)),
+    ("llama-mha-tied", LlamaForCausalLM,
+     LlamaConfig(vocab_size=V, hidden_size=24, intermediate_size=32, num_hidden_layers=2, num_attention_heads=3,
+                 tie_word_embeddings=True, rms_norm_eps=1e-5)),
+    ("llama-mqa-biased", LlamaForCausalLM,
+     LlamaConfig(vocab_size=V, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
+                 num_key_value_heads=1, attention_bias=True, mlp_bias=True)),
 ]
 IDS = [m[0] for m in MODELS]
 
-# How closely seqlab's float64 forward can equal transformers': to rounding, except for BLOOM,
-# whose attention takes its softmax in float32 whatever the model's dtype
-# (modeling_bloom.py: F.softmax(attn_weights, dim=-1, dtype=torch.float32)).
-F64_TOL = {"gpt2": 1e-9, "bloom": 1e-6}
+# How closely seqlab's float64 forward can equal transformers': to rounding, except where
+# transformers computes in float32 whatever the model's dtype: BLOOM's and Llama's attention take
+# their softmax in float32 (F.softmax(attn_weights, dim=-1, dtype=torch.float32)), and Llama's
+# rotary cos/sin come from float32 frequencies (LlamaRotaryEmbedding: inv_freq ... .float()).
+F64_TOL = {"gpt2": 1e-9, "bloom": 1e-6, "llama": 1e-5}
 
 
 def hf_model(cls, config, seed=0):
@@ -82,7 +92,7 @@ def prompts(seed=0, shape=(3, 7)):
 
 
 def test_the_supported_architectures_are_the_registered_ones():
-    assert hub.supported_architectures() == ["bloom", "gpt2"]
+    assert hub.supported_architectures() == ["bloom", "gpt2", "llama"]
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -113,7 +123,7 @@ def test_logits_hidden_states_and_attentions_equal_hugging_faces(saved, dtype):
 def hf_generate(hf, ids, mask=None, **kw):
     with torch.no_grad():
         return hf.generate(torch.from_numpy(ids), attention_mask=None if mask is None else torch.from_numpy(mask),
-                           do_sample=False, pad_token_id=0, **kw).numpy()
+                           do_sample=False, pad_token_id=PAD, **kw).numpy()
 
 
 @pytest.mark.parametrize("num_beams", [1, 3])
@@ -123,12 +133,12 @@ def test_generate_returns_hugging_faces_tokens(saved, num_beams):
     ids = prompts(1)
     kw = dict(max_new_tokens=12, num_beams=num_beams, eos_token_id=EOS)
     want = hf_generate(hf, ids, **kw)
-    got = model.generate(seqlab.tensor(ids), pad_token_id=0, **kw).numpy()
+    got = model.generate(seqlab.tensor(ids), pad_token_id=PAD, **kw).numpy()
     np.testing.assert_array_equal(got, want)
     # without eos_token_id: generation_config.json's, as transformers reads it
     assert model.generation_config["eos_token_id"] == EOS
     np.testing.assert_array_equal(model.generate(seqlab.tensor(ids), max_new_tokens=12, num_beams=num_beams,
-                                                 pad_token_id=0).numpy(),
+                                                 pad_token_id=PAD).numpy(),
                                   hf_generate(hf, ids, max_new_tokens=12, num_beams=num_beams))
 
 
@@ -141,10 +151,10 @@ def test_generate_from_left_padded_prompts_returns_hugging_faces_tokens(saved):
     mask = np.ones_like(ids)
     mask[0, :3] = 0
     mask[2, :5] = 0
-    ids[mask == 0] = 0
+    ids[mask == 0] = PAD
     for num_beams in (1, 2):
         kw = dict(max_new_tokens=10, num_beams=num_beams, eos_token_id=EOS)
-        got = model.generate(seqlab.tensor(ids), attention_mask=seqlab.tensor(mask), pad_token_id=0, **kw).numpy()
+        got = model.generate(seqlab.tensor(ids), attention_mask=seqlab.tensor(mask), pad_token_id=PAD, **kw).numpy()
         np.testing.assert_array_equal(got, hf_generate(hf, ids, mask, **kw))
 
 
@@ -155,9 +165,10 @@ def test_the_model_trains_from_the_loaded_weights(saved):
     loss = seqlab.nn.functional.cross_entropy(model(ids[:, :-1]).reshape(-1, V), ids[:, 1:].reshape(-1))
     loss.backward()
     assert all(p.grad is not None and np.isfinite(p.grad.numpy()).all() for p in model.parameters())
-    assert model.layers[0].dropout1.p == pytest.approx(hf.config.to_dict().get("resid_pdrop",
-                                                                                hf.config.to_dict().get(
-                                                                                    "hidden_dropout")))
+    config = hf.config.to_dict()
+    assert model.layers[0].dropout1.p == pytest.approx(config.get("resid_pdrop", config.get("hidden_dropout", 0.0)))
+    assert model.layers[0].self_attn.dropout == pytest.approx(config.get("attn_pdrop",
+                                                                         config.get("attention_dropout", 0.0)))
 
 
 def test_config_is_kept_as_attributes(saved):
@@ -262,7 +273,7 @@ def extra(tensors):
 
 BAD = [
     (lambda p: edit_config(p, model_type="gpt_neox"), NotImplementedError,
-     r"config.json: model_type = 'gpt_neox' is not an architecture seqlab reads \(supported: bloom, gpt2\)"),
+     r"config.json: model_type = 'gpt_neox' is not an architecture seqlab reads \(supported: bloom, gpt2, llama\)"),
     (lambda p: edit_config(p, activation_function="quick_gelu"), NotImplementedError,
      r"config.json: activation_function = 'quick_gelu' is not supported by seqlab's gpt2"),
     (lambda p: edit_config(p, add_cross_attention=True), NotImplementedError,
@@ -306,6 +317,21 @@ def test_a_bloom_variant_with_the_residual_after_the_layernorm_is_refused(tmp_pa
     hf_model(BloomForCausalLM, MODELS[4][2]).save_pretrained(tmp_path)
     edit_config(tmp_path, apply_residual_connection_post_layernorm=True)
     with pytest.raises(NotImplementedError, match="apply_residual_connection_post_layernorm = True is not supported"):
+        hub.from_pretrained(tmp_path)
+
+
+@pytest.mark.parametrize("fields,message", [
+    (dict(rope_parameters={"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0}),
+     "rope_type = 'llama3' is not supported by seqlab's llama"),
+    (dict(head_dim=8), "head_dim = 8 is not hidden_size / num_attention_heads = 6"),
+    (dict(hidden_act="gelu"), "hidden_act = 'gelu' is not supported by seqlab's llama"),
+    (dict(mlp_bias=True), "mlp_bias = True is not supported by seqlab's llama"),
+    (dict(num_key_value_heads=3), "num_attention_heads = 4 and num_key_value_heads = 3 must divide one another"),
+])
+def test_a_llama_variant_seqlab_cannot_honour_is_refused(tmp_path, fields, message):
+    hf_model(LlamaForCausalLM, MODELS[-3][2]).save_pretrained(tmp_path)
+    edit_config(tmp_path, **fields)
+    with pytest.raises((NotImplementedError, ValueError), match=message):
         hub.from_pretrained(tmp_path)
 
 

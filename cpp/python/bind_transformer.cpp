@@ -51,6 +51,16 @@ Activation activation_arg(const py::handle& a, const char* layer) {
   };
 }
 
+// A layer's GLU projection linear3: None when the layer has none (its weight undefined).
+template <class P>
+py::object linear3_of(const P& p) {
+  return p.linear3.weight.defined() ? py::cast(p.linear3) : py::none();
+}
+template <class P>
+void set_linear3(P& p, py::handle v) {
+  p.linear3 = v.is_none() ? LinearParams() : v.cast<LinearParams>();
+}
+
 // A layer record's activation read back: a callable of the C++ function it became.
 template <typename P>
 py::object activation_of(const P& p) {
@@ -139,6 +149,7 @@ void bind_transformer(py::module_& m) {
             p.pos = v.is_none() ? PositionalScheme() : v.cast<PositionalScheme>();
           })
       .field("scale", &MultiheadAttentionParams::scale)
+      .field("num_key_value_heads", &MultiheadAttentionParams::num_key_value_heads)
       .done();
   Record<LinearParams>(m, "LinearParams", "What a Linear passes to the layer functionals.")
       .field("weight", &LinearParams::weight)
@@ -151,6 +162,7 @@ void bind_transformer(py::module_& m) {
       .field("weight", &LayerNormParams::weight)
       .field("bias", &LayerNormParams::bias)
       .field("eps", &LayerNormParams::eps)
+      .field("rms", &LayerNormParams::rms)
       .done();
   const auto set_encoder_activation = [](TransformerEncoderLayerParams& p, py::handle v) {
     p.activation = activation_arg(v, "TransformerEncoderLayer");
@@ -160,6 +172,7 @@ void bind_transformer(py::module_& m) {
       .field("self_attn", &TransformerEncoderLayerParams::self_attn)
       .field("linear1", &TransformerEncoderLayerParams::linear1)
       .field("linear2", &TransformerEncoderLayerParams::linear2)
+      .field("linear3", &linear3_of<TransformerEncoderLayerParams>, &set_linear3<TransformerEncoderLayerParams>)
       .field("norm1", &TransformerEncoderLayerParams::norm1)
       .field("norm2", &TransformerEncoderLayerParams::norm2)
       .field("dropout", &TransformerEncoderLayerParams::dropout)
@@ -177,6 +190,7 @@ void bind_transformer(py::module_& m) {
       .field("multihead_attn", &TransformerDecoderLayerParams::multihead_attn)
       .field("linear1", &TransformerDecoderLayerParams::linear1)
       .field("linear2", &TransformerDecoderLayerParams::linear2)
+      .field("linear3", &linear3_of<TransformerDecoderLayerParams>, &set_linear3<TransformerDecoderLayerParams>)
       .field("norm1", &TransformerDecoderLayerParams::norm1)
       .field("norm2", &TransformerDecoderLayerParams::norm2)
       .field("norm3", &TransformerDecoderLayerParams::norm3)

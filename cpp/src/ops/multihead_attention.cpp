@@ -99,47 +99,58 @@ struct Projected {
 
 // q = query W_Qᵀ + b_Q, k = key W_Kᵀ + b_K, v = value W_Vᵀ + b_V with W_Q, W_K, W_V stacked in
 // in_proj_weight (torch's _in_projection_packed): self-attention is one GEMM for all three,
-// encoder-decoder attention (key is value) one for q and one for k and v together.
+// encoder-decoder attention (key is value) one for q and one for k and v together. W_K and W_V
+// have kv rows each: E, or fewer with grouped-query attention.
 Projected in_projection_packed(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& w,
-                               const Tensor& b) {
+                               const Tensor& b, int64_t kv) {
   const int64_t E = query.shape().back();
-  SEQLAB_CHECK(w.dim() == 2 && w.shape()[0] == 3 * E, kName, "in_proj_weight must have shape (", 3 * E, ", ", E,
-               "), got ", shape_str(w.shape()));
-  SEQLAB_CHECK(!b.defined() || b.shape() == Shape{3 * E}, kName, "in_proj_bias must have shape (", 3 * E,
+  SEQLAB_CHECK(w.dim() == 2 && w.shape()[0] == E + 2 * kv && w.shape()[1] == E, kName,
+               "in_proj_weight must have shape (", E + 2 * kv, ", ", E, "), got ", shape_str(w.shape()));
+  SEQLAB_CHECK(!b.defined() || b.shape() == Shape{E + 2 * kv}, kName, "in_proj_bias must have shape (", E + 2 * kv,
                ",), got ", shape_str(b.shape()));
+  const std::vector<int64_t> qkv_rows{E, kv, kv};
   if (same(key, value)) {
     if (same(query, key)) {
-      const TensorList qkv = chunk(linear(query, w, b), 3, -1);
+      const TensorList qkv = split(linear(query, w, b), qkv_rows, -1);
       return {qkv[0], qkv[1], qkv[2]};
     }
-    const TensorList ws = split(w, std::vector<int64_t>{E, 2 * E}, 0);
-    const TensorList bs = b.defined() ? split(b, std::vector<int64_t>{E, 2 * E}, 0) : TensorList{Tensor(), Tensor()};
-    const TensorList kv = chunk(linear(key, ws[1], bs[1]), 2, -1);
-    return {linear(query, ws[0], bs[0]), kv[0], kv[1]};
+    const TensorList ws = split(w, std::vector<int64_t>{E, 2 * kv}, 0);
+    const TensorList bs = b.defined() ? split(b, std::vector<int64_t>{E, 2 * kv}, 0) : TensorList{Tensor(), Tensor()};
+    const TensorList k_v = chunk(linear(key, ws[1], bs[1]), 2, -1);
+    return {linear(query, ws[0], bs[0]), k_v[0], k_v[1]};
   }
-  const TensorList ws = chunk(w, 3, 0);
-  const TensorList bs = b.defined() ? chunk(b, 3, 0) : TensorList{Tensor(), Tensor(), Tensor()};
+  const TensorList ws = split(w, qkv_rows, 0);
+  const TensorList bs = b.defined() ? split(b, qkv_rows, 0) : TensorList{Tensor(), Tensor(), Tensor()};
   return {linear(query, ws[0], bs[0]), linear(key, ws[1], bs[1]), linear(value, ws[2], bs[2])};
 }
 
 // The same with separate weights, when key and value have their own sizes (torch's _in_projection).
 Projected in_projection(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& w_q,
-                        const Tensor& w_k, const Tensor& w_v, const Tensor& b) {
+                        const Tensor& w_k, const Tensor& w_v, const Tensor& b, int64_t kv) {
   const int64_t Eq = query.shape().back(), Ek = key.shape().back(), Ev = value.shape().back();
   auto check = [](const Tensor& t, const Shape& expected, const char* what) {
     SEQLAB_CHECK_ASSERT(t.shape() == expected, kName, "expecting ", what, " shape of ", size_tuple(expected),
                         ", but got ", shape_str(t.shape()));
   };
   check(w_q, {Eq, Eq}, "query weights");
-  check(w_k, {Eq, Ek}, "key weights");
-  check(w_v, {Eq, Ev}, "value weights");
+  check(w_k, {kv, Ek}, "key weights");
+  check(w_v, {kv, Ev}, "value weights");
   TensorList bs = {Tensor(), Tensor(), Tensor()};
   if (b.defined()) {
-    SEQLAB_CHECK(b.shape() == Shape{3 * Eq}, kName, "in_proj_bias must have shape (", 3 * Eq, ",), got ",
+    SEQLAB_CHECK(b.shape() == Shape{Eq + 2 * kv}, kName, "in_proj_bias must have shape (", Eq + 2 * kv, ",), got ",
                  shape_str(b.shape()));
-    bs = chunk(b, 3, 0);
+    bs = split(b, std::vector<int64_t>{Eq, kv, kv}, 0);
   }
   return {linear(query, w_q, bs[0]), linear(key, w_k, bs[1]), linear(value, w_v, bs[2])};
+}
+
+// Grouped-query attention: (N·G, S, d) keys or values of G heads -> (N·H, S, d), each head repeated
+// H / G times in a row (query head h reads head h / (H / G): Hugging Face's repeat_kv). The
+// backward of expand sums each group's gradients back into its head.
+Tensor repeat_kv(const Tensor& x, int64_t N, int64_t G, int64_t H) {
+  if (G == H) return x;
+  const int64_t S = x.shape()[1], d = x.shape()[2];
+  return reshape(expand(view(contiguous(x), {N, G, 1, S, d}), {N, G, H / G, S, d}), {N * H, S, d});
 }
 
 // static_k / static_v replace the projected keys / values: (N·num_heads, S, head_dim).
@@ -227,6 +238,11 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   SEQLAB_CHECK_VALUE(H > 0, kName, "num_heads must be greater than 0, got ", H);
   SEQLAB_CHECK_ASSERT(E % H == 0, kName, "embed_dim ", E, " not divisible by num_heads ", H);
   const int64_t head_dim = E / H;
+  const int64_t G = o.num_key_value_heads() == 0 ? H : o.num_key_value_heads(), kv_dim = G * head_dim;
+  SEQLAB_CHECK_VALUE(G > 0 && H % G == 0, kName, "num_heads ", H, " must be a multiple of num_key_value_heads ", G);
+  SEQLAB_CHECK(G == H || (!o.bias_k().defined() && !o.static_k().defined() && !o.static_v().defined()), kName,
+               "grouped-query attention (num_key_value_heads ", G, " < num_heads ", H,
+               ") cannot be combined with add_bias_kv, static_k or static_v");
   if (o.use_separate_proj_weight()) {
     SEQLAB_CHECK_ASSERT(key.shape()[0] == value.shape()[0] && key.shape()[1] == value.shape()[1], kName,
                         "key's sequence and batch dims ", shape_str({key.shape()[0], key.shape()[1]}),
@@ -244,21 +260,23 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
     // Only the queries are new: q = query W_Qᵀ + b_Q (W_Q the first third of in_proj_weight).
     const Tensor w_q = o.use_separate_proj_weight() ? o.q_proj_weight() : o.in_proj_weight();
     SEQLAB_CHECK(w_q.defined() && w_q.dim() == 2 && w_q.shape()[1] == E &&
-                     w_q.shape()[0] == (o.use_separate_proj_weight() ? E : 3 * E),
-                 kName, "the query projection must be (", E, ", ", E, ") or in_proj_weight (", 3 * E, ", ", E,
-                 "), got ", w_q.defined() ? shape_str(w_q.shape()) : "None");
+                     w_q.shape()[0] == (o.use_separate_proj_weight() ? E : E + 2 * kv_dim),
+                 kName, "the query projection must be (", E, ", ", E, ") or in_proj_weight (", E + 2 * kv_dim, ", ",
+                 E, "), got ", w_q.defined() ? shape_str(w_q.shape()) : "None");
     const Tensor b = o.in_proj_bias();
-    p.q = linear(query, o.use_separate_proj_weight() ? w_q : chunk(w_q, 3, 0)[0],
-                 b.defined() ? chunk(b, 3, 0)[0] : Tensor());
+    const std::vector<int64_t> q_rest{E, 2 * kv_dim};
+    p.q = linear(query, o.use_separate_proj_weight() ? w_q : split(w_q, q_rest, 0)[0],
+                 b.defined() ? split(b, q_rest, 0)[0] : Tensor());
   } else if (!o.use_separate_proj_weight()) {
     SEQLAB_CHECK_ASSERT(o.in_proj_weight().defined(), kName,
                         "use_separate_proj_weight is False but in_proj_weight is None");
-    p = in_projection_packed(query, key, value, o.in_proj_weight(), o.in_proj_bias());
+    p = in_projection_packed(query, key, value, o.in_proj_weight(), o.in_proj_bias(), kv_dim);
   } else {
     SEQLAB_CHECK_ASSERT(o.q_proj_weight().defined(), kName, "use_separate_proj_weight is True but q_proj_weight is None");
     SEQLAB_CHECK_ASSERT(o.k_proj_weight().defined(), kName, "use_separate_proj_weight is True but k_proj_weight is None");
     SEQLAB_CHECK_ASSERT(o.v_proj_weight().defined(), kName, "use_separate_proj_weight is True but v_proj_weight is None");
-    p = in_projection(query, key, value, o.q_proj_weight(), o.k_proj_weight(), o.v_proj_weight(), o.in_proj_bias());
+    p = in_projection(query, key, value, o.q_proj_weight(), o.k_proj_weight(), o.v_proj_weight(), o.in_proj_bias(),
+                      kv_dim);
   }
 
   // attn_mask as (1 or N·H, L, S).
@@ -290,14 +308,14 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   }
 
   // Heads: (L, N, E) -> (N·H, L, head_dim), batch first (a copy where the projection is a
-  // slice of the packed one).
+  // slice of the packed one); keys and values of G < H heads repeated to H (the cache holds them so).
   Tensor q = transpose(reshape(p.q, {L, N * H, head_dim}), 0, 1);
   Tensor k, v;
   if (!reuse_kv) {
     k = o.static_k().defined() ? check_static(o.static_k(), "static_k", N * H, head_dim)
-                               : transpose(reshape(p.k, {p.k.shape()[0], N * H, head_dim}), 0, 1);
+                               : repeat_kv(transpose(reshape(p.k, {p.k.shape()[0], N * G, head_dim}), 0, 1), N, G, H);
     v = o.static_v().defined() ? check_static(o.static_v(), "static_v", N * H, head_dim)
-                               : transpose(reshape(p.v, {p.v.shape()[0], N * H, head_dim}), 0, 1);
+                               : repeat_kv(transpose(reshape(p.v, {p.v.shape()[0], N * G, head_dim}), 0, 1), N, G, H);
   }
   if (cache) {
     // k_{1..P+L} = cat(cached k_{1..P}, k_{P+1..P+L}), the same for v; a filled static cache as it is.
@@ -413,7 +431,8 @@ std::pair<Tensor, Tensor> multihead_attention_module_forward(const Tensor& query
                .is_causal(is_causal)
                .pos(m.pos)
                .scale(m.scale)
-               .kv_cache(kv_cache);
+               .kv_cache(kv_cache)
+               .num_key_value_heads(m.num_key_value_heads);
   auto [out, weights] = multi_head_attention_forward(q, k, v, o);
   return {transposed ? transpose(out, 0, 1) : out, weights};
 }

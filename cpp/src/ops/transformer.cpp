@@ -24,14 +24,18 @@ namespace seqlab {
 namespace {
 
 Tensor layer_norm(const Tensor& x, const LayerNormParams& n) {
+  if (n.rms) return rms_norm(x, n.normalized_shape, n.weight, n.eps);
   return seqlab::layer_norm(x, n.normalized_shape, n.weight, n.bias, n.eps);
 }
 
 // FF(x) = W_2 dropout(act(W_1 x + b_1)) + b_2      (§3.3, before the block's own dropout)
-Tensor feed_forward(const Tensor& x, const LinearParams& l1, const LinearParams& l2, const Activation& act,
-                    double p, bool training) {
+// GLU variant (Shazeer 2020), when linear3 is given:
+//   FF(x) = W_2 dropout(act(W_1 x + b_1) ⊙ (W_3 x + b_3)) + b_2   (SwiGLU with act = SiLU: Llama's)
+Tensor feed_forward(const Tensor& x, const LinearParams& l1, const LinearParams& l2, const LinearParams& l3,
+                    const Activation& act, double p, bool training) {
   Tensor h = linear(x, l1.weight, l1.bias);
   h = act ? act(h) : relu(h);
+  if (l3.weight.defined()) h = h * linear(x, l3.weight, l3.bias);
   return linear(dropout(h, p, training), l2.weight, l2.bias);
 }
 
@@ -60,7 +64,8 @@ Tensor transformer_encoder_layer_forward(const Tensor& src, const TransformerEnc
                    p.dropout1, training);
   };
   auto ff = [&](const Tensor& x) {
-    return dropout(feed_forward(x, p.linear1, p.linear2, p.activation, p.dropout, training), p.dropout2, training);
+    return dropout(feed_forward(x, p.linear1, p.linear2, p.linear3, p.activation, p.dropout, training), p.dropout2,
+                   training);
   };
   Tensor x = src;
   if (p.norm_first) {
@@ -93,7 +98,8 @@ Tensor transformer_decoder_layer_forward(const Tensor& tgt, const Tensor& memory
                    p.dropout2, training);
   };
   auto ff = [&](const Tensor& x) {
-    return dropout(feed_forward(x, p.linear1, p.linear2, p.activation, p.dropout, training), p.dropout3, training);
+    return dropout(feed_forward(x, p.linear1, p.linear2, p.linear3, p.activation, p.dropout, training), p.dropout3,
+                   training);
   };
   Tensor x = tgt;
   if (p.norm_first) {

@@ -1347,7 +1347,7 @@ class MultiheadAttentionParams:
     """
     What a MultiheadAttention passes to its functional.
     """
-    fields: typing.ClassVar[tuple] = ('embed_dim', 'num_heads', 'dropout', 'add_zero_attn', 'batch_first', 'in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'in_proj_bias', 'out_proj_weight', 'out_proj_bias', 'bias_k', 'bias_v', 'pos', 'scale')
+    fields: typing.ClassVar[tuple] = ('embed_dim', 'num_heads', 'dropout', 'add_zero_attn', 'batch_first', 'in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'in_proj_bias', 'out_proj_weight', 'out_proj_bias', 'bias_k', 'bias_v', 'pos', 'scale', 'num_key_value_heads')
     add_zero_attn: bool
     batch_first: bool
     def __init__(self, **kwargs) -> None:
@@ -1399,6 +1399,12 @@ class MultiheadAttentionParams:
         ...
     @num_heads.setter
     def num_heads(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_key_value_heads(self) -> int:
+        ...
+    @num_key_value_heads.setter
+    def num_key_value_heads(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     @property
     def out_proj_bias(self) -> Tensor:
@@ -1459,7 +1465,8 @@ class LayerNormParams:
     """
     What a LayerNorm passes to the layer functionals.
     """
-    fields: typing.ClassVar[tuple] = ('normalized_shape', 'weight', 'bias', 'eps')
+    fields: typing.ClassVar[tuple] = ('normalized_shape', 'weight', 'bias', 'eps', 'rms')
+    rms: bool
     def __init__(self, **kwargs) -> None:
         ...
     @property
@@ -1490,10 +1497,11 @@ class TransformerEncoderLayerParams:
     """
     What a TransformerEncoderLayer passes to its functional.
     """
-    fields: typing.ClassVar[tuple] = ('self_attn', 'linear1', 'linear2', 'norm1', 'norm2', 'dropout', 'dropout1', 'dropout2', 'activation', 'norm_first')
+    fields: typing.ClassVar[tuple] = ('self_attn', 'linear1', 'linear2', 'linear3', 'norm1', 'norm2', 'dropout', 'dropout1', 'dropout2', 'activation', 'norm_first')
     activation: typing.Any
     linear1: LinearParams
     linear2: LinearParams
+    linear3: typing.Any
     norm1: LayerNormParams
     norm2: LayerNormParams
     norm_first: bool
@@ -1522,10 +1530,11 @@ class TransformerDecoderLayerParams:
     """
     What a TransformerDecoderLayer passes to its functional.
     """
-    fields: typing.ClassVar[tuple] = ('self_attn', 'multihead_attn', 'linear1', 'linear2', 'norm1', 'norm2', 'norm3', 'dropout', 'dropout1', 'dropout2', 'dropout3', 'activation', 'norm_first')
+    fields: typing.ClassVar[tuple] = ('self_attn', 'multihead_attn', 'linear1', 'linear2', 'linear3', 'norm1', 'norm2', 'norm3', 'dropout', 'dropout1', 'dropout2', 'dropout3', 'activation', 'norm_first')
     activation: typing.Any
     linear1: LinearParams
     linear2: LinearParams
+    linear3: typing.Any
     multihead_attn: MultiheadAttentionParams
     norm1: LayerNormParams
     norm2: LayerNormParams

@@ -24,7 +24,7 @@ import types
 from .. import _core
 from ..generation.utils import _DEFAULTS
 from ..nn.utils.init import _no_init
-from . import bloom, gpt2  # noqa: F401  (each registers its architecture)
+from . import bloom, gpt2, llama  # noqa: F401  (each registers its architecture)
 from ._architecture import Architecture
 from ._checkpoint import Checkpoint, Config
 from ._files import read_config, read_generation_config, read_weights, resolve

@@ -14,7 +14,7 @@ from .._tensor import arange, ones
 from .._tensor import bool as _bool
 from ..generation.utils import GenerationMixin, RNNState, _Output, attention_keep
 from .containers import ModuleList
-from .layers import Dropout, Embedding, LayerNorm, Linear
+from .layers import Dropout, Embedding, LayerNorm, Linear, RMSNorm
 from .module import Module
 from .positional import _Absolute
 from .rnn import GRU, LSTM, RNN
@@ -131,7 +131,10 @@ class TransformerLM(Module, GenerationMixin):
     blocks leave their output unnormalised); lm_head: Linear(d_model, vocab_size, bias=False),
     its weight the embedding's with tie_weights; embedding_norm: a LayerNorm of the embeddings
     before the first block (BLOOM's word_embeddings_layernorm). activation: 'relu', 'gelu' or a
-    callable, as the layers take it (GPT-2 and BLOOM: nn.GELU(approximate='tanh')).
+    callable, as the layers take it (GPT-2 and BLOOM: nn.GELU(approximate='tanh')). The Llama
+    family's options go to every block (TransformerEncoderLayer's): num_key_value_heads
+    (grouped-query attention), rms_norm (RMSNorm everywhere, ln_f too), glu (the SwiGLU
+    feed-forward with activation=F.silu).
 
     forward(idx, cache=None, attention_mask=None): idx (N, L) int64 -> logits (N, L, vocab_size).
     With output_hidden_states or output_attentions it returns a CausalLMOutput (Hugging Face's
@@ -147,11 +150,13 @@ class TransformerLM(Module, GenerationMixin):
 
     def __init__(self, vocab_size, d_model=128, nhead=4, num_layers=2, dim_feedforward=None, dropout=0.1,
                  activation="gelu", positional=None, tie_weights=False, layer_norm_eps=1e-5, bias=True, device=None,
-                 dtype=None, pos=None, scale=None, embedding_norm=False):
+                 dtype=None, pos=None, scale=None, embedding_norm=False, num_key_value_heads=None, rms_norm=False,
+                 glu=False):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         self.vocab_size, self.d_model, self.nhead, self.num_layers = vocab_size, d_model, nhead, num_layers
         self.scale = scale
+        self._block_options = dict(num_key_value_heads=num_key_value_heads, rms_norm=rms_norm, glu=glu)
         self.dim_feedforward = 4 * d_model if dim_feedforward is None else dim_feedforward
         self.tok_emb = Embedding(vocab_size, d_model, **kw)
         self.embedding_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw) if embedding_norm else None
@@ -159,7 +164,8 @@ class TransformerLM(Module, GenerationMixin):
         self.drop = Dropout(dropout)
         self.layers = ModuleList([self._make_block(dropout, activation, layer_norm_eps, bias, kw, pos)
                                   for _ in range(num_layers)])
-        self.ln_f = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.ln_f = RMSNorm(d_model, eps=layer_norm_eps, **kw) if rms_norm else \
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.lm_head = Linear(d_model, vocab_size, bias=False, **kw)
         if tie_weights:
             _tie(self.lm_head, self.tok_emb)
@@ -180,7 +186,7 @@ class TransformerLM(Module, GenerationMixin):
         gets its own copy of the positional scheme `pos` (as the stacks clone their layers)."""
         return TransformerEncoderLayer(self.d_model, self.nhead, self.dim_feedforward, dropout, activation,
                                        layer_norm_eps, batch_first=True, norm_first=True, bias=bias,
-                                       pos=copy.deepcopy(pos), scale=self.scale, **kw)
+                                       pos=copy.deepcopy(pos), scale=self.scale, **self._block_options, **kw)
 
     def new_cache(self):
         """An empty KVCache: one self-attention cache per block."""

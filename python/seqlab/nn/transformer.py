@@ -19,7 +19,7 @@ from .._tensor import float32
 from . import functional as F
 from . import init
 from .containers import ModuleList
-from .layers import GELU, Dropout, LayerNorm, Linear, NonDynamicallyQuantizableLinear, ReLU, _empty, _factory
+from .layers import GELU, Dropout, LayerNorm, Linear, NonDynamicallyQuantizableLinear, ReLU, RMSNorm, _empty, _factory
 from .module import Module, Parameter
 from .positional import _check_pos
 
@@ -40,13 +40,26 @@ class MultiheadAttention(Module):
 
     seqlab's own arguments: pos, a positional scheme of seqlab.nn.positional applied inside the
     attention; scale, the scores' factor softmax(q kᵀ · scale) (default 1/sqrt(head_dim), or the
-    scheme's own; F.scaled_dot_product_attention's scale=): T5 uses scale=1.0."""
+    scheme's own; F.scaled_dot_product_attention's scale=): T5 uses scale=1.0;
+    num_key_value_heads, grouped-query attention (Ainslie et al. 2023; Llama's): keys and values
+    of that many heads, each shared by num_heads / num_key_value_heads query heads (default
+    num_heads). Then in_proj_weight is (embed_dim + 2·kv_dim, embed_dim), kv_dim =
+    num_key_value_heads · head_dim, and k_proj_weight / v_proj_weight (kv_dim, kdim / vdim)."""
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
-                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None, pos=None, scale=None):
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None, pos=None, scale=None,
+                 num_key_value_heads=None):
         embed_dim = _args.index(embed_dim, "MultiheadAttention", "embed_dim")
         num_heads = _args.index(num_heads, "MultiheadAttention", "num_heads")
         _core.check_multihead_attention_args(embed_dim, num_heads)
+        kv_heads = num_heads if num_key_value_heads is None else \
+            _args.index(num_key_value_heads, "MultiheadAttention", "num_key_value_heads")
+        if kv_heads <= 0 or num_heads % kv_heads:
+            raise ValueError(f"MultiheadAttention: num_heads ({num_heads}) must be a multiple of num_key_value_heads "
+                             f"({kv_heads})")
+        if kv_heads != num_heads and add_bias_kv:
+            raise ValueError("MultiheadAttention: grouped-query attention (num_key_value_heads < num_heads) cannot be "
+                             "combined with add_bias_kv")
         dtype = _factory(device, dtype)
         super().__init__()
         self.embed_dim = embed_dim
@@ -57,18 +70,20 @@ class MultiheadAttention(Module):
         self.dropout = dropout
         self.batch_first = batch_first
         self.head_dim = embed_dim // num_heads
+        self.num_key_value_heads = kv_heads
+        kv_dim = kv_heads * self.head_dim
         if not self._qkv_same_embed_dim:
             self.q_proj_weight = Parameter(_empty((embed_dim, embed_dim), dtype))
-            self.k_proj_weight = Parameter(_empty((embed_dim, self.kdim), dtype))
-            self.v_proj_weight = Parameter(_empty((embed_dim, self.vdim), dtype))
+            self.k_proj_weight = Parameter(_empty((kv_dim, self.kdim), dtype))
+            self.v_proj_weight = Parameter(_empty((kv_dim, self.vdim), dtype))
             self.register_parameter("in_proj_weight", None)
         else:
-            self.in_proj_weight = Parameter(_empty((3 * embed_dim, embed_dim), dtype))
+            self.in_proj_weight = Parameter(_empty((embed_dim + 2 * kv_dim, embed_dim), dtype))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(_empty((3 * embed_dim,), dtype))
+            self.in_proj_bias = Parameter(_empty((embed_dim + 2 * kv_dim,), dtype))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
@@ -179,7 +194,18 @@ def _activation_arg(fn):
 class _TransformerLayer(Module):
     """What the encoder and decoder layers share: the feed-forward W_2 dropout(act(W_1 x + b_1)) + b_2
     (§3.3), the activation ('relu', 'gelu' or a callable), post-LN (the paper's) or pre-LN
-    (norm_first, Xiong et al. 2020)."""
+    (norm_first, Xiong et al. 2020).
+
+    seqlab's options for the Llama family: glu=True, the GLU feed-forward (Shazeer 2020)
+    W_2 dropout(act(W_1 x + b_1) ⊙ (W_3 x + b_3)) + b_2 with linear3 = W_3 (SwiGLU with
+    activation=F.silu); rms_norm=True, nn.RMSNorm(d_model, eps=layer_norm_eps) for every norm;
+    num_key_value_heads, grouped-query attention in the attention layers."""
+
+    def _norm(self, d_model, eps, bias, rms_norm, kw):
+        return RMSNorm(d_model, eps=eps, **kw) if rms_norm else LayerNorm(d_model, eps=eps, bias=bias, **kw)
+
+    def _glu(self, d_model, dim_feedforward, bias, glu, kw):
+        self.linear3 = Linear(d_model, dim_feedforward, bias=bias, **kw) if glu else None
 
     def _set_activation(self, activation):
         if isinstance(activation, str):
@@ -200,17 +226,19 @@ class TransformerEncoderLayer(_TransformerLayer):
     forward(src, src_mask=None, src_key_padding_mask=None, is_causal=False)."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None, scale=None):
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None, scale=None,
+                 num_key_value_heads=None, rms_norm=False, glu=False):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            pos=pos, scale=scale, **kw)
+                                            pos=pos, scale=scale, num_key_value_heads=num_key_value_heads, **kw)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self._glu(d_model, dim_feedforward, bias, glu, kw)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm1 = self._norm(d_model, layer_norm_eps, bias, rms_norm, kw)
+        self.norm2 = self._norm(d_model, layer_norm_eps, bias, rms_norm, kw)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self._set_activation(activation)
@@ -228,22 +256,25 @@ class TransformerDecoderLayer(_TransformerLayer):
     memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False)."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None, scale=None):
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None, scale=None,
+                 num_key_value_heads=None, rms_norm=False, glu=False):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         # pos (seqlab's): the self-attention's positional scheme; cross-attention has none.
         # scale (seqlab's): both attentions' score scale (None: 1/sqrt(head_dim))
+        gqa = dict(scale=scale, num_key_value_heads=num_key_value_heads, **kw)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
-                                            pos=pos, scale=scale, **kw)
+                                            pos=pos, **gqa)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
-                                                 scale=scale, **kw)
+                                                 **gqa)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self._glu(d_model, dim_feedforward, bias, glu, kw)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm1 = self._norm(d_model, layer_norm_eps, bias, rms_norm, kw)
+        self.norm2 = self._norm(d_model, layer_norm_eps, bias, rms_norm, kw)
+        self.norm3 = self._norm(d_model, layer_norm_eps, bias, rms_norm, kw)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.dropout3 = Dropout(dropout)
@@ -260,7 +291,8 @@ class TransformerDecoderLayer(_TransformerLayer):
 
 # The module each record describes, and the fields a module holds under another name.
 _RECORDS = ((MultiheadAttention, _core.MultiheadAttentionParams), (Linear, _core.LinearParams),
-            (LayerNorm, _core.LayerNormParams), (TransformerEncoderLayer, _core.TransformerEncoderLayerParams),
+            (LayerNorm, _core.LayerNormParams), (RMSNorm, _core.LayerNormParams),
+            (TransformerEncoderLayer, _core.TransformerEncoderLayerParams),
             (TransformerDecoderLayer, _core.TransformerDecoderLayerParams))
 _FIELD_SOURCES = {
     "out_proj_weight": lambda m: m.out_proj.weight,
@@ -268,7 +300,17 @@ _FIELD_SOURCES = {
     "pos": lambda m: m.pos.scheme() if getattr(m, "pos", None) is not None else None,
     "scale": lambda m: getattr(m, "scale", None),
     "activation": lambda m: _activation_arg(m.activation),
+    "linear3": lambda m: getattr(m, "linear3", None),      # the GLU's W_3 (None: no GLU)
+    "rms": lambda m: isinstance(m, RMSNorm),
+    "bias": lambda m: getattr(m, "bias", None),            # an RMSNorm has none
+    "eps": lambda m: m.eps if m.eps is not None else _machine_eps(m),  # RMSNorm's None
+    "num_key_value_heads": lambda m: getattr(m, "num_key_value_heads", m.num_heads),
 }
+
+
+def _machine_eps(norm):
+    """RMSNorm's eps=None: its dtype's machine epsilon, as torch's (float32 without a weight)."""
+    return 2.0 ** -52 if norm.weight is not None and norm.weight.dtype == _core.dtype.float64 else 2.0 ** -23
 
 
 def _seq_len(src, batch_first):

@@ -70,6 +70,12 @@ struct MultiheadAttentionForwardOptions {
   // Then S counts the cached positions too (attn_mask (L, P + L)); the is_causal hint is ignored
   // once the cache holds positions (its mask is aligned top-left), so pass the explicit mask.
   SEQLAB_ARG(AttentionCachePtr, kv_cache) = nullptr;
+  // seqlab's: grouped-query attention (Ainslie et al. 2023; Llama 2 70B and later): the keys and
+  // values have num_key_value_heads heads (0: num_heads), each shared by num_heads /
+  // num_key_value_heads query heads (query head h reads key/value head h / group, Hugging Face's
+  // repeat_kv). in_proj_weight is then (E + 2·kv_dim, E), kv_dim = num_key_value_heads · head_dim;
+  // k_proj_weight and v_proj_weight (kv_dim, kdim / vdim).
+  SEQLAB_ARG(int64_t, num_key_value_heads) = 0;
 };
 
 // torch.nn.functional.multi_head_attention_forward. query (L, N, E) or unbatched (L, E); key
@@ -93,6 +99,7 @@ struct MultiheadAttentionParams {
   Tensor out_proj_weight, out_proj_bias, bias_k, bias_v;
   PositionalScheme pos;  // seqlab's positional scheme (kind "none": torch's module)
   std::optional<double> scale;  // seqlab's: the scores' scale (unset: the scheme's, 1/√head_dim)
+  int64_t num_key_value_heads = 0;  // seqlab's: grouped-query attention (0: num_heads)
 };
 
 // torch.nn.MultiheadAttention.forward: batch_first input (N, L, E) is read as (L, N, E) and the

@@ -6,6 +6,9 @@
 //   post-LN (norm_first=false, the paper's):  x = LN1(x + SA(x)),  x = LN2(x + FF(x))
 //   pre-LN  (norm_first=true, Xiong et al. 2020):  x = x + SA(LN1(x)),  x = x + FF(LN2(x))
 //   FF(x) = dropout2(W_2 dropout(act(W_1 x + b_1)) + b_2),  SA(x) = dropout1(MultiHead(x, x, x))
+// seqlab's options: the GLU feed-forward W_2 dropout(act(W_1 x + b_1) ⊙ (W_3 x + b_3)) + b_2 (linear3;
+// Shazeer 2020: SwiGLU with SiLU, Llama's), RMSNorm in place of LayerNorm (LayerNormParams::rms),
+// grouped-query attention (MultiheadAttentionParams::num_key_value_heads).
 // The decoder layer adds cross-attention on the encoder's output between the two (norm2, dropout2;
 // its feed-forward then uses norm3, dropout3).
 // cpp/src/ops/transformer.cpp; tests: tests/test_transformer.py, tests/test_nn_twins.py.
@@ -31,6 +34,7 @@ struct LayerNormParams {
   Shape normalized_shape;
   Tensor weight, bias;  // undefined without elementwise_affine / bias
   double eps = 1e-5;
+  bool rms = false;  // an RMSNorm's (no centring, no bias; ops/norm.hpp)
 };
 
 // A TransformerEncoderLayer's submodules as the functional needs them. The dropout fields are
@@ -39,6 +43,7 @@ struct LayerNormParams {
 struct TransformerEncoderLayerParams {
   MultiheadAttentionParams self_attn;
   LinearParams linear1, linear2;
+  LinearParams linear3;  // seqlab's: the GLU feed-forward's second input projection (undefined: none)
   LayerNormParams norm1, norm2;
   double dropout = 0.1, dropout1 = 0.1, dropout2 = 0.1;
   Activation activation;  // undefined = relu
@@ -50,6 +55,7 @@ struct TransformerEncoderLayerParams {
 struct TransformerDecoderLayerParams {
   MultiheadAttentionParams self_attn, multihead_attn;
   LinearParams linear1, linear2;
+  LinearParams linear3;  // seqlab's: the GLU feed-forward's second input projection (undefined: none)
   LayerNormParams norm1, norm2, norm3;
   double dropout = 0.1, dropout1 = 0.1, dropout2 = 0.1, dropout3 = 0.1;
   Activation activation;  // undefined = relu
