@@ -541,3 +541,17 @@ def test_nanogpt(flash):
     assert initializer_names(data) == set(dict(model.named_parameters())) | buffers
     for shape in ((2, 7), (3, 16), (1, 1)):
         assert_runs_like_seqlab(data, model, (seqlab.randint(0, 30, shape),), ["idx"])
+
+
+@pytest.mark.parametrize("option,message", [
+    (dict(glu=True), r"the GLU feed-forward \(glu=True\) has no ONNX translation"),
+    (dict(rms_norm=True), r"RMSNorm \(rms_norm=True\) has no ONNX translation"),
+    (dict(num_key_value_heads=2), r"num_key_value_heads < num_heads \(grouped-query attention\) has no ONNX"),
+])
+def test_the_llama_layer_options_are_refused_not_exported_wrong(tmp_path, option, message):
+    """The exporter translates torch's layers; seqlab's Llama options (a GLU feed-forward, RMSNorm,
+    grouped-query attention) it does not know yet, so it refuses them rather than write a file
+    that computes something else."""
+    layer = seqlab.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True, **option).eval()
+    with pytest.raises(NotImplementedError, match=message):
+        seqlab.onnx.export(layer, (seqlab.randn(2, 5, 16),), str(tmp_path / "layer.onnx"))

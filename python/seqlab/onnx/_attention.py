@@ -38,6 +38,9 @@ def _linear(tr, x, record):
 
 def _layer_norm(tr, x, record, dtype):
     f = _fields(tr, record)
+    if f.get("rms"):
+        raise NotImplementedError("seqlab.onnx.export: a transformer layer with RMSNorm (rms_norm=True) has no ONNX "
+                                  "translation in seqlab's exporter")
     g = tr.graph
     shape = [int(s) for s in f["normalized_shape"]]
     scale = tr.name(f["weight"]) if f["weight"] is not None else g.const(np.ones(shape, np_dtype(dtype)))
@@ -87,6 +90,9 @@ def _attention(tr, query, key, value, record, mask, dtype, need_weights=False, a
         if f.get(option) not in (None, False):
             raise NotImplementedError(f"seqlab.onnx.export: MultiheadAttention with {option} has no ONNX translation "
                                       "in seqlab's exporter")
+    if f.get("num_key_value_heads") not in (None, 0, f["num_heads"]):
+        raise NotImplementedError("seqlab.onnx.export: MultiheadAttention with num_key_value_heads < num_heads "
+                                  "(grouped-query attention) has no ONNX translation in seqlab's exporter")
     g = tr.graph
     E, H = int(f["embed_dim"]), int(f["num_heads"])
     d = E // H
@@ -196,6 +202,12 @@ def multihead_attention(tr, out, query, key, value, params, training, key_paddin
         tr.bind(out[1], tr.graph.squeeze(weights, [0]) if query.dim() == 2 else weights)
 
 
+def _check_plain_feed_forward(p):
+    if p.get("linear3") is not None:
+        raise NotImplementedError("seqlab.onnx.export: a transformer layer with the GLU feed-forward (glu=True) has no "
+                                  "ONNX translation in seqlab's exporter")
+
+
 def _activation(tr, x, activation, dtype):
     g = tr.graph
     fn = getattr(activation, "__wrapped__", activation)
@@ -216,6 +228,7 @@ def transformer_encoder_layer(tr, out, src, params, training, src_mask=None, src
         raise NotImplementedError("seqlab.onnx.export: a transformer layer with a KVCache has no ONNX translation")
     g = tr.graph
     p = _fields(tr, params)
+    _check_plain_feed_forward(p)
     sa = _fields(tr, p["self_attn"])
     bf = bool(sa["batch_first"])
     dtype = out.dtype
@@ -246,6 +259,7 @@ def transformer_decoder_layer(tr, out, tgt, memory, params, training, tgt_mask=N
         raise NotImplementedError("seqlab.onnx.export: a transformer layer with a KVCache has no ONNX translation")
     g = tr.graph
     p = _fields(tr, params)
+    _check_plain_feed_forward(p)
     sa = _fields(tr, p["self_attn"])
     bf = bool(sa["batch_first"])
     dtype = out.dtype
