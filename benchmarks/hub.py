@@ -3,9 +3,10 @@ on the same checkpoint directory, for each architecture seqlab reads.
 
 Models (random weights as transformers initialises them, made from a config and saved with
 save_pretrained in a temporary directory; no download):
-  tiny        the test suite's size: 24 wide, 3 layers, 4 heads, vocabulary 61
+  tiny        the test suite's size: 24 wide, 3 layers, 4 heads (Llama: 2 key/value heads), vocabulary 61
   small       GPT-2 small's shape: 768 wide, 12 layers, 12 heads, vocabulary 50,257, 1,024
-              positions (BLOOM: the same width, depth, heads and vocabulary)
+              positions (BLOOM: the same width, depth, heads and vocabulary; Llama: the same with
+              4 key/value heads and a 2,048-wide SwiGLU feed-forward)
 
 Columns:
   logits       the largest difference of seqlab's logits from transformers', relative to the
@@ -39,8 +40,8 @@ import seqlab  # noqa: E402
 transformers.logging.set_verbosity_error()
 
 SIZES = {
-    "tiny": dict(width=24, layers=3, heads=4, vocab=61, positions=128),
-    "small": dict(width=768, layers=12, heads=12, vocab=50257, positions=1024),
+    "tiny": dict(width=24, layers=3, heads=4, kv_heads=2, vocab=61, positions=128),
+    "small": dict(width=768, layers=12, heads=12, kv_heads=4, vocab=50257, positions=1024),
 }
 NEW_TOKENS, PROMPT = 100, 10
 
@@ -49,11 +50,16 @@ def hf_config(arch, s):
     if arch == "gpt2":
         return transformers.GPT2Config(vocab_size=s["vocab"], n_positions=s["positions"], n_embd=s["width"],
                                        n_layer=s["layers"], n_head=s["heads"], eos_token_id=None, bos_token_id=None)
+    if arch == "llama":
+        return transformers.LlamaConfig(vocab_size=s["vocab"], hidden_size=s["width"], num_hidden_layers=s["layers"],
+                                        num_attention_heads=s["heads"], num_key_value_heads=s["kv_heads"],
+                                        intermediate_size=8 * s["width"] // 3, eos_token_id=None, bos_token_id=None)
     return transformers.BloomConfig(vocab_size=s["vocab"], hidden_size=s["width"], n_layer=s["layers"],
                                     n_head=s["heads"], eos_token_id=None, bos_token_id=None)
 
 
-CLASSES = {"gpt2": transformers.GPT2LMHeadModel, "bloom": transformers.BloomForCausalLM}
+CLASSES = {"gpt2": transformers.GPT2LMHeadModel, "bloom": transformers.BloomForCausalLM,
+           "llama": transformers.LlamaForCausalLM}
 
 
 def make_checkpoint(arch, size, directory):
@@ -98,7 +104,7 @@ def main():
     print(f"{'model':14s} {'logits f32':>10s} {'f64':>8s}   {'load s: seqlab':>14s} {'hf':>7s} {'ratio':>6s}   "
           f"{'gen tok/s: seqlab':>17s} {'hf':>7s} {'ratio':>6s}")
     for size in args.sizes.split(","):
-        for arch in ("gpt2", "bloom"):
+        for arch in CLASSES:
             with tempfile.TemporaryDirectory() as directory:
                 make_checkpoint(arch, size, directory)
                 f32, f64 = logit_differences(arch, directory)
