@@ -326,7 +326,8 @@ def test_a_bloom_variant_with_the_residual_after_the_layernorm_is_refused(tmp_pa
     (dict(head_dim=8), "head_dim = 8 is not hidden_size / num_attention_heads = 6"),
     (dict(hidden_act="gelu"), "hidden_act = 'gelu' is not supported by seqlab's llama"),
     (dict(mlp_bias=True), "mlp_bias = True is not supported by seqlab's llama"),
-    (dict(num_key_value_heads=3), "num_attention_heads = 4 and num_key_value_heads = 3 must divide one another"),
+    (dict(num_key_value_heads=3), "num_attention_heads = 4 is not a multiple of num_key_value_heads = 3"),
+    (dict(num_attention_heads=5), "hidden_size = 24 is not a multiple of num_attention_heads = 5"),
 ])
 def test_a_llama_variant_seqlab_cannot_honour_is_refused(tmp_path, fields, message):
     hf_model(LlamaForCausalLM, MODELS[-3][2]).save_pretrained(tmp_path)

@@ -35,6 +35,14 @@ class Config:
             raise ValueError(f"seqlab.hub: {self.path}: {name} = {value!r} is not a number")
         return float(value)
 
+    def width_and_heads(self, width, heads):
+        """(E, H): the model width and the attention heads, from the fields named in `width` and
+        `heads` (each a name and its aliases); E must be a multiple of H."""
+        E, H = self.integer(width[0], _MISSING, *width[1:]), self.integer(heads[0], _MISSING, *heads[1:])
+        if E % H:
+            raise ValueError(f"seqlab.hub: {self.path}: {width[0]} = {E} is not a multiple of {heads[0]} = {H}")
+        return E, H
+
     def expect(self, name, supported, default=_MISSING, why=""):
         """The field, which must be one of `supported`: else an error saying what seqlab supports."""
         value = self.get(name, default)

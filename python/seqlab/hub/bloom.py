@@ -19,10 +19,7 @@ class Bloom(Architecture, model_type="bloom"):
 
     @classmethod
     def build(cls, config, dtype):
-        E = config.integer("hidden_size", None, "n_embed")
-        H = config.integer("n_head", None, "num_attention_heads")
-        if E % H:
-            raise ValueError(f"seqlab.hub: {config.path}: hidden_size = {E} is not a multiple of n_head = {H}")
+        E, H = config.width_and_heads(("hidden_size", "n_embed"), ("n_head", "num_attention_heads"))
         config.expect("apply_residual_connection_post_layernorm", (False,), False,
                       "seqlab's blocks add the residual before the LayerNorm")
         # slow_but_exact and pretraining_tp only change how the tensor-parallel sums are ordered

@@ -19,10 +19,7 @@ class GPT2(Architecture, model_type="gpt2"):
 
     @classmethod
     def build(cls, config, dtype):
-        E = config.integer("n_embd", None, "hidden_size")
-        H = config.integer("n_head", None, "num_attention_heads")
-        if E % H:
-            raise ValueError(f"seqlab.hub: {config.path}: n_embd = {E} is not a multiple of n_head = {H}")
+        E, H = config.width_and_heads(("n_embd", "hidden_size"), ("n_head", "num_attention_heads"))
         config.expect("add_cross_attention", (False,), False, "GPT-2 as a decoder of an encoder-decoder model")
         tie = config.expect("tie_word_embeddings", (True, False), True)
         scaled = config.expect("scale_attn_weights", (True, False), True)

@@ -20,12 +20,11 @@ class Llama(Architecture, model_type="llama"):
 
     @classmethod
     def build(cls, config, dtype):
-        E = config.integer("hidden_size")
-        H = config.integer("num_attention_heads")
+        E, H = config.width_and_heads(("hidden_size",), ("num_attention_heads",))
         G = config.integer("num_key_value_heads", H)
-        if E % H or H % G:
-            raise ValueError(f"seqlab.hub: {config.path}: hidden_size = {E}, num_attention_heads = {H} and "
-                             f"num_key_value_heads = {G} must divide one another")
+        if H % G:
+            raise ValueError(f"seqlab.hub: {config.path}: num_attention_heads = {H} is not a multiple of "
+                             f"num_key_value_heads = {G}")
         head_dim = config.integer("head_dim", E // H)
         if head_dim != E // H:
             raise NotImplementedError(f"seqlab.hub: {config.path}: head_dim = {head_dim} is not hidden_size / "
