@@ -7,8 +7,9 @@ model of that architecture, built from seqlab's own layers and positional scheme
     ids = seqlab.tensor([tok.encode("In the beginning")])
     model.generate(ids, max_new_tokens=20, num_beams=4)
 
-Supported (model_type in config.json): gpt2 (learned positions, Conv1D layout, tied head; gpt2.py)
-and bloom (ALiBi, embedding LayerNorm, per-head fused QKV; bloom.py). Each file maps one
+Supported (model_type in config.json): gpt2 (learned positions, Conv1D layout, tied head; gpt2.py),
+bloom (ALiBi, embedding LayerNorm, per-head fused QKV; bloom.py) and llama (RoPE, RMSNorm, SwiGLU,
+grouped-query attention; llama.py). Each file maps one
 architecture's config fields and tensor names onto nn.TransformerLM's; nothing else is specific to
 a model. A config field or tensor seqlab cannot honour is an error naming the file and the field or
 tensor, raised before any weight is copied in.
