@@ -17,7 +17,8 @@ import pytest
 import safetensors.numpy
 import torch
 import transformers
-from transformers import BloomConfig, BloomForCausalLM, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+from transformers import (BloomConfig, BloomForCausalLM, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM,
+                          T5Config, T5ForConditionalGeneration)
 
 import seqlab
 from seqlab import hub
@@ -92,7 +93,7 @@ def prompts(seed=0, shape=(3, 7)):
 
 
 def test_the_supported_architectures_are_the_registered_ones():
-    assert hub.supported_architectures() == ["bloom", "gpt2", "llama"]
+    assert hub.supported_architectures() == ["bloom", "gpt2", "llama", "t5"]
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -273,7 +274,7 @@ def extra(tensors):
 
 BAD = [
     (lambda p: edit_config(p, model_type="gpt_neox"), NotImplementedError,
-     r"config.json: model_type = 'gpt_neox' is not an architecture seqlab reads \(supported: bloom, gpt2, llama\)"),
+     r"config.json: model_type = 'gpt_neox' is not an architecture seqlab reads \(supported: bloom, gpt2, llama, t5\)"),
     (lambda p: edit_config(p, activation_function="quick_gelu"), NotImplementedError,
      r"config.json: activation_function = 'quick_gelu' is not supported by seqlab's gpt2"),
     (lambda p: edit_config(p, add_cross_attention=True), NotImplementedError,
@@ -415,3 +416,92 @@ def test_copy_from_a_foreign_tensor_names_copy_when_its_dtype_cannot_be_read():
     x = seqlab.zeros(2, 3, dtype=seqlab.float64)
     x.copy_(np.arange(6.0).reshape(3, 2).T)  # a NumPy view through DLPack, strides and all
     np.testing.assert_array_equal(x.numpy(), np.arange(6.0).reshape(3, 2).T)
+
+
+# ---------------------------------------------------------------------------------- T5: encoder-decoder
+
+T5_MODELS = [
+    ("t5-gated-gelu-tied", T5Config(vocab_size=V, d_model=24, d_kv=6, d_ff=40, num_layers=2, num_heads=4,
+                                    feed_forward_proj="gated-gelu", relative_attention_num_buckets=8,
+                                    relative_attention_max_distance=20)),
+    ("t5-relu-untied-3-decoder-layers", T5Config(vocab_size=V, d_model=24, d_kv=8, d_ff=32, num_layers=2,
+                                                 num_decoder_layers=3, num_heads=3, feed_forward_proj="relu",
+                                                 tie_word_embeddings=False)),
+]
+# transformers computes T5's RMSNorm statistics and attention softmax in float32 in any dtype
+T5_F64_TOL = 1e-5
+
+
+def t5_model(config, seed=0):
+    config = T5Config.from_dict({**config.to_dict(), "eos_token_id": EOS, "pad_token_id": 0})
+    torch.manual_seed(seed)
+    model = T5ForConditionalGeneration._from_config(config, attn_implementation="eager").eval()
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.copy_((1.0 if "layer_norm" in name else 0.0) + 0.4 * torch.randn(p.shape, generator=g))
+    return model
+
+
+@pytest.fixture(scope="module", params=T5_MODELS, ids=[m[0] for m in T5_MODELS])
+def saved_t5(request, tmp_path_factory):
+    name, config = request.param
+    model = t5_model(config)
+    path = tmp_path_factory.mktemp(name)
+    model.save_pretrained(path)
+    return name, model.double(), path
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_t5_logits_equal_hugging_faces(saved_t5, dtype):
+    name, hf, path = saved_t5
+    model = hub.from_pretrained(path, dtype=getattr(seqlab, dtype))
+    assert type(model) is seqlab.nn.TransformerSeq2Seq and not model.training
+    for stack in (model.encoder, model.decoder):  # T5's one relative bias per stack
+        assert all(layer.self_attn.pos.relative_attention_bias is stack.layers[0].self_attn.pos.relative_attention_bias
+                   for layer in stack.layers)
+    src, tgt = prompts(0, (2, 9)), prompts(1, (2, 6))
+    mask = np.ones_like(src)
+    mask[1, 6:] = 0  # the second source padded at the end
+    with torch.no_grad():
+        want = copy.deepcopy(hf).to(getattr(torch, dtype))(
+            input_ids=torch.from_numpy(src), attention_mask=torch.from_numpy(mask),
+            decoder_input_ids=torch.from_numpy(tgt)).logits
+    with seqlab.no_grad():
+        pad = seqlab.tensor(mask == 0)
+        got = model.decode(seqlab.tensor(tgt), model.encode(seqlab.tensor(src), src_key_padding_mask=pad),
+                           memory_key_padding_mask=pad)
+    assert rel_err(got, want) < (T5_F64_TOL if dtype == "float64" else 1e-4)
+
+
+@pytest.mark.parametrize("num_beams", [1, 3])
+def test_t5_generate_returns_hugging_faces_tokens(saved_t5, num_beams):
+    """transformers runs without its cache here: with fewer encoder than decoder layers its
+    generate() sizes the cache by the encoder's and fails."""
+    name, hf, path = saved_t5
+    model = hub.from_pretrained(path, dtype=seqlab.float64)
+    assert model.generation_config["decoder_start_token_id"] == 0  # T5's pad token, when the config names none
+    src = prompts(2, (3, 8))
+    mask = np.ones_like(src)
+    mask[0, 5:] = 0
+    src[mask == 0] = 0
+    kw = dict(max_new_tokens=10, num_beams=num_beams)
+    with torch.no_grad():
+        want = hf.generate(torch.from_numpy(src), attention_mask=torch.from_numpy(mask), do_sample=False,
+                           decoder_start_token_id=0, use_cache=False, **kw).numpy()
+    got = model.generate(seqlab.tensor(src), attention_mask=seqlab.tensor(mask), **kw).numpy()
+    np.testing.assert_array_equal(got, want)
+    assert type(seqlab.nn.TransformerSeq2Seq.from_pretrained(path)) is seqlab.nn.TransformerSeq2Seq
+    with pytest.raises(TypeError, match="holds a t5 model, which seqlab builds as TransformerSeq2Seq"):
+        seqlab.nn.TransformerLM.from_pretrained(path)
+
+
+@pytest.mark.parametrize("fields,message", [
+    (dict(d_kv=4), r"num_heads · d_kv = 4 · 4 is not d_model = 24"),
+    (dict(feed_forward_proj="gated-silu"), "feed_forward_proj = 'gated-silu' is not supported by seqlab's t5"),
+])
+def test_a_t5_variant_seqlab_cannot_honour_is_refused(tmp_path, fields, message):
+    t5_model(T5_MODELS[0][1]).save_pretrained(tmp_path)
+    edit_config(tmp_path, **fields)
+    with pytest.raises((NotImplementedError, ValueError), match=message):
+        hub.from_pretrained(tmp_path)

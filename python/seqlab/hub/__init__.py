@@ -8,9 +8,10 @@ model of that architecture, built from seqlab's own layers and positional scheme
     model.generate(ids, max_new_tokens=20, num_beams=4)
 
 Supported (model_type in config.json): gpt2 (learned positions, Conv1D layout, tied head; gpt2.py),
-bloom (ALiBi, embedding LayerNorm, per-head fused QKV; bloom.py) and llama (RoPE, RMSNorm, SwiGLU,
-grouped-query attention; llama.py). Each file maps one
-architecture's config fields and tensor names onto nn.TransformerLM's; nothing else is specific to
+bloom (ALiBi, embedding LayerNorm, per-head fused QKV; bloom.py), llama (RoPE, RMSNorm, SwiGLU,
+grouped-query attention; llama.py), all as nn.TransformerLM, and t5 (relative bias, RMSNorm,
+ReLU or gated-GELU feed-forward; t5.py) as nn.TransformerSeq2Seq. Each file maps one
+architecture's config fields and tensor names onto the seqlab model's; nothing else is specific to
 a model. A config field or tensor seqlab cannot honour is an error naming the file and the field or
 tensor, raised before any weight is copied in.
 
@@ -25,7 +26,7 @@ import types
 from .. import _core
 from ..generation.utils import _DEFAULTS
 from ..nn.utils.init import _no_init
-from . import bloom, gpt2, llama  # noqa: F401  (each registers its architecture)
+from . import bloom, gpt2, llama, t5  # noqa: F401  (each registers its architecture)
 from ._architecture import Architecture
 from ._checkpoint import Checkpoint, Config
 from ._files import read_config, read_generation_config, read_weights, resolve
@@ -53,7 +54,8 @@ def from_pretrained(path_or_name, dtype=None, revision=None, cache_dir=None, loc
         model = arch.build(config, dtype)
     arch.load(model, config, Checkpoint(read_weights(directory), arch.prefix, arch.ignored))
     model.config = types.SimpleNamespace(**values)
-    model.generation_config = {k: v for k, v in read_generation_config(directory).items() if k in _DEFAULTS}
+    model.generation_config = {**arch.generation_defaults(config),
+                               **{k: v for k, v in read_generation_config(directory).items() if k in _DEFAULTS}}
     return model.eval()
 
 

@@ -42,6 +42,11 @@ class Architecture:
     def weights(cls, config, checkpoint, model):
         raise NotImplementedError
 
+    @classmethod
+    def generation_defaults(cls, config):
+        """generate()'s arguments the architecture implies, under generation_config.json's."""
+        return {}
+
     @staticmethod
     def head(ckpt, model, state):
         """state with the LM head's weight: the embedding's when tied (a checkpoint may hold a copy

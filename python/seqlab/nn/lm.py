@@ -109,6 +109,15 @@ def _block_attention_weights(block, x, mask):
     return block.self_attn(h, h, h, attn_mask=mask, need_weights=True, average_attn_weights=False)[1]
 
 
+def _from_pretrained(cls, path_or_name, kwargs):
+    from ..hub import from_pretrained  # (seqlab.hub builds on seqlab.nn: imported when called)
+    model = from_pretrained(path_or_name, **kwargs)
+    if not isinstance(model, cls):
+        raise TypeError(f"{cls.__name__}.from_pretrained: {path_or_name} holds a {model.config.model_type} model, "
+                        f"which seqlab builds as {type(model).__name__}")
+    return model
+
+
 def _tie(head, embedding):
     """Weight tying (Press & Wolf 2017; Inan et al. 2017): the output layer's weight is the
     token embedding, both (V, E)."""
@@ -172,14 +181,9 @@ class TransformerLM(Module, GenerationMixin):
 
     @classmethod
     def from_pretrained(cls, path_or_name, **kwargs):
-        """A Hugging Face decoder-only checkpoint (GPT-2, BLOOM) as a TransformerLM:
+        """A Hugging Face decoder-only checkpoint (GPT-2, BLOOM, Llama) as a TransformerLM:
         seqlab.hub.from_pretrained (its arguments), checked to be one."""
-        from ..hub import from_pretrained  # (seqlab.hub builds on seqlab.nn: imported when called)
-        model = from_pretrained(path_or_name, **kwargs)
-        if not isinstance(model, cls):
-            raise TypeError(f"{cls.__name__}.from_pretrained: {path_or_name} holds a {model.config.model_type} model, "
-                            f"which seqlab builds as {type(model).__name__}")
-        return model
+        return _from_pretrained(cls, path_or_name, kwargs)
 
     def _make_block(self, dropout, activation, layer_norm_eps, bias, kw, pos):
         """One causal block; the one place where the blocks are made. Each block's self-attention
@@ -234,18 +238,27 @@ class TransformerSeq2Seq(Module, GenerationMixin):
     decode(tgt, memory, cache=None, memory_key_padding_mask=None) -> logits (N, T, tgt_vocab);
     forward(src, tgt) = decode(tgt, encode(src)) (teacher forcing). With a KVCache the decoder's
     self-attention appends the new target positions and its cross-attention projects the memory
-    once."""
+    once.
+
+    For T5 (Raffel et al. 2020): decoder_pos, the decoder self-attention's scheme when it differs
+    from the encoder's (T5's relative bias is bidirectional in the encoder, causal in the
+    decoder; default: a copy of pos); rms_norm, glu and num_key_value_heads go to every layer, as
+    in TransformerLM (RMSNorm also for the stacks' final norms); tie_weights, the head's weight
+    the target embedding's; scale_decoder_outputs, the decoder's output times d_model^-1/2 before
+    the head (T5 with tied embeddings)."""
 
     is_encoder_decoder = True
 
     def __init__(self, src_vocab_size, tgt_vocab_size, d_model=128, nhead=4, num_encoder_layers=2,
                  num_decoder_layers=2, dim_feedforward=None, dropout=0.1, activation="gelu", positional=None,
                  share_embeddings=False, layer_norm_eps=1e-5, bias=True, device=None, dtype=None, pos=None,
-                 scale=None):
+                 scale=None, decoder_pos=None, num_key_value_heads=None, rms_norm=False, glu=False, tie_weights=False,
+                 scale_decoder_outputs=False):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         ff = 4 * d_model if dim_feedforward is None else dim_feedforward
         self.d_model = d_model
+        self.scale_decoder_outputs = scale_decoder_outputs
         self.src_emb = Embedding(src_vocab_size, d_model, **kw)
         if share_embeddings:
             if src_vocab_size != tgt_vocab_size:
@@ -257,14 +270,27 @@ class TransformerSeq2Seq(Module, GenerationMixin):
         self.positional = positional
         self.drop = Dropout(dropout)
         layer = dict(dim_feedforward=ff, dropout=dropout, activation=activation, layer_norm_eps=layer_norm_eps,
-                     batch_first=True, norm_first=True, bias=bias, scale=scale, **kw)
+                     batch_first=True, norm_first=True, bias=bias, scale=scale, num_key_value_heads=num_key_value_heads,
+                     rms_norm=rms_norm, glu=glu, **kw)
+
+        def final_norm():
+            return RMSNorm(d_model, eps=layer_norm_eps, **kw) if rms_norm else \
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+
         self.encoder = TransformerEncoder(TransformerEncoderLayer(d_model, nhead, pos=pos, **layer), num_encoder_layers,
-                                          LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw),
-                                          enable_nested_tensor=False)
-        self.decoder = TransformerDecoder(TransformerDecoderLayer(d_model, nhead, pos=copy.deepcopy(pos), **layer),
-                                          num_decoder_layers,
-                                          LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+                                          final_norm(), enable_nested_tensor=False)
+        decoder_pos = copy.deepcopy(pos) if decoder_pos is None else decoder_pos
+        self.decoder = TransformerDecoder(TransformerDecoderLayer(d_model, nhead, pos=decoder_pos, **layer),
+                                          num_decoder_layers, final_norm())
         self.lm_head = Linear(d_model, tgt_vocab_size, bias=False, **kw)
+        if tie_weights:
+            _tie(self.lm_head, self.tgt_emb)
+
+    @classmethod
+    def from_pretrained(cls, path_or_name, **kwargs):
+        """A Hugging Face encoder-decoder checkpoint (T5) as a TransformerSeq2Seq:
+        seqlab.hub.from_pretrained (its arguments), checked to be one."""
+        return _from_pretrained(cls, path_or_name, kwargs)
 
     def new_cache(self):
         """An empty KVCache: a self- and a cross-attention cache per decoder layer."""
@@ -282,6 +308,8 @@ class TransformerSeq2Seq(Module, GenerationMixin):
         x = self.drop(_add_positions(self.tgt_emb(tgt), self.positional, P, "TransformerSeq2Seq"))
         x = self.decoder(x, memory, tgt_mask=mask, tgt_is_causal=is_causal,
                          memory_key_padding_mask=memory_key_padding_mask, cache=cache)
+        if self.scale_decoder_outputs:
+            x = x * self.d_model ** -0.5
         return self.lm_head(x)
 
     def forward(self, src, tgt, src_key_padding_mask=None):
