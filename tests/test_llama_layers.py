@@ -129,7 +129,8 @@ def test_llama_block_matches_torch(H, G):
 
 def test_a_llama_style_lm_decodes_with_the_cache_as_without():
     """nn.TransformerLM with RoPE, RMSNorm, SwiGLU and grouped-query attention: the logits of each
-    step with the KV cache equal those of the whole sequence."""
+    step with the KV cache equal those of the whole sequence, and the cache holds the 2 key/value
+    heads (N, G, P, head_dim), as Hugging Face's does, not the 4 query heads' repeats."""
     seqlab.manual_seed(3)
     model = seqlab.nn.TransformerLM(50, E, 4, 2, 40, dropout=0.0, activation=F.silu, bias=False,
                                     pos=seqlab.nn.positional.RoPE(E // 4, interleaved=False), num_key_value_heads=2,
@@ -142,3 +143,8 @@ def test_a_llama_style_lm_decodes_with_the_cache_as_without():
         steps = [model(ids[:, :4], cache=cache).numpy()] + [model(ids[:, t:t + 1], cache=cache).numpy()
                                                              for t in range(4, 9)]
     np.testing.assert_allclose(np.concatenate(steps, axis=1), whole, rtol=1e-10, atol=1e-12)
+    assert tuple(cache.self_attention(0).key.shape) == (2, 2, 9, E // 4)
+    with seqlab.no_grad():  # beam search reorders the grouped cache by batch rows
+        cache.reorder_cache(seqlab.tensor([1, 1]))
+        again = model(ids[1:2].expand(2, 9)[:, 8:9], cache=cache).numpy()
+    np.testing.assert_allclose(again[0], again[1], rtol=1e-12)

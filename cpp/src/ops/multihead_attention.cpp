@@ -308,25 +308,28 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   }
 
   // Heads: (L, N, E) -> (N·H, L, head_dim), batch first (a copy where the projection is a
-  // slice of the packed one); keys and values of G < H heads repeated to H (the cache holds them so).
+  // slice of the packed one); keys and values (N·G, S, head_dim) of their G heads.
   Tensor q = transpose(reshape(p.q, {L, N * H, head_dim}), 0, 1);
   Tensor k, v;
   if (!reuse_kv) {
     k = o.static_k().defined() ? check_static(o.static_k(), "static_k", N * H, head_dim)
-                               : repeat_kv(transpose(reshape(p.k, {p.k.shape()[0], N * G, head_dim}), 0, 1), N, G, H);
+                               : transpose(reshape(p.k, {p.k.shape()[0], N * G, head_dim}), 0, 1);
     v = o.static_v().defined() ? check_static(o.static_v(), "static_v", N * H, head_dim)
-                               : repeat_kv(transpose(reshape(p.v, {p.v.shape()[0], N * G, head_dim}), 0, 1), N, G, H);
+                               : transpose(reshape(p.v, {p.v.shape()[0], N * G, head_dim}), 0, 1);
   }
   if (cache) {
     // k_{1..P+L} = cat(cached k_{1..P}, k_{P+1..P+L}), the same for v; a filled static cache as it is.
-    if (!reuse_kv) cache->update(k, v, H);
-    SEQLAB_CHECK(cache->key.shape()[0] == N * H && cache->key.shape()[2] == head_dim, kName,
-                 "the kv_cache holds keys ", shape_str(cache->key.shape()), " (N*num_heads, P, head_dim), but the query ",
-                 shape_str(query.shape()), " has batch ", N, " and ", H, " heads of ", head_dim,
-                 " (after beam search, call reorder_cache)");
+    // With grouped-query attention the cache holds the G key/value heads, as Hugging Face's does.
+    if (!reuse_kv) cache->update(k, v, G);
+    SEQLAB_CHECK(cache->key.shape()[0] == N * G && cache->key.shape()[2] == head_dim, kName,
+                 "the kv_cache holds keys ", shape_str(cache->key.shape()),
+                 " (N*num_key_value_heads, P, head_dim), but the query ", shape_str(query.shape()), " has batch ", N,
+                 " and ", G, " key/value heads of ", head_dim, " (after beam search, call reorder_cache)");
     k = cache->key;
     v = cache->value;
   }
+  k = repeat_kv(k, N, G, H);  // each key/value head for its H / G query heads
+  v = repeat_kv(v, N, G, H);
   SEQLAB_CHECK(k.shape()[1] == v.shape()[1], kName, "keys and values must be as many, got ", k.shape()[1], " and ",
                v.shape()[1]);
 
