@@ -6,13 +6,16 @@ save_pretrained in a temporary directory; no download):
   tiny        the test suite's size: 24 wide, 3 layers, 4 heads (Llama: 2 key/value heads), vocabulary 61
   small       GPT-2 small's shape: 768 wide, 12 layers, 12 heads, vocabulary 50,257, 1,024
               positions (BLOOM: the same width, depth, heads and vocabulary; Llama: the same with
-              4 key/value heads and a 2,048-wide SwiGLU feed-forward)
+              4 key/value heads and a 2,048-wide SwiGLU feed-forward; T5: t5-small's encoder and
+              decoder of 6 layers each, 512 wide, 8 heads, feed-forward 2,048, gated GELU, with
+              GPT-2's vocabulary)
 
 Columns:
   logits       the largest difference of seqlab's logits from transformers', relative to the
-               largest logit, on a batch of 2 prompts of 16 tokens, in float32 and float64
+               largest logit, on a batch of 2 prompts of 16 tokens (T5: 16 source and 16 target
+               tokens), in float32 and float64
   load (s)     from_pretrained of the directory to a model ready to run (median of --repeats)
-  generate     100 new tokens, greedy, batch 1, from a 10-token prompt, with the KV cache
+  generate     100 new tokens, greedy, batch 1, from a 10-token prompt (T5: source), with the KV cache
   (tok/s)      (median of --repeats), both models in float32; the tokens are checked equal
 
 Each figure is printed beside transformers' and the ratio (transformers' time / seqlab's, > 1:
@@ -40,8 +43,10 @@ import seqlab  # noqa: E402
 transformers.logging.set_verbosity_error()
 
 SIZES = {
-    "tiny": dict(width=24, layers=3, heads=4, kv_heads=2, vocab=61, positions=128),
-    "small": dict(width=768, layers=12, heads=12, kv_heads=4, vocab=50257, positions=1024),
+    "tiny": dict(width=24, layers=3, heads=4, kv_heads=2, vocab=61, positions=128,
+                 t5=dict(width=24, layers=2, heads=4)),
+    "small": dict(width=768, layers=12, heads=12, kv_heads=4, vocab=50257, positions=1024,
+                  t5=dict(width=512, layers=6, heads=8)),  # t5-small's encoder and decoder
 }
 NEW_TOKENS, PROMPT = 100, 10
 
@@ -54,12 +59,17 @@ def hf_config(arch, s):
         return transformers.LlamaConfig(vocab_size=s["vocab"], hidden_size=s["width"], num_hidden_layers=s["layers"],
                                         num_attention_heads=s["heads"], num_key_value_heads=s["kv_heads"],
                                         intermediate_size=8 * s["width"] // 3, eos_token_id=None, bos_token_id=None)
+    if arch == "t5":
+        t5 = s["t5"]
+        return transformers.T5Config(vocab_size=s["vocab"], d_model=t5["width"], d_kv=t5["width"] // t5["heads"],
+                                     num_heads=t5["heads"], d_ff=4 * t5["width"], num_layers=t5["layers"],
+                                     feed_forward_proj="gated-gelu", eos_token_id=None, decoder_start_token_id=0)
     return transformers.BloomConfig(vocab_size=s["vocab"], hidden_size=s["width"], n_layer=s["layers"],
                                     n_head=s["heads"], eos_token_id=None, bos_token_id=None)
 
 
 CLASSES = {"gpt2": transformers.GPT2LMHeadModel, "bloom": transformers.BloomForCausalLM,
-           "llama": transformers.LlamaForCausalLM}
+           "llama": transformers.LlamaForCausalLM, "t5": transformers.T5ForConditionalGeneration}
 
 
 def make_checkpoint(arch, size, directory):
@@ -83,10 +93,13 @@ def logit_differences(arch, directory):
     out = []
     for sl_dtype, t_dtype in ((seqlab.float32, torch.float32), (seqlab.float64, torch.float64)):
         model = seqlab.hub.from_pretrained(directory, dtype=sl_dtype)
+        inputs = (ids, ids[::-1].copy()) if arch == "t5" else (ids,)  # T5: source, target
+        names = ("input_ids", "decoder_input_ids")
         with torch.no_grad():
-            want = copy.deepcopy(hf).to(t_dtype)(torch.from_numpy(ids)).logits.double().numpy()
+            want = copy.deepcopy(hf).to(t_dtype)(**{n: torch.from_numpy(a) for n, a in zip(names, inputs)})
+            want = want.logits.double().numpy()
         with seqlab.no_grad():
-            got = model(seqlab.tensor(ids)).numpy().astype(np.float64)
+            got = model(*map(seqlab.tensor, inputs)).numpy().astype(np.float64)
         out.append(np.abs(got - want).max() / np.abs(want).max())
     return out
 
