@@ -14,12 +14,13 @@ from .._tensor import arange, ones
 from .._tensor import bool as _bool
 from ..generation.utils import GenerationMixin, RNNState, _Output, attention_keep
 from .containers import ModuleList
-from .layers import Dropout, Embedding, LayerNorm, Linear, RMSNorm
+from .layers import Dropout, Embedding, LayerNorm, Linear
 from .module import Module
 from .positional import _Absolute
 from .rnn import GRU, LSTM, RNN
 from .utils.rnn import pack_padded_sequence, pad_packed_sequence
-from .transformer import TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
+from .transformer import (TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
+                          _norm)
 
 __all__ = ["TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq", "CausalLMOutput"]
 
@@ -109,13 +110,19 @@ def _block_attention_weights(block, x, mask):
     return block.self_attn(h, h, h, attn_mask=mask, need_weights=True, average_attn_weights=False)[1]
 
 
-def _from_pretrained(cls, path_or_name, kwargs):
-    from ..hub import from_pretrained  # (seqlab.hub builds on seqlab.nn: imported when called)
-    model = from_pretrained(path_or_name, **kwargs)
-    if not isinstance(model, cls):
-        raise TypeError(f"{cls.__name__}.from_pretrained: {path_or_name} holds a {model.config.model_type} model, "
-                        f"which seqlab builds as {type(model).__name__}")
-    return model
+class _FromPretrained:
+    """cls.from_pretrained(path_or_name, **kwargs): a Hugging Face checkpoint of an architecture that
+    seqlab builds as this class (TransformerLM: GPT-2, BLOOM, Llama; TransformerSeq2Seq: T5), by
+    seqlab.hub.from_pretrained (its arguments), checked to be one."""
+
+    @classmethod
+    def from_pretrained(cls, path_or_name, **kwargs):
+        from ..hub import from_pretrained  # (seqlab.hub builds on seqlab.nn: imported when called)
+        model = from_pretrained(path_or_name, **kwargs)
+        if not isinstance(model, cls):
+            raise TypeError(f"{cls.__name__}.from_pretrained: {path_or_name} holds a {model.config.model_type} "
+                            f"model, which seqlab builds as {type(model).__name__}")
+        return model
 
 
 def _tie(head, embedding):
@@ -127,7 +134,7 @@ def _tie(head, embedding):
     head.weight = embedding.weight
 
 
-class TransformerLM(Module, GenerationMixin):
+class TransformerLM(Module, GenerationMixin, _FromPretrained):
     """A decoder-only transformer language model: logits = head(LN_f(blocks(E[idx] + pos))).
 
     tok_emb: Embedding(vocab_size, d_model); positional: an optional module mapping positions
@@ -173,17 +180,10 @@ class TransformerLM(Module, GenerationMixin):
         self.drop = Dropout(dropout)
         self.layers = ModuleList([self._make_block(dropout, activation, layer_norm_eps, bias, kw, pos)
                                   for _ in range(num_layers)])
-        self.ln_f = RMSNorm(d_model, eps=layer_norm_eps, **kw) if rms_norm else \
-            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.ln_f = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
         self.lm_head = Linear(d_model, vocab_size, bias=False, **kw)
         if tie_weights:
             _tie(self.lm_head, self.tok_emb)
-
-    @classmethod
-    def from_pretrained(cls, path_or_name, **kwargs):
-        """A Hugging Face decoder-only checkpoint (GPT-2, BLOOM, Llama) as a TransformerLM:
-        seqlab.hub.from_pretrained (its arguments), checked to be one."""
-        return _from_pretrained(cls, path_or_name, kwargs)
 
     def _make_block(self, dropout, activation, layer_norm_eps, bias, kw, pos):
         """One causal block; the one place where the blocks are made. Each block's self-attention
@@ -227,7 +227,7 @@ class TransformerLM(Module, GenerationMixin):
                               tuple(attentions) if output_attentions else None)
 
 
-class TransformerSeq2Seq(Module, GenerationMixin):
+class TransformerSeq2Seq(Module, GenerationMixin, _FromPretrained):
     """An encoder-decoder transformer over tokens (Vaswani et al. 2017): src_emb and tgt_emb
     (or one shared embedding with share_embeddings), an optional absolute positional module added
     to both, a TransformerEncoder and a TransformerDecoder of pre-LN layers (batch_first) with
@@ -274,8 +274,7 @@ class TransformerSeq2Seq(Module, GenerationMixin):
                      rms_norm=rms_norm, glu=glu, **kw)
 
         def final_norm():
-            return RMSNorm(d_model, eps=layer_norm_eps, **kw) if rms_norm else \
-                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            return _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
 
         self.encoder = TransformerEncoder(TransformerEncoderLayer(d_model, nhead, pos=pos, **layer), num_encoder_layers,
                                           final_norm(), enable_nested_tensor=False)
@@ -285,12 +284,6 @@ class TransformerSeq2Seq(Module, GenerationMixin):
         self.lm_head = Linear(d_model, tgt_vocab_size, bias=False, **kw)
         if tie_weights:
             _tie(self.lm_head, self.tgt_emb)
-
-    @classmethod
-    def from_pretrained(cls, path_or_name, **kwargs):
-        """A Hugging Face encoder-decoder checkpoint (T5) as a TransformerSeq2Seq:
-        seqlab.hub.from_pretrained (its arguments), checked to be one."""
-        return _from_pretrained(cls, path_or_name, kwargs)
 
     def new_cache(self):
         """An empty KVCache: a self- and a cross-attention cache per decoder layer."""

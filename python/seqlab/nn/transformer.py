@@ -191,6 +191,12 @@ def _activation_arg(fn):
     return fn
 
 
+def _norm(d_model, eps, bias, rms_norm, kw):
+    """A layer's (or a stack's final) normalisation: RMSNorm with rms_norm (the Llama family, T5),
+    else torch's LayerNorm."""
+    return RMSNorm(d_model, eps=eps, **kw) if rms_norm else LayerNorm(d_model, eps=eps, bias=bias, **kw)
+
+
 class _TransformerLayer(Module):
     """What the encoder and decoder layers share: the feed-forward W_2 dropout(act(W_1 x + b_1)) + b_2
     (§3.3), the activation ('relu', 'gelu' or a callable), post-LN (the paper's) or pre-LN
@@ -200,9 +206,6 @@ class _TransformerLayer(Module):
     W_2 dropout(act(W_1 x + b_1) ⊙ (W_3 x + b_3)) + b_2 with linear3 = W_3 (SwiGLU with
     activation=F.silu); rms_norm=True, nn.RMSNorm(d_model, eps=layer_norm_eps) for every norm;
     num_key_value_heads, grouped-query attention in the attention layers."""
-
-    def _norm(self, d_model, eps, bias, rms_norm, kw):
-        return RMSNorm(d_model, eps=eps, **kw) if rms_norm else LayerNorm(d_model, eps=eps, bias=bias, **kw)
 
     def _glu(self, d_model, dim_feedforward, bias, glu, kw):
         self.linear3 = Linear(d_model, dim_feedforward, bias=bias, **kw) if glu else None
@@ -237,8 +240,8 @@ class TransformerEncoderLayer(_TransformerLayer):
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
         self._glu(d_model, dim_feedforward, bias, glu, kw)
         self.norm_first = norm_first
-        self.norm1 = self._norm(d_model, layer_norm_eps, bias, rms_norm, kw)
-        self.norm2 = self._norm(d_model, layer_norm_eps, bias, rms_norm, kw)
+        self.norm1 = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
+        self.norm2 = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self._set_activation(activation)
@@ -272,9 +275,9 @@ class TransformerDecoderLayer(_TransformerLayer):
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
         self._glu(d_model, dim_feedforward, bias, glu, kw)
         self.norm_first = norm_first
-        self.norm1 = self._norm(d_model, layer_norm_eps, bias, rms_norm, kw)
-        self.norm2 = self._norm(d_model, layer_norm_eps, bias, rms_norm, kw)
-        self.norm3 = self._norm(d_model, layer_norm_eps, bias, rms_norm, kw)
+        self.norm1 = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
+        self.norm2 = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
+        self.norm3 = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.dropout3 = Dropout(dropout)
