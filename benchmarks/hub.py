@@ -29,7 +29,6 @@ import copy
 import os
 import sys
 import tempfile
-import time
 
 import numpy as np
 import torch
@@ -76,15 +75,6 @@ def make_checkpoint(arch, size, directory):
     torch.manual_seed(0)
     model = CLASSES[arch]._from_config(hf_config(arch, SIZES[size]), attn_implementation="eager").eval()
     model.save_pretrained(directory)  # transformers' own initialisation (normal, std 0.02)
-
-
-def median_seconds(fn, repeats):
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-    return float(np.median(samples))
 
 
 def logit_differences(arch, directory):
@@ -140,14 +130,7 @@ def main():
                                                      min_new_tokens=NEW_TOKENS, do_sample=False,
                                                      pad_token_id=0).numpy()
 
-                load_s, load_h = [], []
-                for first, second, a, b in ((load_seqlab, load_hf, load_s, load_h),
-                                            (load_hf, load_seqlab, load_h, load_s)):
-                    time.sleep(timing.PAUSE)
-                    a.append(median_seconds(first, args.repeats))
-                    time.sleep(timing.PAUSE)
-                    b.append(median_seconds(second, args.repeats))
-                load_s, load_h = min(load_s), min(load_h)
+                load_s, load_h = timing.steady_seconds([load_seqlab, load_hf], args.repeats, 0.0, warmup=1)
                 same = np.array_equal(gen_seqlab(), gen_hf())
                 gen_s, gen_h = timing.steady_seconds([gen_seqlab, gen_hf], args.repeats, 0.0, warmup=1)
                 print(f"{arch + ' ' + size:14s} {f32:10.1e} {f64:8.1e}   {load_s:14.3f} {load_h:7.3f} "

@@ -6,6 +6,10 @@ import numbers
 _MISSING = object()
 
 
+def _first(names):
+    return names if isinstance(names, str) else names[0]
+
+
 class Config:
     """config.json's fields, as attributes of `values`; get() and the checks name the file."""
 
@@ -13,34 +17,37 @@ class Config:
         self.values, self.path = values, path
         self.model_type = values.get("model_type")
 
-    def get(self, name, default=_MISSING, *aliases):
-        """The field `name` (or the first of its aliases present: Hugging Face configs rename
-        fields, n_embd / hidden_size), else default; no default: an error naming the field."""
-        for key in (name, *aliases):
+    def get(self, names, default=_MISSING):
+        """The field `names`: a name, or a tuple of a name and its aliases (Hugging Face configs
+        rename fields, n_embd / hidden_size), the first present; else default; no default: an
+        error naming the field."""
+        names = (names,) if isinstance(names, str) else names
+        for key in names:
             if key in self.values and self.values[key] is not None:
                 return self.values[key]
         if default is _MISSING:
-            raise ValueError(f"seqlab.hub: {self.path} has no {name!r}, which a {self.model_type} model needs")
+            raise ValueError(f"seqlab.hub: {self.path} has no {names[0]!r}, which a {self.model_type} model needs")
         return default
 
-    def integer(self, name, default=_MISSING, *aliases, low=1):
-        value = self.get(name, default, *aliases)
+    def integer(self, names, default=_MISSING, low=1):
+        value = self.get(names, default)
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-            raise ValueError(f"seqlab.hub: {self.path}: {name} = {value!r} is not an integer >= {low}")
+            raise ValueError(f"seqlab.hub: {self.path}: {_first(names)} = {value!r} is not an integer >= {low}")
         return int(value)
 
-    def number(self, name, default=_MISSING, *aliases):
-        value = self.get(name, default, *aliases)
+    def number(self, names, default=_MISSING):
+        value = self.get(names, default)
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise ValueError(f"seqlab.hub: {self.path}: {name} = {value!r} is not a number")
+            raise ValueError(f"seqlab.hub: {self.path}: {_first(names)} = {value!r} is not a number")
         return float(value)
 
     def width_and_heads(self, width, heads):
-        """(E, H): the model width and the attention heads, from the fields named in `width` and
-        `heads` (each a name and its aliases); E must be a multiple of H."""
-        E, H = self.integer(width[0], _MISSING, *width[1:]), self.integer(heads[0], _MISSING, *heads[1:])
+        """(E, H): the model width and the attention heads, from the fields `width` and `heads`
+        (names as get() takes them); E must be a multiple of H."""
+        E, H = self.integer(width), self.integer(heads)
         if E % H:
-            raise ValueError(f"seqlab.hub: {self.path}: {width[0]} = {E} is not a multiple of {heads[0]} = {H}")
+            raise ValueError(f"seqlab.hub: {self.path}: {_first(width)} = {E} is not a multiple of "
+                             f"{_first(heads)} = {H}")
         return E, H
 
     def expect(self, name, supported, default=_MISSING, why=""):

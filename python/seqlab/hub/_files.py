@@ -15,7 +15,7 @@ SHARDED = "model.safetensors.index.json"
 TORCH_WEIGHTS = "pytorch_model.bin"
 # What from_pretrained reads of a repository on the Hub (no other weights formats, no ONNX or TF copies)
 _PATTERNS = ["config.json", "generation_config.json", "*.safetensors", SHARDED, "tokenizer*", "vocab*", "merges.txt",
-             "special_tokens_map.json", "*.model", "spiece.model"]
+             "special_tokens_map.json", "*.model"]
 
 
 def resolve(path_or_name, revision=None, cache_dir=None, local_files_only=False):

@@ -23,7 +23,7 @@ class Bloom(Architecture, model_type="bloom"):
         config.expect("apply_residual_connection_post_layernorm", (False,), False,
                       "seqlab's blocks add the residual before the LayerNorm")
         # slow_but_exact and pretraining_tp only change how the tensor-parallel sums are ordered
-        model = TransformerLM(config.integer("vocab_size"), E, H, config.integer("n_layer", None, "num_hidden_layers"),
+        model = TransformerLM(config.integer("vocab_size"), E, H, config.integer(("n_layer", "num_hidden_layers")),
                               4 * E, dropout=config.number("hidden_dropout", 0.0),
                               activation=GELU(approximate="tanh"), pos=ALiBi(H),
                               tie_weights=config.expect("tie_word_embeddings", (True, False), True),

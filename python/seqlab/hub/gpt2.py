@@ -26,18 +26,19 @@ class GPT2(Architecture, model_type="gpt2"):
         by_layer = config.expect("scale_attn_by_inverse_layer_idx", (True, False), False)
         # reorder_and_upcast_attn only sets the precision of the scores: seqlab's are in the model's dtype
         kw = dict(device=None, dtype=dtype)
-        model = TransformerLM(config.integer("vocab_size"), E, H, config.integer("n_layer", None, "num_hidden_layers"),
+        model = TransformerLM(config.integer("vocab_size"), E, H, config.integer(("n_layer", "num_hidden_layers")),
                               config.get("n_inner", None) or 4 * E, dropout=config.number("resid_pdrop", 0.1),
                               activation=activation(config, "activation_function", "gelu_new"),
-                              positional=Embedding(config.integer("n_positions", None, "max_position_embeddings"), E,
+                              positional=Embedding(config.integer(("n_positions", "max_position_embeddings")), E,
                                                    **kw),
                               tie_weights=tie, layer_norm_eps=config.number("layer_norm_epsilon", 1e-5), **kw)
         model.drop.p = config.number("embd_pdrop", 0.1)
+        factor = 1 / math.sqrt(E // H) if scaled else 1.0  # the scores' factor in block 0
         for i, block in enumerate(model.layers):
             block.dropout.p = 0.0
             block.self_attn.dropout = config.number("attn_pdrop", 0.1)
-            scale = 1 / math.sqrt(E // H) if scaled else 1.0
-            block.self_attn.scale = scale / (i + 1) if by_layer else (scale if not scaled else None)
+            # None leaves the attention's own 1/√head_dim; by_layer divides block i's by i + 1
+            block.self_attn.scale = factor / (i + 1) if by_layer else (None if scaled else factor)
         return model
 
     @classmethod

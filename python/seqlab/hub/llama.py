@@ -20,7 +20,7 @@ class Llama(Architecture, model_type="llama"):
 
     @classmethod
     def build(cls, config, dtype):
-        E, H = config.width_and_heads(("hidden_size",), ("num_attention_heads",))
+        E, H = config.width_and_heads("hidden_size", "num_attention_heads")
         G = config.integer("num_key_value_heads", H)
         if H % G:
             raise ValueError(f"seqlab.hub: {config.path}: num_attention_heads = {H} is not a multiple of "

@@ -22,7 +22,7 @@ class T5(Architecture, model_type="t5"):
 
     @classmethod
     def build(cls, config, dtype):
-        E, H = config.width_and_heads(("d_model",), ("num_heads",))
+        E, H = config.width_and_heads("d_model", "num_heads")
         if config.integer("d_kv", E // H) * H != E:
             raise NotImplementedError(f"seqlab.hub: {config.path}: num_heads · d_kv = {H} · {config.get('d_kv')} is "
                                       f"not d_model = {E}; seqlab's attention projects to d_model")

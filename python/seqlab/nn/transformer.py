@@ -303,11 +303,9 @@ _FIELD_SOURCES = {
     "pos": lambda m: m.pos.scheme() if getattr(m, "pos", None) is not None else None,
     "scale": lambda m: getattr(m, "scale", None),
     "activation": lambda m: _activation_arg(m.activation),
-    "linear3": lambda m: getattr(m, "linear3", None),      # the GLU's W_3 (None: no GLU)
     "rms": lambda m: isinstance(m, RMSNorm),
     "bias": lambda m: getattr(m, "bias", None),            # an RMSNorm has none
     "eps": lambda m: m.eps if m.eps is not None else _machine_eps(m),  # RMSNorm's None
-    "num_key_value_heads": lambda m: getattr(m, "num_key_value_heads", m.num_heads),
 }
 
 
