@@ -573,3 +573,109 @@ def test_deberta_equals_hugging_face_debertav2_attention():
     got = ours.attention(heads, heads, heads).detach().numpy().transpose(0, 2, 1, 3).reshape(B, L, E)
     # transformers rounds its scale √(3D) to float32 (scaled_size_sqrt), hence 1e-7 and not 1e-12
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_deberta_log_buckets_equal_debertav2s_for_every_distance():
+    """deberta_log_bucket_position equals DeBERTa-v2's make_log_bucket_position (float32 logs and
+    ceil) at every distance up to ±5000, for the released configurations (256 buckets up to 512)
+    and others; too few buckets for a log range is a clear error."""
+    from transformers.models.deberta_v2.modeling_deberta_v2 import make_log_bucket_position
+
+    d = torch.arange(-5000, 5001)
+    for buckets, max_position in [(256, 512), (128, 512), (256, 1024), (64, 128), (8, 16), (4, 6)]:
+        want = make_log_bucket_position(d, buckets, max_position).long().numpy()
+        got = F.deberta_log_bucket_position(seqlab.tensor(d.numpy()), buckets, max_position).numpy()
+        np.testing.assert_array_equal(got, want, err_msg=f"{buckets} buckets up to {max_position}")
+    with pytest.raises(RuntimeError, match="leave no log-spaced buckets"):
+        F.deberta_log_bucket_position(seqlab.tensor([1]), 256, 128)
+    with pytest.raises(ValueError, match="leave no log-spaced buckets"):
+        P.DeBERTaRelativePosition(16, 2, max_relative_position=4, position_buckets=8)
+
+
+DEBERTA_OPTIONS = {  # name: (position_buckets, share_att_key, pos_att_type, norm_rel_ebd)
+    "v2-clipped": (-1, False, ("c2p", "p2c"), None),
+    "log-buckets": (8, False, ("c2p", "p2c"), None),
+    "v3 (buckets, shared keys, normed table)": (8, True, ("c2p", "p2c"), "layer_norm"),
+    "c2p only": (-1, False, ("c2p",), None),
+    "p2c only, shared keys": (-1, True, ("p2c",), None),
+    "no position terms": (-1, False, (), None),
+}
+
+
+@pytest.mark.parametrize("option", list(DEBERTA_OPTIONS))
+def test_deberta_options_equal_hugging_face_debertav2_attention(option):
+    """nn.MultiheadAttention with a DeBERTaRelativePosition equals DebertaV2's
+    DisentangledSelfAttention (its context, out_proj set to the identity) on the same weights,
+    for each of DeBERTa-v2's options: log buckets (L = 40 reaches past 2 x 8 buckets and the 16
+    positions), share_att_key (the attention's own q/k projections), c2p / p2c alone, the
+    layer-normalised relative table; with a padded key. float64; transformers rounds its scale
+    √(n·D) to float32, and given that same scale the two agree to 1e-10."""
+    from transformers import DebertaV2Config
+    from transformers.models.deberta_v2.modeling_deberta_v2 import DisentangledSelfAttention
+
+    buckets, shared, types, norm = DEBERTA_OPTIONS[option]
+    torch.manual_seed(0)
+    E, H, K, B, L = 32, 4, 16, 2, 40
+    cfg = DebertaV2Config(hidden_size=E, num_attention_heads=H, max_relative_positions=K, position_buckets=buckets,
+                          relative_attention=True, pos_att_type=list(types), share_att_key=shared,
+                          attention_probs_dropout_prob=0.0, hidden_dropout_prob=0.0)
+    hf = DisentangledSelfAttention(cfg).double().eval()
+    pos = P.DeBERTaRelativePosition(E, H, max_relative_position=K, position_buckets=buckets, share_att_key=shared,
+                                    pos_att_type=types, norm_rel_ebd=norm, dtype=seqlab.float64)
+    scale = 1.0 / float(np.sqrt(np.float32(E // H) * np.float32(1 + len(types))))  # transformers' float32 √(n·D)
+    ours = nn.MultiheadAttention(E, H, batch_first=True, pos=pos, scale=scale, dtype=seqlab.float64).eval()
+    w = lambda t: t.detach().numpy()  # noqa: E731
+    with torch.no_grad(), seqlab.no_grad():
+        for p in hf.parameters():
+            p.normal_(0.0, 0.3)
+        ours.in_proj_weight.copy_(torch.cat([hf.query_proj.weight, hf.key_proj.weight, hf.value_proj.weight]))
+        ours.in_proj_bias.copy_(torch.cat([hf.query_proj.bias, hf.key_proj.bias, hf.value_proj.bias]))
+        ours.out_proj.weight.copy_(np.eye(E))
+        ours.out_proj.bias.copy_(np.zeros(E))
+        for name in ("pos_key_proj", "pos_query_proj"):
+            if getattr(pos, name) is not None:
+                getattr(pos, name).weight.copy_(getattr(hf, name).weight)
+                getattr(pos, name).bias.copy_(getattr(hf, name).bias)
+        if norm:
+            pos.rel_norm.weight.copy_(np.random.default_rng(1).normal(1.0, 0.2, E))
+            pos.rel_norm.bias.copy_(np.random.default_rng(2).normal(0.0, 0.2, E))
+    rel = torch.from_numpy(w(pos.rel_embeddings.weight))
+    if norm:  # DebertaV2Encoder.get_rel_embedding normalises the table before the layers see it
+        rel = torch.nn.functional.layer_norm(rel, (E,), torch.from_numpy(w(pos.rel_norm.weight)),
+                                             torch.from_numpy(w(pos.rel_norm.bias)), 1e-7)
+    x = torch.randn(B, L, E, dtype=torch.float64)
+    keep = torch.ones(B, L, dtype=torch.bool)
+    keep[1, -5:] = False  # row 1 is padded at the end
+    with torch.no_grad():
+        want = hf(x, keep[:, None, None, :] & keep[:, None, :, None], rel_embeddings=rel)[0]
+    got = ours(seqlab.from_numpy(x.numpy()), seqlab.from_numpy(x.numpy()), seqlab.from_numpy(x.numpy()),
+               key_padding_mask=seqlab.from_numpy((~keep).numpy()), need_weights=False)[0].detach().numpy()
+    np.testing.assert_allclose(got[0], want[0].numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(got[1, :-5], want[1, :-5].numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_deberta_v3_scheme_gradcheck_and_shared_keys_train_the_attention(rng):
+    """Finite differences through every DeBERTa-v3 option at once (log buckets, the normalised
+    table, shared keys); with shared keys the position terms' gradient reaches in_proj_weight's
+    query and key rows, and the scheme alone (no attention to share) is a clear error."""
+    E, H = 8, 2
+    pos = P.DeBERTaRelativePosition(E, H, max_relative_position=6, position_buckets=4, share_att_key=True,
+                                    norm_rel_ebd="layer_norm", dtype=seqlab.float64)
+    mha = nn.MultiheadAttention(E, H, batch_first=True, pos=pos, dtype=seqlab.float64)
+    x = rng.standard_normal((1, 9, E))
+
+    def fn(x, w_in, table, g):  # the module run on gradcheck's leaves in place of its parameters
+        owners = [(mha, "in_proj_weight", w_in), (pos.rel_embeddings, "weight", table), (pos.rel_norm, "weight", g)]
+        saved = [m._parameters[n] for m, n, _ in owners]
+        for m, n, t in owners:
+            m._parameters[n] = t
+        try:
+            return mha(x, x, x, need_weights=False)[0]
+        finally:
+            for (m, n, _), p in zip(owners, saved):
+                m._parameters[n] = p
+
+    assert_gradcheck(fn, [x, mha.in_proj_weight.detach().numpy(), pos.rel_embeddings.weight.detach().numpy(),
+                          pos.rel_norm.weight.detach().numpy()])
+    with pytest.raises(ValueError, match="share_att_key=True.*pass the scheme as pos="):
+        pos.attention(*[seqlab.randn(1, H, 3, E // H, dtype=seqlab.float64)] * 3)

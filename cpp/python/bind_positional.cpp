@@ -59,6 +59,10 @@ void bind_positional(py::module_& m) {
         py::arg("bidirectional") = true, py::arg("num_buckets") = 32, py::arg("max_distance") = 128,
         "T5's bucket (Raffel et al. 2020) of each relative position j - i: exact for small distances,\n"
         "log-spaced up to max_distance; bidirectional buckets split by sign.");
+  m.def("deberta_log_bucket_position", &deberta_log_bucket_position, py::arg("relative_position"),
+        py::arg("bucket_size"), py::arg("max_position"),
+        "DeBERTa-v2's log bucket (make_log_bucket_position) of each relative position i - j: distances\n"
+        "below bucket_size / 2 kept, larger ones log-spaced up to max_position, in float32 as DeBERTa's code.");
   m.def("rotary_embedding", &rotary_embedding, py::arg("x"), py::arg("offset") = 0, py::arg("base") = 10000.0,
         py::arg("interleaved") = true, Release(),
         "RoPE (Su et al. 2021): rotate feature pairs of x (..., L, D) at position offset + l by\n"

@@ -19,7 +19,7 @@ from .._core import (  # noqa: F401
 )
 from .._core import (  # noqa: F401  positional information (positional.cpp): seqlab.nn.positional's schemes
     positional_attention, positional_attention_math, positional_attention_weights, rotary_embedding,
-    alibi_slopes, t5_relative_position_bucket, sinusoidal_encoding,
+    alibi_slopes, t5_relative_position_bucket, deberta_log_bucket_position, sinusoidal_encoding,
 )
 from .._core import seq2seq_attention as _seq2seq_attention
 from .._core import (  # noqa: F401  convolutions and pooling (conv.cpp, pool.cpp)

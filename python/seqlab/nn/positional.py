@@ -18,7 +18,7 @@ With query position i and key position j (d = i − j):
     ShawRelativePosition           q_i·(k_j + a^K_r)/√D, out_i = Σ_j p_ij (v_j + a^V_r), r = clip(j − i, −k, k)
     TransformerXLRelativePosition  ((q_i + u)·k_j + (q_i + v)·W_R R_{i−j})/√D, R the sinusoid
     T5RelativeBias                 q_i·k_j/√D + b_h[bucket(j − i)], log-spaced buckets (T5 itself: scale=1.0)
-    DeBERTaRelativePosition        (q_i·k_j + q_i·K^r_δ(i,j) + k_j·Q^r_δ(j,i))/√(3D)
+    DeBERTaRelativePosition        (q_i·k_j + q_i·K^r_δ(i,j) + k_j·Q^r_δ(i,j))/√(3D), δ clipped or log-bucketed
     RoPE                           q, k rotated pairwise by position·θ_c, θ_c = base^(−2c/D)
     ALiBi                          q_i·k_j/√D − m_h·|i − j|, m_h geometric in the head
     DARelativePosition             relu(q_i·k_j)·R̂_h(|i − j|)/√D, R̂_h a learned sigmoid of w_h·|i − j|
@@ -27,9 +27,10 @@ With query position i and key position j (d = i − j):
 Tests: tests/test_positional.py (each against its formula written in torch ops, gradcheck, the
 properties the papers state)."""
 from .. import _core
+from .._core import deberta_log_bucket_position
 from .._tensor import arange, float32, float64, tensor
 from . import init
-from .layers import Dropout, Embedding, Linear, _empty, _factory
+from .layers import Dropout, Embedding, LayerNorm, Linear, _empty, _factory
 from .module import Module, Parameter
 
 __all__ = ["NoPE", "SinusoidalPositionalEncoding", "LearnedPositionalEmbedding", "ShawRelativePosition",
@@ -66,7 +67,9 @@ class RelativePositionScheme(_Registered, Module):
 
     kind = "none"
 
-    def scheme(self):
+    def scheme(self, attention=None):
+        """attention: the MultiheadAttention the scheme serves, when it does (a scheme that shares
+        the attention's projections reads them from it: DeBERTa's share_att_key)."""
         return _core.PositionalScheme(kind=self.kind, options=self._options(), params=self._params())
 
     def _options(self):
@@ -287,9 +290,20 @@ class DeBERTaRelativePosition(RelativePositionScheme, name="deberta"):
     with δ(i, j) = clip(i − j, −k, k − 1) + k (k = max_relative_position), relative embeddings
     rel_embeddings (2k, embed_dim) and their projections pos_key_proj (K^r) and pos_query_proj (Q^r).
     Convention: the position-to-content term reads row δ(i, j), as DeBERTa's released code and
-    Hugging Face's DebertaV2 (its DisentangledSelfAttention with position_buckets=-1 and
-    share_att_key=False) compute it, so their weights give their attention; eq. 4 of the paper
-    writes δ(j, i) there. Log-bucketed positions (position_buckets) are not implemented."""
+    Hugging Face's DebertaV2 (its DisentangledSelfAttention) compute it, so their weights give
+    their attention; eq. 4 of the paper writes δ(j, i) there.
+
+    DeBERTa-v2's options, under its config's names:
+    position_buckets > 0: distances log-bucketed (deberta_log_bucket_position) up to
+        max_relative_position, with δ = clip(bucket(i − j) + s, 0, 2s − 1), s = position_buckets,
+        and rel_embeddings (2s, embed_dim);
+    share_att_key: K^r and Q^r are the attention's own key and query projections of the relative
+        embeddings (no pos_*_proj of its own); the scheme then works only as pos= of a
+        MultiheadAttention, whose projections it reads;
+    pos_att_type: the position terms used, a subset of ("c2p", "p2c"); the scores are over
+        √((1 + len(pos_att_type))·D);
+    norm_rel_ebd="layer_norm": rel_embeddings pass through a LayerNorm (rel_norm, eps
+        layer_norm_eps) before they are projected."""
 
     kind = "deberta"
 
@@ -297,7 +311,8 @@ class DeBERTaRelativePosition(RelativePositionScheme, name="deberta"):
     def for_model(cls, d_model, nhead, max_len, dtype=None):
         return cls(d_model, nhead, 32, dtype=dtype)
 
-    def __init__(self, embed_dim, num_heads, max_relative_position=64, device=None, dtype=None):
+    def __init__(self, embed_dim, num_heads, max_relative_position=64, device=None, dtype=None, position_buckets=-1,
+                 share_att_key=False, pos_att_type=("c2p", "p2c"), norm_rel_ebd=None, layer_norm_eps=1e-7):
         super().__init__()
         self.num_heads = _check_heads(num_heads, "DeBERTaRelativePosition")
         if embed_dim % num_heads:
@@ -305,19 +320,75 @@ class DeBERTaRelativePosition(RelativePositionScheme, name="deberta"):
         if max_relative_position < 1:
             raise ValueError(f"DeBERTaRelativePosition: max_relative_position must be >= 1, got "
                              f"{max_relative_position}")
+        pos_att_type = tuple(pos_att_type)
+        if any(t not in ("c2p", "p2c") for t in pos_att_type):
+            raise ValueError(f"DeBERTaRelativePosition: pos_att_type holds 'c2p' and/or 'p2c', got {pos_att_type!r}")
+        if norm_rel_ebd not in (None, "none", "layer_norm"):
+            raise ValueError(f"DeBERTaRelativePosition: norm_rel_ebd must be None or 'layer_norm', got {norm_rel_ebd!r}")
         self.embed_dim, self.max_relative_position = embed_dim, max_relative_position
-        self.rel_embeddings = Embedding(2 * max_relative_position, embed_dim, device=device, dtype=dtype)
+        self.position_buckets = position_buckets if position_buckets > 0 else -1
+        if self.position_buckets > 0:
+            try:  # the op checks that the two leave log-spaced buckets
+                deberta_log_bucket_position(tensor([0]), self.position_buckets, max_relative_position)
+            except RuntimeError as e:
+                raise ValueError(f"DeBERTaRelativePosition: {e}") from None
+        self.share_att_key, self.pos_att_type = bool(share_att_key), pos_att_type
+        span = self.position_buckets if self.position_buckets > 0 else max_relative_position
+        self.rel_embeddings = Embedding(2 * span, embed_dim, device=device, dtype=dtype)
         init.normal_(self.rel_embeddings.weight, 0.0, 0.02)  # DeBERTa's initializer_range
-        self.pos_key_proj = Linear(embed_dim, embed_dim, device=device, dtype=dtype)
-        self.pos_query_proj = Linear(embed_dim, embed_dim, device=device, dtype=dtype)
+        own = not self.share_att_key
+        self.pos_key_proj = Linear(embed_dim, embed_dim, device=device, dtype=dtype) \
+            if own and "c2p" in pos_att_type else None
+        self.pos_query_proj = Linear(embed_dim, embed_dim, device=device, dtype=dtype) \
+            if own and "p2c" in pos_att_type else None
+        self.rel_norm = LayerNorm(embed_dim, eps=layer_norm_eps, device=device, dtype=dtype) \
+            if norm_rel_ebd == "layer_norm" else None
 
     def _options(self):
-        return dict(num_heads=self.num_heads, max_relative_position=self.max_relative_position)
+        return dict(num_heads=self.num_heads, max_relative_position=self.max_relative_position,
+                    position_buckets=self.position_buckets, c2p="c2p" in self.pos_att_type,
+                    p2c="p2c" in self.pos_att_type,
+                    rel_norm_eps=float(self.rel_norm.eps) if self.rel_norm is not None else 1e-7)
 
-    def _params(self):
-        return dict(rel_embeddings=self.rel_embeddings.weight, pos_key_proj_weight=self.pos_key_proj.weight,
-                    pos_key_proj_bias=self.pos_key_proj.bias, pos_query_proj_weight=self.pos_query_proj.weight,
-                    pos_query_proj_bias=self.pos_query_proj.bias)
+    def scheme(self, attention=None):
+        params = dict(rel_embeddings=self.rel_embeddings.weight)
+        if self.rel_norm is not None:
+            params.update(rel_norm_weight=self.rel_norm.weight, rel_norm_bias=self.rel_norm.bias)
+        if self.share_att_key:
+            if attention is None:
+                raise ValueError("DeBERTaRelativePosition: with share_att_key=True the position terms use the "
+                                 "attention's own query and key projections; pass the scheme as pos= to "
+                                 "nn.MultiheadAttention (or a transformer layer) rather than calling it alone")
+            projections = zip(("pos_query_proj", "pos_key_proj"), _query_key_projections(attention))
+        else:
+            projections = (("pos_key_proj", self.pos_key_proj), ("pos_query_proj", self.pos_query_proj))
+            projections = ((name, (p.weight, p.bias)) for name, p in projections if p is not None)
+        for name, (weight, bias) in projections:
+            params[name + "_weight"], params[name + "_bias"] = weight, bias
+        return _core.PositionalScheme(kind=self.kind, options=self._options(), params=params)
+
+    def extra_repr(self):
+        extra = [f"position_buckets={self.position_buckets}"] if self.position_buckets > 0 else []
+        extra += ["share_att_key=True"] if self.share_att_key else []
+        extra += [f"pos_att_type={self.pos_att_type!r}"] if self.pos_att_type != ("c2p", "p2c") else []
+        return ", ".join([f"{self.embed_dim}, num_heads={self.num_heads}, "
+                          f"max_relative_position={self.max_relative_position}"] + extra)
+
+
+def _query_key_projections(attention):
+    """((W_q, b_q), (W_k, b_k)) of a MultiheadAttention: rows of its in_proj (views, so gradients
+    reach it) or its separate q/k projections; biases None without bias."""
+    E = attention.embed_dim
+    kv = attention.num_key_value_heads * attention.head_dim
+    if kv != E:
+        raise ValueError("DeBERTaRelativePosition: share_att_key needs as many key heads as query heads "
+                         f"(the attention has num_key_value_heads={attention.num_key_value_heads})")
+    b = attention.in_proj_bias
+    if attention.in_proj_weight is not None:
+        w = attention.in_proj_weight
+        return (w[:E], None if b is None else b[:E]), (w[E:2 * E], None if b is None else b[E:2 * E])
+    return (attention.q_proj_weight, None if b is None else b[:E]), \
+        (attention.k_proj_weight, None if b is None else b[E:2 * E])
 
 
 class DARelativePosition(RelativePositionScheme, name="da"):

@@ -300,7 +300,7 @@ _RECORDS = ((MultiheadAttention, _core.MultiheadAttentionParams), (Linear, _core
 _FIELD_SOURCES = {
     "out_proj_weight": lambda m: m.out_proj.weight,
     "out_proj_bias": lambda m: m.out_proj.bias,
-    "pos": lambda m: m.pos.scheme() if getattr(m, "pos", None) is not None else None,
+    "pos": lambda m: m.pos.scheme(m) if getattr(m, "pos", None) is not None else None,
     "scale": lambda m: getattr(m, "scale", None),
     "activation": lambda m: _activation_arg(m.activation),
     "rms": lambda m: isinstance(m, RMSNorm),

@@ -38,6 +38,12 @@ Tensor alibi_slopes(int64_t num_heads);
 Tensor t5_relative_position_bucket(const Tensor& relative_position, bool bidirectional = true,
                                    int64_t num_buckets = 32, int64_t max_distance = 128);
 
+// DeBERTa-v2's log bucket of each relative position i − j (He et al. 2021; DeBERTa's code,
+// make_log_bucket_position): distances below bucket_size / 2 = m kept, larger ones mapped to
+// sign·(m + ⌈log(|d| / m) / log((max_position − 1) / m) · (m − 1)⌉), computed in float32 as that code
+// does so that every checkpoint's buckets agree. int64 like the input.
+Tensor deberta_log_bucket_position(const Tensor& relative_position, int64_t bucket_size, int64_t max_position);
+
 // RoPE: x (..., L, D) with position offset + l of row l rotated pairwise by angle position·θ_c,
 // θ_c = base^(−2c/D): (x_a, x_b) -> (x_a cos − x_b sin, x_a sin + x_b cos) with (a, b) = (2c, 2c+1)
 // when interleaved, else (c, c + D/2). Elementwise with cos/sin tables of (L, D/2); one fused op
