@@ -93,7 +93,7 @@ def prompts(seed=0, shape=(3, 7)):
 
 
 def test_the_supported_architectures_are_the_registered_ones():
-    assert hub.supported_architectures() == ["bloom", "gpt2", "llama", "t5"]
+    assert hub.supported_architectures() == ["bloom", "deberta-v2", "gpt2", "llama", "t5"]
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

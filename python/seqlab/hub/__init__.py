@@ -10,7 +10,9 @@ model of that architecture, built from seqlab's own layers and positional scheme
 Supported (model_type in config.json): gpt2 (learned positions, Conv1D layout, tied head; gpt2.py),
 bloom (ALiBi, embedding LayerNorm, per-head fused QKV; bloom.py), llama (RoPE, RMSNorm, SwiGLU,
 grouped-query attention; llama.py), all as nn.TransformerLM, and t5 (relative bias, RMSNorm,
-ReLU or gated-GELU feed-forward; t5.py) as nn.TransformerSeq2Seq. Each file maps one
+ReLU or gated-GELU feed-forward; t5.py) as nn.TransformerSeq2Seq, and deberta-v2 (DeBERTa-v2 and v3:
+disentangled attention, log-bucketed distances, a masked-LM head; deberta_v2.py) as
+nn.TransformerMaskedLM. Each file maps one
 architecture's config fields and tensor names onto the seqlab model's; nothing else is specific to
 a model. A config field or tensor seqlab cannot honour is an error naming the file and the field or
 tensor, raised before any weight is copied in.
@@ -26,7 +28,7 @@ import types
 from .. import _core
 from ..generation.utils import _DEFAULTS
 from ..nn.utils.init import _no_init
-from . import bloom, gpt2, llama, t5  # noqa: F401  (each registers its architecture)
+from . import bloom, deberta_v2, gpt2, llama, t5  # noqa: F401  (each registers its architecture)
 from ._architecture import Architecture
 from ._checkpoint import Checkpoint, Config
 from ._files import read_config, read_generation_config, read_weights, resolve

@@ -101,6 +101,12 @@ class Checkpoint:
         if key is not None:
             del self.tensors[key]
 
+    def discard_under(self, prefix):
+        """Drop every tensor whose name starts with `prefix`: a part of the checkpoint that the
+        seqlab model does not have and Hugging Face's model class does not load either."""
+        for name in [n for n in self.tensors if n.startswith(prefix) or n.startswith(self.prefix + prefix)]:
+            del self.tensors[name]
+
     def check_used(self, model_type):
         """Every tensor was taken: one left over is a part of the model seqlab would not load."""
         if self.tensors:

@@ -8,7 +8,8 @@ Module and Parameter: module.py; Sequential, ModuleList, ModuleDict: containers.
 layers: layers.py; lazy modules: lazy.py; convolutions: conv.py; pooling: pooling.py; recurrent
 layers: rnn.py; attention for RNN encoder-decoders: seq2seq_attention.py; MultiheadAttention and the Transformer: transformer.py; positional schemes
 (RoPE, ALiBi, T5, Shaw, Transformer-XL, DeBERTa, DA, sinusoidal, learned): positional.py; language
-models for generation: lm.py (their key/value cache, KVCache, is C++: ops/kv_cache.hpp); losses: loss.py;
+models for generation: lm.py (their key/value cache, KVCache, is C++: ops/kv_cache.hpp); a masked
+language model (BERT, DeBERTa): masked_lm.py; losses: loss.py;
 PyTorch state dicts: interop.py."""
 from . import functional, init, positional, utils  # noqa: F401
 from .module import Module, Parameter, RemovableHandle  # noqa: F401
@@ -28,6 +29,7 @@ from .transformer import (  # noqa: F401
     Transformer,
 )
 from .lm import TransformerLM, TransformerSeq2Seq, RNNLM, RNNSeq2Seq  # noqa: F401
+from .masked_lm import TransformerMaskedLM  # noqa: F401
 from .._core import KVCache, AttentionCache  # noqa: F401
 from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss, KLDivLoss  # noqa: F401
 from .interop import to_torch_state_dict  # noqa: F401
@@ -46,7 +48,7 @@ __all__ = [
     "Seq2SeqAttention",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerDecoder", "Transformer",
-    "TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq", "KVCache", "AttentionCache",
+    "TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq", "TransformerMaskedLM", "KVCache", "AttentionCache",
     "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "to_torch_state_dict",
 ]

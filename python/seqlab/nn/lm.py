@@ -102,12 +102,13 @@ class CausalLMOutput(_Output):
         super().__init__(logits=logits, hidden_states=hidden_states, attentions=attentions)
 
 
-def _block_attention_weights(block, x, mask):
-    """The attention weights (N, H, L, S) of a pre-LN block's self-attention on its input x (N,
-    L, E) under `mask`, each head's own: the block's attention run once more with need_weights
-    (the fused block keeps no weights)."""
+def _block_attention_weights(block, x, mask, key_padding_mask=None):
+    """The attention weights (N, H, L, S) of a block's self-attention on its input x (N, L, E)
+    under `mask` and `key_padding_mask`, each head's own: the block's attention run once more with
+    need_weights (the fused block keeps no weights)."""
     h = block.norm1(x) if block.norm_first else x
-    return block.self_attn(h, h, h, attn_mask=mask, need_weights=True, average_attn_weights=False)[1]
+    return block.self_attn(h, h, h, key_padding_mask=key_padding_mask, attn_mask=mask, need_weights=True,
+                           average_attn_weights=False)[1]
 
 
 class _FromPretrained:
