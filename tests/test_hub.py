@@ -274,7 +274,7 @@ def extra(tensors):
 
 BAD = [
     (lambda p: edit_config(p, model_type="gpt_neox"), NotImplementedError,
-     r"config.json: model_type = 'gpt_neox' is not an architecture seqlab reads \(supported: bloom, gpt2, llama, t5\)"),
+     r"config.json: model_type = 'gpt_neox' is not an architecture seqlab reads \(supported: bloom, deberta-v2, gpt2, llama, t5\)"),
     (lambda p: edit_config(p, activation_function="quick_gelu"), NotImplementedError,
      r"config.json: activation_function = 'quick_gelu' is not supported by seqlab's gpt2"),
     (lambda p: edit_config(p, add_cross_attention=True), NotImplementedError,

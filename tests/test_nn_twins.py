@@ -266,6 +266,7 @@ PYTHON_ONLY = {
     "TransformerSeq2Seq": "a language model (see TransformerLM)",
     "RNNLM": "a language model (see TransformerLM)",
     "RNNSeq2Seq": "a language model (see TransformerLM)",
+    "TransformerMaskedLM": "a language model (see TransformerLM; nn/masked_lm.py)",
 }
 # seqlab.nn.positional's modules: a relative scheme's computation is its C++ lowering
 # (cpp/src/ops/positional/<kind>.cpp), which the C++ attention reads from a PositionalScheme; the
