@@ -51,6 +51,9 @@ MODELS = [
     ("llama-mqa-biased", LlamaForCausalLM,
      LlamaConfig(vocab_size=V, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
                  num_key_value_heads=1, attention_bias=True, mlp_bias=True)),
+    ("llama-wide-heads", LlamaForCausalLM,  # 4 heads of head_dim 10 span 40 features of the 24
+     LlamaConfig(vocab_size=V, hidden_size=24, intermediate_size=40, num_hidden_layers=2, num_attention_heads=4,
+                 num_key_value_heads=2, head_dim=10)),
 ]
 IDS = [m[0] for m in MODELS]
 
@@ -324,14 +327,16 @@ def test_a_bloom_variant_with_the_residual_after_the_layernorm_is_refused(tmp_pa
 @pytest.mark.parametrize("fields,message", [
     (dict(rope_parameters={"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0}),
      "rope_type = 'llama3' is not supported by seqlab's llama"),
-    (dict(head_dim=8), "head_dim = 8 is not hidden_size / num_attention_heads = 6"),
+    (dict(head_dim=8), r"tensor 'model.layers.0.self_attn.q_proj.weight' has shape \(24, 24\), but the config asks "
+                       r"for \(32, 24\)"),
     (dict(hidden_act="gelu"), "hidden_act = 'gelu' is not supported by seqlab's llama"),
     (dict(mlp_bias=True), "mlp_bias = True is not supported by seqlab's llama"),
     (dict(num_key_value_heads=3), "num_attention_heads = 4 is not a multiple of num_key_value_heads = 3"),
-    (dict(num_attention_heads=5), "hidden_size = 24 is not a multiple of num_attention_heads = 5"),
+    (dict(num_attention_heads=5, num_key_value_heads=5, head_dim=None),  # no head_dim: hidden_size / heads
+     "hidden_size = 24 is not a multiple of num_attention_heads = 5"),
 ])
 def test_a_llama_variant_seqlab_cannot_honour_is_refused(tmp_path, fields, message):
-    hf_model(LlamaForCausalLM, MODELS[-3][2]).save_pretrained(tmp_path)
+    hf_model(LlamaForCausalLM, MODELS[-4][2]).save_pretrained(tmp_path)
     edit_config(tmp_path, **fields)
     with pytest.raises((NotImplementedError, ValueError), match=message):
         hub.from_pretrained(tmp_path)
@@ -427,6 +432,9 @@ T5_MODELS = [
     ("t5-relu-untied-3-decoder-layers", T5Config(vocab_size=V, d_model=24, d_kv=8, d_ff=32, num_layers=2,
                                                  num_decoder_layers=3, num_heads=3, feed_forward_proj="relu",
                                                  tie_word_embeddings=False)),
+    # t5-v1_1-small's and flan-t5-small's proportions: 3 heads of d_kv 4 span 12 of the 24 features
+    ("t5-narrow-heads", T5Config(vocab_size=V, d_model=24, d_kv=4, d_ff=40, num_layers=2, num_heads=3,
+                                 feed_forward_proj="gated-gelu", tie_word_embeddings=False)),
 ]
 # transformers computes T5's RMSNorm statistics and attention softmax in float32 in any dtype
 T5_F64_TOL = 1e-5
@@ -497,7 +505,8 @@ def test_t5_generate_returns_hugging_faces_tokens(saved_t5, num_beams):
 
 
 @pytest.mark.parametrize("fields,message", [
-    (dict(d_kv=4), r"num_heads · d_kv = 4 · 4 is not d_model = 24"),
+    (dict(d_kv=4), r"tensor 'encoder.block.0.layer.0.SelfAttention.q.weight' has shape \(24, 24\), but the config "
+                   r"asks for \(16, 24\)"),
     (dict(feed_forward_proj="gated-silu"), "feed_forward_proj = 'gated-silu' is not supported by seqlab's t5"),
 ])
 def test_a_t5_variant_seqlab_cannot_honour_is_refused(tmp_path, fields, message):

@@ -15,27 +15,30 @@ import seqlab.nn.functional as F
 E, N, L = 24, 2, 7
 
 
-def torch_gqa(x, w_in, b_in, w_o, b_o, H, G, causal):
-    """Grouped-query self-attention written with torch's ops: q of H heads, k and v of G."""
-    d = E // H
+def torch_gqa(x, w_in, b_in, w_o, b_o, H, G, causal, d=None):
+    """Grouped-query self-attention written with torch's ops: q of H heads, k and v of G, each
+    head d wide (default E // H)."""
+    d = E // H if d is None else d
     kv = G * d
-    q, k, v = TF.linear(x, w_in, b_in).split([E, kv, kv], -1)
+    q, k, v = TF.linear(x, w_in, b_in).split([H * d, kv, kv], -1)
     q, k, v = (t.view(N, L, -1, d).transpose(1, 2) for t in (q, k, v))
     y = TF.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)
-    return TF.linear(y.transpose(1, 2).reshape(N, L, E), w_o, b_o)
+    return TF.linear(y.transpose(1, 2).reshape(N, L, H * d), w_o, b_o)
 
 
 def as_torch(t):
     return torch.tensor(t.detach().numpy(), requires_grad=True)
 
 
-@pytest.mark.parametrize("H,G", [(4, 2), (6, 1), (4, 4), (6, 3)], ids=["gqa-4-2", "mqa-6-1", "mha-4-4", "gqa-6-3"])
+@pytest.mark.parametrize("H,G,D", [(4, 2, None), (6, 1, None), (4, 4, None), (6, 3, None), (3, 3, 4), (4, 2, 10)],
+                         ids=["gqa-4-2", "mqa-6-1", "mha-4-4", "gqa-6-3", "narrow-heads-3x4", "wide-heads-gqa-4x10"])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-def test_grouped_query_attention_matches_torch(H, G, causal):
+def test_grouped_query_attention_matches_torch(H, G, D, causal):
+    """With head_dim D (T5's d_kv) the H heads span H·D features, fewer or more than E."""
     seqlab.manual_seed(H * 10 + G)
-    mha = seqlab.nn.MultiheadAttention(E, H, batch_first=True, num_key_value_heads=G, dtype=seqlab.float64)
-    d = E // H
-    assert tuple(mha.in_proj_weight.shape) == (E + 2 * G * d, E) and tuple(mha.in_proj_bias.shape) == (E + 2 * G * d,)
+    mha = seqlab.nn.MultiheadAttention(E, H, batch_first=True, num_key_value_heads=G, head_dim=D, dtype=seqlab.float64)
+    d = E // H if D is None else D
+    assert tuple(mha.in_proj_weight.shape) == (H * d + 2 * G * d, E) and tuple(mha.out_proj.weight.shape) == (E, H * d)
     with seqlab.no_grad():
         mha.in_proj_bias.normal_()
         mha.out_proj.bias.normal_()
@@ -45,7 +48,7 @@ def test_grouped_query_attention_matches_torch(H, G, causal):
     assert weights is None
     params = [mha.in_proj_weight, mha.in_proj_bias, mha.out_proj.weight, mha.out_proj.bias]
     tx, tparams = as_torch(x), [as_torch(p) for p in params]
-    want = torch_gqa(tx, *tparams, H, G, causal)
+    want = torch_gqa(tx, *tparams, H, G, causal, D)
     np.testing.assert_allclose(out.detach().numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-12)
     g = np.random.default_rng(0).standard_normal((N, L, E))
     out.backward(seqlab.tensor(g))
@@ -81,6 +84,8 @@ def test_grouped_query_attention_with_separate_projections_and_kdim():
     (dict(num_heads=4, num_key_value_heads=3), r"num_heads \(4\) must be a multiple of num_key_value_heads \(3\)"),
     (dict(num_heads=4, num_key_value_heads=0), r"num_key_value_heads"),
     (dict(num_heads=4, num_key_value_heads=2, add_bias_kv=True), "cannot be combined with add_bias_kv"),
+    (dict(num_heads=4, head_dim=0), "head_dim must be greater than 0"),
+    (dict(num_heads=5, head_dim=4, add_bias_kv=True), r"add_bias_kv needs num_heads · head_dim = embed_dim"),
 ])
 def test_grouped_query_attention_errors(args, message):
     with pytest.raises(ValueError, match=message):
@@ -127,14 +132,16 @@ def test_llama_block_matches_torch(H, G):
         np.testing.assert_allclose(param.grad.numpy(), tp[name].grad.numpy(), rtol=1e-9, atol=1e-10, err_msg=name)
 
 
-def test_a_llama_style_lm_decodes_with_the_cache_as_without():
+@pytest.mark.parametrize("head_dim", [E // 4, 10], ids=["head_dim-E/H", "head_dim-10"])
+def test_a_llama_style_lm_decodes_with_the_cache_as_without(head_dim):
     """nn.TransformerLM with RoPE, RMSNorm, SwiGLU and grouped-query attention: the logits of each
     step with the KV cache equal those of the whole sequence, and the cache holds the 2 key/value
-    heads (N, G, P, head_dim), as Hugging Face's does, not the 4 query heads' repeats."""
+    heads (N, G, P, head_dim), as Hugging Face's does, not the 4 query heads' repeats; also with
+    heads wider than d_model / nhead."""
     seqlab.manual_seed(3)
     model = seqlab.nn.TransformerLM(50, E, 4, 2, 40, dropout=0.0, activation=F.silu, bias=False,
-                                    pos=seqlab.nn.positional.RoPE(E // 4, interleaved=False), num_key_value_heads=2,
-                                    rms_norm=True, glu=True, dtype=seqlab.float64).eval()
+                                    pos=seqlab.nn.positional.RoPE(head_dim, interleaved=False), num_key_value_heads=2,
+                                    rms_norm=True, glu=True, dtype=seqlab.float64, head_dim=head_dim).eval()
     assert type(model.ln_f).__name__ == "RMSNorm"
     ids = seqlab.randint(0, 50, (2, 9))
     with seqlab.no_grad():
@@ -143,7 +150,7 @@ def test_a_llama_style_lm_decodes_with_the_cache_as_without():
         steps = [model(ids[:, :4], cache=cache).numpy()] + [model(ids[:, t:t + 1], cache=cache).numpy()
                                                              for t in range(4, 9)]
     np.testing.assert_allclose(np.concatenate(steps, axis=1), whole, rtol=1e-10, atol=1e-12)
-    assert tuple(cache.self_attention(0).key.shape) == (2, 2, 9, E // 4)
+    assert tuple(cache.self_attention(0).key.shape) == (2, 2, 9, head_dim)
     with seqlab.no_grad():  # beam search reorders the grouped cache by batch rows
         cache.reorder_cache(seqlab.tensor([1, 1]))
         again = model(ids[1:2].expand(2, 9)[:, 8:9], cache=cache).numpy()

@@ -547,10 +547,11 @@ def test_nanogpt(flash):
     (dict(glu=True), r"the GLU feed-forward \(glu=True\) has no ONNX translation"),
     (dict(rms_norm=True), r"RMSNorm \(rms_norm=True\) has no ONNX translation"),
     (dict(num_key_value_heads=2), r"num_key_value_heads < num_heads \(grouped-query attention\) has no ONNX"),
+    (dict(head_dim=8), r"head_dim 8 \(heads that do not span embed_dim 16\) has no ONNX translation"),
 ])
 def test_the_llama_layer_options_are_refused_not_exported_wrong(tmp_path, option, message):
     """The exporter translates torch's layers; seqlab's Llama options (a GLU feed-forward, RMSNorm,
-    grouped-query attention) it does not know yet, so it refuses them rather than write a file
+    grouped-query attention, heads of another width) it does not know yet, so it refuses them rather than write a file
     that computes something else."""
     layer = seqlab.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True, **option).eval()
     with pytest.raises(NotImplementedError, match=message):

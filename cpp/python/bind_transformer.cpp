@@ -150,6 +150,7 @@ void bind_transformer(py::module_& m) {
           })
       .field("scale", &MultiheadAttentionParams::scale)
       .field("num_key_value_heads", &MultiheadAttentionParams::num_key_value_heads)
+      .field("head_dim", &MultiheadAttentionParams::head_dim)
       .done();
   Record<LinearParams>(m, "LinearParams", "What a Linear passes to the layer functionals.")
       .field("weight", &LinearParams::weight)

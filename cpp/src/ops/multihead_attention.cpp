@@ -99,23 +99,23 @@ struct Projected {
 
 // q = query W_Qᵀ + b_Q, k = key W_Kᵀ + b_K, v = value W_Vᵀ + b_V with W_Q, W_K, W_V stacked in
 // in_proj_weight (torch's _in_projection_packed): self-attention is one GEMM for all three,
-// encoder-decoder attention (key is value) one for q and one for k and v together. W_K and W_V
-// have kv rows each: E, or fewer with grouped-query attention.
+// encoder-decoder attention (key is value) one for q and one for k and v together. W_Q has q rows
+// (E, or num_heads · head_dim), W_K and W_V kv rows each (fewer with grouped-query attention).
 Projected in_projection_packed(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& w,
-                               const Tensor& b, int64_t kv) {
-  const int64_t E = query.shape().back();
-  SEQLAB_CHECK(w.dim() == 2 && w.shape()[0] == E + 2 * kv && w.shape()[1] == E, kName,
-               "in_proj_weight must have shape (", E + 2 * kv, ", ", E, "), got ", shape_str(w.shape()));
-  SEQLAB_CHECK(!b.defined() || b.shape() == Shape{E + 2 * kv}, kName, "in_proj_bias must have shape (", E + 2 * kv,
-               ",), got ", shape_str(b.shape()));
-  const std::vector<int64_t> qkv_rows{E, kv, kv};
+                               const Tensor& b, int64_t q_rows, int64_t kv) {
+  const int64_t E = query.shape().back(), rows = q_rows + 2 * kv;
+  SEQLAB_CHECK(w.dim() == 2 && w.shape()[0] == rows && w.shape()[1] == E, kName, "in_proj_weight must have shape (",
+               rows, ", ", E, "), got ", shape_str(w.shape()));
+  SEQLAB_CHECK(!b.defined() || b.shape() == Shape{rows}, kName, "in_proj_bias must have shape (", rows, ",), got ",
+               shape_str(b.shape()));
+  const std::vector<int64_t> qkv_rows{q_rows, kv, kv};
   if (same(key, value)) {
     if (same(query, key)) {
       const TensorList qkv = split(linear(query, w, b), qkv_rows, -1);
       return {qkv[0], qkv[1], qkv[2]};
     }
-    const TensorList ws = split(w, std::vector<int64_t>{E, 2 * kv}, 0);
-    const TensorList bs = b.defined() ? split(b, std::vector<int64_t>{E, 2 * kv}, 0) : TensorList{Tensor(), Tensor()};
+    const TensorList ws = split(w, std::vector<int64_t>{q_rows, 2 * kv}, 0);
+    const TensorList bs = b.defined() ? split(b, std::vector<int64_t>{q_rows, 2 * kv}, 0) : TensorList{Tensor(), Tensor()};
     const TensorList k_v = chunk(linear(key, ws[1], bs[1]), 2, -1);
     return {linear(query, ws[0], bs[0]), k_v[0], k_v[1]};
   }
@@ -126,20 +126,20 @@ Projected in_projection_packed(const Tensor& query, const Tensor& key, const Ten
 
 // The same with separate weights, when key and value have their own sizes (torch's _in_projection).
 Projected in_projection(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& w_q,
-                        const Tensor& w_k, const Tensor& w_v, const Tensor& b, int64_t kv) {
+                        const Tensor& w_k, const Tensor& w_v, const Tensor& b, int64_t q_rows, int64_t kv) {
   const int64_t Eq = query.shape().back(), Ek = key.shape().back(), Ev = value.shape().back();
   auto check = [](const Tensor& t, const Shape& expected, const char* what) {
     SEQLAB_CHECK_ASSERT(t.shape() == expected, kName, "expecting ", what, " shape of ", size_tuple(expected),
                         ", but got ", shape_str(t.shape()));
   };
-  check(w_q, {Eq, Eq}, "query weights");
+  check(w_q, {q_rows, Eq}, "query weights");
   check(w_k, {kv, Ek}, "key weights");
   check(w_v, {kv, Ev}, "value weights");
   TensorList bs = {Tensor(), Tensor(), Tensor()};
   if (b.defined()) {
-    SEQLAB_CHECK(b.shape() == Shape{Eq + 2 * kv}, kName, "in_proj_bias must have shape (", Eq + 2 * kv, ",), got ",
-                 shape_str(b.shape()));
-    bs = split(b, std::vector<int64_t>{Eq, kv, kv}, 0);
+    SEQLAB_CHECK(b.shape() == Shape{q_rows + 2 * kv}, kName, "in_proj_bias must have shape (", q_rows + 2 * kv,
+                 ",), got ", shape_str(b.shape()));
+    bs = split(b, std::vector<int64_t>{q_rows, kv, kv}, 0);
   }
   return {linear(query, w_q, bs[0]), linear(key, w_k, bs[1]), linear(value, w_v, bs[2])};
 }
@@ -236,9 +236,13 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
   SEQLAB_CHECK_ASSERT(E == o.embed_dim_to_check(), kName, "was expecting embedding dimension of ",
                       o.embed_dim_to_check(), ", but got ", E);
   SEQLAB_CHECK_VALUE(H > 0, kName, "num_heads must be greater than 0, got ", H);
-  SEQLAB_CHECK_ASSERT(E % H == 0, kName, "embed_dim ", E, " not divisible by num_heads ", H);
-  const int64_t head_dim = E / H;
+  SEQLAB_CHECK_ASSERT(o.head_dim() > 0 || E % H == 0, kName, "embed_dim ", E, " not divisible by num_heads ", H);
+  SEQLAB_CHECK_VALUE(o.head_dim() >= 0, kName, "head_dim must be positive, got ", o.head_dim());
+  const int64_t head_dim = o.head_dim() > 0 ? o.head_dim() : E / H, inner = H * head_dim;
   const int64_t G = o.num_key_value_heads() == 0 ? H : o.num_key_value_heads(), kv_dim = G * head_dim;
+  SEQLAB_CHECK(inner == E || (!o.bias_k().defined() && !o.static_k().defined() && !o.static_v().defined()), kName,
+               "heads of head_dim ", head_dim, " spanning ", inner, " features, not embed_dim ", E,
+               ", cannot be combined with add_bias_kv, static_k or static_v");
   SEQLAB_CHECK_VALUE(G > 0 && H % G == 0, kName, "num_heads ", H, " must be a multiple of num_key_value_heads ", G);
   SEQLAB_CHECK(G == H || (!o.bias_k().defined() && !o.static_k().defined() && !o.static_v().defined()), kName,
                "grouped-query attention (num_key_value_heads ", G, " < num_heads ", H,
@@ -260,23 +264,23 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
     // Only the queries are new: q = query W_Qᵀ + b_Q (W_Q the first third of in_proj_weight).
     const Tensor w_q = o.use_separate_proj_weight() ? o.q_proj_weight() : o.in_proj_weight();
     SEQLAB_CHECK(w_q.defined() && w_q.dim() == 2 && w_q.shape()[1] == E &&
-                     w_q.shape()[0] == (o.use_separate_proj_weight() ? E : E + 2 * kv_dim),
-                 kName, "the query projection must be (", E, ", ", E, ") or in_proj_weight (", E + 2 * kv_dim, ", ",
-                 E, "), got ", w_q.defined() ? shape_str(w_q.shape()) : "None");
+                     w_q.shape()[0] == (o.use_separate_proj_weight() ? inner : inner + 2 * kv_dim),
+                 kName, "the query projection must be (", inner, ", ", E, ") or in_proj_weight (", inner + 2 * kv_dim,
+                 ", ", E, "), got ", w_q.defined() ? shape_str(w_q.shape()) : "None");
     const Tensor b = o.in_proj_bias();
-    const std::vector<int64_t> q_rest{E, 2 * kv_dim};
+    const std::vector<int64_t> q_rest{inner, 2 * kv_dim};
     p.q = linear(query, o.use_separate_proj_weight() ? w_q : split(w_q, q_rest, 0)[0],
                  b.defined() ? split(b, q_rest, 0)[0] : Tensor());
   } else if (!o.use_separate_proj_weight()) {
     SEQLAB_CHECK_ASSERT(o.in_proj_weight().defined(), kName,
                         "use_separate_proj_weight is False but in_proj_weight is None");
-    p = in_projection_packed(query, key, value, o.in_proj_weight(), o.in_proj_bias(), kv_dim);
+    p = in_projection_packed(query, key, value, o.in_proj_weight(), o.in_proj_bias(), inner, kv_dim);
   } else {
     SEQLAB_CHECK_ASSERT(o.q_proj_weight().defined(), kName, "use_separate_proj_weight is True but q_proj_weight is None");
     SEQLAB_CHECK_ASSERT(o.k_proj_weight().defined(), kName, "use_separate_proj_weight is True but k_proj_weight is None");
     SEQLAB_CHECK_ASSERT(o.v_proj_weight().defined(), kName, "use_separate_proj_weight is True but v_proj_weight is None");
     p = in_projection(query, key, value, o.q_proj_weight(), o.k_proj_weight(), o.v_proj_weight(), o.in_proj_bias(),
-                      kv_dim);
+                      inner, kv_dim);
   }
 
   // attn_mask as (1 or N·H, L, S).
@@ -392,7 +396,7 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, c
     out = reshape(out, {N * H, L, head_dim});
   }
   // Concat(head_1, ..., head_H) W_O + b_O: (N·H, L, d) -> (L, N, E).
-  out = reshape(transpose(out, 0, 1), {L * N, E});
+  out = reshape(transpose(out, 0, 1), {L * N, inner});
   out = linear(out, o.out_proj_weight(), o.out_proj_bias());
   out = view(out, {L, N, out.shape().back()});
   if (!batched) {
@@ -435,7 +439,8 @@ std::pair<Tensor, Tensor> multihead_attention_module_forward(const Tensor& query
                .pos(m.pos)
                .scale(m.scale)
                .kv_cache(kv_cache)
-               .num_key_value_heads(m.num_key_value_heads);
+               .num_key_value_heads(m.num_key_value_heads)
+               .head_dim(m.head_dim);
   auto [out, weights] = multi_head_attention_forward(q, k, v, o);
   return {transposed ? transpose(out, 0, 1) : out, weights};
 }

@@ -1347,7 +1347,7 @@ class MultiheadAttentionParams:
     """
     What a MultiheadAttention passes to its functional.
     """
-    fields: typing.ClassVar[tuple] = ('embed_dim', 'num_heads', 'dropout', 'add_zero_attn', 'batch_first', 'in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'in_proj_bias', 'out_proj_weight', 'out_proj_bias', 'bias_k', 'bias_v', 'pos', 'scale', 'num_key_value_heads')
+    fields: typing.ClassVar[tuple] = ('embed_dim', 'num_heads', 'dropout', 'add_zero_attn', 'batch_first', 'in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'in_proj_bias', 'out_proj_weight', 'out_proj_bias', 'bias_k', 'bias_v', 'pos', 'scale', 'num_key_value_heads', 'head_dim')
     add_zero_attn: bool
     batch_first: bool
     def __init__(self, **kwargs) -> None:
@@ -1375,6 +1375,12 @@ class MultiheadAttentionParams:
         ...
     @embed_dim.setter
     def embed_dim(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def head_dim(self) -> int:
+        ...
+    @head_dim.setter
+    def head_dim(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     @property
     def in_proj_bias(self) -> Tensor:

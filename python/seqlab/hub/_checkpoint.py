@@ -50,6 +50,15 @@ class Config:
                              f"{_first(heads)} = {H}")
         return E, H
 
+    def width_heads_and_head_dim(self, width, heads, head_dim):
+        """(E, H, D): the model width, the attention heads and each head's width, from the field
+        `head_dim` when the config has it (T5's d_kv, Llama's head_dim: H·D need not be E), else
+        E / H (then E must be a multiple of H)."""
+        if self.get(head_dim, None) is None:
+            E, H = self.width_and_heads(width, heads)
+            return E, H, E // H
+        return self.integer(width), self.integer(heads), self.integer(head_dim)
+
     def expect(self, name, supported, default=_MISSING, why=""):
         """The field, which must be one of `supported`: else an error saying what seqlab supports."""
         value = self.get(name, default)

@@ -20,15 +20,11 @@ class Llama(Architecture, model_type="llama"):
 
     @classmethod
     def build(cls, config, dtype):
-        E, H = config.width_and_heads("hidden_size", "num_attention_heads")
+        E, H, head_dim = config.width_heads_and_head_dim("hidden_size", "num_attention_heads", "head_dim")
         G = config.integer("num_key_value_heads", H)
         if H % G:
             raise ValueError(f"seqlab.hub: {config.path}: num_attention_heads = {H} is not a multiple of "
                              f"num_key_value_heads = {G}")
-        head_dim = config.integer("head_dim", E // H)
-        if head_dim != E // H:
-            raise NotImplementedError(f"seqlab.hub: {config.path}: head_dim = {head_dim} is not hidden_size / "
-                                      f"num_attention_heads = {E // H}, which seqlab's attention assumes")
         config.expect("hidden_act", ("silu",), "silu")
         config.expect("pretraining_tp", (1,), 1, "a tensor-parallel split of the projections")
         bias = config.expect("attention_bias", (False, True), False)
@@ -45,24 +41,24 @@ class Llama(Architecture, model_type="llama"):
                               pos=RoPE(head_dim, base=theta, interleaved=False),
                               tie_weights=config.expect("tie_word_embeddings", (True, False), False),
                               layer_norm_eps=config.number("rms_norm_eps", 1e-6), bias=bias, dtype=dtype,
-                              num_key_value_heads=G, rms_norm=True, glu=True)
+                              num_key_value_heads=G, rms_norm=True, glu=True, head_dim=head_dim)
         for block in model.layers:
             block.self_attn.dropout = config.number("attention_dropout", 0.0)
         return model
 
     @classmethod
     def weights(cls, config, ckpt, model):
-        E, ff = model.d_model, model.dim_feedforward
-        kv = model.layers[0].self_attn.num_key_value_heads * model.layers[0].self_attn.head_dim
+        E, ff, attn = model.d_model, model.dim_feedforward, model.layers[0].self_attn
+        kv, inner = attn.num_key_value_heads * attn.head_dim, attn.num_heads * attn.head_dim
         bias = model.layers[0].linear1.bias is not None
         state = {"tok_emb.weight": ckpt.take("embed_tokens.weight", (model.vocab_size, E)),
                  "ln_f.weight": ckpt.take("norm.weight", (E,))}
         for i in range(model.num_layers):
             hf, sl = f"layers.{i}.", f"layers.{i}."
-            rows = (("q", E), ("k", kv), ("v", kv))
+            rows = (("q", inner), ("k", kv), ("v", kv))
             state[sl + "self_attn.in_proj_weight"] = np.concatenate(
                 [ckpt.take(hf + f"self_attn.{p}_proj.weight", (n, E)) for p, n in rows])
-            state[sl + "self_attn.out_proj.weight"] = ckpt.take(hf + "self_attn.o_proj.weight", (E, E))
+            state[sl + "self_attn.out_proj.weight"] = ckpt.take(hf + "self_attn.o_proj.weight", (E, inner))
             for ours, theirs, shape in (("linear1", "gate_proj", (ff, E)), ("linear3", "up_proj", (ff, E)),
                                         ("linear2", "down_proj", (E, ff))):
                 state[sl + ours + ".weight"] = ckpt.take(hf + f"mlp.{theirs}.weight", shape)

@@ -22,10 +22,8 @@ class T5(Architecture, model_type="t5"):
 
     @classmethod
     def build(cls, config, dtype):
-        E, H = config.width_and_heads("d_model", "num_heads")
-        if config.integer("d_kv", E // H) * H != E:
-            raise NotImplementedError(f"seqlab.hub: {config.path}: num_heads · d_kv = {H} · {config.get('d_kv')} is "
-                                      f"not d_model = {E}; seqlab's attention projects to d_model")
+        # the heads span H·d_kv features, not always d_model (t5-v1_1-small: 6 · 64 = 384 of 512)
+        E, H, d_kv = config.width_heads_and_head_dim("d_model", "num_heads", "d_kv")
         proj = config.get("feed_forward_proj", "relu")
         if proj not in ("relu", "gated-gelu", "gated-relu", "gelu", "gated-gelu_new"):
             raise NotImplementedError(f"seqlab.hub: {config.path}: feed_forward_proj = {proj!r} is not supported by "
@@ -42,7 +40,7 @@ class T5(Architecture, model_type="t5"):
             pos=T5RelativeBias(H, buckets, distance, bidirectional=True, dtype=dtype),
             decoder_pos=T5RelativeBias(H, buckets, distance, bidirectional=False, dtype=dtype), rms_norm=True,
             glu=bool(config.get("is_gated_act", proj.startswith("gated"))), tie_weights=tie,
-            scale_decoder_outputs=config.expect("scale_decoder_outputs", (True, False), tie))
+            scale_decoder_outputs=config.expect("scale_decoder_outputs", (True, False), tie), head_dim=d_kv)
         for stack in (model.encoder, model.decoder):  # one relative bias per stack, layer 0's
             for layer in stack.layers[1:]:
                 layer.self_attn.pos.relative_attention_bias = stack.layers[0].self_attn.pos.relative_attention_bias
@@ -58,12 +56,13 @@ class T5(Architecture, model_type="t5"):
         E, ff, V = model.d_model, model.encoder.layers[0].linear1.out_features, model.lm_head.out_features
         buckets = model.encoder.layers[0].self_attn.pos.num_buckets
         H = model.encoder.layers[0].self_attn.num_heads
+        inner = H * model.encoder.layers[0].self_attn.head_dim
         glu = model.encoder.layers[0].linear3 is not None
 
         def attention(theirs, ours):
-            qkv = [ckpt.take(f"{theirs}.{p}.weight", (E, E)) for p in "qkv"]
+            qkv = [ckpt.take(f"{theirs}.{p}.weight", (inner, E)) for p in "qkv"]
             return {ours + ".in_proj_weight": np.concatenate(qkv),
-                    ours + ".out_proj.weight": ckpt.take(f"{theirs}.o.weight", (E, E))}
+                    ours + ".out_proj.weight": ckpt.take(f"{theirs}.o.weight", (E, inner))}
 
         def feed_forward(theirs, ours):
             names = (("linear1", "wi_0"), ("linear3", "wi_1")) if glu else (("linear1", "wi"),)

@@ -151,7 +151,8 @@ class TransformerLM(Module, GenerationMixin, _FromPretrained):
     callable, as the layers take it (GPT-2 and BLOOM: nn.GELU(approximate='tanh')). The Llama
     family's options go to every block (TransformerEncoderLayer's): num_key_value_heads
     (grouped-query attention), rms_norm (RMSNorm everywhere, ln_f too), glu (the SwiGLU
-    feed-forward with activation=F.silu).
+    feed-forward with activation=F.silu), head_dim (the heads' width when it is not d_model //
+    nhead).
 
     forward(idx, cache=None, attention_mask=None): idx (N, L) int64 -> logits (N, L, vocab_size).
     With output_hidden_states or output_attentions it returns a CausalLMOutput (Hugging Face's
@@ -168,12 +169,13 @@ class TransformerLM(Module, GenerationMixin, _FromPretrained):
     def __init__(self, vocab_size, d_model=128, nhead=4, num_layers=2, dim_feedforward=None, dropout=0.1,
                  activation="gelu", positional=None, tie_weights=False, layer_norm_eps=1e-5, bias=True, device=None,
                  dtype=None, pos=None, scale=None, embedding_norm=False, num_key_value_heads=None, rms_norm=False,
-                 glu=False):
+                 glu=False, head_dim=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         self.vocab_size, self.d_model, self.nhead, self.num_layers = vocab_size, d_model, nhead, num_layers
         self.scale = scale
-        self._block_options = dict(num_key_value_heads=num_key_value_heads, rms_norm=rms_norm, glu=glu)
+        self._block_options = dict(num_key_value_heads=num_key_value_heads, rms_norm=rms_norm, glu=glu,
+                                   head_dim=head_dim)
         self.dim_feedforward = 4 * d_model if dim_feedforward is None else dim_feedforward
         self.tok_emb = Embedding(vocab_size, d_model, **kw)
         self.embedding_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw) if embedding_norm else None
@@ -243,8 +245,8 @@ class TransformerSeq2Seq(Module, GenerationMixin, _FromPretrained):
 
     For T5 (Raffel et al. 2020): decoder_pos, the decoder self-attention's scheme when it differs
     from the encoder's (T5's relative bias is bidirectional in the encoder, causal in the
-    decoder; default: a copy of pos); rms_norm, glu and num_key_value_heads go to every layer, as
-    in TransformerLM (RMSNorm also for the stacks' final norms); tie_weights, the head's weight
+    decoder; default: a copy of pos); rms_norm, glu, num_key_value_heads and head_dim (T5's d_kv)
+    go to every layer, as in TransformerLM (RMSNorm also for the stacks' final norms); tie_weights, the head's weight
     the target embedding's; scale_decoder_outputs, the decoder's output times d_model^-1/2 before
     the head (T5 with tied embeddings)."""
 
@@ -254,7 +256,7 @@ class TransformerSeq2Seq(Module, GenerationMixin, _FromPretrained):
                  num_decoder_layers=2, dim_feedforward=None, dropout=0.1, activation="gelu", positional=None,
                  share_embeddings=False, layer_norm_eps=1e-5, bias=True, device=None, dtype=None, pos=None,
                  scale=None, decoder_pos=None, num_key_value_heads=None, rms_norm=False, glu=False, tie_weights=False,
-                 scale_decoder_outputs=False):
+                 scale_decoder_outputs=False, head_dim=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         ff = 4 * d_model if dim_feedforward is None else dim_feedforward
@@ -272,7 +274,7 @@ class TransformerSeq2Seq(Module, GenerationMixin, _FromPretrained):
         self.drop = Dropout(dropout)
         layer = dict(dim_feedforward=ff, dropout=dropout, activation=activation, layer_norm_eps=layer_norm_eps,
                      batch_first=True, norm_first=True, bias=bias, scale=scale, num_key_value_heads=num_key_value_heads,
-                     rms_norm=rms_norm, glu=glu, **kw)
+                     rms_norm=rms_norm, glu=glu, head_dim=head_dim, **kw)
 
         def final_norm():
             return _norm(d_model, layer_norm_eps, bias, rms_norm, kw)

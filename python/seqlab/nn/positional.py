@@ -560,11 +560,11 @@ class LearnedPositionalEmbedding(_Absolute, name="learned"):
         return f"max_len={self.max_len}, d_model={self.d_model}, batch_first={self.batch_first}"
 
 
-def _check_pos(pos, owner, embed_dim, num_heads):
+def _check_pos(pos, owner, embed_dim, num_heads, head_dim=None):
     """What MultiheadAttention accepts as pos=: None or a scheme that acts inside the attention,
     built for these heads."""
     if pos is None or isinstance(pos, RelativePositionScheme):
-        head_dim = embed_dim // num_heads
+        head_dim = embed_dim // num_heads if head_dim is None else head_dim
         if getattr(pos, "head_dim", head_dim) != head_dim:
             raise ValueError(f"{owner}: {type(pos).__name__} was built for head_dim {pos.head_dim} but the attention "
                              f"has {num_heads} heads of {head_dim}")

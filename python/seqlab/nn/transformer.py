@@ -44,14 +44,28 @@ class MultiheadAttention(Module):
     num_key_value_heads, grouped-query attention (Ainslie et al. 2023; Llama's): keys and values
     of that many heads, each shared by num_heads / num_key_value_heads query heads (default
     num_heads). Then in_proj_weight is (embed_dim + 2·kv_dim, embed_dim), kv_dim =
-    num_key_value_heads · head_dim, and k_proj_weight / v_proj_weight (kv_dim, kdim / vdim)."""
+    num_key_value_heads · head_dim, and k_proj_weight / v_proj_weight (kv_dim, kdim / vdim);
+    head_dim, each head's width (default embed_dim // num_heads), as T5's d_kv and the head_dim of
+    Llama-family configs: the heads then span inner = num_heads · head_dim features, which need not
+    be embed_dim: W_Q has inner rows (in_proj_weight (inner + 2·kv_dim, embed_dim)) and out_proj
+    is Linear(inner, embed_dim)."""
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
                  kdim=None, vdim=None, batch_first=False, device=None, dtype=None, pos=None, scale=None,
-                 num_key_value_heads=None):
+                 num_key_value_heads=None, head_dim=None):
         embed_dim = _args.index(embed_dim, "MultiheadAttention", "embed_dim")
         num_heads = _args.index(num_heads, "MultiheadAttention", "num_heads")
-        _core.check_multihead_attention_args(embed_dim, num_heads)
+        if head_dim is None:
+            _core.check_multihead_attention_args(embed_dim, num_heads)
+            head_dim = embed_dim // num_heads
+        else:
+            head_dim = _args.index(head_dim, "MultiheadAttention", "head_dim")
+            if embed_dim <= 0 or num_heads <= 0 or head_dim <= 0:
+                raise ValueError(f"MultiheadAttention: embed_dim, num_heads and head_dim must be greater than 0, got "
+                                 f"embed_dim={embed_dim}, num_heads={num_heads} and head_dim={head_dim}")
+            if add_bias_kv and head_dim * num_heads != embed_dim:
+                raise ValueError(f"MultiheadAttention: add_bias_kv needs num_heads · head_dim = embed_dim, got "
+                                 f"{num_heads} · {head_dim} and {embed_dim}")
         kv_heads = num_heads if num_key_value_heads is None else \
             _args.index(num_key_value_heads, "MultiheadAttention", "num_key_value_heads")
         if kv_heads <= 0 or num_heads % kv_heads:
@@ -69,24 +83,24 @@ class MultiheadAttention(Module):
         self.num_heads = num_heads
         self.dropout = dropout
         self.batch_first = batch_first
-        self.head_dim = embed_dim // num_heads
+        self.head_dim = head_dim
         self.num_key_value_heads = kv_heads
-        kv_dim = kv_heads * self.head_dim
+        kv_dim, inner = kv_heads * head_dim, num_heads * head_dim
         if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(_empty((embed_dim, embed_dim), dtype))
+            self.q_proj_weight = Parameter(_empty((inner, embed_dim), dtype))
             self.k_proj_weight = Parameter(_empty((kv_dim, self.kdim), dtype))
             self.v_proj_weight = Parameter(_empty((kv_dim, self.vdim), dtype))
             self.register_parameter("in_proj_weight", None)
         else:
-            self.in_proj_weight = Parameter(_empty((embed_dim + 2 * kv_dim, embed_dim), dtype))
+            self.in_proj_weight = Parameter(_empty((inner + 2 * kv_dim, embed_dim), dtype))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(_empty((embed_dim + 2 * kv_dim,), dtype))
+            self.in_proj_bias = Parameter(_empty((inner + 2 * kv_dim,), dtype))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(inner, embed_dim, bias=bias, dtype=dtype)
         if add_bias_kv:
             self.bias_k = Parameter(_empty((1, 1, embed_dim), dtype))
             self.bias_v = Parameter(_empty((1, 1, embed_dim), dtype))
@@ -94,7 +108,7 @@ class MultiheadAttention(Module):
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
         # seqlab's: a positional scheme applied inside the attention (seqlab.nn.positional)
-        self.pos = _check_pos(pos, "MultiheadAttention", embed_dim, num_heads)
+        self.pos = _check_pos(pos, "MultiheadAttention", embed_dim, num_heads, head_dim)
         # seqlab's: the scores' scale, softmax(q kᵀ · scale) (None: the scheme's, 1/√head_dim), as
         # F.scaled_dot_product_attention's scale=; T5 passes 1.0 (its W_Q absorbs the 1/√d)
         self.scale = _check_scale(scale, "MultiheadAttention")
@@ -205,7 +219,8 @@ class _TransformerLayer(Module):
     seqlab's options for the Llama family: glu=True, the GLU feed-forward (Shazeer 2020)
     W_2 dropout(act(W_1 x + b_1) ⊙ (W_3 x + b_3)) + b_2 with linear3 = W_3 (SwiGLU with
     activation=F.silu); rms_norm=True, nn.RMSNorm(d_model, eps=layer_norm_eps) for every norm;
-    num_key_value_heads, grouped-query attention in the attention layers."""
+    num_key_value_heads, grouped-query attention in the attention layers; head_dim, the attention
+    heads' width when it is not d_model // nhead (T5's d_kv)."""
 
     def _glu(self, d_model, dim_feedforward, bias, glu, kw):
         self.linear3 = Linear(d_model, dim_feedforward, bias=bias, **kw) if glu else None
@@ -230,11 +245,12 @@ class TransformerEncoderLayer(_TransformerLayer):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None, scale=None,
-                 num_key_value_heads=None, rms_norm=False, glu=False):
+                 num_key_value_heads=None, rms_norm=False, glu=False, head_dim=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            pos=pos, scale=scale, num_key_value_heads=num_key_value_heads, **kw)
+                                            pos=pos, scale=scale, num_key_value_heads=num_key_value_heads,
+                                            head_dim=head_dim, **kw)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
@@ -260,12 +276,12 @@ class TransformerDecoderLayer(_TransformerLayer):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None, scale=None,
-                 num_key_value_heads=None, rms_norm=False, glu=False):
+                 num_key_value_heads=None, rms_norm=False, glu=False, head_dim=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
         # pos (seqlab's): the self-attention's positional scheme; cross-attention has none.
         # scale (seqlab's): both attentions' score scale (None: 1/sqrt(head_dim))
-        gqa = dict(scale=scale, num_key_value_heads=num_key_value_heads, **kw)
+        gqa = dict(scale=scale, num_key_value_heads=num_key_value_heads, head_dim=head_dim, **kw)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
                                             pos=pos, **gqa)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,

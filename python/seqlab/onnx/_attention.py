@@ -93,8 +93,11 @@ def _attention(tr, query, key, value, record, mask, dtype, need_weights=False, a
     if f.get("num_key_value_heads") not in (None, 0, f["num_heads"]):
         raise NotImplementedError("seqlab.onnx.export: MultiheadAttention with num_key_value_heads < num_heads "
                                   "(grouped-query attention) has no ONNX translation in seqlab's exporter")
-    g = tr.graph
     E, H = int(f["embed_dim"]), int(f["num_heads"])
+    if f.get("head_dim") not in (None, 0, E // H):
+        raise NotImplementedError(f"seqlab.onnx.export: MultiheadAttention with head_dim {f['head_dim']} (heads that "
+                                  f"do not span embed_dim {E}) has no ONNX translation in seqlab's exporter")
+    g = tr.graph
     d = E // H
     b_in = f["in_proj_bias"]
     if f["in_proj_weight"] is not None and query == key == value:   # self-attention: one projection

@@ -76,6 +76,10 @@ struct MultiheadAttentionForwardOptions {
   // repeat_kv). in_proj_weight is then (E + 2·kv_dim, E), kv_dim = num_key_value_heads · head_dim;
   // k_proj_weight and v_proj_weight (kv_dim, kdim / vdim).
   SEQLAB_ARG(int64_t, num_key_value_heads) = 0;
+  // seqlab's: each head's width (0: embed_dim / num_heads), as T5's d_kv and Llama-family configs'
+  // head_dim; the heads then span inner = num_heads · head_dim features, which need not be E:
+  // W_Q is (inner, E), W_K and W_V (kv_dim, ·) and out_proj_weight (E, inner).
+  SEQLAB_ARG(int64_t, head_dim) = 0;
 };
 
 // torch.nn.functional.multi_head_attention_forward. query (L, N, E) or unbatched (L, E); key
@@ -100,6 +104,7 @@ struct MultiheadAttentionParams {
   PositionalScheme pos;  // seqlab's positional scheme (kind "none": torch's module)
   std::optional<double> scale;  // seqlab's: the scores' scale (unset: the scheme's, 1/√head_dim)
   int64_t num_key_value_heads = 0;  // seqlab's: grouped-query attention (0: num_heads)
+  int64_t head_dim = 0;             // seqlab's: each head's width (0: embed_dim / num_heads)
 };
 
 // torch.nn.MultiheadAttention.forward: batch_first input (N, L, E) is read as (L, N, E) and the
