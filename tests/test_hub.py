@@ -175,6 +175,18 @@ def test_the_model_trains_from_the_loaded_weights(saved):
                                                                          config.get("attention_dropout", 0.0)))
 
 
+def test_no_two_parameters_share_memory_unless_tied(saved):
+    """The loader takes the file's tensors over as parameters where it can (no copy); no two
+    distinct parameters may end up on the same memory, and tied ones stay one parameter."""
+    name, hf, path = saved
+    model = hub.from_pretrained(path)
+    params = list(model.parameters())  # each parameter once
+    addresses = [p.detach().numpy().__array_interface__["data"][0] for p in params]
+    assert len(set(addresses)) == len(addresses)
+    if hf.config.tie_word_embeddings:
+        assert model.lm_head.weight is model.tok_emb.weight
+
+
 def test_config_is_kept_as_attributes(saved):
     name, hf, path = saved
     model = hub.from_pretrained(path)

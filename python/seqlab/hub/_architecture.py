@@ -2,7 +2,11 @@
 its model_type (class GPT2(Architecture, model_type="gpt2")) and gives build(config) -> the seqlab
 model, and weights(config, checkpoint) -> {seqlab state-dict name: array}; load() does the rest
 the same way for all: every tensor is read and checked against the model's own state dict before
-one is copied in (straight into the parameter: no copy of the checkpoint is made on the way)."""
+one goes in; an array the parameter can hold as it is becomes its data (no copy), the others
+(transposed views, other dtypes) are copied in."""
+import numpy as np
+
+from .._core import from_numpy
 from ..autograd import no_grad
 from ..nn import GELU
 
@@ -72,6 +76,23 @@ class Architecture:
             if name not in own or tuple(own[name].shape) != array.shape:
                 raise RuntimeError(f"seqlab.hub: the {cls.model_type} converter made {name!r} {array.shape}, which "
                                    f"the seqlab model does not have in that shape")
-        with no_grad():  # each array straight into its parameter (a view, transposed or not; dtypes convert)
+        params = dict(model.named_parameters(remove_duplicate=False))
+        adopted = {}  # address of an adopted array -> the parameter that holds it
+        with no_grad():
             for name, array in state.items():
-                own[name].copy_(array)
+                param = params[name]
+                if _adoptable(array, param) and adopted.setdefault(_address(array), param) is param:
+                    param.data = from_numpy(array)  # the file's bytes as read become the parameter: no copy
+                else:  # a transposed view or another dtype, or memory another parameter holds: copied
+                    param.copy_(array)
+
+
+def _address(array):
+    return array.__array_interface__["data"][0]
+
+
+def _adoptable(array, param):
+    """An array the parameter can take over as it is: of its dtype and shape, C-contiguous,
+    aligned and writable (a tensor as read from the file, or a fresh concatenation)."""
+    return (isinstance(array, np.ndarray) and array.dtype == param.detach().numpy().dtype and array.shape == tuple(param.shape)
+            and array.flags.c_contiguous and array.flags.aligned and array.flags.writeable)
