@@ -55,6 +55,20 @@ from ._version import __version__  # noqa: E402,F401
 from ._config import show_config  # noqa: E402,F401
 
 
+def to_torch(module, share=False):
+    """The torch.nn.Module computing what the seqlab `module` computes, with its parameters
+    (copied; share=True: views through DLPack): seqlab.torch_modules. Imports torch."""
+    from .torch_modules import to_torch as convert
+    return convert(module, share=share)
+
+
+def from_torch(module):
+    """The seqlab module computing what the torch `module` computes (from to_torch, or one of
+    torch.nn's layers seqlab has), with copies of its parameters: seqlab.torch_modules."""
+    from .torch_modules import from_torch as convert
+    return convert(module)
+
+
 def blas_info():
     """The BLAS in use and the kernel it chose for this CPU."""
     return _core._blas_info()

@@ -1,0 +1,20 @@
+"""seqlab models in PyTorch, for when a project outgrows the laptop: seqlab.to_torch(module) returns
+a torch.nn.Module computing the same function with the same parameters (torch's own class where
+torch.nn has the layer; otherwise the torch twin written here), ready for .to("cuda"), .half() and
+torch.nn.parallel.DistributedDataParallel; seqlab.from_torch(module) brings it back for the
+notebooks (attention maps, gradient norms, the Shannon game).
+
+    tm = seqlab.to_torch(model)             # e.g. an nn.TransformerLM with ALiBi
+    ...train tm with torch (GPUs, DDP)...
+    model = seqlab.from_torch(tm)
+
+Importing this package imports torch; seqlab itself does not need torch (seqlab.to_torch imports
+it when called). Twins: positional.py (ALiBi, RoPE, T5RelativeBias, the absolute schemes),
+transformer.py (MultiheadAttention with seqlab's options, TransformerEncoderLayer with rms_norm
+and glu, TransformerLM); conversion: _convert.py. Scale-out with torch.distributed:
+python -m seqlab.experiments.scale_out. Tests: tests/test_to_torch.py."""
+from . import positional  # noqa: F401
+from ._convert import from_torch, to_torch
+from .transformer import MultiheadAttention, TransformerEncoderLayer, TransformerLM
+
+__all__ = ["to_torch", "from_torch", "MultiheadAttention", "TransformerEncoderLayer", "TransformerLM", "positional"]

@@ -1,0 +1,335 @@
+"""seqlab.to_torch(module) and seqlab.from_torch(module): the same model, with the same parameters,
+as a torch.nn.Module, and back.
+
+A seqlab layer that torch.nn has (Linear, LSTM, MultiheadAttention, TransformerEncoderLayer, the
+losses, the containers, ...) becomes torch's own class, built from the same constructor arguments
+(seqlab's modules keep them under torch's attribute names) with the state dict copied in. A layer
+with seqlab's own options, or a seqlab model torch has no class for, becomes its torch twin of
+seqlab.torch_modules (MultiheadAttention with pos / scale / num_key_value_heads / head_dim,
+TransformerEncoderLayer with rms_norm / glu, TransformerLM, the positional schemes), whose
+parameters carry seqlab's names. from_torch reverses both. share=True makes the torch parameters
+views of seqlab's memory (DLPack) instead of copies. A module with no converter is an error naming
+it. Tests: tests/test_to_torch.py."""
+import inspect
+
+import torch
+
+from .. import nn as snn
+from .._core import from_dlpack
+from ..nn import functional as SF
+from ..nn import positional as SP
+from . import positional as TP
+from . import transformer as TT
+
+__all__ = ["to_torch", "from_torch"]
+
+# constructor arguments that are not module state: factory kwargs, torch's deprecated ones
+_SKIP = {"device", "dtype", "size_average", "reduce", "_weight", "_freeze", "custom_encoder", "custom_decoder"}
+# seqlab's own options of layers torch has, with the value that means "as torch's"
+_SEQLAB_OPTIONS = {"pos": None, "scale": None, "num_key_value_heads": None, "head_dim": None, "rms_norm": False,
+                   "glu": False}
+
+
+def _dtype(module):
+    for t in list(module.parameters()) + list(module.buffers()):
+        if t is not None and t.is_floating_point():
+            return t.dtype
+    return None
+
+
+def _torch_dtype(seqlab_dtype):
+    return None if seqlab_dtype is None else getattr(torch, str(seqlab_dtype).split(".")[-1])
+
+
+def _seqlab_dtype(torch_dtype):
+    from .. import _core
+    return None if torch_dtype is None else getattr(_core.dtype, str(torch_dtype).split(".")[-1])
+
+
+# arguments a module keeps under another name (the same on both sides)
+_DERIVED = {"MultiheadAttention": {"bias": lambda m: m.in_proj_bias is not None,
+                                   "add_bias_kv": lambda m: m.bias_k is not None}}
+
+
+def _native_args(src, signature_of, owner, tensor):
+    """The constructor arguments of the class `signature_of` read from the module `src`: each an
+    attribute of its name (torch's modules and seqlab's keep them so); a bias tensor-or-None as a
+    bool; another tensor (a loss's class weights) converted by `tensor` to the other side's."""
+    args = {}
+    derived = _DERIVED.get(type(src).__name__, {})
+    for name, p in inspect.signature(signature_of.__init__).parameters.items():
+        if name == "self" or name in _SKIP or name in _SEQLAB_OPTIONS or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if name in derived:
+            args[name] = derived[name](src)
+        elif hasattr(src, name):
+            value = getattr(src, name)
+            if name == "bias" and not isinstance(value, bool):
+                value = value is not None
+            elif value is not None and hasattr(value, "__dlpack__"):
+                value = tensor(value)
+            args[name] = value
+        elif p.default is inspect.Parameter.empty:
+            raise TypeError(f"{owner}: {type(src).__name__} has no attribute {name!r} to build the other side's "
+                            f"{signature_of.__name__} from")
+    return args
+
+
+# ------------------------------------------------------------------------------------- to torch
+
+def _activation_to_torch(fn, owner):
+    if fn is SF.relu or fn == "relu":
+        return torch.nn.functional.relu
+    if fn is SF.gelu or fn == "gelu":
+        return torch.nn.functional.gelu
+    if fn is SF.silu:
+        return torch.nn.functional.silu
+    if isinstance(fn, snn.Module):
+        return _to_torch(fn, owner + ".activation")
+    raise TypeError(f"to_torch: {owner}'s activation {fn!r} has no torch counterpart (relu, gelu, silu or a module)")
+
+
+def _scheme_to_torch(pos, owner):
+    if pos is None or type(pos) is SP.NoPE:
+        return None
+    if type(pos) is SP.ALiBi:
+        return TP.ALiBi(pos.num_heads)
+    if type(pos) is SP.RoPE:
+        return TP.RoPE(pos.head_dim, pos.base, pos.interleaved)
+    if type(pos) is SP.T5RelativeBias:
+        return TP.T5RelativeBias(pos.num_heads, pos.num_buckets, pos.max_distance, pos.bidirectional)
+    if type(pos) is SP.SinusoidalPositionalEncoding:
+        return TP.SinusoidalPositionalEncoding(pos.d_model, pos.dropout.p, pos.base, pos.batch_first)
+    if type(pos) is SP.LearnedPositionalEmbedding:
+        return TP.LearnedPositionalEmbedding(pos.max_len, pos.d_model, pos.dropout.p, pos.batch_first)
+    raise NotImplementedError(f"to_torch: {owner} is a {type(pos).__name__}, which has no torch twin yet (ALiBi, RoPE, "
+                              f"T5RelativeBias, NoPE and the absolute schemes do)")
+
+
+def _has_seqlab_options(attn):
+    return attn.pos is not None or attn.scale is not None or attn.num_key_value_heads != attn.num_heads or \
+        attn.head_dim * attn.num_heads != attn.embed_dim
+
+
+def _mha_twin_args(m, owner):
+    if m.bias_k is not None or m.add_zero_attn or not m._qkv_same_embed_dim:
+        raise NotImplementedError(f"to_torch: {owner} combines seqlab's attention options with add_bias_kv, "
+                                  "add_zero_attn or kdim/vdim, which the torch twin does not take")
+    return dict(embed_dim=m.embed_dim, num_heads=m.num_heads, dropout=m.dropout, bias=m.in_proj_bias is not None,
+                batch_first=m.batch_first, pos=_scheme_to_torch(m.pos, owner + ".pos"), scale=m.scale,
+                num_key_value_heads=m.num_key_value_heads, head_dim=m.head_dim)
+
+
+def _layer_args(m, owner):
+    """TransformerEncoderLayer / DecoderLayer arguments, torch's names."""
+    return dict(d_model=m.self_attn.embed_dim, nhead=m.self_attn.num_heads, dim_feedforward=m.linear1.out_features,
+                dropout=m.dropout.p, activation=_activation_to_torch(m.activation, owner),
+                layer_norm_eps=m.norm1.eps, batch_first=m.self_attn.batch_first, norm_first=m.norm_first,
+                bias=m.linear1.bias is not None)
+
+
+def _encoder_layer_to_torch(m, owner):
+    twin = _has_seqlab_options(m.self_attn) or m.linear3 is not None or isinstance(m.norm1, snn.RMSNorm) or \
+        m.activation not in (SF.relu, SF.gelu)
+    if not twin:
+        return torch.nn.TransformerEncoderLayer(**_layer_args(m, owner))
+    a = _mha_twin_args(m.self_attn, owner + ".self_attn")
+    return TT.TransformerEncoderLayer(**_layer_args(m, owner), pos=a["pos"], scale=a["scale"],
+                                      num_key_value_heads=a["num_key_value_heads"], head_dim=a["head_dim"],
+                                      rms_norm=isinstance(m.norm1, snn.RMSNorm), glu=m.linear3 is not None)
+
+
+def _decoder_layer_to_torch(m, owner):
+    if any(_has_seqlab_options(a) for a in (m.self_attn, m.multihead_attn)) or m.linear3 is not None or \
+            isinstance(m.norm1, snn.RMSNorm):
+        raise NotImplementedError(f"to_torch: {owner} is a TransformerDecoderLayer with seqlab's options (pos, "
+                                  "scale, grouped-query attention, head_dim, rms_norm, glu), which has no torch twin yet")
+    return torch.nn.TransformerDecoderLayer(**_layer_args(m, owner))
+
+
+def _transformer_lm_to_torch(m, owner):
+    block = m.layers[0]
+    positional = m.positional
+    if isinstance(positional, snn.Module) and not isinstance(positional, SP._Absolute):
+        positional = _to_torch(positional, owner + ".positional")
+    elif positional is not None:
+        positional = _scheme_to_torch(positional, owner + ".positional")
+    a = _mha_twin_args(block.self_attn, owner + ".layers.0.self_attn")
+    return TT.TransformerLM(
+        m.vocab_size, m.d_model, m.nhead, m.num_layers, m.dim_feedforward, m.drop.p,
+        _activation_to_torch(block.activation, owner + ".layers.0"), positional,
+        tie_weights=m.lm_head.weight is m.tok_emb.weight, layer_norm_eps=block.norm1.eps,
+        bias=block.linear1.bias is not None, pos=a["pos"], scale=m.scale, embedding_norm=m.embedding_norm is not None,
+        num_key_value_heads=a["num_key_value_heads"], rms_norm=isinstance(m.ln_f, snn.RMSNorm),
+        glu=block.linear3 is not None, head_dim=a["head_dim"])
+
+
+def _to_torch(m, owner):
+    name = type(m).__name__
+    if type(m) in (snn.Sequential, snn.ModuleList):
+        children = [_to_torch(c, f"{owner}.{i}") for i, c in enumerate(m)]
+        return torch.nn.Sequential(*children) if type(m) is snn.Sequential else torch.nn.ModuleList(children)
+    if type(m) is snn.ModuleDict:
+        return torch.nn.ModuleDict({k: _to_torch(c, f"{owner}.{k}") for k, c in m.items()})
+    if type(m) is snn.TransformerLM:
+        return _transformer_lm_to_torch(m, owner)
+    if type(m) is snn.MultiheadAttention and _has_seqlab_options(m):
+        return TT.MultiheadAttention(**_mha_twin_args(m, owner))
+    if type(m) is snn.TransformerEncoderLayer:
+        return _encoder_layer_to_torch(m, owner)
+    if type(m) is snn.TransformerDecoderLayer:
+        return _decoder_layer_to_torch(m, owner)
+    if type(m) is snn.TransformerEncoder:
+        layer = _to_torch(m.layers[0], owner + ".layers.0")
+        if not isinstance(layer, torch.nn.TransformerEncoderLayer):
+            raise NotImplementedError(f"to_torch: {owner}'s layers have seqlab's options; torch.nn.TransformerEncoder "
+                                      "takes only its own layers (convert the layers one by one)")
+        return torch.nn.TransformerEncoder(layer, m.num_layers, None if m.norm is None else _to_torch(m.norm, owner),
+                                           enable_nested_tensor=m.enable_nested_tensor, mask_check=m.mask_check)
+    if type(m) is snn.TransformerDecoder:
+        return torch.nn.TransformerDecoder(_to_torch(m.layers[0], owner + ".layers.0"), m.num_layers,
+                                           None if m.norm is None else _to_torch(m.norm, owner))
+    if type(m) is snn.Transformer:
+        layer = m.encoder.layers[0]
+        if not isinstance(_encoder_layer_to_torch(layer, owner), torch.nn.TransformerEncoderLayer):
+            raise NotImplementedError(f"to_torch: {owner}'s layers have seqlab's options, which torch.nn.Transformer "
+                                      "does not take")
+        return torch.nn.Transformer(m.d_model, m.nhead, len(m.encoder.layers), len(m.decoder.layers),
+                                    **{k: v for k, v in _layer_args(layer, owner).items()
+                                       if k not in ("d_model", "nhead")})
+    if type(m).__module__.startswith("seqlab.nn") and hasattr(torch.nn, name) and name in snn.__all__:
+        return getattr(torch.nn, name)(**_native_args(m, type(m), owner, lambda t: torch.from_dlpack(t.detach()).clone()))
+    if type(m) in (SP.SinusoidalPositionalEncoding, SP.LearnedPositionalEmbedding):
+        return _scheme_to_torch(m, owner)
+    raise NotImplementedError(f"to_torch: {owner} is a {name}, which has no torch counterpart in seqlab yet"
+                              + (" (a module of your own: convert its submodules with to_torch and write its forward in "
+                                 "torch)" if not type(m).__module__.startswith("seqlab.") else ""))
+
+
+def to_torch(module, share=False):
+    """The torch.nn.Module computing what the seqlab `module` computes, with its parameters and
+    buffers (copies; share=True: views of seqlab's memory through DLPack), in its dtype and mode."""
+    owner = type(module).__name__
+    out = _to_torch(module, owner)
+    dtype = _torch_dtype(_dtype(module))
+    if dtype is not None:
+        out = out.to(dtype)
+    state = {k: torch.from_dlpack(v.detach()) for k, v in module.state_dict().items() if v is not None}
+    missing, unexpected = out.load_state_dict(state if share else {k: v.clone() for k, v in state.items()},
+                                              strict=False)
+    if missing or unexpected:  # a converter bug: the two sides must have the same state
+        raise RuntimeError(f"to_torch: the torch {type(out).__name__} made for {owner} differs in its state: missing "
+                           f"{missing[:3]}, unexpected {unexpected[:3]}")
+    if share:
+        with torch.no_grad():
+            for name, p in out.named_parameters():
+                p.data = state[name]
+    return out.train(module.training)
+
+
+# ----------------------------------------------------------------------------------- from torch
+
+def _activation_from_torch(fn, owner):
+    if fn is torch.nn.functional.relu:
+        return "relu"
+    if fn is torch.nn.functional.gelu:
+        return "gelu"
+    if fn is torch.nn.functional.silu:
+        return SF.silu
+    if isinstance(fn, torch.nn.Module):
+        return _from_torch(fn, owner + ".activation")
+    raise TypeError(f"from_torch: {owner}'s activation {fn!r} has no seqlab counterpart (relu, gelu, silu or a module)")
+
+
+def _scheme_from_torch(pos, owner):
+    if pos is None:
+        return None
+    if type(pos) is TP.ALiBi:
+        return SP.ALiBi(pos.num_heads)
+    if type(pos) is TP.RoPE:
+        return SP.RoPE(pos.head_dim, pos.base, pos.interleaved)
+    if type(pos) is TP.T5RelativeBias:
+        return SP.T5RelativeBias(pos.num_heads, pos.num_buckets, pos.max_distance, pos.bidirectional)
+    if type(pos) is TP.SinusoidalPositionalEncoding:
+        return SP.SinusoidalPositionalEncoding(pos.d_model, pos.dropout.p, pos.base, pos.batch_first)
+    if type(pos) is TP.LearnedPositionalEmbedding:
+        return SP.LearnedPositionalEmbedding(pos.max_len, pos.d_model, pos.dropout.p, pos.batch_first)
+    raise NotImplementedError(f"from_torch: {owner} is a {type(pos).__name__}, which seqlab cannot convert")
+
+
+def _layer_args_from_torch(m, owner):
+    act = m.activation
+    return dict(d_model=m.self_attn.embed_dim, nhead=m.self_attn.num_heads, dim_feedforward=m.linear1.out_features,
+                dropout=m.dropout.p, activation=_activation_from_torch(act, owner), layer_norm_eps=m.norm1.eps,
+                batch_first=m.self_attn.batch_first, norm_first=m.norm_first, bias=m.linear1.bias is not None)
+
+
+def _twin_attention_args(a, owner):
+    return dict(pos=_scheme_from_torch(a.pos, owner + ".pos"), scale=a.scale, num_key_value_heads=a.num_key_value_heads,
+                head_dim=a.head_dim)
+
+
+def _from_torch(m, owner):
+    name = type(m).__name__
+    if type(m) in (torch.nn.Sequential, torch.nn.ModuleList):
+        children = [_from_torch(c, f"{owner}.{i}") for i, c in enumerate(m)]
+        return snn.Sequential(*children) if type(m) is torch.nn.Sequential else snn.ModuleList(children)
+    if type(m) is torch.nn.ModuleDict:
+        return snn.ModuleDict({k: _from_torch(c, f"{owner}.{k}") for k, c in m.items()})
+    if type(m) is TT.TransformerLM:
+        block = m.layers[0]
+        positional = m.positional
+        if isinstance(positional, TP._Absolute):
+            positional = _scheme_from_torch(positional, owner + ".positional")
+        elif positional is not None:
+            positional = _from_torch(positional, owner + ".positional")
+        return snn.TransformerLM(
+            m.vocab_size, m.d_model, m.nhead, m.num_layers, m.dim_feedforward, m.drop.p,
+            _activation_from_torch(block.activation, owner + ".layers.0"), positional,
+            tie_weights=m.lm_head.weight is m.tok_emb.weight, layer_norm_eps=m.ln_f.eps,
+            bias=block.linear1.bias is not None, scale=block.self_attn.scale,
+            embedding_norm=m.embedding_norm is not None, rms_norm=isinstance(m.ln_f, torch.nn.RMSNorm),
+            glu=block.linear3 is not None,
+            **{k: v for k, v in _twin_attention_args(block.self_attn, owner + ".layers.0.self_attn").items()
+               if k != "scale"})
+    if type(m) is TT.MultiheadAttention:
+        return snn.MultiheadAttention(m.embed_dim, m.num_heads, m.dropout, m.in_proj_bias is not None,
+                                      batch_first=m.batch_first, **_twin_attention_args(m, owner))
+    if type(m) is TT.TransformerEncoderLayer:
+        return snn.TransformerEncoderLayer(**_layer_args_from_torch(m, owner),
+                                           **_twin_attention_args(m.self_attn, owner + ".self_attn"),
+                                           rms_norm=isinstance(m.norm1, torch.nn.RMSNorm), glu=m.linear3 is not None)
+    if type(m) is torch.nn.TransformerEncoderLayer:
+        return snn.TransformerEncoderLayer(**_layer_args_from_torch(m, owner))
+    if type(m) is torch.nn.TransformerDecoderLayer:
+        return snn.TransformerDecoderLayer(**_layer_args_from_torch(m, owner))
+    if type(m) is torch.nn.TransformerEncoder:
+        return snn.TransformerEncoder(_from_torch(m.layers[0], owner + ".layers.0"), m.num_layers,
+                                      None if m.norm is None else _from_torch(m.norm, owner + ".norm"),
+                                      enable_nested_tensor=m.enable_nested_tensor, mask_check=m.mask_check)
+    if type(m) is torch.nn.TransformerDecoder:
+        return snn.TransformerDecoder(_from_torch(m.layers[0], owner + ".layers.0"), m.num_layers,
+                                      None if m.norm is None else _from_torch(m.norm, owner + ".norm"))
+    if type(m) is torch.nn.Transformer:
+        layer = m.encoder.layers[0]
+        args = {k: v for k, v in _layer_args_from_torch(layer, owner).items() if k not in ("d_model", "nhead")}
+        return snn.Transformer(m.d_model, m.nhead, len(m.encoder.layers), len(m.decoder.layers), **args)
+    if isinstance(m, TP._Absolute):
+        return _scheme_from_torch(m, owner)
+    if type(m).__module__.startswith("torch.nn") and name in snn.__all__:
+        cls = getattr(snn, name)
+        return cls(**_native_args(m, cls, owner, lambda t: from_dlpack(t.detach().cpu().clone())))
+    raise NotImplementedError(f"from_torch: {owner} is a torch {name}, which seqlab has no class for")
+
+
+def from_torch(module):
+    """The seqlab module computing what the torch `module` (from to_torch, or torch.nn's own layers)
+    computes, with copies of its parameters and buffers, in its dtype and mode."""
+    owner = type(module).__name__
+    out = _from_torch(module, owner)
+    dtype = _seqlab_dtype(_dtype(module))
+    if dtype is not None:
+        out = out.to(dtype)
+    state = {k: v.detach().cpu() for k, v in module.state_dict().items()}
+    out.load_state_dict(state, strict=True)
+    return out.train(module.training)

@@ -1,0 +1,207 @@
+"""seqlab's attention options and language model written with torch ops: the torch twins that
+seqlab.to_torch builds where torch.nn has no class for a seqlab module.
+
+MultiheadAttention        torch.nn.MultiheadAttention's parameters and forward, plus seqlab's pos
+                          (a scheme of .positional), scale, num_key_value_heads (grouped-query
+                          attention) and head_dim; the heads run in F.scaled_dot_product_attention
+                          with the scheme's bias materialised (or explicitly with need_weights)
+TransformerEncoderLayer   torch's layer with that attention and seqlab's rms_norm and glu options
+TransformerLM             seqlab.nn.TransformerLM: embeddings, causal blocks, ln_f, lm_head (tied or
+                          not); forward(idx, attention_mask=None) with left padding as seqlab's
+
+Parameter names and shapes are seqlab's (which are torch's where torch has the layer), so a state
+dict moves either way unchanged. Nothing here assumes the CPU: .to("cuda"), .half() work as for
+any torch module. Tests: tests/test_to_torch.py."""
+import math
+
+import torch
+import torch.nn.functional as TF
+
+from . import positional as P
+
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerLM"]
+
+
+def _float_mask(mask, dtype):
+    """A bool mask (True = not allowed) as −inf / 0 of `dtype`; a float mask as it is."""
+    if mask is None or mask.dtype != torch.bool:
+        return None if mask is None else mask.to(dtype)
+    return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
+
+
+class MultiheadAttention(torch.nn.Module):
+    """Self- or cross-attention with seqlab's options (see the module docstring). forward as
+    torch.nn.MultiheadAttention's: (query, key, value, key_padding_mask=None, need_weights=True,
+    attn_mask=None, average_attn_weights=True, is_causal=False) -> (out, weights or None)."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, batch_first=False, device=None, dtype=None,
+                 pos=None, scale=None, num_key_value_heads=None, head_dim=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, dropout, batch_first
+        self.head_dim = embed_dim // num_heads if head_dim is None else head_dim
+        self.num_key_value_heads = num_heads if num_key_value_heads is None else num_key_value_heads
+        inner, kv = num_heads * self.head_dim, self.num_key_value_heads * self.head_dim
+        self.in_proj_weight = torch.nn.Parameter(torch.empty(inner + 2 * kv, embed_dim, **kw))
+        self.in_proj_bias = torch.nn.Parameter(torch.zeros(inner + 2 * kv, **kw)) if bias else None
+        self.out_proj = torch.nn.Linear(inner, embed_dim, bias=bias, **kw)
+        torch.nn.init.xavier_uniform_(self.in_proj_weight)
+        self.pos, self.scale = pos, scale
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        unbatched = query.dim() == 2
+        if unbatched:
+            query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
+            key_padding_mask = None if key_padding_mask is None else key_padding_mask.unsqueeze(0)
+        elif not self.batch_first:
+            query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
+        N, L, _ = query.shape
+        S = key.shape[1]
+        H, G, D = self.num_heads, self.num_key_value_heads, self.head_dim
+        w_q, w_k, w_v = self.in_proj_weight.split([H * D, G * D, G * D])
+        b_q, b_k, b_v = (None,) * 3 if self.in_proj_bias is None else self.in_proj_bias.split([H * D, G * D, G * D])
+        q = TF.linear(query, w_q, b_q).view(N, L, H, D).transpose(1, 2)
+        k = TF.linear(key, w_k, b_k).view(N, S, G, D).transpose(1, 2)
+        v = TF.linear(value, w_v, b_v).view(N, S, G, D).transpose(1, 2)
+        mask = _float_mask(attn_mask, q.dtype)
+        if mask is None and is_causal:
+            mask = _float_mask(torch.ones(L, S, dtype=torch.bool, device=q.device).triu(1), q.dtype)
+        if mask is not None and mask.dim() == 3:  # (N·H, L, S), torch's layout
+            mask = mask.view(N, H, L, S)
+        if key_padding_mask is not None:
+            pad = _float_mask(key_padding_mask, q.dtype)[:, None, None, :]
+            mask = pad if mask is None else mask + pad
+        if isinstance(self.pos, P.RoPE):  # rotated by the index in the batch, padded or not (as seqlab's)
+            q, k = self.pos.rotate(q), self.pos.rotate(k)
+        elif self.pos is not None:
+            bias = self.pos.bias(L, S, 0, q.dtype, q.device)
+            mask = bias if mask is None else mask + bias
+        scale = self.scale if self.scale is not None else 1.0 / math.sqrt(D)
+        p = self.dropout if self.training else 0.0
+        if need_weights:
+            kk, vv = (t.repeat_interleave(H // G, dim=1) for t in (k, v))
+            scores = (q @ kk.transpose(-2, -1)) * scale
+            weights = TF.dropout(torch.softmax(scores if mask is None else scores + mask, dim=-1), p)
+            out = weights @ vv
+        else:
+            out = TF.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, scale=scale,
+                                                  enable_gqa=G != H)
+            weights = None
+        out = self.out_proj(out.transpose(1, 2).reshape(N, L, H * D))
+        if unbatched:
+            out = out.squeeze(0)
+        elif not self.batch_first:
+            out = out.transpose(0, 1)
+        if weights is not None:
+            weights = weights.mean(1) if average_attn_weights else weights
+            weights = weights.squeeze(0) if unbatched else weights
+        return out, weights
+
+
+class TransformerEncoderLayer(torch.nn.Module):
+    """torch.nn.TransformerEncoderLayer with seqlab's options: pos, scale, num_key_value_heads and
+    head_dim for the attention; rms_norm (torch.nn.RMSNorm for both norms); glu (the GLU
+    feed-forward W_2 dropout(act(W_1 x) ⊙ W_3 x), linear3 = W_3). forward(src, src_mask=None,
+    src_key_padding_mask=None, is_causal=False)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=TF.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, pos=None, scale=None,
+                 num_key_value_heads=None, rms_norm=False, glu=False, head_dim=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout, bias, batch_first, pos=pos, scale=scale,
+                                            num_key_value_heads=num_key_value_heads, head_dim=head_dim, **kw)
+        self.linear1 = torch.nn.Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = torch.nn.Dropout(dropout)
+        self.linear2 = torch.nn.Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.linear3 = torch.nn.Linear(d_model, dim_feedforward, bias=bias, **kw) if glu else None
+        self.norm_first = norm_first
+
+        def norm():
+            return torch.nn.RMSNorm(d_model, eps=layer_norm_eps, **kw) if rms_norm else \
+                torch.nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+
+        self.norm1, self.norm2 = norm(), norm()
+        self.dropout1, self.dropout2 = torch.nn.Dropout(dropout), torch.nn.Dropout(dropout)
+        self.activation = {"relu": TF.relu, "gelu": TF.gelu}.get(activation, activation)
+
+    def _sa(self, x, mask, padding, is_causal):
+        x = self.self_attn(x, x, x, key_padding_mask=padding, attn_mask=mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff(self, x):
+        h = self.activation(self.linear1(x))
+        if self.linear3 is not None:
+            h = h * self.linear3(x)
+        return self.dropout2(self.linear2(self.dropout(h)))
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            return x + self._ff(self.norm2(x))
+        x = self.norm1(x + self._sa(x, src_mask, src_key_padding_mask, is_causal))
+        return self.norm2(x + self._ff(x))
+
+
+class TransformerLM(torch.nn.Module):
+    """seqlab.nn.TransformerLM in torch: logits = lm_head(ln_f(blocks(E[idx] + positions))), its
+    blocks pre-LN TransformerEncoderLayers (batch_first) under a causal mask. forward(idx,
+    attention_mask=None): idx (N, L) int64 -> logits (N, L, vocab_size); attention_mask (N, L)
+    (1 = token, 0 = padding on the left), as seqlab's: no token attends to padding, and each row's
+    absolute positions count from its first token (RoPE rotates by the index, as seqlab's)."""
+
+    def __init__(self, vocab_size, d_model=128, nhead=4, num_layers=2, dim_feedforward=None, dropout=0.1,
+                 activation="gelu", positional=None, tie_weights=False, layer_norm_eps=1e-5, bias=True, device=None,
+                 dtype=None, pos=None, scale=None, embedding_norm=False, num_key_value_heads=None, rms_norm=False,
+                 glu=False, head_dim=None):
+        super().__init__()
+        import copy
+        kw = dict(device=device, dtype=dtype)
+        self.vocab_size, self.d_model, self.nhead, self.num_layers = vocab_size, d_model, nhead, num_layers
+        self.dim_feedforward = 4 * d_model if dim_feedforward is None else dim_feedforward
+        self.tok_emb = torch.nn.Embedding(vocab_size, d_model, **kw)
+        self.embedding_norm = torch.nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw) \
+            if embedding_norm else None
+        self.positional = positional
+        self.drop = torch.nn.Dropout(dropout)
+        self.layers = torch.nn.ModuleList([
+            TransformerEncoderLayer(d_model, nhead, self.dim_feedforward, dropout, activation, layer_norm_eps,
+                                    batch_first=True, norm_first=True, bias=bias, pos=copy.deepcopy(pos), scale=scale,
+                                    num_key_value_heads=num_key_value_heads, rms_norm=rms_norm, glu=glu,
+                                    head_dim=head_dim, **kw) for _ in range(num_layers)])
+        self.ln_f = torch.nn.RMSNorm(d_model, eps=layer_norm_eps, **kw) if rms_norm else \
+            torch.nn.LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.lm_head = torch.nn.Linear(d_model, vocab_size, bias=False, **kw)
+        if tie_weights:
+            self.lm_head.weight = self.tok_emb.weight
+
+    def forward(self, idx, attention_mask=None):
+        N, L = idx.shape
+        causal = torch.ones(L, L, dtype=torch.bool, device=idx.device).triu(1)
+        positions = None
+        if attention_mask is None:
+            mask = causal
+        else:  # a padding query sees only itself (its softmax row is not empty); no token sees padding
+            keep = attention_mask.to(torch.bool)
+            eye = torch.eye(L, dtype=torch.bool, device=idx.device)
+            mask = (causal | ~keep[:, None, :]) & ~eye  # (N, L, L), True = not allowed
+            mask = mask[:, None].expand(N, self.nhead, L, L).reshape(N * self.nhead, L, L)
+            positions = (keep.long().cumsum(1) - 1).clamp(min=0)
+        x = self.tok_emb(idx)
+        if self.embedding_norm is not None:
+            x = self.embedding_norm(x)
+        x = self.drop(self._add_positions(x, positions))
+        for block in self.layers:
+            x = block(x, src_mask=mask)
+        return self.lm_head(self.ln_f(x))
+
+    def _add_positions(self, x, positions):
+        if self.positional is None:
+            return x
+        if isinstance(self.positional, P._Absolute):
+            return self.positional(x, position_ids=positions)
+        L = x.shape[1]
+        return x + self.positional(torch.arange(L, device=x.device) if positions is None else positions)
