@@ -137,10 +137,15 @@ def main(argv=None):
         config = dict(steps=args.steps, batch=args.batch, length=args.length, lr=args.lr, seed=args.seed,
                       backend=backend, device=args.device, optimizer="adamw")
         out = os.environ.get("SEQLAB_SCALE_OUT_FILE", "scale_out.pt")
-        _worker(0, 0, to_torch(model), train_ids, config, None, out, True)
-        if os.environ["RANK"] == "0":
-            print(f"trained parameters written to {out}; to evaluate them in seqlab: tm = seqlab.to_torch(model); "
-                  "tm.load_state_dict(torch.load(out)['state']); model = seqlab.from_torch(tm)")
+        tm = to_torch(model)
+        _worker(0, 0, tm, train_ids, config, None, out, True)
+        if os.environ["RANK"] == "0":  # process 0 brings the trained model back to seqlab
+            import torch
+            from .. import from_torch
+            tm.load_state_dict(torch.load(out, weights_only=True)["state"])
+            after = bits_per_char(from_torch(tm), test_ids, args.length, args.eval_chars)
+            print(f"trained parameters written to {out}; after: {after:.3f} bits/char on KJV test, evaluated in "
+                  "seqlab after from_torch")
         return 0
     print(f"seqlab TransformerLM with ALiBi: {sum(p.numel() for p in model.parameters()):,} parameters; KJV "
           f"characters, vocabulary {len(corpus.vocab)}")
