@@ -201,6 +201,32 @@ def test_a_transformer_lm_becomes_its_torch_twin_computing_the_same(case, dtype)
         np.testing.assert_array_equal(back.eval()(ids).numpy(), m(ids).numpy())
 
 
+@pytest.mark.parametrize("case", [c for c in LMS if not c[2]] + [LMS[-3]], ids=lm_id)
+def test_the_twin_generates_seqlabs_tokens_with_its_own_kv_cache(case):
+    """generate() on the torch twin: greedy, beam and seeded sampling, from left-padded prompts,
+    give seqlab's tokens; its KV cache gives the logits of the whole sequence step by step."""
+    m = make_lm(case, seqlab.float64)
+    tm = seqlab.to_torch(m)
+    ids = np.random.default_rng(5).integers(1, 50, (2, 6))
+    mask = np.ones_like(ids)
+    mask[1, :3] = 0
+    for kw in (dict(), dict(num_beams=3, length_penalty=0.7), dict(do_sample=True, top_k=10, seed=3)):
+        for padded in (False, True):
+            extra = dict(attention_mask=mask) if padded else {}
+            want = m.generate(seqlab.tensor(ids), max_new_tokens=7, **kw,
+                              **{k: seqlab.tensor(v) for k, v in extra.items()}).numpy()
+            got = tm.generate(torch.from_numpy(ids), max_new_tokens=7, **kw,
+                              **{k: torch.from_numpy(v) for k, v in extra.items()})
+            assert isinstance(got, torch.Tensor)
+            np.testing.assert_array_equal(got.numpy(), want, err_msg=f"{kw} padded={padded}")
+    with torch.no_grad():
+        x = torch.from_numpy(np.random.default_rng(6).integers(0, 50, (2, 9)))
+        whole = tm(x)
+        cache = tm.new_cache()
+        steps = [tm(x[:, :4], cache=cache)] + [tm(x[:, t:t + 1], cache=cache) for t in range(4, 9)]
+    np.testing.assert_allclose(torch.cat(steps, 1).numpy(), whole.numpy(), rtol=1e-10, atol=1e-12)
+
+
 def test_attention_and_layer_with_seqlabs_options_become_twins():
     from seqlab import torch_modules as TM
     seqlab.manual_seed(5)

@@ -7,7 +7,8 @@ MultiheadAttention        torch.nn.MultiheadAttention's parameters and forward, 
                           with the scheme's bias materialised (or explicitly with need_weights)
 TransformerEncoderLayer   torch's layer with that attention and seqlab's rms_norm and glu options
 TransformerLM             seqlab.nn.TransformerLM: embeddings, causal blocks, ln_f, lm_head (tied or
-                          not); forward(idx, attention_mask=None) with left padding as seqlab's
+                          not); forward(idx, attention_mask=None, cache=None) with left padding and
+                          the KV cache as seqlab's; generate() with Hugging Face's arguments
 
 Parameter names and shapes are seqlab's (which are torch's where torch has the layer), so a state
 dict moves either way unchanged. Nothing here assumes the CPU: .to("cuda"), .half() work as for
@@ -17,9 +18,9 @@ import math
 import torch
 import torch.nn.functional as TF
 
-from . import positional as P
+from . import positional as P_
 
-__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerLM"]
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerLM", "KVCache"]
 
 
 def _float_mask(mask, dtype):
@@ -49,7 +50,9 @@ class MultiheadAttention(torch.nn.Module):
         self.pos, self.scale = pos, scale
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-                average_attn_weights=True, is_causal=False):
+                average_attn_weights=True, is_causal=False, cache=None):
+        # cache (seqlab's): a KVCache layer entry; the new keys and values are appended to it and the
+        # queries sit after the cached positions (self-attention while decoding)
         unbatched = query.dim() == 2
         if unbatched:
             query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
@@ -64,6 +67,12 @@ class MultiheadAttention(torch.nn.Module):
         q = TF.linear(query, w_q, b_q).view(N, L, H, D).transpose(1, 2)
         k = TF.linear(key, w_k, b_k).view(N, S, G, D).transpose(1, 2)
         v = TF.linear(value, w_v, b_v).view(N, S, G, D).transpose(1, 2)
+        P = 0 if cache is None else cache.length
+        if isinstance(self.pos, P_.RoPE):  # rotated by the index in the batch, padded or not (as seqlab's)
+            q, k = self.pos.rotate(q, P), self.pos.rotate(k, P)
+        if cache is not None:
+            k, v = cache.append(k, v)
+            S = k.shape[2]
         mask = _float_mask(attn_mask, q.dtype)
         if mask is None and is_causal:
             mask = _float_mask(torch.ones(L, S, dtype=torch.bool, device=q.device).triu(1), q.dtype)
@@ -72,10 +81,8 @@ class MultiheadAttention(torch.nn.Module):
         if key_padding_mask is not None:
             pad = _float_mask(key_padding_mask, q.dtype)[:, None, None, :]
             mask = pad if mask is None else mask + pad
-        if isinstance(self.pos, P.RoPE):  # rotated by the index in the batch, padded or not (as seqlab's)
-            q, k = self.pos.rotate(q), self.pos.rotate(k)
-        elif self.pos is not None:
-            bias = self.pos.bias(L, S, 0, q.dtype, q.device)
+        if self.pos is not None and not isinstance(self.pos, P_.RoPE):
+            bias = self.pos.bias(L, S, P, q.dtype, q.device)
             mask = bias if mask is None else mask + bias
         scale = self.scale if self.scale is not None else 1.0 / math.sqrt(D)
         p = self.dropout if self.training else 0.0
@@ -126,9 +133,9 @@ class TransformerEncoderLayer(torch.nn.Module):
         self.dropout1, self.dropout2 = torch.nn.Dropout(dropout), torch.nn.Dropout(dropout)
         self.activation = {"relu": TF.relu, "gelu": TF.gelu}.get(activation, activation)
 
-    def _sa(self, x, mask, padding, is_causal):
+    def _sa(self, x, mask, padding, is_causal, cache):
         x = self.self_attn(x, x, x, key_padding_mask=padding, attn_mask=mask, need_weights=False,
-                           is_causal=is_causal)[0]
+                           is_causal=is_causal, cache=cache)[0]
         return self.dropout1(x)
 
     def _ff(self, x):
@@ -137,12 +144,12 @@ class TransformerEncoderLayer(torch.nn.Module):
             h = h * self.linear3(x)
         return self.dropout2(self.linear2(self.dropout(h)))
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False, cache=None):
         x = src
         if self.norm_first:
-            x = x + self._sa(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._sa(self.norm1(x), src_mask, src_key_padding_mask, is_causal, cache)
             return x + self._ff(self.norm2(x))
-        x = self.norm1(x + self._sa(x, src_mask, src_key_padding_mask, is_causal))
+        x = self.norm1(x + self._sa(x, src_mask, src_key_padding_mask, is_causal, cache))
         return self.norm2(x + self._ff(x))
 
 
@@ -178,30 +185,129 @@ class TransformerLM(torch.nn.Module):
         if tie_weights:
             self.lm_head.weight = self.tok_emb.weight
 
-    def forward(self, idx, attention_mask=None):
+    def new_cache(self):
+        """An empty KVCache: each block's keys and values, as seqlab's model.new_cache()."""
+        return KVCache(self.num_layers)
+
+    def forward(self, idx, attention_mask=None, cache=None):
+        """idx (N, L) -> logits (N, L, V); with a KVCache idx holds only the new tokens and
+        attention_mask (N, P + L) covers the cached ones too."""
         N, L = idx.shape
-        causal = torch.ones(L, L, dtype=torch.bool, device=idx.device).triu(1)
+        P = 0 if cache is None else cache.get_seq_length()
+        i = torch.arange(P, P + L, device=idx.device)[:, None]
+        j = torch.arange(P + L, device=idx.device)[None, :]
         positions = None
         if attention_mask is None:
-            mask = causal
+            mask = j > i  # (L, P + L), True = not allowed
         else:  # a padding query sees only itself (its softmax row is not empty); no token sees padding
-            keep = attention_mask.to(torch.bool)
-            eye = torch.eye(L, dtype=torch.bool, device=idx.device)
-            mask = (causal | ~keep[:, None, :]) & ~eye  # (N, L, L), True = not allowed
-            mask = mask[:, None].expand(N, self.nhead, L, L).reshape(N * self.nhead, L, L)
-            positions = (keep.long().cumsum(1) - 1).clamp(min=0)
+            keep = attention_mask.to(device=idx.device, dtype=torch.bool)
+            mask = ((j > i) | ~keep[:, None, :]) & (j != i)  # (N, L, P + L)
+            mask = mask[:, None].expand(N, self.nhead, L, P + L).reshape(N * self.nhead, L, P + L)
+            positions = (keep.long().cumsum(1) - 1).clamp(min=0)[:, P:]
         x = self.tok_emb(idx)
         if self.embedding_norm is not None:
             x = self.embedding_norm(x)
-        x = self.drop(self._add_positions(x, positions))
-        for block in self.layers:
-            x = block(x, src_mask=mask)
+        x = self.drop(self._add_positions(x, positions, P))
+        for n, block in enumerate(self.layers):
+            x = block(x, src_mask=mask, cache=None if cache is None else cache.layers[n])
         return self.lm_head(self.ln_f(x))
 
-    def _add_positions(self, x, positions):
+    @torch.no_grad()
+    def generate(self, input_ids, **kwargs):
+        """Hugging Face's generate(): greedy, sampling (temperature, top_k, top_p), beam search,
+        with its arguments, as seqlab's model.generate(). The model runs in torch (on its device,
+        with the KV cache); the decoding rules run in seqlab's decoding loop on the CPU, which reads
+        each step's last logits. Returns the sequences (or, with return_dict_in_generate, their
+        dict) as torch tensors on the model's device."""
+        from .. import _core
+        from ..generation.utils import generate
+        device = self.lm_head.weight.device
+        ids = _core.from_dlpack(input_ids.detach().cpu().contiguous())
+        mask = kwargs.get("attention_mask")
+        if isinstance(mask, torch.Tensor):
+            kwargs["attention_mask"] = _core.from_dlpack(mask.detach().cpu().contiguous())
+        was_training = self.training
+        self.eval()
+        try:
+            out = generate(_SeqlabView(self), ids, **kwargs)
+        finally:
+            self.train(was_training)
+        return _to_torch_tensors(out, device)
+
+    def _add_positions(self, x, positions, start):
         if self.positional is None:
             return x
-        if isinstance(self.positional, P._Absolute):
-            return self.positional(x, position_ids=positions)
+        if isinstance(self.positional, P_._Absolute):
+            return self.positional(x, offset=start, position_ids=positions)
         L = x.shape[1]
-        return x + self.positional(torch.arange(L, device=x.device) if positions is None else positions)
+        return x + self.positional(torch.arange(start, start + L, device=x.device) if positions is None else positions)
+
+
+class _LayerCache:
+    """One block's cached keys and values, (N, G, P, D) each."""
+
+    def __init__(self):
+        self.k = self.v = None
+
+    @property
+    def length(self):
+        return 0 if self.k is None else self.k.shape[2]
+
+    def append(self, k, v):
+        self.k = k if self.k is None else torch.cat([self.k, k], dim=2)
+        self.v = v if self.v is None else torch.cat([self.v, v], dim=2)
+        return self.k, self.v
+
+
+class KVCache:
+    """The keys and values of the positions decoded so far, one entry per block (seqlab's KVCache's
+    methods: get_seq_length, reorder_cache for beam search)."""
+
+    def __init__(self, num_layers):
+        self.layers = [_LayerCache() for _ in range(num_layers)]
+
+    def get_seq_length(self):
+        return self.layers[0].length
+
+    def reorder_cache(self, beam_idx):
+        idx = torch.as_tensor(beam_idx.numpy() if hasattr(beam_idx, "numpy") and not isinstance(beam_idx, torch.Tensor)
+                              else beam_idx)
+        for layer in self.layers:
+            if layer.k is not None:
+                layer.k = layer.k.index_select(0, idx.to(layer.k.device))
+                layer.v = layer.v.index_select(0, idx.to(layer.v.device))
+
+
+class _SeqlabView:
+    """The torch model as seqlab's decoding loop calls a model: seqlab tensors of token ids in,
+    seqlab tensors of logits out (the torch model runs on its own device)."""
+
+    is_encoder_decoder = False
+
+    def __init__(self, model):
+        self.model = model
+        self.device = model.lm_head.weight.device
+
+    def new_cache(self):
+        return self.model.new_cache()
+
+    def forward(self, idx, cache=None, attention_mask=None):
+        from .. import _core
+        ids = torch.from_dlpack(idx).to(self.device)
+        mask = None if attention_mask is None else torch.from_dlpack(attention_mask).to(self.device)
+        logits = self.model(ids, attention_mask=mask, cache=cache)
+        return _core.from_dlpack(logits.detach().cpu().contiguous())
+
+    __call__ = forward
+
+
+def _to_torch_tensors(out, device):
+    """seqlab tensors (alone, in tuples or in an output dict) as torch tensors on `device`."""
+    from .. import _core
+    if isinstance(out, _core.Tensor):
+        return torch.from_dlpack(out).to(device)
+    if isinstance(out, dict):
+        return type(out)(**{k: _to_torch_tensors(v, device) for k, v in out.items()})
+    if isinstance(out, (tuple, list)):
+        return type(out)(_to_torch_tensors(v, device) for v in out)
+    return out
