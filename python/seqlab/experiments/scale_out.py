@@ -31,7 +31,7 @@ from .windows import random_windows
 
 def make_model(vocab_size, d_model=128, nhead=4, num_layers=4, dropout=0.1, seed=0):
     """The seqlab model the experiment scales out: a causal character LM with ALiBi."""
-    from .. import manual_seed
+    from .._core import manual_seed
     manual_seed(seed)
     return nn.TransformerLM(vocab_size, d_model, nhead, num_layers, 4 * d_model, dropout=dropout,
                             pos=positional.ALiBi(nhead))
@@ -93,7 +93,7 @@ def train_data_parallel(model, ids, procs=2, steps=100, batch=32, length=128, lr
     training loss of each step)."""
     import torch.multiprocessing as mp
     import torch
-    from .. import from_torch, to_torch
+    from ..torch_modules import from_torch, to_torch
 
     tm = to_torch(model)
     config = dict(steps=steps, batch=batch, length=length, lr=lr, seed=seed, backend=backend, device=device,
@@ -133,7 +133,7 @@ def main(argv=None):
     train_ids, test_ids = corpus.ids("train").numpy(), corpus.ids("test").numpy()
     model = make_model(len(corpus.vocab), args.d_model, args.heads, args.layers, seed=args.seed)
     if "RANK" in os.environ:  # launched by torchrun: this process is one of the group, its model the same (seeded)
-        from .. import to_torch
+        from ..torch_modules import to_torch
         config = dict(steps=args.steps, batch=args.batch, length=args.length, lr=args.lr, seed=args.seed,
                       backend=backend, device=args.device, optimizer="adamw")
         out = os.environ.get("SEQLAB_SCALE_OUT_FILE", "scale_out.pt")
@@ -141,7 +141,7 @@ def main(argv=None):
         _worker(0, 0, tm, train_ids, config, None, out, True)
         if os.environ["RANK"] == "0":  # process 0 brings the trained model back to seqlab
             import torch
-            from .. import from_torch
+            from ..torch_modules import from_torch
             tm.load_state_dict(torch.load(out, weights_only=True)["state"])
             after = bits_per_char(from_torch(tm), test_ids, args.length, args.eval_chars)
             print(f"trained parameters written to {out}; after: {after:.3f} bits/char on KJV test, evaluated in "
