@@ -89,21 +89,33 @@ def _activation_to_torch(fn, owner):
     raise TypeError(f"to_torch: {owner}'s activation {fn!r} has no torch counterpart (relu, gelu, silu or a module)")
 
 
-def _scheme_to_torch(pos, owner):
+# each positional scheme with a torch twin, and the constructor arguments both keep under one name
+# (a Dropout module stands for its p)
+_SCHEME_TWINS = [
+    (SP.ALiBi, TP.ALiBi, ("num_heads",)),
+    (SP.RoPE, TP.RoPE, ("head_dim", "base", "interleaved")),
+    (SP.T5RelativeBias, TP.T5RelativeBias, ("num_heads", "num_buckets", "max_distance", "bidirectional")),
+    (SP.SinusoidalPositionalEncoding, TP.SinusoidalPositionalEncoding, ("d_model", "dropout", "base", "batch_first")),
+    (SP.LearnedPositionalEmbedding, TP.LearnedPositionalEmbedding, ("max_len", "d_model", "dropout", "batch_first")),
+]
+
+
+def _scheme(pos, owner, to_torch):
+    """The other side's scheme for `pos` (None for none or NoPE); an error naming it if it has no twin."""
     if pos is None or type(pos) is SP.NoPE:
         return None
-    if type(pos) is SP.ALiBi:
-        return TP.ALiBi(pos.num_heads)
-    if type(pos) is SP.RoPE:
-        return TP.RoPE(pos.head_dim, pos.base, pos.interleaved)
-    if type(pos) is SP.T5RelativeBias:
-        return TP.T5RelativeBias(pos.num_heads, pos.num_buckets, pos.max_distance, pos.bidirectional)
-    if type(pos) is SP.SinusoidalPositionalEncoding:
-        return TP.SinusoidalPositionalEncoding(pos.d_model, pos.dropout.p, pos.base, pos.batch_first)
-    if type(pos) is SP.LearnedPositionalEmbedding:
-        return TP.LearnedPositionalEmbedding(pos.max_len, pos.d_model, pos.dropout.p, pos.batch_first)
-    raise NotImplementedError(f"to_torch: {owner} is a {type(pos).__name__}, which has no torch twin yet (ALiBi, RoPE, "
-                              f"T5RelativeBias, NoPE and the absolute schemes do)")
+    for seqlab_cls, torch_cls, names in _SCHEME_TWINS:
+        source, target = (seqlab_cls, torch_cls) if to_torch else (torch_cls, seqlab_cls)
+        if type(pos) is source:
+            return target(*(getattr(getattr(pos, n), "p", getattr(pos, n)) for n in names))
+    if to_torch:
+        raise NotImplementedError(f"to_torch: {owner} is a {type(pos).__name__}, which has no torch twin yet (ALiBi, "
+                                  "RoPE, T5RelativeBias, NoPE and the absolute schemes do)")
+    raise NotImplementedError(f"from_torch: {owner} is a {type(pos).__name__}, which seqlab cannot convert")
+
+
+def _scheme_to_torch(pos, owner):
+    return _scheme(pos, owner, True)
 
 
 def _has_seqlab_options(attn):
@@ -242,19 +254,7 @@ def _activation_from_torch(fn, owner):
 
 
 def _scheme_from_torch(pos, owner):
-    if pos is None:
-        return None
-    if type(pos) is TP.ALiBi:
-        return SP.ALiBi(pos.num_heads)
-    if type(pos) is TP.RoPE:
-        return SP.RoPE(pos.head_dim, pos.base, pos.interleaved)
-    if type(pos) is TP.T5RelativeBias:
-        return SP.T5RelativeBias(pos.num_heads, pos.num_buckets, pos.max_distance, pos.bidirectional)
-    if type(pos) is TP.SinusoidalPositionalEncoding:
-        return SP.SinusoidalPositionalEncoding(pos.d_model, pos.dropout.p, pos.base, pos.batch_first)
-    if type(pos) is TP.LearnedPositionalEmbedding:
-        return SP.LearnedPositionalEmbedding(pos.max_len, pos.d_model, pos.dropout.p, pos.batch_first)
-    raise NotImplementedError(f"from_torch: {owner} is a {type(pos).__name__}, which seqlab cannot convert")
+    return _scheme(pos, owner, False)
 
 
 def _layer_args_from_torch(m, owner):
