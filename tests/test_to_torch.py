@@ -227,6 +227,32 @@ def test_the_twin_generates_seqlabs_tokens_with_its_own_kv_cache(case):
     np.testing.assert_allclose(torch.cat(steps, 1).numpy(), whole.numpy(), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("mode,tie", [("LSTM", False), ("GRU", True), ("RNN_RELU", False), ("RNN_TANH", True)])
+def test_an_rnn_lm_becomes_its_torch_twin_and_generates_the_same(mode, tie):
+    """RNNLM: torch.nn's recurrent layer inside the twin; logits (left padding run packed, as
+    seqlab's), every gradient, greedy and beam generate(), and the round trip."""
+    from seqlab.torch_modules import RNNLM
+    seqlab.manual_seed(8)
+    m = nn.RNNLM(40, 16, 16, 2, mode=mode, dropout=0.1, tie_weights=tie, dtype=seqlab.float64).eval()
+    tm = seqlab.to_torch(m)
+    assert type(tm) is RNNLM and type(tm.rnn) is getattr(torch.nn, mode.split("_")[0])
+    ids = np.random.default_rng(9).integers(1, 40, (3, 7))
+    mask = np.ones_like(ids)
+    mask[1, :2] = mask[2, :5] = 0
+    assert_same_function(m, tm, [seqlab.tensor(ids)], mode, 1e-10)
+    with seqlab.no_grad(), torch.no_grad():
+        ours = m(seqlab.tensor(ids), attention_mask=seqlab.tensor(mask)).numpy()
+        theirs = tm(torch.from_numpy(ids), attention_mask=torch.from_numpy(mask)).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+    for kw in (dict(), dict(num_beams=3), dict(attention_mask=mask), dict(num_beams=2, attention_mask=mask)):
+        sl_kw = {k: seqlab.tensor(v) if k == "attention_mask" else v for k, v in kw.items()}
+        th_kw = {k: torch.from_numpy(v) if k == "attention_mask" else v for k, v in kw.items()}
+        np.testing.assert_array_equal(tm.generate(torch.from_numpy(ids), max_new_tokens=6, **th_kw).numpy(),
+                                      m.generate(seqlab.tensor(ids), max_new_tokens=6, **sl_kw).numpy(), err_msg=str(kw))
+    back = assert_round_trip(m, mode)
+    assert (back.decoder.weight is back.embedding.weight) == tie
+
+
 def test_attention_and_layer_with_seqlabs_options_become_twins():
     from seqlab import torch_modules as TM
     seqlab.manual_seed(5)
@@ -295,7 +321,6 @@ def test_what_has_no_torch_counterpart_is_a_clear_error():
 NOT_YET = {
     "Seq2SeqAttention": "seqlab's own; its torch twin (every score) is not written yet",
     "TransformerSeq2Seq": "seqlab's own encoder-decoder; its torch twin (with decoder_pos, generate) is not written yet",
-    "RNNLM": "seqlab's own; its torch twin (with generate) is not written yet",
     "RNNSeq2Seq": "seqlab's own; its torch twin is not written yet",
     "TransformerMaskedLM": "seqlab's own; its torch twin (DeBERTa's scheme) is not written yet",
     "LazyLinear": "an uninitialised lazy module has no shapes to build torch's from; run it once first",
@@ -307,7 +332,7 @@ NOT_YET = {
 
 def test_every_module_of_seqlab_nn_converts_or_is_listed_with_a_reason():
     covered = {name for name, _, _ in TORCH_CASES} | {type(m).__name__ for m, _ in LOSSES} | {
-        "Sequential", "ModuleList", "ModuleDict", "TransformerLM", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
+        "Sequential", "ModuleList", "ModuleDict", "TransformerLM", "RNNLM", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
         "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"}
     missing = []
     for name in nn.__all__:

@@ -11,10 +11,13 @@ notebooks (attention maps, gradient norms, the Shannon game).
 Importing this package imports torch; seqlab itself does not need torch (seqlab.to_torch imports
 it when called). Twins: positional.py (ALiBi, RoPE, T5RelativeBias, the absolute schemes),
 transformer.py (MultiheadAttention with seqlab's options, TransformerEncoderLayer with rms_norm
-and glu, TransformerLM); conversion: _convert.py. Scale-out with torch.distributed:
+and glu, TransformerLM), recurrent.py (RNNLM), generation.py (their generate()); conversion:
+_convert.py. Scale-out with torch.distributed:
 python -m seqlab.experiments.scale_out. Tests: tests/test_to_torch.py."""
 from . import positional  # noqa: F401
 from ._convert import from_torch, to_torch
+from .recurrent import RNNLM
 from .transformer import MultiheadAttention, TransformerEncoderLayer, TransformerLM
 
-__all__ = ["to_torch", "from_torch", "MultiheadAttention", "TransformerEncoderLayer", "TransformerLM", "positional"]
+__all__ = ["to_torch", "from_torch", "MultiheadAttention", "TransformerEncoderLayer", "TransformerLM", "RNNLM",
+           "positional"]

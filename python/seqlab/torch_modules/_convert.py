@@ -19,6 +19,7 @@ from .._core import from_dlpack
 from ..nn import functional as SF
 from ..nn import positional as SP
 from . import positional as TP
+from . import recurrent as TR
 from . import transformer as TT
 
 __all__ = ["to_torch", "from_torch"]
@@ -185,6 +186,9 @@ def _to_torch(m, owner):
         return torch.nn.ModuleDict({k: _to_torch(c, f"{owner}.{k}") for k, c in m.items()})
     if type(m) is snn.TransformerLM:
         return _transformer_lm_to_torch(m, owner)
+    if type(m) is snn.RNNLM:
+        return TR.RNNLM(_to_torch(m.embedding, owner + ".embedding"), _to_torch(m.rnn, owner + ".rnn"), m.drop.p,
+                        _to_torch(m.decoder, owner + ".decoder"), tie_weights=m.decoder.weight is m.embedding.weight)
     if type(m) is snn.MultiheadAttention and _has_seqlab_options(m):
         return TT.MultiheadAttention(**_mha_twin_args(m, owner))
     if type(m) is snn.TransformerEncoderLayer:
@@ -292,6 +296,10 @@ def _from_torch(m, owner):
             glu=block.linear3 is not None,
             **{k: v for k, v in _twin_attention_args(block.self_attn, owner + ".layers.0.self_attn").items()
                if k != "scale"})
+    if type(m) is TR.RNNLM:
+        mode = type(m.rnn).__name__ if type(m.rnn) is not torch.nn.RNN else f"RNN_{m.rnn.nonlinearity.upper()}"
+        return snn.RNNLM(m.embedding.num_embeddings, m.embedding.embedding_dim, m.rnn.hidden_size, m.rnn.num_layers,
+                         mode, m.rnn.dropout, tie_weights=m.decoder.weight is m.embedding.weight)
     if type(m) is TT.MultiheadAttention:
         return snn.MultiheadAttention(m.embed_dim, m.num_heads, m.dropout, m.in_proj_bias is not None,
                                       batch_first=m.batch_first, **_twin_attention_args(m, owner))

@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as TF
 
 from . import positional as P_
+from .generation import GenerationMixin
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerLM", "KVCache"]
 
@@ -153,7 +154,7 @@ class TransformerEncoderLayer(torch.nn.Module):
         return self.norm2(x + self._ff(x))
 
 
-class TransformerLM(torch.nn.Module):
+class TransformerLM(GenerationMixin, torch.nn.Module):
     """seqlab.nn.TransformerLM in torch: logits = lm_head(ln_f(blocks(E[idx] + positions))), its
     blocks pre-LN TransformerEncoderLayers (batch_first) under a causal mask. forward(idx,
     attention_mask=None): idx (N, L) int64 -> logits (N, L, vocab_size); attention_mask (N, L)
@@ -212,28 +213,6 @@ class TransformerLM(torch.nn.Module):
             x = block(x, src_mask=mask, cache=None if cache is None else cache.layers[n])
         return self.lm_head(self.ln_f(x))
 
-    @torch.no_grad()
-    def generate(self, input_ids, **kwargs):
-        """Hugging Face's generate(): greedy, sampling (temperature, top_k, top_p), beam search,
-        with its arguments, as seqlab's model.generate(). The model runs in torch (on its device,
-        with the KV cache); the decoding rules run in seqlab's decoding loop on the CPU, which reads
-        each step's last logits. Returns the sequences (or, with return_dict_in_generate, their
-        dict) as torch tensors on the model's device."""
-        from .. import _core
-        from ..generation.utils import generate
-        device = self.lm_head.weight.device
-        ids = _core.from_dlpack(input_ids.detach().cpu().contiguous())
-        mask = kwargs.get("attention_mask")
-        if isinstance(mask, torch.Tensor):
-            kwargs["attention_mask"] = _core.from_dlpack(mask.detach().cpu().contiguous())
-        was_training = self.training
-        self.eval()
-        try:
-            out = generate(_SeqlabView(self), ids, **kwargs)
-        finally:
-            self.train(was_training)
-        return _to_torch_tensors(out, device)
-
     def _add_positions(self, x, positions, start):
         if self.positional is None:
             return x
@@ -276,38 +255,3 @@ class KVCache:
             if layer.k is not None:
                 layer.k = layer.k.index_select(0, idx.to(layer.k.device))
                 layer.v = layer.v.index_select(0, idx.to(layer.v.device))
-
-
-class _SeqlabView:
-    """The torch model as seqlab's decoding loop calls a model: seqlab tensors of token ids in,
-    seqlab tensors of logits out (the torch model runs on its own device)."""
-
-    is_encoder_decoder = False
-
-    def __init__(self, model):
-        self.model = model
-        self.device = model.lm_head.weight.device
-
-    def new_cache(self):
-        return self.model.new_cache()
-
-    def forward(self, idx, cache=None, attention_mask=None):
-        from .. import _core
-        ids = torch.from_dlpack(idx).to(self.device)
-        mask = None if attention_mask is None else torch.from_dlpack(attention_mask).to(self.device)
-        logits = self.model(ids, attention_mask=mask, cache=cache)
-        return _core.from_dlpack(logits.detach().cpu().contiguous())
-
-    __call__ = forward
-
-
-def _to_torch_tensors(out, device):
-    """seqlab tensors (alone, in tuples or in an output dict) as torch tensors on `device`."""
-    from .. import _core
-    if isinstance(out, _core.Tensor):
-        return torch.from_dlpack(out).to(device)
-    if isinstance(out, dict):
-        return type(out)(**{k: _to_torch_tensors(v, device) for k, v in out.items()})
-    if isinstance(out, (tuple, list)):
-        return type(out)(_to_torch_tensors(v, device) for v in out)
-    return out

@@ -1,0 +1,77 @@
+"""seqlab.nn.RNNLM in torch: torch.nn.Embedding, torch.nn.LSTM / GRU / RNN (batch_first), dropout and
+a Linear decoder (tied to the embedding or not), under seqlab's submodule names; forward(idx,
+attention_mask=None, cache=None) with seqlab's rules: the cache is the recurrent state (an
+RNNState), and prompts padded on the left run as a packed batch, each row from the zero state at
+its first token. generate() as seqlab's (generation.py). Tests: tests/test_to_torch.py."""
+import torch
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from .generation import GenerationMixin
+
+__all__ = ["RNNLM", "RNNState"]
+
+
+class RNNState:
+    """The recurrent state (h, or (h, c); each (num_layers, N, H)) and the positions read."""
+
+    def __init__(self):
+        self.hidden, self.seq_length = None, 0
+
+    def get_seq_length(self):
+        return self.seq_length
+
+    def reorder_cache(self, beam_idx):
+        """Keep batch rows beam_idx (dim 1 of a recurrent state)."""
+        if self.hidden is None:
+            return
+        idx = torch.as_tensor(beam_idx.numpy() if not isinstance(beam_idx, torch.Tensor) else beam_idx)
+        pick = lambda h: h.index_select(1, idx.to(h.device))  # noqa: E731
+        self.hidden = tuple(pick(h) for h in self.hidden) if isinstance(self.hidden, tuple) else pick(self.hidden)
+
+
+class RNNLM(GenerationMixin, torch.nn.Module):
+    """Embedding -> a multi-layer RNN -> dropout -> Linear, as seqlab's RNNLM (and PyTorch's
+    word_language_model example); built from torch modules (to_torch converts seqlab's)."""
+
+    def __init__(self, embedding, rnn, dropout, decoder, tie_weights=False):
+        super().__init__()
+        self.embedding, self.rnn, self.drop, self.decoder = embedding, rnn, torch.nn.Dropout(dropout), decoder
+        if tie_weights:
+            self.decoder.weight = self.embedding.weight
+
+    def new_cache(self):
+        return RNNState()
+
+    def forward(self, idx, attention_mask=None, cache=None):
+        N, L = idx.shape
+        P = 0 if cache is None else cache.get_seq_length()
+        h0 = None if cache is None else cache.hidden
+        x = self.drop(self.embedding(idx))
+        keep = None if attention_mask is None else attention_mask.to(device=idx.device, dtype=torch.bool)
+        if keep is None or bool(keep[:, P:].all()):
+            out, hidden = self.rnn(x, h0)
+        elif P > 0:
+            raise ValueError(f"RNNLM: attention_mask has padding among the {L} new positions after {P} cached ones; "
+                             "only a prompt's first call may hold padding (on the left)")
+        else:
+            out, hidden = _run_left_padded(self.rnn, x, keep)
+        if cache is not None:
+            cache.hidden, cache.seq_length = hidden, P + L
+        return self.decoder(self.drop(out))
+
+
+def _run_left_padded(rnn, x, keep):
+    """rnn over rows padded on the left: each row's tokens moved to its front and run packed, the
+    outputs moved back; padding positions get a zero output (as seqlab's)."""
+    N, L = keep.shape
+    lengths = keep.sum(1)
+    pads = L - lengths
+    t = torch.arange(L, device=x.device)[None, :]
+    front = torch.where(t < lengths[:, None], pads[:, None] + t, torch.zeros_like(t))
+    packed = pack_padded_sequence(x.gather(1, front[..., None].expand(N, L, x.shape[-1])), lengths.cpu(),
+                                  batch_first=True, enforce_sorted=False)
+    out, hidden = rnn(packed)
+    out = pad_packed_sequence(out, batch_first=True, total_length=L)[0]
+    back = torch.where(t >= pads[:, None], t - pads[:, None], (lengths % L)[:, None].expand(N, L))
+    out = out.gather(1, back[..., None].expand(N, L, out.shape[-1]))
+    return out, hidden
