@@ -14,8 +14,8 @@ import inspect
 
 import torch
 
+from .. import _core
 from .. import nn as snn
-from .._core import from_dlpack
 from ..nn import functional as SF
 from ..nn import positional as SP
 from . import positional as TP
@@ -26,9 +26,8 @@ __all__ = ["to_torch", "from_torch"]
 
 # constructor arguments that are not module state: factory kwargs, torch's deprecated ones
 _SKIP = {"device", "dtype", "size_average", "reduce", "_weight", "_freeze", "custom_encoder", "custom_decoder"}
-# seqlab's own options of layers torch has, with the value that means "as torch's"
-_SEQLAB_OPTIONS = {"pos": None, "scale": None, "num_key_value_heads": None, "head_dim": None, "rms_norm": False,
-                   "glu": False}
+# seqlab's own options of layers torch has (a layer that uses one becomes a torch twin instead)
+_SEQLAB_OPTIONS = {"pos", "scale", "num_key_value_heads", "head_dim", "rms_norm", "glu"}
 
 
 def _dtype(module):
@@ -43,7 +42,6 @@ def _torch_dtype(seqlab_dtype):
 
 
 def _seqlab_dtype(torch_dtype):
-    from .. import _core
     return None if torch_dtype is None else getattr(_core.dtype, str(torch_dtype).split(".")[-1])
 
 
@@ -141,10 +139,14 @@ def _layer_args(m, owner):
                 bias=m.linear1.bias is not None)
 
 
-def _encoder_layer_to_torch(m, owner):
-    twin = _has_seqlab_options(m.self_attn) or m.linear3 is not None or isinstance(m.norm1, snn.RMSNorm) or \
+def _encoder_layer_needs_twin(m):
+    """Whether a TransformerEncoderLayer uses what torch's layer does not have."""
+    return _has_seqlab_options(m.self_attn) or m.linear3 is not None or isinstance(m.norm1, snn.RMSNorm) or \
         m.activation not in (SF.relu, SF.gelu)
-    if not twin:
+
+
+def _encoder_layer_to_torch(m, owner):
+    if not _encoder_layer_needs_twin(m):
         return torch.nn.TransformerEncoderLayer(**_layer_args(m, owner))
     a = _mha_twin_args(m.self_attn, owner + ".self_attn")
     return TT.TransformerEncoderLayer(**_layer_args(m, owner), pos=a["pos"], scale=a["scale"],
@@ -207,7 +209,7 @@ def _to_torch(m, owner):
                                            None if m.norm is None else _to_torch(m.norm, owner))
     if type(m) is snn.Transformer:
         layer = m.encoder.layers[0]
-        if not isinstance(_encoder_layer_to_torch(layer, owner), torch.nn.TransformerEncoderLayer):
+        if _encoder_layer_needs_twin(layer):
             raise NotImplementedError(f"to_torch: {owner}'s layers have seqlab's options, which torch.nn.Transformer "
                                       "does not take")
         return torch.nn.Transformer(m.d_model, m.nhead, len(m.encoder.layers), len(m.decoder.layers),
@@ -262,9 +264,8 @@ def _scheme_from_torch(pos, owner):
 
 
 def _layer_args_from_torch(m, owner):
-    act = m.activation
     return dict(d_model=m.self_attn.embed_dim, nhead=m.self_attn.num_heads, dim_feedforward=m.linear1.out_features,
-                dropout=m.dropout.p, activation=_activation_from_torch(act, owner), layer_norm_eps=m.norm1.eps,
+                dropout=m.dropout.p, activation=_activation_from_torch(m.activation, owner), layer_norm_eps=m.norm1.eps,
                 batch_first=m.self_attn.batch_first, norm_first=m.norm_first, bias=m.linear1.bias is not None)
 
 
@@ -291,11 +292,9 @@ def _from_torch(m, owner):
             m.vocab_size, m.d_model, m.nhead, m.num_layers, m.dim_feedforward, m.drop.p,
             _activation_from_torch(block.activation, owner + ".layers.0"), positional,
             tie_weights=m.lm_head.weight is m.tok_emb.weight, layer_norm_eps=m.ln_f.eps,
-            bias=block.linear1.bias is not None, scale=block.self_attn.scale,
-            embedding_norm=m.embedding_norm is not None, rms_norm=isinstance(m.ln_f, torch.nn.RMSNorm),
-            glu=block.linear3 is not None,
-            **{k: v for k, v in _twin_attention_args(block.self_attn, owner + ".layers.0.self_attn").items()
-               if k != "scale"})
+            bias=block.linear1.bias is not None, embedding_norm=m.embedding_norm is not None,
+            rms_norm=isinstance(m.ln_f, torch.nn.RMSNorm), glu=block.linear3 is not None,
+            **_twin_attention_args(block.self_attn, owner + ".layers.0.self_attn"))
     if type(m) is TR.RNNLM:
         mode = type(m.rnn).__name__ if type(m.rnn) is not torch.nn.RNN else f"RNN_{m.rnn.nonlinearity.upper()}"
         return snn.RNNLM(m.embedding.num_embeddings, m.embedding.embedding_dim, m.rnn.hidden_size, m.rnn.num_layers,
@@ -326,7 +325,7 @@ def _from_torch(m, owner):
         return _scheme_from_torch(m, owner)
     if type(m).__module__.startswith("torch.nn") and name in snn.__all__:
         cls = getattr(snn, name)
-        return cls(**_native_args(m, cls, owner, lambda t: from_dlpack(t.detach().cpu().clone())))
+        return cls(**_native_args(m, cls, owner, lambda t: _core.from_dlpack(t.detach().cpu().clone())))
     raise NotImplementedError(f"from_torch: {owner} is a torch {name}, which seqlab has no class for")
 
 

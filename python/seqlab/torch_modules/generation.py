@@ -6,7 +6,7 @@ forward(idx, attention_mask=None, cache=None)); the decoding loop is seqlab's
 last-position logits (one (N, V) row per step crosses to the CPU)."""
 import torch
 
-__all__ = ["GenerationMixin"]
+__all__ = ["GenerationMixin", "as_index"]
 
 
 class GenerationMixin:
@@ -50,6 +50,12 @@ class _SeqlabView:
         return _core.from_dlpack(logits.detach().cpu().contiguous())
 
     __call__ = forward
+
+
+def as_index(beam_idx):
+    """A cache's reorder_cache(beam_idx) index as a torch tensor: seqlab's decoding loop passes a
+    seqlab tensor (a user may pass torch's)."""
+    return beam_idx if isinstance(beam_idx, torch.Tensor) else torch.from_dlpack(beam_idx)
 
 
 def _to_torch_tensors(out, device):

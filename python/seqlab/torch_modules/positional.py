@@ -50,15 +50,15 @@ class T5RelativeBias(torch.nn.Module):
         self.num_heads, self.num_buckets, self.max_distance = num_heads, num_buckets, max_distance
         self.bidirectional = bidirectional
         self.relative_attention_bias = torch.nn.Embedding(num_buckets, num_heads, device=device, dtype=dtype)
-        self._buckets = {}  # (L, S, offset) -> the bucket table, computed once per shape
+        self._buckets = (None, None)  # the last (L, S, offset, device) and its bucket table: training repeats one shape
 
     def bucket_table(self, L, S, offset, device):
         key = (L, S, offset, str(device))
-        if key not in self._buckets:
+        if self._buckets[0] != key:
             rel = -_sl_arange(offset, offset + L).reshape(L, 1) + _sl_arange(S).reshape(1, S)  # j − i
             table = _core.t5_relative_position_bucket(rel, self.bidirectional, self.num_buckets, self.max_distance)
-            self._buckets[key] = torch.from_numpy(table.numpy().copy()).to(device)
-        return self._buckets[key]
+            self._buckets = (key, torch.from_numpy(table.numpy().copy()).to(device))
+        return self._buckets[1]
 
     def bias(self, L, S, offset, dtype, device):
         table = self.bucket_table(L, S, offset, device)  # (L, S) bucket ids

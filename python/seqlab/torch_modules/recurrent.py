@@ -6,7 +6,7 @@ its first token. generate() as seqlab's (generation.py). Tests: tests/test_to_to
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from .generation import GenerationMixin
+from .generation import GenerationMixin, as_index
 
 __all__ = ["RNNLM", "RNNState"]
 
@@ -24,7 +24,7 @@ class RNNState:
         """Keep batch rows beam_idx (dim 1 of a recurrent state)."""
         if self.hidden is None:
             return
-        idx = torch.as_tensor(beam_idx.numpy() if not isinstance(beam_idx, torch.Tensor) else beam_idx)
+        idx = as_index(beam_idx)
         pick = lambda h: h.index_select(1, idx.to(h.device))  # noqa: E731
         self.hidden = tuple(pick(h) for h in self.hidden) if isinstance(self.hidden, tuple) else pick(self.hidden)
 

@@ -13,13 +13,14 @@ TransformerLM             seqlab.nn.TransformerLM: embeddings, causal blocks, ln
 Parameter names and shapes are seqlab's (which are torch's where torch has the layer), so a state
 dict moves either way unchanged. Nothing here assumes the CPU: .to("cuda"), .half() work as for
 any torch module. Tests: tests/test_to_torch.py."""
+import copy
 import math
 
 import torch
 import torch.nn.functional as TF
 
 from . import positional as P_
-from .generation import GenerationMixin
+from .generation import GenerationMixin, as_index
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerLM", "KVCache"]
 
@@ -166,7 +167,6 @@ class TransformerLM(GenerationMixin, torch.nn.Module):
                  dtype=None, pos=None, scale=None, embedding_norm=False, num_key_value_heads=None, rms_norm=False,
                  glu=False, head_dim=None):
         super().__init__()
-        import copy
         kw = dict(device=device, dtype=dtype)
         self.vocab_size, self.d_model, self.nhead, self.num_layers = vocab_size, d_model, nhead, num_layers
         self.dim_feedforward = 4 * d_model if dim_feedforward is None else dim_feedforward
@@ -249,8 +249,7 @@ class KVCache:
         return self.layers[0].length
 
     def reorder_cache(self, beam_idx):
-        idx = torch.as_tensor(beam_idx.numpy() if hasattr(beam_idx, "numpy") and not isinstance(beam_idx, torch.Tensor)
-                              else beam_idx)
+        idx = as_index(beam_idx)
         for layer in self.layers:
             if layer.k is not None:
                 layer.k = layer.k.index_select(0, idx.to(layer.k.device))
