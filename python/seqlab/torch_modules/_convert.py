@@ -19,6 +19,7 @@ from .. import nn as snn
 from ..nn import functional as SF
 from ..nn import positional as SP
 from . import positional as TP
+from ._convert_positional import scheme as _scheme
 from . import recurrent as TR
 from . import transformer as TT
 
@@ -88,31 +89,6 @@ def _activation_to_torch(fn, owner):
     raise TypeError(f"to_torch: {owner}'s activation {fn!r} has no torch counterpart (relu, gelu, silu or a module)")
 
 
-# each positional scheme with a torch twin, and the constructor arguments both keep under one name
-# (a Dropout module stands for its p)
-_SCHEME_TWINS = [
-    (SP.ALiBi, TP.ALiBi, ("num_heads",)),
-    (SP.RoPE, TP.RoPE, ("head_dim", "base", "interleaved")),
-    (SP.T5RelativeBias, TP.T5RelativeBias, ("num_heads", "num_buckets", "max_distance", "bidirectional")),
-    (SP.SinusoidalPositionalEncoding, TP.SinusoidalPositionalEncoding, ("d_model", "dropout", "base", "batch_first")),
-    (SP.LearnedPositionalEmbedding, TP.LearnedPositionalEmbedding, ("max_len", "d_model", "dropout", "batch_first")),
-]
-
-
-def _scheme(pos, owner, to_torch):
-    """The other side's scheme for `pos` (None for none or NoPE); an error naming it if it has no twin."""
-    if pos is None or type(pos) is SP.NoPE:
-        return None
-    for seqlab_cls, torch_cls, names in _SCHEME_TWINS:
-        source, target = (seqlab_cls, torch_cls) if to_torch else (torch_cls, seqlab_cls)
-        if type(pos) is source:
-            return target(*(getattr(getattr(pos, n), "p", getattr(pos, n)) for n in names))
-    if to_torch:
-        raise NotImplementedError(f"to_torch: {owner} is a {type(pos).__name__}, which has no torch twin yet (ALiBi, "
-                                  "RoPE, T5RelativeBias, NoPE and the absolute schemes do)")
-    raise NotImplementedError(f"from_torch: {owner} is a {type(pos).__name__}, which seqlab cannot convert")
-
-
 def _scheme_to_torch(pos, owner):
     return _scheme(pos, owner, True)
 
@@ -179,8 +155,21 @@ def _transformer_lm_to_torch(m, owner):
         glu=block.linear3 is not None, head_dim=a["head_dim"])
 
 
+# the converters of the twins' own conversion modules (_convert_*.py), by exact class: seqlab's ->
+# fn(m, owner) returning the torch module, and torch's -> fn(m, owner) returning seqlab's
+_TO_TORCH, _FROM_TORCH = {}, {}
+
+
+def register(seqlab_cls, torch_cls, to_torch, from_torch):
+    """seqlab_cls becomes torch_cls by to_torch(m, owner), and back by from_torch(m, owner); each
+    converts its children with _to_torch / _from_torch (owner: the dotted path for errors)."""
+    _TO_TORCH[seqlab_cls], _FROM_TORCH[torch_cls] = to_torch, from_torch
+
+
 def _to_torch(m, owner):
     name = type(m).__name__
+    if type(m) in _TO_TORCH:
+        return _TO_TORCH[type(m)](m, owner)
     if type(m) in (snn.Sequential, snn.ModuleList):
         children = [_to_torch(c, f"{owner}.{i}") for i, c in enumerate(m)]
         return torch.nn.Sequential(*children) if type(m) is snn.Sequential else torch.nn.ModuleList(children)
@@ -276,6 +265,8 @@ def _twin_attention_args(a, owner):
 
 def _from_torch(m, owner):
     name = type(m).__name__
+    if type(m) in _FROM_TORCH:
+        return _FROM_TORCH[type(m)](m, owner)
     if type(m) in (torch.nn.Sequential, torch.nn.ModuleList):
         children = [_from_torch(c, f"{owner}.{i}") for i, c in enumerate(m)]
         return snn.Sequential(*children) if type(m) is torch.nn.Sequential else snn.ModuleList(children)
