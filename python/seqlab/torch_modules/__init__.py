@@ -9,15 +9,19 @@ notebooks (attention maps, gradient norms, the Shannon game).
     model = seqlab.from_torch(tm)
 
 Importing this package imports torch; seqlab itself does not need torch (seqlab.to_torch imports
-it when called). Twins: positional.py (ALiBi, RoPE, T5RelativeBias, the absolute schemes),
+it when called). Twins: positional.py (every scheme of seqlab.nn.positional: ALiBi, RoPE,
+T5RelativeBias, KERPLE, Shaw, Transformer-XL, DeBERTa, DA and the absolute ones),
 transformer.py (MultiheadAttention with seqlab's options, TransformerEncoderLayer with rms_norm
-and glu, TransformerLM), recurrent.py (RNNLM), generation.py (their generate()); conversion:
-_convert.py. Scale-out with torch.distributed:
-python -m seqlab.experiments.scale_out. Tests: tests/test_to_torch.py."""
+and glu, TransformerLM), recurrent.py (RNNLM, RNNSeq2Seq), seq2seq_attention.py (Seq2SeqAttention,
+every score), generation.py (their generate(), encoder-decoders too); conversion: _convert.py
+(_convert_seq2seq.py registers the seq2seq pieces). Scale-out with torch.distributed:
+python -m seqlab.experiments.scale_out. Tests: tests/test_to_torch.py, tests/test_to_torch_seq2seq.py."""
 from . import positional  # noqa: F401
 from ._convert import from_torch, to_torch
-from .recurrent import RNNLM
+from . import _convert_seq2seq  # noqa: F401  (registers Seq2SeqAttention and RNNSeq2Seq)
+from .recurrent import RNNLM, RNNSeq2Seq
+from .seq2seq_attention import Seq2SeqAttention
 from .transformer import MultiheadAttention, TransformerEncoderLayer, TransformerLM
 
 __all__ = ["to_torch", "from_torch", "MultiheadAttention", "TransformerEncoderLayer", "TransformerLM", "RNNLM",
-           "positional"]
+           "RNNSeq2Seq", "Seq2SeqAttention", "positional"]

@@ -1,14 +1,20 @@
-"""seqlab.nn.RNNLM in torch: torch.nn.Embedding, torch.nn.LSTM / GRU / RNN (batch_first), dropout and
-a Linear decoder (tied to the embedding or not), under seqlab's submodule names; forward(idx,
+"""seqlab.nn.RNNLM and seqlab.nn.RNNSeq2Seq in torch, built from torch.nn.Embedding, torch.nn.LSTM /
+GRU / RNN (batch_first) and Linear under seqlab's submodule names.
+
+RNNLM: dropout and a Linear decoder (tied to the embedding or not); forward(idx,
 attention_mask=None, cache=None) with seqlab's rules: the cache is the recurrent state (an
 RNNState), and prompts padded on the left run as a packed batch, each row from the zero state at
-its first token. generate() as seqlab's (generation.py). Tests: tests/test_to_torch.py."""
+its first token.
+RNNSeq2Seq: an encoder RNN whose final state (the memory) starts a decoder RNN; encode(src),
+decode(tgt, memory, cache=None), forward(src, tgt); the decoder's running state is the cache.
+generate() as seqlab's for both (generation.py). Tests: tests/test_to_torch.py,
+tests/test_to_torch_seq2seq.py."""
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from .generation import GenerationMixin, as_index
 
-__all__ = ["RNNLM", "RNNState"]
+__all__ = ["RNNLM", "RNNSeq2Seq", "RNNState"]
 
 
 class RNNState:
@@ -16,6 +22,10 @@ class RNNState:
 
     def __init__(self):
         self.hidden, self.seq_length = None, 0
+
+    def update(self, hidden, new_positions):
+        self.hidden = hidden
+        self.seq_length += new_positions
 
     def get_seq_length(self):
         return self.seq_length
@@ -58,6 +68,44 @@ class RNNLM(GenerationMixin, torch.nn.Module):
         if cache is not None:
             cache.hidden, cache.seq_length = hidden, P + L
         return self.decoder(self.drop(out))
+
+
+class RNNSeq2Seq(GenerationMixin, torch.nn.Module):
+    """An RNN encoder-decoder as seqlab's RNNSeq2Seq (Sutskever et al. 2014; Cho et al. 2014):
+    src_emb -> encoder, whose final state (the memory: h, or (h, c) for an LSTM) starts the
+    decoder over tgt_emb; out maps the decoder's outputs to the target vocabulary. Built from torch
+    modules (to_torch converts seqlab's): two Embeddings, two torch.nn.GRU / LSTM / RNN of the same
+    kind and size (batch_first) and a Linear.
+
+    encode(src, src_key_padding_mask=None) -> memory (seqlab's takes no padding mask: a ValueError);
+    decode(tgt, memory, cache=None, memory_key_padding_mask=None) -> logits (N, T, tgt_vocab):
+    from the cache's state once it has one (an RNNState, new_cache()), else from the memory;
+    the memory padding mask is accepted and not used, as in seqlab; forward(src, tgt) =
+    decode(tgt, encode(src)) (teacher forcing)."""
+
+    is_encoder_decoder = True
+
+    def __init__(self, src_emb, tgt_emb, encoder, decoder, out):
+        super().__init__()
+        self.src_emb, self.tgt_emb, self.encoder, self.decoder, self.out = src_emb, tgt_emb, encoder, decoder, out
+
+    def new_cache(self):
+        return RNNState()
+
+    def encode(self, src, src_key_padding_mask=None):
+        if src_key_padding_mask is not None:
+            raise ValueError("RNNSeq2Seq: src_key_padding_mask is not supported; pack the source instead")
+        return self.encoder(self.src_emb(src))[1]
+
+    def decode(self, tgt, memory, cache=None, memory_key_padding_mask=None):
+        h0 = memory if cache is None or cache.hidden is None else cache.hidden
+        out, hidden = self.decoder(self.tgt_emb(tgt), h0)
+        if cache is not None:
+            cache.update(hidden, tgt.shape[1])
+        return self.out(out)
+
+    def forward(self, src, tgt):
+        return self.decode(tgt, self.encode(src))
 
 
 def _run_left_padded(rnn, x, keep):
