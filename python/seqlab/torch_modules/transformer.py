@@ -2,9 +2,12 @@
 seqlab.to_torch builds where torch.nn has no class for a seqlab module.
 
 MultiheadAttention        torch.nn.MultiheadAttention's parameters and forward, plus seqlab's pos
-                          (a scheme of .positional), scale, num_key_value_heads (grouped-query
-                          attention) and head_dim; the heads run in F.scaled_dot_product_attention
-                          with the scheme's bias materialised (or explicitly with need_weights)
+                          (any relative scheme of .positional: ALiBi, RoPE, T5RelativeBias, KERPLE,
+                          Shaw, Transformer-XL, DeBERTa, DA), scale, num_key_value_heads
+                          (grouped-query attention) and head_dim; a scheme that is a bias or a
+                          rotation runs in F.scaled_dot_product_attention with its bias
+                          materialised, the others (and need_weights) by explicit scores from the
+                          scheme (its scores() and value_term(): .positional.RelativePositionScheme)
 TransformerEncoderLayer   torch's layer with that attention and seqlab's rms_norm and glu options
 TransformerLM             seqlab.nn.TransformerLM: embeddings, causal blocks, ln_f, lm_head (tied or
                           not); forward(idx, attention_mask=None, cache=None) with left padding and
@@ -12,9 +15,8 @@ TransformerLM             seqlab.nn.TransformerLM: embeddings, causal blocks, ln
 
 Parameter names and shapes are seqlab's (which are torch's where torch has the layer), so a state
 dict moves either way unchanged. Nothing here assumes the CPU: .to("cuda"), .half() work as for
-any torch module. Tests: tests/test_to_torch.py."""
+any torch module. Tests: tests/test_to_torch.py, tests/test_to_torch_schemes.py."""
 import copy
-import math
 
 import torch
 import torch.nn.functional as TF
@@ -30,6 +32,19 @@ def _float_mask(mask, dtype):
     if mask is None or mask.dtype != torch.bool:
         return None if mask is None else mask.to(dtype)
     return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
+
+
+def _softmax(s, empty_rows_zero):
+    """softmax over the keys; with empty_rows_zero a row whose keys are all masked (−inf) gets zero
+    weights and no NaN gradient (torch's _safe_softmax, as seqlab's attention with a scheme and
+    torch's F.scaled_dot_product_attention), else NaN (as torch's MultiheadAttention)."""
+    if not empty_rows_zero:
+        return torch.softmax(s, dim=-1)
+    empty = torch.isneginf(s).all(dim=-1, keepdim=True)
+    return torch.softmax(s.masked_fill(empty, 0.0), dim=-1).masked_fill(empty, 0.0)
+
+
+_PLAIN = P_.RelativePositionScheme()  # pos=None: plain attention
 
 
 class MultiheadAttention(torch.nn.Module):
@@ -70,8 +85,8 @@ class MultiheadAttention(torch.nn.Module):
         k = TF.linear(key, w_k, b_k).view(N, S, G, D).transpose(1, 2)
         v = TF.linear(value, w_v, b_v).view(N, S, G, D).transpose(1, 2)
         P = 0 if cache is None else cache.length
-        if isinstance(self.pos, P_.RoPE):  # rotated by the index in the batch, padded or not (as seqlab's)
-            q, k = self.pos.rotate(q, P), self.pos.rotate(k, P)
+        pos = _PLAIN if self.pos is None else self.pos  # the scheme's interface: P_.RelativePositionScheme
+        q, k = pos.rotate(q, P), pos.rotate(k, P)  # RoPE: by the index in the batch, padded or not (as seqlab's)
         if cache is not None:
             k, v = cache.append(k, v)
             S = k.shape[2]
@@ -83,29 +98,31 @@ class MultiheadAttention(torch.nn.Module):
         if key_padding_mask is not None:
             pad = _float_mask(key_padding_mask, q.dtype)[:, None, None, :]
             mask = pad if mask is None else mask + pad
-        if self.pos is not None and not isinstance(self.pos, P_.RoPE):
-            bias = self.pos.bias(L, S, P, q.dtype, q.device)
-            mask = bias if mask is None else mask + bias
-        scale = self.scale if self.scale is not None else 1.0 / math.sqrt(D)
+        scale = self.scale if self.scale is not None else pos.default_scale(D)
         p = self.dropout if self.training else 0.0
-        if need_weights:
+        if need_weights or not pos.additive:
+            # weights = dropout(softmax(s + mask)), s the scheme's scores (key/value heads repeated, as
+            # seqlab's); out = weights v + the scheme's value term (Shaw's Σ_j p_ij a^V_r)
             kk, vv = (t.repeat_interleave(H // G, dim=1) for t in (k, v))
-            scores = (q @ kk.transpose(-2, -1)) * scale
-            weights = TF.dropout(torch.softmax(scores if mask is None else scores + mask, dim=-1), p)
-            out = weights @ vv
-        else:
+            scores = pos.scores(q, kk, P, scale, self)
+            weights = TF.dropout(_softmax(scores if mask is None else scores + mask, self.pos is not None), p)
+            out, extra = weights @ vv, pos.value_term(weights, P)
+            out = out if extra is None else out + extra
+        else:  # softmax(scale·q kᵀ + mask + bias) v in torch's fused kernel, the scheme's bias materialised
+            bias = pos.bias(L, S, P, q.dtype, q.device)
+            if bias is not None:
+                mask = bias if mask is None else mask + bias
             out = TF.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, scale=scale,
                                                   enable_gqa=G != H)
-            weights = None
         out = self.out_proj(out.transpose(1, 2).reshape(N, L, H * D))
         if unbatched:
             out = out.squeeze(0)
         elif not self.batch_first:
             out = out.transpose(0, 1)
-        if weights is not None:
-            weights = weights.mean(1) if average_attn_weights else weights
-            weights = weights.squeeze(0) if unbatched else weights
-        return out, weights
+        if not need_weights:
+            return out, None
+        weights = weights.mean(1) if average_attn_weights else weights
+        return out, weights.squeeze(0) if unbatched else weights
 
 
 class TransformerEncoderLayer(torch.nn.Module):
