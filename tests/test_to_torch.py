@@ -6,8 +6,10 @@ become torch's own classes; seqlab's own options (positional schemes in the atte
 query attention, head_dim, RMSNorm, the GLU feed-forward) and nn.TransformerLM become the torch
 twins of seqlab.torch_modules. For each: outputs equal in float64 (1e-10) and float32 (1e-5),
 the gradients of every parameter equal, from_torch(to_torch(m)) holds m's state dict and computes
-m's function. What has no torch counterpart yet is a clear error naming it, and the walk over
-seqlab.nn.__all__ lists each such module with its reason."""
+m's function. The walk over seqlab.nn.__all__ finds each module converted by a test (here or in
+test_to_torch_seq2seq.py / test_to_torch_encoder_decoder.py); what has no counterpart is a clear
+error naming it."""
+import pathlib
 import warnings
 
 import numpy as np
@@ -304,46 +306,48 @@ def test_what_has_no_torch_counterpart_is_a_clear_error():
                                                   r"which has no torch twin"):
         seqlab.to_torch(nn.TransformerLM(30, E, H, 1, pos=MyScheme(H)))
 
-    class Mine(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.lin = nn.Linear(2, 2)
-
-        def forward(self, x):
-            return self.lin(x).tanh()
-
-    with pytest.raises(NotImplementedError, match=r"to_torch: Mine is a Mine, which has no torch counterpart in "
-                                                  r"seqlab yet \(a module of your own: convert its submodules"):
-        seqlab.to_torch(Mine())
-    with pytest.raises(NotImplementedError, match="Seq2SeqAttention, which has no torch counterpart"):
-        seqlab.to_torch(nn.Seq2SeqAttention(4))
+    with pytest.raises(NotImplementedError, match=r"from_torch: Conv3d is a torch Conv3d, which seqlab has no class "
+                                                  r"for"):
+        seqlab.from_torch(torch.nn.Conv3d(1, 1, 1))
+    # (a user's own module converts with its forward, or names what cannot: tests/test_to_torch_user_modules.py)
 
 
-# seqlab.nn's modules that to_torch does not convert yet, each with its reason (issue 30)
-NOT_YET = {
-    "Seq2SeqAttention": "seqlab's own; its torch twin (every score) is not written yet",
-    "TransformerSeq2Seq": "seqlab's own encoder-decoder; its torch twin (with decoder_pos, generate) is not written yet",
-    "RNNSeq2Seq": "seqlab's own; its torch twin is not written yet",
-    "TransformerMaskedLM": "seqlab's own; its torch twin (DeBERTa's scheme) is not written yet",
-    "LazyLinear": "an uninitialised lazy module has no shapes to build torch's from; run it once first",
-    "LazyBatchNorm1d": "lazy (see LazyLinear)",
-    "LazyConv1d": "lazy (see LazyLinear)",
-    "LazyConv2d": "lazy (see LazyLinear)",
-}
+@pytest.mark.parametrize("lazy,shape", [(nn.LazyLinear(3), (2, 5)), (nn.LazyConv1d(4, 3), (2, 5, 7)),
+                                        (nn.LazyConv2d(2, 3), (1, 5, 6, 6)), (nn.LazyBatchNorm1d(), (4, 5))],
+                         ids=lambda v: type(v).__name__ if isinstance(v, nn.Module) else str(v))
+def test_a_lazy_module_becomes_torchs_lazy_one_and_both_take_their_shape_on_first_use(lazy, shape):
+    tl = seqlab.to_torch(lazy)
+    assert type(tl) is getattr(torch.nn, type(lazy).__name__)
+    assert type(seqlab.from_torch(tl)) is type(lazy)
+    x = torch.randn(*shape)
+    tl(x)
+    assert type(tl) is getattr(torch.nn, type(lazy).__name__[4:])  # torch's became its eager class
+    back = seqlab.from_torch(tl.double())
+    assert type(back) is getattr(nn, type(lazy).__name__[4:])
+    assert_same_function(back, seqlab.to_torch(back), [seqlab.from_dlpack(x.double())], type(lazy).__name__, 1e-10)
 
 
-def test_every_module_of_seqlab_nn_converts_or_is_listed_with_a_reason():
+# seqlab.nn's modules converted by the tests of another file (named there)
+ELSEWHERE = {"Seq2SeqAttention": "test_to_torch_seq2seq.py", "RNNSeq2Seq": "test_to_torch_seq2seq.py",
+             "TransformerSeq2Seq": "test_to_torch_encoder_decoder.py",
+             "TransformerMaskedLM": "test_to_torch_encoder_decoder.py"}
+
+
+def test_every_module_of_seqlab_nn_converts():
     covered = {name for name, _, _ in TORCH_CASES} | {type(m).__name__ for m, _ in LOSSES} | {
-        "Sequential", "ModuleList", "ModuleDict", "TransformerLM", "RNNLM", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
-        "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"}
+        "Sequential", "ModuleList", "ModuleDict", "TransformerLM", "RNNLM", "MaxPool1d", "MaxPool2d", "AvgPool1d",
+        "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "LazyLinear", "LazyConv1d", "LazyConv2d",
+        "LazyBatchNorm1d"}
+    here = pathlib.Path(__file__).parent
+    for name, test_file in ELSEWHERE.items():
+        assert f"nn.{name}(" in (here / test_file).read_text(), f"{test_file} does not build an nn.{name}"
     missing = []
     for name in nn.__all__:
         obj = getattr(nn, name)
         if isinstance(obj, type) and issubclass(obj, nn.Module) and name not in ("Module", "RNNBase", "RNNCellBase"):
-            if name not in covered and name not in NOT_YET:
+            if name not in covered and name not in ELSEWHERE:
                 missing.append(name)
-    assert not missing, f"modules neither converted by a test here nor listed in NOT_YET: {missing}"
-    assert not covered & set(NOT_YET)
+    assert not missing, f"modules of seqlab.nn that no test converts: {missing}"
 
 
 @pytest.mark.parametrize("pool,shape", [(nn.MaxPool1d(3, stride=2, padding=1), (2, 3, 9)),

@@ -17,10 +17,13 @@ import torch
 from .. import _core
 from .. import nn as snn
 from ..nn import functional as SF
+from ..nn.lazy import is_lazy
 from ..nn import positional as SP
 from . import positional as TP
 from ._convert_positional import scheme as _scheme
+from ._convert_user import is_converted_user_module, is_user_module, user_module_from_torch, user_module_to_torch
 from . import recurrent as TR
+from . import encoder_decoder as ED
 from . import transformer as TT
 
 __all__ = ["to_torch", "from_torch"]
@@ -121,30 +124,47 @@ def _encoder_layer_needs_twin(m):
         m.activation not in (SF.relu, SF.gelu)
 
 
+def _layer_twin(m, owner, twin_cls):
+    """The torch twin (an encoder or decoder layer class of seqlab.torch_modules) of a seqlab layer."""
+    a = _mha_twin_args(m.self_attn, owner + ".self_attn")
+    return twin_cls(**_layer_args(m, owner), pos=a["pos"], scale=a["scale"],
+                    num_key_value_heads=a["num_key_value_heads"], head_dim=a["head_dim"],
+                    rms_norm=isinstance(m.norm1, snn.RMSNorm), glu=m.linear3 is not None)
+
+
 def _encoder_layer_to_torch(m, owner):
     if not _encoder_layer_needs_twin(m):
         return torch.nn.TransformerEncoderLayer(**_layer_args(m, owner))
-    a = _mha_twin_args(m.self_attn, owner + ".self_attn")
-    return TT.TransformerEncoderLayer(**_layer_args(m, owner), pos=a["pos"], scale=a["scale"],
-                                      num_key_value_heads=a["num_key_value_heads"], head_dim=a["head_dim"],
-                                      rms_norm=isinstance(m.norm1, snn.RMSNorm), glu=m.linear3 is not None)
+    return _layer_twin(m, owner, TT.TransformerEncoderLayer)
 
 
 def _decoder_layer_to_torch(m, owner):
-    if any(_has_seqlab_options(a) for a in (m.self_attn, m.multihead_attn)) or m.linear3 is not None or \
-            isinstance(m.norm1, snn.RMSNorm):
-        raise NotImplementedError(f"to_torch: {owner} is a TransformerDecoderLayer with seqlab's options (pos, "
-                                  "scale, grouped-query attention, head_dim, rms_norm, glu), which has no torch twin yet")
-    return torch.nn.TransformerDecoderLayer(**_layer_args(m, owner))
+    if not _encoder_layer_needs_twin(m):  # (the cross-attention has the self-attention's options but pos)
+        return torch.nn.TransformerDecoderLayer(**_layer_args(m, owner))
+    return _layer_twin(m, owner, ED.TransformerDecoderLayer)
+
+
+def _stack_to_torch(m, owner):
+    """A seqlab TransformerEncoder / Decoder: torch's when its layers become torch's, else the twin stack."""
+    layer = _to_torch(m.layers[0], owner + ".layers.0")
+    norm = None if m.norm is None else _to_torch(m.norm, owner + ".norm")
+    if type(m) is snn.TransformerDecoder:
+        cls = torch.nn.TransformerDecoder if type(layer) is torch.nn.TransformerDecoderLayer else ED.TransformerDecoder
+        return cls(layer, m.num_layers, norm)
+    cls = torch.nn.TransformerEncoder if type(layer) is torch.nn.TransformerEncoderLayer else ED.TransformerEncoder
+    return cls(layer, m.num_layers, norm, enable_nested_tensor=m.enable_nested_tensor, mask_check=m.mask_check)
+
+
+def _positional_to_torch(positional, owner):
+    """A model's absolute positions: a scheme's twin, or a table (an Embedding) converted."""
+    if isinstance(positional, snn.Module) and not isinstance(positional, SP._Absolute):
+        return _to_torch(positional, owner)
+    return _scheme_to_torch(positional, owner)
 
 
 def _transformer_lm_to_torch(m, owner):
     block = m.layers[0]
-    positional = m.positional
-    if isinstance(positional, snn.Module) and not isinstance(positional, SP._Absolute):
-        positional = _to_torch(positional, owner + ".positional")
-    elif positional is not None:
-        positional = _scheme_to_torch(positional, owner + ".positional")
+    positional = _positional_to_torch(m.positional, owner + ".positional")
     a = _mha_twin_args(block.self_attn, owner + ".layers.0.self_attn")
     return TT.TransformerLM(
         m.vocab_size, m.d_model, m.nhead, m.num_layers, m.dim_feedforward, m.drop.p,
@@ -186,16 +206,8 @@ def _to_torch(m, owner):
         return _encoder_layer_to_torch(m, owner)
     if type(m) is snn.TransformerDecoderLayer:
         return _decoder_layer_to_torch(m, owner)
-    if type(m) is snn.TransformerEncoder:
-        layer = _to_torch(m.layers[0], owner + ".layers.0")
-        if not isinstance(layer, torch.nn.TransformerEncoderLayer):
-            raise NotImplementedError(f"to_torch: {owner}'s layers have seqlab's options; torch.nn.TransformerEncoder "
-                                      "takes only its own layers (convert the layers one by one)")
-        return torch.nn.TransformerEncoder(layer, m.num_layers, None if m.norm is None else _to_torch(m.norm, owner),
-                                           enable_nested_tensor=m.enable_nested_tensor, mask_check=m.mask_check)
-    if type(m) is snn.TransformerDecoder:
-        return torch.nn.TransformerDecoder(_to_torch(m.layers[0], owner + ".layers.0"), m.num_layers,
-                                           None if m.norm is None else _to_torch(m.norm, owner))
+    if type(m) in (snn.TransformerEncoder, snn.TransformerDecoder):
+        return _stack_to_torch(m, owner)
     if type(m) is snn.Transformer:
         layer = m.encoder.layers[0]
         if _encoder_layer_needs_twin(layer):
@@ -208,9 +220,30 @@ def _to_torch(m, owner):
         return getattr(torch.nn, name)(**_native_args(m, type(m), owner, lambda t: torch.from_dlpack(t.detach()).clone()))
     if type(m) in (SP.SinusoidalPositionalEncoding, SP.LearnedPositionalEmbedding):
         return _scheme_to_torch(m, owner)
-    raise NotImplementedError(f"to_torch: {owner} is a {name}, which has no torch counterpart in seqlab yet"
-                              + (" (a module of your own: convert its submodules with to_torch and write its forward in "
-                                 "torch)" if not type(m).__module__.startswith("seqlab.") else ""))
+    if is_user_module(m):
+        return user_module_to_torch(m, owner, _to_torch)
+    raise NotImplementedError(f"to_torch: {owner} is a {name}, which has no torch counterpart in seqlab yet")
+
+
+def _share_as(src, out):
+    """Make `out`'s submodules and parameters one object wherever `src`'s are (a head tied to the
+    embedding, one relative table for every layer, shared source and target embeddings): a
+    converter builds each name's own, and both sides name their state alike."""
+    def set_at(root, name, value):
+        parent, _, leaf = name.rpartition(".")
+        setattr(root.get_submodule(parent) if parent else root, leaf, value)
+
+    first = {}
+    for name, mod in src.named_modules(remove_duplicate=False):
+        stateless = not any(True for _ in mod.parameters()) and not any(True for _ in mod.buffers())
+        if id(mod) in first and name and not stateless:  # (a stateless one, an activation, need not be one)
+            set_at(out, name, out.get_submodule(first[id(mod)]))
+        first.setdefault(id(mod), name)
+    first = {}
+    for name, p in src.named_parameters(remove_duplicate=False):
+        if id(p) in first:
+            set_at(out, name, out.get_parameter(first[id(p)]))
+        first.setdefault(id(p), name)
 
 
 def to_torch(module, share=False):
@@ -218,12 +251,17 @@ def to_torch(module, share=False):
     buffers (copies; share=True: views of seqlab's memory through DLPack), in its dtype and mode."""
     owner = type(module).__name__
     out = _to_torch(module, owner)
+    _share_as(module, out)
     dtype = _torch_dtype(_dtype(module))
     if dtype is not None:
         out = out.to(dtype)
-    state = {k: torch.from_dlpack(v.detach()) for k, v in module.state_dict().items() if v is not None}
+    # (a lazy module's uninitialised parameters stay torch's uninitialised ones: both take their shape on first use)
+    state = {k: torch.from_dlpack(v.detach()) for k, v in module.state_dict().items()
+             if v is not None and not is_lazy(v)}
     missing, unexpected = out.load_state_dict(state if share else {k: v.clone() for k, v in state.items()},
                                               strict=False)
+    missing = [k for k in missing if not torch.nn.parameter.is_lazy(out.get_parameter(k) if k in dict(
+        out.named_parameters()) else out.get_buffer(k))]
     if missing or unexpected:  # a converter bug: the two sides must have the same state
         raise RuntimeError(f"to_torch: the torch {type(out).__name__} made for {owner} differs in its state: missing "
                            f"{missing[:3]}, unexpected {unexpected[:3]}")
@@ -252,6 +290,12 @@ def _scheme_from_torch(pos, owner):
     return _scheme(pos, owner, False)
 
 
+def _positional_from_torch(positional, owner):
+    if positional is None or isinstance(positional, TP._Absolute):
+        return _scheme_from_torch(positional, owner)
+    return _from_torch(positional, owner)
+
+
 def _layer_args_from_torch(m, owner):
     return dict(d_model=m.self_attn.embed_dim, nhead=m.self_attn.num_heads, dim_feedforward=m.linear1.out_features,
                 dropout=m.dropout.p, activation=_activation_from_torch(m.activation, owner), layer_norm_eps=m.norm1.eps,
@@ -274,11 +318,7 @@ def _from_torch(m, owner):
         return snn.ModuleDict({k: _from_torch(c, f"{owner}.{k}") for k, c in m.items()})
     if type(m) is TT.TransformerLM:
         block = m.layers[0]
-        positional = m.positional
-        if isinstance(positional, TP._Absolute):
-            positional = _scheme_from_torch(positional, owner + ".positional")
-        elif positional is not None:
-            positional = _from_torch(positional, owner + ".positional")
+        positional = _positional_from_torch(m.positional, owner + ".positional")
         return snn.TransformerLM(
             m.vocab_size, m.d_model, m.nhead, m.num_layers, m.dim_feedforward, m.drop.p,
             _activation_from_torch(block.activation, owner + ".layers.0"), positional,
@@ -293,19 +333,19 @@ def _from_torch(m, owner):
     if type(m) is TT.MultiheadAttention:
         return snn.MultiheadAttention(m.embed_dim, m.num_heads, m.dropout, m.in_proj_bias is not None,
                                       batch_first=m.batch_first, **_twin_attention_args(m, owner))
-    if type(m) is TT.TransformerEncoderLayer:
-        return snn.TransformerEncoderLayer(**_layer_args_from_torch(m, owner),
-                                           **_twin_attention_args(m.self_attn, owner + ".self_attn"),
-                                           rms_norm=isinstance(m.norm1, torch.nn.RMSNorm), glu=m.linear3 is not None)
+    if type(m) in (TT.TransformerEncoderLayer, ED.TransformerDecoderLayer):
+        cls = snn.TransformerEncoderLayer if type(m) is TT.TransformerEncoderLayer else snn.TransformerDecoderLayer
+        return cls(**_layer_args_from_torch(m, owner), **_twin_attention_args(m.self_attn, owner + ".self_attn"),
+                   rms_norm=isinstance(m.norm1, torch.nn.RMSNorm), glu=m.linear3 is not None)
     if type(m) is torch.nn.TransformerEncoderLayer:
         return snn.TransformerEncoderLayer(**_layer_args_from_torch(m, owner))
     if type(m) is torch.nn.TransformerDecoderLayer:
         return snn.TransformerDecoderLayer(**_layer_args_from_torch(m, owner))
-    if type(m) is torch.nn.TransformerEncoder:
+    if type(m) in (torch.nn.TransformerEncoder, ED.TransformerEncoder):
         return snn.TransformerEncoder(_from_torch(m.layers[0], owner + ".layers.0"), m.num_layers,
                                       None if m.norm is None else _from_torch(m.norm, owner + ".norm"),
                                       enable_nested_tensor=m.enable_nested_tensor, mask_check=m.mask_check)
-    if type(m) is torch.nn.TransformerDecoder:
+    if type(m) in (torch.nn.TransformerDecoder, ED.TransformerDecoder):
         return snn.TransformerDecoder(_from_torch(m.layers[0], owner + ".layers.0"), m.num_layers,
                                       None if m.norm is None else _from_torch(m.norm, owner + ".norm"))
     if type(m) is torch.nn.Transformer:
@@ -317,6 +357,8 @@ def _from_torch(m, owner):
     if type(m).__module__.startswith("torch.nn") and name in snn.__all__:
         cls = getattr(snn, name)
         return cls(**_native_args(m, cls, owner, lambda t: _core.from_dlpack(t.detach().cpu().clone())))
+    if is_converted_user_module(m):
+        return user_module_from_torch(m, owner, _from_torch)
     raise NotImplementedError(f"from_torch: {owner} is a torch {name}, which seqlab has no class for")
 
 
@@ -325,9 +367,14 @@ def from_torch(module):
     computes, with copies of its parameters and buffers, in its dtype and mode."""
     owner = type(module).__name__
     out = _from_torch(module, owner)
+    _share_as(module, out)
     dtype = _seqlab_dtype(_dtype(module))
     if dtype is not None:
         out = out.to(dtype)
-    state = {k: v.detach().cpu() for k, v in module.state_dict().items()}
-    out.load_state_dict(state, strict=True)
+    state = {k: v.detach().cpu() for k, v in module.state_dict().items() if not torch.nn.parameter.is_lazy(v)}
+    missing, unexpected = out.load_state_dict(state, strict=False)
+    missing = [k for k in missing if not is_lazy(out.state_dict()[k])]
+    if missing or unexpected:  # a converter bug: the two sides must have the same state
+        raise RuntimeError(f"from_torch: the seqlab {type(out).__name__} made for {owner} differs in its state: "
+                           f"missing {missing[:3]}, unexpected {unexpected[:3]}")
     return out.train(module.training)

@@ -1,0 +1,59 @@
+"""seqlab.nn.TransformerMaskedLM in torch (BERT's and DeBERTa's masked-LM encoder): the torch twin
+seqlab.to_torch builds for it. Parameter names and shapes are seqlab's, so state dicts move either
+way unchanged; the layers are the twin TransformerEncoderLayers (any positional scheme, DeBERTa's
+disentangled attention included). Tests: tests/test_to_torch_encoder_decoder.py."""
+import torch
+
+from ..nn.masked_lm import MaskedLMOutput
+from .encoder_decoder import add_positions
+
+__all__ = ["TransformerMaskedLM"]
+
+
+class TransformerMaskedLM(torch.nn.Module):
+    """Embeddings (tok_emb + positional + token_type_emb, then embed_proj, embedding_norm, dropout),
+    bidirectional layers, ln_f (pre-LN only), and the head lm_head(head_norm(act(head_dense(x)))).
+    forward(idx, attention_mask=None, token_type_ids=None, output_hidden_states=False,
+    output_attentions=False) as seqlab's: logits (N, L, V), or a MaskedLMOutput (Hugging Face's
+    names) with the hidden states and each block's attention weights (N, H, L, L)."""
+
+    def __init__(self, tok_emb, positional, token_type_emb, embed_proj, embedding_norm, dropout, layers, ln_f,
+                 head_dense, head_activation, head_norm, lm_head):
+        super().__init__()
+        self.tok_emb, self.positional, self.token_type_emb = tok_emb, positional, token_type_emb
+        self.embed_proj, self.embedding_norm, self.drop = embed_proj, embedding_norm, torch.nn.Dropout(dropout)
+        self.layers, self.ln_f = layers, ln_f
+        self.head_dense, self.head_activation, self.head_norm, self.lm_head = head_dense, head_activation, head_norm, \
+            lm_head
+        self.vocab_size, self.num_layers = lm_head.out_features, len(layers)
+
+    def embed(self, idx, token_type_ids=None):
+        x = add_positions(self.positional, self.tok_emb(idx), 0)
+        if self.token_type_emb is not None:
+            x = x + self.token_type_emb(torch.zeros_like(idx) if token_type_ids is None else token_type_ids)
+        if self.embed_proj is not None:
+            x = self.embed_proj(x)
+        if self.embedding_norm is not None:
+            x = self.embedding_norm(x)
+        return self.drop(x)
+
+    def forward(self, idx, attention_mask=None, token_type_ids=None, output_hidden_states=False,
+                output_attentions=False):
+        padding = None if attention_mask is None else attention_mask == 0
+        x = self.embed(idx, token_type_ids)
+        hidden_states, attentions = [], []
+        for block in self.layers:
+            if output_hidden_states:
+                hidden_states.append(x)
+            if output_attentions:  # the block's self-attention once more, each head's weights
+                h = block.norm1(x) if block.norm_first else x
+                attentions.append(block.self_attn(h, h, h, key_padding_mask=padding, need_weights=True,
+                                                  average_attn_weights=False)[1])
+            x = block(x, src_key_padding_mask=padding)
+        if self.ln_f is not None:
+            x = self.ln_f(x)
+        logits = self.lm_head(self.head_norm(self.head_activation(self.head_dense(x))))
+        if not (output_hidden_states or output_attentions):
+            return logits
+        return MaskedLMOutput(logits, tuple(hidden_states) + (x,) if output_hidden_states else None,
+                              tuple(attentions) if output_attentions else None)
