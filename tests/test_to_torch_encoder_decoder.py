@@ -187,3 +187,18 @@ def test_a_masked_lm_becomes_its_twin_computing_the_same(name, dtype):
     back = assert_round_trip(m, name)
     if name.startswith("deberta"):
         assert back.layers[1].self_attn.pos.rel_embeddings is back.layers[0].self_attn.pos.rel_embeddings
+
+
+def test_the_twins_move_dtype_like_any_torch_module():
+    """Nothing in the seq2seq and masked-LM twins (DeBERTa's buckets, T5's bias) is tied to a dtype."""
+    s2s = seqlab.to_torch(make_seq2seq("t5", seqlab.float32))
+    src, tgt = torch.randint(1, 30, (2, 7)), torch.randint(0, 30, (2, 5))
+    want = s2s.double()(src, tgt)
+    got = s2s.to(torch.bfloat16)(src, tgt)
+    assert got.dtype == torch.bfloat16 and torch.allclose(got.double(), want, atol=0.15)
+    assert s2s.generate(src, max_new_tokens=3, decoder_start_token_id=0).shape == (2, 4)
+    mlm = seqlab.to_torch(make_masked("deberta-v3", seqlab.float32))
+    ids = torch.randint(1, 40, (2, 9))
+    want = mlm.double()(ids)
+    got = mlm.half()(ids)
+    assert got.dtype == torch.float16 and torch.allclose(got.double(), want, atol=0.05)

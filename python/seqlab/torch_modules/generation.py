@@ -55,7 +55,11 @@ class _SeqlabView:
 
     @staticmethod
     def _seqlab(logits):
+        """The logits for seqlab's loop; a half-precision model's in float32 (as Hugging Face's
+        generate() upcasts them before the softmax)."""
         from .. import _core
+        if logits.dtype in (torch.float16, torch.bfloat16):
+            logits = logits.float()
         return _core.from_dlpack(logits.detach().cpu().contiguous())
 
     def forward(self, idx, cache=None, attention_mask=None):
