@@ -45,11 +45,10 @@ def _torch_namespace(module):
 
 def _seqlab_names():
     """id(object) -> (namespace, name) for every public name of seqlab's torch-shaped namespaces."""
-    if not _NAMES:
-        import seqlab
+    if not _NAMES:  # (the namespaces a user's code reads, the package itself among them: indexed, not used)
         for path in ("seqlab", "seqlab.nn", "seqlab.nn.functional", "seqlab.nn.init", "seqlab.linalg",
                      "seqlab.autograd", "seqlab.nn.utils", "seqlab.nn.utils.rnn", "seqlab.optim", "seqlab.utils.data"):
-            module = seqlab if path == "seqlab" else importlib.import_module(path)
+            module = importlib.import_module(path)
             for name in dir(module):
                 if not name.startswith("_"):
                     _NAMES.setdefault(id(getattr(module, name)), (module, name))
