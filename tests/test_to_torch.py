@@ -9,7 +9,6 @@ the gradients of every parameter equal, from_torch(to_torch(m)) holds m's state 
 m's function. The walk over seqlab.nn.__all__ finds each module converted by a test (here or in
 test_to_torch_seq2seq.py / test_to_torch_encoder_decoder.py); what has no counterpart is a clear
 error naming it."""
-import pathlib
 import warnings
 
 import numpy as np
@@ -70,8 +69,11 @@ def assert_same_function(m, tm, xs, what, tol):
 
 
 def assert_round_trip(m, what):
+    """from_torch(to_torch(m)) is m again: its type, its state, its repr (the options without state:
+    scale, a scheme's arguments, norm_first, dropout, ...)."""
     back = seqlab.from_torch(seqlab.to_torch(m))
     assert type(back) is type(m), what
+    assert repr(back) == repr(m), what
     ours, theirs = m.state_dict(), back.state_dict()
     assert list(ours) == list(theirs), what
     for k in ours:
@@ -327,25 +329,19 @@ def test_a_lazy_module_becomes_torchs_lazy_one_and_both_take_their_shape_on_firs
     assert_same_function(back, seqlab.to_torch(back), [seqlab.from_dlpack(x.double())], type(lazy).__name__, 1e-10)
 
 
-# seqlab.nn's modules converted by the tests of another file (named there)
-ELSEWHERE = {"Seq2SeqAttention": "test_to_torch_seq2seq.py", "RNNSeq2Seq": "test_to_torch_seq2seq.py",
-             "TransformerSeq2Seq": "test_to_torch_encoder_decoder.py",
-             "TransformerMaskedLM": "test_to_torch_encoder_decoder.py"}
-
-
 def test_every_module_of_seqlab_nn_converts():
     covered = {name for name, _, _ in TORCH_CASES} | {type(m).__name__ for m, _ in LOSSES} | {
         "Sequential", "ModuleList", "ModuleDict", "TransformerLM", "RNNLM", "MaxPool1d", "MaxPool2d", "AvgPool1d",
         "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "LazyLinear", "LazyConv1d", "LazyConv2d",
         "LazyBatchNorm1d"}
-    here = pathlib.Path(__file__).parent
-    for name, test_file in ELSEWHERE.items():
-        assert f"nn.{name}(" in (here / test_file).read_text(), f"{test_file} does not build an nn.{name}"
+    import test_to_torch_encoder_decoder
+    import test_to_torch_seq2seq
+    covered |= set(test_to_torch_seq2seq.CONVERTS) | set(test_to_torch_encoder_decoder.CONVERTS)
     missing = []
     for name in nn.__all__:
         obj = getattr(nn, name)
         if isinstance(obj, type) and issubclass(obj, nn.Module) and name not in ("Module", "RNNBase", "RNNCellBase"):
-            if name not in covered and name not in ELSEWHERE:
+            if name not in covered:
                 missing.append(name)
     assert not missing, f"modules of seqlab.nn that no test converts: {missing}"
 
@@ -361,3 +357,38 @@ def test_pooling_becomes_torchs(pool, shape):
     assert type(tp) is getattr(torch.nn, type(pool).__name__) and repr(tp) == repr(pool)
     assert_same_function(pool, tp, [seqlab.randn(*shape, dtype=seqlab.float64)], type(pool).__name__, 1e-12)
     assert type(seqlab.from_torch(tp)) is type(pool)
+
+
+def test_each_submodules_mode_and_each_parameters_requires_grad_carry_over():
+    seqlab.manual_seed(30)
+    m = nn.Sequential(nn.Embedding(9, 4), nn.LSTM(4, 4, batch_first=True), nn.Dropout(0.5))
+    m[0].eval()  # a frozen, evaluated embedding in a model that trains
+    m[0].weight.requires_grad_(False)
+    tm = seqlab.to_torch(m)
+    back = seqlab.from_torch(tm)
+    for side in (tm, back):
+        assert [mod.training for _, mod in side.named_modules()] == [True, False, True, True]
+        assert [p.requires_grad for p in side.parameters()] == [p.requires_grad for p in m.parameters()]
+        assert not side[0].weight.requires_grad and side[1].weight_ih_l0.requires_grad
+
+
+def test_the_twin_attentions_is_causal_counts_the_cached_positions():
+    from seqlab import torch_modules as TM
+    torch.manual_seed(31)
+    mha = TM.MultiheadAttention(E, H, batch_first=True, pos=TM.positional.ALiBi(H)).double().eval()
+    cache = TM.transformer.KVCache(1).layers[0]
+    x = torch.randn(2, 7, E, dtype=torch.float64)
+    with torch.no_grad():
+        whole = mha(x, x, x, is_causal=True, need_weights=False)[0]
+        head = mha(x[:, :4], x[:, :4], x[:, :4], is_causal=True, need_weights=False, cache=cache)[0]
+        tail = mha(x[:, 4:], x[:, 4:], x[:, 4:], is_causal=True, need_weights=False, cache=cache)[0]
+    np.testing.assert_allclose(torch.cat([head, tail], 1).numpy(), whole.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_the_scheme_twins_keep_seqlabs_limits_and_precision():
+    from seqlab import torch_modules as TM
+    table = seqlab.to_torch(P.LearnedPositionalEmbedding(8, E))
+    with pytest.raises(IndexError, match=r"LearnedPositionalEmbedding: positions 6..9 are past the table of max_len=8"):
+        table(torch.zeros(1, 4, E), offset=6)
+    alibi = TM.TransformerLM(30, E, H, 1, pos=TM.positional.ALiBi(H)).half()
+    assert alibi.layers[0].self_attn.pos.slopes.dtype == torch.float64  # the bias is exact before its one rounding

@@ -14,6 +14,9 @@ from seqlab import torch_modules as TM
 from seqlab.nn import positional as P
 from test_to_torch import TOL, assert_round_trip, assert_same_function, flat
 
+# the seqlab.nn modules this file converts (test_to_torch's walk over seqlab.nn reads it)
+CONVERTS = ("TransformerSeq2Seq", "TransformerMaskedLM")
+
 E, H = 24, 4
 f64 = seqlab.float64
 
@@ -49,24 +52,58 @@ def test_a_decoder_layer_without_options_stays_torchs():
     assert type(seqlab.to_torch(nn.TransformerDecoderLayer(E, H, 40))) is torch.nn.TransformerDecoderLayer
 
 
-def test_stacks_of_twin_layers_become_twin_stacks_and_zero_padding_as_torchs_nested_path():
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")  # (seqlab's note on the stacks built here)
+@pytest.mark.parametrize("options", [dict(), dict(norm_first=True), dict(nhead=3), dict(bias=False),
+                                     dict(batch_first=False)], ids=lambda o: ",".join(o) or "post-LN")
+def test_stacks_of_twin_layers_become_twin_stacks_and_zero_padding_where_seqlab_does(options):
+    """The twin encoder stack takes seqlab's (and torch's) nested-tensor rule: padded positions
+    come out 0 in eval without gradients only for a layer that qualifies (post-LN, batch_first,
+    even heads, with bias, ...)."""
     seqlab.manual_seed(12)
-    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(E, H, 40, batch_first=True, pos=P.ALiBi(H), dtype=f64), 2,
-                                nn.LayerNorm(E, dtype=f64)).eval()
+    nhead = options.pop("nhead", H)
+    E_ = 8 * nhead
+    batch_first = options.setdefault("batch_first", True)
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(E_, nhead, 40, pos=P.ALiBi(nhead), dtype=f64, **options),
+                                2, nn.LayerNorm(E_, dtype=f64)).eval()
     te = seqlab.to_torch(enc)
     assert type(te) is TM.TransformerEncoder and te.use_nested_tensor == enc.use_nested_tensor
-    x = seqlab.randn(2, 6, E, dtype=f64)
+    x = seqlab.randn(*((2, 6, E_) if batch_first else (6, 2, E_)), dtype=f64)
     pad = seqlab.tensor([[False] * 6, [False] * 4 + [True] * 2])
     assert_same_function(enc, te, [x, None, pad], "encoder stack", 1e-10)
-    with seqlab.no_grad(), torch.no_grad():  # eval, no gradient: the padded rows are 0 before the norm, on both sides
-        ours, theirs = enc(x, src_key_padding_mask=pad), te(torch.from_dlpack(x.detach()), src_key_padding_mask=torch.from_dlpack(pad))
+    with seqlab.no_grad(), torch.no_grad():  # eval, no gradient: seqlab's nested-tensor rule on both sides
+        ours = enc(x.detach(), src_key_padding_mask=pad)
+        theirs = te(torch.from_dlpack(x.detach()), src_key_padding_mask=torch.from_dlpack(pad))
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10, atol=1e-10)
     assert_round_trip(enc, "encoder stack")
-    dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(E, H, 40, batch_first=True, glu=True, dtype=f64), 2).eval()
+    dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(E_, nhead, 40, glu=True, dtype=f64, **options), 2).eval()
     td = seqlab.to_torch(dec)
     assert type(td) is TM.TransformerDecoder
-    assert_same_function(dec, td, [seqlab.randn(2, 5, E, dtype=f64), seqlab.randn(2, 6, E, dtype=f64), causal(5)], "decoder stack", 1e-10)
+    shape = (lambda L: (2, L, E_)) if batch_first else (lambda L: (L, 2, E_))
+    assert_same_function(dec, td, [seqlab.randn(*shape(5), dtype=f64), seqlab.randn(*shape(6), dtype=f64), causal(5)],
+                         "decoder stack", 1e-10)
     assert_round_trip(dec, "decoder stack")
+
+
+def test_layers_that_differ_convert_each_as_it_is():
+    """A stack is converted layer by layer: NoPE in every other layer, or one layer's own scale,
+    stays so in torch and back."""
+    seqlab.manual_seed(18)
+    lm = nn.TransformerLM(30, E, H, 3, 40, pos=P.RoPE(E // H), dtype=f64).eval()
+    lm.layers[1] = nn.TransformerEncoderLayer(E, H, 40, 0.1, "gelu", batch_first=True, norm_first=True,
+                                              dtype=f64).eval()
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(E, H, 40, batch_first=True, dtype=f64), 2).eval()
+    enc.layers[1] = nn.TransformerEncoderLayer(E, H, 40, batch_first=True, pos=P.ALiBi(H), dtype=f64).eval()
+    mlm = make_masked("deberta", f64)
+    mlm.layers[0].self_attn.pos = P.T5RelativeBias(H, dtype=f64)
+    ids = seqlab.tensor(np.random.default_rng(19).integers(0, 30, (2, 7)))
+    for m, xs in ((lm, [ids]), (enc, [seqlab.randn(2, 7, E, dtype=f64)]), (mlm, [ids])):
+        tm = seqlab.to_torch(m)
+        assert_same_function(m, tm, xs, type(m).__name__, 1e-10)
+        back = assert_round_trip(m, type(m).__name__)
+        with seqlab.no_grad():
+            np.testing.assert_array_equal(back(*[x.detach() for x in xs]).numpy(),
+                                          m(*[x.detach() for x in xs]).numpy())
+    assert tm.layers[0].self_attn.pos is not None and type(back.layers[0].self_attn.pos) is P.T5RelativeBias
 
 
 # ------------------------------------------------------------------------------ TransformerSeq2Seq

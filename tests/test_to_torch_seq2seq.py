@@ -24,6 +24,9 @@ from seqlab.torch_modules.generation import GenerationMixin as TorchGenerationMi
 from seqlab.torch_modules.recurrent import RNNState as TorchRNNState
 from test_to_torch import TOL, assert_round_trip, assert_same_function, flat
 
+# the seqlab.nn modules this file converts (test_to_torch's walk over seqlab.nn reads it)
+CONVERTS = ("Seq2SeqAttention", "RNNSeq2Seq")
+
 # ---------------------------------------------------------------------------------- attention
 
 Q, K, DV, HID = 4, 6, 3, 5  # query, key (where the score allows another size), value and hidden sizes

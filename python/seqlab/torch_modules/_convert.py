@@ -11,13 +11,14 @@ parameters carry seqlab's names. from_torch reverses both. share=True makes the 
 views of seqlab's memory (DLPack) instead of copies. A module with no converter is an error naming
 it. Tests: tests/test_to_torch.py."""
 import inspect
+import warnings
 
 import torch
 
 from .. import _core
 from .. import nn as snn
 from ..nn import functional as SF
-from ..nn.lazy import is_lazy
+from ..nn.lazy import LazyModuleMixin, is_lazy
 from ..nn import positional as SP
 from . import positional as TP
 from ._convert_positional import scheme as _scheme
@@ -110,10 +111,11 @@ def _mha_twin_args(m, owner):
                 num_key_value_heads=m.num_key_value_heads, head_dim=m.head_dim)
 
 
-def _layer_args(m, owner):
-    """TransformerEncoderLayer / DecoderLayer arguments, torch's names."""
+def _layer_args(m, owner, activation=None):
+    """TransformerEncoderLayer / DecoderLayer arguments (torch's names, the same on both sides) of
+    either side's layer m; activation: the converter of its activation (default: to torch)."""
     return dict(d_model=m.self_attn.embed_dim, nhead=m.self_attn.num_heads, dim_feedforward=m.linear1.out_features,
-                dropout=m.dropout.p, activation=_activation_to_torch(m.activation, owner),
+                dropout=m.dropout.p, activation=(activation or _activation_to_torch)(m.activation, owner),
                 layer_norm_eps=m.norm1.eps, batch_first=m.self_attn.batch_first, norm_first=m.norm_first,
                 bias=m.linear1.bias is not None)
 
@@ -144,15 +146,33 @@ def _decoder_layer_to_torch(m, owner):
     return _layer_twin(m, owner, ED.TransformerDecoderLayer)
 
 
-def _stack_to_torch(m, owner):
-    """A seqlab TransformerEncoder / Decoder: torch's when its layers become torch's, else the twin stack."""
-    layer = _to_torch(m.layers[0], owner + ".layers.0")
+def _layers_to_torch(layers, owner, twin_cls=None):
+    """Each layer converted on its own (a stack's layers may differ, e.g. NoPE in every other one):
+    torch's class where it has the layer, or with twin_cls always that twin."""
+    return torch.nn.ModuleList([_to_torch(layer, f"{owner}.{i}") if twin_cls is None else
+                                _layer_twin(layer, f"{owner}.{i}", twin_cls) for i, layer in enumerate(layers)])
+
+
+def _layers_from_torch(layers, owner):
+    return snn.ModuleList([_from_torch(layer, f"{owner}.{i}") for i, layer in enumerate(layers)])
+
+
+def _stack_to_torch(m, owner, twin=False):
+    """A seqlab TransformerEncoder / Decoder: torch's when all its layers become torch's, else (or
+    with twin) the twin stack; each layer converted on its own."""
+    decoder = type(m) is snn.TransformerDecoder
+    twin_cls = (ED.TransformerDecoderLayer if decoder else TT.TransformerEncoderLayer) if twin else None
+    layers = _layers_to_torch(m.layers, owner + ".layers", twin_cls)
+    torchs = all(type(layer) in (torch.nn.TransformerEncoderLayer, torch.nn.TransformerDecoderLayer)
+                 for layer in layers)
     norm = None if m.norm is None else _to_torch(m.norm, owner + ".norm")
-    if type(m) is snn.TransformerDecoder:
-        cls = torch.nn.TransformerDecoder if type(layer) is torch.nn.TransformerDecoderLayer else ED.TransformerDecoder
-        return cls(layer, m.num_layers, norm)
-    cls = torch.nn.TransformerEncoder if type(layer) is torch.nn.TransformerEncoderLayer else ED.TransformerEncoder
-    return cls(layer, m.num_layers, norm, enable_nested_tensor=m.enable_nested_tensor, mask_check=m.mask_check)
+    if decoder:
+        out = (torch.nn.TransformerDecoder if torchs else ED.TransformerDecoder)(layers[0], m.num_layers, norm)
+    else:
+        out = (torch.nn.TransformerEncoder if torchs else ED.TransformerEncoder)(
+            layers[0], m.num_layers, norm, enable_nested_tensor=m.enable_nested_tensor, mask_check=m.mask_check)
+    out.layers = layers
+    return out
 
 
 def _positional_to_torch(positional, owner):
@@ -166,13 +186,15 @@ def _transformer_lm_to_torch(m, owner):
     block = m.layers[0]
     positional = _positional_to_torch(m.positional, owner + ".positional")
     a = _mha_twin_args(block.self_attn, owner + ".layers.0.self_attn")
-    return TT.TransformerLM(
+    out = TT.TransformerLM(
         m.vocab_size, m.d_model, m.nhead, m.num_layers, m.dim_feedforward, m.drop.p,
         _activation_to_torch(block.activation, owner + ".layers.0"), positional,
         tie_weights=m.lm_head.weight is m.tok_emb.weight, layer_norm_eps=block.norm1.eps,
         bias=block.linear1.bias is not None, pos=a["pos"], scale=m.scale, embedding_norm=m.embedding_norm is not None,
         num_key_value_heads=a["num_key_value_heads"], rms_norm=isinstance(m.ln_f, snn.RMSNorm),
         glu=block.linear3 is not None, head_dim=a["head_dim"])
+    out.layers = _layers_to_torch(m.layers, owner + ".layers", TT.TransformerEncoderLayer)
+    return out
 
 
 # the converters of the twins' own conversion modules (_convert_*.py), by exact class: seqlab's ->
@@ -208,14 +230,12 @@ def _to_torch(m, owner):
         return _decoder_layer_to_torch(m, owner)
     if type(m) in (snn.TransformerEncoder, snn.TransformerDecoder):
         return _stack_to_torch(m, owner)
-    if type(m) is snn.Transformer:
+    if type(m) is snn.Transformer:  # (its stacks converted on their own: twin stacks where a layer needs one)
         layer = m.encoder.layers[0]
-        if _encoder_layer_needs_twin(layer):
-            raise NotImplementedError(f"to_torch: {owner}'s layers have seqlab's options, which torch.nn.Transformer "
-                                      "does not take")
-        return torch.nn.Transformer(m.d_model, m.nhead, len(m.encoder.layers), len(m.decoder.layers),
-                                    **{k: v for k, v in _layer_args(layer, owner).items()
-                                       if k not in ("d_model", "nhead")})
+        out = torch.nn.Transformer(m.d_model, m.nhead, len(m.encoder.layers), len(m.decoder.layers),
+                                   **{k: v for k, v in _layer_args(layer, owner).items() if k not in ("d_model", "nhead")})
+        out.encoder, out.decoder = _to_torch(m.encoder, owner + ".encoder"), _to_torch(m.decoder, owner + ".decoder")
+        return out
     if type(m).__module__.startswith("seqlab.nn") and hasattr(torch.nn, name) and name in snn.__all__:
         return getattr(torch.nn, name)(**_native_args(m, type(m), owner, lambda t: torch.from_dlpack(t.detach()).clone()))
     if type(m) in (SP.SinusoidalPositionalEncoding, SP.LearnedPositionalEmbedding):
@@ -246,11 +266,42 @@ def _share_as(src, out):
         first.setdefault(id(p), name)
 
 
+def _refuse_hooks(module, owner, direction):
+    """A hook is code of the user's own that the converted module would silently not run: an error
+    naming the module (register it again on the converted one)."""
+    kinds = {"_forward_pre_hooks": "forward pre-hook", "_forward_hooks": "forward hook",
+             "_backward_pre_hooks": "backward pre-hook", "_backward_hooks": "backward hook"}
+    for name, mod in module.named_modules():
+        lazy = isinstance(mod, (torch.nn.modules.lazy.LazyModuleMixin, LazyModuleMixin))  # (their own hook infers
+        # the shapes)
+        for attr, kind in kinds.items():
+            if getattr(mod, attr, None) and not (lazy and attr == "_forward_pre_hooks"):
+                raise NotImplementedError(f"{direction}: {owner}{'.' + name if name else ''} has a {kind}, which the "
+                                          "converted module would not run; remove it and register it again on the "
+                                          "converted module")
+
+
+def _carry_modes(src, out):
+    """Each submodule's training mode and each parameter's requires_grad, as src's (by name: both
+    sides name them alike)."""
+    modules = dict(out.named_modules())
+    for name, mod in src.named_modules():
+        if name in modules:
+            modules[name].training = mod.training
+    params = dict(out.named_parameters())
+    for name, p in src.named_parameters():
+        if name in params and params[name].requires_grad != p.requires_grad:  # (an uninitialised one: as made)
+            params[name].requires_grad_(p.requires_grad)
+
+
 def to_torch(module, share=False):
     """The torch.nn.Module computing what the seqlab `module` computes, with its parameters and
     buffers (copies; share=True: views of seqlab's memory through DLPack), in its dtype and mode."""
     owner = type(module).__name__
-    out = _to_torch(module, owner)
+    _refuse_hooks(module, owner, "to_torch")
+    with warnings.catch_warnings():  # (building a stack repeats the note its user saw when building theirs)
+        warnings.filterwarnings("ignore", message="enable_nested_tensor is True")
+        out = _to_torch(module, owner)
     _share_as(module, out)
     dtype = _torch_dtype(_dtype(module))
     if dtype is not None:
@@ -260,8 +311,8 @@ def to_torch(module, share=False):
              if v is not None and not is_lazy(v)}
     missing, unexpected = out.load_state_dict(state if share else {k: v.clone() for k, v in state.items()},
                                               strict=False)
-    missing = [k for k in missing if not torch.nn.parameter.is_lazy(out.get_parameter(k) if k in dict(
-        out.named_parameters()) else out.get_buffer(k))]
+    mine = out.state_dict(keep_vars=True)
+    missing = [k for k in missing if not torch.nn.parameter.is_lazy(mine[k])]
     if missing or unexpected:  # a converter bug: the two sides must have the same state
         raise RuntimeError(f"to_torch: the torch {type(out).__name__} made for {owner} differs in its state: missing "
                            f"{missing[:3]}, unexpected {unexpected[:3]}")
@@ -269,10 +320,16 @@ def to_torch(module, share=False):
         with torch.no_grad():
             for name, p in out.named_parameters():
                 p.data = state[name]
-    return out.train(module.training)
+    _carry_modes(module, out)
+    return out
 
 
 # ----------------------------------------------------------------------------------- from torch
+
+def rnn_mode(rnn):
+    """seqlab's mode name of a torch.nn recurrent layer (LSTM, GRU, RNN_TANH, RNN_RELU)."""
+    return type(rnn).__name__ if type(rnn) is not torch.nn.RNN else f"RNN_{rnn.nonlinearity.upper()}"
+
 
 def _activation_from_torch(fn, owner):
     if fn is torch.nn.functional.relu:
@@ -297,9 +354,7 @@ def _positional_from_torch(positional, owner):
 
 
 def _layer_args_from_torch(m, owner):
-    return dict(d_model=m.self_attn.embed_dim, nhead=m.self_attn.num_heads, dim_feedforward=m.linear1.out_features,
-                dropout=m.dropout.p, activation=_activation_from_torch(m.activation, owner), layer_norm_eps=m.norm1.eps,
-                batch_first=m.self_attn.batch_first, norm_first=m.norm_first, bias=m.linear1.bias is not None)
+    return _layer_args(m, owner, _activation_from_torch)
 
 
 def _twin_attention_args(a, owner):
@@ -319,15 +374,17 @@ def _from_torch(m, owner):
     if type(m) is TT.TransformerLM:
         block = m.layers[0]
         positional = _positional_from_torch(m.positional, owner + ".positional")
-        return snn.TransformerLM(
+        out = snn.TransformerLM(
             m.vocab_size, m.d_model, m.nhead, m.num_layers, m.dim_feedforward, m.drop.p,
             _activation_from_torch(block.activation, owner + ".layers.0"), positional,
             tie_weights=m.lm_head.weight is m.tok_emb.weight, layer_norm_eps=m.ln_f.eps,
             bias=block.linear1.bias is not None, embedding_norm=m.embedding_norm is not None,
             rms_norm=isinstance(m.ln_f, torch.nn.RMSNorm), glu=block.linear3 is not None,
             **_twin_attention_args(block.self_attn, owner + ".layers.0.self_attn"))
+        out.layers = _layers_from_torch(m.layers, owner + ".layers")
+        return out
     if type(m) is TR.RNNLM:
-        mode = type(m.rnn).__name__ if type(m.rnn) is not torch.nn.RNN else f"RNN_{m.rnn.nonlinearity.upper()}"
+        mode = rnn_mode(m.rnn)
         return snn.RNNLM(m.embedding.num_embeddings, m.embedding.embedding_dim, m.rnn.hidden_size, m.rnn.num_layers,
                          mode, m.rnn.dropout, tie_weights=m.decoder.weight is m.embedding.weight)
     if type(m) is TT.MultiheadAttention:
@@ -341,17 +398,23 @@ def _from_torch(m, owner):
         return snn.TransformerEncoderLayer(**_layer_args_from_torch(m, owner))
     if type(m) is torch.nn.TransformerDecoderLayer:
         return snn.TransformerDecoderLayer(**_layer_args_from_torch(m, owner))
-    if type(m) in (torch.nn.TransformerEncoder, ED.TransformerEncoder):
-        return snn.TransformerEncoder(_from_torch(m.layers[0], owner + ".layers.0"), m.num_layers,
-                                      None if m.norm is None else _from_torch(m.norm, owner + ".norm"),
-                                      enable_nested_tensor=m.enable_nested_tensor, mask_check=m.mask_check)
-    if type(m) in (torch.nn.TransformerDecoder, ED.TransformerDecoder):
-        return snn.TransformerDecoder(_from_torch(m.layers[0], owner + ".layers.0"), m.num_layers,
-                                      None if m.norm is None else _from_torch(m.norm, owner + ".norm"))
+    if type(m) in (torch.nn.TransformerEncoder, ED.TransformerEncoder, torch.nn.TransformerDecoder,
+                   ED.TransformerDecoder):
+        layers = _layers_from_torch(m.layers, owner + ".layers")
+        norm = None if m.norm is None else _from_torch(m.norm, owner + ".norm")
+        if type(m) in (torch.nn.TransformerDecoder, ED.TransformerDecoder):
+            out = snn.TransformerDecoder(layers[0], m.num_layers, norm)
+        else:
+            out = snn.TransformerEncoder(layers[0], m.num_layers, norm, enable_nested_tensor=m.enable_nested_tensor,
+                                         mask_check=m.mask_check)
+        out.layers = layers
+        return out
     if type(m) is torch.nn.Transformer:
         layer = m.encoder.layers[0]
         args = {k: v for k, v in _layer_args_from_torch(layer, owner).items() if k not in ("d_model", "nhead")}
-        return snn.Transformer(m.d_model, m.nhead, len(m.encoder.layers), len(m.decoder.layers), **args)
+        out = snn.Transformer(m.d_model, m.nhead, len(m.encoder.layers), len(m.decoder.layers), **args)
+        out.encoder, out.decoder = _from_torch(m.encoder, owner + ".encoder"), _from_torch(m.decoder, owner + ".decoder")
+        return out
     if isinstance(m, TP._Absolute):
         return _scheme_from_torch(m, owner)
     if type(m).__module__.startswith("torch.nn") and name in snn.__all__:
@@ -366,15 +429,20 @@ def from_torch(module):
     """The seqlab module computing what the torch `module` (from to_torch, or torch.nn's own layers)
     computes, with copies of its parameters and buffers, in its dtype and mode."""
     owner = type(module).__name__
-    out = _from_torch(module, owner)
+    _refuse_hooks(module, owner, "from_torch")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="enable_nested_tensor is True")
+        out = _from_torch(module, owner)
     _share_as(module, out)
     dtype = _seqlab_dtype(_dtype(module))
     if dtype is not None:
         out = out.to(dtype)
     state = {k: v.detach().cpu() for k, v in module.state_dict().items() if not torch.nn.parameter.is_lazy(v)}
     missing, unexpected = out.load_state_dict(state, strict=False)
-    missing = [k for k in missing if not is_lazy(out.state_dict()[k])]
+    mine = out.state_dict()
+    missing = [k for k in missing if not is_lazy(mine[k])]
     if missing or unexpected:  # a converter bug: the two sides must have the same state
         raise RuntimeError(f"from_torch: the seqlab {type(out).__name__} made for {owner} differs in its state: "
                            f"missing {missing[:3]}, unexpected {unexpected[:3]}")
-    return out.train(module.training)
+    _carry_modes(module, out)
+    return out

@@ -16,6 +16,7 @@ import copy
 
 import torch
 
+from .. import _core
 from .generation import GenerationMixin
 from .positional import _Absolute
 from .transformer import KVCache, TransformerEncoderLayer
@@ -48,11 +49,8 @@ class TransformerDecoderLayer(TransformerEncoderLayer):
                                 is_causal=is_causal)[0]
         return self.dropout2(x)
 
-    def _ff(self, x):  # the encoder layer's feed-forward with this layer's last dropout
-        h = self.activation(self.linear1(x))
-        if self.linear3 is not None:
-            h = h * self.linear3(x)
-        return self.dropout3(self.linear2(self.dropout(h)))
+    def _ff_dropout(self):  # (torch's name for the feed-forward's dropout here)
+        return self.dropout3
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False, cache=None):
@@ -66,27 +64,30 @@ class TransformerDecoderLayer(TransformerEncoderLayer):
         return self.norm3(x + self._ff(x))
 
 
-def _causal(mask, size):
-    """torch's _detect_is_causal_mask: whether `mask` is the (size, size) causal mask."""
-    if mask is None or mask.shape != (size, size):
-        return False
-    causal = torch.ones(size, size, dtype=torch.bool, device=mask.device).triu(1)
-    return bool((mask == causal).all()) if mask.dtype == torch.bool else \
-        bool(((mask == float("-inf")) == causal).all() and (mask[~causal] == 0).all())
+def _why_not_nested(layer):
+    """Why torch (and seqlab) would not run a stack of `layer` on nested tensors ("" if they would):
+    seqlab's rule, the one torch.nn.TransformerEncoder applies to its first layer."""
+    attn = layer.self_attn
+    return _core.transformer_encoder_why_not_nested(
+        type(layer) is TransformerEncoderLayer, layer.norm_first, attn.batch_first, True, attn.in_proj_bias is not None,
+        layer.activation in (torch.nn.functional.relu, torch.nn.functional.gelu), layer.norm1.eps, layer.norm2.eps,
+        attn.num_heads)
 
 
 class TransformerEncoder(torch.nn.Module):
     """num_layers copies of encoder_layer, then norm if given; forward(src, mask=None,
-    src_key_padding_mask=None, is_causal=None). use_nested_tensor, as torch's (and seqlab's): in
-    eval mode, with a padding mask (each row's padding at its end), no mask and no gradient wanted,
-    the padded positions come out 0 (before norm), as torch's nested-tensor path leaves them."""
+    src_key_padding_mask=None, is_causal=None). use_nested_tensor, as torch's and seqlab's (false
+    unless the layer qualifies: post-LN, batch_first, in_proj bias, relu or gelu, equal eps, even
+    heads): then in eval mode, with a padding mask (each row's padding at its end), no mask and no
+    gradient wanted, the padded positions come out 0 (before norm), as torch's nested-tensor path
+    leaves them."""
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
         super().__init__()
         self.layers = torch.nn.ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
-        self.enable_nested_tensor = self.use_nested_tensor = enable_nested_tensor
-        self.mask_check = mask_check
+        self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        self.use_nested_tensor = enable_nested_tensor and not _why_not_nested(encoder_layer)
 
     def _padded(self, src, mask, padding):
         first = self.layers[0]
@@ -100,13 +101,12 @@ class TransformerEncoder(torch.nn.Module):
         return padded
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None, cache=None):
+        # (is_causal is a hint: the twin attention reads it only without a mask, as torch's layers)
         padded = self._padded(src, mask, src_key_padding_mask)
-        if is_causal is None:
-            is_causal = _causal(mask, src.shape[1 if self.layers[0].self_attn.batch_first else 0])
         x = src
-        for n, layer in enumerate(self.layers):
-            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal,
-                      cache=None if cache is None else cache.layers[n])
+        for n, layer in enumerate(self.layers):  # (a layer may be torch's own, which takes no cache)
+            kw = {} if cache is None else {"cache": cache.layers[n]}
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal), **kw)
         if padded is not None:
             x = x.masked_fill(padded.unsqueeze(-1), 0.0)
         return x if self.norm is None else self.norm(x)
@@ -123,12 +123,11 @@ class TransformerDecoder(torch.nn.Module):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False, cache=None):
-        if tgt_is_causal is None:
-            tgt_is_causal = _causal(tgt_mask, tgt.shape[1 if self.layers[0].self_attn.batch_first else 0])
         x = tgt
         for n, layer in enumerate(self.layers):
-            x = layer(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask, tgt_is_causal,
-                      memory_is_causal, cache=None if cache is None else cache.layers[n])
+            kw = {} if cache is None else {"cache": cache.layers[n]}
+            x = layer(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
+                      bool(tgt_is_causal), memory_is_causal, **kw)
         return x if self.norm is None else self.norm(x)
 
 

@@ -6,7 +6,7 @@ F.scaled_dot_product_attention, as PyTorch users write them; the others give the
 scores (and Shaw's an output term), materialised from per-distance tables gathered by distance.
 With query position i and key position j (d = i − j), D the head size, `scale` the attention's:
 
-    ALiBi           bias −m_h·|d|, the slopes of seqlab's alibi_slopes (a buffer)
+    ALiBi           bias −m_h·|d|, the slopes of seqlab's alibi_slopes (float64)
     RoPE            q and k rotated by position·base^(−2c/D), interleaved pairs or halves
     T5RelativeBias  bias b[bucket(j − i), h], the buckets of seqlab's t5_relative_position_bucket
     KERPLE          bias −r1_h·log(1 + r2_h·|d|) or −r1_h·|d|^r2_h, r1, r2 clamped as seqlab's
@@ -72,8 +72,8 @@ class RelativePositionScheme(torch.nn.Module):
 
 def _distances(L, S, offset, device):
     """(L, S) int64: i − j for query rows at offset … offset + L − 1 and keys at 0 … S − 1."""
-    i = torch.arange(offset, offset + L, device=device)[:, None]
-    return i - torch.arange(S, device=device)[None, :]
+    d, idx = _distance_rows(L, S, offset, device)
+    return d[idx]
 
 
 class ALiBi(RelativePositionScheme):
@@ -82,8 +82,9 @@ class ALiBi(RelativePositionScheme):
     def __init__(self, num_heads):
         super().__init__()
         self.num_heads = num_heads
-        slopes = torch.from_numpy(_core.alibi_slopes(num_heads).numpy().copy())
-        self.register_buffer("slopes", slopes, persistent=False)  # float64; cast to the scores' dtype
+        # float64, as seqlab's, whatever the module is cast to (an attribute, not a buffer: .half() leaves
+        # it), so that a long distance's bias is exact before the one rounding to the scores' dtype
+        self.slopes = torch.from_numpy(_core.alibi_slopes(num_heads).numpy().copy())
 
     def bias(self, L, S, offset, dtype, device):
         d = _distances(L, S, offset, device).abs().to(torch.float64)
@@ -420,6 +421,12 @@ class LearnedPositionalEmbedding(_Absolute):
 
     def forward(self, x, offset=0, position_ids=None):
         L = x.shape[1] if self.batch_first and x.dim() == 3 else x.shape[0]
+        first, last = (offset, offset + L - 1) if position_ids is None else \
+            (int(position_ids.min()), int(position_ids.max()))
+        if last >= self.max_len:  # (seqlab's error: a learned table cannot extrapolate)
+            raise IndexError(f"LearnedPositionalEmbedding: positions {first}..{last} are past the table of "
+                             f"max_len={self.max_len} positions (a learned table cannot extrapolate; use a relative "
+                             f"scheme or a larger max_len)")
         if position_ids is not None:
             return self.dropout(self._add(x, self.weight[position_ids]))
         return self.dropout(self._add(x, self.weight[offset:offset + L]))

@@ -91,8 +91,8 @@ class MultiheadAttention(torch.nn.Module):
             k, v = cache.append(k, v)
             S = k.shape[2]
         mask = _float_mask(attn_mask, q.dtype)
-        if mask is None and is_causal:
-            mask = _float_mask(torch.ones(L, S, dtype=torch.bool, device=q.device).triu(1), q.dtype)
+        if mask is None and is_causal:  # query l (at position P + l) sees the keys j <= P + l
+            mask = _float_mask(torch.ones(L, S, dtype=torch.bool, device=q.device).triu(P + 1), q.dtype)
         if mask is not None and mask.dim() == 3:  # (N·H, L, S), torch's layout
             mask = mask.view(N, H, L, S)
         if key_padding_mask is not None:
@@ -157,11 +157,14 @@ class TransformerEncoderLayer(torch.nn.Module):
                            is_causal=is_causal, cache=cache)[0]
         return self.dropout1(x)
 
-    def _ff(self, x):
+    def _ff(self, x):  # W_2 dropout(act(W_1 x) [⊙ W_3 x]), then the block's dropout
         h = self.activation(self.linear1(x))
         if self.linear3 is not None:
             h = h * self.linear3(x)
-        return self.dropout2(self.linear2(self.dropout(h)))
+        return self._ff_dropout()(self.linear2(self.dropout(h)))
+
+    def _ff_dropout(self):
+        return self.dropout2
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False, cache=None):
         x = src
