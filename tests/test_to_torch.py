@@ -392,3 +392,28 @@ def test_the_scheme_twins_keep_seqlabs_limits_and_precision():
         table(torch.zeros(1, 4, E), offset=6)
     alibi = TM.TransformerLM(30, E, H, 1, pos=TM.positional.ALiBi(H)).half()
     assert alibi.layers[0].self_attn.pos.slopes.dtype == torch.float64  # the bias is exact before its one rounding
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+def test_a_recurrent_layer_takes_packed_sequences_as_torchs(mode):
+    """The converted layer on the same packed batch (torch's PackedSequence of the same data):
+    the same padded outputs and final states, and the same gradients."""
+    seqlab.manual_seed(32)
+    m = getattr(nn, mode)(5, 6, num_layers=2, bidirectional=True, batch_first=True, dtype=seqlab.float64)
+    tm = seqlab.to_torch(m)
+    x = seqlab.randn(3, 7, 5, dtype=seqlab.float64)
+    lengths = [7, 3, 5]
+    ours = nn.utils.rnn.pack_padded_sequence(x, seqlab.tensor(lengths), batch_first=True, enforce_sorted=False)
+    theirs = torch.nn.utils.rnn.pack_padded_sequence(torch.from_dlpack(x), torch.tensor(lengths), batch_first=True,
+                                                     enforce_sorted=False)
+    out, h = m(ours)
+    tout, th = tm(theirs)
+    padded = nn.utils.rnn.pad_packed_sequence(out, batch_first=True)[0]
+    tpadded = torch.nn.utils.rnn.pad_packed_sequence(tout, batch_first=True)[0]
+    np.testing.assert_allclose(padded.detach().numpy(), tpadded.detach().numpy(), rtol=1e-10, atol=1e-12)
+    for a, b in zip(flat(h), flat(th)):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
+    (padded.sum() + sum(t.sum() for t in flat(h))).backward()
+    (tpadded.sum() + sum(t.sum() for t in flat(th))).backward()
+    for (name, p), tp in zip(m.named_parameters(), tm.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-9, atol=1e-10, err_msg=name)
