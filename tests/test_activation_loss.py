@@ -441,3 +441,25 @@ def test_silu_in_place_and_as_a_module_match_torch(rng):
         F.silu(ours, inplace=inplace)
         TF.silu(theirs, inplace=inplace)
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-14)
+
+
+@pytest.mark.parametrize("shape,dim", [((4, 6), -1), ((6, 3), 0), ((2, 4, 5), 1), ((2, 3, 8), -1)])
+def test_glu_matches_torch_forward_and_gradient(rng, shape, dim):
+    """F.glu(x, dim): the halves a, b of x along dim, a·σ(b), as torch's, with its gradient."""
+    x = randn(rng, shape, np.float64)
+    ours, theirs = seqlab.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    got, want = F.glu(ours, dim), TF.glu(theirs, dim)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-14, atol=1e-15)
+    g = randn(rng, tuple(want.shape), np.float64)
+    got.backward(seqlab.tensor(g))
+    want.backward(torch.tensor(g))
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-13, atol=1e-14)
+
+
+def test_glu_errors_are_torchs():
+    for x, dim, error, message in ((seqlab.randn(3, 5), -1, RuntimeError, "Halving dimension must be even, but "
+                                    "dimension 1 is size 5"),
+                                   (seqlab.randn(3, 4), 5, IndexError, "Dimension out of range"),
+                                   (seqlab.tensor(1.0), -1, RuntimeError, "glu does not support scalars")):
+        with pytest.raises(error, match=message):
+            F.glu(x, dim)

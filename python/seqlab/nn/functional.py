@@ -6,7 +6,7 @@ fused softmax, log_softmax and losses with hand-written backward (activation.cpp
 scaled_dot_product_attention (attention.cpp, attention_fused.cpp) with attention_weights, the
 weights it never materialises, and multi_head_attention_forward (multihead_attention.cpp,
 torch's signature), the convolutions and pooling (conv.cpp, pool.cpp), pad (composed: one
-index_select per padded dim) and kl_div (composed of elementwise ops)."""
+index_select per padded dim), kl_div and glu (composed of elementwise ops)."""
 import warnings
 
 import numpy as np
@@ -90,6 +90,21 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean":
         return total / input.shape[0] if input.dim() else total
     return total / pointwise.numel()
+
+
+def glu(input, dim=-1):
+    """The gated linear unit (Dauphin et al. 2017; F.glu): input split in halves a, b along dim,
+    a ⊙ σ(b). Composed of chunk, sigmoid and a product (their backward is the GLU's)."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if not -input.dim() <= dim < input.dim():
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.dim()}, {input.dim() - 1}], "
+                         f"but got {dim})")
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size "
+                           f"{input.shape[dim]}")
+    a, b = input.chunk(2, dim)
+    return a * _core.sigmoid(b)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
