@@ -388,7 +388,7 @@ def test_the_twin_attentions_is_causal_counts_the_cached_positions():
 def test_the_scheme_twins_keep_seqlabs_limits_and_precision():
     from seqlab import torch_modules as TM
     table = seqlab.to_torch(P.LearnedPositionalEmbedding(8, E))
-    with pytest.raises(IndexError, match=r"LearnedPositionalEmbedding: positions 6..9 are past the table of max_len=8"):
+    with pytest.raises(IndexError, match=r"LearnedPositionalEmbedding: positions 6..9 reach past the table of max_len=8 positions \(0..7;"):
         table(torch.zeros(1, 4, E), offset=6)
     alibi = TM.TransformerLM(30, E, H, 1, pos=TM.positional.ALiBi(H)).half()
     assert alibi.layers[0].self_attn.pos.slopes.dtype == torch.float64  # the bias is exact before its one rounding

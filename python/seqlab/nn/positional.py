@@ -549,9 +549,9 @@ class LearnedPositionalEmbedding(_Absolute, name="learned"):
         else:
             first, last = offset, offset + self._length(x) - 1
         if first < 0 or last >= self.max_len:
-            raise IndexError(f"LearnedPositionalEmbedding: positions {first}..{last} are past the table of "
-                             f"max_len={self.max_len} positions (a learned table cannot extrapolate; use a relative "
-                             f"scheme or a larger max_len)")
+            raise IndexError(f"LearnedPositionalEmbedding: positions {first}..{last} reach past the table of "
+                             f"max_len={self.max_len} positions (0..{self.max_len - 1}; a learned table cannot "
+                             f"extrapolate: use a relative scheme or a larger max_len)")
         if position_ids is not None:
             return self.dropout(x + self.weight.index_select(0, positions).reshape(tuple(x.shape)))
         return self.dropout(self._add(x, self.weight[offset:last + 1]))

@@ -424,9 +424,9 @@ class LearnedPositionalEmbedding(_Absolute):
         first, last = (offset, offset + L - 1) if position_ids is None else \
             (int(position_ids.min()), int(position_ids.max()))
         if last >= self.max_len:  # (seqlab's error: a learned table cannot extrapolate)
-            raise IndexError(f"LearnedPositionalEmbedding: positions {first}..{last} are past the table of "
-                             f"max_len={self.max_len} positions (a learned table cannot extrapolate; use a relative "
-                             f"scheme or a larger max_len)")
+            raise IndexError(f"LearnedPositionalEmbedding: positions {first}..{last} reach past the table of "
+                             f"max_len={self.max_len} positions (0..{self.max_len - 1}; a learned table cannot "
+                             f"extrapolate: use a relative scheme or a larger max_len)")
         if position_ids is not None:
             return self.dropout(self._add(x, self.weight[position_ids]))
         return self.dropout(self._add(x, self.weight[offset:offset + L]))
