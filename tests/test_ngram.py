@@ -219,57 +219,92 @@ def witten_bell_ref(counts):
     return BackoffRef(counts, P, B)
 
 
+PROB_EPSILON = 3e-6  # SRILM's Prob_Epsilon (lm/src/Prob.h)
+
+
+def good_turing_ref(nr, K):
+    """SRILM's GoodTuring::estimate (lm/src/Discount.cc) on the counts of counts nr (a Counter):
+    K = 0 without singletons, lowered while n_{K+1} = 0; d_r = (r*/r - C) / (1 - C), r* = (r+1) n_{r+1}/n_r,
+    C = (K+1) n_{K+1}/n_1, for r <= K; an unusable d_r (n_r = 0, r*/r > 1, not finite, <= 3e-6, or, as
+    seqlab adds, > 1) is 1. Returns (K, {r: d_r})."""
+    k = K if nr[1] > 0 else 0
+    while k > 0 and nr[k + 1] == 0:
+        k -= 1
+    d = {}
+    if k > 0:
+        common = (k + 1) * nr[k + 1] / nr[1]
+        for r in range(1, k + 1):
+            if nr[r] == 0:
+                d[r] = 1.0
+                continue
+            coeff0 = (r + 1) * nr[r + 1] / (r * nr[r])
+            coeff = (coeff0 - common) / (1 - common) if common != 1 else math.inf
+            d[r] = coeff if (math.isfinite(coeff) and PROB_EPSILON < coeff <= 1 and coeff0 <= 1) else 1.0
+    return k, d
+
+
 def katz_ref(counts, K=5):
-    """Katz back-off with Good-Turing discounts, as documented in cpp/src/lm/ngram_smoothing.cpp:
-    d_r = (r*/r - (K+1) n_{K+1}/n_1) / (1 - (K+1) n_{K+1}/n_1) for r <= K, r* = (r+1) n_{r+1}/n_r;
-    K lowered until every n_1..n_{K+1} > 0 and every d_r in (0, 1]; at K = 0, r - 0.5."""
-    N = counts.N
-    P, B, used_k = {}, {}, {}
+    """Katz back-off with Good-Turing discounts as SRILM's ngram-count estimates it (NgramLM.cc
+    Ngram::estimate2 and computeBOW), written from those rules, as documented in
+    cpp/src/lm/ngram_smoothing.cpp: p(w | h) = d_r r / T(h) for a seen h w, with T(h) = c(h) raised by 1
+    while the seen words leave less than 3e-6 and h was not followed by every word; back-off weights
+    (1 - sum p(w | h)) / (1 - sum p(w | h')), both taken as 0 within 3e-6; a zero denominator with
+    mass left rescales the seen n-grams to sum to 1 (weight 1). Unigrams: the left-over mass goes to the
+    unseen words, or to all words if there is none. used_k[n] = (K, {r: d_r}), raised[n] = the
+    contexts whose denominator was raised."""
+    N, V = counts.N, counts.V
+    P, B, used_k, raised = {}, {}, {}, {}
     for n in range(1, N + 1):
         c = counts.raw[n]
         nr = Counter(v for v in c.values() if v >= 1)
-        k = K
-        dr = {}
-        while k >= 1:
-            common = (k + 1) * nr[k + 1] / nr[1] if nr[1] else 0.0
-            if all(nr[r] > 0 for r in range(1, k + 2)) and common != 1:  # else d_r is undefined
-                dr = {r: (((r + 1) * nr[r + 1] / nr[r]) / r - common) / (1 - common) for r in range(1, k + 1)}
-                if all(0 < d <= 1 for d in dr.values()):
-                    break
-            k -= 1
-        used_k[n] = (k, dict(dr) if k >= 1 else {})
+        k, d = good_turing_ref(nr, min(K, max(nr, default=0)))
+        used_k[n] = (k, d)
 
-        def disc(r, k=k, dr=dr):
-            if k >= 1:
-                return dr[r] * r if r <= k else float(r)
-            return r - 0.5
+        def disc(r, d=d):
+            return d.get(r, 1.0) * r
 
+        by_ctx = defaultdict(list)
+        for g, v in c.items():
+            if v > 0:
+                by_ctx[g[:-1]].append(g)
+        P[n], raised[n] = {}, 0
+        for h, gs in by_ctx.items():
+            T = sum(c[g] for g in gs)
+            if len(gs) < V and sum(disc(c[g]) for g in gs) / T > 1 - PROB_EPSILON:
+                raised[n] += 1
+                while sum(disc(c[g]) for g in gs) / T > 1 - PROB_EPSILON:
+                    T += 1
+            for g in gs:
+                P[n][g] = disc(c[g]) / T
         if n == 1:
-            P[1] = {g: disc(v) / counts.total for g, v in c.items() if v > 0}
-            unseen = [g for g, v in c.items() if v == 0 and g != (BOS,)]
             left = 1 - sum(P[1].values())
+            left = 0.0 if left < PROB_EPSILON else left
+            unseen = [g for g in c if g != (BOS,) and g not in P[1]]
             for g in unseen:
                 P[1][g] = left / len(unseen)
-            if not unseen:  # as SRILM: the left-over mass is shared by all words
+            if not unseen:  # as SRILM's distributeProb: the left-over mass is shared by all words
                 everyone = [g for g in c if g != (BOS,)]
                 for g in everyone:
                     P[1][g] += left / len(everyone)
             continue
-        P[n] = {g: disc(v) / counts.ctx[n][g[:-1]] for g, v in c.items()}
-        seen, seen_lower = defaultdict(float), defaultdict(float)
-        for g in c:
-            seen[g[:-1]] += P[n][g]
-            seen_lower[g[:-1]] += backoff_prob(P, B, n - 1, g[1:-1], g[-1]) if n > 2 else P[1][g[-1:]]
         B[n - 1] = {}
-        for h in seen:
-            num, den = 1 - seen[h], 1 - seen_lower[h]
-            B[n - 1][h] = num / den if (num > 0 and den > 1e-12) else 0.0
-            if den <= 1e-12 and num > 1e-12:  # nothing to back off to: as SRILM, rescale the seen
-                for g in c:
-                    if g[:-1] == h:
-                        P[n][g] /= seen[h]
+        for h, gs in by_ctx.items():
+            num = 1 - sum(P[n][g] for g in gs)
+            den = 1 - sum(backoff_prob(P, B, n - 1, g[1:-1], g[-1]) if n > 2 else P[1][g[-1:]] for g in gs)
+            num = 0.0 if abs(num) < PROB_EPSILON else num
+            den = 0.0 if abs(den) < PROB_EPSILON else den
+            if den < PROB_EPSILON and num > PROB_EPSILON:  # nothing to back off to: rescale the seen
+                for g in gs:
+                    P[n][g] /= 1 - num
+                B[n - 1][h] = 1.0
+            elif num < 0:
+                B[n - 1][h] = 0.0
+            elif den <= 0:
+                B[n - 1][h] = 1.0
+            else:
+                B[n - 1][h] = num / den
     B.setdefault(N, {})
-    return BackoffRef(counts, P, B, used_k=used_k)
+    return BackoffRef(counts, P, B, used_k=used_k, raised=raised)
 
 
 def direct_ref_prob(counts, history, w, k=None):
@@ -555,6 +590,18 @@ def test_kneser_ney_custom_fallback_and_hand_values():
     assert uni[("the",)][1] == pytest.approx(math.log10(31 / 54), abs=1e-6)
 
 
+def check_katz_discounts(lm, ref):
+    """lm.discounts (Katz's per order) against the reference's K, d_r and raised contexts."""
+    assert len(lm.discounts) == ref.N
+    for n, got in enumerate(lm.discounts, start=1):
+        k, d = ref.used_k[n]
+        assert got["K"] == k, (n, got, ref.used_k[n])
+        assert got["d"] == pytest.approx([d[r] for r in range(1, k + 1)], abs=1e-12)
+        nr = Counter(v for v in ref.counts.raw[n].values() if v >= 1)
+        assert got["counts_of_counts"][:k + 1] == [nr[r] for r in range(1, k + 2)]
+        assert got["raised_contexts"] == ref.raised[n], (n, got["raised_contexts"], ref.raised[n])
+
+
 @pytest.mark.parametrize("order", [1, 2, 3])
 def test_katz_matches_reference(order):
     with warnings.catch_warnings():
@@ -563,12 +610,23 @@ def test_katz_matches_reference(order):
     ref = katz_ref(Counts(MEDIUM, order), 5)
     compare_tables(lm, ref)
     check_scores(lm, ref, MEDIUM_TEST)
+    check_katz_discounts(lm, ref)
 
 
 def test_katz_uses_good_turing_at_k5_without_warning_on_medium_bigrams():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)
-        NGram(2, "katz").fit(MEDIUM)
+    """The medium bigrams' counts of counts fall with r (2418, 261, 84, 26, 14, 10): Good-Turing at K = 5,
+    every d_r in (0, 1), no warning about order 2. Its unigrams' rise (1, 6, 9, 15, 23, 26: a 300-word
+    vocabulary, each word frequent), so r*/r > 1 for every r and, as SRILM does, no count is discounted."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always", RuntimeWarning)
+        lm = NGram(2, "katz").fit(MEDIUM)
+    assert [str(w.message) for w in rec] == ["NGram.fit: Katz: Good-Turing discounts for order 1: the coefficient of "
+                                             "count 1, 2, 3, 4, 5 is out of range (n_r = 0, r*/r > 1, or d_r outside "
+                                             "(0, 1]), so those counts are not discounted, as in SRILM"]
+    uni, bi = lm.discounts
+    assert uni["K"] == 5 and uni["d"] == [1.0] * 5 and uni["raised_contexts"] == 1  # the unigrams' T + 1
+    assert bi["K"] == 5 and bi["counts_of_counts"] == [2418, 261, 84, 26, 14, 10]
+    assert all(0 < d < 1 for d in bi["d"]), bi
 
 
 @pytest.mark.parametrize("katz_k", [1, 2, 3])
@@ -579,37 +637,100 @@ def test_katz_matches_reference_smaller_k(katz_k):
     ref = katz_ref(Counts(MEDIUM, 3), katz_k)
     compare_tables(lm, ref)
     check_scores(lm, ref, MEDIUM_TEST[:10])
+    check_katz_discounts(lm, ref)
 
 
-def test_katz_lowers_k_and_falls_back_on_tiny_corpus():
-    """Sparse counts of counts: K is lowered, down to absolute discounting by 0.5, with a warning."""
+def test_katz_on_a_tiny_corpus_follows_srilm():
+    """Sparse counts of counts: K is lowered where n_{K+1} = 0 and unusable coefficients are 1, with a
+    warning; every context still leaves mass for unseen words (SRILM's denominator + 1)."""
     ref = katz_ref(Counts(SMALL_WORD, 3), 5)
     assert any(k < 5 for k, _ in ref.used_k.values())
+    assert sum(ref.raised.values()) > 0
     with pytest.warns(RuntimeWarning, match="Katz"):
         lm = NGram(3, "katz").fit(SMALL_WORD)
     compare_tables(lm, ref)
     check_scores(lm, ref, SMALL_WORD[:3] + ["the zzz sat", "log log"])
-    for ctx in ([], ["the"], ["on", "the"], ["zzz"]):
-        assert abs(lm.next_probs(ctx).sum() - 1) < 1e-5
+    check_katz_discounts(lm, ref)
+    for ctx in ([], ["the"], ["on", "the"], ["zzz"], ["the", "mat"]):
+        p = lm.next_probs(ctx)
+        assert abs(p.sum() - 1) < 1e-5
+        assert (np.delete(p, 1) > 0).all(), ctx  # every token but <s> has p > 0
 
 
 def test_katz_good_turing_by_hand():
-    """Unigram Katz with K = 1 by hand. Corpus 'a a b' / 'c': predicted tokens a 2, b 1, </s> 2, c 1.
-    n1 = 2 (b, c), n2 = 2 (a, </s>). r* for r = 1: 2 n2/n1 = 2; (K+1) n2/n1 = 2 ... d_1 = (2 - 2)/(1 - 2) = 0
-    is not in (0, 1], so K drops to 0: absolute discounting by 0.5."""
-    with pytest.warns(RuntimeWarning, match="Katz"):
+    """Unigram Katz with K = 1 by hand. Corpus 'a a b' / 'c': predicted tokens a 2, b 1, </s> 2, c 1
+    (6 in all); n1 = 2 (b, c), n2 = 2 (a, </s>). r*(1) = 2 n2/n1 = 2, so r*/1 > 1: the coefficient is out
+    of range and, as in SRILM, count 1 is not discounted (with K = 1, d_1 = (r*(1) - 2 n2/n1) / (1 - 2 n2/n1)
+    is 0 for any corpus). No mass is left for <unk>, the one unseen word, so the denominator is raised
+    from 6 to 7: p(a) = 2/7, p(b) = 1/7, and the left-over 1/7 goes to <unk>."""
+    with pytest.warns(RuntimeWarning, match="Katz: Good-Turing discounts for order 1: the coefficient of count 1"):
         lm = NGram(1, "katz", katz_k=1).fit(["a a b", "c"])
     u = lm.ngrams(1)
-    assert u[("a",)][0] == pytest.approx(math.log10(1.5 / 6), abs=1e-6)
-    assert u[("b",)][0] == pytest.approx(math.log10(0.5 / 6), abs=1e-6)
-    # left-over 1 - (1.5 + .5 + 1.5 + .5)/6 = 1/3, all to the one unseen word <unk>
-    assert u[(UNK,)][0] == pytest.approx(math.log10(1 / 3), abs=1e-6)
-    # In general d_1 = (r*(1) - 2 n2/n1) / (1 - 2 n2/n1) with r*(1) = 2 n2/n1 is 0, so K = 1
-    # always ends in absolute discounting; with K = 2 on 'a a b' / 'c' n3 = 0: the same.
-    with pytest.warns(RuntimeWarning, match="Katz"):
+    assert u[("a",)][0] == pytest.approx(math.log10(2 / 7), abs=1e-6)
+    assert u[("b",)][0] == pytest.approx(math.log10(1 / 7), abs=1e-6)
+    assert u[("</s>",)][0] == pytest.approx(math.log10(2 / 7), abs=1e-6)
+    assert u[(UNK,)][0] == pytest.approx(math.log10(1 / 7), abs=1e-6)
+    assert lm.discounts == [{"K": 1, "counts_of_counts": [2, 2], "d": [1.0], "raised_contexts": 1}]
+    # With K = 2, n3 = 0 lowers K to 1 (SRILM's gtmax): the same model.
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always", RuntimeWarning)
         lm2 = NGram(1, "katz", katz_k=2).fit(["a a b", "c"])
+    messages = [str(w.message) for w in rec]
+    assert len(messages) == 2 and "use counts up to 1 instead of 2 (n_r = 0 for r = 3..3" in messages[0], messages
+    assert "the coefficient of count 1 is out of range" in messages[1], messages
     assert lm2.ngrams(1) == u
     assert ("<s>",) in u and u[("<s>",)][0] == 0.0
+
+
+def test_katz_history_seen_only_with_counts_above_k_keeps_mass_by_hand():
+    """The case that made Katz's perplexity infinite on the KJV (in training "forefront" is followed
+    only by "of", 9 times; a held-out verse has "forefront ,"): a history whose every continuation was
+    seen more than K times. Its counts are not
+    discounted, so they took all the mass (p(y | x) = 1, back-off weight 0) and a word never seen
+    after it got probability 0. SRILM raises the history's denominator by 1 instead.
+
+    Bigrams, K = 2, corpus 'p x y q' / 'r x y s' / 't x y u' / 'v w' / 'v w'. Bigram counts: x y 3,
+    <s> v, v w, w </s> 2, and 12 singletons: n1 = 12, n2 = 3, n3 = 1, C = 3 n3/n1 = 1/4,
+    d_1 = (2 n2/n1 - C)/(1 - C) = 1/3, d_2 = (3 n3/(2 n2) - C)/(1 - C) = 1/3.
+    Unigrams (21 tokens): p r t q s u 1, v w 2, x y 3, </s> 5: n1 = 6, n2 = 2, n3 = 2, C = 3 n3/n1 = 1,
+    so every coefficient is unusable (1 - C = 0) and none is discounted; <unk> is unseen, so the
+    denominator is 22: p(w) = c(w)/22, p(<unk>) = 1/22.
+    History x: y 3 > K, so p(y | x) = 3/3 would leave nothing; the denominator becomes 4: p(y | x) = 3/4,
+    bow(x) = (1 - 3/4) / (1 - p(y)) = (1/4) / (19/22) = 11/38, and p(q | x) = bow(x) p(q) = 1/76.
+    History <s>: p, r, t 1, v 2, each discounted by 1/3: p(p | <s>) = (1/3)/5, p(v | <s>) = (2/3)/5, the
+    seen take 1/3, bow(<s>) = (2/3) / (1 - 5/22) = 44/51, so p(x | <s>) = 44/51 * 3/22 = 2/17.
+    History q: </s> 1, discounted: p(</s> | q) = 1/3."""
+    corpus = ["p x y q", "r x y s", "t x y u", "v w", "v w"]
+    with pytest.warns(RuntimeWarning, match="Katz"):
+        lm = NGram(2, "katz", katz_k=2).fit(corpus)
+    uni, bi = lm.discounts
+    assert uni == {"K": 2, "counts_of_counts": [6, 2, 2], "d": [1.0, 1.0], "raised_contexts": 1}
+    assert bi["K"] == 2 and bi["counts_of_counts"] == [12, 3, 1] and bi["raised_contexts"] == 1
+    assert bi["d"] == pytest.approx([1 / 3, 1 / 3], abs=1e-12)
+    u, b = lm.ngrams(1), lm.ngrams(2)
+    assert u[("y",)][0] == pytest.approx(math.log10(3 / 22), abs=1e-6)
+    assert u[(UNK,)][0] == pytest.approx(math.log10(1 / 22), abs=1e-6)
+    assert b[("x", "y")][0] == pytest.approx(math.log10(3 / 4), abs=1e-6)
+    assert u[("x",)][1] == pytest.approx(math.log10(11 / 38), abs=1e-6)  # bow(x), finite
+    assert lm.log_prob("q", ["x"]) == pytest.approx(math.log(1 / 76), abs=1e-5)
+    expected = [math.log10(2 / 17), math.log10(1 / 76), math.log10(1 / 3)]
+    assert lm.full_log10("x q") == pytest.approx(expected, abs=1e-6)
+    assert math.isfinite(lm.perplexity(["x q", "x v w", "y y"]))
+    compare_tables(lm, katz_ref(Counts(corpus, 2), 2))
+
+
+def test_katz_gives_every_word_mass_after_every_history():
+    """On the medium corpus every history of a trigram Katz model leaves mass for the words never
+    seen after it: p(w | h) > 0 for every token w but <s>, so held-out perplexity is finite."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lm = NGram(3, "katz").fit(MEDIUM)
+    assert sum(d["raised_contexts"] for d in lm.discounts) > 0  # some histories needed SRILM's rule
+    for h in list(lm.ngrams(2))[:400] + [(w,) for w, in list(lm.ngrams(1))[:100]]:
+        p = lm.next_probs(list(h), bos=False)
+        assert (np.delete(p, 1) > 0).all(), h
+        assert abs(p.sum() - 1) < 1e-5, h
+    assert math.isfinite(lm.perplexity(MEDIUM_TEST))
 
 
 @pytest.mark.parametrize("order", [1, 2, 3, 4])

@@ -86,6 +86,14 @@ void bind_lm(py::module_& m) {
       .def_property_readonly("discounts",
                              [](const NGramModel& self) {
                                py::list out;
+                               if (self.smoothing() == Smoothing::Katz) {  // Good-Turing's, per order
+                                 for (const auto& d : self.discounts())
+                                   out.append(py::dict(py::arg("K") = d.katz_k,
+                                                       py::arg("counts_of_counts") = d.katz_counts_of_counts,
+                                                       py::arg("d") = d.katz_d,
+                                                       py::arg("raised_contexts") = d.katz_raised_contexts));
+                                 return out;
+                               }
                                for (const auto& d : self.discounts())
                                  out.append(py::dict(py::arg("D1") = d.d[0], py::arg("D2") = d.d[1],
                                                      py::arg("D3+") = d.d[2], py::arg("fallback") = d.fallback,

@@ -164,76 +164,122 @@ void NGramModel::smooth_witten_bell() {
   if (N == 1) orders_[0].backoff.assign(orders_[0].size(), 0.0f);
 }
 
-// Katz back-off (Katz 1987) with Good-Turing discounts (Good 1953), raw counts r = c(h w):
-//   r* = (r+1) n_{r+1} / n_r,   d_r = (r*/r - (K+1) n_{K+1}/n_1) / (1 - (K+1) n_{K+1}/n_1)  for r <= K, else 1
-//   p(w | h) = d_r r / c(h) if r > 0, else alpha(h) p(w | h'),
-//   alpha(h) = (1 - sum_{w seen after h} p(w | h)) / (1 - sum_{w seen after h} p(w | h')).
-// Unigrams: p(w) = d_r c(w) / c, and the left-over mass is shared by the unseen words (<unk>).
-// Where Good-Turing fails for an order (some n_r = 0, or d_r outside (0, 1]), K is lowered; at
-// K = 0 the order uses absolute discounting by 0.5 instead, with a warning.
-// Where the left-over mass has nowhere to go, it is not lost (as SRILM): with no unseen word
-// (a corpus with <unk> in it) the unigrams share it equally; where the shorter history leaves
-// nothing for the words unseen after h (denominator 0, e.g. p(b | a) = 1 on a tiny corpus),
-// the seen n-grams of h are scaled to sum to 1 and alpha(h) = 0.
+// Katz back-off (Katz 1987) with Good-Turing discounts (Good 1953), estimated as SRILM's ngram-count
+// does (lm/src/Discount.cc GoodTuring::estimate; NgramLM.cc Ngram::estimate2, computeBOW), raw counts
+// r = c(h w), n_r = the number of n-grams of the order seen r times:
+//   K = min(katz_k, the order's largest count), 0 if n_1 = 0, lowered while n_{K+1} = 0 (SRILM's gtmax);
+//   r* = (r+1) n_{r+1} / n_r,  d_r = (r*/r - (K+1) n_{K+1}/n_1) / (1 - (K+1) n_{K+1}/n_1)  for r <= K, else 1;
+//   a d_r that is unusable (n_r = 0, r*/r > 1, d_r not finite or <= 3e-6) is 1, as in SRILM, and so is
+//   a d_r > 1 (SRILM keeps it: it comes with (K+1) n_{K+1} > n_1, and would inflate the count).
+//   p(w | h) = d_r r / T(h) if r > 0, else alpha(h) p(w | h'),
+//   T(h) = c(h), plus 1 as many times as needed for the seen words to leave at least 3e-6 (SRILM's
+//     Prob_Epsilon) unless every word was seen after h: "incrementing the denominator", a rule SRILM
+//     credits to Doug Paul. A history whose continuations were all seen more than K times (in the KJV's
+//     training verses "forefront" is followed by "of", 9 times, and by nothing else) thus keeps mass for a
+//     word never seen after it (a held-out verse has "forefront ,");
+//   alpha(h) = (1 - sum_{w seen after h} p(w | h)) / (1 - sum_{w seen after h} p(w | h')), each of the
+//     two taken as 0 within 3e-6. Where the shorter history leaves nothing for the words unseen after h
+//     (denominator 0) and h has mass left, the seen n-grams are scaled to sum to 1 and alpha(h) = 1.
+// Unigrams: p(w) = d_r c(w) / T with the same rule for T; the left-over mass (0 below 3e-6) is shared by
+// the unseen words (<unk>), or by all words if every word was seen (a corpus with <unk> in it).
+// One departure from SRILM: where Good-Turing is disabled (K = 0) SRILM does not discount that order at
+// all, and an event unseen there gets probability 0 (log10 -99); here the denominator rule still applies,
+// so the model gives every word a probability > 0.
 void NGramModel::smooth_katz(int K) {
+  constexpr double kProbEpsilon = 3e-6;  // SRILM's Prob_Epsilon
   const int N = order();
+  const uint64_t V = vocab_size_without_bos();
+  discounts_.assign(N, Discounts{});
   std::vector<uint32_t> suffix;
   for (int n = 1; n <= N; ++n) {
     Order& o = orders_[n - 1];
+    Discounts& info = discounts_[n - 1];
     o.logprob.assign(o.size(), 0.0f);
     if (n < N || n == 1) o.backoff.assign(o.size(), 0.0f);
     // No k at or above the largest count has n_{k+1} > 0, so the search starts below it: the same
-    // discounts without a katz_k-sized table or a katz_k² search when katz_k is huge.
+    // discounts without a katz_k-sized table when katz_k is huge.
     uint32_t max_count = 0;
     for (uint32_t c : o.count) max_count = std::max(max_count, c);
     const int K_n = static_cast<int>(std::min<int64_t>(K, max_count));
     std::vector<uint64_t> nr(K_n + 2, 0);
     for (uint32_t c : o.count)
       if (c >= 1 && c <= static_cast<uint32_t>(K_n + 1)) ++nr[c];
-    std::vector<double> dr;
-    int k = K_n;
-    for (; k >= 1; --k) {
-      bool ok = true;
-      for (int r = 1; r <= k + 1; ++r) ok = ok && nr[r] > 0;
-      if (!ok) continue;
-      const double common = (k + 1) * static_cast<double>(nr[k + 1]) / nr[1];
-      dr.assign(k + 1, 1.0);
+    int k = nr[1] > 0 ? K_n : 0;
+    while (k > 0 && nr[k + 1] == 0) --k;
+    std::vector<double> dr(k + 1, 1.0);
+    std::vector<int> unusable;
+    if (k > 0) {
+      const double common = (k + 1) * static_cast<double>(nr[k + 1]) / static_cast<double>(nr[1]);
       for (int r = 1; r <= k; ++r) {
-        double rstar = (r + 1) * static_cast<double>(nr[r + 1]) / nr[r];
-        dr[r] = (rstar / r - common) / (1 - common);
-        ok = ok && dr[r] > 0 && dr[r] <= 1;
+        if (nr[r] == 0) {
+          unusable.push_back(r);
+          continue;
+        }
+        const double coeff0 = (r + 1) * static_cast<double>(nr[r + 1]) / (r * static_cast<double>(nr[r]));
+        const double coeff = (coeff0 - common) / (1 - common);
+        if (std::isfinite(coeff) && coeff > kProbEpsilon && coeff <= 1 && coeff0 <= 1)
+          dr[r] = coeff;
+        else
+          unusable.push_back(r);
       }
-      if (ok) break;
     }
-    if (k < K)
-      warnings_.push_back(k >= 1 ? str_cat("Katz: Good-Turing discounts for order ", n, " use counts up to ", k,
-                                           " instead of ", K, " (counts of counts too sparse)")
-                                 : str_cat("Katz: Good-Turing discounts for order ", n, " could not be estimated ",
-                                           "(counts of counts too sparse, as on a small corpus); using absolute ",
-                                           "discounting by 0.5 for that order"));
+    info.katz_k = k;
+    info.katz_counts_of_counts.assign(nr.begin() + 1, nr.end());
+    info.katz_d.assign(dr.begin() + 1, dr.end());
+    if (k == 0)
+      warnings_.push_back(str_cat("Katz: Good-Turing discounts for order ", n, " could not be estimated (no n-gram ",
+                                  "seen once, or none seen 2..", K_n + 1, " times, as on a small corpus); that ",
+                                  "order's counts are not discounted, and each context keeps mass for unseen ",
+                                  "words by SRILM's rule (its count total + 1)"));
+    else if (k < K)
+      warnings_.push_back(str_cat("Katz: Good-Turing discounts for order ", n, " use counts up to ", k, " instead of ",
+                                  K, " (n_r = 0 for r = ", k + 2, "..", K_n + 1, "; SRILM lowers its gtmax the same ",
+                                  "way)"));
+    if (!unusable.empty()) {
+      std::string rs;
+      for (size_t i = 0; i < unusable.size() && i < 10; ++i) rs += str_cat(i ? ", " : "", unusable[i]);
+      if (unusable.size() > 10) rs += str_cat(" and ", unusable.size() - 10, " more");
+      warnings_.push_back(str_cat("Katz: Good-Turing discounts for order ", n, ": the coefficient of count ", rs,
+                                  " is out of range (n_r = 0, r*/r > 1, or d_r outside (0, 1]), so those counts are ",
+                                  "not discounted, as in SRILM"));
+    }
     auto discounted = [&](uint32_t r) {
-      if (k >= 1) return r <= static_cast<uint32_t>(k) ? dr[r] * r : static_cast<double>(r);
-      return r - 0.5;
+      return r <= static_cast<uint32_t>(k) ? dr[r] * r : static_cast<double>(r);
+    };
+    // T(h) from c(h): + 1 while the seen words (S: their discounted counts) leave less than kProbEpsilon.
+    auto denominator = [&](double S, double total, uint64_t observed) {
+      if (observed < V && S / total > 1 - kProbEpsilon) {
+        ++info.katz_raised_contexts;
+        do total += 1;
+        while (S / total > 1 - kProbEpsilon);
+      }
+      return total;
     };
 
     if (n == 1) {
+      double S = 0;
+      uint64_t observed = 0;
+      for (size_t w = 0; w < o.size(); ++w)
+        if (w != kBos && o.count[w] > 0) {
+          S += discounted(o.count[w]);
+          ++observed;
+        }
+      const double T = denominator(S, root_total_, observed);
       double seen_mass = 0;
-      size_t unseen = 0;
-      for (size_t w = 0; w < o.size(); ++w) {
-        if (w == kBos) continue;
-        if (o.count[w] > 0) {
-          double p = discounted(o.count[w]) / root_total_;
+      for (size_t w = 0; w < o.size(); ++w)
+        if (w != kBos && o.count[w] > 0) {
+          const double p = discounted(o.count[w]) / T;
           o.logprob[w] = log10f_of(p);
           seen_mass += p;
-        } else {
-          ++unseen;
         }
-      }
-      const double share = (1 - seen_mass) / static_cast<double>(unseen > 0 ? unseen : vocab_size_without_bos());
+      double left = 1 - seen_mass;
+      if (left < kProbEpsilon) left = 0;
+      const uint64_t unseen = V - observed;
+      const double share = left / static_cast<double>(unseen > 0 ? unseen : V);
       for (size_t w = 0; w < o.size(); ++w) {
         if (w == kBos) continue;
         if (o.count[w] == 0) o.logprob[w] = log10f_of(share);
-        else if (unseen == 0) o.logprob[w] = log10f_of(discounted(o.count[w]) / root_total_ + share);
+        else if (unseen == 0) o.logprob[w] = log10f_of(discounted(o.count[w]) / T + share);
       }
       o.logprob[kBos] = 0.0f;
       continue;
@@ -243,19 +289,32 @@ void NGramModel::smooth_katz(int K) {
     for (uint32_t c = 0; c < lo.size(); ++c) {
       if (lo.ctx_count[c] == 0) continue;
       auto [first, last] = children(n - 1, c);
+      double S = 0;
+      for (uint32_t e = first; e < last; ++e) S += discounted(o.count[e]);
+      const double T = denominator(S, static_cast<double>(lo.ctx_count[c]), last - first);
       // p(w | h') by the back-off rule is the suffix's own p: a seen n-gram's suffix is seen.
       double seen = 0, seen_lower = 0;
       for (uint32_t e = first; e < last; ++e) {
-        double p = discounted(o.count[e]) / static_cast<double>(lo.ctx_count[c]);
+        const double p = discounted(o.count[e]) / T;
         o.logprob[e] = log10f_of(p);
         seen += p;
         seen_lower += std::pow(10.0, static_cast<double>(lo.logprob[suffix[e]]));
       }
-      const double num = 1 - seen, den = 1 - seen_lower;
-      lo.backoff[c] = den > 1e-12 && num > 0 ? log10f_of(num / den) : -std::numeric_limits<float>::infinity();
-      if (!(den > 1e-12) && num > 1e-12)  // the seen n-grams take the left-over mass
-        for (uint32_t e = first; e < last; ++e)
-          o.logprob[e] = log10f_of(discounted(o.count[e]) / lo.ctx_count[c] / seen);
+      double num = 1 - seen, den = 1 - seen_lower;
+      if (std::fabs(num) < kProbEpsilon) num = 0;
+      if (std::fabs(den) < kProbEpsilon) den = 0;
+      float bow;
+      if (den < kProbEpsilon && num > kProbEpsilon) {  // nothing to back off to: the seen take the left-over mass
+        for (uint32_t e = first; e < last; ++e) o.logprob[e] = log10f_of(discounted(o.count[e]) / T / seen);
+        bow = 0.0f;
+      } else if (num < 0) {
+        bow = -std::numeric_limits<float>::infinity();  // not reached: discounted counts never exceed T
+      } else if (den <= 0) {
+        bow = 0.0f;  // no mass left, and none to give
+      } else {
+        bow = log10f_of(num / den);  // -inf only where every word was seen after h
+      }
+      lo.backoff[c] = bow;
     }
   }
 }

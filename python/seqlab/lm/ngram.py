@@ -29,7 +29,10 @@ class NGram:
       'kneser_ney'  interpolated modified Kneser-Ney with KenLM's discount estimates
                     (D_k = k - (k+1) Y t_{k+1}/t_k, Y = t_1/(t_1 + 2 t_2)); where they cannot be
                     estimated (small corpora), `discount_fallback` (KenLM's 0.5, 1, 1.5) with a warning
-      'katz'        Katz back-off with Good-Turing discounts for counts <= katz_k
+      'katz'        Katz back-off with Good-Turing discounts for counts <= katz_k, estimated as SRILM's
+                    ngram-count does: katz_k lowered where n_{k+1} = 0, an unusable coefficient is 1, and
+                    a history whose seen words would take all the mass gets its denominator raised by 1
+                    (SRILM's rule), so every word has p > 0 after every history
       'witten_bell' interpolated Witten-Bell
       'add_k'       add-k (k=1: Laplace); unseen histories back off to shorter ones
       'mle'         maximum likelihood: unseen n-grams after a seen history have probability 0
@@ -88,10 +91,13 @@ class NGram:
 
     @property
     def _index(self):
-        idx = getattr(self, "_index_cache", None)
-        if idx is None or len(idx) != len(self.vocab):
-            idx = self._index_cache = {w: i for i, w in enumerate(self.vocab)}
-        return idx
+        # Built once per model: `self.vocab` copies the whole vocabulary out of C++, so it is not
+        # read on every call (`w in lm` and scoring a token list ask for the index per call).
+        m = self.model
+        if getattr(self, "_index_of", None) is not m:
+            self._index_cache = {w: i for i, w in enumerate(m.vocab)}
+            self._index_of = m
+        return self._index_cache
 
     def _token(self, t):
         return SPACE if (self.level == "char" and t == " ") else t
@@ -105,7 +111,10 @@ class NGram:
 
     @property
     def discounts(self):
-        """Kneser-Ney's D1, D2, D3+ per order (empty for other smoothings), with the counts of counts."""
+        """Per order, Kneser-Ney's {"D1", "D2", "D3+", "fallback", "counts_of_counts" (adjusted counts 1..4)};
+        Katz's {"K" (the largest count discounted, 0: none), "counts_of_counts" (n_1 .. n_{K'+1},
+        K' = min(katz_k, the order's largest count)), "d" (Good-Turing's d_1 .. d_K), "raised_contexts"
+        (histories whose denominator was raised to leave mass for unseen words)}; empty for the others."""
         return self.model.discounts
 
     def ngrams(self, n):

@@ -46,10 +46,19 @@ struct Order {
   size_t size() const { return word.size(); }
 };
 
-struct Discounts {  // modified Kneser-Ney's D1, D2, D3+ of one order, and how they were found
+struct Discounts {  // one order's discounts, and how they were found
+  // Modified Kneser-Ney's D1, D2, D3+.
   double d[3] = {0, 0, 0};
   uint64_t counts_of_counts[4] = {0, 0, 0, 0};  // n-grams with adjusted count 1, 2, 3, 4
   bool fallback = false;
+  // Katz's Good-Turing discounts (smooth_katz): the largest count discounted (katz_k lowered as
+  // SRILM lowers gtmax; 0: none), the counts of counts n_1 .. n_{K'+1} with K' = min(katz_k, the
+  // order's largest count), the coefficients d_1 .. d_K (1 where unusable), and the contexts whose
+  // denominator was raised to leave mass for unseen words.
+  int katz_k = 0;
+  std::vector<uint64_t> katz_counts_of_counts;
+  std::vector<double> katz_d;
+  uint64_t katz_raised_contexts = 0;
 };
 
 // The scorer's index of the trie (ngram_index.cpp). For each order n >= 2, an open-addressing
