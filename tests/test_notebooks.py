@@ -8,11 +8,12 @@ figure's text ("<Figure size 700x400 with 1 Axes>", what a figure made without p
 before seqlab.viz's figures displayed themselves). Every notebook ends with asserts of the claims
 it shows, so a green run means the claims held, not only that the code ran.
 
-Measured fast-mode times on the 2-core development machine (kernel start included): quiet,
-01_autograd 3 s, 02_ngrams 3 s, 03_shannon_game 4 s, 04_embeddings 8 s, 05_recurrent 3 s,
-06_rnn_lm 3 s, 07_seq2seq_attention 3 s, 08_transformers 5 s, 39 s for this file; inside the
-whole suite with other jobs loading the cores, 3 to 22 s each (06_rnn_lm the slowest), about
-90 s for the file. Each stays under 30 s.
+Measured fast-mode times on the 2-core development machine (Intel Xeon family 6 model 167,
+quiet; kernel start included): 01_autograd 4 s, 02_ngrams 5 s, 03_shannon_game 7 s,
+04_embeddings 13 s, 05_recurrent 12 s, 06_rnn_lm 17 s, 07_seq2seq_attention 10 s,
+08_transformers 16 s, 09_positional 10 s, 10_pretrained 15 s, 11_scale_out 12 s,
+12_convolutions_and_embeddings 16 s; 145 s for this file. Inside the whole suite with other jobs
+loading the cores they take up to about twice as long. Each stays under 30 s on a quiet machine.
 The full mode (what a class runs) states its time at the top of each notebook.
 """
 import pathlib
