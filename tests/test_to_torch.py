@@ -190,16 +190,22 @@ def test_a_transformer_lm_becomes_its_torch_twin_computing_the_same(case, dtype)
     tm = seqlab.to_torch(m)
     assert type(tm) is TransformerLM and not tm.training
     assert (tm.lm_head.weight is tm.tok_emb.weight) == (m.lm_head.weight is m.tok_emb.weight)
-    ids = seqlab.tensor(np.random.default_rng(4).integers(0, 50, (3, 11)))
-    mask = np.ones((3, 11), dtype=np.int64)
+    assert_lm_twin_computes_the_same(m, tm, np.random.default_rng(4).integers(0, 50, (3, 11)), lm_id(case),
+                                     TOL[dtype])
+
+
+def assert_lm_twin_computes_the_same(m, tm, ids, what, tol):
+    """A TransformerLM and its twin: the same logits and gradients, the same logits at the kept
+    positions of a left-padded batch, and the round trip computing m's logits."""
+    ids = seqlab.tensor(ids)
+    mask = np.ones(tuple(ids.shape), dtype=np.int64)
     mask[1, :4] = mask[2, :1] = 0
-    what = lm_id(case)
-    assert_same_function(m, tm, [ids], what, TOL[dtype])
+    assert_same_function(m, tm, [ids], what, tol)
     with seqlab.no_grad(), torch.no_grad():
         ours = m(ids, attention_mask=seqlab.tensor(mask)).numpy()
         theirs = tm(torch.from_numpy(ids.numpy()), attention_mask=torch.from_numpy(mask)).numpy()
     keep = mask == 1
-    np.testing.assert_allclose(ours[keep], theirs[keep], rtol=TOL[dtype], atol=TOL[dtype], err_msg=what + " padded")
+    np.testing.assert_allclose(ours[keep], theirs[keep], rtol=tol, atol=tol, err_msg=what + " padded")
     back = assert_round_trip(m, what)
     with seqlab.no_grad():
         np.testing.assert_array_equal(back.eval()(ids).numpy(), m(ids).numpy())
@@ -223,12 +229,19 @@ def test_the_twin_generates_seqlabs_tokens_with_its_own_kv_cache(case):
                               **{k: torch.from_numpy(v) for k, v in extra.items()})
             assert isinstance(got, torch.Tensor)
             np.testing.assert_array_equal(got.numpy(), want, err_msg=f"{kw} padded={padded}")
+    assert_cache_steps_give_the_whole(tm)
+
+
+def assert_cache_steps_give_the_whole(tm):
+    """The twin LM's KV cache, 4 tokens then one at a time, gives the whole sequence's logits;
+    returns the ids and those logits."""
     with torch.no_grad():
         x = torch.from_numpy(np.random.default_rng(6).integers(0, 50, (2, 9)))
         whole = tm(x)
         cache = tm.new_cache()
         steps = [tm(x[:, :4], cache=cache)] + [tm(x[:, t:t + 1], cache=cache) for t in range(4, 9)]
     np.testing.assert_allclose(torch.cat(steps, 1).numpy(), whole.numpy(), rtol=1e-10, atol=1e-12)
+    return x, whole
 
 
 @pytest.mark.parametrize("mode,tie", [("LSTM", False), ("GRU", True), ("RNN_RELU", False), ("RNN_TANH", True)])

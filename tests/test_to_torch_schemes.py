@@ -14,7 +14,8 @@ import seqlab.nn as nn
 from seqlab import torch_modules as TM
 from seqlab.nn import positional as P
 from seqlab.torch_modules import positional as TP
-from test_to_torch import TOL, assert_round_trip, assert_same_function
+from test_to_torch import (TOL, assert_cache_steps_give_the_whole, assert_lm_twin_computes_the_same, assert_round_trip,
+                           assert_same_function)
 
 E, H, K = 24, 4, 3  # K: Shaw's and DeBERTa's clipping distance, small so that the sequences below pass it
 F64, F32 = seqlab.float64, seqlab.float32
@@ -165,18 +166,7 @@ def test_a_transformer_lm_with_the_scheme_becomes_its_twin(name, dtype):
     m = make_lm(name, dtype)
     tm = seqlab.to_torch(m)
     assert type(tm) is TM.TransformerLM and not tm.training
-    ids = seqlab.tensor(np.random.default_rng(5).integers(0, 50, (3, 11)))
-    assert_same_function(m, tm, [ids], name, TOL[dtype])
-    mask = np.ones((3, 11), dtype=np.int64)
-    mask[1, :4] = mask[2, :1] = 0
-    with seqlab.no_grad(), torch.no_grad():
-        ours = m(ids, attention_mask=seqlab.tensor(mask)).numpy()
-        theirs = tm(torch.from_numpy(ids.numpy()), attention_mask=torch.from_numpy(mask)).numpy()
-    keep = mask == 1
-    np.testing.assert_allclose(ours[keep], theirs[keep], rtol=TOL[dtype], atol=TOL[dtype], err_msg=name + " padded")
-    back = assert_round_trip(m, name)
-    with seqlab.no_grad():
-        np.testing.assert_array_equal(back.eval()(ids).numpy(), m(ids).numpy())
+    assert_lm_twin_computes_the_same(m, tm, np.random.default_rng(5).integers(0, 50, (3, 11)), name, TOL[dtype])
 
 
 @pytest.mark.parametrize("name", list(SCHEMES))
@@ -186,12 +176,7 @@ def test_the_twin_lm_caches_and_generates_seqlabs_tokens(name):
     give seqlab's tokens."""
     m = make_lm(name, F64)
     tm = seqlab.to_torch(m)
-    with torch.no_grad():
-        x = torch.from_numpy(np.random.default_rng(6).integers(0, 50, (2, 9)))
-        whole = tm(x)
-        cache = tm.new_cache()
-        steps = [tm(x[:, :4], cache=cache)] + [tm(x[:, t:t + 1], cache=cache) for t in range(4, 9)]
-    np.testing.assert_allclose(torch.cat(steps, 1).numpy(), whole.numpy(), rtol=1e-10, atol=1e-12)
+    x, whole = assert_cache_steps_give_the_whole(tm)
     with seqlab.no_grad():
         np.testing.assert_allclose(whole.numpy(), m(seqlab.tensor(x.numpy())).numpy(), rtol=1e-10, atol=1e-10)
     ids = np.random.default_rng(7).integers(1, 50, (2, 5))

@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as TF
 
 from .. import _core
+from ..nn import positional as _seqlab
 from .._tensor import arange as _sl_arange
 
 __all__ = ["RelativePositionScheme", "ALiBi", "RoPE", "T5RelativeBias", "KERPLE", "ShawRelativePosition",
@@ -345,12 +346,7 @@ class DeBERTaRelativePosition(RelativePositionScheme):
             s = s + _by_key(k @ by_head(*query_proj).transpose(-2, -1), delta) * scale
         return s
 
-    def extra_repr(self):
-        extra = [f"position_buckets={self.position_buckets}"] if self.position_buckets > 0 else []
-        extra += ["share_att_key=True"] if self.share_att_key else []
-        extra += [f"pos_att_type={self.pos_att_type!r}"] if self.pos_att_type != ("c2p", "p2c") else []
-        return ", ".join([f"{self.embed_dim}, num_heads={self.num_heads}, "
-                          f"max_relative_position={self.max_relative_position}"] + extra)
+    extra_repr = _seqlab.DeBERTaRelativePosition.extra_repr  # (the same attributes: seqlab's repr, written once)
 
 
 class DARelativePosition(RelativePositionScheme):
