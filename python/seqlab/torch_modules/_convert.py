@@ -294,18 +294,23 @@ def _carry_modes(src, out):
             params[name].requires_grad_(p.requires_grad)
 
 
+def _build(module, owner, direction, convert, other_dtype):
+    """The other side's module for `module`, before its state is loaded: hooks refused, converted,
+    shared where module's parts are, in module's dtype (the same steps both ways)."""
+    _refuse_hooks(module, owner, direction)
+    with warnings.catch_warnings():  # (building a stack repeats the note its user saw when building theirs)
+        warnings.filterwarnings("ignore", message="enable_nested_tensor is True")
+        out = convert(module, owner)
+    _share_as(module, out)
+    dtype = other_dtype(_dtype(module))
+    return out if dtype is None else out.to(dtype)
+
+
 def to_torch(module, share=False):
     """The torch.nn.Module computing what the seqlab `module` computes, with its parameters and
     buffers (copies; share=True: views of seqlab's memory through DLPack), in its dtype and mode."""
     owner = type(module).__name__
-    _refuse_hooks(module, owner, "to_torch")
-    with warnings.catch_warnings():  # (building a stack repeats the note its user saw when building theirs)
-        warnings.filterwarnings("ignore", message="enable_nested_tensor is True")
-        out = _to_torch(module, owner)
-    _share_as(module, out)
-    dtype = _torch_dtype(_dtype(module))
-    if dtype is not None:
-        out = out.to(dtype)
+    out = _build(module, owner, "to_torch", _to_torch, _torch_dtype)
     # (a lazy module's uninitialised parameters stay torch's uninitialised ones: both take their shape on first use)
     state = {k: torch.from_dlpack(v.detach()) for k, v in module.state_dict().items()
              if v is not None and not is_lazy(v)}
@@ -429,14 +434,7 @@ def from_torch(module):
     """The seqlab module computing what the torch `module` (from to_torch, or torch.nn's own layers)
     computes, with copies of its parameters and buffers, in its dtype and mode."""
     owner = type(module).__name__
-    _refuse_hooks(module, owner, "from_torch")
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="enable_nested_tensor is True")
-        out = _from_torch(module, owner)
-    _share_as(module, out)
-    dtype = _seqlab_dtype(_dtype(module))
-    if dtype is not None:
-        out = out.to(dtype)
+    out = _build(module, owner, "from_torch", _from_torch, _seqlab_dtype)
     state = {k: v.detach().cpu() for k, v in module.state_dict().items() if not torch.nn.parameter.is_lazy(v)}
     missing, unexpected = out.load_state_dict(state, strict=False)
     mine = out.state_dict()

@@ -12,31 +12,20 @@ tests/test_to_torch_seq2seq.py."""
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from ..generation.utils import RNNState as _RNNState
 from .generation import GenerationMixin, as_index
 
 __all__ = ["RNNLM", "RNNSeq2Seq", "RNNState"]
 
 
-class RNNState:
-    """The recurrent state (h, or (h, c); each (num_layers, N, H)) and the positions read."""
-
-    def __init__(self):
-        self.hidden, self.seq_length = None, 0
-
-    def update(self, hidden, new_positions):
-        self.hidden = hidden
-        self.seq_length += new_positions
-
-    def get_seq_length(self):
-        return self.seq_length
+class RNNState(_RNNState):
+    """seqlab's recurrent-state cache (h, or (h, c), and the positions read), holding torch tensors:
+    beam search's row index is made a torch tensor on the state's device."""
 
     def reorder_cache(self, beam_idx):
-        """Keep batch rows beam_idx (dim 1 of a recurrent state)."""
-        if self.hidden is None:
-            return
-        idx = as_index(beam_idx)
-        pick = lambda h: h.index_select(1, idx.to(h.device))  # noqa: E731
-        self.hidden = tuple(pick(h) for h in self.hidden) if isinstance(self.hidden, tuple) else pick(self.hidden)
+        if self.hidden is not None:
+            device = (self.hidden[0] if isinstance(self.hidden, tuple) else self.hidden).device
+            super().reorder_cache(as_index(beam_idx).to(device))
 
 
 class RNNLM(GenerationMixin, torch.nn.Module):
