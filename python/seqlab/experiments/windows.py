@@ -1,7 +1,9 @@
 """A character or word language model trained on random windows of a token stream: what the
 train-short/test-long harness and the demo share. Each step draws batch_size windows of
-length + 1 tokens and minimises the next-token cross-entropy with AdamW (weight decay 0.01), a
-cosine schedule down to lr/10 and gradient clipping at norm 1."""
+length + 1 tokens and minimises the next-token cross-entropy with AdamW (weight decay 0.01), an
+optional linear warm-up, a cosine schedule down to lr/10 and gradient clipping at norm 1."""
+import math
+
 import numpy as np
 
 from .. import nn, optim
@@ -15,11 +17,25 @@ def random_windows(ids, length, count, rng):
     return ids[starts[:, None] + np.arange(length + 1)]
 
 
-def train_on_windows(model, ids, steps, batch_size, length, lr, seed, desc=None):
+def warmup_cosine(steps, warmup, floor=0.1):
+    """The learning-rate factor of step s (LambdaLR's lr_lambda): (s + 1) / warmup for the first
+    `warmup` steps, then a cosine from 1 down to `floor` at the last step (Loshchilov & Hutter 2017;
+    the warm-up lets Adam's second moments settle before the steps are full size, which is what
+    makes a transformer's larger learning rates safe)."""
+    def factor(s):
+        if s < warmup:
+            return (s + 1) / warmup
+        progress = (s - warmup) / max(1, steps - warmup)
+        return floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * progress))
+    return factor
+
+
+def train_on_windows(model, ids, steps, batch_size, length, lr, seed, desc=None, warmup=0, betas=(0.9, 0.999)):
     """Train `model` (token ids (B, T) -> logits (B, T, V)) for `steps` steps; desc: a progress
-    bar's label (tqdm), None for none. Returns the running mean of the training loss (nats/token)."""
-    opt = optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=lr / 10)
+    bar's label (tqdm), None for none; warmup: steps of linear warm-up before the cosine; betas:
+    AdamW's. Returns the running mean of the training loss (nats/token)."""
+    opt = optim.AdamW(model.parameters(), lr=lr, betas=betas, weight_decay=0.01)
+    sched = optim.lr_scheduler.LambdaLR(opt, warmup_cosine(steps, warmup))
     rng = np.random.default_rng(seed)
     steps_iter = range(steps)
     if desc is not None:
