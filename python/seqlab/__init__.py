@@ -31,6 +31,17 @@ from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_stat
 from ._sorting import sort, argsort, topk, unique, unique_consecutive  # noqa: E402,F401
 from ._histogram import histc, histogram, bincount  # noqa: E402,F401
 from ._einsum import einsum  # noqa: E402,F401
+from ._shape import (  # noqa: E402,F401
+    atleast_1d, atleast_2d, atleast_3d, hstack, vstack, dstack, column_stack, tensor_split, hsplit, vsplit, movedim,
+    moveaxis, swapdims, broadcast_to, broadcast_shapes, broadcast_tensors, tile, unflatten, fliplr, flipud, rot90,
+    diag, diagonal, diag_embed, trace, outer, ger, kron, tensordot, cross, block_diag, meshgrid, cartesian_prod,
+    combinations, take, take_along_dim, masked_select, argwhere,
+)
+from ._math import (  # noqa: E402,F401
+    amax, amin, aminmax, nansum, nanmean, count_nonzero, diff, lerp, xlogy, logaddexp, logaddexp2, hypot, sgn, signbit,
+    copysign, nan_to_num, nan_to_num_, isclose, sinh, cosh, asinh, acosh, atanh, arcsinh, arccosh, arctanh, atan, atan2,
+    asin, acos, arctan, arctan2, arcsin, arccos, var_mean, std_mean, cummax, cummin, logcumsumexp,
+)
 from ._composed import (  # noqa: E402,F401
     flip, roll, repeat_interleave, all, any, mv, dot, linspace, logspace, logsumexp, isnan, isinf, isfinite,
     index_fill,

@@ -779,6 +779,26 @@ Tensor.isfinite = _isfinite
 Tensor.index_fill = _index_fill
 Tensor.index_fill_ = _index_fill_
 
+from . import _shape  # noqa: E402
+
+# torch's Tensor methods for its shape functions (tests/test_torch_functions.py)
+for _name in ("tensor_split", "hsplit", "vsplit", "movedim", "moveaxis", "swapdims", "broadcast_to", "unflatten",
+              "fliplr", "flipud", "rot90", "diag", "diagonal", "diag_embed", "trace", "outer", "ger", "kron", "cross",
+              "take", "take_along_dim", "masked_select", "argwhere"):
+    setattr(Tensor, _name, getattr(_shape, _name))
+Tensor.tile = _shape._tile_method
+
+from . import _math  # noqa: E402
+
+# and for its math functions, with their in-place forms (x.sinh_(), ...)
+for _name in ("amax", "amin", "aminmax", "nansum", "nanmean", "count_nonzero", "diff", "lerp", "xlogy", "logaddexp",
+              "logaddexp2", "hypot", "sgn", "signbit", "copysign", "nan_to_num", "isclose", "sinh", "cosh", "asinh",
+              "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "atan", "atan2", "asin", "acos", "arctan", "arctan2",
+              "arcsin", "arccos", "cummax", "cummin", "logcumsumexp"):
+    setattr(Tensor, _name, getattr(_math, _name))
+for _name, _method in _math.IN_PLACE.items():
+    setattr(Tensor, _name, _method)
+
 
 def _view_in_place(name, view):
     """x.unsqueeze_(d), x.squeeze_(), x.t_(), x.transpose_(a, b): self becomes the view, keeping its
@@ -802,6 +822,8 @@ Tensor.unsqueeze_ = _view_in_place("unsqueeze_", lambda x, dim: x.unsqueeze(dim)
 Tensor.squeeze_ = _view_in_place("squeeze_", lambda x, *dim: x.squeeze(*dim))
 Tensor.t_ = _view_in_place("t_", lambda x: x.t())
 Tensor.transpose_ = _view_in_place("transpose_", lambda x, dim0, dim1: x.transpose(dim0, dim1))
+Tensor.swapdims_ = _view_in_place("swapdims_", lambda x, dim0, dim1: x.transpose(dim0, dim1))
+Tensor.swapaxes_ = _view_in_place("swapaxes_", lambda x, axis0, axis1: x.transpose(axis0, axis1))
 
 
 def _cpu(self, memory_format=None):
