@@ -75,6 +75,29 @@ void bind_nn_modules(py::module_& m) {
   Class<nn::SiLU>(c, "SiLU").def(py::init<bool>(), py::arg("inplace") = false);
   Class<nn::ReLU>(c, "ReLU").def(py::init<bool>(), py::arg("inplace") = false);
   Class<nn::GELU>(c, "GELU").def(py::init<std::string>(), py::arg("approximate") = "none");
+  Class<nn::ELU>(c, "ELU").def(py::init<double, bool>(), py::arg("alpha") = 1.0, py::arg("inplace") = false);
+  Class<nn::SELU>(c, "SELU").def(py::init<bool>(), py::arg("inplace") = false);
+  Class<nn::CELU>(c, "CELU").def(py::init<double, bool>(), py::arg("alpha") = 1.0, py::arg("inplace") = false);
+  Class<nn::LeakyReLU>(c, "LeakyReLU")
+      .def(py::init<double, bool>(), py::arg("negative_slope") = 0.01, py::arg("inplace") = false);
+  Class<nn::Softplus>(c, "Softplus").def(py::init<double, double>(), py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
+  Class<nn::Hardtanh>(c, "Hardtanh")
+      .def(py::init<double, double, bool>(), py::arg("min_val") = -1.0, py::arg("max_val") = 1.0,
+           py::arg("inplace") = false);
+  Class<nn::ReLU6, nn::Hardtanh>(c, "ReLU6").def(py::init<bool>(), py::arg("inplace") = false);
+  Class<nn::LogSigmoid>(c, "LogSigmoid").def(py::init<>());
+  Class<nn::Mish>(c, "Mish").def(py::init<bool>(), py::arg("inplace") = false);
+  Class<nn::Softsign>(c, "Softsign").def(py::init<>());
+  Class<nn::Tanhshrink>(c, "Tanhshrink").def(py::init<>());
+  Class<nn::Hardsigmoid>(c, "Hardsigmoid").def(py::init<bool>(), py::arg("inplace") = false);
+  Class<nn::Hardswish>(c, "Hardswish").def(py::init<bool>(), py::arg("inplace") = false);
+  Class<nn::Threshold>(c, "Threshold")
+      .def(py::init<double, double, bool>(), py::arg("threshold"), py::arg("value"), py::arg("inplace") = false);
+  Class<nn::PReLU>(c, "PReLU")
+      .def(py::init<int64_t, double, Dtype>(), py::arg("num_parameters") = 1, py::arg("init") = 0.25, py::kw_only(),
+           py::arg("dtype") = Dtype::Float32);
+  Class<nn::Softmin>(c, "Softmin").def(py::init<int64_t>(), py::arg("dim"));
+  Class<nn::GLU>(c, "GLU").def(py::init<int64_t>(), py::arg("dim") = -1);
   Class<nn::Softmax>(c, "Softmax").def(py::init<int64_t>(), py::arg("dim"));
   Class<nn::LogSoftmax>(c, "LogSoftmax").def(py::init<int64_t>(), py::arg("dim"));
   Class<nn::Flatten>(c, "Flatten")

@@ -224,6 +224,8 @@ void bind_ops(py::module_& m) {
        "out = 1 / (1 + e^-input); d/dx = s(x)(1 - s(x)) (torch.sigmoid).");
   both(m, cls, "relu", [](const Tensor& x) { return relu(x); }, Release(),
        "out = max(input, 0); the gradient at 0 is 0, as torch's (torch.relu).");
+  both(m, cls, "relu_", [](Tensor& x) { return relu_(x); }, Release(),
+       "In-place relu: input = max(input, 0); the gradient at 0 is 0 (torch.relu_).");
   both(m, cls, "clamp", [](Tensor x, py::handle lo, py::handle hi) {
     const auto l = bound_arg(lo, x, "clamp", "min"), h = bound_arg(hi, x, "clamp", "max");
     return released([&] { return clamp(x, l, h); });
@@ -552,6 +554,64 @@ void bind_ops(py::module_& m) {
         "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (Hendrycks & Gimpel 2016; F.gelu).");
   m.def("silu", [](const Tensor& x) { return silu(x); }, py::arg("input"), Release(),
         "SiLU(x) = x * sigmoid(x) (Swish-1; F.silu); d/dx = s(x)(1 + x(1 - s(x))).");
+  m.def("silu_", [](Tensor& x) { return silu_(x); }, py::arg("input"), Release(),
+        "In-place silu: input = input * sigmoid(input).");
+  // torch.nn's other pointwise activations (activation_pointwise.cpp); name_ writes into input.
+  m.def("elu", [](const Tensor& x, double alpha, double scale, double input_scale) {
+    return elu(x, alpha, scale, input_scale);
+  }, py::arg("input"), py::arg("alpha") = 1.0, py::arg("scale") = 1.0, py::arg("input_scale") = 1.0, Release(),
+        "scale * x for x > 0, scale * alpha * (exp(input_scale * x) - 1) otherwise (F.elu; selu and celu are\n"
+        "this with their constants).");
+  m.def("elu_", [](Tensor& x, double alpha, double scale, double input_scale) {
+    return elu_(x, alpha, scale, input_scale);
+  }, py::arg("input"), py::arg("alpha") = 1.0, py::arg("scale") = 1.0, py::arg("input_scale") = 1.0, Release(),
+        "In-place elu: input = elu(input).");
+  m.def("selu", [](const Tensor& x) { return selu(x); }, py::arg("input"), Release(),
+        "scale * elu(x, alpha) with Klambauer et al.'s alpha = 1.6733, scale = 1.0507 (torch.selu).");
+  m.def("selu_", [](Tensor& x) { return selu_(x); }, py::arg("input"), Release(), "In-place selu: input = selu(input).");
+  m.def("celu", [](const Tensor& x, double alpha) { return celu(x, alpha); }, py::arg("input"), py::arg("alpha") = 1.0,
+        Release(), "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) (Barron 2017; torch.celu).");
+  m.def("celu_", [](Tensor& x, double alpha) { return celu_(x, alpha); }, py::arg("input"), py::arg("alpha") = 1.0,
+        Release(), "In-place celu: input = celu(input).");
+  m.def("prelu", [](const Tensor& x, const Tensor& w) { return prelu(x, w); }, py::arg("input"), py::arg("weight"),
+        Release(), "x for x > 0, weight * x otherwise, weight per channel (dim 1) or a single one (He et al. 2015; F.prelu).");
+  m.def("softmin", [](const Tensor& x, int64_t dim) { return softmin(x, dim); }, py::arg("input"), py::arg("dim"),
+        Release(), "softmax(-x) along dim (F.softmin).");
+  m.def("glu", [](const Tensor& x, int64_t dim) { return glu(x, dim); }, py::arg("input"), py::arg("dim") = -1,
+        Release(), "a * sigmoid(b), a and b the halves of input along dim (Dauphin et al. 2017; F.glu).");
+  m.def("leaky_relu", [](const Tensor& x, double k) { return leaky_relu(x, k); }, py::arg("input"),
+        py::arg("negative_slope") = 0.01, Release(), "x for x > 0, negative_slope * x otherwise (F.leaky_relu).");
+  m.def("leaky_relu_", [](Tensor& x, double k) { return leaky_relu_(x, k); }, py::arg("input"),
+        py::arg("negative_slope") = 0.01, Release(), "In-place leaky_relu: input = leaky_relu(input).");
+  m.def("softplus", [](const Tensor& x, double beta, double th) { return softplus(x, beta, th); }, py::arg("input"),
+        py::arg("beta") = 1.0, py::arg("threshold") = 20.0, Release(),
+        "log(1 + exp(beta * x)) / beta, or x where beta * x > threshold (F.softplus).");
+  m.def("hardtanh", [](const Tensor& x, double lo, double hi) { return hardtanh(x, lo, hi); }, py::arg("input"),
+        py::arg("min_val") = -1.0, py::arg("max_val") = 1.0, Release(),
+        "min(max(x, min_val), max_val); the gradient is 0 at and beyond the kinks (F.hardtanh).");
+  m.def("hardtanh_", [](Tensor& x, double lo, double hi) { return hardtanh_(x, lo, hi); }, py::arg("input"),
+        py::arg("min_val") = -1.0, py::arg("max_val") = 1.0, Release(), "In-place hardtanh: input = hardtanh(input).");
+  m.def("log_sigmoid", [](const Tensor& x) { return log_sigmoid(x); }, py::arg("input"), Release(),
+        "log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)) (F.logsigmoid).");
+  m.def("mish", [](const Tensor& x) { return mish(x); }, py::arg("input"), Release(),
+        "x * tanh(softplus(x)) (Misra 2019; F.mish).");
+  m.def("mish_", [](Tensor& x) { return mish_(x); }, py::arg("input"), Release(), "In-place mish: input = mish(input).");
+  m.def("softsign", [](const Tensor& x) { return softsign(x); }, py::arg("input"), Release(),
+        "x / (1 + |x|) (F.softsign).");
+  m.def("tanhshrink", [](const Tensor& x) { return tanhshrink(x); }, py::arg("input"), Release(),
+        "x - tanh(x) (F.tanhshrink).");
+  m.def("hardsigmoid", [](const Tensor& x) { return hardsigmoid(x); }, py::arg("input"), Release(),
+        "min(max(x + 3, 0), 6) / 6 (F.hardsigmoid).");
+  m.def("hardsigmoid_", [](Tensor& x) { return hardsigmoid_(x); }, py::arg("input"), Release(),
+        "In-place hardsigmoid: input = hardsigmoid(input).");
+  m.def("hardswish", [](const Tensor& x) { return hardswish(x); }, py::arg("input"), Release(),
+        "x * min(max(x + 3, 0), 6) / 6 (Howard et al. 2019; F.hardswish).");
+  m.def("hardswish_", [](Tensor& x) { return hardswish_(x); }, py::arg("input"), Release(),
+        "In-place hardswish: input = hardswish(input).");
+  m.def("threshold", [](const Tensor& x, double th, double v) { return threshold(x, th, v); }, py::arg("input"),
+        py::arg("threshold"), py::arg("value"), Release(), "x where x > threshold, else value (F.threshold).");
+  m.def("threshold_", [](Tensor& x, double th, double v) { return threshold_(x, th, v); }, py::arg("input"),
+        py::arg("threshold"), py::arg("value"), Release(), "In-place threshold: input = threshold(input).");
   m.def("cross_entropy", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
                             int64_t ignore_index, const std::string& reduction, double label_smoothing) {
     return cross_entropy(input, target, weight ? *weight : Tensor(), ignore_index, parse_reduction(reduction),

@@ -1,7 +1,10 @@
 // The basic layers for C++ users; the Python twins are in python/seqlab/nn/layers.py.
 #include "seqlab/nn/layers.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "seqlab/autograd.hpp"
@@ -175,19 +178,120 @@ Tensor Tanh::forward(const Tensor& x) { return tanh(x); }
 Tensor Sigmoid::forward(const Tensor& x) { return sigmoid(x); }
 Tensor SiLU::forward(const Tensor& x) {
   if (!inplace) return silu(x);
-  Tensor self = x;  // the same tensor: copy_ writes through it
-  return copy_(self, silu(x));
+  Tensor self = x;  // the same tensor: silu_ writes through it
+  return silu_(self);
 }
 Tensor ReLU::forward(const Tensor& x) {
   if (!inplace) return relu(x);
-  Tensor self = x;  // the same tensor: clamp_ writes through it
-  return clamp_(self, 0.0, std::nullopt);
+  Tensor self = x;  // the same tensor: relu_ writes through it
+  return relu_(self);
 }
 GELU::GELU(std::string a) : UnaryModule("GELU"), approximate(std::move(a)) {
   SEQLAB_CHECK_VALUE(approximate == "none" || approximate == "tanh",
                      "GELU: approximate argument must be either none or tanh, got '", approximate, "'");
 }
 Tensor GELU::forward(const Tensor& x) { return gelu(x, approximate == "tanh"); }
+
+namespace {
+// A double as Python's repr writes it (torch's reprs format floats with Python): the shortest
+// digits that read back, fixed notation between 1e-4 and 1e16, with ".0" for whole numbers.
+std::string py_float(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  int digits = 1;
+  for (; digits < 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  const double a = std::fabs(v);
+  if (a == 0 || (a >= 1e-4 && a < 1e16)) {
+    const int exp10 = a == 0 ? 0 : static_cast<int>(std::floor(std::log10(a)));
+    std::snprintf(buf, sizeof buf, "%.*f", std::max(1, digits - 1 - exp10), v);
+    std::string s = buf;  // trim the zeros the fixed precision added, keeping one after the point
+    while (s.size() > 2 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
+    return s;
+  }
+  std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);  // 1e-05, 1.5e+20 as Python
+  std::string s = buf;
+  const auto e = s.find('e');
+  std::string mant = s.substr(0, e), ex = s.substr(e + 1);
+  const char sign = ex[0];
+  ex = ex.substr(1);
+  while (ex.size() > 2 && ex[0] == '0') ex.erase(0, 1);
+  return mant + "e" + sign + ex;
+}
+std::string with_inplace(std::string e, bool inplace) { return inplace ? e + ", inplace=True" : e; }
+}  // namespace
+
+Tensor ELU::forward(const Tensor& x) {
+  Tensor self = x;
+  return inplace ? elu_(self, alpha) : elu(x, alpha);
+}
+std::string ELU::extra_repr() const { return with_inplace("alpha=" + py_float(alpha), inplace); }
+Tensor SELU::forward(const Tensor& x) {
+  Tensor self = x;
+  return inplace ? selu_(self) : selu(x);
+}
+Tensor CELU::forward(const Tensor& x) {
+  Tensor self = x;
+  return inplace ? celu_(self, alpha) : celu(x, alpha);
+}
+std::string CELU::extra_repr() const { return with_inplace("alpha=" + py_float(alpha), inplace); }
+Tensor LeakyReLU::forward(const Tensor& x) {
+  Tensor self = x;
+  return inplace ? leaky_relu_(self, negative_slope) : leaky_relu(x, negative_slope);
+}
+std::string LeakyReLU::extra_repr() const {
+  return with_inplace("negative_slope=" + py_float(negative_slope), inplace);
+}
+Tensor Softplus::forward(const Tensor& x) { return softplus(x, beta, threshold); }
+std::string Softplus::extra_repr() const {
+  return "beta=" + py_float(beta) + ", threshold=" + py_float(threshold);
+}
+Hardtanh::Hardtanh(double min_val, double max_val, bool inplace) : Hardtanh("Hardtanh", min_val, max_val, inplace) {}
+Hardtanh::Hardtanh(std::string name, double min_val, double max_val, bool inplace)
+    : UnaryModule(std::move(name)), min_val(min_val), max_val(max_val), inplace(inplace) {
+  SEQLAB_CHECK_VALUE(max_val > min_val, "max_val must be greater than min_val");
+}
+Tensor Hardtanh::forward(const Tensor& x) {
+  Tensor self = x;
+  return inplace ? hardtanh_(self, min_val, max_val) : hardtanh(x, min_val, max_val);
+}
+std::string Hardtanh::extra_repr() const {
+  return with_inplace("min_val=" + py_float(min_val) + ", max_val=" + py_float(max_val), inplace);
+}
+PReLU::PReLU(int64_t n, double init, Dtype dtype) : UnaryModule("PReLU"), num_parameters(n), init(init) {
+  SEQLAB_CHECK_VALUE(n >= 0, "PReLU: num_parameters must be non-negative, got ", n);
+  weight = register_parameter("weight", Tensor::empty({n}, dtype));
+  reset_parameters();
+}
+void PReLU::reset_parameters() { init::constant_(weight, init); }
+Tensor PReLU::forward(const Tensor& x) { return prelu(x, weight); }
+Tensor LogSigmoid::forward(const Tensor& x) { return log_sigmoid(x); }
+Tensor Softsign::forward(const Tensor& x) { return softsign(x); }
+Tensor Tanhshrink::forward(const Tensor& x) { return tanhshrink(x); }
+Tensor Softmin::forward(const Tensor& x) { return softmin(x, dim); }
+Tensor GLU::forward(const Tensor& x) { return glu(x, dim); }
+Tensor Mish::forward(const Tensor& x) {
+  Tensor self = x;
+  return inplace ? mish_(self) : mish(x);
+}
+Tensor Hardsigmoid::forward(const Tensor& x) {
+  Tensor self = x;
+  return inplace ? hardsigmoid_(self) : hardsigmoid(x);
+}
+Tensor Hardswish::forward(const Tensor& x) {
+  Tensor self = x;
+  return inplace ? hardswish_(self) : hardswish(x);
+}
+Tensor Threshold::forward(const Tensor& x) {
+  Tensor self = x;
+  return inplace ? threshold_(self, threshold, value) : seqlab::threshold(x, threshold, value);
+}
+std::string Threshold::extra_repr() const {
+  return with_inplace("threshold=" + py_float(threshold) + ", value=" + py_float(value), inplace);
+}
 Tensor Softmax::forward(const Tensor& x) { return softmax(x, dim); }
 Tensor LogSoftmax::forward(const Tensor& x) { return log_softmax(x, dim); }
 Tensor Flatten::forward(const Tensor& x) { return flatten(x, start_dim, end_dim); }

@@ -14,7 +14,7 @@ from . import text
 from . import lm
 from . import word2vec
 from . import glove
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'gru_cell', 'gt', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prod', 'relu', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'sin', 'sinusoidal_encoding', 'softmax', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'text', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'gru_cell', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softsign', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -122,25 +122,165 @@ class Tensor:
     constructors. A tensor that requires grad records the ops applied to it, and backward() fills .grad.
     """
     __array_priority__: typing.ClassVar[int] = 1000
+    def acos(self):
+        """
+        The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1]
+            (torch.acos).
+        """
+    def acosh(self):
+        """
+        log(x + sqrt(x² − 1)) for x ≥ 1 (NaN below), computed as log1p((x − 1) + sqrt((x − 1)(x + 1)))
+            and as log x + log 2 where x² would overflow (torch.acosh).
+        """
     def all(self, dim = None, keepdim = False):
         """
         True where every element (along dim) is nonzero, as torch.all (a bool tensor; uint8 for a
             uint8 input, torch's legacy rule).
+        """
+    def amax(self, dim = ..., keepdim = False):
+        """
+        The largest element over dim (an int or a tuple; () or None: all); ties share the gradient
+            evenly (torch.amax).
+        """
+    def amin(self, dim = ..., keepdim = False):
+        """
+        The smallest element over dim (an int or a tuple; () or None: all); ties share the gradient
+            evenly (torch.amin).
+        """
+    def aminmax(self, *, dim = None, keepdim = False):
+        """
+        (min, max) of input over dim (None: every element), as torch.aminmax.
         """
     def any(self, dim = None, keepdim = False):
         """
         True where some element (along dim) is nonzero, as torch.any (a bool tensor; uint8 for a
             uint8 input).
         """
+    def arccos(self):
+        """
+        The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1]
+            (torch.acos).
+        """
+    def arccosh(self):
+        """
+        log(x + sqrt(x² − 1)) for x ≥ 1 (NaN below), computed as log1p((x − 1) + sqrt((x − 1)(x + 1)))
+            and as log x + log 2 where x² would overflow (torch.acosh).
+        """
+    def arcsin(self):
+        """
+        The angle in [−π/2, π/2] whose sine is input, atan2(x, sqrt((1 − x)(1 + x))); NaN outside
+            [−1, 1] (torch.asin).
+        """
+    def arcsinh(self):
+        """
+        log(x + sqrt(x² + 1)), computed as sign(x)·log1p(|x| + x²/(1 + sqrt(1 + x²))) for precision near
+            0 and as sign(x)·(log|x| + log 2) where x² would overflow (torch.asinh).
+        """
+    def arctan(self):
+        """
+        The angle in (−π/2, π/2) whose tangent is input (torch.atan; see _ATAN_P for how).
+        """
+    def arctan2(self, other):
+        """
+        The angle in [−π, π] of the point (x, y) = (other, input): atan(y/x) moved to x's half-plane,
+            as π/2·sign(y) − atan(x/y) where |y| > |x| (so no division by 0), with C's signed zeros and
+            infinities (torch.atan2).
+        """
+    def arctanh(self):
+        """
+        ½·log((1 + x)/(1 − x)) for |x| ≤ 1, computed as ½·log1p(2x / (1 − x)) (torch.atanh).
+        """
     def argsort(self, dim = -1, descending = False, stable = False):
         """
         The indices that sort input along dim, as torch.argsort.
+        """
+    def argwhere(self):
+        """
+        The indices of the nonzero elements of input, one row per element: shape (n, input.dim())
+            (torch.argwhere, = nonzero).
+        """
+    def asin(self):
+        """
+        The angle in [−π/2, π/2] whose sine is input, atan2(x, sqrt((1 − x)(1 + x))); NaN outside
+            [−1, 1] (torch.asin).
+        """
+    def asinh(self):
+        """
+        log(x + sqrt(x² + 1)), computed as sign(x)·log1p(|x| + x²/(1 + sqrt(1 + x²))) for precision near
+            0 and as sign(x)·(log|x| + log 2) where x² would overflow (torch.asinh).
+        """
+    def atan(self):
+        """
+        The angle in (−π/2, π/2) whose tangent is input (torch.atan; see _ATAN_P for how).
+        """
+    def atan2(self, other):
+        """
+        The angle in [−π, π] of the point (x, y) = (other, input): atan(y/x) moved to x's half-plane,
+            as π/2·sign(y) − atan(x/y) where |y| > |x| (so no division by 0), with C's signed zeros and
+            infinities (torch.atan2).
+        """
+    def atanh(self):
+        """
+        ½·log((1 + x)/(1 − x)) for |x| ≤ 1, computed as ½·log1p(2x / (1 − x)) (torch.atanh).
         """
     def bincount(self, weights = None, minlength = 0):
         """
         counts[i] = how many elements of the 1-d integer tensor `input` equal i (or the sum of their
             `weights`), for i in [0, max(max(input) + 1, minlength)). int64 counts; float32 weights sum in
             float32, other weights in float64, as torch's bincount.
+        """
+    def broadcast_to(self, size):
+        """
+        input expanded (a view, no copy) to `size`, -1 keeping a size (torch.broadcast_to).
+        """
+    def copysign(self, other):
+        """
+        |input| with the sign (bit) of other; always floating point (torch.copysign).
+        """
+    def cosh(self):
+        """
+        (e^x + e^−x) / 2 (torch.cosh).
+        """
+    def count_nonzero(self, dim = None):
+        """
+        How many elements of input along dim (an int, a tuple, None: all) are nonzero, as int64
+            (torch.count_nonzero).
+        """
+    def cross(self, other, dim = None):
+        """
+        The cross product of 3-vectors along dim (input and other broadcast): a × b = (a₁b₂ − a₂b₁,
+            a₂b₀ − a₀b₂, a₀b₁ − a₁b₀) (torch.cross). Without dim, the first dim of size 3, with torch's
+            deprecation warning.
+        """
+    def cummax(self, dim):
+        """
+        (values, indices): the running maximum along dim and where it was found (the last of equal
+            values; NaN propagates, pointing at the latest NaN), as torch.cummax. The gradient goes to the
+            element each value came from.
+        """
+    def cummin(self, dim):
+        """
+        (values, indices): the running minimum along dim and where it was found, as torch.cummin.
+        """
+    def diag(self, diagonal = 0):
+        """
+        Of a 1-d input, the square matrix with input on diagonal `diagonal`; of a 2-d input, that diagonal
+            as a 1-d tensor (torch.diag).
+        """
+    def diag_embed(self, offset = 0, dim1 = -2, dim2 = -1):
+        """
+        A tensor whose diagonal `offset` in dims (dim1, dim2) holds input's last dim, zeros elsewhere
+            (torch.diag_embed).
+        """
+    def diagonal(self, offset = 0, dim1 = 0, dim2 = 1):
+        """
+        The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim (torch.diagonal;
+            a copy in seqlab, not a view).
+        """
+    def diff(self, n = 1, dim = -1, prepend = None, append = None):
+        """
+        The n-th forward difference out[i] = x[i+1] − x[i] along dim, after prepend and append are
+            joined to input along it (torch.diff; for bools, x[i+1] != x[i]).
         """
     def dot(self, tensor):
         """
@@ -149,6 +289,18 @@ class Tensor:
     def flip(self, *dims, **kwargs):
         """
         Reverse the order of elements along dims (torch.flip(input, dims); x.flip(0, 1)).
+        """
+    def fliplr(self):
+        """
+        input with its columns (dim 1) in reverse order (torch.fliplr); needs 2 dims or more.
+        """
+    def flipud(self):
+        """
+        input with its rows (dim 0) in reverse order (torch.flipud); needs 1 dim or more.
+        """
+    def ger(self, vec2):
+        """
+        outer(input, vec2), torch's older name (torch.ger).
         """
     def histc(self, bins = 100, min = 0, max = 0):
         """
@@ -161,6 +313,15 @@ class Tensor:
             default, widened by 0.5 each side if it is one value) or a 1-d tensor of increasing edges.
             weight: one weight per element (the counts' sum). density: hist / (Σ hist · bin width).
         """
+    def hsplit(self, indices_or_sections):
+        """
+        tensor_split along dim 1 (dim 0 for a 1-d input); n sections must divide evenly (torch.hsplit).
+        """
+    def hypot(self, other):
+        """
+        sqrt(input² + other²), scaled by max(|input|, |other|) so that the squares do not overflow
+            (torch.hypot).
+        """
     def index_fill(self, dim, index, value):
         """
         A copy of input with the entries at positions `index` along dim set to value (a number or a
@@ -169,6 +330,11 @@ class Tensor:
     def index_fill_(self, dim, index, value):
         """
         In place: input[..., index, ...] = value along dim (Tensor.index_fill_).
+        """
+    def isclose(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = False):
+        """
+        True where |input − other| ≤ atol + rtol·|other|, or the two are equal (infinities), or both
+            NaN when equal_nan (torch.isclose).
         """
     def isfinite(self):
         """
@@ -182,15 +348,69 @@ class Tensor:
         """
         True where input is NaN (torch.isnan); never for integers.
         """
+    def kron(self, other):
+        """
+        The Kronecker product: out[i·m + k, ...] = input[i, ...]·other[k, ...] for every dim (torch.kron).
+        """
+    def lerp(self, end, weight):
+        """
+        input + weight·(end − input), weight a number or a tensor (all broadcast); as torch, the
+            form end − (end − input)·(1 − weight) where |weight| ≥ 0.5, exact at weight = 1 (torch.lerp).
+        """
+    def logaddexp(self, other):
+        """
+        log(exp(input) + exp(other)), as max + log1p(exp(−|input − other|)) so nothing overflows
+            (torch.logaddexp).
+        """
+    def logaddexp2(self, other):
+        """
+        log2(2^input + 2^other), as max + log2(1 + 2^(−|input − other|)) (torch.logaddexp2).
+        """
+    def logcumsumexp(self, dim):
+        """
+        out[i] = log Σ_{j ≤ i} exp(input[j]) along dim, by a scan of log2(n) logaddexp steps (each adds
+            the partial results 1, 2, 4, ... places back), so no exp overflows or underflows
+            (torch.logcumsumexp).
+        """
     def logsumexp(self, dim, keepdim = False):
         """
         log Σ exp(input) over dim (an int or a tuple), computed as m + log Σ exp(input − m) with m the
             (detached) maximum, so nothing overflows; rows of −inf give −inf, a +inf gives +inf (torch.logsumexp).
             Integer inputs compute in float32. The gradient is softmax(input) along dim.
         """
+    def masked_select(self, mask):
+        """
+        The elements of input where the bool mask is True (the two broadcast), as a 1-d tensor
+            (torch.masked_select).
+        """
+    def moveaxis(self, source, destination):
+        """
+        A view with dims `source` moved to positions `destination`, the others in their order (torch.movedim).
+        """
+    def movedim(self, source, destination):
+        """
+        A view with dims `source` moved to positions `destination`, the others in their order (torch.movedim).
+        """
     def mv(self, vec):
         """
         Matrix (n, m) times vector (m,), as torch.mv.
+        """
+    def nan_to_num(self, nan = 0.0, posinf = None, neginf = None):
+        """
+        input with NaN replaced by nan, +inf by posinf and −inf by neginf (default: the dtype's
+            largest and lowest finite values) (torch.nan_to_num).
+        """
+    def nanmean(self, dim = None, keepdim = False, *, dtype = None):
+        """
+        The mean over dim of the elements that are not NaN (torch.nanmean; NaN where all are).
+        """
+    def nansum(self, dim = None, keepdim = False, *, dtype = None):
+        """
+        Σ input over dim with NaNs counted as 0 (torch.nansum).
+        """
+    def outer(self, vec2):
+        """
+        The outer product out[i, j] = input[i]·vec2[j] of two 1-d tensors (torch.outer).
         """
     def repeat(self, *sizes):
         """
@@ -204,6 +424,22 @@ class Tensor:
         """
         Roll elements along dims by shifts; without dims, the flattened tensor, as torch.roll.
         """
+    def rot90(self, k = 1, dims = ...):
+        """
+        input rotated by k·90° in the plane of dims, from the first dim towards the second (torch.rot90).
+        """
+    def sgn(self):
+        """
+        The sign of input, −1, 0 or 1 (torch.sgn; for real numbers the same as sign).
+        """
+    def signbit(self):
+        """
+        True where input's sign bit is set: negative numbers and −0.0 (torch.signbit).
+        """
+    def sinh(self):
+        """
+        (e^x − e^−x) / 2, as (expm1(x) − expm1(−x)) / 2 to keep the digits of small x (torch.sinh).
+        """
     def sort(self, dim = -1, descending = False, stable = False):
         """
         (values, indices) of input sorted along dim (ascending unless descending), as torch.sort.
@@ -213,13 +449,40 @@ class Tensor:
         The standard deviation sqrt(var) over dim, correction 1 (Bessel's) unless unbiased=False or
             correction says otherwise (torch.std).
         """
+    def swapdims(self, dim0, dim1):
+        """
+        input with dims dim0 and dim1 exchanged, a view (torch.swapdims, = transpose).
+        """
+    def take(self, index):
+        """
+        input seen as 1-d, read at `index` (negative counts from the end); the result has index's shape
+            (torch.take).
+        """
+    def take_along_dim(self, indices, dim = None):
+        """
+        input read at `indices` along dim, the other dims broadcast (torch.take_along_dim); without dim,
+            of the flattened input.
+        """
+    def tensor_split(self, indices_or_sections, dim = 0):
+        """
+        Views of input along dim: n sections (the first size % n one longer), or cut before each index
+            of a list / 1-d tensor (torch.tensor_split).
+        """
     def topk(self, k, dim = -1, largest = True, sorted = True):
         """
         The k largest (or smallest) values along dim and their indices, as torch.topk.
         """
+    def trace(self):
+        """
+        Σ_i input[i, i] of a 2-d tensor; integers sum to int64, as torch.trace.
+        """
     def unbind(self, dim = 0):
         """
         The slices of input along dim (views, that dim removed), as a tuple (torch.unbind).
+        """
+    def unflatten(self, dim, sizes):
+        """
+        dim of input split into dims of `sizes` (one may be -1), a view (torch.unflatten).
         """
     def unique(self, sorted = True, return_inverse = False, return_counts = False, dim = None):
         """
@@ -233,6 +496,14 @@ class Tensor:
         """
         Collapses each run of equal consecutive elements (slices along dim) to one, as
             torch.unique_consecutive; return_inverse and return_counts as in unique.
+        """
+    def vsplit(self, indices_or_sections):
+        """
+        tensor_split along dim 0 of a tensor of at least 2 dims; n sections must divide evenly (torch.vsplit).
+        """
+    def xlogy(self, other):
+        """
+        input·log(other), 0 where input is 0 (unless other is NaN); ints compute in float32 (torch.xlogy).
         """
     def __abs__(self) -> Tensor:
         ...
@@ -392,6 +663,14 @@ class Tensor:
         """
         out = |input| (torch.abs).
         """
+    def acos_(self, *args, **kwargs):
+        """
+        In place: self = acos(self, ...), written into self (Tensor.acos_).
+        """
+    def acosh_(self, *args, **kwargs):
+        """
+        In place: self = acosh(self, ...), written into self (Tensor.acosh_).
+        """
     def add(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
         out = input + alpha * other, elementwise with broadcasting; other may be a number (torch.add).
@@ -399,6 +678,34 @@ class Tensor:
     def add_(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
         In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
+        """
+    def arccos_(self, *args, **kwargs):
+        """
+        In place: self = acos(self, ...), written into self (Tensor.arccos_).
+        """
+    def arccosh_(self, *args, **kwargs):
+        """
+        In place: self = acosh(self, ...), written into self (Tensor.arccosh_).
+        """
+    def arcsin_(self, *args, **kwargs):
+        """
+        In place: self = asin(self, ...), written into self (Tensor.arcsin_).
+        """
+    def arcsinh_(self, *args, **kwargs):
+        """
+        In place: self = asinh(self, ...), written into self (Tensor.arcsinh_).
+        """
+    def arctan2_(self, *args, **kwargs):
+        """
+        In place: self = atan2(self, ...), written into self (Tensor.arctan2_).
+        """
+    def arctan_(self, *args, **kwargs):
+        """
+        In place: self = atan(self, ...), written into self (Tensor.arctan_).
+        """
+    def arctanh_(self, *args, **kwargs):
+        """
+        In place: self = atanh(self, ...), written into self (Tensor.arctanh_).
         """
     def argmax(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False) -> Tensor:
         """
@@ -408,6 +715,26 @@ class Tensor:
     def argmin(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False) -> Tensor:
         """
         The index of the smallest value along dim (of the flattened input if dim is None) (torch.argmin).
+        """
+    def asin_(self, *args, **kwargs):
+        """
+        In place: self = asin(self, ...), written into self (Tensor.asin_).
+        """
+    def asinh_(self, *args, **kwargs):
+        """
+        In place: self = asinh(self, ...), written into self (Tensor.asinh_).
+        """
+    def atan2_(self, *args, **kwargs):
+        """
+        In place: self = atan2(self, ...), written into self (Tensor.atan2_).
+        """
+    def atan_(self, *args, **kwargs):
+        """
+        In place: self = atan(self, ...), written into self (Tensor.atan_).
+        """
+    def atanh_(self, *args, **kwargs):
+        """
+        In place: self = atanh(self, ...), written into self (Tensor.atanh_).
         """
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None) -> None:
         """
@@ -543,6 +870,10 @@ class Tensor:
             fills a seqlab model from Hugging Face's torch state dict: sd[k].copy_(sd_hf[k].t()).
             non_blocking: torch's, for device copies; seqlab's are on the CPU and always complete.
         """
+    def copysign_(self, *args, **kwargs):
+        """
+        In place: self = copysign(self, ...), written into self (Tensor.copysign_).
+        """
     def cos(self) -> Tensor:
         """
         out = cos(input), in radians (torch.cos).
@@ -550,6 +881,10 @@ class Tensor:
     def cos_(self) -> Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
+        """
+    def cosh_(self, *args, **kwargs):
+        """
+        In place: self = cosh(self, ...), written into self (Tensor.cosh_).
         """
     def cpu(self, memory_format = None):
         """
@@ -708,6 +1043,10 @@ class Tensor:
         """
         input > other elementwise, a bool tensor (torch.gt).
         """
+    def hypot_(self, *args, **kwargs):
+        """
+        In place: self = hypot(self, ...), written into self (Tensor.hypot_).
+        """
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
         The entries index (1-d, int64) along dim, copied (torch.index_select).
@@ -731,6 +1070,10 @@ class Tensor:
     def le(self, other: typing.Any) -> Tensor:
         """
         input <= other elementwise, a bool tensor (torch.le).
+        """
+    def lerp_(self, *args, **kwargs):
+        """
+        In place: self = lerp(self, ...), written into self (Tensor.lerp_).
         """
     def log(self) -> Tensor:
         """
@@ -838,6 +1181,10 @@ class Tensor:
         """
         num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).
         """
+    def nan_to_num_(self, *args, **kwargs):
+        """
+        In place: self = nan_to_num(self, ...), written into self (Tensor.nan_to_num_).
+        """
     def narrow(self, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         A view of elements start..start+length-1 along dim (torch.narrow).
@@ -919,6 +1266,10 @@ class Tensor:
         """
         out = max(input, 0); the gradient at 0 is 0, as torch's (torch.relu).
         """
+    def relu_(self) -> Tensor:
+        """
+        In-place relu: input = max(input, 0); the gradient at 0 is 0 (torch.relu_).
+        """
     def remainder(self, other: typing.Any) -> Tensor:
         """
         Python's modulus input - floor(input / other) * other: the sign of other (torch.remainder).
@@ -963,6 +1314,10 @@ class Tensor:
         """
         A view of index along dim, that dim removed: x.select(0, i) is x[i] (torch.select).
         """
+    def sgn_(self, *args, **kwargs):
+        """
+        In place: self = sgn(self, ...), written into self (Tensor.sgn_).
+        """
     def short(self) -> Tensor:
         """
         self converted to int16, as torch.Tensor.to(int16).
@@ -986,6 +1341,10 @@ class Tensor:
     def sin_(self) -> Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
+        """
+    def sinh_(self, *args, **kwargs):
+        """
+        In place: self = sinh(self, ...), written into self (Tensor.sinh_).
         """
     def size(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None) -> typing.Any:
         """
@@ -1037,6 +1396,14 @@ class Tensor:
         """
         transpose with NumPy's names (torch.swapaxes).
         """
+    def swapaxes_(self, *args, **kwargs):
+        """
+        In place: self = self.swapaxes(...), the same tensor object with the new shape.
+        """
+    def swapdims_(self, *args, **kwargs):
+        """
+        In place: self = self.swapdims(...), the same tensor object with the new shape.
+        """
     def t(self) -> Tensor:
         """
         The transpose of a matrix (dims 0 and 1); 0-d and 1-d come back as they are (torch.t).
@@ -1056,6 +1423,10 @@ class Tensor:
     def tanh(self) -> Tensor:
         """
         out = tanh(input) = (e^x - e^-x) / (e^x + e^-x); d/dx = 1 - tanh(x)^2 (torch.tanh).
+        """
+    def tile(self, *dims):
+        """
+        input repeated dims[i] times along each dim (x.tile(2, 3) or x.tile((2, 3)), torch's Tensor.tile).
         """
     def to(self, *args, **kwargs):
         """
@@ -1133,6 +1504,10 @@ class Tensor:
     def where(self, condition: Tensor, other: typing.Any) -> Tensor:
         """
         out_i = self_i if condition_i else other_i (torch.Tensor.where).
+        """
+    def xlogy_(self, *args, **kwargs):
+        """
+        In place: self = xlogy(self, ...), written into self (Tensor.xlogy_).
         """
     def zero_(self) -> Tensor:
         """
@@ -1755,6 +2130,14 @@ def ceil(input: Tensor) -> Tensor:
     """
     out = the smallest integer >= input (torch.ceil).
     """
+def celu(input: Tensor, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) (Barron 2017; torch.celu).
+    """
+def celu_(input: Tensor, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    In-place celu: input = celu(input).
+    """
 def check_multihead_attention_args(embed_dim: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex) -> None:
     ...
 def check_rnn_args(mode: str, input_size: typing.SupportsInt | typing.SupportsIndex, hidden_size: typing.SupportsInt | typing.SupportsIndex, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, proj_size: typing.SupportsInt | typing.SupportsIndex) -> None:
@@ -1829,6 +2212,15 @@ def dropout(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex = 0.5,
     """
     In training, each element is zeroed with probability p and the rest scaled by 1 / (1 - p)
     (Srivastava et al. 2014; F.dropout); the input itself otherwise.
+    """
+def elu(input: Tensor, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, scale: typing.SupportsFloat | typing.SupportsIndex = 1.0, input_scale: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    scale * x for x > 0, scale * alpha * (exp(input_scale * x) - 1) otherwise (F.elu; selu and celu are
+    this with their constants).
+    """
+def elu_(input: Tensor, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, scale: typing.SupportsFloat | typing.SupportsIndex = 1.0, input_scale: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    In-place elu: input = elu(input).
     """
 def embedding(input: Tensor, weight: Tensor, padding_idx: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
     """
@@ -1909,11 +2301,39 @@ def get_num_threads() -> int:
     """
     The number of threads seqlab's loops and the BLAS use (torch.get_num_threads).
     """
+def glu(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
+    """
+    a * sigmoid(b), a and b the halves of input along dim (Dauphin et al. 2017; F.glu).
+    """
 def gru_cell(input: Tensor, hx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     ...
 def gt(input: Tensor, other: typing.Any) -> Tensor:
     """
     input > other elementwise, a bool tensor (torch.gt).
+    """
+def hardsigmoid(input: Tensor) -> Tensor:
+    """
+    min(max(x + 3, 0), 6) / 6 (F.hardsigmoid).
+    """
+def hardsigmoid_(input: Tensor) -> Tensor:
+    """
+    In-place hardsigmoid: input = hardsigmoid(input).
+    """
+def hardswish(input: Tensor) -> Tensor:
+    """
+    x * min(max(x + 3, 0), 6) / 6 (Howard et al. 2019; F.hardswish).
+    """
+def hardswish_(input: Tensor) -> Tensor:
+    """
+    In-place hardswish: input = hardswish(input).
+    """
+def hardtanh(input: Tensor, min_val: typing.SupportsFloat | typing.SupportsIndex = -1.0, max_val: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    min(max(x, min_val), max_val); the gradient is 0 at and beyond the kinks (F.hardtanh).
+    """
+def hardtanh_(input: Tensor, min_val: typing.SupportsFloat | typing.SupportsIndex = -1.0, max_val: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    In-place hardtanh: input = hardtanh(input).
     """
 def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
     """
@@ -1936,6 +2356,14 @@ def le(input: Tensor, other: typing.Any) -> Tensor:
     """
     input <= other elementwise, a bool tensor (torch.le).
     """
+def leaky_relu(input: Tensor, negative_slope: typing.SupportsFloat | typing.SupportsIndex = 0.01) -> Tensor:
+    """
+    x for x > 0, negative_slope * x otherwise (F.leaky_relu).
+    """
+def leaky_relu_(input: Tensor, negative_slope: typing.SupportsFloat | typing.SupportsIndex = 0.01) -> Tensor:
+    """
+    In-place leaky_relu: input = leaky_relu(input).
+    """
 def log(input: Tensor) -> Tensor:
     """
     out = ln(input), the natural logarithm; NaN below 0, -inf at 0 (torch.log).
@@ -1951,6 +2379,10 @@ def log1p(input: Tensor) -> Tensor:
 def log2(input: Tensor) -> Tensor:
     """
     out = log2(input) (torch.log2).
+    """
+def log_sigmoid(input: Tensor) -> Tensor:
+    """
+    log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)) (F.logsigmoid).
     """
 def log_softmax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
@@ -2021,6 +2453,14 @@ def min(input: Tensor, dim: typing.Any = None, keepdim: bool = False, *, keepdim
 def minimum(input: Tensor, other: typing.Any) -> Tensor:
     """
     The elementwise minimum of input and other; NaN if either is NaN (torch.minimum).
+    """
+def mish(input: Tensor) -> Tensor:
+    """
+    x * tanh(softplus(x)) (Misra 2019; F.mish).
+    """
+def mish_(input: Tensor) -> Tensor:
+    """
+    In-place mish: input = mish(input).
     """
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """
@@ -2101,6 +2541,10 @@ def pow(input: Tensor, exponent: typing.Any) -> Tensor:
     """
     out = input ** exponent elementwise; exponent a tensor (broadcast) or a number (torch.pow).
     """
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """
+    x for x > 0, weight * x otherwise, weight per channel (dim 1) or a single one (He et al. 2015; F.prelu).
+    """
 def prod(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
     """
     The product of all elements, or along dim (keepdim keeps it as size 1) (torch.prod). Integers and
@@ -2110,6 +2554,10 @@ def prod(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex | None = 
 def relu(input: Tensor) -> Tensor:
     """
     out = max(input, 0); the gradient at 0 is 0, as torch's (torch.relu).
+    """
+def relu_(input: Tensor) -> Tensor:
+    """
+    In-place relu: input = max(input, 0); the gradient at 0 is 0 (torch.relu_).
     """
 def remainder(input: typing.Any, other: typing.Any) -> Tensor:
     """
@@ -2165,6 +2613,14 @@ def select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index:
     """
     A view of index along dim, that dim removed: x.select(0, i) is x[i] (torch.select).
     """
+def selu(input: Tensor) -> Tensor:
+    """
+    scale * elu(x, alpha) with Klambauer et al.'s alpha = 1.6733, scale = 1.0507 (torch.selu).
+    """
+def selu_(input: Tensor) -> Tensor:
+    """
+    In-place selu: input = selu(input).
+    """
 def seq2seq_attention(query: Tensor, keys: Tensor, values: Tensor | None = None, score: str = 'dot', W: Tensor | None = None, query_weight: Tensor | None = None, key_weight: Tensor | None = None, key_bias: Tensor | None = None, v: Tensor | None = None, key_padding_mask: Tensor | None = None) -> tuple:
     ...
 def seq2seq_score(score: str) -> str:
@@ -2192,6 +2648,10 @@ def silu(input: Tensor) -> Tensor:
     """
     SiLU(x) = x * sigmoid(x) (Swish-1; F.silu); d/dx = s(x)(1 + x(1 - s(x))).
     """
+def silu_(input: Tensor) -> Tensor:
+    """
+    In-place silu: input = input * sigmoid(input).
+    """
 def sin(input: Tensor) -> Tensor:
     """
     out = sin(input), in radians (torch.sin).
@@ -2203,6 +2663,18 @@ def sinusoidal_encoding(positions: Tensor, dim: typing.SupportsInt | typing.Supp
 def softmax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x) along dim (torch.softmax).
+    """
+def softmin(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    softmax(-x) along dim (F.softmin).
+    """
+def softplus(input: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex = 1.0, threshold: typing.SupportsFloat | typing.SupportsIndex = 20.0) -> Tensor:
+    """
+    log(1 + exp(beta * x)) / beta, or x where beta * x > threshold (F.softplus).
+    """
+def softsign(input: Tensor) -> Tensor:
+    """
+    x / (1 + |x|) (F.softsign).
     """
 def split(input: Tensor, split_size_or_sections: typing.Any, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> list[Tensor]:
     """
@@ -2250,6 +2722,18 @@ def tan(input: Tensor) -> Tensor:
 def tanh(input: Tensor) -> Tensor:
     """
     out = tanh(input) = (e^x - e^-x) / (e^x + e^-x); d/dx = 1 - tanh(x)^2 (torch.tanh).
+    """
+def tanhshrink(input: Tensor) -> Tensor:
+    """
+    x - tanh(x) (F.tanhshrink).
+    """
+def threshold(input: Tensor, threshold: typing.SupportsFloat | typing.SupportsIndex, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    """
+    x where x > threshold, else value (F.threshold).
+    """
+def threshold_(input: Tensor, threshold: typing.SupportsFloat | typing.SupportsIndex, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    """
+    In-place threshold: input = threshold(input).
     """
 def transformer_activation_check(activation: str) -> None:
     ...

@@ -6,7 +6,7 @@ import collections.abc
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['BatchNorm1d', 'Bilinear', 'Conv1d', 'Conv2d', 'ConvNd', 'Dropout', 'Embedding', 'Flatten', 'GELU', 'GRU', 'GRUCell', 'Identity', 'LSTM', 'LSTMCell', 'LayerNorm', 'Linear', 'LogSoftmax', 'Module', 'ModuleList', 'MultiheadAttention', 'NonDynamicallyQuantizableLinear', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'ReLU', 'Seq2SeqAttention', 'SiLU', 'Sigmoid', 'Softmax', 'Tanh', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'UnaryModule']
+__all__: list[str] = ['BatchNorm1d', 'Bilinear', 'CELU', 'Conv1d', 'Conv2d', 'ConvNd', 'Dropout', 'ELU', 'Embedding', 'Flatten', 'GELU', 'GLU', 'GRU', 'GRUCell', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'Identity', 'LSTM', 'LSTMCell', 'LayerNorm', 'LeakyReLU', 'Linear', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'NonDynamicallyQuantizableLinear', 'PReLU', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'ReLU', 'ReLU6', 'SELU', 'Seq2SeqAttention', 'SiLU', 'Sigmoid', 'Softmax', 'Softmin', 'Softplus', 'Softsign', 'Tanh', 'Tanhshrink', 'Threshold', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'UnaryModule']
 class Module:
     def __repr__(self) -> str:
         ...
@@ -72,6 +72,57 @@ class ReLU(UnaryModule):
         ...
 class GELU(UnaryModule):
     def __init__(self, approximate: str = 'none') -> None:
+        ...
+class ELU(UnaryModule):
+    def __init__(self, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, inplace: bool = False) -> None:
+        ...
+class SELU(UnaryModule):
+    def __init__(self, inplace: bool = False) -> None:
+        ...
+class CELU(UnaryModule):
+    def __init__(self, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, inplace: bool = False) -> None:
+        ...
+class LeakyReLU(UnaryModule):
+    def __init__(self, negative_slope: typing.SupportsFloat | typing.SupportsIndex = 0.01, inplace: bool = False) -> None:
+        ...
+class Softplus(UnaryModule):
+    def __init__(self, beta: typing.SupportsFloat | typing.SupportsIndex = 1.0, threshold: typing.SupportsFloat | typing.SupportsIndex = 20.0) -> None:
+        ...
+class Hardtanh(UnaryModule):
+    def __init__(self, min_val: typing.SupportsFloat | typing.SupportsIndex = -1.0, max_val: typing.SupportsFloat | typing.SupportsIndex = 1.0, inplace: bool = False) -> None:
+        ...
+class ReLU6(Hardtanh):
+    def __init__(self, inplace: bool = False) -> None:
+        ...
+class LogSigmoid(UnaryModule):
+    def __init__(self) -> None:
+        ...
+class Mish(UnaryModule):
+    def __init__(self, inplace: bool = False) -> None:
+        ...
+class Softsign(UnaryModule):
+    def __init__(self) -> None:
+        ...
+class Tanhshrink(UnaryModule):
+    def __init__(self) -> None:
+        ...
+class Hardsigmoid(UnaryModule):
+    def __init__(self, inplace: bool = False) -> None:
+        ...
+class Hardswish(UnaryModule):
+    def __init__(self, inplace: bool = False) -> None:
+        ...
+class Threshold(UnaryModule):
+    def __init__(self, threshold: typing.SupportsFloat | typing.SupportsIndex, value: typing.SupportsFloat | typing.SupportsIndex, inplace: bool = False) -> None:
+        ...
+class PReLU(UnaryModule):
+    def __init__(self, num_parameters: typing.SupportsInt | typing.SupportsIndex = 1, init: typing.SupportsFloat | typing.SupportsIndex = 0.25, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+        ...
+class Softmin(UnaryModule):
+    def __init__(self, dim: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class GLU(UnaryModule):
+    def __init__(self, dim: typing.SupportsInt | typing.SupportsIndex = -1) -> None:
         ...
 class Softmax(UnaryModule):
     def __init__(self, dim: typing.SupportsInt | typing.SupportsIndex) -> None:

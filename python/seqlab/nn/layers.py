@@ -3,8 +3,8 @@ initialisation and repr, so that a torch state dict loads into them and back.
 
 Each layer registers its parameters under torch's names and its forward is one call of a C++
 functional through seqlab.nn.functional (linear, bilinear, layer_norm, batch_norm, embedding,
-dropout, the activations), the same functional its C++ twin in cpp/include/seqlab/nn/layers.hpp
-calls; tests/test_nn_twins.py checks that the twins agree (DESIGN.md, "The twin policy")."""
+dropout, the activations: ELU .. PReLU in activation_pointwise.cpp), the same functional its C++
+twin in cpp/include/seqlab/nn/layers.hpp calls; tests/test_nn_twins.py checks that the twins agree (DESIGN.md, "The twin policy")."""
 import math
 import warnings
 
@@ -16,7 +16,9 @@ from . import init
 from .module import Module, Parameter
 
 __all__ = ["Identity", "Linear", "Bilinear", "Embedding", "Dropout", "LayerNorm", "BatchNorm1d",
-           "RMSNorm", "Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "Flatten"]
+           "RMSNorm", "Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "Flatten",
+           "ELU", "SELU", "CELU", "LeakyReLU", "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Mish", "Softsign",
+           "Tanhshrink", "Hardsigmoid", "Hardswish", "Threshold", "Softmin", "GLU", "PReLU"]
 
 
 def _factory(device, dtype):
@@ -352,14 +354,14 @@ class Sigmoid(Module):
 
 
 class ReLU(Module):
-    """max(0, x). inplace=True overwrites the input (clamp_ at 0)."""
+    """max(0, x). inplace=True overwrites the input (relu_)."""
 
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
 
     def forward(self, input):
-        return input.clamp_(0.0) if self.inplace else F.relu(input)
+        return F.relu_(input) if self.inplace else F.relu(input)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
@@ -393,6 +395,199 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
+class _InplaceActivation(Module):
+    """A pointwise activation whose only option is inplace (torch's repr shows it when True)."""
+    _fn = None
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self)._fn(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class ELU(Module):
+    """alpha (e^x - 1) for x <= 0, x otherwise (Clevert et al. 2016)."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class CELU(ELU):
+    """max(0, x) + min(0, alpha (e^(x/alpha) - 1)) (Barron 2017)."""
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+
+class SELU(_InplaceActivation):
+    """scale * elu(x, alpha) with Klambauer et al.'s constants (self-normalising networks)."""
+    _fn = F.selu
+
+
+class LeakyReLU(Module):
+    """x for x > 0, negative_slope * x otherwise."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class Softplus(Module):
+    """log(1 + e^(beta x)) / beta, x itself where beta x > threshold."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """min(max(x, min_val), max_val)."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if not max_val > min_val:
+            raise AssertionError("max_val must be greater than min_val")
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    """min(max(x, 0), 6): Hardtanh(0, 6), as torch's."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x))."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Mish(_InplaceActivation):
+    """x tanh(softplus(x)) (Misra 2019)."""
+    _fn = F.mish
+
+
+class Softsign(Module):
+    """x / (1 + |x|)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class Hardsigmoid(_InplaceActivation):
+    """min(max(x + 3, 0), 6) / 6 (torch's repr never shows inplace)."""
+    _fn = F.hardsigmoid
+
+    def extra_repr(self):
+        return ""
+
+
+class Hardswish(_InplaceActivation):
+    """x min(max(x + 3, 0), 6) / 6 (Howard et al. 2019; torch's repr never shows inplace)."""
+    _fn = F.hardswish
+
+    def extra_repr(self):
+        return ""
+
+
+class Threshold(Module):
+    """x where x > threshold, value elsewhere."""
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class PReLU(Module):
+    """x for x > 0, weight * x otherwise; weight: (num_parameters,) filled with init, one per channel
+    (dim 1 of the input) or one for all."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(_empty((num_parameters,), _factory(device, dtype)))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class GLU(Module):
+    """a * sigmoid(b), a and b the halves of the input along dim (Dauphin et al. 2017)."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
 def _legacy_softmax_dim(name, ndim):
     # torch's rule for dim=None (deprecated there, with this warning).
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
@@ -422,6 +617,11 @@ class Softmax(_SoftmaxOverDim):
 
 class LogSoftmax(_SoftmaxOverDim):
     _name = "log_softmax"
+
+
+class Softmin(_SoftmaxOverDim):
+    """softmax(-x) over dim."""
+    _name = "softmin"
 
 
 class Flatten(Module):

@@ -136,7 +136,7 @@ class SiLU : public UnaryModule {
   std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
   const bool inplace;
 };
-// max(0, x); inplace overwrites the input (clamp_ at 0), as torch's.
+// max(0, x); inplace overwrites the input (relu_), as torch's.
 class ReLU : public UnaryModule {
  public:
   explicit ReLU(bool inplace = false) : UnaryModule("ReLU"), inplace(inplace) {}
@@ -150,6 +150,135 @@ class GELU : public UnaryModule {
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override { return "approximate='" + approximate + "'"; }
   const std::string approximate;
+};
+// torch.nn's other pointwise activations (each calls its functional in ops/activation.hpp; inplace
+// calls the in-place form). extra_repr as torch's.
+class ELU : public UnaryModule {
+ public:
+  explicit ELU(double alpha = 1.0, bool inplace = false) : UnaryModule("ELU"), alpha(alpha), inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double alpha;
+  const bool inplace;
+};
+class SELU : public UnaryModule {
+ public:
+  explicit SELU(bool inplace = false) : UnaryModule("SELU"), inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  const bool inplace;
+};
+class CELU : public UnaryModule {
+ public:
+  explicit CELU(double alpha = 1.0, bool inplace = false) : UnaryModule("CELU"), alpha(alpha), inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double alpha;
+  const bool inplace;
+};
+class LeakyReLU : public UnaryModule {
+ public:
+  explicit LeakyReLU(double negative_slope = 0.01, bool inplace = false)
+      : UnaryModule("LeakyReLU"), negative_slope(negative_slope), inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double negative_slope;
+  const bool inplace;
+};
+class Softplus : public UnaryModule {
+ public:
+  explicit Softplus(double beta = 1.0, double threshold = 20.0)
+      : UnaryModule("Softplus"), beta(beta), threshold(threshold) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double beta, threshold;
+};
+// Hardtanh(min_val, max_val); ReLU6 is Hardtanh(0, 6) with its own name and repr, as torch's.
+class Hardtanh : public UnaryModule {
+ public:
+  explicit Hardtanh(double min_val = -1.0, double max_val = 1.0, bool inplace = false);
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double min_val, max_val;
+  const bool inplace;
+
+ protected:
+  Hardtanh(std::string name, double min_val, double max_val, bool inplace);
+};
+class ReLU6 : public Hardtanh {
+ public:
+  explicit ReLU6(bool inplace = false) : Hardtanh("ReLU6", 0.0, 6.0, inplace) {}
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+};
+class LogSigmoid : public UnaryModule {
+ public:
+  LogSigmoid() : UnaryModule("LogSigmoid") {}
+  Tensor forward(const Tensor& x) override;
+};
+class Softsign : public UnaryModule {
+ public:
+  Softsign() : UnaryModule("Softsign") {}
+  Tensor forward(const Tensor& x) override;
+};
+class Tanhshrink : public UnaryModule {
+ public:
+  Tanhshrink() : UnaryModule("Tanhshrink") {}
+  Tensor forward(const Tensor& x) override;
+};
+class Mish : public UnaryModule {
+ public:
+  explicit Mish(bool inplace = false) : UnaryModule("Mish"), inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  const bool inplace;
+};
+// Hardsigmoid, Hardswish: torch's repr does not show inplace.
+class Hardsigmoid : public UnaryModule {
+ public:
+  explicit Hardsigmoid(bool inplace = false) : UnaryModule("Hardsigmoid"), inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  const bool inplace;
+};
+class Hardswish : public UnaryModule {
+ public:
+  explicit Hardswish(bool inplace = false) : UnaryModule("Hardswish"), inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  const bool inplace;
+};
+class Threshold : public UnaryModule {
+ public:
+  Threshold(double threshold, double value, bool inplace = false)
+      : UnaryModule("Threshold"), threshold(threshold), value(value), inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double threshold, value;
+  const bool inplace;
+};
+// PReLU: x for x > 0, weight·x otherwise; weight (num_parameters,) filled with init, one per channel.
+class PReLU : public UnaryModule {
+ public:
+  explicit PReLU(int64_t num_parameters = 1, double init = 0.25, Dtype dtype = Dtype::Float32);
+  Tensor forward(const Tensor& x) override;
+  void reset_parameters();
+  std::string extra_repr() const override { return "num_parameters=" + std::to_string(num_parameters); }
+  Tensor weight;
+  const int64_t num_parameters;
+  const double init;
+};
+// softmax(-x) over dim.
+class Softmin : public UnaryModule {
+ public:
+  explicit Softmin(int64_t dim) : UnaryModule("Softmin"), dim(dim) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim); }
+  const int64_t dim;
+};
+class GLU : public UnaryModule {
+ public:
+  explicit GLU(int64_t dim = -1) : UnaryModule("GLU"), dim(dim) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim); }
+  const int64_t dim;
 };
 class Softmax : public UnaryModule {
  public:
