@@ -7,8 +7,8 @@ query attention, head_dim, RMSNorm, the GLU feed-forward) and nn.TransformerLM b
 twins of seqlab.torch_modules. For each: outputs equal in float64 (1e-10) and float32 (1e-5),
 the gradients of every parameter equal, from_torch(to_torch(m)) holds m's state dict and computes
 m's function. The walk over seqlab.nn.__all__ finds each module converted by a test (here or in
-test_to_torch_seq2seq.py / test_to_torch_encoder_decoder.py); what has no counterpart is a clear
-error naming it."""
+test_to_torch_seq2seq.py / test_to_torch_encoder_decoder.py / test_losses_distances.py); what has
+no counterpart is a clear error naming it."""
 import warnings
 
 import numpy as np
@@ -347,9 +347,11 @@ def test_every_module_of_seqlab_nn_converts():
         "Sequential", "ModuleList", "ModuleDict", "TransformerLM", "RNNLM", "MaxPool1d", "MaxPool2d", "AvgPool1d",
         "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "LazyLinear", "LazyConv1d", "LazyConv2d",
         "LazyBatchNorm1d"}
+    import test_losses_distances
     import test_to_torch_encoder_decoder
     import test_to_torch_seq2seq
     covered |= set(test_to_torch_seq2seq.CONVERTS) | set(test_to_torch_encoder_decoder.CONVERTS)
+    covered |= set(test_losses_distances.CONVERTS)
     missing = []
     for name in nn.__all__:
         obj = getattr(nn, name)

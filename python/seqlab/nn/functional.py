@@ -6,7 +6,10 @@ fused softmax, log_softmax and losses with hand-written backward (activation.cpp
 scaled_dot_product_attention (attention.cpp, attention_fused.cpp) with attention_weights, the
 weights it never materialises, and multi_head_attention_forward (multihead_attention.cpp,
 torch's signature), the convolutions and pooling (conv.cpp, pool.cpp), pad (composed: one
-index_select per padded dim), kl_div and glu (composed of elementwise ops)."""
+index_select per padded dim), kl_div and glu (composed of elementwise ops), and the losses and
+distances composed in _losses.py (l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
+cosine_similarity, pairwise_distance, normalize, the margin, embedding and ranking losses, and
+the Poisson and Gaussian negative log-likelihoods)."""
 import warnings
 
 import numpy as np
@@ -25,13 +28,129 @@ from .._core import seq2seq_attention as _seq2seq_attention
 from .._core import (  # noqa: F401  convolutions and pooling (conv.cpp, pool.cpp)
     conv1d, conv2d, avg_pool1d, avg_pool2d, max_pool1d_with_indices, max_pool2d_with_indices,
 )
+from ._losses import (  # noqa: F401  losses and distances composed of elementwise ops (_losses.py)
+    l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy, cosine_similarity, pairwise_distance, normalize,
+    margin_ranking_loss, hinge_embedding_loss, soft_margin_loss, multilabel_soft_margin_loss, cosine_embedding_loss,
+    triplet_margin_loss, poisson_nll_loss, gaussian_nll_loss, multi_margin_loss,
+)
 
 
 def silu(input, inplace=False):
     """x * sigmoid(x) (Swish-1; F.silu), one C++ op (activation.cpp); inplace writes the result
-    into input."""
-    out = _core.silu(input)
-    return input.copy_(out) if inplace else out
+    into input (silu_, which autograd records as torch's)."""
+    return _core.silu_(input) if inplace else _core.silu(input)
+
+
+def relu_(input):
+    """In-place relu: input = max(input, 0); the gradient at 0 is 0, as torch's (F.relu_)."""
+    return _core.relu_(input)
+
+
+# torch.nn's other pointwise activations: one C++ op each with its backward (activation_pointwise.cpp);
+# inplace=True calls the in-place form (elu_, ...), which writes into input as torch's does.
+def elu(input, alpha=1.0, inplace=False):
+    """ELU (Clevert et al. 2016): x for x > 0, alpha (e^x - 1) otherwise (F.elu)."""
+    return _core.elu_(input, alpha) if inplace else _core.elu(input, alpha)
+
+
+def elu_(input, alpha=1.0):
+    """In-place elu: input = elu(input, alpha) (F.elu_)."""
+    return _core.elu_(input, alpha)
+
+
+def selu(input, inplace=False):
+    """SELU (Klambauer et al. 2017): scale * elu(x, alpha), alpha = 1.6733, scale = 1.0507 (F.selu)."""
+    return _core.selu_(input) if inplace else _core.selu(input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """CELU (Barron 2017): max(0, x) + min(0, alpha (e^(x/alpha) - 1)) (F.celu)."""
+    return _core.celu_(input, alpha) if inplace else _core.celu(input, alpha)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x for x > 0, negative_slope * x otherwise (F.leaky_relu)."""
+    return _core.leaky_relu_(input, negative_slope) if inplace else _core.leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place leaky_relu: input = leaky_relu(input, negative_slope) (F.leaky_relu_)."""
+    return _core.leaky_relu_(input, negative_slope)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + e^(beta x)) / beta, and x itself where beta x > threshold (F.softplus)."""
+    return _core.softplus(input, beta, threshold)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """min(max(x, min_val), max_val) (F.hardtanh); integer tensors keep their dtype."""
+    return _core.hardtanh_(input, min_val, max_val) if inplace else _core.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place hardtanh: input = hardtanh(input, min_val, max_val) (F.hardtanh_)."""
+    return _core.hardtanh_(input, min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6) = hardtanh(x, 0, 6) (F.relu6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)) = min(x, 0) - log(1 + e^-|x|) (F.logsigmoid)."""
+    return _core.log_sigmoid(input)
+
+
+def mish(input, inplace=False):
+    """Mish (Misra 2019): x tanh(softplus(x)) (F.mish)."""
+    return _core.mish_(input) if inplace else _core.mish(input)
+
+
+def softsign(input):
+    """x / (1 + |x|) (F.softsign)."""
+    return _core.softsign(input)
+
+
+def tanhshrink(input):
+    """x - tanh(x) (F.tanhshrink)."""
+    return _core.tanhshrink(input)
+
+
+def hardsigmoid(input, inplace=False):
+    """min(max(x + 3, 0), 6) / 6 (F.hardsigmoid)."""
+    return _core.hardsigmoid_(input) if inplace else _core.hardsigmoid(input)
+
+
+def hardswish(input, inplace=False):
+    """Hardswish (Howard et al. 2019): x min(max(x + 3, 0), 6) / 6 (F.hardswish)."""
+    return _core.hardswish_(input) if inplace else _core.hardswish(input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x where x > threshold, value elsewhere (F.threshold)."""
+    return _core.threshold_(input, threshold, value) if inplace else _core.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    """In-place threshold: input = threshold(input, threshold, value) (F.threshold_)."""
+    return _core.threshold_(input, threshold, value)
+
+
+def prelu(input, weight):
+    """PReLU (He et al. 2015): x for x > 0, weight * x otherwise, weight one per channel (dim 1) or a
+    single one for all (F.prelu)."""
+    return _core.prelu(input, weight)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmin(x) = softmax(-x) along dim, after converting to dtype if given (F.softmin). Without dim:
+    PyTorch's implicit dim and deprecation warning."""
+    if dim is None:
+        dim = _implicit_dim("softmin", input.dim())
+    x = input if dtype is None else input.to(dtype)
+    return _core.softmin(x, dim)
 
 
 def _implicit_dim(name, ndim):
@@ -94,17 +213,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def glu(input, dim=-1):
     """The gated linear unit (Dauphin et al. 2017; F.glu): input split in halves a, b along dim,
-    a ⊙ σ(b). Composed of chunk, sigmoid and a product (their backward is the GLU's)."""
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    if not -input.dim() <= dim < input.dim():
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.dim()}, {input.dim() - 1}], "
-                         f"but got {dim})")
-    if input.shape[dim] % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size "
-                           f"{input.shape[dim]}")
-    a, b = input.chunk(2, dim)
-    return a * _core.sigmoid(b)
+    a ⊙ σ(b). One C++ functional (activation_pointwise.cpp), composed of chunk, sigmoid and a product."""
+    return _core.glu(input, dim)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -52,7 +52,8 @@ def _seqlab_dtype(torch_dtype):
 
 # arguments a module keeps under another name (the same on both sides)
 _DERIVED = {"MultiheadAttention": {"bias": lambda m: m.in_proj_bias is not None,
-                                   "add_bias_kv": lambda m: m.bias_k is not None}}
+                                   "add_bias_kv": lambda m: m.bias_k is not None},
+            "PairwiseDistance": {"p": lambda m: m.norm}}
 
 
 def _native_args(src, signature_of, owner, tensor):

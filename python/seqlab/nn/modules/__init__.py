@@ -3,3 +3,4 @@ classes defined in seqlab.nn, which scripts name when they allow-list classes fo
 One submodule per torch file; each only re-exports."""
 from . import activation, batchnorm, container, dropout, flatten, linear, loss, module, normalization, rnn  # noqa: F401
 from . import sparse, transformer, conv, pooling  # noqa: F401
+from . import distance  # noqa: F401
