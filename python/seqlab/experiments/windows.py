@@ -19,9 +19,9 @@ def random_windows(ids, length, count, rng):
 
 def warmup_cosine(steps, warmup, floor=0.1):
     """The learning-rate factor of step s (LambdaLR's lr_lambda): (s + 1) / warmup for the first
-    `warmup` steps, then a cosine from 1 down to `floor` at the last step (Loshchilov & Hutter 2017;
-    the warm-up lets Adam's second moments settle before the steps are full size, which is what
-    makes a transformer's larger learning rates safe)."""
+    `warmup` steps, then a cosine from 1 down to `floor` at the last step (Loshchilov & Hutter 2017).
+    The warm-up keeps the first steps small while Adam's second-moment estimates are still based on
+    few gradients, the usual remedy for a transformer's early instability (Liu et al. 2020)."""
     def factor(s):
         if s < warmup:
             return (s + 1) / warmup
