@@ -29,6 +29,9 @@ from ._core import (  # noqa: E402,F401
 from ._device import device  # noqa: E402,F401
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, normal  # noqa: E402,F401
 from ._sorting import sort, argsort, topk, unique, unique_consecutive  # noqa: E402,F401
+from ._order_statistics import (  # noqa: E402,F401
+    kthvalue, median, nanmedian, quantile, nanquantile, mode, msort,
+)
 from ._histogram import histc, histogram, bincount  # noqa: E402,F401
 from ._einsum import einsum  # noqa: E402,F401
 from ._shape import (  # noqa: E402,F401

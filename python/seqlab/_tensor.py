@@ -758,6 +758,11 @@ Tensor.topk = _topk
 Tensor.unique = _unique
 Tensor.unique_consecutive = _unique_consecutive
 
+from . import _order_statistics  # noqa: E402
+
+for _name in _order_statistics.__all__:
+    setattr(Tensor, _name, getattr(_order_statistics, _name))
+
 from ._composed import (  # noqa: E402
     all as _all, any as _any, dot as _dot, flip as _flip, format_tensor as _format, index_fill as _index_fill,
     index_fill_ as _index_fill_, isfinite as _isfinite, isinf as _isinf, isnan as _isnan, logsumexp as _logsumexp,
