@@ -32,6 +32,9 @@ from ._sorting import sort, argsort, topk, unique, unique_consecutive  # noqa: E
 from ._order_statistics import (  # noqa: E402,F401
     kthvalue, median, nanmedian, quantile, nanquantile, mode, msort,
 )
+from ._add_products import addmm, addmv, addr, baddbmm, addbmm  # noqa: E402,F401
+from ._distances import dist, cdist  # noqa: E402,F401
+from ._searchsorted import searchsorted, bucketize  # noqa: E402,F401
 from ._histogram import histc, histogram, bincount  # noqa: E402,F401
 from ._einsum import einsum  # noqa: E402,F401
 from ._shape import (  # noqa: E402,F401

@@ -763,6 +763,14 @@ from . import _order_statistics  # noqa: E402
 for _name in _order_statistics.__all__:
     setattr(Tensor, _name, getattr(_order_statistics, _name))
 
+from . import _add_products, _distances  # noqa: E402
+
+for _name in _add_products.__all__:
+    setattr(Tensor, _name, getattr(_add_products, _name))
+for _name, _method in _add_products.IN_PLACE.items():
+    setattr(Tensor, _name, _method)
+Tensor.dist = _distances.dist
+
 from ._composed import (  # noqa: E402
     all as _all, any as _any, dot as _dot, flip as _flip, format_tensor as _format, index_fill as _index_fill,
     index_fill_ as _index_fill_, isfinite as _isfinite, isinf as _isinf, isnan as _isnan, logsumexp as _logsumexp,

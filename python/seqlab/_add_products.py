@@ -1,0 +1,110 @@
+"""BLAS's "product plus a scaled term" family with torch's signatures: addmm, addmv, addr, baddbmm
+and addbmm compute beta·input + alpha·(a product), the product one matmul (so one GEMM and its
+gradient). As in BLAS and torch, beta = 0 ignores input altogether: its NaN and inf do not reach
+the result. The in-place Tensor methods (x.addmm_(m1, m2)) write the result into x.
+Tests: tests/test_add_products.py."""
+import numpy as np
+
+from . import _core
+
+__all__ = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
+
+
+def _need(t, dims, what, fn):
+    if t.dim() != dims:
+        kind = {1: "vector", 2: "matrix", 3: "3D tensor"}[dims]
+        raise RuntimeError(f"{fn}: {what} must be a {kind}, got {t.dim()}-D tensor")
+
+
+def _same_dtype(fn, **tensors):
+    dtypes = {str(t.dtype).split(".")[-1] for t in tensors.values()}
+    if len(dtypes) > 1:
+        got = ", ".join(f"{name} {str(t.dtype).split('.')[-1]}" for name, t in tensors.items())
+        raise RuntimeError(f"{fn}: expected {', '.join(tensors)} to have the same dtype, but got {got}")
+
+
+def _combine(input, product, beta, alpha, fn):
+    """beta·input + alpha·product, input broadcast to the product's shape (not the other way).
+    Integer tensors take beta and alpha as integers (torch truncates a float one)."""
+    if not input.dtype.is_floating_point:
+        beta, alpha = int(beta), int(alpha)
+    target = tuple(product.shape)
+    try:
+        term = input.expand(*target) if tuple(input.shape) != target else input
+    except (RuntimeError, ValueError) as e:
+        raise RuntimeError(f"{fn}: input of shape {tuple(input.shape)} cannot be broadcast to the product's shape "
+                           f"{target}") from e
+    out = product if alpha == 1 else product * alpha
+    if beta == 0:
+        # input's values are not read (so its NaN cannot reach the result), but it stays in the
+        # graph with gradient 0, as torch's
+        unread = _core.where(_core.from_numpy(np.zeros(target, dtype=bool)), term, 0)
+        return out + unread
+    return out + (term if beta == 1 else term * beta)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta·input + alpha·(mat1 @ mat2): mat1 (n, m), mat2 (m, p), input broadcast to (n, p)."""
+    _need(mat1, 2, "mat1", "addmm")
+    _need(mat2, 2, "mat2", "addmm")
+    _same_dtype("addmm", input=input, mat1=mat1, mat2=mat2)
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    return _combine(input, _core.matmul(mat1, mat2), beta, alpha, "addmm")
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """beta·input + alpha·(mat @ vec): mat (n, m), vec (m,), input broadcast to (n,)."""
+    _need(mat, 2, "mat", "addmv")
+    _need(vec, 1, "vec", "addmv")
+    _same_dtype("addmv", input=input, mat=mat, vec=vec)
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat ({mat.shape[0]}x{mat.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
+    return _combine(input, _core.matmul(mat, vec), beta, alpha, "addmv")
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """beta·input + alpha·(vec1 ⊗ vec2), the outer product: vec1 (n,), vec2 (m,), input broadcast to (n, m)."""
+    _need(vec1, 1, "vec1", "addr")
+    _need(vec2, 1, "vec2", "addr")
+    _same_dtype("addr", input=input, vec1=vec1, vec2=vec2)
+    return _combine(input, _core.matmul(vec1.unsqueeze(1), vec2.unsqueeze(0)), beta, alpha, "addr")
+
+
+def _batches(input, batch1, batch2, fn):
+    _need(batch1, 3, "batch1", fn)
+    _need(batch2, 3, "batch2", fn)
+    _same_dtype(fn, input=input, batch1=batch1, batch2=batch2)
+    (b, n, m), (b2, m2, p) = batch1.shape, batch2.shape
+    if fn == "addbmm" and b != b2:          # torch's two kernels word it differently
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b} and {b2}")
+    if fn == "addbmm" and m != m2:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{m} and {m2}x{p})")
+    if b != b2 or m != m2:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] but got: "
+                           f"[{b2}, {m2}].")
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta·input + alpha·(batch1 @ batch2) per batch: (b, n, m) @ (b, m, p), input broadcast to (b, n, p)."""
+    _batches(input, batch1, batch2, "baddbmm")
+    return _combine(input, _core.matmul(batch1, batch2), beta, alpha, "baddbmm")
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta·input + alpha·Σ_b batch1[b] @ batch2[b]: the batch's products summed, input broadcast to (n, p)."""
+    _batches(input, batch1, batch2, "addbmm")
+    return _combine(input, _core.matmul(batch1, batch2).sum(0), beta, alpha, "addbmm")
+
+
+def _in_place(fn):
+    def method(self, *args, beta=1, alpha=1):
+        return self.copy_(fn(self.clone(), *args, beta=beta, alpha=alpha))
+    method.__name__ = fn.__name__ + "_"
+    method.__doc__ = f"{fn.__name__} written into self."
+    return method
+
+
+IN_PLACE = {name + "_": _in_place(globals()[name]) for name in __all__}
