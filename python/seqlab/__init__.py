@@ -35,6 +35,7 @@ from ._order_statistics import (  # noqa: E402,F401
 from ._add_products import addmm, addmv, addr, baddbmm, addbmm  # noqa: E402,F401
 from ._distances import dist, cdist  # noqa: E402,F401
 from ._searchsorted import searchsorted, bucketize  # noqa: E402,F401
+from ._type_info import finfo, iinfo  # noqa: E402,F401
 from ._histogram import histc, histogram, bincount  # noqa: E402,F401
 from ._einsum import einsum  # noqa: E402,F401
 from ._shape import (  # noqa: E402,F401
