@@ -186,7 +186,7 @@ def test_cross_without_dim_warns_and_takes_the_first_size_three_dim(rng):
 
 def test_out_of_range_indices_raise():
     """torch's CPU gather reads out of bounds here without a word; seqlab refuses."""
-    for index in ([[-1]], [[2]]):
+    for index in ([[-3]], [[2]]):
         with pytest.raises(IndexError, match="take_along_dim.*out of bounds for dimension 1 with size 2"):
             seqlab.take_along_dim(seqlab.ones(3, 2), seqlab.tensor(index), 1)
 
@@ -567,9 +567,130 @@ MATH_ERRORS = [
     (lambda L: L.isclose(L.ones(2), L.ones(2, dtype=L.float64)), "did not match"),
     (lambda L: L.isclose(L.ones(2), L.ones(2), rtol=-1.0), "rtol must be greater than or equal to zero"),
     (lambda L: L.cummax(L.ones(2), 1), "Dimension out of range"),
+    (lambda L: L.lerp(L.arange(3), L.arange(3) + 4, 0.5), "\"lerp_kernel_scalar\" not implemented for 'Long'"),
+    (lambda L: L.lerp(L.arange(3), L.arange(3), L.arange(3)), "\"lerp_kernel_tensor\" not implemented for 'Long'"),
+    (lambda L: L.ones(2, dtype=L.int32).lerp_(L.ones(2, dtype=L.int32), 0.5), "lerp_kernel_scalar.*'Int'"),
+    (lambda L: L.lerp(L.ones(2, dtype=L.bool), L.ones(2, dtype=L.bool), 0.5), "lerp_kernel_scalar.*'Bool'"),
 ]
 
 
 @pytest.mark.parametrize("fn, message", MATH_ERRORS)
 def test_math_function_errors_match_torch(fn, message):
     assert_raises_like_torch(lambda: fn(seqlab), lambda: fn(torch), message)
+
+
+# ---------------------------------------------------------------- review 27's regressions
+
+
+@pytest.mark.parametrize("name, args", [
+    ("xlogy_", lambda L, y: (y,)), ("hypot_", lambda L, y: (y,)), ("atan2_", lambda L, y: (y,)),
+    ("copysign_", lambda L, y: (y,)), ("lerp_", lambda L, y: (y * 2, 0.3)), ("lerp_", lambda L, y: (y * 0 + 1, y)),
+    ("xlogy_", lambda L, y: (y.reshape(1, 3).expand(2, 3)[0],)),
+])
+def test_in_place_methods_differentiate_an_argument_that_requires_grad(name, args):
+    """self does not require grad, an argument does: fn reads a clone of self, so copy_ does not
+    overwrite what fn's backward saved (torch's y.grad, not a version-counter error)."""
+    x = np.array([0.5, 2.0, 3.0])
+    grads = []
+    for L in (seqlab, torch):
+        y = L.tensor([1.5, 0.7, 2.0], dtype=L.float64, requires_grad=True)
+        a = L.tensor(x)
+        out = getattr(a, name)(*args(L, y))
+        assert out is a and a.requires_grad
+        (a * L.tensor([1.0, -2.0, 0.5], dtype=L.float64)).sum().backward()
+        grads.append((a.detach().numpy().copy(), y.grad.numpy().copy()))
+    np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-12)
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-12)
+    with seqlab.no_grad():   # no graph: nothing to clone, and no history
+        a = seqlab.tensor(x)
+        a.xlogy_(seqlab.tensor([1.5, 0.7, 2.0], dtype=seqlab.float64, requires_grad=True))
+        assert not a.requires_grad
+
+
+ZERO_D = [  # a 0-d tensor promotes only where its category is above the dimensioned tensors' (torch's rule)
+    ("hypot", lambda L, a, b: L.hypot(a, b)), ("atan2", lambda L, a, b: L.atan2(a, b)),
+    ("atan2_0d_first", lambda L, a, b: L.atan2(b, a)), ("logaddexp", lambda L, a, b: L.logaddexp(a, b)),
+    ("logaddexp2", lambda L, a, b: L.logaddexp2(b, a)), ("copysign", lambda L, a, b: L.copysign(a, b)),
+    ("xlogy", lambda L, a, b: L.xlogy(a, b)), ("xlogy_0d_first", lambda L, a, b: L.xlogy(b, a)),
+    ("block_diag", lambda L, a, b: L.block_diag(a.reshape(1, -1), b)),
+    ("block_diag_0d_first", lambda L, a, b: L.block_diag(b, a)),
+]
+
+
+@pytest.mark.parametrize("name, fn", ZERO_D, ids=[c[0] for c in ZERO_D])
+@pytest.mark.parametrize("vector, scalar", [(np.float32, np.float64), (np.float64, np.float32),
+                                            (np.int64, np.float64), (np.int64, np.float32), (np.float32, np.int64)])
+def test_zero_dim_tensors_promote_as_torchs(name, fn, vector, scalar):
+    a = (np.arange(3) + 1).astype(vector)
+    b = np.array(3, dtype=scalar)
+    if name.startswith(("hypot", "logaddexp")) and not (np.issubdtype(vector, np.floating)
+                                                        or np.issubdtype(scalar, np.floating)):
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_matches_torch(*both(fn), [a, b], atol=1e-6, rtol=1e-6)
+    assert_matches_torch(*both(fn), [np.array(2.0, np.float32), np.array(3.0)], atol=1e-6, rtol=1e-6)   # both 0-d
+
+
+@pytest.mark.parametrize("dtype, v", [(np.float32, 89.0), (np.float64, 710.0)])
+@pytest.mark.parametrize("name", ["sinh", "cosh"])
+def test_sinh_cosh_stay_finite_where_torchs_do(name, dtype, v):
+    """e^|x| overflows before e^|x| / 2 does: values and gradients near the limit are torch's, finite
+    where its are, and ±inf beyond, as torch's. (Beyond, torch's gradient is g·inf; seqlab's is g·e^|x|/2
+    formed as two finite factors, finite when |g| is small: compared as values only.)"""
+    limit = 88.0 if dtype == np.float32 else 709.0
+    x = np.array([v, -v, limit, -limit, limit + 0.5, 20.0, -3.0, 0.0, np.inf, -np.inf], dtype)
+    rtol = 1e-6 if dtype == np.float32 else 1e-13
+    out = assert_matches_torch(*both(lambda L, t: getattr(L, name)(t)), [x], atol=0.0, rtol=rtol)
+    assert np.isfinite(out.detach().numpy()[:2]).all()
+    assert_matches_torch(*both(lambda L, t: getattr(L, name)(t)), [np.array([v + 1, -(v + 1)], dtype)], grad=False)
+
+
+def test_take_along_dim_takes_negative_indices_as_torch():
+    a = np.arange(12.0).reshape(3, 4)
+    index = np.array([[-1, 0, -4], [3, -2, 1], [-3, -3, 2]])
+    assert_matches_torch(*both(lambda L, t, i: L.take_along_dim(t, i, 1)), [a, index])
+    assert_matches_torch(*both(lambda L, t, i: t.take_along_dim(i, dim=-2)), [a, np.array([[-3, 2, -1, 0]])])
+    assert_matches_torch(*both(lambda L, t, i: L.take_along_dim(t, i)), [a, np.array([0, 11, 3])])
+    with pytest.raises(IndexError, match="take_along_dim.*index -5 is out of bounds for dimension 1 with size 4"):
+        seqlab.take_along_dim(seqlab.tensor(a), seqlab.tensor([[-5]]), 1)
+    # without dim torch's flattened gather takes no negative index (RuntimeError there)
+    with pytest.raises(IndexError, match="take_along_dim.*index -1 is out of bounds for dimension 0 with size 12"):
+        seqlab.take_along_dim(seqlab.tensor(a), seqlab.tensor([-1]))
+
+
+@pytest.mark.parametrize("name, points", [("asin", [1.0, -1.0, 0.5]), ("acos", [1.0, -1.0, -0.25]),
+                                          ("acosh", [1.0, 3.0]), ("atanh", [1.0, -1.0, 0.5])])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gradients_at_the_ends_of_the_domain_are_torchs(name, points, dtype):
+    """torch's ±inf there (the composed forms gave NaN), and the values at the ends exactly."""
+    x = np.array(points, dtype)
+    assert_matches_torch(*both(lambda L, t: getattr(L, name)(t)), [x], atol=0.0, rtol=1e-6)
+    assert_matches_torch(*both(lambda L, t: getattr(t * 1, name + "_")()), [x], atol=0.0, rtol=1e-6,
+                         grad=name in ("asin", "acos"))   # (torch has no derivative of acosh_ / atanh_)
+
+
+def test_atan2_gradient_at_the_origin_is_zero_as_torchs():
+    y = np.array([0.0, -0.0, 0.0, -0.0, 0.0, 1.0])
+    x = np.array([0.0, 0.0, -0.0, -0.0, 2.0, 0.0])
+    assert_matches_torch(*both(lambda L, a, b: L.atan2(a, b)), [y, x], atol=0.0, rtol=1e-12)
+    out = seqlab.atan2(seqlab.tensor(y), seqlab.tensor(x)).numpy()
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(torch.atan2(torch.tensor(y), torch.tensor(x)).numpy()))
+
+
+def test_amax_amin_with_nan_and_infinite_ties_match_torch():
+    """±inf ties share the gradient (== holds for inf); a row with NaN gets NaN everywhere, as torch's."""
+    x = np.array([[np.inf, np.inf, 0.0], [1.0, np.nan, 3.0], [-np.inf, -np.inf, -np.inf], [2.0, 2.0, -1.0]])
+    for fn in (lambda L, t: L.amax(t, 1), lambda L, t: L.amin(-t, 1, keepdim=True), lambda L, t: t.amax(),
+               lambda L, t: L.amax(t, 0), lambda L, t: L.aminmax(t, dim=1).max):
+        assert_matches_torch(*both(fn), [x])
+
+
+def test_diagonal_is_a_documented_copy():
+    """seqlab has no strided view to reach from Python: diagonal copies (its docstring says so), and
+    its gradient still reaches the input."""
+    assert "copy, not a view" in seqlab.diagonal.__doc__
+    z = seqlab.zeros(3, 3)
+    z.diagonal().fill_(1.0)
+    assert float(z.sum()) == 0.0
+    assert_matches_torch(*both(lambda L, t: t.diagonal(1)), [np.arange(12.0).reshape(3, 4)])

@@ -1,12 +1,15 @@
 """torch's math functions and reductions, composed of seqlab's primitives (exp, log1p, expm1, sqrt,
-where, masked_fill, max, gather, sum), so each gets its gradient from its parts: amax / amin (ties
-share the gradient evenly, as torch's) / aminmax, nansum / nanmean, count_nonzero, diff, lerp,
-xlogy, logaddexp / logaddexp2, hypot, sgn / signbit / copysign, nan_to_num, isclose, sinh / cosh /
-asinh / acosh / atanh, atan / atan2 / asin / acos (from Cephes' rational atan), var_mean / std_mean,
-cummax / cummin, logcumsumexp, with torch's signatures, and the in-place Tensor methods (x.sinh_(),
-x.lerp_(end, w), ...) that write the result into x.
-Where a formula overflows or loses digits (x² in asinh, exp in logaddexp) the unused branch of a
-where() gets a safe argument, so no NaN reaches a gradient. Tests: tests/test_torch_functions.py."""
+where, masked_fill, max, gather, sum), so each gets its gradient from its parts: amax / amin (ties,
+±inf ones too, share the gradient evenly; a row with NaN gets NaN, as torch's) / aminmax, nansum /
+nanmean, count_nonzero, diff, lerp, xlogy, logaddexp / logaddexp2, hypot, sgn / signbit / copysign,
+nan_to_num, isclose, sinh / cosh / asinh / acosh / atanh, atan / atan2 / asin / acos (from Cephes'
+rational atan), var_mean / std_mean, cummax / cummin, logcumsumexp, with torch's signatures and
+dtype promotion (a 0-d tensor promotes as in torch's binary ops), and the in-place Tensor methods
+(x.sinh_(), x.lerp_(end, w), ...) that write the result into x.
+Where a formula overflows or loses digits (x² in asinh, exp in logaddexp, sinh / cosh) the unused
+branch of a where() gets a safe argument, so no NaN reaches a gradient; at the ends of a domain
+(asin / acos at ±1, acosh at 1, atanh at ±1) the gradient is torch's ±inf. Tests:
+tests/test_torch_functions.py."""
 import builtins
 import collections
 import math
@@ -15,7 +18,7 @@ import numpy as np
 
 from . import _args, _core
 from ._composed import _dims, isfinite, isinf, isnan
-from ._shape import broadcast_tensors
+from ._shape import _result_dtype, broadcast_tensors
 
 __all__ = ["amax", "amin", "aminmax", "nansum", "nanmean", "count_nonzero", "diff", "lerp", "xlogy", "logaddexp",
            "logaddexp2", "hypot", "sgn", "signbit", "copysign", "nan_to_num", "isclose", "sinh", "cosh", "asinh",
@@ -38,12 +41,11 @@ def _tensor(x, like):
 
 
 def _floats(*tensors):
-    """The tensors in their promoted dtype, integers and bools computed in float32 (torch's rule for
-    functions such as xlogy and hypot that always give floats)."""
-    out = tensors[0].reshape(-1)[:0]
-    for t in tensors[1:]:   # torch's promotion is what where() gives the empty slices
-        out = _core.where(out != out, out, t.reshape(-1)[:0])
-    dtype = out.dtype if out.is_floating_point() else _F32
+    """The tensors in their promoted dtype (torch's binary-op rule, 0-d tensors included: see
+    _shape._result_dtype), integers and bools computed in float32 (torch's rule for functions such as
+    xlogy and hypot that always give floats)."""
+    dtype = _result_dtype(tensors)
+    dtype = dtype if dtype.is_floating_point else _F32
     return [t if t.dtype == dtype else t.to(dtype) for t in tensors]
 
 
@@ -96,16 +98,14 @@ def _extreme(input, dim, keepdim, fn, largest):
         out = m
     else:
         # The value is m; the gradient goes to every element equal to it, shared evenly by the ties
-        # (torch's amax/amin backward): y = Σ x·w with w = [x == m] / count, added as y − y.detach().
+        # (torch's amax/amin backward): y = Σ x·w with w = [x == m] / count, added as y − y.detach()
+        # (Σ of c copies of m / c need not be m to the last bit). Where m is ±inf, y is m itself (the
+        # tied infinities sum to it; y − y.detach() would be NaN); where m is NaN nothing equals it,
+        # w = 0/0, and nothing masked, y is NaN with a NaN gradient for the whole row, as torch's.
         hit = input.detach() == m
         weight = hit.to(input.dtype) / hit.to(input.dtype).sum(dims, keepdim=True)
-        y = (input.masked_fill(~hit, 0.0) * weight).sum(dims, keepdim=True)
-        # An infinite extreme: y − y.detach() is NaN there, so those rows take max/min along the
-        # flattened dims, whose gradient goes to one of the tied elements.
-        kept = [d for d in range(input.dim()) if d not in dims]
-        rows = input.permute(*kept, *dims).reshape([input.shape[d] for d in kept] + [-1])
-        one = (rows.max if largest else rows.min)(-1).values.reshape(m.shape)
-        out = _core.where(isfinite(m), m + (y - y.detach()), one)
+        y = (input.masked_fill(~(hit | isnan(m)), 0.0) * weight).sum(dims, keepdim=True)
+        out = _core.where(isfinite(m), m + (y - y.detach()), y)
     for d in sorted(dims, reverse=True) if not keepdim else ():
         out = out.squeeze(d)
     return out
@@ -114,14 +114,14 @@ def _extreme(input, dim, keepdim, fn, largest):
 @_args.numpy_names
 def amax(input, dim=(), keepdim=False):
     """The largest element over dim (an int or a tuple; () or None: all); ties share the gradient
-    evenly (torch.amax)."""
+    evenly, NaN propagates (torch.amax)."""
     return _extreme(input, dim, keepdim, "amax", True)
 
 
 @_args.numpy_names
 def amin(input, dim=(), keepdim=False):
     """The smallest element over dim (an int or a tuple; () or None: all); ties share the gradient
-    evenly (torch.amin)."""
+    evenly, NaN propagates (torch.amin)."""
     return _extreme(input, dim, keepdim, "amin", False)
 
 
@@ -203,18 +203,27 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 # ---------------------------------------------------------------- pointwise
 
 
+def _lerp_floats(input, kernel):
+    """torch's NotImplementedError for lerp of integers or bools (its kernels are floating point only)."""
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input.dtype)}'")
+
+
 def lerp(input, end, weight):
     """input + weight·(end − input), weight a number or a tensor (all broadcast); as torch, the
-    form end − (end − input)·(1 − weight) where |weight| ≥ 0.5, exact at weight = 1 (torch.lerp)."""
+    form end − (end − input)·(1 − weight) where |weight| ≥ 0.5, exact at weight = 1 (torch.lerp;
+    floating point only, as torch's kernels)."""
     if not isinstance(weight, _core.Tensor):
         weight = _args.number(weight, "lerp", "weight")
         if input.dtype != end.dtype:
             raise RuntimeError(f"lerp: expected dtype {input.dtype} for `end` but got dtype {end.dtype}")
+        _lerp_floats(input, "lerp_kernel_scalar")
         delta = end - input
         return input + delta * weight if abs(weight) < 0.5 else end - delta * (1 - weight)
     if input.dtype != end.dtype or input.dtype != weight.dtype:
         bad, which = (end, "end") if end.dtype != input.dtype else (weight, "weight")
         raise RuntimeError(f"lerp: expected dtype {input.dtype} for `{which}` but got dtype {bad.dtype}")
+    _lerp_floats(input, "lerp_kernel_tensor")
     delta = end - input
     return _core.where(weight.abs() < 0.5, input + weight * delta, end - delta * (1 - weight))
 
@@ -322,16 +331,41 @@ def _float(input):
     return input if input.is_floating_point() else input.to(_F32)
 
 
+def _half_exp(x):
+    """(far, near, big): where |x| is beyond the point at which e^|x| overflows (e^|x| / 2 may not),
+    far = e^|x| / 2 computed as (e^(|x|/2) / 2)·e^(|x|/2), which is finite wherever the result is, as
+    is its gradient (e^−|x| is below rounding there); near is x elsewhere. Each gets safe arguments
+    where it is not used. (The two factors are separate nodes, so the gradient adds two halves of
+    g·e^|x| / 2 rather than forming g·e^|x|, which may overflow where torch's is finite.)"""
+    limit = 709.0 if x.dtype == _core.dtype.float64 else 88.0
+    big = x.abs() > limit
+    a = x.masked_fill(~big, limit).abs()
+    return ((a * 0.5).exp() * 0.5) * (a * 0.5).exp(), x.masked_fill(big, 0.0), big
+
+
 def sinh(input):
-    """(e^x − e^−x) / 2, as (expm1(x) − expm1(−x)) / 2 to keep the digits of small x (torch.sinh)."""
+    """(e^x − e^−x) / 2, as (expm1(x) − expm1(−x)) / 2 to keep the digits of small x, and as
+    sign(x)·e^|x| / 2 without overflow for large |x| (torch.sinh)."""
     x = _float(input)
-    return (x.expm1() - (-x).expm1()) * 0.5
+    far, near, big = _half_exp(x)
+    return _core.where(big, _core.where(x < 0, -far, far), (near.expm1() - (-near).expm1()) * 0.5)
 
 
 def cosh(input):
-    """(e^x + e^−x) / 2 (torch.cosh)."""
+    """(e^x + e^−x) / 2, as e^|x| / 2 without overflow for large |x| (torch.cosh)."""
     x = _float(input)
-    return (x.exp() + (-x).exp()) * 0.5
+    far, near, big = _half_exp(x)
+    return _core.where(big, far, (near.exp() + (-near).exp()) * 0.5)
+
+
+def _vertical(x, at, side):
+    """For where(at, ..., ...): a term that is ±0 where `at` (x on an end of its function's domain) and
+    whose gradient there is +inf, as torch's for asin, acos, acosh, atanh: side·sqrt(side·x − side·x)
+    with the second side·x detached (+0 exactly), side +1 where the domain lies above x, −1 below."""
+    if isinstance(side, _core.Tensor):
+        side = side.masked_fill(~at, 1.0)
+    u = side * x.masked_fill(~at, 0.0)
+    return side * (u - u.detach() + (~at).to(x.dtype)).sqrt()   # (1 under the root where not `at`)
 
 
 def _large(x):
@@ -362,20 +396,25 @@ def asinh(input):
 
 def acosh(input):
     """log(x + sqrt(x² − 1)) for x ≥ 1 (NaN below), computed as log1p((x − 1) + sqrt((x − 1)(x + 1)))
-    and as log x + log 2 where x² would overflow (torch.acosh)."""
+    and as log x + log 2 where x² would overflow; gradient +inf at 1 (torch.acosh)."""
     x = _float(input)
     big = x > (1e8 if x.dtype == _core.dtype.float64 else 1e4)
-    small_x = x.masked_fill(big, 1.0)
+    at = x.detach() == 1   # acosh(1) = 0 with torch's gradient +inf
+    small_x = x.masked_fill(big | at, 2.0)
     big_x = x.masked_fill(~big, 1.0)
     near = ((small_x - 1) + ((small_x - 1) * (small_x + 1)).sqrt()).log1p()
     far = big_x.log() + math.log(2) - 1 / (4 * big_x * big_x)
-    return _core.where(big, far, near)
+    return _core.where(at, _vertical(x, at, 1.0), _core.where(big, far, near))
 
 
 def atanh(input):
-    """½·log((1 + x)/(1 − x)) for |x| ≤ 1, computed as ½·log1p(2x / (1 − x)) (torch.atanh)."""
+    """½·log((1 + x)/(1 − x)) for |x| ≤ 1, computed as ½·log1p(2x / (1 − x)); ±inf at ±1, with
+    gradient +inf there (torch.atanh)."""
     x = _float(input)
-    return (2 * x / (1 - x)).log1p() * 0.5
+    at = x.detach().abs() == 1
+    inner = x.masked_fill(at, 0.0)
+    return _core.where(at, x.detach() * float("inf") + _vertical(x, at, -x.detach()),
+                       (2 * inner / (1 - inner)).log1p() * 0.5)
 
 
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
@@ -427,13 +466,15 @@ def atan(input):
 def atan2(input, other):
     """The angle in [−π, π] of the point (x, y) = (other, input): atan(y/x) moved to x's half-plane,
     as π/2·sign(y) − atan(x/y) where |y| > |x| (so no division by 0), with C's signed zeros and
-    infinities (torch.atan2)."""
+    infinities; at (0, 0) the gradient is 0, as torch's (torch.atan2)."""
     y, x = broadcast_tensors(*_floats(*_two_tensors("atan2", input, other)))
     both_inf = isinf(x) & isinf(y)   # atan2(±inf, ±inf) is that of (±1, ±1)
     x, y = _core.where(both_inf, x.sign().detach(), x), _core.where(both_inf, y.sign().detach(), y)
     steep = y.detach().abs() > x.detach().abs()
     y_negative, x_negative = signbit(y), signbit(x)
-    flat = atan(y.masked_fill(steep, 0.0) / x.masked_fill(steep | (x == 0), 1.0))
+    # at x = 0 the divisor is a stand-in 1 (no gradient to x); at (0, 0) y's gradient is 0 too, as torch's
+    y_flat = _core.where((x == 0) & (y == 0), y.detach(), y)
+    flat = atan(y_flat.masked_fill(steep, 0.0) / x.masked_fill(steep | (x == 0), 1.0))
     turn = _core.where(x_negative, _core.where(y_negative, flat * 0 - math.pi, flat * 0 + math.pi), flat * 0)
     flat = flat + turn
     upright = atan(x.masked_fill(~steep, 0.0) / y.masked_fill(~steep, 1.0))
@@ -443,16 +484,22 @@ def atan2(input, other):
 
 def asin(input):
     """The angle in [−π/2, π/2] whose sine is input, atan2(x, sqrt((1 − x)(1 + x))); NaN outside
-    [−1, 1] (torch.asin)."""
+    [−1, 1]; at ±1, ±π/2 with gradient +inf (torch.asin)."""
     x = _float(input)
-    return atan2(x, ((1 - x) * (1 + x)).sqrt())
+    at = x.detach().abs() == 1
+    inner = x.masked_fill(at, 0.0)
+    return _core.where(at, x.detach() * (math.pi / 2) + _vertical(x, at, -x.detach()),
+                       atan2(inner, ((1 - inner) * (1 + inner)).sqrt()))
 
 
 def acos(input):
-    """The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1]
-    (torch.acos)."""
+    """The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1];
+    at 1 and −1, 0 and π with gradient −inf (torch.acos)."""
     x = _float(input)
-    return atan2(((1 - x) * (1 + x)).sqrt(), x)
+    at = x.detach().abs() == 1
+    inner = x.masked_fill(at, 0.0)
+    return _core.where(at, (1 - x.detach()) * (math.pi / 2) - _vertical(x, at, -x.detach()),
+                       atan2(((1 - inner) * (1 + inner)).sqrt(), inner))
 
 
 arctan, arctan2, arcsin, arccos = atan, atan2, asin, acos
@@ -549,14 +596,17 @@ def logcumsumexp(input, dim):
 
 def _in_place(fn, name=None):
     """x.fn_(...): fn(x, ...) written into x (through copy_, which keeps autograd's history; fn reads a
-    clone, so that what its backward saves is not overwritten), with
+    clone whenever it records a graph, i.e. x or another tensor argument requires grad, so that the x
+    its backward saves is not overwritten), with
     torch's refusals: a leaf that requires grad, a result of another shape or of a dtype x cannot hold."""
     name = name or fn.__name__ + "_"
 
     def method(self, *args, **kwargs):
         if _core.is_grad_enabled() and self.requires_grad and self.is_leaf:
             raise RuntimeError(f"a leaf Variable that requires grad is being used in an in-place operation ({name}).")
-        out = fn(self.clone() if self.requires_grad else self, *args, **kwargs)  # (what backward saves
+        recorded = _core.is_grad_enabled() and builtins.any(
+            isinstance(t, _core.Tensor) and t.requires_grad for t in (self, *args, *kwargs.values()))
+        out = fn(self.clone() if recorded else self, *args, **kwargs)
         if tuple(out.shape) != tuple(self.shape):
             raise RuntimeError(f"{name}: output with shape {list(self.shape)} doesn't match the broadcast shape "
                                f"{list(out.shape)}")

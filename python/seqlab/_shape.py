@@ -36,10 +36,17 @@ def _tensors(tensors, fn):
 
 
 def _result_dtype(tensors):
-    """The dtype torch's type promotion gives these tensors (what where() gives their empty slices)."""
-    out = tensors[0].reshape(-1)[:0]
+    """The dtype torch's type promotion gives these tensors, as its binary ops do: a 0-d tensor counts
+    only where its category (bool < integer < float) is above that of every tensor with dims, so
+    (float32 vector, float64 0-d) -> float32. Read off where() of empty slices, the 0-d tensors kept
+    0-d (where() promotes as the binary ops)."""
+    def probe(t):
+        t = t.detach()
+        return t if t.dim() == 0 else t.reshape(-1)[:0]
+
+    out = probe(tensors[0])
     for t in tensors[1:]:
-        out = _core.where(out != out, out, t.reshape(-1)[:0])
+        out = _core.where(out != out, out, probe(t))
     return out.dtype
 
 
@@ -305,8 +312,9 @@ def _diagonal_positions(rows, cols, offset):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim (torch.diagonal;
-    a copy in seqlab, not a view)."""
+    """The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim (torch.diagonal).
+    Unlike torch's, a copy, not a view: writing into it (x.diagonal().fill_(1)) leaves input unchanged
+    (seqlab has no strided view from Python for it); gradients flow back to input as torch's do."""
     if input.dim() < 2:
         raise RuntimeError(f"diagonal(): expected a tensor of at least 2 dims, got {input.dim()}")
     a, b = _dim(dim1, input.dim(), "diagonal"), _dim(dim2, input.dim(), "diagonal")
@@ -470,7 +478,7 @@ def block_diag(*tensors):
         mats.append(t.reshape(1, -1) if t.dim() == 1 else t.reshape(1, 1) if t.dim() == 0 else t)
     if not mats:
         return _core.from_numpy(np.zeros((1, 0), dtype=np.float32))
-    dtype = _result_dtype(mats)
+    dtype = _result_dtype(tensors)   # of the tensors as given: a 0-d one promotes as 0-d
     width = builtins.sum(m.shape[1] for m in mats)
     rows, left = [], 0
     for m in mats:
@@ -567,10 +575,11 @@ def take(input, index):
 
 
 def take_along_dim(input, indices, dim=None):
-    """input read at `indices` along dim, the other dims broadcast (torch.take_along_dim); without dim,
-    of the flattened input."""
+    """input read at `indices` along dim (−n ≤ i < 0 counts from the end), the other dims broadcast
+    (torch.take_along_dim); without dim, of the flattened input (indices 0 ≤ i < numel, as torch's)."""
     _check_long(indices, "take_along_dim", "indices")
-    if dim is None:
+    flat = dim is None
+    if flat:
         input, indices, dim = input.reshape(-1), indices.reshape(-1), 0
     elif input.dim() != indices.dim():
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
@@ -584,9 +593,12 @@ def take_along_dim(input, indices, dim=None):
     n = input.shape[d]
     if idx.numel():
         positions = idx.numpy()
-        if positions.min() < 0 or positions.max() >= n:
+        low = 0 if flat else -n   # (torch's flattened form refuses negative indices)
+        if positions.min() < low or positions.max() >= n:
             bad = int(positions.max() if positions.max() >= n else positions.min())
             raise IndexError(f"take_along_dim(): index {bad} is out of bounds for dimension {d} with size {n}")
+        if positions.min() < 0:   # −n ≤ i < 0 counts from the end, as torch's
+            idx = _core.where(idx < 0, idx + n, idx)
     return x.gather(d, idx)
 
 
