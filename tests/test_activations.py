@@ -311,3 +311,178 @@ def test_silu_and_relu_in_place_under_autograd(rng, name):
         np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-15)
         assert_raises_like_torch(lambda: seqlab_fn(xs), lambda: torch_fn(xt),
                                  "a leaf Variable that requires grad is being used in an in-place operation")
+
+
+# ------------------------------------------------------------------ review fixes (review 27)
+def test_threshold_converts_its_arguments_to_the_integer_dtype():
+    """torch converts threshold (and value) to the tensor's integer dtype first: -0.5 becomes 0, so
+    threshold([-2, -1, 0, 1, 2], -0.5, 7) also replaces the 0."""
+    data = [-3, -2, -1, 0, 1, 2, 3]
+    for dtype in ["int64", "int32", "int16", "int8"]:
+        xs, xt = seqlab.tensor(data, dtype=getattr(seqlab, dtype)), torch.tensor(data, dtype=getattr(torch, dtype))
+        for th, value in [(-0.5, 7), (-1.5, 7.9), (1.5, -4), (2.7, 0), (-2.0, 5)]:
+            ys, yt = F.threshold(xs, th, value), TF.threshold(xt, th, value)
+            assert ys.dtype == getattr(seqlab, dtype) and ys.tolist() == yt.tolist(), (dtype, th, value)
+    xs, xt = seqlab.tensor([0, 1, 2, 9], dtype=seqlab.uint8), torch.tensor([0, 1, 2, 9], dtype=torch.uint8)
+    assert F.threshold(xs, 1.7, 5).tolist() == TF.threshold(xt, 1.7, 5).tolist()
+    xs, xt = seqlab.tensor(data), torch.tensor(data)
+    assert F.threshold_(xs, -0.5, 7).tolist() == TF.threshold_(xt, -0.5, 7).tolist() == xt.tolist()
+    # a threshold or value outside the dtype's range is torch's overflow error; negative ints wrap into uint8
+    for dtype, th, value in [("int8", 1000, 0), ("int8", 0, -200.0), ("uint8", -0.5, 7), ("int32", float("nan"), 1),
+                             ("int16", 1.0, float("inf"))]:
+        assert_raises_like_torch(lambda: F.threshold(seqlab.tensor([1, 2], dtype=getattr(seqlab, dtype)), th, value),
+                                 lambda: TF.threshold(torch.tensor([1, 2], dtype=getattr(torch, dtype)), th, value),
+                                 f"value cannot be converted to type {dtype if dtype != 'int32' else 'int'}")
+    xs, xt = seqlab.tensor([0, 3, 250, 255], dtype=seqlab.uint8), torch.tensor([0, 3, 250, 255], dtype=torch.uint8)
+    assert F.threshold(xs, -3, 9).tolist() == TF.threshold(xt, -3, 9).tolist()
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_hardtanh_refuses_min_above_max(inplace):
+    x = np.array([-2.0, -0.5, 0.0, 1.0])
+    assert_raises_like_torch(lambda: F.hardtanh(seqlab.tensor(x), 1.0, -1.0, inplace),
+                             lambda: TF.hardtanh(torch.tensor(x), 1.0, -1.0, inplace),
+                             "^min_val cannot be greater than max_val$")
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        seqlab._core.hardtanh(seqlab.tensor(x), 0.5, 0.25)   # the C++ functional (the twin's) checks too
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        F.hardtanh(seqlab.tensor([1, 2]), 3, 2, inplace)   # integers too
+    # F.hardtanh_ does not check, as torch's: clamp's order, max_val everywhere (NaN stays), gradient 0
+    xn = np.array([-2.0, -0.5, 0.0, 1.0, np.nan])
+    xs, xt = seqlab.tensor(xn), torch.tensor(xn)
+    assert F.hardtanh_(xs, 1.0, -1.0) is xs
+    np.testing.assert_array_equal(xs.numpy(), TF.hardtanh_(xt, 1.0, -1.0).numpy())
+    assert_matches_torch(lambda t: F.hardtanh_(t * 1, 1.0, -1.0), lambda t: TF.hardtanh_(t * 1, 1.0, -1.0), [x])
+    assert F.hardtanh_(seqlab.tensor([-3, 0, 3]), 2, -2).tolist() == \
+        TF.hardtanh_(torch.tensor([-3, 0, 3]), 2, -2).tolist()
+    # equal bounds are allowed: every element becomes the bound, gradient 0
+    assert_matches_torch(lambda t: F.hardtanh(t * 1, 0.5, 0.5, inplace),
+                         lambda t: TF.hardtanh(t * 1, 0.5, 0.5, inplace), [x])
+
+
+@pytest.mark.parametrize("shape,dim", [((4,), 0), ((2, 4), 0), ((2, 4), 1), ((2, 4), -1), ((), 0), ((2, 3, 4), 1)])
+def test_softmin_and_glu_refuse_integers(shape, dim):
+    """torch's softmax and glu kernels have no integer form: NotImplementedError naming the kernel."""
+    x = np.arange(int(np.prod(shape))).reshape(shape) - 3
+    for f, tf in [(F.softmin, TF.softmin), (F.glu, TF.glu)]:
+        if f is F.glu and (not shape or shape[dim] % 2):
+            continue
+        try:
+            tf(torch.tensor(x), dim)
+        except NotImplementedError as e:
+            fragment = str(e).replace("\"", ".").replace("'", ".")
+        assert_raises_like_torch(lambda: f(seqlab.tensor(x), dim), lambda: tf(torch.tensor(x), dim), fragment)
+    # with dtype= the conversion comes first, as torch's
+    assert_matches_torch(lambda t: F.softmin(t, dim, dtype=seqlab.float64),
+                         lambda t: TF.softmin(t, dim, dtype=torch.float64), [x], grad=False)
+
+
+@pytest.mark.parametrize("name,kw", CASES + [("prelu", {"weight": 0.25}), ("softmin", {"dim": 0}),
+                                             ("glu", {"dim": 0}), ("relu", {})],
+                         ids=CASE_IDS + ["prelu", "softmin", "glu", "relu"])
+def test_gradient_at_nan(name, kw):
+    """At NaN the gradient is torch's: elu/selu/celu test the negative branch first, so NaN takes the
+    positive branch's scale (1, 1.0507, 1); hardtanh, threshold, hardswish pass the gradient,
+    leaky_relu/prelu scale it, hardsigmoid drops it, the smooth ones give NaN."""
+    x = np.array([np.nan, np.nan, 1.0, -1.0])
+    xs, xt = seqlab.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    if name == "prelu":
+        ys = F.prelu(xs, seqlab.tensor([0.25], dtype=seqlab.float64))
+        yt = TF.prelu(xt, torch.tensor([0.25], dtype=torch.float64))
+    else:
+        ys, yt = call(F, name, xs, kw), call(TF, name, xt, kw)
+    g = np.array([1.0, -2.0, 0.5, 3.0])[: ys.shape[0]]
+    ys.backward(seqlab.tensor(g))
+    yt.backward(torch.tensor(g))
+    np.testing.assert_allclose(ys.detach().numpy(), yt.detach().numpy(), rtol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=GRAD_RTOL.get(name, 1e-12), equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu"])
+def test_elu_family_gradient_at_nan_is_the_positive_scale(name):
+    for dtype in FLOAT_DTYPES:
+        xs = seqlab.tensor(np.array([np.nan], dtype), requires_grad=True)
+        call(F, name, xs, {}).sum().backward()
+        assert xs.grad.tolist() == pytest.approx([1.0507009873554805 if name == "selu" else 1.0])
+
+
+def test_relu_takes_inplace_and_is_recognised_by_identity():
+    import inspect
+    assert list(inspect.signature(F.relu).parameters) == list(inspect.signature(TF.relu).parameters)
+    x = np.array([-1.0, 2.0, 0.0])
+    xs, xt = seqlab.tensor(x), torch.tensor(x)
+    assert F.relu(xs, inplace=True) is xs
+    assert xs.tolist() == TF.relu(xt, inplace=True).tolist() == xt.tolist()
+    ys = F.relu(seqlab.tensor(x), inplace=False)
+    assert ys.tolist() == [0.0, 2.0, 0.0]
+    assert_matches_torch(lambda t: F.relu(t * 1, True), lambda t: TF.relu(t * 1, True), [x])
+    # the Transformer's C++ fast path and to_torch know F.relu and seqlab.relu (the C++ op)
+    from seqlab.nn.transformer import _activation_arg
+    for act in (F.relu, seqlab.relu, "relu"):
+        layer = nn.TransformerEncoderLayer(8, 2, 16, activation=act)
+        assert layer.activation_relu_or_gelu == 1 and _activation_arg(layer.activation) == "relu"
+        assert seqlab.to_torch(layer).activation is TF.relu
+        assert seqlab.from_torch(seqlab.to_torch(layer)).activation is F.relu
+    assert _activation_arg(F.gelu) == "gelu"
+
+
+@pytest.mark.parametrize("name,args", [("selu_", ()), ("celu_", ()), ("celu_", (0.5,))])
+def test_selu_and_celu_underscore_forms(rng, name, args):
+    import inspect
+    expected = ["input"] if name == "selu_" else ["input", "alpha"]
+    assert list(inspect.signature(getattr(F, name)).parameters) == expected
+    x = randn(rng, (5,), np.float64) * 3
+    xs, xt = seqlab.tensor(x), torch.tensor(x)
+    assert getattr(F, name)(xs, *args) is xs
+    getattr(TF, name)(xt, *args)
+    np.testing.assert_allclose(xs.numpy(), xt.numpy(), rtol=1e-15)
+    assert getattr(F, name).__doc__
+
+
+def test_hardtanh_module_takes_the_deprecated_min_value_max_value():
+    for kw in [dict(min_value=-0.5), dict(max_value=2.0), dict(min_value=-2.0, max_value=0.25)]:
+        with pytest.warns(FutureWarning) as ws:
+            m = nn.Hardtanh(**kw)
+        with pytest.warns(FutureWarning) as wt:
+            mt = torch.nn.Hardtanh(**kw)
+        assert [str(w.message) for w in ws] == [str(w.message) for w in wt]
+        assert all(w.filename == __file__ for w in ws)
+        assert repr(m) == repr(mt) and (m.min_val, m.max_val) == (mt.min_val, mt.max_val)
+    with pytest.warns(FutureWarning), pytest.raises(AssertionError):
+        nn.Hardtanh(min_value=3.0)
+
+
+NEGATIVE_INPLACE = [
+    ("elu_", lambda f, t: f.elu_(t, -0.5)), ("elu-inplace", lambda f, t: f.elu(t, -0.5, inplace=True)),
+    ("celu_", lambda f, t: f.celu_(t, -1.5)), ("celu-inplace", lambda f, t: f.celu(t, -1.5, inplace=True)),
+    ("leaky_relu_", lambda f, t: f.leaky_relu_(t, -0.2)),
+    ("leaky_relu-inplace", lambda f, t: f.leaky_relu(t, -0.2, inplace=True)),
+]
+
+
+@pytest.mark.parametrize("name,fn", NEGATIVE_INPLACE, ids=[n for n, _ in NEGATIVE_INPLACE])
+def test_inplace_negative_slope_refuses_backward(rng, name, fn):
+    """torch's in-place elu_/celu_/leaky_relu_ differentiate from the result, which a negative alpha
+    (slope) does not allow: the forward runs, the backward raises torch's RuntimeError."""
+    x = randn(rng, (3, 4), np.float64) * 3
+    xs, xt = seqlab.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ys, yt = fn(F, xs * 1), fn(TF, xt * 1)
+    np.testing.assert_allclose(ys.detach().numpy(), yt.detach().numpy(), rtol=1e-14)
+    fragment = ("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported"
+                if "leaky" in name else "In-place elu backward calculation is triggered with a negative slope")
+    assert_raises_like_torch(lambda: ys.sum().backward(), lambda: yt.sum().backward(), fragment,
+                             "please call out-of-place version instead")
+    # without autograd the in-place form just computes, as torch's
+    xs, xt = seqlab.tensor(x), torch.tensor(x)
+    assert fn(F, xs) is xs
+    fn(TF, xt)
+    np.testing.assert_allclose(xs.numpy(), xt.numpy(), rtol=1e-14)
+    with seqlab.no_grad():
+        hs = seqlab.tensor(x, requires_grad=True) * 1
+        fn(F, hs)
+    # the C++ twin module records the same
+    if "leaky" in name:
+        hs = seqlab.tensor(x, requires_grad=True) * 1
+        out = seqlab._core.cpp_nn.LeakyReLU(-0.2, True)(hs)
+        with pytest.raises(RuntimeError, match="In-place leakyReLu backward"):
+            out.sum().backward()

@@ -76,7 +76,8 @@ Tensor silu(const Tensor& x_) {
 }
 
 // y = max(x, 0).   dx = g where y > 0. Trap: using x >= 0 would pass gradient at x = 0,
-// where PyTorch (and the subgradient convention) gives 0.
+// where PyTorch (and the subgradient convention) gives 0. At NaN (y NaN) the gradient is g, as torch's
+// threshold_backward (y <= 0 ? 0 : g).
 Tensor relu(const Tensor& x) {
   Tensor y;
   if (is_floating(x.dtype())) {
@@ -92,7 +93,7 @@ Tensor relu(const Tensor& x) {
     attach(y, "ReluBackward0", {x}, [sy = save(y)](const Tensor& g) -> TensorList {
       return {float_map2(g, sy.unpack(), "relu_backward", [](auto tag) {
         using T = decltype(tag);
-        return [](T gv, T yv) { return yv > T(0) ? gv : T(0); };
+        return [](T gv, T yv) { return yv <= T(0) ? T(0) : gv; };  // torch's order: NaN passes g
       })};
     });
   return y;

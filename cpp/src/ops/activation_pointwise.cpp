@@ -7,6 +7,7 @@
 #include "seqlab/ops/activation.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "elementwise_impl.hpp"
 #include "seqlab/autograd.hpp"
@@ -65,6 +66,30 @@ Tensor& inplace(Tensor& self, const char* name, F compute) {
   return self;
 }
 
+// torch's in-place elu_ (celu_) and leaky_relu_ compute their gradient from the result, which a negative
+// alpha (slope) makes ambiguous: the forward runs and the backward raises torch's error (when it runs,
+// as torch's). y is the result computed from t detached; `node` is recorded with t as its input.
+Tensor refuse_backward(const Tensor& t, Tensor y, const char* node, const char* message) {
+  if (any_requires_grad({t}))
+    attach(y, node, {t}, [message](const Tensor&) -> TensorList {
+      SEQLAB_CHECK(false, message);
+      return {};
+    });
+  return y;
+}
+
+// The C type torch names in its Scalar conversion errors ("value cannot be converted to type int8_t ...").
+const char* scalar_c_name(Dtype d) {
+  switch (d) {
+    case Dtype::UInt8: return "uint8_t";
+    case Dtype::Int8: return "int8_t";
+    case Dtype::Int16: return "int16_t";
+    case Dtype::Int32: return "int";
+    case Dtype::Int64: return "int64_t";
+    default: return scalar_type_name(d);
+  }
+}
+
 // log(1 + e^z) without overflow: max(z, 0) + log1p(e^-|z|).
 template <typename T>
 T softplus1(T z) { return std::max(z, T(0)) + std::log1p(std::exp(-std::abs(z))); }
@@ -80,6 +105,7 @@ Tensor& silu_(Tensor& x) { return inplace(x, "silu_", [](const Tensor& t) { retu
 //   y = scale·x                              x > 0
 //   y = scale·alpha·(e^(input_scale·x) − 1)    x ≤ 0
 //   dx = g·scale  |  g·scale·alpha·input_scale·e^(input_scale·x)   (the x ≤ 0 branch at 0, as torch)
+// The backward tests x ≤ 0 first, as torch's kernel: at NaN the gradient is g·scale (1, 1.0507 for selu).
 Tensor elu(const Tensor& x, double alpha, double scale, double input_scale) {
   require_floating(x, "elu_cpu");
   return pointwise(x, "elu", "EluBackward0",
@@ -91,11 +117,23 @@ Tensor elu(const Tensor& x, double alpha, double scale, double input_scale) {
       [=](auto tag) {
         using T = decltype(tag);
         const T a = T(alpha * scale * input_scale), s = T(scale), is = T(input_scale);
-        return [=](T gv, T v) { return v > T(0) ? gv * s : gv * a * std::exp(v * is); };
+        return [=](T gv, T v) { return v <= T(0) ? gv * a * std::exp(v * is) : gv * s; };
       });
 }
+namespace {
+// elu_ and celu_ (torch's node names for the refused backward: EluBackward1, CeluBackward1).
+Tensor& elu_inplace(Tensor& x, double alpha, double scale, double input_scale, const char* node) {
+  return inplace(x, "elu_", [&](const Tensor& t) {
+    if (alpha >= 0) return elu(t, alpha, scale, input_scale);
+    return refuse_backward(t, elu(t.detach(), alpha, scale, input_scale), node,
+        "In-place elu backward calculation is triggered with a negative slope which is not supported. This is "
+        "caused by calling in-place forward function with a negative slope, please call out-of-place version "
+        "instead.");
+  });
+}
+}  // namespace
 Tensor& elu_(Tensor& x, double alpha, double scale, double input_scale) {
-  return inplace(x, "elu_", [&](const Tensor& t) { return elu(t, alpha, scale, input_scale); });
+  return elu_inplace(x, alpha, scale, input_scale, "EluBackward1");
 }
 
 Tensor selu(const Tensor& x) { return elu(x, kSeluAlpha, kSeluScale); }
@@ -106,7 +144,7 @@ Tensor celu(const Tensor& x, double alpha) {
 }
 Tensor& celu_(Tensor& x, double alpha) {
   SEQLAB_CHECK(alpha != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
-  return elu_(x, alpha, 1.0, 1.0 / alpha);
+  return elu_inplace(x, alpha, 1.0, 1.0 / alpha, "CeluBackward1");
 }
 
 // y = x (x > 0), negative_slope·x (x ≤ 0).   dx = g  |  g·negative_slope (at 0 too, as torch)
@@ -125,7 +163,14 @@ Tensor leaky_relu(const Tensor& x, double negative_slope) {
       });
 }
 Tensor& leaky_relu_(Tensor& x, double negative_slope) {
-  return inplace(x, "leaky_relu_", [&](const Tensor& t) { return leaky_relu(t, negative_slope); });
+  return inplace(x, "leaky_relu_", [&](const Tensor& t) {
+    if (negative_slope >= 0) return leaky_relu(t, negative_slope);
+    return refuse_backward(t, leaky_relu(t.detach(), negative_slope), "LeakyReluBackward1",
+        "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This "
+        "is caused by calling in-place forward function with a negative slope, please call out-of-place version "
+        "instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting in-place "
+        "leakRelu backward calculation with negative slope");
+  });
 }
 
 // y = log(1 + e^(βx)) / β, or x where βx > threshold.   dx = g·σ(βx), or g where βx > threshold.
@@ -146,8 +191,11 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
 }
 
 // y = min(max(x, min_val), max_val).   dx = g strictly inside, 0 on and outside the kinks (torch).
-// Integer tensors are clamped in their dtype, as torch's; bool is refused.
-Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
+// Integer tensors are clamped in their dtype, as torch's; bool is refused. min_val > max_val: hardtanh
+// raises F.hardtanh's ValueError (torch checks it in Python; here the C++ functional and module get it
+// too); hardtanh_ does not check, as torch's, and gives max_val everywhere (clamp's order).
+namespace {
+Tensor hardtanh_impl(const Tensor& x, double min_val, double max_val) {
   SEQLAB_CHECK(x.dtype() != Dtype::Bool, "Bool inputs not supported for hardtanh");
   // torch converts the bounds to the integer type (truncating: hardtanh(int, -0.5, 0.5) is 0 everywhere)
   if (!is_floating(x.dtype())) return clamp(x, std::trunc(min_val), std::trunc(max_val));
@@ -155,7 +203,10 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
       [=](auto tag) {
         using T = decltype(tag);
         const T lo = T(min_val), hi = T(max_val);
-        return [=](T v) { return v < lo ? lo : (v > hi ? hi : v); };
+        return [=](T v) {
+          const T c = v < lo ? lo : v;  // NaN stays NaN
+          return c > hi ? hi : c;
+        };
       },
       [=](auto tag) {
         using T = decltype(tag);
@@ -163,8 +214,13 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
         return [=](T gv, T v) { return v <= lo || v >= hi ? T(0) : gv; };
       });
 }
+}  // namespace
+Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
+  SEQLAB_CHECK_VALUE(!(min_val > max_val), "min_val cannot be greater than max_val");
+  return hardtanh_impl(x, min_val, max_val);
+}
 Tensor& hardtanh_(Tensor& x, double min_val, double max_val) {
-  return inplace(x, "hardtanh_", [&](const Tensor& t) { return hardtanh(t, min_val, max_val); });
+  return inplace(x, "hardtanh_", [&](const Tensor& t) { return hardtanh_impl(t, min_val, max_val); });
 }
 
 // y = log σ(x) = min(x, 0) − log1p(e^-|x|).
@@ -280,16 +336,24 @@ Tensor hardswish(const Tensor& x) {
 Tensor& hardswish_(Tensor& x) { return inplace(x, "hardswish_", [](const Tensor& t) { return hardswish(t); }); }
 
 // y = x where x > threshold, else value.   dx = g where x > threshold, else 0.
-// Integer tensors keep their dtype (torch's threshold has integer kernels).
+// Integer tensors keep their dtype (torch's threshold has integer kernels); threshold and value are
+// first converted to that dtype, as torch's (threshold(int, -0.5, 7) replaces 0 too: -0.5 becomes 0).
 Tensor threshold(const Tensor& x, double th, double value) {
   SEQLAB_CHECK_IMPL(x.dtype() != Dtype::Bool, "\"threshold_cpu\" not implemented for 'Bool'");
   if (!is_floating(x.dtype())) {
     Tensor y = Tensor::empty(x.shape(), x.dtype());
     dispatch_arith(x.dtype(), "threshold", [&](auto tag) {
       using T = decltype(tag);
-      const double t = th;
-      const T v = from_double<T>(value);
-      unary_kernel<T, T>(y, x, [=](T e) { return double(e) <= t ? v : e; });
+      // torch's Scalar::to<T>: a value outside T's range (or NaN) is refused, threshold first; a negative
+      // whole number wraps into uint8 (torch allows that for Python ints: -3 is 253).
+      using L = std::numeric_limits<T>;
+      for (const double s : {th, value}) {
+        const bool wraps = !L::is_signed && s < 0 && s == std::trunc(s) && -s <= double(L::max());
+        SEQLAB_CHECK(wraps || !(std::isnan(s) || s < double(L::lowest()) || s > double(L::max())),
+                     "value cannot be converted to type ", scalar_c_name(x.dtype()), " without overflow");
+      }
+      const T t = from_double<T>(th), v = from_double<T>(value);
+      unary_kernel<T, T>(y, x, [=](T e) { return e <= t ? v : e; });
     });
     return y;
   }
@@ -332,8 +396,17 @@ Tensor prelu(const Tensor& x, const Tensor& w) {
   return where(compare(x, scalar_tensor(0.0, x.dtype()), CompareOp::Gt), x, mul(wb, x));
 }
 
-// softmin(x) = softmax(−x) along dim.
-Tensor softmin(const Tensor& x, int64_t dim) { return softmax(neg(x), dim); }
+// softmin(x) = softmax(−x) along dim. Integer tensors are refused as torch's softmax kernels refuse them
+// (seqlab's softmax would compute them in float32).
+Tensor softmin(const Tensor& x, int64_t dim) {
+  const Tensor nx = neg(x);  // bool: neg's error first, as torch's -input
+  if (!is_floating(x.dtype())) {
+    if (x.numel() == 0) return nx;  // torch's kernels never run: an empty tensor of x's dtype
+    const int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "softmin");
+    require_floating(x, d == std::max<int64_t>(x.dim(), 1) - 1 ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl");
+  }
+  return softmax(nx, dim);
+}
 
 // GLU(x) = a ⊙ σ(b), (a, b) = the halves of x along dim (Dauphin et al. 2017).
 Tensor glu(const Tensor& x, int64_t dim) {
@@ -342,6 +415,7 @@ Tensor glu(const Tensor& x, int64_t dim) {
                      -x.dim(), ", ", x.dim() - 1, "], but got ", dim, ")");
   const int64_t d = dim < 0 ? dim + x.dim() : dim;
   SEQLAB_CHECK(x.shape()[d] % 2 == 0, "Halving dimension must be even, but dimension ", d, " is size ", x.shape()[d]);
+  require_floating(x, "glu_cpu");
   const TensorList ab = chunk(x, 2, d);
   return mul(ab[0], sigmoid(ab[1]));
 }

@@ -124,13 +124,29 @@ class Tensor:
     __array_priority__: typing.ClassVar[int] = 1000
     def acos(self):
         """
-        The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1]
-            (torch.acos).
+        The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1];
+            at 1 and −1, 0 and π with gradient −inf (torch.acos).
         """
     def acosh(self):
         """
         log(x + sqrt(x² − 1)) for x ≥ 1 (NaN below), computed as log1p((x − 1) + sqrt((x − 1)(x + 1)))
-            and as log x + log 2 where x² would overflow (torch.acosh).
+            and as log x + log 2 where x² would overflow; gradient +inf at 1 (torch.acosh).
+        """
+    def addbmm(self, batch1, batch2, *, beta = 1, alpha = 1):
+        """
+        beta·input + alpha·Σ_b batch1[b] @ batch2[b]: the batch's products summed, input broadcast to (n, p).
+        """
+    def addmm(self, mat1, mat2, *, beta = 1, alpha = 1):
+        """
+        beta·input + alpha·(mat1 @ mat2): mat1 (n, m), mat2 (m, p), input broadcast to (n, p).
+        """
+    def addmv(self, mat, vec, *, beta = 1, alpha = 1):
+        """
+        beta·input + alpha·(mat @ vec): mat (n, m), vec (m,), input broadcast to (n,).
+        """
+    def addr(self, vec1, vec2, *, beta = 1, alpha = 1):
+        """
+        beta·input + alpha·(vec1 ⊗ vec2), the outer product: vec1 (n,), vec2 (m,), input broadcast to (n, m).
         """
     def all(self, dim = None, keepdim = False):
         """
@@ -140,12 +156,12 @@ class Tensor:
     def amax(self, dim = ..., keepdim = False):
         """
         The largest element over dim (an int or a tuple; () or None: all); ties share the gradient
-            evenly (torch.amax).
+            evenly, NaN propagates (torch.amax).
         """
     def amin(self, dim = ..., keepdim = False):
         """
         The smallest element over dim (an int or a tuple; () or None: all); ties share the gradient
-            evenly (torch.amin).
+            evenly, NaN propagates (torch.amin).
         """
     def aminmax(self, *, dim = None, keepdim = False):
         """
@@ -158,18 +174,18 @@ class Tensor:
         """
     def arccos(self):
         """
-        The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1]
-            (torch.acos).
+        The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1];
+            at 1 and −1, 0 and π with gradient −inf (torch.acos).
         """
     def arccosh(self):
         """
         log(x + sqrt(x² − 1)) for x ≥ 1 (NaN below), computed as log1p((x − 1) + sqrt((x − 1)(x + 1)))
-            and as log x + log 2 where x² would overflow (torch.acosh).
+            and as log x + log 2 where x² would overflow; gradient +inf at 1 (torch.acosh).
         """
     def arcsin(self):
         """
         The angle in [−π/2, π/2] whose sine is input, atan2(x, sqrt((1 − x)(1 + x))); NaN outside
-            [−1, 1] (torch.asin).
+            [−1, 1]; at ±1, ±π/2 with gradient +inf (torch.asin).
         """
     def arcsinh(self):
         """
@@ -184,11 +200,12 @@ class Tensor:
         """
         The angle in [−π, π] of the point (x, y) = (other, input): atan(y/x) moved to x's half-plane,
             as π/2·sign(y) − atan(x/y) where |y| > |x| (so no division by 0), with C's signed zeros and
-            infinities (torch.atan2).
+            infinities; at (0, 0) the gradient is 0, as torch's (torch.atan2).
         """
     def arctanh(self):
         """
-        ½·log((1 + x)/(1 − x)) for |x| ≤ 1, computed as ½·log1p(2x / (1 − x)) (torch.atanh).
+        ½·log((1 + x)/(1 − x)) for |x| ≤ 1, computed as ½·log1p(2x / (1 − x)); ±inf at ±1, with
+            gradient +inf there (torch.atanh).
         """
     def argsort(self, dim = -1, descending = False, stable = False):
         """
@@ -202,7 +219,7 @@ class Tensor:
     def asin(self):
         """
         The angle in [−π/2, π/2] whose sine is input, atan2(x, sqrt((1 − x)(1 + x))); NaN outside
-            [−1, 1] (torch.asin).
+            [−1, 1]; at ±1, ±π/2 with gradient +inf (torch.asin).
         """
     def asinh(self):
         """
@@ -217,11 +234,16 @@ class Tensor:
         """
         The angle in [−π, π] of the point (x, y) = (other, input): atan(y/x) moved to x's half-plane,
             as π/2·sign(y) − atan(x/y) where |y| > |x| (so no division by 0), with C's signed zeros and
-            infinities (torch.atan2).
+            infinities; at (0, 0) the gradient is 0, as torch's (torch.atan2).
         """
     def atanh(self):
         """
-        ½·log((1 + x)/(1 − x)) for |x| ≤ 1, computed as ½·log1p(2x / (1 − x)) (torch.atanh).
+        ½·log((1 + x)/(1 − x)) for |x| ≤ 1, computed as ½·log1p(2x / (1 − x)); ±inf at ±1, with
+            gradient +inf there (torch.atanh).
+        """
+    def baddbmm(self, batch1, batch2, *, beta = 1, alpha = 1):
+        """
+        beta·input + alpha·(batch1 @ batch2) per batch: (b, n, m) @ (b, m, p), input broadcast to (b, n, p).
         """
     def bincount(self, weights = None, minlength = 0):
         """
@@ -239,7 +261,7 @@ class Tensor:
         """
     def cosh(self):
         """
-        (e^x + e^−x) / 2 (torch.cosh).
+        (e^x + e^−x) / 2, as e^|x| / 2 without overflow for large |x| (torch.cosh).
         """
     def count_nonzero(self, dim = None):
         """
@@ -274,13 +296,19 @@ class Tensor:
         """
     def diagonal(self, offset = 0, dim1 = 0, dim2 = 1):
         """
-        The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim (torch.diagonal;
-            a copy in seqlab, not a view).
+        The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim (torch.diagonal).
+            Unlike torch's, a copy, not a view: writing into it (x.diagonal().fill_(1)) leaves input unchanged
+            (seqlab has no strided view from Python for it); gradients flow back to input as torch's do.
         """
     def diff(self, n = 1, dim = -1, prepend = None, append = None):
         """
         The n-th forward difference out[i] = x[i+1] − x[i] along dim, after prepend and append are
             joined to input along it (torch.diff; for bools, x[i+1] != x[i]).
+        """
+    def dist(self, other, p = 2):
+        """
+        ‖input − other‖_p over all elements, the two broadcast together (p = 0 counts the nonzero
+            differences, p = inf is the largest).
         """
     def dot(self, tensor):
         """
@@ -352,10 +380,16 @@ class Tensor:
         """
         The Kronecker product: out[i·m + k, ...] = input[i, ...]·other[k, ...] for every dim (torch.kron).
         """
+    def kthvalue(self, k, dim = -1, keepdim = False):
+        """
+        (values, indices): the k-th smallest element along dim (k = 1 is the smallest; NaN is the
+            largest), torch.kthvalue.
+        """
     def lerp(self, end, weight):
         """
         input + weight·(end − input), weight a number or a tensor (all broadcast); as torch, the
-            form end − (end − input)·(1 − weight) where |weight| ≥ 0.5, exact at weight = 1 (torch.lerp).
+            form end − (end − input)·(1 − weight) where |weight| ≥ 0.5, exact at weight = 1 (torch.lerp;
+            floating point only, as torch's kernels).
         """
     def logaddexp(self, other):
         """
@@ -383,6 +417,16 @@ class Tensor:
         The elements of input where the bool mask is True (the two broadcast), as a 1-d tensor
             (torch.masked_select).
         """
+    def median(self, dim = None, keepdim = False):
+        """
+        The lower median (the ((m − 1) // 2)-th smallest of m values): of all elements as a 0-d
+            tensor, or (values, indices) along dim; NaN wherever a NaN is among the values (torch.median).
+        """
+    def mode(self, dim = -1, keepdim = False):
+        """
+        (values, indices): the most frequent value along dim, the smallest among equally frequent
+            ones, and the index of its last occurrence, as torch.mode on CPU.
+        """
     def moveaxis(self, source, destination):
         """
         A view with dims `source` moved to positions `destination`, the others in their order (torch.movedim).
@@ -390,6 +434,10 @@ class Tensor:
     def movedim(self, source, destination):
         """
         A view with dims `source` moved to positions `destination`, the others in their order (torch.movedim).
+        """
+    def msort(self):
+        """
+        input sorted along its first dim (torch.msort: sort(input, dim=0).values).
         """
     def mv(self, vec):
         """
@@ -404,6 +452,15 @@ class Tensor:
         """
         The mean over dim of the elements that are not NaN (torch.nanmean; NaN where all are).
         """
+    def nanmedian(self, dim = None, keepdim = False):
+        """
+        median ignoring NaN: the lower median of the numbers; NaN only where there are none
+            (torch.nanmedian).
+        """
+    def nanquantile(self, q, dim = None, keepdim = False, *, interpolation = 'linear'):
+        """
+        quantile of the numbers only, NaN ignored; NaN where a row has no number (torch.nanquantile).
+        """
     def nansum(self, dim = None, keepdim = False, *, dtype = None):
         """
         Σ input over dim with NaNs counted as 0 (torch.nansum).
@@ -411,6 +468,12 @@ class Tensor:
     def outer(self, vec2):
         """
         The outer product out[i, j] = input[i]·vec2[j] of two 1-d tensors (torch.outer).
+        """
+    def quantile(self, q, dim = None, keepdim = False, *, interpolation = 'linear'):
+        """
+        The q-th quantiles along dim (all elements with dim=None): at position q (m − 1) of the
+            sorted values, between its neighbours by `interpolation` (linear, lower, higher, midpoint,
+            nearest); a 1-D q adds a leading dim; NaN where the values hold a NaN (torch.quantile).
         """
     def repeat(self, *sizes):
         """
@@ -438,7 +501,8 @@ class Tensor:
         """
     def sinh(self):
         """
-        (e^x − e^−x) / 2, as (expm1(x) − expm1(−x)) / 2 to keep the digits of small x (torch.sinh).
+        (e^x − e^−x) / 2, as (expm1(x) − expm1(−x)) / 2 to keep the digits of small x, and as
+            sign(x)·e^|x| / 2 without overflow for large |x| (torch.sinh).
         """
     def sort(self, dim = -1, descending = False, stable = False):
         """
@@ -460,8 +524,8 @@ class Tensor:
         """
     def take_along_dim(self, indices, dim = None):
         """
-        input read at `indices` along dim, the other dims broadcast (torch.take_along_dim); without dim,
-            of the flattened input.
+        input read at `indices` along dim (−n ≤ i < 0 counts from the end), the other dims broadcast
+            (torch.take_along_dim); without dim, of the flattened input (indices 0 ≤ i < numel, as torch's).
         """
     def tensor_split(self, indices_or_sections, dim = 0):
         """
@@ -679,6 +743,22 @@ class Tensor:
         """
         In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
         """
+    def addbmm_(self, *args, beta = 1, alpha = 1):
+        """
+        addbmm written into self.
+        """
+    def addmm_(self, *args, beta = 1, alpha = 1):
+        """
+        addmm written into self.
+        """
+    def addmv_(self, *args, beta = 1, alpha = 1):
+        """
+        addmv written into self.
+        """
+    def addr_(self, *args, beta = 1, alpha = 1):
+        """
+        addr written into self.
+        """
     def arccos_(self, *args, **kwargs):
         """
         In place: self = acos(self, ...), written into self (Tensor.arccos_).
@@ -740,6 +820,10 @@ class Tensor:
         """
         Accumulate d(self)/d(leaf), times gradient (needed unless self has one element), into every leaf's
         .grad by the chain rule, in reverse order of the ops; the graph is freed unless retain_graph.
+        """
+    def baddbmm_(self, *args, beta = 1, alpha = 1):
+        """
+        baddbmm written into self.
         """
     @typing.overload
     def bernoulli(self, *, generator: Generator = None) -> Tensor:

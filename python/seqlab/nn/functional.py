@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _core
 from .._core import (  # noqa: F401
-    relu, tanh, sigmoid, gelu, cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits,
+    tanh, sigmoid, gelu, cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits,
     layer_norm, rms_norm, embedding, batch_norm, bilinear, batch_norm_module_forward,
     scaled_dot_product_attention, attention_weights, multi_head_attention_forward,
 )
@@ -41,6 +41,13 @@ def silu(input, inplace=False):
     return _core.silu_(input) if inplace else _core.silu(input)
 
 
+def relu(input, inplace=False):
+    """max(x, 0) (F.relu), one C++ op (activation.cpp); inplace writes the result into input (relu_).
+    seqlab.relu is the C++ op itself (torch.relu takes no inplace): code that recognises relu by
+    identity (the Transformer's fast path, to_torch) accepts both."""
+    return _core.relu_(input) if inplace else _core.relu(input)
+
+
 def relu_(input):
     """In-place relu: input = max(input, 0); the gradient at 0 is 0, as torch's (F.relu_)."""
     return _core.relu_(input)
@@ -63,9 +70,19 @@ def selu(input, inplace=False):
     return _core.selu_(input) if inplace else _core.selu(input)
 
 
+def selu_(input):
+    """In-place selu: input = selu(input) (F.selu_)."""
+    return _core.selu_(input)
+
+
 def celu(input, alpha=1.0, inplace=False):
     """CELU (Barron 2017): max(0, x) + min(0, alpha (e^(x/alpha) - 1)) (F.celu)."""
     return _core.celu_(input, alpha) if inplace else _core.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    """In-place celu: input = celu(input, alpha) (F.celu_)."""
+    return _core.celu_(input, alpha)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -84,7 +101,10 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """min(max(x, min_val), max_val) (F.hardtanh); integer tensors keep their dtype."""
+    """min(max(x, min_val), max_val) (F.hardtanh); integer tensors keep their dtype. min_val > max_val
+    is a ValueError (also with inplace; F.hardtanh_, as torch's, does not check)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
     return _core.hardtanh_(input, min_val, max_val) if inplace else _core.hardtanh(input, min_val, max_val)
 
 

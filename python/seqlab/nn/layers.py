@@ -468,10 +468,19 @@ class Softplus(Module):
 
 
 class Hardtanh(Module):
-    """min(max(x, min_val), max_val)."""
+    """min(max(x, min_val), max_val). min_value and max_value are torch's deprecated names of
+    min_val and max_val (with its FutureWarning)."""
 
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", FutureWarning,
+                          stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`", FutureWarning,
+                          stacklevel=2)
+            max_val = max_value
         self.min_val = min_val
         self.max_val = max_val
         self.inplace = inplace

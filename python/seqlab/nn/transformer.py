@@ -197,8 +197,9 @@ def _get_activation_fn(activation, layer):
 
 
 def _activation_arg(fn):
-    """relu and gelu run as C++ ops; anything else is called back (a module keeps its hooks)."""
-    if fn is F.relu:
+    """relu and gelu run as C++ ops; anything else is called back (a module keeps its hooks). relu:
+    F.relu or seqlab.relu (the C++ op F.relu calls)."""
+    if fn is F.relu or fn is _core.relu:
         return "relu"
     if fn is F.gelu:
         return "gelu"
@@ -228,7 +229,7 @@ class _TransformerLayer(Module):
     def _set_activation(self, activation):
         if isinstance(activation, str):
             activation = _get_activation_fn(activation, type(self).__name__)
-        if activation is F.relu or isinstance(activation, ReLU):
+        if activation is F.relu or activation is _core.relu or isinstance(activation, ReLU):
             self.activation_relu_or_gelu = 1
         elif activation is F.gelu or isinstance(activation, GELU):
             self.activation_relu_or_gelu = 2

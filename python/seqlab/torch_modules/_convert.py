@@ -83,7 +83,7 @@ def _native_args(src, signature_of, owner, tensor):
 # ------------------------------------------------------------------------------------- to torch
 
 def _activation_to_torch(fn, owner):
-    if fn is SF.relu or fn == "relu":
+    if fn is SF.relu or fn is _core.relu or fn == "relu":  # F.relu or seqlab.relu
         return torch.nn.functional.relu
     if fn is SF.gelu or fn == "gelu":
         return torch.nn.functional.gelu
@@ -124,7 +124,7 @@ def _layer_args(m, owner, activation=None):
 def _encoder_layer_needs_twin(m):
     """Whether a TransformerEncoderLayer uses what torch's layer does not have."""
     return _has_seqlab_options(m.self_attn) or m.linear3 is not None or isinstance(m.norm1, snn.RMSNorm) or \
-        m.activation not in (SF.relu, SF.gelu)
+        m.activation not in (SF.relu, _core.relu, SF.gelu)
 
 
 def _layer_twin(m, owner, twin_cls):
