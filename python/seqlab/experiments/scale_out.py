@@ -83,6 +83,10 @@ def _worker(rank, world, model, ids, config, init_file, out_file, log):
             print(f"step {step:5d}  loss {losses[-1]:.4f} nats/char  ({N} processes)", flush=True)
     if rank == 0:
         torch.save({"state": {k: v.cpu() for k, v in model.state_dict().items()}, "losses": losses}, out_file)
+    # every process reaches the end before any tears its connections down (once, on a loaded
+    # machine, rank 1 died of SIGABRT at the end of a run; a rank leaving while the other still
+    # talks to it is the likely cause, and the barrier rules it out)
+    dist.barrier()
     dist.destroy_process_group()
 
 
