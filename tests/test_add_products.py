@@ -184,8 +184,20 @@ def test_searchsorted_with_a_sorter_and_bucketize():
               torch.bucketize(3.0, torch.tensor(bounds), right=right))
 
 
+def test_searchsorted_keeps_a_numbers_type():
+    for m_seq in ([1, 2, 3], [1.0, 2.0, 3.0]):
+        for value in (2.5, 2, -1.5):
+            close(seqlab.searchsorted(seqlab.tensor(m_seq), value), torch.searchsorted(torch.tensor(m_seq), value))
+            close(seqlab.bucketize(value, seqlab.tensor(m_seq)), torch.bucketize(value, torch.tensor(m_seq)))
+
+
 @pytest.mark.parametrize("call", [
     lambda m: m.searchsorted(m.tensor([1, 3, 5]), m.tensor([3]), side="left", right=True),
+    lambda m: m.searchsorted(m.tensor([3.0, 1.0, 2.0]), m.tensor([2.0]), sorter=m.tensor([1, 2])),
+    lambda m: m.searchsorted(m.tensor([3.0, 1.0, 2.0]), m.tensor([2.0]), sorter=m.tensor([1, 2, 5])),
+    lambda m: m.searchsorted(m.tensor([3.0, 1.0, 2.0]), m.tensor([2.0]), sorter=m.tensor([1, 2, -1])),
+    lambda m: m.searchsorted(m.tensor([3.0, 1.0, 2.0]), m.tensor([2.0]), sorter=m.tensor([1, 2, 0], dtype=m.int32)),
+    lambda m: m.searchsorted(m.tensor(1.0), m.tensor([2.0])),
     lambda m: m.searchsorted(m.tensor([[1, 3, 5]]), m.tensor([[3], [3]])),
     lambda m: m.bucketize(m.tensor([1.0]), m.tensor([[1.0, 2.0]])),
 ])

@@ -224,3 +224,25 @@ def test_msort_sorts_along_the_first_dim():
     s, t = both([[3, NAN, 1], [1, 2, NAN], [2, 0, 0]])
     close(seqlab.msort(s), torch.msort(t))
     close(s.msort(), t.msort())
+
+
+@pytest.mark.parametrize("values, q, interpolation", [
+    ([1.0, float("inf")], 1.0, "higher"), ([-float("inf"), 1.0], 0.0, "lower"),
+    ([1.0, float("inf"), float("inf")], 0.5, "nearest"), ([1.0, float("inf"), 3.0], 0.5, "linear"),
+    ([1.0, float("inf"), 3.0], 1.0, "midpoint"), ([-float("inf"), 2.0, 5.0], 0.25, "linear"),
+    ([1.0, float("inf")], 1.0, "linear"), ([-float("inf"), 2.0, 5.0], 0.75, "linear"),
+])
+def test_quantile_with_infinite_values_equals_torch(values, q, interpolation):
+    # lower / higher / nearest give the element itself; linear and midpoint are torch's lerp, NaN
+    # where it is (inf and inf at weight 0 or 0.5)
+    s, t = both(values)
+    close(seqlab.quantile(s, q, interpolation=interpolation), torch.quantile(t, q, interpolation=interpolation))
+    close(seqlab.nanquantile(s, q, interpolation=interpolation), torch.nanquantile(t, q, interpolation=interpolation))
+
+
+def test_mode_counts_nan_as_one_value_the_largest():
+    # torch's answer with NaN follows its sort's undefined order for NaN; seqlab's is documented
+    s = seqlab.tensor([[NAN, 1.0, NAN, 1.0], [NAN, NAN, 1.0, 2.0]])
+    out = seqlab.mode(s, 1)
+    np.testing.assert_array_equal(out.values.numpy(), [1.0, NAN])
+    np.testing.assert_array_equal(out.indices.numpy(), [3, 1])

@@ -2,7 +2,8 @@
 nanquantile, mode and msort (torch.kthvalue, torch.median, ...). As in sort (_sorting.py) the
 order is found in NumPy on the detached values (NaN counts as the largest value), and each value
 is one `gather` of the input, so its gradient goes back to the element it came from; quantile
-interpolates between two gathered values, so its gradient is split between them as torch's is.
+interpolates between two gathered values with torch's lerp, so its gradient is split between
+them as torch's is.
 Where torch's choice among equal values is its own (median's index among ties), the index names
 an element equal to the value. Tests: tests/test_order_statistics.py."""
 from collections import namedtuple
@@ -10,6 +11,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _core
+from ._math import lerp
 from ._sorting import _dim, sort
 
 __all__ = ["kthvalue", "median", "nanmedian", "quantile", "nanquantile", "mode", "msort"]
@@ -145,15 +147,15 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
         i_hi = np.take_along_axis(order, hi[..., None], axis=-1)[..., 0]
         a = _select(x, d, i_lo, keepdim, median_result).values
         b = _select(x, d, i_hi, keepdim, median_result).values
-        if interpolation == "midpoint":
-            w = np.where(lo == hi, 0.0, 0.5)
-        elif interpolation == "linear":
-            w = pos - lo
+        if interpolation in ("lower", "higher", "nearest"):
+            value = a                            # the element itself (torch does not interpolate)
         else:
-            w = np.zeros(pos.shape)
-        # (np.array, not np.ascontiguousarray: that one makes a 0-d array 1-d)
-        w = _core.from_numpy(np.array(np.reshape(w, a.shape), dtype=np.float64, order="C")).to(input.dtype)
-        value = a + w * (b - a)
+            # torch's lerp(a, b, w), w = pos − lo (linear) or 0.5 (midpoint, even where lo = hi), so an
+            # infinite neighbour gives what torch's does (NaN at w = 0 between inf and itself, too)
+            w = np.full(pos.shape, 0.5) if interpolation == "midpoint" else pos - lo
+            # (np.array, not np.ascontiguousarray: that one makes a 0-d array 1-d)
+            value = lerp(a, b, _core.from_numpy(np.array(np.reshape(w, a.shape), dtype=np.float64,
+                                                         order="C")).to(input.dtype))
         if poisoned.any():
             bad = _core.from_numpy(np.array(np.reshape(poisoned, value.shape), order="C"))
             value = _core.where(bad, float("nan"), value)
@@ -177,7 +179,8 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 def mode(input, dim=-1, keepdim=False):
     """(values, indices): the most frequent value along dim, the smallest among equally frequent
-    ones, and the index of its last occurrence, as torch.mode on CPU."""
+    ones, and the index of its last occurrence, as torch.mode on CPU. NaN counts as one value, the
+    largest (torch's answer with NaN follows its sort's undefined order for NaN, and differs)."""
     d = _dim(input, dim, "mode")
     _nonempty(input, d, "mode")
     rows = _rows(input, d)

@@ -1,8 +1,10 @@
-"""searchsorted and bucketize with torch's signatures (torch.searchsorted, torch.bucketize): for
-each value, the index where it would be inserted into a sorted sequence to keep it sorted, the
-first such place (side='left': boundaries[i-1] < v <= boundaries[i]) or the last (side='right').
-The search is NumPy's binary search, row by row for an N-D sequence; the result is int64 (int32
-with out_int32) and has no gradient, as torch's. Tests: tests/test_add_products.py."""
+"""searchsorted and bucketize with torch's signatures and errors (torch.searchsorted,
+torch.bucketize): for each value, the index where it would be inserted into a sorted sequence to
+keep it sorted, the first such place (side='left': boundaries[i-1] < v <= boundaries[i]) or the
+last (side='right'). The search is NumPy's binary search, row by row for an N-D sequence; the
+result is int64 (int32 with out_int32) and has no gradient, as torch's. With NaN among the
+boundaries NumPy's order (NaN last) decides, where torch's comparisons give other indices.
+Tests: tests/test_add_products.py."""
 import numpy as np
 
 from . import _core
@@ -31,10 +33,24 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     (a 0-d result). sorter: the indices that sort an unsorted sequence (argsort's)."""
     side = _side(side, right)
     seq = sorted_sequence.detach().numpy()
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
     if sorter is not None:
-        seq = np.take_along_axis(seq, sorter.detach().numpy().astype(np.int64), axis=-1)
+        if tuple(sorter.shape) != seq.shape:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {list(seq.shape)}and got sorter tensor {list(sorter.shape)}")
+        if sorter.dtype != _core.dtype.int64:
+            from ._tensor import scalar_type_name   # torch's dtype names, at call time: _tensor imports us
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{scalar_type_name(sorter.dtype)}")
+        order = sorter.detach().numpy()
+        if order.size and (order.min() < 0 or order.max() >= seq.shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+        seq = np.take_along_axis(seq, order, axis=-1)
     scalar = not isinstance(input, _core.Tensor)
-    values = np.asarray(input, dtype=seq.dtype) if scalar else input.detach().numpy()
+    # a number keeps its own type (2.5 among int64 boundaries is searched as 2.5, not 2)
+    values = np.asarray(input) if scalar else input.detach().numpy()
     if seq.ndim <= 1:
         return _result(np.searchsorted(seq.reshape(-1), values, side=side), out_int32)
     if scalar or values.ndim != seq.ndim or values.shape[:-1] != seq.shape[:-1]:

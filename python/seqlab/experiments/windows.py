@@ -19,7 +19,8 @@ def random_windows(ids, length, count, rng):
 
 def warmup_cosine(steps, warmup, floor=0.1):
     """The learning-rate factor of step s (LambdaLR's lr_lambda): (s + 1) / warmup for the first
-    `warmup` steps, then a cosine from 1 down to `floor` at the last step (Loshchilov & Hutter 2017).
+    `warmup` steps, then a cosine from 1 towards `floor`, which it would reach at s = steps, one
+    past the last step, as CosineAnnealingLR(T_max=steps) (Loshchilov & Hutter 2017).
     The warm-up keeps the first steps small while Adam's second-moment estimates are still based on
     few gradients, the usual remedy for a transformer's early instability (Liu et al. 2020)."""
     def factor(s):
