@@ -425,7 +425,8 @@ class Tensor:
     def mode(self, dim = -1, keepdim = False):
         """
         (values, indices): the most frequent value along dim, the smallest among equally frequent
-            ones, and the index of its last occurrence, as torch.mode on CPU.
+            ones, and the index of its last occurrence, as torch.mode on CPU. NaN counts as one value, the
+            largest (torch's answer with NaN follows its sort's undefined order for NaN, and differs).
         """
     def moveaxis(self, source, destination):
         """
