@@ -6,6 +6,7 @@ Tests: tests/test_add_products.py."""
 import numpy as np
 
 from . import _core
+from ._math import _in_place
 
 __all__ = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 
@@ -99,12 +100,4 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _combine(input, _core.matmul(batch1, batch2).sum(0), beta, alpha, "addbmm")
 
 
-def _in_place(fn):
-    def method(self, *args, beta=1, alpha=1):
-        return self.copy_(fn(self.clone(), *args, beta=beta, alpha=alpha))
-    method.__name__ = fn.__name__ + "_"
-    method.__doc__ = f"{fn.__name__} written into self."
-    return method
-
-
-IN_PLACE = {name + "_": _in_place(globals()[name]) for name in __all__}
+IN_PLACE = {name + "_": _in_place(globals()[name]) for name in __all__}   # x.addmm_(m1, m2), ...

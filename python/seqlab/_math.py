@@ -58,8 +58,10 @@ def _floats_only(fn, *tensors):
 
 
 def _dtype_name(dtype):
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}.get(str(dtype).rsplit(".", 1)[-1], str(dtype))
+    """torch's name of a dtype (Long, Float, ...): _tensor.scalar_type_name, imported at call time
+    because _tensor imports this module."""
+    from ._tensor import scalar_type_name
+    return scalar_type_name(dtype)
 
 
 def _two_tensors(fn, input, other):

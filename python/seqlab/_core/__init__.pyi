@@ -744,21 +744,21 @@ class Tensor:
         """
         In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
         """
-    def addbmm_(self, *args, beta = 1, alpha = 1):
+    def addbmm_(self, *args, **kwargs):
         """
-        addbmm written into self.
+        In place: self = addbmm(self, ...), written into self (Tensor.addbmm_).
         """
-    def addmm_(self, *args, beta = 1, alpha = 1):
+    def addmm_(self, *args, **kwargs):
         """
-        addmm written into self.
+        In place: self = addmm(self, ...), written into self (Tensor.addmm_).
         """
-    def addmv_(self, *args, beta = 1, alpha = 1):
+    def addmv_(self, *args, **kwargs):
         """
-        addmv written into self.
+        In place: self = addmv(self, ...), written into self (Tensor.addmv_).
         """
-    def addr_(self, *args, beta = 1, alpha = 1):
+    def addr_(self, *args, **kwargs):
         """
-        addr written into self.
+        In place: self = addr(self, ...), written into self (Tensor.addr_).
         """
     def arccos_(self, *args, **kwargs):
         """
@@ -822,9 +822,9 @@ class Tensor:
         Accumulate d(self)/d(leaf), times gradient (needed unless self has one element), into every leaf's
         .grad by the chain rule, in reverse order of the ops; the graph is freed unless retain_graph.
         """
-    def baddbmm_(self, *args, beta = 1, alpha = 1):
+    def baddbmm_(self, *args, **kwargs):
         """
-        baddbmm written into self.
+        In place: self = baddbmm(self, ...), written into self (Tensor.baddbmm_).
         """
     @typing.overload
     def bernoulli(self, *, generator: Generator = None) -> Tensor:
