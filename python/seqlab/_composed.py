@@ -8,6 +8,7 @@ import builtins
 import numpy as np
 
 from . import _args, _core
+from ._dtypes import _check_device, _default_dtype, _finish
 
 __all__ = ["flip", "roll", "repeat", "repeat_interleave", "all", "any", "mv", "dot", "linspace", "logspace", "logsumexp",
            "isnan", "isinf", "isfinite", "index_fill"]
@@ -154,7 +155,6 @@ def dot(input, tensor):
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """steps values from start to end inclusive, as torch.linspace (its symmetric formula:
     start + i·step in the first half, end − (steps−1−i)·step in the second)."""
-    from ._tensor import _check_device, _default_dtype, _finish
     _check_device(device, "linspace")
     steps = _args.index(steps, "linspace", "steps")
     if steps < 0:
@@ -179,10 +179,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     """base ** linspace(start, end, steps), as torch.logspace."""
-    from ._tensor import _finish
     exps = linspace(start, end, steps, dtype=_core.dtype.float64, device=device)
     out = _core.from_numpy(np.ascontiguousarray(np.power(float(base), exps.numpy())))
-    from ._tensor import _default_dtype
     dtype = _args.dtype(dtype, "logspace") or _default_dtype
     return _finish(out if out.dtype == dtype else out.to(dtype), requires_grad)
 

@@ -1,10 +1,10 @@
 """torch.dist and torch.cdist: p-norm distances, composed of broadcasting and vector_norm, so the
 gradient is vector_norm's (0 where a distance is 0, as torch's). Tests: tests/test_add_products.py."""
 from . import _core
+from ._dtypes import scalar_type_name
 
 
 def _name(dtype):
-    from ._tensor import scalar_type_name   # torch's names (Long, Int, ...), at call time: _tensor imports us
     return scalar_type_name(dtype)
 
 __all__ = ["dist", "cdist"]

@@ -9,6 +9,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _args, _core
+from ._dtypes import scalar_type_name
 
 __all__ = ["histc", "histogram", "bincount"]
 
@@ -20,7 +21,6 @@ def _values(input, fn):
     if not isinstance(input, _core.Tensor):
         raise TypeError(f"{fn}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dtype not in (_core.dtype.float32, _core.dtype.float64):
-        from ._tensor import scalar_type_name
         name = scalar_type_name(input.dtype)
         raise NotImplementedError(f"\"{fn}\" not implemented for '{name}'")
     return input.detach().contiguous().numpy().ravel()
@@ -134,7 +134,6 @@ def bincount(input, weights=None, minlength=0):
     """counts[i] = how many elements of the 1-d integer tensor `input` equal i (or the sum of their
     `weights`), for i in [0, max(max(input) + 1, minlength)). int64 counts; float32 weights sum in
     float32, other weights in float64, as torch's bincount."""
-    from ._tensor import scalar_type_name, tensor
     if not isinstance(input, _core.Tensor):
         raise TypeError(f"bincount(): argument 'input' must be Tensor, not {type(input).__name__}")
     minlength = _args.index(minlength, "bincount", "minlength")
@@ -146,11 +145,11 @@ def bincount(input, weights=None, minlength=0):
     if x.ndim != 1 or (x.size and x.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is None:
-        return tensor(np.bincount(x.astype(np.int64), minlength=minlength).astype(np.int64))
+        return _core.from_numpy(np.bincount(x.astype(np.int64), minlength=minlength).astype(np.int64))
     if not isinstance(weights, _core.Tensor) or weights.dim() != 1 or weights.shape[0] != x.shape[0]:
         raise RuntimeError("weights should be 1-d and have the same length as input")
     # torch adds the weights one by one, in the output's dtype: np.add.at does too (unbuffered)
     out = np.zeros(builtins_max(int(x.max()) + 1 if x.size else 0, minlength),
                    dtype=np.float32 if weights.dtype == _core.dtype.float32 else np.float64)
     np.add.at(out, x.astype(np.int64), weights.detach().numpy().astype(out.dtype))
-    return tensor(out)
+    return _core.from_numpy(out)

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from . import _args, _core
+from ._dtypes import scalar_type_name
 from ._composed import _dims, isfinite, isinf, isnan
 from ._shape import _result_dtype, broadcast_tensors
 
@@ -60,7 +61,6 @@ def _floats_only(fn, *tensors):
 def _dtype_name(dtype):
     """torch's name of a dtype (Long, Float, ...): _tensor.scalar_type_name, imported at call time
     because _tensor imports this module."""
-    from ._tensor import scalar_type_name
     return scalar_type_name(dtype)
 
 

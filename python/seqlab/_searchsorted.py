@@ -8,6 +8,7 @@ Tests: tests/test_add_products.py."""
 import numpy as np
 
 from . import _core
+from ._dtypes import scalar_type_name
 
 __all__ = ["searchsorted", "bucketize"]
 
@@ -41,7 +42,6 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
                                f"tensor {list(seq.shape)}and got sorter tensor {list(sorter.shape)}")
         if sorter.dtype != _core.dtype.int64:
-            from ._tensor import scalar_type_name   # torch's dtype names, at call time: _tensor imports us
             raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
                                f"{scalar_type_name(sorter.dtype)}")
         order = sorter.detach().numpy()

@@ -11,23 +11,15 @@ import numpy as np
 from . import _args, _core
 from ._core import Tensor
 from ._device import CPU, parse_to
-from ._device import check_device as _check_device_type
 from ._tensor_str import tensor_repr
+from ._dtypes import float32, float64, int64, int32, int16, int8, uint8, bool  # noqa: A004
+from ._dtypes import _check_device, _default_dtype, _finish, get_default_dtype, scalar_type_name  # noqa: F401
 
-float32 = _core.dtype.float32
-float64 = _core.dtype.float64
-int64 = _core.dtype.int64
-int32 = _core.dtype.int32
-int16 = _core.dtype.int16
-int8 = _core.dtype.int8
-uint8 = _core.dtype.uint8
-bool = _core.dtype.bool
 float = float32
 double = float64
 long = int64
 short = int16  # (torch.int is int32: seqlab/__init__.py names it, since `int` here is Python's)
 
-_default_dtype = float32
 _NP = {float32: np.float32, float64: np.float64, int64: np.int64, int32: np.int32, int16: np.int16, int8: np.int8,
        uint8: np.uint8, bool: np.bool_}
 _INTEGRAL = (int64, int32, int16, int8, uint8)
@@ -37,25 +29,12 @@ values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 _core._values_indices = values_indices
 
 
-def _check_device(device, fn):
-    """device= of a creation function, as torch's: None or the CPU (a device or a string); any
-    other device is a RuntimeError that says seqlab runs on the CPU."""
-    if device is not None:
-        _check_device_type(device, fn)
-
-
 def _size(size, fn):
     """*size (ints, or one sequence of ints) as a list; torch's TypeError names `fn` otherwise."""
     if len(size) == 0:
         raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
     one = len(size) == 1 and not isinstance(size[0], numbers.Number)  # zeros((2, 3)), not zeros(2.5)
     return _args.ints(size[0] if one else size, fn)
-
-
-def _finish(t, requires_grad):
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
 
 
 # ------------------------------------------------------------------ creation
@@ -634,11 +613,6 @@ def _legacy_new(*args, dtype=None, device=None):
     return tensor(data, dtype=dtype)
 
 
-def scalar_type_name(dtype):
-    return {float32: "Float", float64: "Double", int64: "Long", int32: "Int", int16: "Short", int8: "Char",
-            uint8: "Byte", bool: "Bool"}[dtype]
-
-
 class _TensorType(type):
     """torch.FloatTensor & co.: called, they make a tensor of their dtype as torch.Tensor(...)
     does; isinstance(x, seqlab.LongTensor) tests the dtype; x.type(seqlab.LongTensor) converts."""
@@ -699,11 +673,6 @@ class BoolTensor(metaclass=_TensorType):
     """torch.BoolTensor: BoolTensor(data) copies data as bool, BoolTensor(*sizes) is uninitialised, and
     isinstance(x, BoolTensor) is x.dtype == seqlab.bool."""
     dtype = bool
-
-
-def get_default_dtype():
-    """The dtype of floating tensors made without one: float32, as torch's default."""
-    return _default_dtype
 
 
 def _type(self, dtype=None, non_blocking=False):

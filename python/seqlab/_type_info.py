@@ -3,6 +3,8 @@ torch's attributes, repr and errors (the values are NumPy's finfo / iinfo of the
 Tests: tests/test_type_info.py."""
 import numpy as np
 
+from ._dtypes import get_default_dtype
+
 __all__ = ["finfo", "iinfo"]
 
 _FLOATS = {"float32": np.float32, "float64": np.float64}
@@ -20,7 +22,6 @@ class finfo:
 
     def __init__(self, type=None):
         if type is None:
-            from ._tensor import get_default_dtype   # at call time: _tensor imports the package's modules
             type = get_default_dtype()
         name = _name(type)
         if name not in _FLOATS:

@@ -1,0 +1,44 @@
+"""seqlab's dtypes under torch's names, the default dtype and torch's scalar-type names ("Float",
+"Long": the words of its dtype errors). A leaf: it imports only the compiled core, so every Python
+module may import it at the top (tests/test_import_graph.py checks that the package has no cycle)."""
+from . import _core
+from ._device import check_device as _check_device_type
+
+float32 = _core.dtype.float32
+float64 = _core.dtype.float64
+int64 = _core.dtype.int64
+int32 = _core.dtype.int32
+int16 = _core.dtype.int16
+int8 = _core.dtype.int8
+uint8 = _core.dtype.uint8
+bool = _core.dtype.bool  # noqa: A001 (torch.bool)
+
+# torch's default for floating tensors made without a dtype; seqlab has no set_default_dtype.
+_default_dtype = float32
+
+_SCALAR_TYPE_NAMES = {float32: "Float", float64: "Double", int64: "Long", int32: "Int", int16: "Short",
+                      int8: "Char", uint8: "Byte", bool: "Bool"}
+
+
+def get_default_dtype():
+    """The dtype of floating tensors made without one: float32, as torch's default."""
+    return _default_dtype
+
+
+def scalar_type_name(dtype):
+    """torch's name of a dtype in its errors: "Float", "Double", "Long", ..."""
+    return _SCALAR_TYPE_NAMES[dtype]
+
+
+def _check_device(device, fn):
+    """device= of a creation function, as torch's: None or the CPU (a device or a string); any
+    other device is a RuntimeError that says seqlab runs on the CPU."""
+    if device is not None:
+        _check_device_type(device, fn)
+
+
+def _finish(t, requires_grad):
+    """A creation function's result, made a leaf that requires grad when asked."""
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
