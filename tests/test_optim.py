@@ -47,6 +47,7 @@ CASES = {
     "adam-amsgrad": ("Adam", dict(lr=0.05, amsgrad=True)),
     "adamw": ("AdamW", dict(lr=0.05)),
     "adamw-amsgrad": ("AdamW", dict(lr=0.05, weight_decay=0.3, amsgrad=True)),
+    "adam-decoupled": ("Adam", dict(lr=0.05, weight_decay=0.3, decoupled_weight_decay=True)),
     "adagrad": ("Adagrad", dict(lr=0.1)),
     "adagrad-decay-wd-init": ("Adagrad", dict(lr=0.1, lr_decay=0.05, weight_decay=0.01, initial_accumulator_value=0.2)),
     "rmsprop": ("RMSprop", dict(lr=0.01)),
@@ -121,6 +122,16 @@ def test_torch_state_dict_loads_into_seqlab(case):
         loss_fn(x, w, b).backward()
         opt.step()
     np.testing.assert_allclose(w.detach().numpy(), tpath[-1][0], rtol=1e-10, atol=1e-10)
+
+
+def test_adamw_is_adam_with_decoupled_weight_decay_as_torch():
+    w = seqlab.zeros(2, requires_grad=True)
+    opt = optim.AdamW([w])
+    assert isinstance(opt, optim.Adam) and issubclass(torch.optim.AdamW, torch.optim.Adam)
+    tw = torch.zeros(2, requires_grad=True)
+    for ours, theirs in ((opt, torch.optim.AdamW([tw])), (optim.Adam([w]), torch.optim.Adam([tw]))):
+        assert ours.defaults["decoupled_weight_decay"] == theirs.defaults["decoupled_weight_decay"]
+        assert ours.defaults["weight_decay"] == theirs.defaults["weight_decay"]
 
 
 def test_state_names_match_torch():

@@ -11,15 +11,15 @@ from ._math import _in_place
 __all__ = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 
 
-def _need(t, dims, what, fn):
-    if t.dim() != dims:
-        kind = {1: "vector", 2: "matrix", 3: "3D tensor"}[dims]
-        raise RuntimeError(f"{fn}: {what} must be a {kind}, got {t.dim()}-D tensor")
-
-
-def _same_dtype(fn, **tensors):
-    dtypes = {str(t.dtype).split(".")[-1] for t in tensors.values()}
-    if len(dtypes) > 1:
+def _operands(fn, input, **operands):
+    """Each operand, given as name=(tensor, dims), has that many dims, and all share input's dtype
+    (torch's errors: "addmm: mat1 must be a matrix, got 1-D tensor", "expected ... the same dtype")."""
+    for name, (t, dims) in operands.items():
+        if t.dim() != dims:
+            kind = {1: "vector", 2: "matrix", 3: "3D tensor"}[dims]
+            raise RuntimeError(f"{fn}: {name} must be a {kind}, got {t.dim()}-D tensor")
+    tensors = {"input": input, **{name: t for name, (t, _) in operands.items()}}
+    if len({t.dtype for t in tensors.values()}) > 1:
         got = ", ".join(f"{name} {str(t.dtype).split('.')[-1]}" for name, t in tensors.items())
         raise RuntimeError(f"{fn}: expected {', '.join(tensors)} to have the same dtype, but got {got}")
 
@@ -46,9 +46,7 @@ def _combine(input, product, beta, alpha, fn):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta·input + alpha·(mat1 @ mat2): mat1 (n, m), mat2 (m, p), input broadcast to (n, p)."""
-    _need(mat1, 2, "mat1", "addmm")
-    _need(mat2, 2, "mat2", "addmm")
-    _same_dtype("addmm", input=input, mat1=mat1, mat2=mat2)
+    _operands("addmm", input, mat1=(mat1, 2), mat2=(mat2, 2))
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
@@ -57,9 +55,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """beta·input + alpha·(mat @ vec): mat (n, m), vec (m,), input broadcast to (n,)."""
-    _need(mat, 2, "mat", "addmv")
-    _need(vec, 1, "vec", "addmv")
-    _same_dtype("addmv", input=input, mat=mat, vec=vec)
+    _operands("addmv", input, mat=(mat, 2), vec=(vec, 1))
     if mat.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat ({mat.shape[0]}x{mat.shape[1]}), "
                            f"vec ({vec.shape[0]})")
@@ -68,16 +64,12 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """beta·input + alpha·(vec1 ⊗ vec2), the outer product: vec1 (n,), vec2 (m,), input broadcast to (n, m)."""
-    _need(vec1, 1, "vec1", "addr")
-    _need(vec2, 1, "vec2", "addr")
-    _same_dtype("addr", input=input, vec1=vec1, vec2=vec2)
+    _operands("addr", input, vec1=(vec1, 1), vec2=(vec2, 1))
     return _combine(input, _core.matmul(vec1.unsqueeze(1), vec2.unsqueeze(0)), beta, alpha, "addr")
 
 
 def _batches(input, batch1, batch2, fn):
-    _need(batch1, 3, "batch1", fn)
-    _need(batch2, 3, "batch2", fn)
-    _same_dtype(fn, input=input, batch1=batch1, batch2=batch2)
+    _operands(fn, input, batch1=(batch1, 3), batch2=(batch2, 3))
     (b, n, m), (b2, m2, p) = batch1.shape, batch2.shape
     if fn == "addbmm" and b != b2:          # torch's two kernels word it differently
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b} and {b2}")

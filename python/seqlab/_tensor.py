@@ -627,52 +627,22 @@ class _TensorType(type):
         return f"<class 'seqlab.{cls.__name__}'>"
 
 
-class FloatTensor(metaclass=_TensorType):
-    """torch.FloatTensor: FloatTensor(data) copies data as float32, FloatTensor(*sizes) is uninitialised, and
-    isinstance(x, FloatTensor) is x.dtype == seqlab.float32."""
-    dtype = float32
+def _typed_tensor(dtype):
+    """torch.FloatTensor & co. for one dtype (named in _TYPE_NAMES)."""
+    name = _TYPE_NAMES[dtype]
+    doc = (f"torch.{name}: {name}(data) copies data as {str(dtype).rsplit('.', 1)[-1]}, {name}(*sizes) is "
+           f"uninitialised, and isinstance(x, {name}) is x.dtype == {dtype}.")
+    return _TensorType(name, (), {"dtype": dtype, "__doc__": doc, "__module__": __name__})
 
 
-class DoubleTensor(metaclass=_TensorType):
-    """torch.DoubleTensor: DoubleTensor(data) copies data as float64, DoubleTensor(*sizes) is uninitialised, and
-    isinstance(x, DoubleTensor) is x.dtype == seqlab.float64."""
-    dtype = float64
-
-
-class LongTensor(metaclass=_TensorType):
-    """torch.LongTensor: LongTensor(data) copies data as int64, LongTensor(*sizes) is uninitialised, and
-    isinstance(x, LongTensor) is x.dtype == seqlab.int64."""
-    dtype = int64
-
-
-class IntTensor(metaclass=_TensorType):
-    """torch.IntTensor: IntTensor(data) copies data as int32, IntTensor(*sizes) is uninitialised, and
-    isinstance(x, IntTensor) is x.dtype == seqlab.int32."""
-    dtype = int32
-
-
-class ShortTensor(metaclass=_TensorType):
-    """torch.ShortTensor: ShortTensor(data) copies data as int16, ShortTensor(*sizes) is uninitialised, and
-    isinstance(x, ShortTensor) is x.dtype == seqlab.int16."""
-    dtype = int16
-
-
-class CharTensor(metaclass=_TensorType):
-    """torch.CharTensor: CharTensor(data) copies data as int8, CharTensor(*sizes) is uninitialised, and
-    isinstance(x, CharTensor) is x.dtype == seqlab.int8."""
-    dtype = int8
-
-
-class ByteTensor(metaclass=_TensorType):
-    """torch.ByteTensor: ByteTensor(data) copies data as uint8, ByteTensor(*sizes) is uninitialised, and
-    isinstance(x, ByteTensor) is x.dtype == seqlab.uint8."""
-    dtype = uint8
-
-
-class BoolTensor(metaclass=_TensorType):
-    """torch.BoolTensor: BoolTensor(data) copies data as bool, BoolTensor(*sizes) is uninitialised, and
-    isinstance(x, BoolTensor) is x.dtype == seqlab.bool."""
-    dtype = bool
+FloatTensor = _typed_tensor(float32)
+DoubleTensor = _typed_tensor(float64)
+LongTensor = _typed_tensor(int64)
+IntTensor = _typed_tensor(int32)
+ShortTensor = _typed_tensor(int16)
+CharTensor = _typed_tensor(int8)
+ByteTensor = _typed_tensor(uint8)
+BoolTensor = _typed_tensor(bool)
 
 
 def _type(self, dtype=None, non_blocking=False):

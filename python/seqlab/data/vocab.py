@@ -132,21 +132,11 @@ class Vocab:
     def _special(self, token):
         return self.stoi.get(token) if token in self.specials else None
 
-    @property
-    def unk_index(self):
-        return self._special("<unk>")
-
-    @property
-    def pad_index(self):
-        return self._special("<pad>")
-
-    @property
-    def bos_index(self):
-        return self._special("<s>")
-
-    @property
-    def eos_index(self):
-        return self._special("</s>")
+    # the ids of the special tokens, None for one the vocabulary lacks
+    unk_index = property(lambda self: self._special("<unk>"), doc="The id of <unk>, or None.")
+    pad_index = property(lambda self: self._special("<pad>"), doc="The id of <pad>, or None.")
+    bos_index = property(lambda self: self._special("<s>"), doc="The id of <s>, or None.")
+    eos_index = property(lambda self: self._special("</s>"), doc="The id of </s>, or None.")
 
     # ------------------------------------------------------------------ encode / decode
 

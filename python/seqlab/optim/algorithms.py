@@ -16,25 +16,28 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba 2015); amsgrad as Reddi et al. 2018."""
+    """Adam (Kingma & Ba 2015); amsgrad as Reddi et al. 2018; with decoupled_weight_decay, AdamW
+    (Loshchilov & Hutter 2019), as torch's Adam."""
     _core_factory = _core.optim.Adam
     _core_options = _core.optim.AdamOptions
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        if decoupled_weight_decay:  # the decay leaves the moments: θ ← θ − lr·λ·θ before Adam's step
+            self._core_factory, self._core_options = _core.optim.AdamW, _core.optim.AdamWOptions
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+                                      maximize=maximize, decoupled_weight_decay=bool(decoupled_weight_decay)))
 
 
-class AdamW(Optimizer):
-    """Adam with decoupled weight decay (Loshchilov & Hutter 2019)."""
-    _core_factory = _core.optim.AdamW
-    _core_options = _core.optim.AdamWOptions
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter 2019): torch's AdamW is
+    Adam(..., decoupled_weight_decay=True) with weight_decay 1e-2 by default."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         decoupled_weight_decay=True)
 
 
 class Adagrad(Optimizer):

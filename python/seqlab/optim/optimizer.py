@@ -101,14 +101,14 @@ def _placeholders_as_tensors(params):
 class Optimizer:
     """Base class: `params` is an iterable of tensors or of dicts (parameter groups)."""
 
-    _core_factory = None  # the C++ optimizer class, set by subclasses
+    _core_factory = None  # the C++ optimizer class, set by subclasses (or per instance: Adam's decoupled_weight_decay)
     _core_options = None  # its options class (_core.optim.SGDOptions, ...)
 
     def __init__(self, params, defaults):
         groups = _param_groups(params)
         self.defaults = dict(defaults)
-        self._known = frozenset(type(self)._core_options.fields)
-        self._core = type(self)._core_factory(_to_core(self.defaults, type(self)._core_options()))
+        self._known = frozenset(self._core_options.fields)
+        self._core = self._core_factory(_to_core(self.defaults, self._core_options()))
         self.param_groups = []
         for g in groups:
             self.add_param_group(g)
@@ -118,7 +118,7 @@ class Optimizer:
         for key, value in self.defaults.items():
             group.setdefault(key, value)
         with _placeholders_as_tensors(group["params"]):
-            self._core.add_param_group(group["params"], _to_core(group, type(self)._core_options()))
+            self._core.add_param_group(group["params"], _to_core(group, self._core_options()))
         self.param_groups.append(_ParamGroup(self, len(self.param_groups), group))
 
     @property
