@@ -57,7 +57,7 @@ import numpy as np
 
 from ._core import Tensor
 from ._tensor import bool as _bool, empty, float32, float64, int8, int16, int32, int64, uint8
-from .data._atomic import atomic_open
+from ._atomic import atomic_open
 
 __all__ = ["save", "load"]
 

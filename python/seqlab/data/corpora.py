@@ -26,7 +26,7 @@ import numpy as np
 
 from .._core import from_numpy
 
-from ._atomic import atomic_open
+from .._atomic import atomic_open
 from .text import SPLITS, TextCorpus, train_valid_test_split
 from .tokenize import WordTokenizer
 from .vocab import Vocab

@@ -14,7 +14,7 @@ import numpy as np
 from .._core import Tensor, from_numpy
 from .._tensor import int64
 
-from ._atomic import atomic_open
+from .._atomic import atomic_open
 
 __all__ = ["Vocab", "SPECIALS"]
 

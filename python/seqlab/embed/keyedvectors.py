@@ -23,7 +23,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ..data._atomic import atomic_open
+from .._atomic import atomic_open
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .. import _core
-from ..data._atomic import atomic_path
+from .._atomic import atomic_path
 from ..data.encode import encode_corpus
 
 SMOOTHINGS = ("kneser_ney", "katz", "witten_bell", "add_k", "mle")

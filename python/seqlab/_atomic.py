@@ -2,7 +2,10 @@
 
 A crash or an exception mid-write leaves the previous file (if any) untouched, because the
 only step that changes `path` is the rename, which POSIX makes atomic within a file system.
-Used by Vocab.save and the corpus cache; tested in tests/test_data.py.
+Every file seqlab writes goes through here: checkpoints (serialization.py), ONNX models,
+Vocab.save and the corpus cache (data/), KeyedVectors files (embed/), ARPA files (lm/).
+A leaf module: it imports nothing from seqlab. Tested in tests/test_data.py,
+test_serialization.py, test_keyedvectors.py and test_onnx.py.
 """
 
 import contextlib
