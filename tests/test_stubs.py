@@ -117,7 +117,12 @@ def check_scope(runtime, body, where, problems):
             check_scope(f, declared[name][0].body, f"{where}.{name}", problems)
         elif callable(f) and not inspect.isclass(f) and not isinstance(f, property):
             want = runtime_signatures(name, f)
-            have = {stub_signature(n) for n in declared[name] if isinstance(n, ast.FunctionDef)}
+            nodes = declared[name]
+            if all(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) for n in nodes):  # `asin = arcsin`
+                nodes = declared.get(nodes[0].value.id, [])
+                if not nodes:
+                    problems.append(f"{where}.{name}: an alias of an undeclared name in the stub")
+            have = {stub_signature(n) for n in nodes if isinstance(n, ast.FunctionDef)}
             if inspect.isclass(runtime):  # a method's receiver: `self`, or `input` for a Python function
                 want, have = ({("self",) + w[1:] if w and w[0] == "input" else w for w in sigs} for sigs in (want, have))
             if want and have and not (want & have):

@@ -39,21 +39,53 @@ def generate(out_dir):
     end = text.find("\nclass ", start + 1)
     end = len(text) if end < 0 else end
     tensor = text[start:end]
-    for line in methods.splitlines():  # name<TAB>parameters
-        name, params = line.split("\t")
+    aliases = {}
+    for line in methods.splitlines():  # name<TAB>parameters, or name<TAB>=<TAB>the name it aliases
+        name, params, *target = line.split("\t")
+        if target:
+            aliases[name] = target[0]
+            continue
         tensor = re.sub(rf"(    @staticmethod\n)?    def {name}\(.*\):", lambda m: f"    def {name}({params}):", tensor)
-    files["__init__.pyi"] = text[:start] + tensor + text[end:]
+    files["__init__.pyi"] = text[:start] + fold_aliases(tensor, aliases) + text[end:]
     return files
+
+
+def fold_aliases(cls, aliases):
+    """A Tensor method that is another one under a second name (arcsin is asin: the same function)
+    is written `arcsin = asin` in the stub, as typeshed writes aliases, instead of a second copy."""
+    lines = cls.split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        head = re.match(r"    def (\w+)\(", lines[i])
+        end = i + 1
+        if head and head.group(1) in aliases:
+            while end < len(lines) and (not lines[end].strip() or lines[end].startswith("        ")):
+                end += 1
+            while not lines[end - 1].strip():
+                end -= 1
+            if out and out[-1].strip() == "@staticmethod":  # the generator's guess for a Python function
+                out.pop()
+            out.append(f"    {head.group(1)} = {aliases[head.group(1)]}")
+        else:
+            out.append(lines[i])
+        i = end
+    return "\n".join(out)
 
 
 # Tensor methods written in Python as functions of `input` (Tensor.std = seqlab.std): the stub
 # generator takes them for static methods, or gives them (*args, **kwargs); they are methods, with
-# their real parameters and the first one as `self`.
+# their real parameters and the first one as `self`. A function set under two names is an alias.
 _PYTHON_METHODS = """
 import inspect, types, seqlab
 def default(v):
     return repr(v) if v is None or isinstance(v, (bool, int, float, str)) else '...'
+first = {}
 for name, f in sorted(vars(seqlab.Tensor).items()):
+    if isinstance(f, types.FunctionType) and not name.startswith('__'):
+        if id(f) in first:  # the same function under a second name: an alias
+            print(name + '\\t=\\t' + first[id(f)])
+            continue
+        first[id(f)] = name
     if isinstance(f, types.FunctionType):
         ps = list(inspect.signature(f).parameters.values())
         if not ps or ps[0].name == 'self' or ps[0].kind not in (ps[0].POSITIONAL_ONLY, ps[0].POSITIONAL_OR_KEYWORD):

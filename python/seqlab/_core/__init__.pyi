@@ -172,16 +172,8 @@ class Tensor:
         True where some element (along dim) is nonzero, as torch.any (a bool tensor; uint8 for a
             uint8 input).
         """
-    def arccos(self):
-        """
-        The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1];
-            at 1 and −1, 0 and π with gradient −inf (torch.acos).
-        """
-    def arccosh(self):
-        """
-        log(x + sqrt(x² − 1)) for x ≥ 1 (NaN below), computed as log1p((x − 1) + sqrt((x − 1)(x + 1)))
-            and as log x + log 2 where x² would overflow; gradient +inf at 1 (torch.acosh).
-        """
+    arccos = acos
+    arccosh = acosh
     def arcsin(self):
         """
         The angle in [−π/2, π/2] whose sine is input, atan2(x, sqrt((1 − x)(1 + x))); NaN outside
@@ -216,31 +208,11 @@ class Tensor:
         The indices of the nonzero elements of input, one row per element: shape (n, input.dim())
             (torch.argwhere, = nonzero).
         """
-    def asin(self):
-        """
-        The angle in [−π/2, π/2] whose sine is input, atan2(x, sqrt((1 − x)(1 + x))); NaN outside
-            [−1, 1]; at ±1, ±π/2 with gradient +inf (torch.asin).
-        """
-    def asinh(self):
-        """
-        log(x + sqrt(x² + 1)), computed as sign(x)·log1p(|x| + x²/(1 + sqrt(1 + x²))) for precision near
-            0 and as sign(x)·(log|x| + log 2) where x² would overflow (torch.asinh).
-        """
-    def atan(self):
-        """
-        The angle in (−π/2, π/2) whose tangent is input (torch.atan; see _ATAN_P for how).
-        """
-    def atan2(self, other):
-        """
-        The angle in [−π, π] of the point (x, y) = (other, input): atan(y/x) moved to x's half-plane,
-            as π/2·sign(y) − atan(x/y) where |y| > |x| (so no division by 0), with C's signed zeros and
-            infinities; at (0, 0) the gradient is 0, as torch's (torch.atan2).
-        """
-    def atanh(self):
-        """
-        ½·log((1 + x)/(1 − x)) for |x| ≤ 1, computed as ½·log1p(2x / (1 − x)); ±inf at ±1, with
-            gradient +inf there (torch.atanh).
-        """
+    asin = arcsin
+    asinh = arcsinh
+    atan = arctan
+    atan2 = arctan2
+    atanh = arctanh
     def baddbmm(self, batch1, batch2, *, beta = 1, alpha = 1):
         """
         beta·input + alpha·(batch1 @ batch2) per batch: (b, n, m) @ (b, m, p), input broadcast to (b, n, p).
@@ -432,10 +404,7 @@ class Tensor:
         """
         A view with dims `source` moved to positions `destination`, the others in their order (torch.movedim).
         """
-    def movedim(self, source, destination):
-        """
-        A view with dims `source` moved to positions `destination`, the others in their order (torch.movedim).
-        """
+    movedim = moveaxis
     def msort(self):
         """
         input sorted along its first dim (torch.msort: sort(input, dim=0).values).
