@@ -417,7 +417,7 @@ def test_relu_takes_inplace_and_is_recognised_by_identity():
     assert ys.tolist() == [0.0, 2.0, 0.0]
     assert_matches_torch(lambda t: F.relu(t * 1, True), lambda t: TF.relu(t * 1, True), [x])
     # the Transformer's C++ fast path and to_torch know F.relu and seqlab.relu (the C++ op)
-    from seqlab.nn.transformer import _activation_arg
+    from seqlab.nn.modules.activation import _activation_arg
     for act in (F.relu, seqlab.relu, "relu"):
         layer = nn.TransformerEncoderLayer(8, 2, 16, activation=act)
         assert layer.activation_relu_or_gelu == 1 and _activation_arg(layer.activation) == "relu"

@@ -10,12 +10,13 @@ from seqlab.nn.functional."""
 import warnings
 
 from .. import _core
+from ..autograd import no_grad
+from ._helpers import _legacy_reduction
 
 
 def _reduction(size_average, reduce, reduction):
     """reduction, or the one the deprecated flags name (with PyTorch's warning)."""
     if size_average is not None or reduce is not None:
-        from .loss import _legacy_reduction
         return _legacy_reduction(size_average, reduce, stacklevel=4)
     return reduction
 
@@ -108,11 +109,6 @@ def _bce_pointwise(x, y):
     return -(y * _clamped_log(x) + (1 - y) * _clamped_log(1 - x))
 
 
-def _core_no_grad():
-    from ..autograd import no_grad
-    return no_grad()
-
-
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """−w·[y log x + (1 − y) log(1 − x)] for probabilities x = input, y = target, each log at least
     −100 as in PyTorch, reduced (F.binary_cross_entropy; for logits use
@@ -124,7 +120,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    with _core_no_grad():
+    with no_grad():
         if input.numel() and bool(((input < 0) | (input > 1)).any()):
             raise RuntimeError("all elements of input should be between 0 and 1")
         if target.numel() and bool(((target < 0) | (target > 1)).any()):
@@ -136,7 +132,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         # or 1, where this one stays the clamped logs' finite difference)
         frozen = _core.where(edge, x, input)
         loss = _bce_pointwise(frozen, target)
-        with _core_no_grad():
+        with no_grad():
             y = target.detach()
             dx = _core.where(edge, (x - y) / _BCE_EPS, 0.0)
             dy = (1 - x).log() - x.log() - (_clamped_log(1 - x) - _clamped_log(x))
@@ -191,7 +187,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     result = input / input.norm(p, dim, True).clamp(min=eps)
     if out is None:
         return result
-    with _core_no_grad():
+    with no_grad():
         return out.copy_(result)
 
 

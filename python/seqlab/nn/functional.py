@@ -28,6 +28,7 @@ from .._core import seq2seq_attention as _seq2seq_attention
 from .._core import (  # noqa: F401  convolutions and pooling (conv.cpp, pool.cpp)
     conv1d, conv2d, avg_pool1d, avg_pool2d, max_pool1d_with_indices, max_pool2d_with_indices,
 )
+from ._helpers import _legacy_reduction
 from ._losses import (  # noqa: F401  losses and distances composed of elementwise ops (_losses.py)
     l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy, cosine_similarity, pairwise_distance, normalize,
     margin_ranking_loss, hinge_embedding_loss, soft_margin_loss, multilabel_soft_margin_loss, cosine_embedding_loss,
@@ -207,7 +208,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     Where target is 0 the term is 0 (x log x -> 0); its gradient with respect to target has no
     value there (PyTorch's is NaN; here the product rule with 0·log 0 = 0 gives −input)."""
     if size_average is not None or reduce is not None:
-        from .loss import _legacy_reduction
         reduction = _legacy_reduction(size_average, reduce)
     elif reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."

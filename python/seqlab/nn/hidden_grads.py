@@ -10,7 +10,7 @@ record_hidden_grad_norms, it is handed a float64 buffer and writes the norm of t
 direction and step into it. Nothing switches to a cell loop and nothing else changes: the
 forward and backward are the ordinary ones."""
 from .._tensor import float64, zeros
-from .rnn import RNNBase
+from .modules.rnn import RNNBase
 
 __all__ = ["record_hidden_grad_norms", "hidden_grad_norms"]
 

@@ -5,7 +5,7 @@ DLPack) as well as seqlab tensors and NumPy arrays. seqlab -> torch is to_torch_
 import collections
 
 from .._core import Tensor
-from .module import Module
+from .modules.module import Module
 
 __all__ = ["to_torch_state_dict"]
 

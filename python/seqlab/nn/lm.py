@@ -13,13 +13,16 @@ from .. import _core
 from .._tensor import arange, ones
 from .._tensor import bool as _bool
 from ..generation.utils import GenerationMixin, RNNState, _Output, attention_keep
-from .containers import ModuleList
-from .layers import Dropout, Embedding, LayerNorm, Linear
-from .module import Module
+from .modules.container import ModuleList
+from .modules.dropout import Dropout
+from .modules.linear import Linear
+from .modules.module import Module
+from .modules.normalization import LayerNorm
+from .modules.rnn import GRU, LSTM, RNN
+from .modules.sparse import Embedding
 from .positional import _Absolute
-from .rnn import GRU, LSTM, RNN
 from .utils.rnn import pack_padded_sequence, pad_packed_sequence
-from .transformer import (TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
+from .modules.transformer import (TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
                           _norm)
 
 __all__ = ["TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq", "CausalLMOutput"]

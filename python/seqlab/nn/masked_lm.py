@@ -5,11 +5,14 @@ Tests: tests/test_masked_lm.py, tests/test_hub.py (DeBERTa-v2 against Hugging Fa
 import copy
 
 from .._tensor import zeros_like
-from .containers import ModuleList
-from .layers import Dropout, Embedding, LayerNorm, Linear
 from .lm import _add_positions, _block_attention_weights, _FromPretrained, _tie
-from .module import Module
-from .transformer import TransformerEncoderLayer, _get_activation_fn, _norm
+from .modules.container import ModuleList
+from .modules.dropout import Dropout
+from .modules.linear import Linear
+from .modules.module import Module
+from .modules.normalization import LayerNorm
+from .modules.sparse import Embedding
+from .modules.transformer import TransformerEncoderLayer, _get_activation_fn, _norm
 from ..generation.utils import _Output
 
 __all__ = ["TransformerMaskedLM", "MaskedLMOutput"]

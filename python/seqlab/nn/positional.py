@@ -30,8 +30,13 @@ from .. import _core
 from .._core import deberta_log_bucket_position
 from .._tensor import arange, float32, float64, tensor
 from . import init
-from .layers import Dropout, Embedding, LayerNorm, Linear, _empty, _factory
-from .module import Module, Parameter
+from ._helpers import _empty, _factory
+from .modules.dropout import Dropout
+from .modules.linear import Linear
+from .modules.module import Module
+from .modules.normalization import LayerNorm
+from .modules.sparse import Embedding
+from .parameter import Parameter
 
 __all__ = ["NoPE", "SinusoidalPositionalEncoding", "LearnedPositionalEmbedding", "ShawRelativePosition",
            "TransformerXLRelativePosition", "T5RelativeBias", "DeBERTaRelativePosition", "RoPE", "ALiBi",

@@ -9,8 +9,10 @@ import numbers
 
 from .. import _core
 from . import init
-from .layers import Linear, _empty, _factory
-from .module import Module, Parameter
+from ._helpers import _empty, _factory
+from .modules.linear import Linear
+from .modules.module import Module
+from .parameter import Parameter
 
 __all__ = ["Seq2SeqAttention"]
 

@@ -18,7 +18,8 @@ import torch
 from .. import _core
 from .. import nn as snn
 from ..nn import functional as SF
-from ..nn.lazy import LazyModuleMixin, is_lazy
+from ..nn.modules.lazy import LazyModuleMixin
+from ..nn.parameter import is_lazy
 from ..nn import positional as SP
 from . import positional as TP
 from ._convert_positional import scheme as _scheme

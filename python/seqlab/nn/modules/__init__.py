@@ -1,6 +1,48 @@
-"""seqlab.nn.modules: torch.nn.modules' import paths (torch.nn.modules.linear.Linear, ...) for the
-classes defined in seqlab.nn, which scripts name when they allow-list classes for torch.load.
-One submodule per torch file; each only re-exports."""
-from . import activation, batchnorm, container, dropout, flatten, linear, loss, module, normalization, rnn  # noqa: F401
-from . import sparse, transformer, conv, pooling  # noqa: F401
-from . import distance  # noqa: F401
+"""seqlab.nn.modules (torch.nn.modules): each class of torch.nn is defined in the file torch defines
+it in (linear.py: Linear, activation.py: the activations and MultiheadAttention, rnn.py: the
+recurrent layers, ...), and this package re-exports them all, as torch's does; seqlab.nn
+re-exports this package. seqlab's own layers (positional schemes, Seq2SeqAttention, the language
+models) are in seqlab.nn's positional.py, seq2seq_attention.py, lm.py and masked_lm.py."""
+from .module import Module
+from .container import Sequential, ModuleList, ModuleDict
+from .linear import Identity, Linear, Bilinear, LazyLinear
+from .sparse import Embedding
+from .dropout import Dropout
+from .normalization import LayerNorm, RMSNorm
+from .batchnorm import BatchNorm1d, LazyBatchNorm1d
+from .flatten import Flatten
+from .activation import (
+    Tanh, Sigmoid, ReLU, SiLU, GELU, Softmax, LogSoftmax, ELU, SELU, CELU, LeakyReLU, Softplus, Hardtanh, ReLU6,
+    LogSigmoid, Mish, Softsign, Tanhshrink, Hardsigmoid, Hardswish, Threshold, Softmin, GLU, PReLU, MultiheadAttention,
+)
+from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
+from .pooling import MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+from .transformer import (
+    TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer,
+)
+from .loss import (
+    CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss, KLDivLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
+    MarginRankingLoss, CosineEmbeddingLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MultiMarginLoss,
+    SoftMarginLoss, HingeEmbeddingLoss, MultiLabelSoftMarginLoss,
+)
+from .distance import CosineSimilarity, PairwiseDistance
+
+__all__ = [
+    "Module",
+    "Sequential", "ModuleList", "ModuleDict",
+    "Identity", "Linear", "Bilinear", "LazyLinear",
+    "Embedding", "Dropout", "LayerNorm", "RMSNorm", "BatchNorm1d", "LazyBatchNorm1d", "Flatten",
+    "Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax",
+    "ELU", "SELU", "CELU", "LeakyReLU", "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Mish", "Softsign",
+    "Tanhshrink", "Hardsigmoid", "Hardswish", "Threshold", "Softmin", "GLU", "PReLU", "MultiheadAttention",
+    "Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d",
+    "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder", "Transformer",
+    "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "KLDivLoss",
+    "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss",
+    "MarginRankingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+    "MultiMarginLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss",
+    "CosineSimilarity", "PairwiseDistance",
+]

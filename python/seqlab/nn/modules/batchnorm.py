@@ -1,5 +1,128 @@
-"""seqlab.nn.modules.batchnorm: torch.nn.modules.batchnorm's import path for classes defined in seqlab.nn."""
-from ..layers import BatchNorm1d  # noqa: F401
-from ..lazy import LazyBatchNorm1d  # noqa: F401
+"""torch.nn.modules.batchnorm: BatchNorm1d and LazyBatchNorm1d; the statistics and the running
+averages are one C++ call (F.batch_norm_module_forward), shared with the twin nn::BatchNorm1d.
+Tests: tests/test_nn_layers.py, tests/test_lazy.py."""
+from ... import _core
+from .. import functional as F
+from .. import init
+from .._helpers import _empty, _factory
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
+from .module import Module
 
 __all__ = ["BatchNorm1d", "LazyBatchNorm1d"]
+
+
+class BatchNorm1d(Module):
+    """Batch normalisation of (N, C) or (N, C, L) input over every dim but C (Ioffe & Szegedy 2015).
+
+    Training: batch statistics, and the buffers running_mean/running_var move towards them
+    by `momentum` (momentum=None: a cumulative average over num_batches_tracked batches).
+    Eval: the running statistics (unless track_running_stats=False)."""
+
+    _version = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        super().__init__()
+        dtype = _factory(device, dtype)
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(_empty((num_features,), dtype))
+            if bias:
+                self.bias = Parameter(_empty((num_features,), dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", _core._full([num_features], 0.0, dtype))
+            self.register_buffer("running_var", _core._full([num_features], 1.0, dtype))
+            self.register_buffer("num_batches_tracked", _core._full([], 0.0, _core.dtype.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        # The counting of batches, the momentum (None: a cumulative average) and the choice of
+        # statistics are C++ (batch_norm_module_forward), shared with nn::BatchNorm1d.
+        return F.batch_norm_module_forward(input, self.running_mean, self.running_var, self.num_batches_tracked,
+                                           self.weight, self.bias, self.training, self.track_running_stats,
+                                           self.momentum, self.eps)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # State dicts from before num_batches_tracked existed (version < 2) load with it at 0.
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                                   else _core._full([], 0.0, _core.dtype.int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class LazyBatchNorm1d(LazyModuleMixin, BatchNorm1d):
+    """A BatchNorm1d whose num_features is input.shape[1] of the first call."""
+
+    cls_to_become = BatchNorm1d
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(0, eps, momentum, False, False)
+        dtype = _factory(device, dtype)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = _core._full([], 0.0, _core.dtype.int64)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self._materialize("weight", (self.num_features,))
+                if self.bias is not None:
+                    self._materialize("bias", (self.num_features,))
+            if self.track_running_stats:
+                self._materialize("running_mean", (self.num_features,))
+                self._materialize("running_var", (self.num_features,))
+            self.reset_parameters()

@@ -1,4 +1,19 @@
-"""seqlab.nn.modules.flatten: torch.nn.modules.flatten's import path for classes defined in seqlab.nn."""
-from ..layers import Flatten  # noqa: F401
+"""torch.nn.modules.flatten: Flatten, a view of dims start_dim..end_dim as one."""
+from .module import Module
 
 __all__ = ["Flatten"]
+
+
+class Flatten(Module):
+    """Flattens dims start_dim..end_dim into one (by default all but the batch dim)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

@@ -1,4 +1,77 @@
-"""seqlab.nn.modules.sparse: torch.nn.modules.sparse's import path for classes defined in seqlab.nn."""
-from ..layers import Embedding  # noqa: F401
+"""torch.nn.modules.sparse: Embedding, a lookup table whose forward is the C++ F.embedding (its
+twin in cpp/include/seqlab/nn/layers.hpp). Tests: tests/test_nn_layers.py."""
+from ...autograd import no_grad
+from .. import functional as F
+from .. import init
+from .._helpers import _empty, _factory
+from ..parameter import Parameter
+from .module import Module
 
 __all__ = ["Embedding"]
+
+
+class Embedding(Module):
+    """A lookup table: row i of weight (num_embeddings, embedding_dim) for index i.
+
+    Init N(0, 1); row padding_idx is zeros and gets no gradient. max_norm,
+    scale_grad_by_freq and sparse gradients (torch's extras) are not supported."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
+        super().__init__()
+        dtype = _factory(device, dtype)
+        if max_norm is not None or scale_grad_by_freq or sparse:
+            raise NotImplementedError("seqlab.nn.Embedding: max_norm, scale_grad_by_freq and sparse are not supported")
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if padding_idx > 0:
+                if padding_idx >= self.num_embeddings:
+                    raise AssertionError("Padding_idx must be within num_embeddings")
+            elif padding_idx < 0:
+                if padding_idx < -self.num_embeddings:
+                    raise AssertionError("Padding_idx must be within num_embeddings")
+                padding_idx = self.num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if _weight is None:
+            self.weight = Parameter(_empty((num_embeddings, embedding_dim), dtype), requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        self.sparse = sparse
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self):
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, sparse=False):
+        """An Embedding whose weight is `embeddings` (2-D; shares its storage), frozen by default."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
+                   padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
