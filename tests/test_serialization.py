@@ -7,6 +7,7 @@ truncated or corrupt files raise ValueError naming the file.
 """
 
 import collections
+import io
 import json
 import math
 import os
@@ -305,6 +306,83 @@ def test_seqlab_loads_safetensors_files_written_by_torch(tmp_path):
         load(path)
 
 
+ALL_DTYPES = {seqlab.float32: (np.float32, torch.float32), seqlab.float64: (np.float64, torch.float64),
+              seqlab.int64: (np.int64, torch.int64), seqlab.int32: (np.int32, torch.int32),
+              seqlab.int16: (np.int16, torch.int16), seqlab.int8: (np.int8, torch.int8),
+              seqlab.uint8: (np.uint8, torch.uint8), seqlab.bool: (np.bool_, torch.bool)}
+
+
+def all_dtype_arrays():
+    """One array per seqlab dtype, with each type's extremes (and -0.0, NaN, a subnormal for floats)."""
+    rng = np.random.default_rng(3)
+    out = {}
+    for np_type, _ in ALL_DTYPES.values():
+        if np_type is np.bool_:
+            a = rng.random((2, 3)) > 0.5
+        elif np.issubdtype(np_type, np.integer):
+            info = np.iinfo(np_type)
+            a = np.concatenate([[info.min, info.max, 0], rng.integers(info.min, info.max, 3, dtype=np_type)])
+        else:
+            a = np.concatenate([[-0.0, np.nan, np.finfo(np_type).smallest_subnormal], rng.standard_normal(3)])
+        out[np.dtype(np_type).name] = np.ascontiguousarray(a.astype(np_type).reshape(2, 3))
+    return out
+
+
+def test_every_seqlab_dtype_goes_both_ways_with_the_safetensors_readers_and_writers(tmp_path):
+    arrays = all_dtype_arrays()
+    tensors = {name: seqlab.from_numpy(a.copy()) for name, a in arrays.items()}
+    assert {t.dtype for t in tensors.values()} == set(ALL_DTYPES)
+    path = tmp_path / "ours.safetensors"
+    save(tensors, path)
+    # seqlab's file, read by safetensors' NumPy API (from the path and from bytes) and by torch's loader
+    for theirs in (safetensors.numpy.load_file(str(path)), safetensors.numpy.load(path.read_bytes())):
+        assert sorted(theirs) == sorted(arrays)
+        for name, a in arrays.items():
+            assert theirs[name].dtype == a.dtype and theirs[name].tobytes() == a.tobytes(), name
+    loaded = safetensors.torch.load_file(str(path))
+    for name, t in tensors.items():
+        assert loaded[name].dtype == ALL_DTYPES[t.dtype][1], name
+        assert loaded[name].numpy().tobytes() == arrays[name].tobytes(), name
+    # files written by safetensors' NumPy and torch writers, read by seqlab (from a path and a file object)
+    safetensors.numpy.save_file(arrays, str(tmp_path / "numpy.safetensors"))
+    safetensors.torch.save_file({k: torch.from_numpy(a.copy()) for k, a in arrays.items()},
+                                str(tmp_path / "torch.safetensors"))
+    for name in ("numpy.safetensors", "torch.safetensors"):
+        with open(tmp_path / name, "rb") as f:
+            for got in (load(tmp_path / name), load(f)):
+                assert sorted(got) == sorted(arrays)
+                for key, a in arrays.items():
+                    assert got[key].dtype == seqlab.from_numpy(a.copy()).dtype, (name, key)
+                    assert sl_np(got[key]).tobytes() == a.tobytes(), (name, key)
+
+
+def test_16_bit_floats_load_from_a_file_object_too(tmp_path):
+    half = torch.randn(4, 3, dtype=torch.float64) * 100
+    buf = io.BytesIO(safetensors.torch.save({"h": half.half(), "b": half.bfloat16()}))
+    loaded = load(buf)
+    for name, t in (("h", half.half()), ("b", half.bfloat16())):
+        assert loaded[name].dtype == seqlab.float32
+        np.testing.assert_array_equal(sl_np(loaded[name]), t.float().numpy(), err_msg=name)
+
+
+def test_a_flipped_bit_is_refused_naming_the_file_and_the_tensor(tmp_path):
+    path = tmp_path / "ckpt.safetensors"
+    save({"model": {"w": seqlab.randn(4, 5), "b": seqlab.zeros(5)}, "epoch": 2}, path)
+    content = bytearray(path.read_bytes())
+    (n,) = struct.unpack("<Q", content[:8])
+    begin, _ = json.loads(content[8:8 + n])["model.w"]["data_offsets"]
+    for bit in (0, 13, 31):
+        flipped = bytearray(content)
+        flipped[8 + n + begin + bit // 8] ^= 1 << (bit % 8)
+        bad = tmp_path / "flipped.safetensors"
+        bad.write_bytes(flipped)
+        assert safetensors.numpy.load_file(str(bad))["model.w"].shape == (4, 5)   # still a valid safetensors file
+        with pytest.raises(ValueError, match=re.escape(str(bad)) + ".*tensor 'model.w' does not match the checksum"):
+            load(bad)
+        with open(bad, "rb") as f, pytest.raises(ValueError, match="tensor 'model.w' does not match the checksum"):
+            load(f)
+
+
 # ----------------------------------------------------------------------------------------
 # atomicity
 # ----------------------------------------------------------------------------------------
@@ -344,15 +422,13 @@ def test_a_failure_mid_save_leaves_the_old_file_and_no_temporary(tmp_path, monke
     before = path.read_bytes()
 
     if failure == "write":
-        real_write, count = serialization._write_tensor, [0]
+        real_save_file = safetensors.numpy.save_file
 
-        def failing_write(f, t):
-            count[0] += 1
-            if count[0] >= 3:                                # the third tensor, then every one
-                f.write(b"\x00" * 10)                        # part of a tensor is written ...
-                raise OSError(28, "No space left on device")  # ... then the disk is full
-            real_write(f, t)
-        monkeypatch.setattr(serialization, "_write_tensor", failing_write)
+        def failing_write(arrays, filename, metadata=None):
+            real_save_file(arrays, filename, metadata)
+            os.truncate(filename, os.path.getsize(filename) // 2)  # half of the file is written ...
+            raise OSError(28, "No space left on device")           # ... then the disk is full
+        monkeypatch.setattr(safetensors.numpy, "save_file", failing_write)
     elif failure == "fsync":
         def failing_fsync(fd):
             raise OSError(5, "Input/output error")
@@ -386,19 +462,16 @@ CHILD = textwrap.dedent("""
                 "optimizer": {"state": {0: {"step": seqlab.tensor(step)}}, "param_groups": [{"lr": 0.1}]}}
 
     deadline = time.time() + 60          # never outlive a broken parent
-    if mode == "mid-write":              # stop for good halfway through the third tensor
-        real, count = serialization._write_tensor, [0]
-        def write(f, t):
-            count[0] += 1
-            if count[0] == 3:
-                raw = t.contiguous().numpy().tobytes()
-                f.write(raw[:len(raw) // 2])
-                f.flush()
-                print("mid-write", flush=True)
-                while time.time() < deadline:
-                    time.sleep(0.1)
-            real(f, t)
-        serialization._write_tensor = write
+    if mode == "mid-write":              # stop for good with half of the file written
+        import os, safetensors.numpy
+        real = safetensors.numpy.save_file
+        def write(arrays, filename, metadata=None):
+            real(arrays, filename, metadata)
+            os.truncate(filename, os.path.getsize(filename) // 2)
+            print("mid-write", flush=True)
+            while time.time() < deadline:
+                time.sleep(0.1)
+        safetensors.numpy.save_file = write
     step = 1
     while time.time() < deadline:
         print("saving", step, flush=True)

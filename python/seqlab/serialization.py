@@ -7,19 +7,15 @@
 plain values (int, float, bool, str, None). Dict keys may be str, int, float, bool or None, and
 keep their type (an optimizer's {'state': {0: {...}}} comes back with the int key 0).
 
-The file is one safetensors file (https://github.com/huggingface/safetensors), the open format
-that the `safetensors` package, PyTorch (safetensors.torch.load_file), NumPy, JAX and Rust read:
-
-    8 bytes        N, the header length, unsigned little-endian
-    N bytes        a JSON object {name: {"dtype", "shape", "data_offsets": [begin, end]}, ...,
-                   "__metadata__": {str: str}}, padded with spaces to a multiple of 8 bytes
-    the rest       the tensors' bytes, C order, little-endian, back to back (offsets relative here)
-
-Tensors are named by their path in `obj` joined with '.', as PyTorch names state-dict entries
-("fc.weight", "state.0.exp_avg"), so any safetensors reader sees a flat {name: array} dict.
-The rest of `obj` (nesting, key types, plain values, where each tensor goes) is JSON in the
-metadata under "seqlab.structure". dtypes written: F32, F64, I64, I32, I16, I8, U8, BOOL; read
-also: F16 and BF16 (Hugging Face checkpoints), as float32, which holds their values exactly.
+The file is one safetensors file (https://github.com/huggingface/safetensors), written and read
+by the `safetensors` package (its NumPy API), so PyTorch (safetensors.torch.load_file), NumPy,
+JAX and Rust read seqlab's checkpoints, and seqlab reads theirs. Tensors are named by their path
+in `obj` joined with '.', as PyTorch names state-dict entries ("fc.weight", "state.0.exp_avg"),
+so any safetensors reader sees a flat {name: array} dict. The rest of `obj` (nesting, key types,
+plain values, where each tensor goes) is JSON in the file's `__metadata__` under
+"seqlab.structure". dtypes: every seqlab dtype (F32, F64, I64, I32, I16, I8, U8, BOOL) is written
+and read as itself; F16 and BF16 (Hugging Face checkpoints) are read as float32, which holds
+their values exactly.
 
 Checksums: the metadata's "seqlab.crc32" is the JSON {"structure": crc, "tensors": {name: crc}},
 the CRC-32 (zlib.crc32, 8 hex digits) of the structure's text and of each tensor's bytes as
@@ -30,17 +26,18 @@ Other readers ignore the entry, so the file stays a plain safetensors file.
 Semantics, as torch.save/torch.load where they agree:
 - Non-contiguous tensors are written contiguously; `requires_grad` and `.grad` are not saved
   (a state dict holds detached tensors); loaded tensors are fresh leaves that own their memory
-  (copied out of the file, no mmap kept).
+  (read with pread, not memory-mapped: rewriting the file later cannot change or crash them).
 - Tensors that share storage (tied weights, views of one another) are saved as separate
   copies and load as independent tensors; torch.save would keep the sharing.
-- Writes are atomic (seqlab.data._atomic): a temporary file beside `path`, flush + fsync, then
-  os.replace and an fsync of the directory. An exception mid-save (an unsupported object, a
-  full disk) leaves the previous file untouched and removes the temporary file; a process
-  killed mid-save leaves the previous file untouched too, plus a stray `.<name>.*.tmp` file
-  that no one can clean up for it.
-- A truncated or corrupt file raises ValueError naming the file and what is wrong with it;
-  a tensor whose bytes no longer match their checksum is named too. Files written before the
-  checksums (no "seqlab.crc32") load unchecked, as do files from other tools.
+- Writes are atomic (seqlab._atomic): the library writes a temporary file beside `path`, which
+  is fsynced and renamed over `path`, then the directory is fsynced. An exception mid-save (an
+  unsupported object, a full disk) leaves the previous file untouched and removes the temporary
+  file; a process killed mid-save leaves the previous file untouched too, plus a stray
+  `.<name>.*.tmp` file that no one can clean up for it.
+- A file the safetensors library refuses (truncated, corrupt, not safetensors) raises ValueError
+  naming the file and what is wrong with it; so does a tensor whose bytes no longer match their
+  checksum. Files written before the checksums (no "seqlab.crc32") load unchecked, as do files
+  from other tools.
 - A safetensors file written by another tool (no "seqlab.structure") loads as {name: tensor}.
 """
 
@@ -50,14 +47,15 @@ import json
 import math
 import os
 import struct
-import sys
 import zlib
 
 import numpy as np
+import safetensors
+import safetensors.numpy
 
-from ._core import Tensor
-from ._tensor import bool as _bool, empty, float32, float64, int8, int16, int32, int64, uint8
-from ._atomic import atomic_open
+from ._atomic import atomic_path
+from ._core import Tensor, from_numpy
+from ._tensor import bool as _bool, float32, float64, int8, int16, int32, int64, uint8
 
 __all__ = ["save", "load"]
 
@@ -65,27 +63,16 @@ STRUCTURE_KEY = "seqlab.structure"
 CHECKSUM_KEY = "seqlab.crc32"
 FORMAT_VERSION = 1
 
-# safetensors dtype code -> (little-endian numpy dtype, seqlab dtype)
-_DTYPES = {
-    "F32": (np.dtype("<f4"), float32),
-    "F64": (np.dtype("<f8"), float64),
-    "I64": (np.dtype("<i8"), int64),
-    "I32": (np.dtype("<i4"), int32),
-    "I16": (np.dtype("<i2"), int16),
-    "I8": (np.dtype("|i1"), int8),
-    "U8": (np.dtype("|u1"), uint8),
-    "BOOL": (np.dtype("|b1"), _bool),
-}
-_CODE_OF = {sl: code for code, (_, sl) in _DTYPES.items()}
+# safetensors dtype code -> (seqlab dtype, NumPy dtype: what the library's NumPy reader gives)
+_DTYPES = {"F32": (float32, "<f4"), "F64": (float64, "<f8"), "I64": (int64, "<i8"), "I32": (int32, "<i4"),
+           "I16": (int16, "<i2"), "I8": (int8, "i1"), "U8": (uint8, "u1"), "BOOL": (_bool, "?")}
+_SEQLAB_DTYPES = {sl for sl, _ in _DTYPES.values()}
 # 16-bit floats (Hugging Face checkpoints are often stored so) load as float32, which holds every
-# F16 and BF16 value exactly: seqlab has no 16-bit float dtype. BF16 is float32's top 16 bits.
-_WIDENED = {
-    "F16": (np.dtype("<f2"), lambda a: a.astype(np.float32)),
-    "BF16": (np.dtype("<u2"), lambda a: (a.astype(np.uint32) << 16).view(np.float32)),
-}
+# F16 and BF16 value exactly: seqlab has no 16-bit float dtype. NumPy's bfloat16 is ml_dtypes'.
+_WIDENED = {"F16": "<f2", "BF16": "bfloat16"}
 
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-_MAX_HEADER = 100_000_000  # the Rust safetensors reader refuses larger headers
+_MAX_HEADER = 100_000_000  # the safetensors library refuses larger headers
 
 
 # ---------------------------------------------------------------------------------- save
@@ -101,25 +88,18 @@ def save(obj, path):
     file = path if hasattr(path, "write") else None
     if file is None:
         path = os.fspath(path)
-    tensors = []  # [(name, detached tensor)] in file order
+    tensors = []  # [(name, detached tensor)] in the order met
     structure = {"version": FORMAT_VERSION, "root": _Encoder(tensors).encode(obj, ())}
     structure = json.dumps(structure, separators=(",", ":"), allow_nan=False)
-    # The checksums go in the header, before the data: one pass to compute them, one to write.
+    arrays = {name: _array(t) for name, t in tensors}
     checksums = {"structure": _crc32(structure.encode("utf-8")),
-                 "tensors": {name: _crc32(_tensor_bytes(t)) for name, t in tensors}}
-    header = _header(tensors, structure, checksums)
-
-    def write(f):
-        f.write(struct.pack("<Q", len(header)))
-        f.write(header)
-        for _, t in tensors:
-            _write_tensor(f, t)
-
+                 "tensors": {name: _crc32(_bytes(a)) for name, a in arrays.items()}}
+    metadata = {STRUCTURE_KEY: structure, CHECKSUM_KEY: json.dumps(checksums, separators=(",", ":"))}
     if file is not None:
-        write(file)  # the caller's open file: written where it stands, not atomically
+        file.write(safetensors.numpy.save(arrays, metadata))  # the caller's open file: not atomic
         return
-    with atomic_open(path, "wb") as f:
-        write(f)
+    with atomic_path(path) as tmp:
+        safetensors.numpy.save_file(arrays, tmp, metadata)
 
 
 class _Encoder:
@@ -138,7 +118,7 @@ class _Encoder:
 
     def encode(self, obj, path):
         if isinstance(obj, Tensor):
-            if obj.dtype not in _CODE_OF:
+            if obj.dtype not in _SEQLAB_DTYPES:
                 raise TypeError(f"seqlab.save: tensor at {_where(path)} has dtype {obj.dtype}, "
                                 f"which a checkpoint cannot hold")
             name = self._name(path)
@@ -201,32 +181,15 @@ def _crc32(data):
     return f"{zlib.crc32(data):08x}"
 
 
-def _header(tensors, structure, checksums):
-    header = {"__metadata__": {STRUCTURE_KEY: structure,
-                               CHECKSUM_KEY: json.dumps(checksums, separators=(",", ":"))}}
-    offset = 0
-    for name, t in tensors:
-        nbytes = t.numel() * t.element_size()
-        header[name] = {"dtype": _CODE_OF[t.dtype], "shape": [int(s) for s in t.shape],
-                        "data_offsets": [offset, offset + nbytes]}
-        offset += nbytes
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    return text + b" " * (-len(text) % 8)  # the data start 8-byte aligned, as safetensors writes
+def _array(t):
+    """A tensor's values as the C-ordered NumPy array the library writes."""
+    a = t.contiguous().numpy()
+    return a if a.flags.c_contiguous else a.copy(order="C")  # (a size-0 tensor may have odd strides)
 
 
-def _write_tensor(f, t):
-    f.write(_tensor_bytes(t))
-
-
-def _tensor_bytes(t):
-    """One tensor's bytes as the file holds them: C order (a non-contiguous tensor is copied),
-    little-endian."""
-    if t.numel() == 0:
-        return b""
-    arr = t.contiguous().numpy().reshape(-1)
-    if sys.byteorder != "little":
-        arr = arr.astype(arr.dtype.newbyteorder("<"))
-    return memoryview(np.ascontiguousarray(arr).view(np.uint8))
+def _bytes(a):
+    """A C-ordered array's bytes as the file holds them (little-endian), for its checksum."""
+    return a.reshape(-1).view(np.uint8) if a.size else b""
 
 
 # ---------------------------------------------------------------------------------- load
@@ -238,76 +201,76 @@ def load(path, map_location=None, weights_only=True):
     seqlab tensors live on the CPU, and a checkpoint holds only tensors and plain values (no
     pickled code), so loading is always "weights only".
     A truncated or corrupt file raises ValueError naming the file.
-    `path` may also be a binary file object open for reading (and seekable), as torch.load
-    allows; the checkpoint is read from its current position to its end.
+    `path` may also be a binary file object open for reading, as torch.load allows; the
+    checkpoint is read from its current position to its end.
     """
     del map_location, weights_only
     if hasattr(path, "read"):
-        f = path
-        base = f.tell()
-        size = f.seek(0, os.SEEK_END) - base
-        f.seek(base)
-        return _load(f, getattr(f, "name", repr(f)), base, size)
+        name = getattr(path, "name", repr(path))
+        data = path.read()
+        bad = _bad(name)
+        try:
+            entries = safetensors.deserialize(data)
+        except safetensors.SafetensorError as e:
+            raise bad(_refusal(data, len(data), e)) from None
+        # the bytes API gives no metadata: read it from the header the library has just accepted
+        (n,) = struct.unpack("<Q", data[:8])
+        metadata = json.loads(data[8:8 + n]).get("__metadata__", {})
+        arrays = {key: (entry["dtype"], lambda e=entry: _frombuffer(e)) for key, entry in entries}
+        return _assemble(arrays, metadata, bad)
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        return _load(f, path, 0, os.fstat(f.fileno()).st_size)
-
-
-def _load(f, path, base, size):
-    """load() from the open binary file f, whose checkpoint spans `size` bytes from `base`."""
-    def bad(why):
-        return ValueError(f"seqlab.load: {path} is not a valid checkpoint (safetensors file): {why}")
-
-    if size < 8:
-        raise bad(f"the file has {size} bytes, fewer than the 8-byte header length (truncated?)")
-    first = f.read(8)
-    (n,) = struct.unpack("<Q", first)
-    if n > size - 8 or n > _MAX_HEADER:
-        hint = " (it looks like a zip file: torch.save's format, which seqlab does not read)" \
-            if first.startswith(b"PK\x03\x04") else " (truncated?)"
-        raise bad(f"the header length is {n} bytes but the file has {size - 8} bytes after it{hint}")
+    bad = _bad(path)
     try:
-        header = json.loads(f.read(n).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise bad(f"the header is not valid JSON ({e})") from None
-    if not isinstance(header, dict):
-        raise bad(f"the header is a JSON {type(header).__name__}, not an object")
-    metadata = header.pop("__metadata__", {})
-    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
-        raise bad("__metadata__ must map strings to strings")
+        # pread: every tensor is read into memory it owns (a mapping would follow later writes)
+        with safetensors.safe_open(path, framework="np", backend="pread") as f:
+            arrays = {key: (f.get_slice(key).get_dtype(), lambda key=key: f.get_tensor(key)) for key in f.offset_keys()}
+            return _assemble(arrays, f.metadata() or {}, bad)
+    except safetensors.SafetensorError as e:
+        if not os.path.exists(path):
+            raise FileNotFoundError(2, "No such file or directory", path) from None
+        with open(path, "rb") as f:
+            data = f.read(8 + _MAX_HEADER)
+            size = os.fstat(f.fileno()).st_size
+        raise bad(_refusal(data, size, e)) from None
 
-    checksums = _checksums(metadata, header, bad)  # None for a file without them
-    data_start, data_len = 8 + n, size - 8 - n
-    entries = [(name,) + _check_entry(name, info, data_len, bad) for name, info in header.items()]
-    end = 0
-    for name, _, _, begin, stop in sorted(entries, key=lambda e: (e[3], e[4])):
-        if begin != end:
-            raise bad(f"tensor {name!r} starts at byte {begin} of the data, expected {end} "
-                      f"(tensors overlap or leave a gap)")
-        end = stop
-    if end != data_len:
-        raise bad(f"the tensors cover {end} bytes of data but the file holds {data_len}")
 
+def _bad(path):
+    return lambda why: ValueError(f"seqlab.load: {path} is not a valid checkpoint (safetensors file): {why}")
+
+
+def _frombuffer(entry):
+    """deserialize()'s {"dtype", "shape", "data"} as a NumPy array (over its bytearray, no copy)."""
+    return np.frombuffer(entry["data"], dtype=_numpy_dtype(entry["dtype"])).reshape(entry["shape"])
+
+
+def _numpy_dtype(code):
+    if code == "BF16":
+        import ml_dtypes  # registers NumPy's bfloat16 (the library's NumPy reader needs it too)
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(_WIDENED[code] if code in _WIDENED else _DTYPES[code][1])
+
+
+def _assemble(arrays, metadata, bad):
+    """The checkpoint from {name: (dtype code, read())}, in the file's order, and its metadata:
+    every tensor read, checked against its checksum and made a seqlab tensor; then the structure."""
+    for name, (code, _) in arrays.items():
+        if code not in _DTYPES and code not in _WIDENED:
+            raise bad(f"tensor {name!r} has dtype {code!r}; seqlab reads {', '.join([*_DTYPES, *_WIDENED])}")
+        _numpy_dtype(code)  # (BF16: ml_dtypes registered before the library reads one)
+    checksums = _checksums(metadata, arrays, bad)  # None for a file without them
     tensors = {}
-    for name, code, shape, begin, stop in sorted(entries, key=lambda e: e[3]):
-        if code in _WIDENED:
-            tensors[name] = _read_widened(f, base + data_start + begin, code, shape, checksums, name, bad)
-            continue
-        t = empty(shape, dtype=_DTYPES[code][1])  # seqlab-owned memory; the bytes go straight in
-        if stop > begin:
-            arr = t.numpy().reshape(-1)
-            f.seek(base + data_start + begin)
-            if _read_into(f, memoryview(arr.view(np.uint8))) != stop - begin:
-                raise bad(f"tensor {name!r}: the file ended early (truncated while being read?)")
+    for name, (code, read) in arrays.items():
+        try:
+            a = read()
+        except safetensors.SafetensorError as e:   # the file changed under us (truncated while read?)
+            raise bad(f"tensor {name!r}: {e}") from None
         if checksums is not None:
-            _verify(f"tensor {name!r}", t.numpy().reshape(-1).view(np.uint8) if stop > begin else b"",
-                    checksums["tensors"][name], bad)
-        if stop > begin:
-            if sys.byteorder != "little":
-                arr.byteswap(inplace=True)
-        tensors[name] = t
-    tensors = {name: tensors[name] for name in header}  # header order
-
+            _verify(f"tensor {name!r}", _bytes(a), checksums["tensors"][name], bad)
+        if code in _WIDENED:
+            a = a.astype(np.float32)
+        elif not (a.flags.writeable and a.flags.aligned):
+            a = a.copy()
+        tensors[name] = from_numpy(a)
     if STRUCTURE_KEY not in metadata:
         return tensors  # a plain safetensors file from another tool
     if checksums is not None:
@@ -324,21 +287,9 @@ def _load(f, path, base, size):
         raise bad(f"the {STRUCTURE_KEY} metadata is invalid: {e}") from None
 
 
-def _read_widened(f, offset, code, shape, checksums, name, bad):
-    """A 16-bit float tensor of the file as a float32 tensor (its values exactly)."""
-    file_dtype, widen = _WIDENED[code]
-    raw = np.empty(shape, dtype=file_dtype)
-    f.seek(offset)
-    if _read_into(f, memoryview(raw.reshape(-1).view(np.uint8))) != raw.nbytes:
-        raise bad(f"tensor {name!r}: the file ended early (truncated while being read?)")
-    if checksums is not None:
-        _verify(f"tensor {name!r}", raw.reshape(-1).view(np.uint8), checksums["tensors"][name], bad)
-    return Tensor(np.ascontiguousarray(widen(raw.astype(raw.dtype.newbyteorder("=")))))
-
-
-def _checksums(metadata, header, bad):
+def _checksums(metadata, names, bad):
     """The CHECKSUM_KEY entry as {"structure": int, "tensors": {name: int}} covering every tensor
-    of `header`, None when the file has none (written before checksums, or by another tool)."""
+    in `names`, None when the file has none (written before checksums, or by another tool)."""
     if CHECKSUM_KEY not in metadata:
         return None
 
@@ -353,8 +304,8 @@ def _checksums(metadata, header, bad):
         raise bad(f"the {CHECKSUM_KEY} metadata is not valid JSON ({e})") from None
     if not (isinstance(entry, dict) and isinstance(entry.get("tensors"), dict)):
         raise bad(f"the {CHECKSUM_KEY} metadata is not {{'structure': crc, 'tensors': {{name: crc}}}}")
-    if set(entry["tensors"]) != set(header):
-        unlisted = sorted(set(header) - set(entry["tensors"])) or sorted(set(entry["tensors"]) - set(header))
+    if set(entry["tensors"]) != set(names):
+        unlisted = sorted(set(names) - set(entry["tensors"])) or sorted(set(entry["tensors"]) - set(names))
         raise bad(f"the {CHECKSUM_KEY} metadata and the header disagree on the tensors (e.g. {unlisted[0]!r})")
     return {"structure": crc(entry.get("structure")),
             "tensors": {name: crc(value) for name, value in entry["tensors"].items()}}
@@ -367,37 +318,63 @@ def _verify(what, data, expected, bad):
                   f"its bytes changed after the save (a flipped bit on disk or in a copy?)")
 
 
-def _check_entry(name, info, data_len, bad):
-    """(dtype code, shape, begin, end) of one header entry, or raise `bad`."""
+def _refusal(data, size, error):
+    """Why the safetensors library refused a file of `size` bytes beginning with `data`, told in
+    the format's terms (the header's length, its JSON, a tensor's entry), then the library's words.
+    The library decides what is valid; this only names what it tripped on."""
+    library = str(error).split(": ", 1)[-1]
+    if size < 8:
+        return f"the file has {size} bytes, fewer than the 8-byte header length (truncated?) [{library}]"
+    (n,) = struct.unpack("<Q", data[:8])
+    if n > size - 8 or n > _MAX_HEADER:
+        hint = " (it looks like a zip file: torch.save's format, which seqlab does not read)" \
+            if data.startswith(b"PK\x03\x04") else " (truncated?)"
+        return f"the header length is {n} bytes but the file has {size - 8} bytes after it{hint}"
+    try:
+        header = json.loads(data[8:8 + n].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        return f"the header is not valid JSON ({e})"
+    if not isinstance(header, dict):
+        return f"the header is a JSON {type(header).__name__}, not an object"
+    metadata = header.pop("__metadata__", {})
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+        return "__metadata__ must map strings to strings"
+    data_len = size - 8 - n
+    for name, info in header.items():
+        why = _entry_refusal(name, info, data_len)
+        if why:
+            return why
+    end = 0
+    for name, info in sorted(header.items(), key=lambda item: item[1]["data_offsets"]):
+        begin, stop = info["data_offsets"]
+        if begin != end:
+            return f"tensor {name!r} starts at byte {begin} of the data, expected {end} (tensors overlap or leave a gap)"
+        end = stop
+    if end != data_len:
+        return f"the tensors cover {end} bytes of data but the file holds {data_len}"
+    return library
+
+
+def _entry_refusal(name, info, data_len):
+    """What is wrong with one tensor's header entry, or None."""
     if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= info.keys():
-        raise bad(f"tensor {name!r}: expected an object with dtype, shape and data_offsets, got {info!r}")
+        return f"tensor {name!r}: expected an object with dtype, shape and data_offsets, got {info!r}"
     code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-    if code not in _DTYPES and code not in _WIDENED:
-        raise bad(f"tensor {name!r} has dtype {code!r}; seqlab reads {', '.join([*_DTYPES, *_WIDENED])}")
     if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
-        raise bad(f"tensor {name!r}: shape {shape!r} is not a list of non-negative integers")
+        return f"tensor {name!r}: shape {shape!r} is not a list of non-negative integers"
     if (not isinstance(offsets, list) or len(offsets) != 2 or not all(type(o) is int for o in offsets)
             or not 0 <= offsets[0] <= offsets[1]):
-        raise bad(f"tensor {name!r}: data_offsets {offsets!r} is not [begin, end] with 0 <= begin <= end")
-    begin, end = offsets
-    if end > data_len:
-        raise bad(f"tensor {name!r}: data_offsets {offsets} reach beyond the {data_len} bytes of data "
-                  f"in the file (truncated?)")
-    need = math.prod(shape) * (_DTYPES[code] if code in _DTYPES else _WIDENED[code])[0].itemsize
-    if end - begin != need:
-        raise bad(f"tensor {name!r}: data_offsets {offsets} span {end - begin} bytes but a {code} tensor "
-                  f"of shape {shape} has {need}")
-    return code, shape, begin, end
-
-
-def _read_into(f, buf):
-    got = 0
-    while got < len(buf):
-        k = f.readinto(buf[got:])
-        if not k:
-            break
-        got += k
-    return got
+        return f"tensor {name!r}: data_offsets {offsets!r} is not [begin, end] with 0 <= begin <= end"
+    if offsets[1] > data_len:
+        return (f"tensor {name!r}: data_offsets {offsets} reach beyond the {data_len} bytes of data in the file "
+                f"(truncated?)")
+    if code not in _DTYPES and code not in _WIDENED:
+        return None  # a dtype seqlab does not read: refused by name once the library accepts the file
+    need = math.prod(shape) * (2 if code in _WIDENED else np.dtype(_DTYPES[code][1]).itemsize)
+    if offsets[1] - offsets[0] != need:
+        return (f"tensor {name!r}: data_offsets {offsets} span {offsets[1] - offsets[0]} bytes but a {code} tensor "
+                f"of shape {shape} has {need}")
+    return None
 
 
 class _Invalid(Exception):
