@@ -27,6 +27,7 @@ import types
 
 from .. import _core
 from ..generation.utils import _DEFAULTS
+from ..nn.lm import _FromPretrained
 from ..nn.utils.init import _no_init
 from . import bloom, deberta_v2, gpt2, llama, t5  # noqa: F401  (each registers its architecture)
 from ._architecture import Architecture
@@ -59,6 +60,9 @@ def from_pretrained(path_or_name, dtype=None, revision=None, cache_dir=None, loc
     model.generation_config = {**arch.generation_defaults(config),
                                **{k: v for k, v in read_generation_config(directory).items() if k in _DEFAULTS}}
     return model.eval()
+
+
+_FromPretrained._loader = staticmethod(from_pretrained)  # TransformerLM.from_pretrained & co. (nn/lm.py)
 
 
 def tokenizer(path_or_name, **kwargs):

@@ -117,12 +117,16 @@ def _block_attention_weights(block, x, mask, key_padding_mask=None):
 class _FromPretrained:
     """cls.from_pretrained(path_or_name, **kwargs): a Hugging Face checkpoint of an architecture that
     seqlab builds as this class (TransformerLM: GPT-2, BLOOM, Llama; TransformerSeq2Seq: T5), by
-    seqlab.hub.from_pretrained (its arguments), checked to be one."""
+    seqlab.hub.from_pretrained (its arguments), checked to be one. seqlab.hub builds on seqlab.nn, so
+    nn does not import it: the hub registers its loader here when it is imported (import seqlab does)."""
+
+    _loader = None  # seqlab.hub.from_pretrained
 
     @classmethod
     def from_pretrained(cls, path_or_name, **kwargs):
-        from ..hub import from_pretrained  # (seqlab.hub builds on seqlab.nn: imported when called)
-        model = from_pretrained(path_or_name, **kwargs)
+        if _FromPretrained._loader is None:
+            raise ImportError(f"{cls.__name__}.from_pretrained reads checkpoints through seqlab.hub: import seqlab.hub")
+        model = _FromPretrained._loader(path_or_name, **kwargs)
         if not isinstance(model, cls):
             raise TypeError(f"{cls.__name__}.from_pretrained: {path_or_name} holds a {model.config.model_type} "
                             f"model, which seqlab builds as {type(model).__name__}")
