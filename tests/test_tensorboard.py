@@ -1,8 +1,12 @@
 """seqlab.utils.tensorboard.SummaryWriter: the event files TensorBoard's own reader loads, with
 the same scalars, histograms, text and images as torch.utils.tensorboard writes for the same
-calls; TFRecord framing and CRC-32C checked independently."""
+calls; TFRecord framing and CRC-32C checked independently; without the tensorboard package,
+SummaryWriter names the extra to install."""
 import os
 import struct
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -12,7 +16,22 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 import seqlab
 from seqlab.utils.tensorboard import SummaryWriter
-from seqlab.utils.tensorboard._events import crc32c, masked_crc32c
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli's polynomial, reflected: 0x82F63B78), bit by bit: the reference."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+
+def masked_crc32c(data):
+    """TFRecord's mask: rotate right by 15 bits and add 0xA282EAD8."""
+    crc = crc32c(data)
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
 def load(path):
@@ -139,3 +158,20 @@ def test_errors(tmp_path):
     w.close()
     with pytest.raises(RuntimeError, match="closed"):
         w.add_scalar("x", 1.0, 0)
+
+
+def test_without_the_tensorboard_package_the_error_names_the_extra(tmp_path):
+    child = textwrap.dedent("""
+        import sys
+        sys.modules["tensorboard"] = None           # as if tensorboard were not installed
+        import seqlab                                # importing seqlab does not need it
+        from seqlab.utils.tensorboard import SummaryWriter
+        try:
+            SummaryWriter(sys.argv[1])
+        except ImportError as e:
+            print(type(e).__name__, e)
+    """)
+    out = subprocess.run([sys.executable, "-c", child, str(tmp_path / "run")], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.startswith("ModuleNotFoundError") and "pip install seqlab[tensorboard]" in out, out
+    assert not (tmp_path / "run").exists()

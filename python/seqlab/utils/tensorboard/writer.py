@@ -1,7 +1,7 @@
 """torch.utils.tensorboard.SummaryWriter for seqlab: scalars, groups of scalars, histograms,
-text, images and matplotlib figures, written as TensorBoard event files (see _events.py), so
-`tensorboard --logdir runs` shows a seqlab training run as it shows a PyTorch one. No
-TensorFlow, protobuf or tensorboard package is needed to write them."""
+text, images and matplotlib figures, written as TensorBoard event files by the tensorboard
+package (see _summary.py), so `tensorboard --logdir runs` shows a seqlab training run as it shows
+a PyTorch one. tensorboard is an optional extra: `pip install seqlab[tensorboard]`."""
 import datetime
 import io
 import os
@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from . import _events
+_summary = None  # the module of the tensorboard protos, imported by the first SummaryWriter
 
 # TensorFlow's default histogram buckets: ±1e-12 · 1.1^k up to 1e20, and 0.
 _TF_BUCKETS = None
@@ -52,34 +52,44 @@ def _scalar(value, what):
 
 class SummaryWriter:
     """Writes TensorBoard events to `log_dir` (default runs/<Mon DD_HH-MM-SS>_<host><comment>),
-    torch's arguments and defaults. Events are buffered (max_queue events or flush_secs seconds,
-    checked at each write) and written by flush() and close(); use it as a context manager or
-    close it so the last events reach the file."""
+    torch's arguments and defaults. Events are queued (up to max_queue) and written by
+    tensorboard's writer thread at least every flush_secs seconds, by flush() and by close();
+    use it as a context manager or close it so the last events reach the file.
+    Needs the tensorboard package (`pip install seqlab[tensorboard]`)."""
 
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120, filename_suffix=""):
         if log_dir is None:
             stamp = datetime.datetime.now().strftime("%b%d_%H-%M-%S")
             log_dir = os.path.join("runs", f"{stamp}_{socket.gethostname()}{comment}")
+        global _summary
+        try:
+            from . import _summary
+        except ImportError as e:
+            raise ModuleNotFoundError("SummaryWriter writes TensorBoard event files with the tensorboard package, "
+                                      "which is not installed: pip install seqlab[tensorboard]", name=e.name) from e
         self.log_dir = os.fspath(log_dir)
         self.purge_step = purge_step
         self.max_queue, self.flush_secs, self.filename_suffix = max_queue, flush_secs, filename_suffix
-        self._writer = _events.EventFileWriter(self.log_dir, max_queue, flush_secs, filename_suffix)
+        self._writer = _summary.EventFileWriter(self.log_dir, max_queue, flush_secs, filename_suffix)
         self._scalar_writers = {}     # add_scalars: one event file per series, in a subdirectory
+        self._closed = False
         if purge_step is not None:    # TensorBoard drops the events at and after purge_step
-            self._writer.add_event(_events.event(time.time(), step=purge_step, session_log=_events.session_start()))
+            self._writer.add_event(_summary.event(time.time(), step=purge_step, session_log=_summary.session_start()))
 
     def get_logdir(self):
         return self.log_dir
 
     def _add(self, value, global_step, walltime, writer=None):
+        if self._closed:
+            raise RuntimeError(f"SummaryWriter: the writer of {self.log_dir} is closed")
         wall = time.time() if walltime is None else float(walltime)
         step = None if global_step is None else int(_scalar(global_step, "global_step"))
-        (writer or self._writer).add_event(_events.event(wall, step=step, summary=_events.summary(value)))
+        (writer or self._writer).add_event(_summary.event(wall, step=step, value=value))
 
     def add_scalar(self, tag, scalar_value, global_step=None, walltime=None, new_style=False,
                    double_precision=False):
         """One point of the curve `tag` (e.g. 'loss/train') at global_step."""
-        self._add(_events.scalar_value(tag, _scalar(scalar_value, "add_scalar")), global_step, walltime)
+        self._add(_summary.scalar(tag, _scalar(scalar_value, "add_scalar")), global_step, walltime)
 
     def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
         """Several curves on one chart: each key of tag_scalar_dict is written, under main_tag, to
@@ -87,9 +97,9 @@ class SummaryWriter:
         for key, value in tag_scalar_dict.items():
             run = os.path.join(self.log_dir, f"{main_tag}_{key}".replace("/", "_"))
             if run not in self._scalar_writers:
-                self._scalar_writers[run] = _events.EventFileWriter(run, self.max_queue, self.flush_secs,
+                self._scalar_writers[run] = _summary.EventFileWriter(run, self.max_queue, self.flush_secs,
                                                                    self.filename_suffix)
-            self._add(_events.scalar_value(main_tag, _scalar(value, "add_scalars")), global_step, walltime,
+            self._add(_summary.scalar(main_tag, _scalar(value, "add_scalars")), global_step, walltime,
                       self._scalar_writers[run])
 
     def add_histogram(self, tag, values, global_step=None, bins="tensorflow", walltime=None, max_bins=None):
@@ -110,13 +120,13 @@ class SummaryWriter:
         # bucket i covers (limit[i-1], limit[i]]: an empty first bucket carries the left edge
         limits = np.concatenate([[edges[a]], edges[a + 1:b + 2]])
         buckets = np.concatenate([[0], counts[a:b + 1]])
-        value = _events.histogram_value(tag, v.min(), v.max(), v.size, v.sum(), (v * v).sum(), limits, buckets)
+        value = _summary.histogram(tag, v.min(), v.max(), v.size, v.sum(), (v * v).sum(), limits, buckets)
         self._add(value, global_step, walltime)
 
     def add_text(self, tag, text_string, global_step=None, walltime=None):
         """Text (Markdown) shown in TensorBoard's Text tab, e.g. a sample after each epoch."""
         # torch files text under <tag>/text_summary; TensorBoard shows that name
-        self._add(_events.text_value(f"{tag}/text_summary", str(text_string)), global_step, walltime)
+        self._add(_summary.text(f"{tag}/text_summary", str(text_string)), global_step, walltime)
 
     def add_image(self, tag, img_tensor, global_step=None, walltime=None, dataformats="CHW"):
         """An image: floats in [0, 1] (scaled by 255) or uint8, laid out as dataformats says
@@ -133,7 +143,7 @@ class SummaryWriter:
             raise ValueError(f"SummaryWriter.add_image: {img.shape[2]} channels; expected 1, 3 or 4")
         if img.dtype != np.uint8:
             img = (np.clip(img.astype(np.float64), 0, 1) * 255).round().astype(np.uint8)
-        self._add(_events.image_value(tag, img.shape[0], img.shape[1], img.shape[2], _png(img)), global_step, walltime)
+        self._add(_summary.image(tag, img.shape[0], img.shape[1], img.shape[2], _png(img)), global_step, walltime)
 
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
         """A matplotlib figure (e.g. from seqlab.viz) as an image; closed afterwards if close."""
@@ -141,17 +151,22 @@ class SummaryWriter:
         figure.savefig(buf, format="png")
         png = buf.getvalue()
         width, height = _png_size(png)
-        self._add(_events.image_value(tag, height, width, 4, png), global_step, walltime)
+        self._add(_summary.image(tag, height, width, 4, png), global_step, walltime)
         if close:
             import matplotlib.pyplot as plt
             plt.close(figure)
 
     def flush(self):
+        if self._closed:
+            return
         self._writer.flush()
         for w in self._scalar_writers.values():
             w.flush()
 
     def close(self):
+        if self._closed:
+            return
+        self._closed = True
         self._writer.close()
         for w in self._scalar_writers.values():
             w.close()
