@@ -480,13 +480,23 @@ def test_elementwise_and_masks():
     assert_runs_like_seqlab(data, model, (seqlab.randn(3, 4, 4), seqlab.rand(3, 4, 4) > 0.7), names)
 
 
-def test_export_needs_neither_onnx_nor_onnxruntime(tmp_path):
+def test_export_needs_onnx_but_not_onnxruntime_and_names_the_extra(tmp_path):
     path = tmp_path / "m.onnx"
-    code = ("import sys; sys.modules['onnx'] = sys.modules['onnxruntime'] = sys.modules['google.protobuf'] = None\n"
+    code = ("import sys; sys.modules['onnxruntime'] = None\n"
             "import seqlab\n"
             f"seqlab.onnx.export(seqlab.nn.Linear(3, 2), seqlab.randn(1, 3), {str(path)!r})\n")
     subprocess.run([sys.executable, "-c", code], check=True)
     onnx.checker.check_model(str(path), full_check=True)
+    # without the onnx package: `import seqlab` works, and export says which extra installs it
+    code = ("import sys; sys.modules['onnx'] = None\n"
+            "import seqlab\n"
+            "try:\n"
+            f"    seqlab.onnx.export(seqlab.nn.Linear(3, 2), seqlab.randn(1, 3), {str(tmp_path / 'n.onnx')!r})\n"
+            "except ImportError as e:\n"
+            "    print(type(e).__name__, e)\n")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.startswith("ModuleNotFoundError") and "pip install seqlab[onnx]" in out, out
+    assert sorted(os.listdir(tmp_path)) == ["m.onnx"]
 
 
 @pytest.mark.parametrize("norm_first", [False, True])

@@ -5,22 +5,23 @@
 
 export() runs model(*args) once in eval mode and records the seqlab ops it calls (_trace.py)
 as standard ONNX ops (_symbolic.py; the recurrent layers as ONNX's RNN/LSTM/GRU: _rnn.py;
-attention and the transformer layers written out: _attention.py), then writes the ModelProto
-with seqlab's own protobuf encoder (_proto.py): no onnx package is needed to export.
+attention and the transformer layers written out: _attention.py), then builds the ModelProto
+with the onnx package's helpers (_graph.py) and writes it atomically. onnx is an optional extra:
+`pip install seqlab[onnx]`; without it export() says so.
 Tests: tests/test_onnx.py (onnx.checker, onnxruntime against seqlab's own outputs)."""
 import enum
 import importlib.metadata
 import inspect
 import os
-import tempfile
 import warnings
 
 from .. import _core
+from .._atomic import atomic_open
 from ..autograd import enable_grad
 from . import _attention, _rnn, _symbolic
-from ._graph import Graph
+from ._graph import Graph, onnx_package
 from ._symbolic import np_dtype
-from ._trace import Tracer
+from ._trace import Tracer, instances_in
 
 __all__ = ["export", "is_in_onnx_export", "TrainingMode", "OperatorExportTypes"]
 
@@ -95,6 +96,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
                                   "is exported in eval mode")
     if f is None:
         raise ValueError("seqlab.onnx.export: f (a path or a binary file object) must be given")
+    onnx_package()   # before the trace: without the onnx package, say which extra installs it
     opset = _DEFAULT_OPSET if opset_version is None else int(opset_version)
     if opset not in _IR_VERSION:
         raise ValueError(f"seqlab.onnx.export: opset_version must be between {min(_IR_VERSION)} and "
@@ -121,7 +123,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
             for name, t in inputs:
                 tracer.bind(t, name)
             result = model(*args, **kwargs)
-            outputs = [t for t in _flatten(result) if t is not None]
+            outputs = list(instances_in(result))      # None outputs are left out, as torch does
             names = _output_names(outputs, output_names)
             for name, t in zip(names, outputs):
                 _name_output(graph, tracer.name(t), name)
@@ -138,12 +140,13 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         graph.inputs += [(k, v.dtype, list(v.shape)) for k, v in graph.initializers.items()]
         if not export_params:
             graph.initializers = {}
-    data = graph.encode("main_graph", _version(), _IR_VERSION[opset])
-    if len(data) > _MAX_PROTO:
-        raise ValueError(f"seqlab.onnx.export: the model is {len(data)} bytes; ONNX files in one piece stop at 2 GiB")
+    proto = graph.model("main_graph", _version(), _IR_VERSION[opset])
+    if proto.ByteSize() > _MAX_PROTO:
+        raise ValueError(f"seqlab.onnx.export: the model is {proto.ByteSize()} bytes; ONNX files in one piece stop "
+                         "at 2 GiB")
     if verbose:
         print(graph.text())
-    _write(f, data)
+    _write(f, proto.SerializeToString())
 
 
 def _version():
@@ -165,17 +168,6 @@ def _split_args(args, kwargs):
     if args and isinstance(args[-1], dict) and kwargs is None:    # torch's convention: a dict last holds kwargs
         args, kwargs = args[:-1], args[-1]
     return args, dict(kwargs or {})
-
-
-def _flatten(obj):
-    if isinstance(obj, Tensor) or obj is None:
-        yield obj
-    elif isinstance(obj, (tuple, list)):
-        for o in obj:
-            yield from _flatten(o)
-    elif isinstance(obj, dict):
-        for o in obj.values():
-            yield from _flatten(o)
 
 
 def _inputs(model, args, kwargs, input_names):
@@ -257,16 +249,8 @@ def _name_output(graph, value, name):
 
 def _write(f, data):
     if isinstance(f, (str, os.PathLike)):
-        path = os.fspath(f)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".onnx-")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        with atomic_open(f, "wb") as out:
+            out.write(data)
     elif hasattr(f, "write"):
         f.write(data)
     else:

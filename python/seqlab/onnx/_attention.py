@@ -224,32 +224,44 @@ def _activation(tr, x, activation, dtype):
                               "ONNX translation (relu and gelu have)")
 
 
-def transformer_encoder_layer(tr, out, src, params, training, src_mask=None, src_key_padding_mask=None,
-                              is_causal=False, cache=None):
-    # post-LN: x = LN1(x + SA(x)); x = LN2(x + FF(x))    pre-LN (norm_first): x = x + SA(LN1(x)); x = x + FF(LN2(x))
-    if cache is not None:
+def _layer(tr, params, dtype, *caches):
+    """The fields of a transformer layer's params record and its self-attention's, checked for what
+    the exporter writes out (no KV cache, the plain feed-forward)."""
+    if any(c is not None for c in caches):
         raise NotImplementedError("seqlab.onnx.export: a transformer layer with a KVCache has no ONNX translation")
-    g = tr.graph
     p = _fields(tr, params)
     _check_plain_feed_forward(p)
     sa = _fields(tr, p["self_attn"])
-    bf = bool(sa["batch_first"])
+
+    def feed_forward(h):
+        return _linear(tr, _activation(tr, _linear(tr, h, p["linear1"]), p["activation"], dtype), p["linear2"])
+    return p, sa["num_heads"], bool(sa["batch_first"]), feed_forward
+
+
+def _residual_blocks(tr, x, p, blocks, dtype):
+    """Each (block, norm) around x: post-LN x = norm(x + block(x)), or pre-LN (norm_first)
+    x = x + block(norm(x))."""
+    g = tr.graph
+    for block, norm in blocks:
+        if p["norm_first"]:
+            x = g.op("Add", x, block(_layer_norm(tr, x, p[norm], dtype)))
+        else:
+            x = _layer_norm(tr, g.op("Add", x, block(x)), p[norm], dtype)
+    return x
+
+
+def transformer_encoder_layer(tr, out, src, params, training, src_mask=None, src_key_padding_mask=None,
+                              is_causal=False, cache=None):
+    # post-LN: x = LN1(x + SA(x)); x = LN2(x + FF(x))    pre-LN (norm_first): x = x + SA(LN1(x)); x = x + FF(LN2(x))
     dtype = out.dtype
+    p, heads, bf, feed_forward = _layer(tr, params, dtype, cache)
     x = _batch_first(tr, src, bf)
-    mask = _mask(tr, x, x, src_mask, src_key_padding_mask, is_causal, sa["num_heads"], dtype)
+    mask = _mask(tr, x, x, src_mask, src_key_padding_mask, is_causal, heads, dtype)
 
     def self_attention(h):
         return _attention(tr, h, h, h, p["self_attn"], mask, dtype)[0]
 
-    def feed_forward(h):
-        return _linear(tr, _activation(tr, _linear(tr, h, p["linear1"]), p["activation"], dtype), p["linear2"])
-
-    if p["norm_first"]:
-        x = g.op("Add", x, self_attention(_layer_norm(tr, x, p["norm1"], dtype)))
-        x = g.op("Add", x, feed_forward(_layer_norm(tr, x, p["norm2"], dtype)))
-    else:
-        x = _layer_norm(tr, g.op("Add", x, self_attention(x)), p["norm1"], dtype)
-        x = _layer_norm(tr, g.op("Add", x, feed_forward(x)), p["norm2"], dtype)
+    x = _residual_blocks(tr, x, p, ((self_attention, "norm1"), (feed_forward, "norm2")), dtype)
     tr.bind(out, _restore(tr, x, src, bf))
 
 
@@ -258,17 +270,11 @@ def transformer_decoder_layer(tr, out, tgt, memory, params, training, tgt_mask=N
                               memory_is_causal=False, cache=None, memory_cache=None):
     # post-LN: x = LN1(x + SA(x)); x = LN2(x + MHA(x, mem)); x = LN3(x + FF(x))
     # pre-LN (norm_first): x = x + SA(LN1(x)); x = x + MHA(LN2(x), mem); x = x + FF(LN3(x))
-    if cache is not None or memory_cache is not None:
-        raise NotImplementedError("seqlab.onnx.export: a transformer layer with a KVCache has no ONNX translation")
-    g = tr.graph
-    p = _fields(tr, params)
-    _check_plain_feed_forward(p)
-    sa = _fields(tr, p["self_attn"])
-    bf = bool(sa["batch_first"])
     dtype = out.dtype
+    p, heads, bf, feed_forward = _layer(tr, params, dtype, cache, memory_cache)
     x, mem = _batch_first(tr, tgt, bf), _batch_first(tr, memory, bf)
-    self_mask = _mask(tr, x, x, tgt_mask, tgt_key_padding_mask, tgt_is_causal, sa["num_heads"], dtype)
-    cross_mask = _mask(tr, x, mem, memory_mask, memory_key_padding_mask, memory_is_causal, sa["num_heads"], dtype)
+    self_mask = _mask(tr, x, x, tgt_mask, tgt_key_padding_mask, tgt_is_causal, heads, dtype)
+    cross_mask = _mask(tr, x, mem, memory_mask, memory_key_padding_mask, memory_is_causal, heads, dtype)
 
     def self_attention(h):
         return _attention(tr, h, h, h, p["self_attn"], self_mask, dtype)[0]
@@ -276,15 +282,8 @@ def transformer_decoder_layer(tr, out, tgt, memory, params, training, tgt_mask=N
     def cross_attention(h):
         return _attention(tr, h, mem, mem, p["multihead_attn"], cross_mask, dtype)[0]
 
-    def feed_forward(h):
-        return _linear(tr, _activation(tr, _linear(tr, h, p["linear1"]), p["activation"], dtype), p["linear2"])
-
     blocks = ((self_attention, "norm1"), (cross_attention, "norm2"), (feed_forward, "norm3"))
-    for block, norm in blocks:
-        if p["norm_first"]:
-            x = g.op("Add", x, block(_layer_norm(tr, x, p[norm], dtype)))
-        else:
-            x = _layer_norm(tr, g.op("Add", x, block(x)), p[norm], dtype)
+    x = _residual_blocks(tr, x, p, blocks, dtype)
     tr.bind(out, _restore(tr, x, tgt, bf))
 
 

@@ -1,9 +1,25 @@
 """The ONNX graph an export builds: nodes in the order the traced model ran them, initializers
 (the parameters and buffers it used, under their state-dict names), the graph's inputs and
-outputs, and the helpers the op translations share (constants, Shape slices, Reshape)."""
+outputs, and the helpers the op translations share (constants, Shape slices, Reshape).
+The ModelProto is made by the onnx package's helpers (onnx.helper, onnx.numpy_helper), imported
+when an export starts: it is an optional extra, `pip install seqlab[onnx]`."""
 import numpy as np
 
-from . import _proto
+
+def onnx_package():
+    """The onnx module, or an error naming the extra that installs it."""
+    try:
+        import onnx
+        import onnx.numpy_helper
+    except ImportError as e:
+        raise ModuleNotFoundError("seqlab.onnx.export builds ONNX files with the onnx package, which is not "
+                                  "installed: pip install seqlab[onnx]", name=e.name) from e
+    return onnx
+
+
+def tensor_type(dtype):
+    """ONNX's TensorProto.DataType of a NumPy dtype."""
+    return onnx_package().helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
 
 
 class Graph:
@@ -74,14 +90,20 @@ class Graph:
         shape = names[0] if len(names) == 1 else self.op("Concat", *names, axis=0)
         return self.op("Reshape", x, shape)
 
-    def encode(self, name, producer_version, ir_version):
-        """The ModelProto bytes."""
-        nodes = [_proto.node(op, ins, outs, f"/{op}_{i}", attrs) for i, (op, ins, outs, attrs) in enumerate(self.nodes)]
-        initializers = [_proto.tensor(k, v) for k, v in self.initializers.items()]
-        inputs = [_proto.value_info(*i) for i in self.inputs]
-        outputs = [_proto.value_info(*o) for o in self.outputs]
-        return _proto.model(_proto.graph(name, nodes, initializers, inputs, outputs), ir_version, self.opset,
-                            producer_version)
+    def model(self, name, producer_version, ir_version):
+        """The ModelProto (onnx.helper), importing the default domain at the graph's opset."""
+        onnx = onnx_package()
+        helper, from_array = onnx.helper, onnx.numpy_helper.from_array
+        nodes = []
+        for i, (op, ins, outs, attrs) in enumerate(self.nodes):
+            nodes.append(helper.make_node(op, ins, outs, f"/{op}_{i}"))
+            nodes[-1].attribute.extend(_attribute(onnx, k, v) for k, v in attrs.items())
+        graph = helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info(n, tensor_type(t), shape) for n, t, shape in self.inputs],
+            [helper.make_tensor_value_info(n, tensor_type(t), shape) for n, t, shape in self.outputs],
+            initializer=[from_array(v, k) for k, v in self.initializers.items()])
+        return helper.make_model(graph, producer_name="seqlab", producer_version=producer_version,
+                                 ir_version=ir_version, opset_imports=[helper.make_opsetid("", self.opset)])
 
     def text(self):
         """A readable listing, for export(verbose=True)."""
@@ -94,3 +116,21 @@ class Graph:
             lines.append(f"  {', '.join(outs)} = {op}({', '.join(ins)}){extra}")
         lines.append(f"  return {', '.join(n for n, _, _ in self.outputs)}")
         return "\n".join(lines)
+
+
+
+def _attribute(onnx, key, value):
+    """An AttributeProto; its type follows the Python value (onnx.helper.make_attribute's rule):
+    int, float, str, a NumPy array (a tensor), or a list of ints, floats or strs."""
+    if isinstance(value, np.ndarray):
+        value = onnx.numpy_helper.from_array(value)
+    elif isinstance(value, (bool, np.bool_, np.integer)):
+        value = int(value)
+    elif isinstance(value, np.floating):
+        value = float(value)
+    elif isinstance(value, (list, tuple)):
+        value = [int(v) if isinstance(v, (bool, np.integer)) else float(v) if isinstance(v, np.floating) else v
+                 for v in value]
+        if not value:   # (the type of an empty list cannot be inferred: ints, as axes and perms are)
+            return onnx.helper.make_attribute(key, value, attr_type=onnx.AttributeProto.INTS)
+    return onnx.helper.make_attribute(key, value)

@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 
 from .. import _core
-from ._proto import DATA_TYPE
+from ._graph import tensor_type
 from ._sizes import SymInt, scalar_value, shape_value, symbolic
 
 Tensor = _core.Tensor
@@ -44,7 +44,7 @@ def operand(tr, x, dtype):
 
 
 def _onnx_type(dtype):
-    return DATA_TYPE[np_dtype(dtype)]
+    return tensor_type(np_dtype(dtype))
 
 
 # ---------------------------------------------------------------------------- elementwise
@@ -87,7 +87,7 @@ def _compare(op_type, negate=False):
             if not isinstance(x, Tensor):
                 return g.const(x, common)
             name = tr.name(x)
-            return name if np_dtype(x.dtype) == common else g.op("Cast", name, to=DATA_TYPE[common])
+            return name if np_dtype(x.dtype) == common else g.op("Cast", name, to=tensor_type(common))
         y = g.op(op_type, side(input), side(other))
         tr.bind(out, g.op("Not", y) if negate else y)
     return translate

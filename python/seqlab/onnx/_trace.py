@@ -48,26 +48,16 @@ _PROPERTIES = ("T", "mT", "data")
 _PYTHON_CREATION = ("zeros", "ones", "full", "arange")
 
 
-def _sym_ints_in(obj):
-    if isinstance(obj, SymInt):
+def instances_in(obj, cls=Tensor):
+    """The objects of type `cls` in obj and the lists, tuples and dict values nested in it, in order."""
+    if isinstance(obj, cls):
         yield obj
     elif isinstance(obj, (list, tuple)):
         for o in obj:
-            yield from _sym_ints_in(o)
+            yield from instances_in(o, cls)
     elif isinstance(obj, dict):
         for o in obj.values():
-            yield from _sym_ints_in(o)
-
-
-def _tensors_in(obj):
-    if isinstance(obj, Tensor):
-        yield obj
-    elif isinstance(obj, (list, tuple)):
-        for o in obj:
-            yield from _tensors_in(o)
-    elif isinstance(obj, dict):
-        for o in obj.values():
-            yield from _tensors_in(o)
+            yield from instances_in(o, cls)
 
 
 class Tracer:
@@ -97,11 +87,11 @@ class Tracer:
 
     def traced(self, obj):
         """Whether obj (arguments) holds a tensor of the graph: a traced value or a parameter."""
-        return any(id(t) in self._values or id(t) in self._named for t in _tensors_in(obj))
+        return any(id(t) in self._values or id(t) in self._named for t in instances_in(obj))
 
     def involved(self, obj):
         """Whether a translation has work to do: a tensor of the graph or a SymInt in obj."""
-        return self.traced(obj) or any(True for _ in _sym_ints_in(obj))
+        return self.traced(obj) or any(True for _ in instances_in(obj, SymInt))
 
     def name(self, t):
         """The value name of tensor t: traced so far, an initializer, or a new Constant."""
@@ -145,7 +135,7 @@ class Tracer:
                 if translate is not None:
                     if tracer.involved((args, kwargs)):
                         translate(tracer, out, *args, **kwargs)
-                elif any(True for _ in _tensors_in(out)) and tracer.traced((args, kwargs)):
+                elif any(True for _ in instances_in(out)) and tracer.traced((args, kwargs)):
                     raise NotImplementedError(_unsupported(name, kind, table))
             finally:
                 tracer.depth -= 1
