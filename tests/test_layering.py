@@ -14,14 +14,16 @@ PACKAGE = ROOT / "python" / "seqlab"
 # Rank of each part of the C++ core; a file may include only files of its own rank or lower,
 # and at rank 3 only its own family (nn does not include optim, lm does not include embed).
 # The base: the tensor and what it stands on (checks, dtypes, options fields, threads, SIMD kernels, BLAS,
-# the kernel helpers) and text encoding, which needs no tensor at all.
-BASE = {"tensor", "check", "dtype", "arg", "parallel", "memory", "blas", "kernel_utils", "simd", "text"}
+# the kernel helpers and the copy kernels, which record no graph) and text encoding, which needs no
+# tensor at all.
+BASE = {"tensor", "tensor_copy", "check", "dtype", "arg", "parallel", "memory", "blas", "kernel_utils", "simd",
+        "text"}
 FAMILIES = {"nn", "optim", "lm", "embed"}
 
 
-def part_of(path):
+def part_of(path, cpp=CPP):
     """(rank, family) of a C++ file under cpp/include/seqlab, cpp/src or cpp/python."""
-    rel = path.relative_to(CPP)
+    rel = path.relative_to(cpp)
     top, parts = rel.parts[0], list(rel.parts[1:])
     if top == "python":
         return 5, "bindings"
@@ -152,3 +154,142 @@ def test_the_ops_autograd_calls_are_defined_where_their_declarations_are_seen():
         for path in defining:
             assert '#include "autograd/ops_used.hpp"' in path.read_text(), \
                 f"{path.relative_to(ROOT)} defines {name} but does not include autograd/ops_used.hpp"
+
+
+# --- declarations: a header of a layer declares only what its layer or a lower one defines, so
+# the base cannot call up into ops through a declaration any more than through an #include.
+# A light reading of C++, enough for this tree: comments, literals and preprocessor lines are
+# blanked, namespace and class bodies are entered, any other brace (a function body, an
+# initializer, an enum) is skipped, and what stands before a `;` or a skipped body is matched
+# as a function head. Functions are told apart by qualified name and number of parameters.
+SCOPE = re.compile(r"(?:\bnamespace\s*(?P<ns>[\w:]*)|\bextern\s*\"\"|\b(?:class|struct|union)\s+(?P<cls>\w+)"
+                   r"\s*(?:final\s*)?(?::[^()]*)?)\s*$")
+FUNCTION = re.compile(r"^(?:template\s*<.*?>\s*)?(?P<type>(?:[\w:<>,*&]+\s*?[\s*&])+)?(?P<name>(?:\w+::)*~?\w+)"
+                      r"\s*\((?P<params>.*)\)\s*(?:const\b)?\s*(?:noexcept\b)?\s*(?:override\b|final\b)?\s*"
+                      r"(?P<tail>(?:=|->|:).*)?$", re.S)
+NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "catch", "sizeof", "decltype", "alignof",
+                 "static_assert", "throw"}
+# Declared in a lower layer and defined in a higher one on purpose (DESIGN.md, "Layering"):
+# the ops the engine calls (ops_used.hpp, checked by the test below), and Tensor::backward and
+# retain_grad, methods of the tensor that run the autograd engine, as in torch.
+DECLARED_FOR_A_HIGHER_LAYER = {"src/autograd/ops_used.hpp": {"*"},
+                               "include/seqlab/tensor.hpp": {"Tensor::backward", "Tensor::retain_grad"}}
+
+
+def code_of(text):
+    """C++ text with comments, string and character literals and preprocessor lines blanked."""
+    text = re.sub(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'",
+                  lambda m: '""' if m.group(0)[0] == '"' else " ", text, flags=re.S)
+    return re.sub(r"^\s*#(?:[^\n]*\\\n)*[^\n]*", "", text, flags=re.M)
+
+
+def parameter_count(params):
+    depth, commas = 0, 0
+    for c in params:
+        depth += (c in "(<[{") - (c in ")>]}")
+        commas += c == "," and depth == 0
+    return 0 if params.strip() in ("", "void") else commas + 1
+
+
+def functions(text):
+    """(declared, defined): the functions a C++ file declares without a body and those it defines,
+    each as (qualified name without seqlab::, number of parameters)."""
+    text = code_of(text)
+    declared, defined = set(), set()
+    scope = []  # (name, is a class), innermost last; '' is an anonymous namespace
+
+    def head(statement, has_body):
+        statement = re.sub(r"\[\[.*?\]\]", " ", statement).strip()
+        m = FUNCTION.match(statement)
+        if not m or re.match(r"(?:typedef|using|friend|return)\b", statement) or "" in [n for n, _ in scope]:
+            return  # not a function, or one of an anonymous namespace (internal linkage)
+        name = m.group("name")
+        parts = [n for n, _ in scope] + name.split("::")
+        in_class = bool(scope) and scope[-1][1]
+        constructor = len(parts) > 1 and parts[-1].lstrip("~") == parts[-2]
+        if parts[-1] in NOT_FUNCTIONS or not (m.group("type") or constructor):
+            return
+        key = ("::".join(parts[1:] if parts[0] == "seqlab" else parts), parameter_count(m.group("params")))
+        if has_body and not (statement.startswith("static") and not in_class):
+            defined.add(key)
+        elif not has_body and not (m.group("tail") or "").startswith("="):  # = default, = delete, = 0
+            declared.add(key)
+
+    start = i = 0
+    while i < len(text):
+        if text[i] == ";":
+            head(text[start:i], has_body=False)
+            start = i + 1
+        elif text[i] == "{":
+            m = SCOPE.search(text[start:i])
+            if m and not re.search(r"\benum\b", text[start:i]):
+                scope.append((m.group("cls") or m.group("ns") or "", m.group("cls") is not None))
+            else:
+                head(text[start:i], has_body=True)
+                depth = 0
+                while True:  # skip the body to its closing brace
+                    depth += {"{": 1, "}": -1}.get(text[i], 0)
+                    if depth == 0:
+                        break
+                    i += 1
+            start = i + 1
+        elif text[i] == "}":
+            if scope:
+                scope.pop()
+            start = i + 1
+        i += 1
+    return declared, defined
+
+
+def declared_above_their_layer(cpp):
+    """Functions declared by a header under `cpp` (a tree laid out as cpp/) whose every definition
+    is in a file of a higher layer (or, at rank 3, another family), as "header: name (defined in
+    files)". Functions defined nowhere that this reading finds (templates, macros) are not judged."""
+    sources = [p for sub in ("include", "src", "python") for p in sorted((cpp / sub).rglob("*"))
+               if p.suffix in (".hpp", ".cpp", ".h")]
+    found = {path: functions(path.read_text()) for path in sources}
+    defined_in = {}
+    for path, (_, defined) in found.items():
+        for key in defined:
+            defined_in.setdefault(key, []).append(path)
+    part = {path: part_of(path, cpp) for path in sources}
+    wrong, judged = [], 0
+    for header in (p for p in sources if p.suffix != ".cpp"):
+        name = header.relative_to(cpp).as_posix()
+        exempt = DECLARED_FOR_A_HIGHER_LAYER.get(name, set())
+        for key in sorted(found[header][0]):
+            files = defined_in.get(key, [])
+            judged += bool(files)
+            if files and not any(may_include(part[header], part[f]) for f in files) and not exempt & {"*", key[0]}:
+                wrong.append(f"{name}: {key[0]} (defined in {', '.join(f.relative_to(cpp).as_posix() for f in files)})")
+    return wrong, judged
+
+
+def test_headers_declare_only_what_their_layer_or_a_lower_one_defines():
+    wrong, judged = declared_above_their_layer(CPP)
+    assert judged > 400, f"the declaration reader matched only {judged} declarations with their definitions"
+    assert not wrong, ("functions declared in a header and defined only in a higher layer (move the definition "
+                       "down, or the declaration up):\n" + "\n".join(wrong))
+
+
+def test_the_declaration_check_names_a_base_header_that_an_op_file_defines(tmp_path):
+    # The situation the check was written for: the base's kernel helpers declared a copy that
+    # only ops/ defined. Methods, constructors and overloads are told apart; a static helper of
+    # the same name in another file defines nothing the header declares.
+    files = {
+        "src/kernel_utils.hpp": "#pragma once\n#include <vector>\nnamespace seqlab {\n"
+                                "Tensor contiguous_copy(const Tensor& x);  // a copy (ops/copy.cpp)\n"
+                                "void fill(const Tensor& x, double v);\n"
+                                "inline int twice(int a) { return 2 * a; }\n"
+                                "struct Tile {\n  explicit Tile(int n);\n  int size() const;\n  Tile(const Tile&) = default;\n};\n}\n",
+        "src/tensor.cpp": "namespace seqlab {\nvoid fill(const Tensor& x, double v) { if (v) {} }\n"
+                          "Tile::Tile(int n) : n_{n} {}\nint Tile::size() const { return n_; }\n}\n",
+        "src/ops/copy.cpp": "namespace seqlab {\nTensor contiguous_copy(const Tensor& x) {\n  return x;\n}\n"
+                            "void fill(const Tensor& x) {}\nstatic Tensor contiguous_copy(int x) { return {}; }\n}\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    wrong, judged = declared_above_their_layer(tmp_path)
+    assert wrong == ["src/kernel_utils.hpp: contiguous_copy (defined in src/ops/copy.cpp)"]
+    assert judged == 4  # contiguous_copy, fill, Tile::Tile, Tile::size

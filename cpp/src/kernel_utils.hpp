@@ -12,7 +12,10 @@
 
 namespace seqlab {
 
-Tensor contiguous_copy(const Tensor& x);  // a contiguous copy, no autograd (ops/copy.cpp)
+// The copy kernels, no autograd (tensor_copy.cpp, the one file with the dtype x dtype conversion
+// table). copy_kernel: dst[...] = src[...] converted, src broadcast to dst's shape.
+void copy_kernel(const Tensor& dst, const Tensor& src);
+Tensor contiguous_copy(const Tensor& x);
 inline Tensor contiguous_copy_if_needed(const Tensor& x) { return x.is_contiguous() ? x : contiguous_copy(x); }
 
 // The dtype dispatch. Each dtype a dispatcher admits instantiates the kernel once more, so heavy
@@ -20,20 +23,25 @@ inline Tensor contiguous_copy_if_needed(const Tensor& x) { return x.is_contiguou
 // integer types (uint8, int8, int16, int32) go only through copies and conversions, elementwise
 // arithmetic and comparisons, indexing and reductions (dispatch_all, dispatch_arith).
 
-// Call f(T{}) with T the C++ type of `d`: every dtype.
+// Call f(T{}) with T the C++ type of `d`, for every dtype but bool (which is not instantiated).
 template <typename F>
-decltype(auto) dispatch_all(Dtype d, F&& f) {
+decltype(auto) dispatch_but_bool(Dtype d, F&& f) {
   switch (d) {
-    case Dtype::Float32: return f(float{});
     case Dtype::Float64: return f(double{});
     case Dtype::Int64: return f(int64_t{});
     case Dtype::Int32: return f(int32_t{});
     case Dtype::Int16: return f(int16_t{});
     case Dtype::Int8: return f(int8_t{});
     case Dtype::UInt8: return f(uint8_t{});
-    case Dtype::Bool: break;
+    default: break;
   }
-  return f(bool{});
+  return f(float{});
+}
+// Every dtype.
+template <typename F>
+decltype(auto) dispatch_all(Dtype d, F&& f) {
+  if (d == Dtype::Bool) return f(bool{});
+  return dispatch_but_bool(d, f);
 }
 template <typename F>
 decltype(auto) dispatch_float(Dtype d, const char* op, F&& f) {
@@ -59,16 +67,7 @@ decltype(auto) dispatch_numeric(Dtype d, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_arith(Dtype d, const char* op, F&& f) {
   SEQLAB_CHECK_TYPE(d != Dtype::Bool, op, ": not implemented for dtype bool");
-  switch (d) {
-    case Dtype::Float64: return f(double{});
-    case Dtype::Int64: return f(int64_t{});
-    case Dtype::Int32: return f(int32_t{});
-    case Dtype::Int16: return f(int16_t{});
-    case Dtype::Int8: return f(int8_t{});
-    case Dtype::UInt8: return f(uint8_t{});
-    default: break;
-  }
-  return f(float{});
+  return dispatch_but_bool(d, f);
 }
 
 // Integer arithmetic wraps modulo 2^bits, as torch's does (int8 127 + 1 = -128). Signed overflow

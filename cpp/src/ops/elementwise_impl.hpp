@@ -1,5 +1,5 @@
 // Internals shared by the pointwise files (elementwise.cpp: arithmetic; unary.cpp; division.cpp;
-// bitwise.cpp; compare.cpp; copy.cpp: conversions; elementwise_inplace.cpp): a binary op's operand
+// bitwise.cpp; compare.cpp; elementwise_inplace.cpp): a binary op's operand
 // preparation and the map helpers that run one kernel over the dtypes a dispatcher admits. Each
 // file instantiates only its own kernels, so an edit to one op recompiles one file.
 #pragma once
@@ -19,10 +19,6 @@ struct Prepared {
 
 // Broadcast shape + common dtype (integers become float32 for true division). elementwise.cpp.
 Prepared prepare_binary(const Tensor& a, const Tensor& b, const char* op, bool int_to_float = false);
-
-// Strided copy with conversion: dst[...] = src[...] (src broadcast to dst's shape), no autograd.
-// copy.cpp, the one file with the dtype x dtype conversion table.
-void copy_kernel(const Tensor& dst, const Tensor& src);
 
 // Does an integer tensor's clamp by these bounds compute in float32 (a bound that is not an
 // integer)? unary.cpp.
