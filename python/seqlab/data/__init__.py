@@ -6,18 +6,19 @@
     train = batchify(c.ids("train"), batch_size=20)  # (N, 20) int64
     x, y = get_batch(train, 0, bptt=35)              # (35, 20) inputs and next-token targets
 
-One concept per file: tokenize.py, vocab.py, batching.py, dataset.py and sampler.py (torch's
-datasets and samplers), loader.py (DataLoader), text.py (plain-text corpora and splits),
-corpora.py (the named corpora). torch.utils.data's names are also at seqlab.utils.data. Tests: tests/test_data.py, tests/test_corpora.py.
+One concept per file: tokenize.py, vocab.py, batching.py, text.py (plain-text corpora and splits),
+corpora.py (the named corpora). torch's datasets, samplers and DataLoader are defined at torch's
+paths, seqlab.utils.data (dataset.py, sampler.py, dataloader.py), and re-exported here. Tests:
+tests/test_data.py, tests/test_corpora.py.
 """
 
 from . import corpora
 from .encode import EncodedCorpus, encode_corpus
 from .batching import BPTTBatches, PadCollate, batchify, get_batch, pad_collate, pad_sequence
-from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
-from .loader import DataLoader, default_collate, default_convert
-from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
-                      WeightedRandomSampler)
+from ..utils.data.dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from ..utils.data.dataloader import DataLoader, default_collate, default_convert
+from ..utils.data.sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
+                                  SubsetRandomSampler, WeightedRandomSampler)
 from .text import TextCorpus, read_corpus, train_valid_test_split
 from .tokenize import CharTokenizer, WordTokenizer
 from .vocab import SPECIALS, Vocab

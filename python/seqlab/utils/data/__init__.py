@@ -1,12 +1,13 @@
-"""seqlab.utils.data: torch.utils.data's import path for the datasets, samplers and DataLoader
-that live in seqlab.data (one implementation, two paths):
+"""seqlab.utils.data (torch.utils.data): the datasets (dataset.py), samplers (sampler.py), DataLoader
+(dataloader.py) and DistributedSampler (distributed.py), defined at torch's paths; seqlab.data
+re-exports them beside its corpora and vocabularies:
 
     from seqlab.utils.data import DataLoader, TensorDataset, random_split
 """
-from ...data.dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
-from ...data.loader import DataLoader, default_collate, default_convert
-from . import dataloader, distributed  # noqa: F401 (torch.utils.data.dataloader, .distributed)
-from ...data.sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .dataloader import DataLoader, default_collate, default_convert
+from . import distributed  # noqa: F401 (torch.utils.data.distributed)
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                              WeightedRandomSampler)
 
 __all__ = [

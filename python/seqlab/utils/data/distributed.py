@@ -7,7 +7,7 @@ import math
 
 from ... import distributed as dist
 from ..._tensor import randperm
-from ...data.sampler import Sampler
+from .sampler import Sampler
 from ...random import Generator
 
 __all__ = ["DistributedSampler"]
