@@ -220,14 +220,14 @@ def load(path, map_location=None, weights_only=True):
         return _assemble(arrays, metadata, bad)
     path = os.fspath(path)
     bad = _bad(path)
+    with open(path, "rb"):   # a missing file, a directory, no permission: Python's own OSError naming it
+        pass
     try:
         # pread: every tensor is read into memory it owns (a mapping would follow later writes)
         with safetensors.safe_open(path, framework="np", backend="pread") as f:
             arrays = {key: (f.get_slice(key).get_dtype(), lambda key=key: f.get_tensor(key)) for key in f.offset_keys()}
             return _assemble(arrays, f.metadata() or {}, bad)
     except safetensors.SafetensorError as e:
-        if not os.path.exists(path):
-            raise FileNotFoundError(2, "No such file or directory", path) from None
         with open(path, "rb") as f:
             data = f.read(8 + _MAX_HEADER)
             size = os.fstat(f.fileno()).st_size
@@ -320,11 +320,15 @@ def _verify(what, data, expected, bad):
 
 def _refusal(data, size, error):
     """Why the safetensors library refused a file of `size` bytes beginning with `data`, told in
-    the format's terms (the header's length, its JSON, a tensor's entry), then the library's words.
+    the format's terms (the header's length, its JSON, a tensor's entry), then in the library's.
     The library decides what is valid; this only names what it tripped on."""
-    library = str(error).split(": ", 1)[-1]
+    why = _explain(data, size)
+    return f"{why} (safetensors: {error})" if why else f"safetensors: {error}"
+
+
+def _explain(data, size):
     if size < 8:
-        return f"the file has {size} bytes, fewer than the 8-byte header length (truncated?) [{library}]"
+        return f"the file has {size} bytes, fewer than the 8-byte header length (truncated?)"
     (n,) = struct.unpack("<Q", data[:8])
     if n > size - 8 or n > _MAX_HEADER:
         hint = " (it looks like a zip file: torch.save's format, which seqlab does not read)" \
@@ -352,7 +356,7 @@ def _refusal(data, size, error):
         end = stop
     if end != data_len:
         return f"the tensors cover {end} bytes of data but the file holds {data_len}"
-    return library
+    return None
 
 
 def _entry_refusal(name, info, data_len):
