@@ -1,16 +1,13 @@
-"""Convolution layers as torch.nn's: Conv1d, Conv2d and their lazy forms LazyConv1d, LazyConv2d
-(in_channels taken from the first input, as lazy.py's LazyLinear). The same parameter names, shapes,
+"""torch.nn.modules.conv: Conv1d, Conv2d and their lazy forms LazyConv1d, LazyConv2d (in_channels
+taken from the first input, as linear.py's LazyLinear). The same parameter names, shapes,
 initialisation (kaiming_uniform_(a=sqrt(5)), bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))) and repr as
 torch's, so state dicts move both ways; the forward is one call of the C++ functional F.conv1d /
 F.conv2d (cpp/src/ops/conv.cpp), after F.pad for the padding modes other than 'zeros'. The C++
 twins (cpp/include/seqlab/nn/conv.hpp, padding with zeros) are checked by tests/test_nn_twins.py.
 Tests: tests/test_conv.py."""
-import math
-
 from ...autograd import no_grad
 from .. import functional as F
-from .. import init
-from .._helpers import _empty, _factory, _ntuple
+from .._helpers import _empty, _factory, _ntuple, _reset_kaiming_uniform
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
@@ -75,13 +72,8 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        # kaiming_uniform_(a=sqrt(5)) is U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in/groups * prod(kernel)
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        # U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias, fan_in = in/groups * prod(kernel)
+        _reset_kaiming_uniform(self.weight, self.bias)
 
     def _conv_forward(self, input, weight, bias):
         conv = F.conv1d if self._n == 1 else F.conv2d
@@ -127,7 +119,17 @@ class Conv2d(_ConvNd):
 
 class _LazyConvMixin(LazyModuleMixin):
     """in_channels from the first input's channel dim (dim 1, or dim 0 unbatched), as torch's
-    _LazyConvXdMixin; the parameters are then materialised in place and initialised."""
+    _LazyConvXdMixin; the parameters are then materialised in place and initialised. The
+    constructor is LazyConv1d's and LazyConv2d's: the convolution's without in_channels."""
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        dtype = _factory(device, dtype)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
 
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.in_channels != 0:
@@ -151,31 +153,14 @@ class _LazyConvMixin(LazyModuleMixin):
                                f"{type(self).__name__}, but got input of size: {list(input.shape)}")
         return input.shape[1] if input.dim() == batched else input.shape[0]
 
-    def _lazy_init(self, out_channels, bias, device, dtype):
-        dtype = _factory(device, dtype)
-        self.weight = UninitializedParameter(dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(dtype=dtype)
-
 
 class LazyConv1d(_LazyConvMixin, Conv1d):
     """A Conv1d whose in_channels is the first input's channel count."""
 
     cls_to_become = Conv1d
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
-
 
 class LazyConv2d(_LazyConvMixin, Conv2d):
     """A Conv2d whose in_channels is the first input's channel count (d2l's LeNet: nn.LazyConv2d(6, kernel_size=5))."""
 
     cls_to_become = Conv2d
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)

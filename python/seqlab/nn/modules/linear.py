@@ -9,7 +9,7 @@ from ... import _core
 from ...autograd import no_grad
 from .. import functional as F
 from .. import init
-from .._helpers import _empty, _factory
+from .._helpers import _empty, _factory, _reset_kaiming_uniform
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
@@ -48,11 +48,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _reset_kaiming_uniform(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)

@@ -172,19 +172,24 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     # -------------------------------------------------------------- registration
+    def _check_new_name(self, kind, name):
+        """torch's checks of the name given to register_buffer ('buffer') or register_parameter ('parameter')."""
+        registry = self.__dict__.get(f"_{kind}s")
+        if registry is None:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in registry:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_buffer(self, name, tensor, persistent=True):
         """Add a tensor that is state but not a parameter (BatchNorm's running_mean).
         Non-persistent buffers are left out of state_dict()."""
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("buffer", name)
         if tensor is not None and not _is_buffer(tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(seqlab Tensor or None required)")
@@ -196,16 +201,7 @@ class Module:
 
     def register_parameter(self, name, param):
         """Add a Parameter (or None, for an optional one such as a disabled bias)."""
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("parameter", name)
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):

@@ -52,8 +52,20 @@ class _TransformerLayer(Module):
     num_key_value_heads, grouped-query attention in the attention layers; head_dim, the attention
     heads' width when it is not d_model // nhead (T5's d_kv)."""
 
-    def _glu(self, d_model, dim_feedforward, bias, glu, kw):
+    def _feed_forward_and_norms(self, sublayers, d_model, dim_feedforward, dropout, activation, layer_norm_eps,
+                                norm_first, bias, rms_norm, glu, kw):
+        """The feed-forward (linear1, dropout, linear2; linear3 with glu) and a norm and a dropout per
+        sublayer (the encoder layer has 2, the decoder layer 3), registered in torch's order."""
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
         self.linear3 = Linear(d_model, dim_feedforward, bias=bias, **kw) if glu else None
+        self.norm_first = norm_first
+        for i in range(1, sublayers + 1):
+            setattr(self, f"norm{i}", _norm(d_model, layer_norm_eps, bias, rms_norm, kw))
+        for i in range(1, sublayers + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        self._set_activation(activation)
 
     def _set_activation(self, activation):
         if isinstance(activation, str):
@@ -83,16 +95,8 @@ class TransformerEncoderLayer(_TransformerLayer):
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             pos=pos, scale=scale, num_key_value_heads=num_key_value_heads,
                                             head_dim=head_dim, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self._glu(d_model, dim_feedforward, bias, glu, kw)
-        self.norm_first = norm_first
-        self.norm1 = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
-        self.norm2 = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self._set_activation(activation)
+        self._feed_forward_and_norms(2, d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
+                                     rms_norm, glu, kw)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False, cache=None):
         # cache: an AttentionCache for the self-attention (a causal decoder block; DESIGN.md "Generation")
@@ -120,18 +124,8 @@ class TransformerDecoderLayer(_TransformerLayer):
                                             pos=pos, **gqa)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
                                                  **gqa)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self._glu(d_model, dim_feedforward, bias, glu, kw)
-        self.norm_first = norm_first
-        self.norm1 = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
-        self.norm2 = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
-        self.norm3 = _norm(d_model, layer_norm_eps, bias, rms_norm, kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self._set_activation(activation)
+        self._feed_forward_and_norms(3, d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
+                                     rms_norm, glu, kw)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False, cache=None,
