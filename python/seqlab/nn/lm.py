@@ -21,6 +21,7 @@ from .modules.normalization import LayerNorm
 from .modules.rnn import GRU, LSTM, RNN
 from .modules.sparse import Embedding
 from .positional import _Absolute
+from ._twin_steps import RNNSeq2SeqSteps, TransformerSeq2SeqSteps
 from .utils.rnn import pack_padded_sequence, pad_packed_sequence
 from .modules.transformer import (TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
                           _norm)
@@ -237,7 +238,7 @@ class TransformerLM(Module, GenerationMixin, _FromPretrained):
                               tuple(attentions) if output_attentions else None)
 
 
-class TransformerSeq2Seq(Module, GenerationMixin, _FromPretrained):
+class TransformerSeq2Seq(TransformerSeq2SeqSteps, Module, GenerationMixin, _FromPretrained):
     """An encoder-decoder transformer over tokens (Vaswani et al. 2017): src_emb and tgt_emb
     (or one shared embedding with share_embeddings), an optional absolute positional module added
     to both, a TransformerEncoder and a TransformerDecoder of pre-LN layers (batch_first) with
@@ -309,15 +310,7 @@ class TransformerSeq2Seq(Module, GenerationMixin, _FromPretrained):
         P = 0 if cache is None else cache.get_seq_length()
         mask, is_causal = _self_attention_mask(tgt.shape[1], P)
         x = self.drop(_add_positions(self.tgt_emb(tgt), self.positional, P, "TransformerSeq2Seq"))
-        x = self.decoder(x, memory, tgt_mask=mask, tgt_is_causal=is_causal,
-                         memory_key_padding_mask=memory_key_padding_mask, cache=cache)
-        if self.scale_decoder_outputs:
-            x = x * self.d_model ** -0.5
-        return self.lm_head(x)
-
-    def forward(self, src, tgt, src_key_padding_mask=None):
-        memory = self.encode(src, src_key_padding_mask)
-        return self.decode(tgt, memory, memory_key_padding_mask=src_key_padding_mask)
+        return self._decode_embedded(x, memory, mask, is_causal, memory_key_padding_mask, cache)
 
 
 _RNN_MODES = {"RNN_TANH": RNN, "RNN_RELU": RNN, "LSTM": LSTM, "GRU": GRU}
@@ -393,7 +386,7 @@ def _run_left_padded(rnn, x, keep):
     return out.reshape(N * L, -1).index_select(0, _core.from_numpy(back.reshape(-1))).reshape(N, L, -1), hidden
 
 
-class RNNSeq2Seq(Module, GenerationMixin):
+class RNNSeq2Seq(RNNSeq2SeqSteps, Module, GenerationMixin):
     """An RNN encoder-decoder (Sutskever et al. 2014; Cho et al. 2014): the encoder's final state
     starts the decoder. encode(src) -> the encoder's final hidden state (the "memory");
     decode(tgt, memory, cache=None) -> logits (N, T, tgt_vocab); forward(src, tgt) (teacher
@@ -413,18 +406,3 @@ class RNNSeq2Seq(Module, GenerationMixin):
 
     def new_cache(self):
         return RNNState()
-
-    def encode(self, src, src_key_padding_mask=None):
-        if src_key_padding_mask is not None:
-            raise ValueError("RNNSeq2Seq: src_key_padding_mask is not supported; pack the source instead")
-        return self.encoder(self.src_emb(src))[1]
-
-    def decode(self, tgt, memory, cache=None, memory_key_padding_mask=None):
-        h0 = memory if cache is None or cache.hidden is None else cache.hidden
-        out, hidden = self.decoder(self.tgt_emb(tgt), h0)
-        if cache is not None:
-            cache.update(hidden, tgt.shape[1])
-        return self.out(out)
-
-    def forward(self, src, tgt):
-        return self.decode(tgt, self.encode(src))

@@ -4,7 +4,7 @@ seqlab.nn's torch-compatible layers, with no computation of its own beyond calli
 Tests: tests/test_masked_lm.py, tests/test_hub.py (DeBERTa-v2 against Hugging Face's)."""
 import copy
 
-from .._tensor import zeros_like
+from ._twin_steps import masked_lm_embeddings
 from .lm import _add_positions, _block_attention_weights, _FromPretrained, _tie
 from .modules.container import ModuleList
 from .modules.dropout import Dropout
@@ -84,13 +84,7 @@ class TransformerMaskedLM(Module, _FromPretrained):
     def embed(self, idx, token_type_ids=None):
         """The first block's input (N, L, d_model): the embeddings summed, projected and normalised."""
         x = _add_positions(self.tok_emb(idx), self.positional, 0, "TransformerMaskedLM")
-        if self.token_type_emb is not None:
-            x = x + self.token_type_emb(zeros_like(idx) if token_type_ids is None else token_type_ids)
-        if self.embed_proj is not None:
-            x = self.embed_proj(x)
-        if self.embedding_norm is not None:
-            x = self.embedding_norm(x)
-        return self.drop(x)
+        return masked_lm_embeddings(self, x, idx, token_type_ids)
 
     def forward(self, idx, attention_mask=None, token_type_ids=None, output_hidden_states=False,
                 output_attentions=False):

@@ -17,6 +17,7 @@ import copy
 import torch
 
 from .. import _core
+from ..nn._twin_steps import TransformerSeq2SeqSteps
 from .generation import GenerationMixin
 from .positional import _Absolute
 from .transformer import KVCache, TransformerEncoderLayer
@@ -141,7 +142,7 @@ def add_positions(positional, x, start):
     return x + positional(torch.arange(start, start + x.shape[1], device=x.device))
 
 
-class TransformerSeq2Seq(GenerationMixin, torch.nn.Module):
+class TransformerSeq2Seq(TransformerSeq2SeqSteps, GenerationMixin, torch.nn.Module):
     """seqlab.nn.TransformerSeq2Seq in torch: src_emb and tgt_emb (one module with shared
     embeddings), an absolute `positional` added to both, an encoder and a decoder of pre-LN twin
     layers (batch_first) with final norms, lm_head (tied to tgt_emb or not). encode(src,
@@ -172,12 +173,4 @@ class TransformerSeq2Seq(GenerationMixin, torch.nn.Module):
         # row i sees the keys j <= P + i; one new token sees every cached key
         mask = None if T == 1 else torch.ones(T, P + T, dtype=torch.bool, device=tgt.device).triu(P + 1)
         x = self.drop(add_positions(self.positional, self.tgt_emb(tgt), P))
-        x = self.decoder(x, memory, tgt_mask=mask, tgt_is_causal=T > 1, memory_key_padding_mask=memory_key_padding_mask,
-                         cache=cache)
-        if self.scale_decoder_outputs:
-            x = x * self.d_model ** -0.5
-        return self.lm_head(x)
-
-    def forward(self, src, tgt, src_key_padding_mask=None):
-        memory = self.encode(src, src_key_padding_mask)
-        return self.decode(tgt, memory, memory_key_padding_mask=src_key_padding_mask)
+        return self._decode_embedded(x, memory, mask, T > 1, memory_key_padding_mask, cache)

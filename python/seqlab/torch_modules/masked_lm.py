@@ -4,6 +4,7 @@ way unchanged; the layers are the twin TransformerEncoderLayers (any positional 
 disentangled attention included). Tests: tests/test_to_torch_encoder_decoder.py."""
 import torch
 
+from ..nn._twin_steps import masked_lm_embeddings
 from ..nn.masked_lm import MaskedLMOutput
 from .encoder_decoder import add_positions
 
@@ -29,13 +30,7 @@ class TransformerMaskedLM(torch.nn.Module):
 
     def embed(self, idx, token_type_ids=None):
         x = add_positions(self.positional, self.tok_emb(idx), 0)
-        if self.token_type_emb is not None:
-            x = x + self.token_type_emb(torch.zeros_like(idx) if token_type_ids is None else token_type_ids)
-        if self.embed_proj is not None:
-            x = self.embed_proj(x)
-        if self.embedding_norm is not None:
-            x = self.embedding_norm(x)
-        return self.drop(x)
+        return masked_lm_embeddings(self, x, idx, token_type_ids)
 
     def forward(self, idx, attention_mask=None, token_type_ids=None, output_hidden_states=False,
                 output_attentions=False):

@@ -13,6 +13,7 @@ import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from ..generation.utils import RNNState as _RNNState
+from ..nn._twin_steps import RNNSeq2SeqSteps
 from .generation import GenerationMixin, as_index
 
 __all__ = ["RNNLM", "RNNSeq2Seq", "RNNState"]
@@ -59,7 +60,7 @@ class RNNLM(GenerationMixin, torch.nn.Module):
         return self.decoder(self.drop(out))
 
 
-class RNNSeq2Seq(GenerationMixin, torch.nn.Module):
+class RNNSeq2Seq(RNNSeq2SeqSteps, GenerationMixin, torch.nn.Module):
     """An RNN encoder-decoder as seqlab's RNNSeq2Seq (Sutskever et al. 2014; Cho et al. 2014):
     src_emb -> encoder, whose final state (the memory: h, or (h, c) for an LSTM) starts the
     decoder over tgt_emb; out maps the decoder's outputs to the target vocabulary. Built from torch
@@ -80,21 +81,6 @@ class RNNSeq2Seq(GenerationMixin, torch.nn.Module):
 
     def new_cache(self):
         return RNNState()
-
-    def encode(self, src, src_key_padding_mask=None):
-        if src_key_padding_mask is not None:
-            raise ValueError("RNNSeq2Seq: src_key_padding_mask is not supported; pack the source instead")
-        return self.encoder(self.src_emb(src))[1]
-
-    def decode(self, tgt, memory, cache=None, memory_key_padding_mask=None):
-        h0 = memory if cache is None or cache.hidden is None else cache.hidden
-        out, hidden = self.decoder(self.tgt_emb(tgt), h0)
-        if cache is not None:
-            cache.update(hidden, tgt.shape[1])
-        return self.out(out)
-
-    def forward(self, src, tgt):
-        return self.decode(tgt, self.encode(src))
 
 
 def _run_left_padded(rnn, x, keep):

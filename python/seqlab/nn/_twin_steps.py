@@ -1,0 +1,55 @@
+"""The steps that seqlab's models (nn/lm.py, nn/masked_lm.py) and their torch twins
+(seqlab/torch_modules: recurrent.py, encoder_decoder.py, masked_lm.py) take alike. Each reads only
+its model's submodules and its tensors' methods, so one definition runs on seqlab and on torch
+tensors. A leaf: it imports neither seqlab nor torch. Tests: tests/test_to_torch*.py."""
+
+
+class RNNSeq2SeqSteps:
+    """An RNN encoder-decoder (Sutskever et al. 2014; Cho et al. 2014) over the submodules src_emb,
+    tgt_emb, encoder and decoder (recurrent, batch_first) and out: the encoder's final state (the
+    memory) starts the decoder; the cache (an RNNState) holds the decoder's running state."""
+
+    def encode(self, src, src_key_padding_mask=None):
+        if src_key_padding_mask is not None:
+            raise ValueError("RNNSeq2Seq: src_key_padding_mask is not supported; pack the source instead")
+        return self.encoder(self.src_emb(src))[1]
+
+    def decode(self, tgt, memory, cache=None, memory_key_padding_mask=None):
+        h0 = memory if cache is None or cache.hidden is None else cache.hidden
+        out, hidden = self.decoder(self.tgt_emb(tgt), h0)
+        if cache is not None:
+            cache.update(hidden, tgt.shape[1])
+        return self.out(out)
+
+    def forward(self, src, tgt):
+        return self.decode(tgt, self.encode(src))
+
+
+class TransformerSeq2SeqSteps:
+    """What a transformer encoder-decoder does after embedding the target (decoder, with the
+    outputs scaled by d_model^-1/2 when scale_decoder_outputs, as T5's tied head, then lm_head), and
+    forward(src, tgt) teacher-forced; the model gives encode() and decode()."""
+
+    def _decode_embedded(self, x, memory, mask, is_causal, memory_key_padding_mask, cache):
+        x = self.decoder(x, memory, tgt_mask=mask, tgt_is_causal=is_causal,
+                         memory_key_padding_mask=memory_key_padding_mask, cache=cache)
+        if self.scale_decoder_outputs:
+            x = x * self.d_model ** -0.5
+        return self.lm_head(x)
+
+    def forward(self, src, tgt, src_key_padding_mask=None):
+        memory = self.encode(src, src_key_padding_mask)
+        return self.decode(tgt, memory, memory_key_padding_mask=src_key_padding_mask)
+
+
+def masked_lm_embeddings(model, x, idx, token_type_ids):
+    """A masked LM's first block input from its token (and position) embeddings x (N, L, E): plus
+    the token-type embeddings (type 0 where token_type_ids is None), projected to d_model
+    (embed_proj), normalised (embedding_norm) and dropped out, each step where the model has it."""
+    if model.token_type_emb is not None:
+        x = x + model.token_type_emb(idx.new_zeros(idx.shape) if token_type_ids is None else token_type_ids)
+    if model.embed_proj is not None:
+        x = model.embed_proj(x)
+    if model.embedding_norm is not None:
+        x = model.embedding_norm(x)
+    return model.drop(x)
