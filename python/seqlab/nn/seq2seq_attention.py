@@ -9,10 +9,9 @@ import numbers
 
 from .. import _core
 from . import init
-from ._helpers import _empty, _factory
+from ._helpers import _factory
 from .modules.linear import Linear
 from .modules.module import Module
-from .parameter import Parameter
 
 __all__ = ["Seq2SeqAttention"]
 
@@ -82,10 +81,7 @@ class Seq2SeqAttention(Module):
         self.score = score
         self.hidden_size = hidden_size
         self.bias = bool(bias)
-        if score == "general":
-            self.W = Parameter(_empty((query_size, key_size), dtype))
-        else:
-            self.register_parameter("W", None)
+        self._new_parameter("W", (query_size, key_size), dtype, score == "general")
         if score == "additive":
             self.query_proj = Linear(query_size, hidden_size, bias=False, dtype=dtype)
             self.key_proj = Linear(key_size, hidden_size, bias=self.bias, dtype=dtype)

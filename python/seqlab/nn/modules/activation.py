@@ -388,10 +388,7 @@ class MultiheadAttention(Module):
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
-        if bias:
-            self.in_proj_bias = Parameter(_empty((inner + 2 * kv_dim,), dtype))
-        else:
-            self.register_parameter("in_proj_bias", None)
+        self._new_parameter("in_proj_bias", (inner + 2 * kv_dim,), dtype, bias)
         self.out_proj = NonDynamicallyQuantizableLinear(inner, embed_dim, bias=bias, dtype=dtype)
         if add_bias_kv:
             self.bias_k = Parameter(_empty((1, 1, embed_dim), dtype))

@@ -4,8 +4,8 @@ Tests: tests/test_nn_layers.py, tests/test_lazy.py."""
 from ... import _core
 from .. import functional as F
 from .. import init
-from .._helpers import _empty, _factory
-from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .._helpers import _factory
+from ..parameter import UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -30,15 +30,8 @@ class BatchNorm1d(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(_empty((num_features,), dtype))
-            if bias:
-                self.bias = Parameter(_empty((num_features,), dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        self._new_parameter("weight", (num_features,), dtype, affine)
+        self._new_parameter("bias", (num_features,), dtype, affine and bias)
         if track_running_stats:
             self.register_buffer("running_mean", _core._full([num_features], 0.0, dtype))
             self.register_buffer("running_var", _core._full([num_features], 1.0, dtype))

@@ -7,8 +7,8 @@ twins (cpp/include/seqlab/nn/conv.hpp, padding with zeros) are checked by tests/
 Tests: tests/test_conv.py."""
 from ...autograd import no_grad
 from .. import functional as F
-from .._helpers import _empty, _factory, _ntuple, _reset_kaiming_uniform
-from ..parameter import Parameter, UninitializedParameter
+from .._helpers import _factory, _ntuple, _reset_kaiming_uniform
+from ..parameter import UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -64,11 +64,8 @@ class _ConvNd(Module):
                     self._reversed_padding_repeated_twice[2 * i + 1] = total - total // 2
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in range(2)]
-        self.weight = Parameter(_empty((out_channels, in_channels // groups, *kernel_size), dtype))
-        if bias:
-            self.bias = Parameter(_empty((out_channels,), dtype))
-        else:
-            self.register_parameter("bias", None)
+        self._new_parameter("weight", (out_channels, in_channels // groups, *kernel_size), dtype)
+        self._new_parameter("bias", (out_channels,), dtype, bias)
         self.reset_parameters()
 
     def reset_parameters(self):

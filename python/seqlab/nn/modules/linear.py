@@ -9,8 +9,8 @@ from ... import _core
 from ...autograd import no_grad
 from .. import functional as F
 from .. import init
-from .._helpers import _empty, _factory, _reset_kaiming_uniform
-from ..parameter import Parameter, UninitializedParameter
+from .._helpers import _factory, _reset_kaiming_uniform
+from ..parameter import UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -40,11 +40,8 @@ class Linear(Module):
         dtype = _factory(device, dtype)
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(_empty((out_features, in_features), dtype))
-        if bias:
-            self.bias = Parameter(_empty((out_features,), dtype))
-        else:
-            self.register_parameter("bias", None)
+        self._new_parameter("weight", (out_features, in_features), dtype)
+        self._new_parameter("bias", (out_features,), dtype, bias)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -71,11 +68,8 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(_empty((out_features, in1_features, in2_features), dtype))
-        if bias:
-            self.bias = Parameter(_empty((out_features,), dtype))
-        else:
-            self.register_parameter("bias", None)
+        self._new_parameter("weight", (out_features, in1_features, in2_features), dtype)
+        self._new_parameter("bias", (out_features,), dtype, bias)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -25,6 +25,7 @@ from ... import _core
 from ..._core import Tensor
 from ..._tensor import float32, float64, tensor as _tensor
 from ...autograd import no_grad
+from .._helpers import _empty
 from ..parameter import Parameter
 
 __all__ = ["Module", "RemovableHandle"]
@@ -198,6 +199,11 @@ class Module:
             self._non_persistent_buffers_set.discard(name)
         else:
             self._non_persistent_buffers_set.add(name)
+
+    def _new_parameter(self, name, shape, dtype, present=True):
+        """Register `name` as a Parameter of `shape` whose values reset_parameters() sets, or as None
+        when not `present` (a disabled bias), as torch's layers register their optional parameters."""
+        self.register_parameter(name, Parameter(_empty(shape, dtype)) if present else None)
 
     def register_parameter(self, name, param):
         """Add a Parameter (or None, for an optional one such as a disabled bias)."""

@@ -4,8 +4,7 @@ tests/test_nn_layers.py."""
 from ... import _args, _core
 from .. import functional as F
 from .. import init
-from .._helpers import _empty, _factory
-from ..parameter import Parameter
+from .._helpers import _factory
 from .module import Module
 
 __all__ = ["LayerNorm", "RMSNorm"]
@@ -23,15 +22,8 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(_args.ints(normalized_shape, "LayerNorm", "normalized_shape"))
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_empty(self.normalized_shape, dtype))
-            if bias:
-                self.bias = Parameter(_empty(self.normalized_shape, dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        self._new_parameter("weight", self.normalized_shape, dtype, elementwise_affine)
+        self._new_parameter("bias", self.normalized_shape, dtype, elementwise_affine and bias)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -61,10 +53,7 @@ class RMSNorm(Module):
         self.normalized_shape = tuple(_args.ints(normalized_shape, "RMSNorm", "normalized_shape"))
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_empty(self.normalized_shape, dtype))
-        else:
-            self.register_parameter("weight", None)
+        self._new_parameter("weight", self.normalized_shape, dtype, elementwise_affine)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -185,14 +185,10 @@ class RNNCellBase(Module):
         self.input_size = _int(input_size, "input_size")
         self.hidden_size = _int(hidden_size, "hidden_size")
         self.bias = bool(bias)
-        self.weight_ih = Parameter(_empty((num_chunks * hidden_size, input_size), dtype))
-        self.weight_hh = Parameter(_empty((num_chunks * hidden_size, hidden_size), dtype))
-        if bias:
-            self.bias_ih = Parameter(_empty((num_chunks * hidden_size,), dtype))
-            self.bias_hh = Parameter(_empty((num_chunks * hidden_size,), dtype))
-        else:
-            self.register_parameter("bias_ih", None)
-            self.register_parameter("bias_hh", None)
+        self._new_parameter("weight_ih", (num_chunks * hidden_size, input_size), dtype)
+        self._new_parameter("weight_hh", (num_chunks * hidden_size, hidden_size), dtype)
+        self._new_parameter("bias_ih", (num_chunks * hidden_size,), dtype, bias)
+        self._new_parameter("bias_hh", (num_chunks * hidden_size,), dtype, bias)
         self.reset_parameters()
 
     def reset_parameters(self):
