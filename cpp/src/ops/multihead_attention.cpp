@@ -49,37 +49,27 @@ Tensor pad_key(const Tensor& mask) {
 // torch's _mha_shape_check: ranks of query, key, value and the masks. Returns whether batched.
 bool check_ranks(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& key_padding_mask,
                  const Tensor& attn_mask, int64_t num_heads) {
-  if (query.dim() == 3) {
-    SEQLAB_CHECK_ASSERT(key.dim() == 3 && value.dim() == 3, kName,
-                        "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found ", key.dim(),
-                        "-D and ", value.dim(), "-D tensors respectively");
-    SEQLAB_CHECK_ASSERT(!key_padding_mask.defined() || key_padding_mask.dim() == 2, kName,
-                        "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but found ",
-                        key_padding_mask.dim(), "-D tensor instead");
-    SEQLAB_CHECK_ASSERT(!attn_mask.defined() || attn_mask.dim() == 2 || attn_mask.dim() == 3, kName,
-                        "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found ",
-                        attn_mask.dim(), "-D tensor instead");
-    return true;
+  const bool batched = query.dim() == 3;
+  SEQLAB_CHECK_ASSERT(batched || query.dim() == 2, kName,
+                      "query should be unbatched 2D or batched 3D tensor but received ", query.dim(),
+                      "-D query tensor");
+  // The same rules for both, one rank apart: key and value as query, key_padding_mask one less.
+  const int64_t d = query.dim();
+  const char* kind = batched ? "For batched (3-D) `query`, " : "For unbatched (2-D) `query`, ";
+  SEQLAB_CHECK_ASSERT(key.dim() == d && value.dim() == d, kName, kind, "expected `key` and `value` to be ", d,
+                      "-D but found ", key.dim(), "-D and ", value.dim(), "-D tensors respectively");
+  SEQLAB_CHECK_ASSERT(!key_padding_mask.defined() || key_padding_mask.dim() == d - 1, kName, kind,
+                      "expected `key_padding_mask` to be `None` or ", d - 1, "-D but found ", key_padding_mask.dim(),
+                      "-D tensor instead");
+  SEQLAB_CHECK_ASSERT(!attn_mask.defined() || attn_mask.dim() == 2 || attn_mask.dim() == 3, kName, kind,
+                      "expected `attn_mask` to be `None`, 2-D or 3-D but found ", attn_mask.dim(),
+                      "-D tensor instead");
+  if (!batched && attn_mask.defined() && attn_mask.dim() == 3) {
+    const Shape expected = {num_heads, query.shape()[0], key.shape()[0]};
+    SEQLAB_CHECK_ASSERT(attn_mask.shape() == expected, kName, "Expected `attn_mask` shape to be ",
+                        size_tuple(expected), " but got ", shape_str(attn_mask.shape()));
   }
-  SEQLAB_CHECK_ASSERT(query.dim() == 2, kName, "query should be unbatched 2D or batched 3D tensor but received ",
-                      query.dim(), "-D query tensor");
-  SEQLAB_CHECK_ASSERT(key.dim() == 2 && value.dim() == 2, kName,
-                      "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found ", key.dim(),
-                      "-D and ", value.dim(), "-D tensors respectively");
-  SEQLAB_CHECK_ASSERT(!key_padding_mask.defined() || key_padding_mask.dim() == 1, kName,
-                      "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but found ",
-                      key_padding_mask.dim(), "-D tensor instead");
-  if (attn_mask.defined()) {
-    SEQLAB_CHECK_ASSERT(attn_mask.dim() == 2 || attn_mask.dim() == 3, kName,
-                        "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found ",
-                        attn_mask.dim(), "-D tensor instead");
-    if (attn_mask.dim() == 3) {
-      const Shape expected = {num_heads, query.shape()[0], key.shape()[0]};
-      SEQLAB_CHECK_ASSERT(attn_mask.shape() == expected, kName, "Expected `attn_mask` shape to be ",
-                          size_tuple(expected), " but got ", shape_str(attn_mask.shape()));
-    }
-  }
-  return false;
+  return batched;
 }
 
 // A float mask is added to scores of the query's dtype. torch's attention accepts float32 masks

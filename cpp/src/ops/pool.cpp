@@ -47,16 +47,22 @@ int64_t pool_out_size(int64_t I, int64_t k, int64_t p, int64_t s, int64_t d, boo
 }
 
 // The checks and sizes shared by the pooling ops (torch's pool2d_shape_check, in its words).
-PoolGeometry pool_geometry(const char* op, size_t nsp, const Tensor& input, const Shape& kernel_size_,
-                           const Shape& stride_, const Shape& padding_, const Shape& dilation_, bool ceil_mode) {
+// A pooling op's input: floating, (C, spatial...) or (N, C, spatial...) with every size but N's
+// non-zero; `expected` ends torch's "expected 2D or 3D ..." message, which differs between its ops.
+static void check_pool_input(const char* op, size_t nsp, const Tensor& input, const char* expected) {
   const int64_t dim = input.dim();
   bool ok = dim == int64_t(nsp) + 1 || dim == int64_t(nsp) + 2;
   for (int64_t k = dim == int64_t(nsp) + 2 ? 1 : 0; ok && k < dim; ++k) ok = input.shape()[k] > 0;
-  SEQLAB_CHECK(ok, op, ": expected ", nsp + 1, "D or ", nsp + 2,
-               "D (batch mode) tensor with optional 0 dim batch size for input, but got input of size ",
-               shape_str(input.shape()));
+  SEQLAB_CHECK(ok, op, ": expected ", nsp + 1, "D or ", nsp + 2, expected, shape_str(input.shape()));
   SEQLAB_CHECK_TYPE(is_floating(input.dtype()), "\"", op, "\" not implemented for '",
                     scalar_type_name(input.dtype()), "'");
+}
+
+PoolGeometry pool_geometry(const char* op, size_t nsp, const Tensor& input, const Shape& kernel_size_,
+                           const Shape& stride_, const Shape& padding_, const Shape& dilation_, bool ceil_mode) {
+  check_pool_input(op, nsp, input,
+                   "D (batch mode) tensor with optional 0 dim batch size for input, but got input of size ");
+  const int64_t dim = input.dim();
   const Shape kernel = expand_param(kernel_size_, nsp, op, "kernel_size");
   const Shape stride = stride_.empty() ? kernel : expand_param(stride_, nsp, op, "stride");
   const Shape padding = expand_param(padding_, nsp, op, "padding");
@@ -259,13 +265,8 @@ Tensor avg_pool(const char* op, size_t nsp, const Tensor& input, const Shape& ke
 
 Tensor adaptive_avg_pool(const char* op, size_t nsp, const Tensor& input, const Shape& output_size_) {
   const int64_t dim = input.dim();
-  bool ok = dim == int64_t(nsp) + 1 || dim == int64_t(nsp) + 2;
-  for (int64_t k = dim == int64_t(nsp) + 2 ? 1 : 0; ok && k < dim; ++k) ok = input.shape()[k] > 0;
-  SEQLAB_CHECK(ok, op, ": expected ", nsp + 1, "D or ", nsp + 2,
-               "D tensor with non-zero sizes for all dims but the batch dim, but got input of size ",
-               shape_str(input.shape()));
-  SEQLAB_CHECK_TYPE(is_floating(input.dtype()), "\"", op, "\" not implemented for '",
-                    scalar_type_name(input.dtype()), "'");
+  check_pool_input(op, nsp, input,
+                   "D tensor with non-zero sizes for all dims but the batch dim, but got input of size ");
   const Shape output_size = expand_param(output_size_, nsp, op, "output_size");
   for (int64_t o : output_size)
     SEQLAB_CHECK(o >= 0 && o <= kMaxPoolArg, op, ": elements of output_size must be between 0 and ", kMaxPoolArg,

@@ -28,24 +28,34 @@ Tensor layer_norm(const Tensor& x, const LayerNormParams& n) {
   return seqlab::layer_norm(x, n.normalized_shape, n.weight, n.bias, n.eps);
 }
 
-// FF(x) = W_2 dropout(act(W_1 x + b_1)) + b_2      (§3.3, before the block's own dropout)
+// FF(x) = W_2 dropout(act(W_1 x + b_1)) + b_2      (§3.3), then the sub-layer's own dropout
 // GLU variant (Shazeer 2020), when linear3 is given:
 //   FF(x) = W_2 dropout(act(W_1 x + b_1) ⊙ (W_3 x + b_3)) + b_2   (SwiGLU with act = SiLU: Llama's)
-Tensor feed_forward(const Tensor& x, const LinearParams& l1, const LinearParams& l2, const LinearParams& l3,
-                    const Activation& act, double p, bool training) {
-  Tensor h = linear(x, l1.weight, l1.bias);
-  h = act ? act(h) : relu(h);
-  if (l3.weight.defined()) h = h * linear(x, l3.weight, l3.bias);
-  return linear(dropout(h, p, training), l2.weight, l2.bias);
+// P: an encoder or a decoder layer's parameters (the same feed-forward fields).
+template <typename P>
+Tensor feed_forward(const Tensor& x, const P& p, double dropout_out, bool training) {
+  Tensor h = linear(x, p.linear1.weight, p.linear1.bias);
+  h = p.activation ? p.activation(h) : relu(h);
+  if (p.linear3.weight.defined()) h = h * linear(x, p.linear3.weight, p.linear3.bias);
+  return dropout(linear(dropout(h, p.dropout, training), p.linear2.weight, p.linear2.bias), dropout_out, training);
 }
 
-// Self- or cross-attention as the layers call it: the module's forward without weights.
+// Self- or cross-attention as the layers call it (the module's forward without weights), then the
+// sub-layer's dropout.
 Tensor attend(const Tensor& q, const Tensor& kv, const MultiheadAttentionParams& mha, bool training,
-              const Tensor& attn_mask, const Tensor& key_padding_mask, bool is_causal,
-              AttentionCache* cache) {
-  return multihead_attention_module_forward(q, kv, kv, mha, training, key_padding_mask, /*need_weights=*/false,
-                                            attn_mask, /*average_attn_weights=*/true, is_causal, cache)
-      .first;
+              const Tensor& attn_mask, const Tensor& key_padding_mask, bool is_causal, AttentionCache* cache,
+              double dropout_out) {
+  Tensor out = multihead_attention_module_forward(q, kv, kv, mha, training, key_padding_mask, /*need_weights=*/false,
+                                                  attn_mask, /*average_attn_weights=*/true, is_causal, cache)
+                   .first;
+  return dropout(out, dropout_out, training);
+}
+
+// One residual sub-layer around f: LN(x + f(x)) (post-LN, §3.1), or x + f(LN(x)) (pre-LN,
+// norm_first: Xiong et al. 2020).
+template <typename F>
+Tensor residual(const Tensor& x, const LayerNormParams& norm, bool norm_first, const F& f) {
+  return norm_first ? x + f(layer_norm(x, norm)) : layer_norm(x + f(x), norm);
 }
 
 }  // namespace
@@ -59,23 +69,10 @@ Activation transformer_activation(const std::string& name) {
 Tensor transformer_encoder_layer_forward(const Tensor& src, const TransformerEncoderLayerParams& p, bool training,
                                          const Tensor& src_mask, const Tensor& src_key_padding_mask, bool is_causal,
                                          AttentionCache* cache) {
-  auto sa = [&](const Tensor& x) {
-    return dropout(attend(x, x, p.self_attn, training, src_mask, src_key_padding_mask, is_causal, cache),
-                   p.dropout1, training);
-  };
-  auto ff = [&](const Tensor& x) {
-    return dropout(feed_forward(x, p.linear1, p.linear2, p.linear3, p.activation, p.dropout, training), p.dropout2,
-                   training);
-  };
-  Tensor x = src;
-  if (p.norm_first) {
-    x = x + sa(layer_norm(x, p.norm1));  // x + SA(LN1(x))
-    x = x + ff(layer_norm(x, p.norm2));  // x + FF(LN2(x))
-  } else {
-    x = layer_norm(x + sa(x), p.norm1);  // LN1(x + SA(x))
-    x = layer_norm(x + ff(x), p.norm2);  // LN2(x + FF(x))
-  }
-  return x;
+  const Tensor x = residual(src, p.norm1, p.norm_first, [&](const Tensor& h) {
+    return attend(h, h, p.self_attn, training, src_mask, src_key_padding_mask, is_causal, cache, p.dropout1);
+  });
+  return residual(x, p.norm2, p.norm_first, [&](const Tensor& h) { return feed_forward(h, p, p.dropout2, training); });
 }
 
 Tensor transformer_decoder_layer_forward(const Tensor& tgt, const Tensor& memory,
@@ -87,31 +84,15 @@ Tensor transformer_decoder_layer_forward(const Tensor& tgt, const Tensor& memory
                "(KVCache.self_attention), not the static cross-attention one");
   SEQLAB_CHECK(!memory_cache || memory_cache->is_static, "TransformerDecoderLayer: memory_cache must be a "
                "cross-attention cache (KVCache.cross_attention), which holds the memory's keys once");
-  auto sa = [&](const Tensor& x) {
-    return dropout(attend(x, x, p.self_attn, training, tgt_mask, tgt_key_padding_mask, tgt_is_causal, cache),
-                   p.dropout1, training);
-  };
+  Tensor x = residual(tgt, p.norm1, p.norm_first, [&](const Tensor& h) {
+    return attend(h, h, p.self_attn, training, tgt_mask, tgt_key_padding_mask, tgt_is_causal, cache, p.dropout1);
+  });
   // Cross-attention: queries from the decoder, keys and values from the encoder's output (§3.2.3).
-  auto ca = [&](const Tensor& x) {
-    return dropout(attend(x, memory, p.multihead_attn, training, memory_mask, memory_key_padding_mask,
-                          memory_is_causal, memory_cache),
-                   p.dropout2, training);
-  };
-  auto ff = [&](const Tensor& x) {
-    return dropout(feed_forward(x, p.linear1, p.linear2, p.linear3, p.activation, p.dropout, training), p.dropout3,
-                   training);
-  };
-  Tensor x = tgt;
-  if (p.norm_first) {
-    x = x + sa(layer_norm(x, p.norm1));
-    x = x + ca(layer_norm(x, p.norm2));
-    x = x + ff(layer_norm(x, p.norm3));
-  } else {
-    x = layer_norm(x + sa(x), p.norm1);
-    x = layer_norm(x + ca(x), p.norm2);
-    x = layer_norm(x + ff(x), p.norm3);
-  }
-  return x;
+  x = residual(x, p.norm2, p.norm_first, [&](const Tensor& h) {
+    return attend(h, memory, p.multihead_attn, training, memory_mask, memory_key_padding_mask, memory_is_causal,
+                  memory_cache, p.dropout2);
+  });
+  return residual(x, p.norm3, p.norm_first, [&](const Tensor& h) { return feed_forward(h, p, p.dropout3, training); });
 }
 
 Tensor generate_square_subsequent_mask(int64_t sz, Dtype dtype) {
