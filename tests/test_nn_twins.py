@@ -27,9 +27,26 @@ class Sub:
         return self.name + "(" + ", ".join(f"{k}={v}" for k, v in self.kwargs.items()) + ")"
 
 
-def resolve(kwargs, namespace, convert=lambda kw: kw):
-    return {k: getattr(namespace, v.name)(**resolve(v.kwargs, namespace, convert)) if isinstance(v, Sub)
-            else v for k, v in convert(kwargs).items()}
+def resolve(kwargs, build, convert=lambda kw: kw):
+    """The arguments with each Sub built by build(name, kwargs)."""
+    return {k: build(v.name, resolve(v.kwargs, build, convert)) if isinstance(v, Sub) else v
+            for k, v in convert(kwargs).items()}
+
+
+def build_python(name, kwargs):
+    return getattr(nn, name)(**kwargs)
+
+
+def build_cpp(name, kwargs):
+    """The C++ twin built as a C++ user builds it, through its options struct (cpp_nn.<name>Options,
+    the fields named as the Python constructor's keywords), when it has one."""
+    options_class = getattr(cpp_nn, name + "Options", None)
+    if options_class is None:
+        return getattr(cpp_nn, name)(**kwargs)
+    options = options_class()
+    for field, value in kwargs.items():
+        setattr(options, field, value)
+    return getattr(cpp_nn, name)(options)
 
 
 E = 8  # the attention layers' embedding size
@@ -107,7 +124,14 @@ TWINS = [
     ("MultiheadAttention", dict(embed_dim=E, num_heads=4, dropout=0.5, bias=False, add_bias_kv=True,
                                 add_zero_attn=True, kdim=3, vdim=5, batch_first=True, dtype=seqlab.float64),
      [(3, 5, E), (3, 4, 3), (3, 4, 5)]),
+    ("MultiheadAttention", dict(embed_dim=E, num_heads=4, num_key_value_heads=2, kdim=3, vdim=5),
+     [(5, 3, E), (4, 3, 3), (4, 3, 5)]),
+    ("MultiheadAttention", dict(embed_dim=E, num_heads=2, head_dim=3, batch_first=True), [(3, 5, E)] * 3),
     ("TransformerEncoderLayer", ENCODER_LAYER, [(5, 3, E)]),
+    ("TransformerEncoderLayer", dict(ENCODER_LAYER, nhead=4, num_key_value_heads=1, rms_norm=True, glu=True,
+                                     activation="gelu", norm_first=True), [(5, 3, E)]),
+    ("TransformerDecoderLayer", dict(ENCODER_LAYER, head_dim=2, rms_norm=True, glu=True, bias=False,
+                                     dtype=seqlab.float64), [(5, 3, E), (4, 3, E)]),
     ("TransformerEncoderLayer", dict(ENCODER_LAYER, dropout=0.3, activation="gelu", layer_norm_eps=1e-3,
                                      batch_first=True, norm_first=True, bias=False, dtype=seqlab.float64),
      [(3, 5, E)]),
@@ -137,6 +161,9 @@ TWINS = [
 # Layers torch.nn does not have: their names follow the papers (DESIGN.md, principle 3), and their
 # names, shapes and reprs are checked against the papers' mapping in the test named here.
 NOT_IN_TORCH = {"Seq2SeqAttention": "tests/test_seq2seq_attention.py"}
+# seqlab's options of torch's layers (the Llama family's): a case with one is compared between the
+# twins only.
+SEQLAB_OPTIONS = {"num_key_value_heads", "head_dim", "rms_norm", "glu"}
 
 
 def ids(case):
@@ -147,11 +174,11 @@ def ids(case):
 def build_both(name, kwargs, seed=0):
     """The layer built by seqlab.nn and by cpp_nn, which must warn alike (torch's warnings)."""
     built, warned = [], []
-    for namespace in (nn, cpp_nn):
+    for build in (build_python, build_cpp):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             seqlab.manual_seed(seed)
-            built.append(getattr(namespace, name)(**resolve(kwargs, namespace)))
+            built.append(build(name, resolve(kwargs, build)))
         warned.append([str(w.message) for w in caught])
     assert warned[0] == warned[1], "the twins warn differently"
     return built
@@ -165,12 +192,13 @@ def torch_dtypes(kwargs):
 
 
 def torch_twin(name, kwargs):
-    """torch.nn's layer, or None for a layer torch does not have (NOT_IN_TORCH)."""
-    if name in NOT_IN_TORCH:
+    """torch.nn's layer, or None for a layer torch does not have (NOT_IN_TORCH) or built with
+    seqlab's own options (SEQLAB_OPTIONS)."""
+    if name in NOT_IN_TORCH or SEQLAB_OPTIONS & set(kwargs):
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's nested-tensor warning: checked against seqlab's in test_transformer
-        return getattr(torch.nn, name)(**resolve(kwargs, torch.nn, torch_dtypes))
+        return getattr(torch.nn, name)(**resolve(kwargs, lambda n, kw: getattr(torch.nn, n)(**kw), torch_dtypes))
 
 
 def inputs(shapes, dtype, seed=1):

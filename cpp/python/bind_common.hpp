@@ -124,6 +124,132 @@ class Record {
   std::vector<std::string> names_;
 };
 
+std::string type_name(const py::handle& o);  // "str", "NoneType", "Tensor": torch's spelling (defined below)
+
+// A C++ module's options struct (nn::LSTMOptions, nn::MultiheadAttentionOptions, ...: SEQLAB_ARG
+// fields, seqlab/arg.hpp) bound field by field, each field written once: a read-write property
+// per field under the Python keyword's name, a no-argument constructor that also takes the
+// fields as keywords (required fields read 0 until set), `fields`, the names in order, and a
+// repr. module_init() gives the module's Python constructor its twin's arguments from the same
+// list: Module(options), or Module(*args, **kwargs), positional in the fields' order.
+//   ModuleOptions<nn::ELUOptions>(c, "ELUOptions").arg("alpha", &O::alpha, &O::alpha).arg(...);
+template <typename C>
+class ModuleOptions {
+ public:
+  // make: the options before any field is set (a struct whose constructor takes the required fields).
+  ModuleOptions(py::module_& m, const char* name, std::function<C()> make = [] { return C(); })
+      : cls_(m, name), setters_(std::make_shared<Setters>()), make_(std::move(make)) {
+    auto setters = setters_;
+    auto make_options = make_;
+    cls_.def(py::init([setters, make_options](const py::kwargs& kwargs) {
+      const auto name = py::cast<std::string>(py::type::of<C>().attr("__name__"));
+      return build(*setters, make_options, name, py::tuple(), kwargs);
+    }));
+    cls_.def("__repr__", [](py::object self) {
+      py::list parts;
+      for (py::handle key : self.attr("fields")) parts.append(py::str("{}={!r}").format(key, self.attr(key)));
+      return py::str("{}({})").format(py::type::of(self).attr("__name__"), py::str(", ").attr("join")(parts));
+    });
+  }
+
+  // arg("dropout", &O::dropout, &O::dropout): a SEQLAB_ARG field's getter and setter.
+  template <typename T>
+  ModuleOptions& arg(const char* name, const T& (C::*get)() const, C& (C::*set)(T)) {
+    return arg(name, [get](const C& c) { return (c.*get)(); }, [set](C& c, T v) { (c.*set)(std::move(v)); });
+  }
+  // A field whose Python value needs converting (an activation, a shape): get(const C&) -> the
+  // Python value, set(C&, V) with V what pybind11 converts the value to (py::handle for any).
+  template <typename Get, typename Set>
+  ModuleOptions& arg(const char* name, Get get, Set set) {
+    cls_.def_property(name, get, set);
+    names_.push_back(name);
+    (*setters_)[name] = {names_.size() - 1, [set](C& c, py::handle v) { set(c, cast_value<Set>(v)); }};
+    cls_.attr("fields") = py::tuple(py::cast(names_));
+    return *this;
+  }
+
+  // The constructors of module M: M(options) and M(*args, **kwargs) with these fields, named in
+  // errors as `module`.
+  // `made` runs on each new module (a warning torch's constructor gives).
+  template <typename M, typename Cls>
+  void module_init(Cls& cls, const char* module, std::function<void(const M&)> made = nullptr) const {
+    cls.def(py::init([made](const C& options) {
+      auto m = std::make_shared<M>(options);
+      if (made) made(*m);
+      return m;
+    }), py::arg("options"));
+    auto setters = setters_;
+    auto make = make_;
+    std::string name = module;
+    cls.def(py::init([setters, make, name, made](const py::args& args, const py::kwargs& kwargs) {
+      auto m = std::make_shared<M>(build(*setters, make, name, args, kwargs));
+      if (made) made(*m);
+      return m;
+    }));
+    cls.def_readonly("options", &M::options);
+  }
+
+  py::class_<C>& cls() { return cls_; }
+
+ private:
+  struct Setter {
+    size_t position;
+    std::function<void(C&, py::handle)> set;
+  };
+  using Setters = std::map<std::string, Setter>;
+
+  // The setter's second parameter type, for a value of any Python type.
+  template <typename Set>
+  static auto cast_value(py::handle v) {
+    using V = std::decay_t<typename second_arg<decltype(&Set::operator())>::type>;
+    if constexpr (std::is_same_v<V, py::handle>) {
+      return v;
+    } else {
+      return v.cast<V>();
+    }
+  }
+  template <typename F>
+  struct second_arg;
+  template <typename L, typename R, typename A, typename B>
+  struct second_arg<R (L::*)(A, B) const> {
+    using type = B;
+  };
+
+  // Options from Python arguments: positional ones in the fields' order, then keywords; torch's
+  // TypeError for an unknown keyword, a repeated one, a value of the wrong type or too many.
+  static C build(const Setters& setters, const std::function<C()>& make, const std::string& fn, const py::tuple& args,
+                 const py::kwargs& kwargs) {
+    C c = make();
+    std::vector<std::string> order(setters.size());
+    for (const auto& [name, s] : setters) order[s.position] = name;
+    if (args.size() > order.size())
+      throw py::type_error(str_cat(fn, "() takes ", order.size(), " arguments but ", args.size(), " were given"));
+    auto set = [&](const std::string& name, py::handle v) {
+      try {
+        setters.at(name).set(c, v);
+      } catch (const py::cast_error&) {
+        throw py::type_error(str_cat(fn, "(): argument '", name, "' got ", type_name(v), ", which it cannot take"));
+      }
+    };
+    for (size_t i = 0; i < args.size(); ++i) set(order[i], args[i]);
+    for (auto [key, value] : kwargs) {
+      const std::string name = py::cast<std::string>(key);
+      const auto it = setters.find(name);
+      if (it == setters.end())
+        throw py::type_error(str_cat(fn, "() got an unexpected keyword argument '", name, "'"));
+      if (it->second.position < args.size())
+        throw py::type_error(str_cat(fn, "() got multiple values for argument '", name, "'"));
+      set(name, value);
+    }
+    return c;
+  }
+
+  py::class_<C> cls_;
+  std::shared_ptr<Setters> setters_;
+  std::function<C()> make_;
+  std::vector<std::string> names_;
+};
+
 // A Python number or tensor as an operand next to `like` (PyTorch's wrapped-number rule).
 // Returns an undefined Tensor when `o` is neither (operators then return NotImplemented).
 Tensor operand(const py::handle& o, const Tensor& like);

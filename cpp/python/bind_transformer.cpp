@@ -78,10 +78,65 @@ template <typename M, typename Base = nn::Module>
 using Class = py::class_<M, Base, std::shared_ptr<M>>;
 
 void warn_encoder_nested(const nn::TransformerEncoder& enc) {
-  if (!enc.enable_nested_tensor || enc.why_not_sparsity_fast_path.empty()) return;
+  if (!enc.options.enable_nested_tensor() || enc.why_not_sparsity_fast_path.empty()) return;
   const std::string msg = "enable_nested_tensor is True, but self.use_nested_tensor is False because " +
                           enc.why_not_sparsity_fast_path;
   if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw py::error_already_set();
+}
+
+// A module's forward bound twice, as forward and as __call__ (the C++ twins have no hooks).
+template <typename Cls, typename F, typename... Extra>
+void def_forward(Cls& cls, F&& f, const Extra&... extra) {
+  cls.def("forward", f, extra...);
+  cls.def("__call__", std::forward<F>(f), extra...);
+}
+
+// The activation option: "relu", "gelu" or a callable; read back as the name, or the callable.
+template <class O>
+void activation_option(ModuleOptions<O>& options, const char* layer) {
+  options.arg(
+      "activation",
+      [](const O& o) -> py::object {
+        const nn::TransformerActivation& a = o.activation();
+        if (!a.name.empty()) return py::str(a.name);
+        return a.fn ? py::object(py::cpp_function(a.fn)) : py::object(py::none());
+      },
+      [layer](O& o, py::handle a) {
+        if (py::isinstance<py::str>(a)) {
+          o.activation(nn::TransformerActivation(a.cast<std::string>()));
+        } else {
+          o.activation(nn::TransformerActivation(activation_arg(a, layer)));
+        }
+      });
+}
+
+// The fields after the activation that the layers' options and TransformerOptions share.
+template <class O>
+ModuleOptions<O>& norm_and_layout_args(ModuleOptions<O>& options) {
+  return options.arg("layer_norm_eps", &O::layer_norm_eps, &O::layer_norm_eps)
+      .arg("batch_first", &O::batch_first, &O::batch_first)
+      .arg("norm_first", &O::norm_first, &O::norm_first)
+      .arg("bias", &O::bias, &O::bias)
+      .arg("dtype", &O::dtype, &O::dtype);
+}
+
+// TransformerLayerOptions, also named TransformerEncoderLayerOptions and TransformerDecoderLayerOptions.
+ModuleOptions<nn::TransformerLayerOptions> transformer_layer_options(py::module_& c) {
+  using O = nn::TransformerLayerOptions;
+  ModuleOptions<O> options(c, "TransformerLayerOptions", [] { return O(0, 0); });
+  options.arg("d_model", &O::d_model, &O::d_model)
+      .arg("nhead", &O::nhead, &O::nhead)
+      .arg("dim_feedforward", &O::dim_feedforward, &O::dim_feedforward)
+      .arg("dropout", &O::dropout, &O::dropout);
+  activation_option(options, "TransformerLayerOptions");
+  norm_and_layout_args(options)
+      .arg("num_key_value_heads", &O::num_key_value_heads, &O::num_key_value_heads)
+      .arg("rms_norm", &O::rms_norm, &O::rms_norm)
+      .arg("glu", &O::glu, &O::glu)
+      .arg("head_dim", &O::head_dim, &O::head_dim);
+  c.attr("TransformerEncoderLayerOptions") = options.cls();
+  c.attr("TransformerDecoderLayerOptions") = options.cls();
+  return options;
 }
 
 }  // namespace
@@ -296,44 +351,39 @@ void bind_transformer(py::module_& m) {
     });
     return pair_result(r);
   };
-  Class<nn::MultiheadAttention>(c, "MultiheadAttention")
-      .def(py::init<int64_t, int64_t, double, bool, bool, bool, std::optional<int64_t>, std::optional<int64_t>, bool,
-                    Dtype>(),
-           py::arg("embed_dim"), py::arg("num_heads"), py::arg("dropout") = 0.0, py::arg("bias") = true,
-           py::arg("add_bias_kv") = false, py::arg("add_zero_attn") = false, py::arg("kdim") = py::none(),
-           py::arg("vdim") = py::none(), py::arg("batch_first") = false, py::kw_only(),
-           py::arg("dtype") = Dtype::Float32)
-      .def("forward", mha_forward, py::arg("query"), py::arg("key"), py::arg("value"),
-           py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true, py::arg("attn_mask") = py::none(),
-           py::arg("average_attn_weights") = true, py::arg("is_causal") = false, py::arg("cache") = py::none())
-      .def("__call__", mha_forward, py::arg("query"), py::arg("key"), py::arg("value"),
-           py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true, py::arg("attn_mask") = py::none(),
-           py::arg("average_attn_weights") = true, py::arg("is_causal") = false, py::arg("cache") = py::none());
+  using MHAO = nn::MultiheadAttentionOptions;
+  Class<nn::MultiheadAttention> mha(c, "MultiheadAttention");
+  ModuleOptions<MHAO>(c, "MultiheadAttentionOptions", [] { return MHAO(0, 0); })
+      .arg("embed_dim", &MHAO::embed_dim, &MHAO::embed_dim)
+      .arg("num_heads", &MHAO::num_heads, &MHAO::num_heads)
+      .arg("dropout", &MHAO::dropout, &MHAO::dropout)
+      .arg("bias", &MHAO::bias, &MHAO::bias)
+      .arg("add_bias_kv", &MHAO::add_bias_kv, &MHAO::add_bias_kv)
+      .arg("add_zero_attn", &MHAO::add_zero_attn, &MHAO::add_zero_attn)
+      .arg("kdim", &MHAO::kdim, &MHAO::kdim)
+      .arg("vdim", &MHAO::vdim, &MHAO::vdim)
+      .arg("batch_first", &MHAO::batch_first, &MHAO::batch_first)
+      .arg("dtype", &MHAO::dtype, &MHAO::dtype)
+      .arg("num_key_value_heads", &MHAO::num_key_value_heads, &MHAO::num_key_value_heads)
+      .arg("head_dim", &MHAO::head_dim, &MHAO::head_dim)
+      .module_init<nn::MultiheadAttention>(mha, "MultiheadAttention");
+  def_forward(mha, mha_forward, py::arg("query"), py::arg("key"), py::arg("value"),
+              py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true,
+              py::arg("attn_mask") = py::none(), py::arg("average_attn_weights") = true,
+              py::arg("is_causal") = false, py::arg("cache") = py::none());
 
-  auto activation = [](py::handle a, const char* layer) -> nn::TransformerActivation {
-    if (py::isinstance<py::str>(a)) return {a.cast<std::string>()};
-    return {activation_arg(a, layer)};
-  };
   auto encoder_layer_forward = [](nn::TransformerEncoderLayer& mod, const Tensor& src, OptTensor src_mask,
                                   OptTensor src_key_padding_mask, bool is_causal, AttentionCache* cache) {
     warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask");
     return released([&] { return mod.forward(src, opt(src_mask), opt(src_key_padding_mask), is_causal, cache); });
   };
-  Class<nn::TransformerEncoderLayer>(c, "TransformerEncoderLayer")
-      .def(py::init([activation](int64_t d_model, int64_t nhead, int64_t dim_feedforward, double dropout,
-                                 py::handle act, double eps, bool batch_first, bool norm_first, bool bias,
-                                 Dtype dtype) {
-             return std::make_shared<nn::TransformerEncoderLayer>(d_model, nhead, dim_feedforward, dropout,
-                                                                  activation(act, "TransformerEncoderLayer"), eps,
-                                                                  batch_first, norm_first, bias, dtype);
-           }),
-           py::arg("d_model"), py::arg("nhead"), py::arg("dim_feedforward") = 2048, py::arg("dropout") = 0.1,
-           py::arg("activation") = "relu", py::arg("layer_norm_eps") = 1e-5, py::arg("batch_first") = false,
-           py::arg("norm_first") = false, py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
-      .def("forward", encoder_layer_forward, py::arg("src"), py::arg("src_mask") = py::none(),
-           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false, py::arg("cache") = py::none())
-      .def("__call__", encoder_layer_forward, py::arg("src"), py::arg("src_mask") = py::none(),
-           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false, py::arg("cache") = py::none());
+  // One struct under torch's two names (TransformerEncoderLayerOptions, TransformerDecoderLayerOptions).
+  auto layer_options = transformer_layer_options(c);
+  Class<nn::TransformerEncoderLayer> encoder_layer(c, "TransformerEncoderLayer");
+  layer_options.module_init<nn::TransformerEncoderLayer>(encoder_layer, "TransformerEncoderLayer");
+  def_forward(encoder_layer, encoder_layer_forward, py::arg("src"), py::arg("src_mask") = py::none(),
+              py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false,
+              py::arg("cache") = py::none());
 
   auto decoder_layer_forward = [](nn::TransformerDecoderLayer& mod, const Tensor& tgt, const Tensor& memory,
                                   OptTensor tgt_mask, OptTensor memory_mask, OptTensor tgt_key_padding_mask,
@@ -346,47 +396,32 @@ void bind_transformer(py::module_& m) {
                          opt(memory_key_padding_mask), tgt_is_causal, memory_is_causal, cache, memory_cache);
     });
   };
-  Class<nn::TransformerDecoderLayer>(c, "TransformerDecoderLayer")
-      .def(py::init([activation](int64_t d_model, int64_t nhead, int64_t dim_feedforward, double dropout,
-                                 py::handle act, double eps, bool batch_first, bool norm_first, bool bias,
-                                 Dtype dtype) {
-             return std::make_shared<nn::TransformerDecoderLayer>(d_model, nhead, dim_feedforward, dropout,
-                                                                  activation(act, "TransformerDecoderLayer"), eps,
-                                                                  batch_first, norm_first, bias, dtype);
-           }),
-           py::arg("d_model"), py::arg("nhead"), py::arg("dim_feedforward") = 2048, py::arg("dropout") = 0.1,
-           py::arg("activation") = "relu", py::arg("layer_norm_eps") = 1e-5, py::arg("batch_first") = false,
-           py::arg("norm_first") = false, py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
-      .def("forward", decoder_layer_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
-           py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
-           py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = false,
-           py::arg("memory_is_causal") = false, py::arg("cache") = py::none(), py::arg("memory_cache") = py::none())
-      .def("__call__", decoder_layer_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
-           py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
-           py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = false,
-           py::arg("memory_is_causal") = false, py::arg("cache") = py::none(), py::arg("memory_cache") = py::none());
+  Class<nn::TransformerDecoderLayer> decoder_layer(c, "TransformerDecoderLayer");
+  layer_options.module_init<nn::TransformerDecoderLayer>(decoder_layer, "TransformerDecoderLayer");
+  def_forward(decoder_layer, decoder_layer_forward, py::arg("tgt"), py::arg("memory"),
+              py::arg("tgt_mask") = py::none(), py::arg("memory_mask") = py::none(),
+              py::arg("tgt_key_padding_mask") = py::none(), py::arg("memory_key_padding_mask") = py::none(),
+              py::arg("tgt_is_causal") = false, py::arg("memory_is_causal") = false, py::arg("cache") = py::none(),
+              py::arg("memory_cache") = py::none());
 
   auto encoder_forward = [](nn::TransformerEncoder& mod, const Tensor& src, OptTensor mask,
                             OptTensor src_key_padding_mask, std::optional<bool> is_causal, KVCache* cache) {
     warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", mask, "mask");
     return released([&] { return mod.forward(src, opt(mask), opt(src_key_padding_mask), is_causal, cache); });
   };
-  Class<nn::TransformerEncoder>(c, "TransformerEncoder")
-      .def(py::init([](const nn::TransformerEncoderLayer& layer, int64_t num_layers,
-                       std::shared_ptr<nn::UnaryModule> norm, bool enable_nested_tensor, bool mask_check) {
-             auto enc = std::make_shared<nn::TransformerEncoder>(layer, num_layers, norm, enable_nested_tensor,
-                                                                 mask_check);
-             warn_encoder_nested(*enc);
-             return enc;
-           }),
-           py::arg("encoder_layer"), py::arg("num_layers"), py::arg("norm") = py::none(),
-           py::arg("enable_nested_tensor") = true, py::arg("mask_check") = true)
-      .def_readonly("use_nested_tensor", &nn::TransformerEncoder::use_nested_tensor)
-      .def("forward", encoder_forward, py::arg("src"), py::arg("mask") = py::none(),
-           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = py::none(), py::arg("cache") = py::none())
-      .def("__call__", encoder_forward, py::arg("src"), py::arg("mask") = py::none(),
-           py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = py::none(),
-           py::arg("cache") = py::none());
+  using TEO = nn::TransformerEncoderOptions;
+  Class<nn::TransformerEncoder> encoder(c, "TransformerEncoder");
+  ModuleOptions<TEO>(c, "TransformerEncoderOptions", [] { return TEO(nullptr, 0); })
+      .arg("encoder_layer", &TEO::encoder_layer, &TEO::encoder_layer)
+      .arg("num_layers", &TEO::num_layers, &TEO::num_layers)
+      .arg("norm", &TEO::norm, &TEO::norm)
+      .arg("enable_nested_tensor", &TEO::enable_nested_tensor, &TEO::enable_nested_tensor)
+      .arg("mask_check", &TEO::mask_check, &TEO::mask_check)
+      .module_init<nn::TransformerEncoder>(encoder, "TransformerEncoder", warn_encoder_nested);
+  encoder.def_readonly("use_nested_tensor", &nn::TransformerEncoder::use_nested_tensor);
+  def_forward(encoder, encoder_forward, py::arg("src"), py::arg("mask") = py::none(),
+              py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = py::none(),
+              py::arg("cache") = py::none());
 
   auto decoder_forward = [](nn::TransformerDecoder& mod, const Tensor& tgt, const Tensor& memory, OptTensor tgt_mask,
                             OptTensor memory_mask, OptTensor tgt_key_padding_mask, OptTensor memory_key_padding_mask,
@@ -398,17 +433,17 @@ void bind_transformer(py::module_& m) {
                          opt(memory_key_padding_mask), tgt_is_causal, memory_is_causal, cache);
     });
   };
-  Class<nn::TransformerDecoder>(c, "TransformerDecoder")
-      .def(py::init<const nn::TransformerDecoderLayer&, int64_t, std::shared_ptr<nn::UnaryModule>>(),
-           py::arg("decoder_layer"), py::arg("num_layers"), py::arg("norm") = py::none())
-      .def("forward", decoder_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
-           py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
-           py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = py::none(),
-           py::arg("memory_is_causal") = false, py::arg("cache") = py::none())
-      .def("__call__", decoder_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
-           py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
-           py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = py::none(),
-           py::arg("memory_is_causal") = false, py::arg("cache") = py::none());
+  using TDO = nn::TransformerDecoderOptions;
+  Class<nn::TransformerDecoder> decoder(c, "TransformerDecoder");
+  ModuleOptions<TDO>(c, "TransformerDecoderOptions", [] { return TDO(nullptr, 0); })
+      .arg("decoder_layer", &TDO::decoder_layer, &TDO::decoder_layer)
+      .arg("num_layers", &TDO::num_layers, &TDO::num_layers)
+      .arg("norm", &TDO::norm, &TDO::norm)
+      .module_init<nn::TransformerDecoder>(decoder, "TransformerDecoder");
+  def_forward(decoder, decoder_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
+              py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
+              py::arg("memory_key_padding_mask") = py::none(), py::arg("tgt_is_causal") = py::none(),
+              py::arg("memory_is_causal") = false, py::arg("cache") = py::none());
 
   auto transformer_forward = [](nn::Transformer& mod, const Tensor& src, const Tensor& tgt, OptTensor src_mask,
                                 OptTensor tgt_mask, OptTensor memory_mask, OptTensor src_key_padding_mask,
@@ -424,36 +459,29 @@ void bind_transformer(py::module_& m) {
                          memory_is_causal);
     });
   };
-  Class<nn::Transformer>(c, "Transformer")
-      .def(py::init([activation](int64_t d_model, int64_t nhead, int64_t num_encoder_layers,
-                                 int64_t num_decoder_layers, int64_t dim_feedforward, double dropout, py::handle act,
-                                 std::shared_ptr<nn::TransformerEncoder> custom_encoder,
-                                 std::shared_ptr<nn::TransformerDecoder> custom_decoder, double eps, bool batch_first,
-                                 bool norm_first, bool bias, Dtype dtype) {
-             auto t = std::make_shared<nn::Transformer>(d_model, nhead, num_encoder_layers, num_decoder_layers,
-                                                        dim_feedforward, dropout, activation(act, "Transformer"),
-                                                        custom_encoder, custom_decoder, eps, batch_first, norm_first,
-                                                        bias, dtype);
-             if (!custom_encoder) warn_encoder_nested(*t->encoder);
-             return t;
-           }),
-           py::arg("d_model") = 512, py::arg("nhead") = 8, py::arg("num_encoder_layers") = 6,
-           py::arg("num_decoder_layers") = 6, py::arg("dim_feedforward") = 2048, py::arg("dropout") = 0.1,
-           py::arg("activation") = "relu", py::arg("custom_encoder") = py::none(),
-           py::arg("custom_decoder") = py::none(), py::arg("layer_norm_eps") = 1e-5, py::arg("batch_first") = false,
-           py::arg("norm_first") = false, py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
-      .def_static("generate_square_subsequent_mask", &nn::Transformer::generate_square_subsequent_mask, py::arg("sz"),
-                  py::arg("dtype") = Dtype::Float32)
-      .def("forward", transformer_forward, py::arg("src"), py::arg("tgt"), py::arg("src_mask") = py::none(),
-           py::arg("tgt_mask") = py::none(), py::arg("memory_mask") = py::none(),
-           py::arg("src_key_padding_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
-           py::arg("memory_key_padding_mask") = py::none(), py::arg("src_is_causal") = py::none(),
-           py::arg("tgt_is_causal") = py::none(), py::arg("memory_is_causal") = false)
-      .def("__call__", transformer_forward, py::arg("src"), py::arg("tgt"), py::arg("src_mask") = py::none(),
-           py::arg("tgt_mask") = py::none(), py::arg("memory_mask") = py::none(),
-           py::arg("src_key_padding_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
-           py::arg("memory_key_padding_mask") = py::none(), py::arg("src_is_causal") = py::none(),
-           py::arg("tgt_is_causal") = py::none(), py::arg("memory_is_causal") = false);
+  using TO = nn::TransformerOptions;
+  Class<nn::Transformer> transformer(c, "Transformer");
+  ModuleOptions<TO> transformer_options(c, "TransformerOptions");
+  transformer_options.arg("d_model", &TO::d_model, &TO::d_model)
+      .arg("nhead", &TO::nhead, &TO::nhead)
+      .arg("num_encoder_layers", &TO::num_encoder_layers, &TO::num_encoder_layers)
+      .arg("num_decoder_layers", &TO::num_decoder_layers, &TO::num_decoder_layers)
+      .arg("dim_feedforward", &TO::dim_feedforward, &TO::dim_feedforward)
+      .arg("dropout", &TO::dropout, &TO::dropout);
+  activation_option(transformer_options, "Transformer");
+  transformer_options.arg("custom_encoder", &TO::custom_encoder, &TO::custom_encoder)
+      .arg("custom_decoder", &TO::custom_decoder, &TO::custom_decoder);
+  norm_and_layout_args(transformer_options)
+      .module_init<nn::Transformer>(transformer, "Transformer", [](const nn::Transformer& t) {
+        if (!t.options.custom_encoder()) warn_encoder_nested(*t.encoder);
+      });
+  transformer.def_static("generate_square_subsequent_mask", &nn::Transformer::generate_square_subsequent_mask,
+                         py::arg("sz"), py::arg("dtype") = Dtype::Float32);
+  def_forward(transformer, transformer_forward, py::arg("src"), py::arg("tgt"), py::arg("src_mask") = py::none(),
+              py::arg("tgt_mask") = py::none(), py::arg("memory_mask") = py::none(),
+              py::arg("src_key_padding_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),
+              py::arg("memory_key_padding_mask") = py::none(), py::arg("src_is_causal") = py::none(),
+              py::arg("tgt_is_causal") = py::none(), py::arg("memory_is_causal") = false);
 }
 
 }  // namespace seqlab::bind

@@ -19,8 +19,8 @@ Tensor causal_mask(int64_t L, int64_t P) { return triu(ones({L, P + L}, Dtype::B
 
 TEST(KVCache, DecoderStepsEqualTheFullCausalComputation) {
   manual_seed(11);
-  nn::TransformerDecoderLayer layer(8, 2, 16, 0.0, "relu", 1e-5, /*batch_first=*/true, /*norm_first=*/true);
-  nn::TransformerDecoder decoder(layer, 2);
+  nn::TransformerDecoder decoder(nn::TransformerDecoderOptions(
+      nn::TransformerDecoderLayerOptions(8, 2).dim_feedforward(16).dropout(0.0).batch_first(true).norm_first(true), 2));
   decoder.eval();
   const Tensor tgt = randn({2, 6, 8}, Dtype::Float32);
   const Tensor memory = randn({2, 5, 8}, Dtype::Float32);

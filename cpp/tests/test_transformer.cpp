@@ -20,8 +20,8 @@ Tensor causal_mask(int64_t n) { return triu(ones({n, n}, Dtype::Bool), 1); }  //
 
 TEST(MultiheadAttention, WeightsPathEqualsFusedPathWithGradients) {
   manual_seed(3);
-  nn::MultiheadAttention mha(8, 2, 0.0, true, /*add_bias_kv=*/true, /*add_zero_attn=*/true, std::nullopt,
-                             std::nullopt, false, Dtype::Float64);
+  nn::MultiheadAttention mha(
+      nn::MultiheadAttentionOptions(8, 2).add_bias_kv(true).add_zero_attn(true).dtype(Dtype::Float64));
   const Tensor kpm = compare(arange(0, 5, 1, Dtype::Int64), full({3, 1}, 3.0, Dtype::Int64), CompareOp::Ge);
   Tensor grads[2];
   Tensor outs[2];
@@ -40,7 +40,7 @@ TEST(MultiheadAttention, WeightsPathEqualsFusedPathWithGradients) {
 
 TEST(MultiheadAttention, CausalOutputsDoNotSeeTheFuture) {
   manual_seed(5);
-  nn::MultiheadAttention mha(4, 2, 0.0, true, false, false, std::nullopt, std::nullopt, false, Dtype::Float64);
+  nn::MultiheadAttention mha(nn::MultiheadAttentionOptions(4, 2).dtype(Dtype::Float64));
   Tensor x = randn({6, 2, 4}, Dtype::Float64).set_requires_grad(true);
   Tensor out = mha.forward(x, x, x, Tensor(), false, causal_mask(6)).first;
   sum(select(out, 0, 2)).backward();
@@ -50,11 +50,11 @@ TEST(MultiheadAttention, CausalOutputsDoNotSeeTheFuture) {
 
 TEST(Transformer, StacksCopyTheirLayerWithoutDrawingNumbers) {
   manual_seed(7);
-  nn::TransformerEncoderLayer layer(8, 2, 16, 0.0);
+  const auto options = nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(16).dropout(0.0);
+  nn::TransformerEncoderLayer layer(options);
   const double next_after_layer = rand({1}, Dtype::Float64).item<double>();
   manual_seed(7);
-  nn::TransformerEncoderLayer same(8, 2, 16, 0.0);
-  nn::TransformerEncoder encoder(same, 3);
+  nn::TransformerEncoder encoder(nn::TransformerEncoderOptions(options, 3));
   EXPECT_EQ(rand({1}, Dtype::Float64).item<double>(), next_after_layer);  // the copies drew nothing
   const auto expected = layer.state_dict();
   for (const auto& [name, t] : encoder.state_dict()) {
@@ -68,7 +68,13 @@ TEST(Transformer, StacksCopyTheirLayerWithoutDrawingNumbers) {
 
 TEST(Transformer, ForwardShapesAndCausalDetection) {
   manual_seed(9);
-  nn::Transformer model(8, 2, 1, 2, 16, 0.0, "gelu", nullptr, nullptr, 1e-5, /*batch_first=*/true);
+  nn::Transformer model(nn::TransformerOptions(8, 2)
+                            .num_encoder_layers(1)
+                            .num_decoder_layers(2)
+                            .dim_feedforward(16)
+                            .dropout(0.0)
+                            .activation("gelu")
+                            .batch_first(true));
   model.eval();
   const Tensor src = randn({2, 4, 8}), tgt = randn({2, 5, 8});
   const Tensor mask = nn::Transformer::generate_square_subsequent_mask(5);
@@ -85,7 +91,11 @@ TEST(Transformer, ForwardShapesAndCausalDetection) {
 TEST(Transformer, BadInputThrows) {
   EXPECT_THROW(nn::MultiheadAttention(10, 3), assertion_error);
   EXPECT_THROW(nn::MultiheadAttention(0, 1), std::invalid_argument);
-  EXPECT_THROW(nn::TransformerEncoderLayer(8, 2, 16, 0.1, "tanh"), std::runtime_error);
+  EXPECT_THROW(nn::TransformerEncoderLayerOptions(8, 2).activation("tanh"), std::runtime_error);
+  EXPECT_THROW(nn::MultiheadAttention(nn::MultiheadAttentionOptions(8, 4).num_key_value_heads(3)),
+               std::invalid_argument);
+  EXPECT_THROW(nn::MultiheadAttention(nn::MultiheadAttentionOptions(8, 2).head_dim(3).add_bias_kv(true)),
+               std::invalid_argument);
   nn::MultiheadAttention mha(8, 2);
   const Tensor x = randn({5, 3, 8});
   EXPECT_THROW(mha.forward(x, x, x, Tensor(), true, zeros({5, 6}, Dtype::Bool)), std::runtime_error);
@@ -93,6 +103,6 @@ TEST(Transformer, BadInputThrows) {
   EXPECT_THROW(mha.forward(x, x, x, zeros({3, 5}, Dtype::Int64)), assertion_error);
   EXPECT_THROW(mha.forward(randn({1, 5, 3, 8}), x, x), assertion_error);
   EXPECT_THROW(mha.forward(x, x, x, Tensor(), false, Tensor(), true, /*is_causal=*/true), std::runtime_error);
-  nn::Transformer model(8, 2, 1, 1, 16);
+  nn::Transformer model(nn::TransformerOptions(8, 2).num_encoder_layers(1).num_decoder_layers(1).dim_feedforward(16));
   EXPECT_THROW(model.forward(randn({4, 2, 8}), randn({5, 3, 8})), std::runtime_error);
 }

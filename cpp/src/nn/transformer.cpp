@@ -11,26 +11,51 @@
 namespace seqlab::nn {
 
 // ------------------------------------------------------------------ MultiheadAttention
-MultiheadAttention::MultiheadAttention(int64_t embed_dim_, int64_t num_heads_, double dropout_, bool bias,
-                                       bool add_bias_kv, bool add_zero_attn_, std::optional<int64_t> kdim_,
-                                       std::optional<int64_t> vdim_, bool batch_first_, Dtype dtype)
-    : Module("MultiheadAttention"), embed_dim(embed_dim_), kdim(kdim_.value_or(embed_dim_)),
-      vdim(vdim_.value_or(embed_dim_)), num_heads(num_heads_), head_dim(num_heads_ > 0 ? embed_dim_ / num_heads_ : 0),
-      dropout(dropout_), batch_first(batch_first_), add_zero_attn(add_zero_attn_),
-      qkv_same_embed_dim(kdim == embed_dim && vdim == embed_dim) {
-  check_multihead_attention_args(embed_dim, num_heads);
-  const int64_t E = embed_dim;
+namespace {
+
+// The options' checks, in the Python module's order and words (python/seqlab/nn/transformer.py).
+const MultiheadAttentionOptions& checked(const MultiheadAttentionOptions& o) {
+  const int64_t E = o.embed_dim(), H = o.num_heads();
+  if (!o.head_dim()) {
+    check_multihead_attention_args(E, H);
+  } else {
+    const int64_t d = *o.head_dim();
+    SEQLAB_CHECK_VALUE(E > 0 && H > 0 && d > 0, "MultiheadAttention: embed_dim, num_heads and head_dim must be "
+                       "greater than 0, got embed_dim=", E, ", num_heads=", H, " and head_dim=", d);
+    SEQLAB_CHECK_VALUE(!o.add_bias_kv() || d * H == E, "MultiheadAttention: add_bias_kv needs num_heads · head_dim = "
+                       "embed_dim, got ", H, " · ", d, " and ", E);
+  }
+  const int64_t kv = o.num_key_value_heads().value_or(H);
+  SEQLAB_CHECK_VALUE(kv > 0 && H % kv == 0, "MultiheadAttention: num_heads (", H,
+                     ") must be a multiple of num_key_value_heads (", kv, ")");
+  SEQLAB_CHECK_VALUE(kv == H || !o.add_bias_kv(), "MultiheadAttention: grouped-query attention "
+                     "(num_key_value_heads < num_heads) cannot be combined with add_bias_kv");
+  return o;
+}
+
+}  // namespace
+
+MultiheadAttention::MultiheadAttention(const MultiheadAttentionOptions& options_)
+    : Module("MultiheadAttention"), options(checked(options_)),
+      kdim(options.kdim().value_or(options.embed_dim())), vdim(options.vdim().value_or(options.embed_dim())),
+      head_dim(options.head_dim().value_or(options.embed_dim() / options.num_heads())),
+      num_key_value_heads(options.num_key_value_heads().value_or(options.num_heads())),
+      qkv_same_embed_dim(kdim == options.embed_dim() && vdim == options.embed_dim()) {
+  const int64_t E = options.embed_dim();
+  const int64_t inner = options.num_heads() * head_dim, kv_dim = num_key_value_heads * head_dim;
+  const Dtype dtype = options.dtype();
   // Registration order and shapes as torch: the projections, in_proj_bias, out_proj, bias_k, bias_v.
   if (qkv_same_embed_dim) {
-    in_proj_weight = register_parameter("in_proj_weight", Tensor::empty({3 * E, E}, dtype));
+    in_proj_weight = register_parameter("in_proj_weight", Tensor::empty({inner + 2 * kv_dim, E}, dtype));
   } else {
-    q_proj_weight = register_parameter("q_proj_weight", Tensor::empty({E, E}, dtype));
-    k_proj_weight = register_parameter("k_proj_weight", Tensor::empty({E, kdim}, dtype));
-    v_proj_weight = register_parameter("v_proj_weight", Tensor::empty({E, vdim}, dtype));
+    q_proj_weight = register_parameter("q_proj_weight", Tensor::empty({inner, E}, dtype));
+    k_proj_weight = register_parameter("k_proj_weight", Tensor::empty({kv_dim, kdim}, dtype));
+    v_proj_weight = register_parameter("v_proj_weight", Tensor::empty({kv_dim, vdim}, dtype));
   }
-  if (bias) in_proj_bias = register_parameter("in_proj_bias", Tensor::empty({3 * E}, dtype));
-  out_proj = register_module("out_proj", std::make_shared<NonDynamicallyQuantizableLinear>(E, E, bias, dtype));
-  if (add_bias_kv) {
+  if (options.bias()) in_proj_bias = register_parameter("in_proj_bias", Tensor::empty({inner + 2 * kv_dim}, dtype));
+  out_proj = register_module("out_proj",
+                             std::make_shared<NonDynamicallyQuantizableLinear>(inner, E, options.bias(), dtype));
+  if (options.add_bias_kv()) {
     bias_k = register_parameter("bias_k", Tensor::empty({1, 1, E}, dtype));
     bias_v = register_parameter("bias_v", Tensor::empty({1, 1, E}, dtype));
   }
@@ -55,11 +80,13 @@ void MultiheadAttention::reset_parameters() {
 
 MultiheadAttentionParams MultiheadAttention::params() const {
   MultiheadAttentionParams p;
-  p.embed_dim = embed_dim;
-  p.num_heads = num_heads;
-  p.dropout = dropout;
-  p.add_zero_attn = add_zero_attn;
-  p.batch_first = batch_first;
+  p.embed_dim = options.embed_dim();
+  p.num_heads = options.num_heads();
+  p.dropout = options.dropout();
+  p.add_zero_attn = options.add_zero_attn();
+  p.batch_first = options.batch_first();
+  p.num_key_value_heads = num_key_value_heads;
+  p.head_dim = head_dim;
   p.in_proj_weight = in_proj_weight;
   p.q_proj_weight = q_proj_weight;
   p.k_proj_weight = k_proj_weight;
@@ -81,53 +108,97 @@ std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const
 }
 
 // ------------------------------------------------------------------ the layers
-TransformerActivation::TransformerActivation(const std::string& name)
-    : fn(transformer_activation(name)), relu_or_gelu(name == "relu" ? 1 : 2) {}
+TransformerActivation::TransformerActivation(const std::string& name_)
+    : fn(transformer_activation(name_)), relu_or_gelu(name_ == "relu" ? 1 : 2), name(name_) {}
 
 namespace {
 
-LinearParams linear_params(const Linear& l) { return {l.weight, l.bias}; }
-LayerNormParams layer_norm_params(const LayerNorm& n) { return {n.normalized_shape, n.weight, n.bias, n.eps}; }
+LinearParams linear_params(const std::shared_ptr<Linear>& l) { return l ? LinearParams{l->weight, l->bias} : LinearParams{}; }
+
+// A LayerNorm's or an RMSNorm's record; RMSNorm's unset eps is its dtype's machine epsilon (torch's).
+LayerNormParams norm_params(const UnaryModule& norm) {
+  if (const auto* n = dynamic_cast<const LayerNorm*>(&norm)) return {n->normalized_shape, n->weight, n->bias, n->eps};
+  const auto& n = dynamic_cast<const RMSNorm&>(norm);
+  const bool f64 = n.weight.defined() && n.weight.dtype() == Dtype::Float64;
+  const double eps = n.eps.value_or(f64 ? 0x1p-52 : 0x1p-23);
+  return {n.normalized_shape, n.weight, Tensor(), eps, /*rms=*/true};
+}
 
 // The values of `from` into `to`, a module of the same structure (a deep copy's second half).
-void copy_values(const Module& from, Module& to) {
-  to.load_state_dict(from.state_dict());
-  to.train(from.is_training());
+template <class M>
+std::shared_ptr<M> copy_of(const M& from) {
+  ForkRng fork;  // the copy's own initialisation is overwritten: draw nothing for it
+  auto to = std::make_shared<M>(from.options);
+  to->load_state_dict(from.state_dict());
+  to->train(from.is_training());
+  return to;
 }
 
 }  // namespace
 
-TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t nhead, int64_t dim_feedforward, double p,
-                                                 TransformerActivation activation_, double layer_norm_eps,
-                                                 bool batch_first, bool norm_first_, bool bias, Dtype dtype)
-    : Module("TransformerEncoderLayer"), activation(std::move(activation_)), norm_first(norm_first_),
-      d_model_(d_model), nhead_(nhead), dim_feedforward_(dim_feedforward), dropout_p_(p),
-      layer_norm_eps_(layer_norm_eps), batch_first_(batch_first), bias_(bias), dtype_(dtype) {
-  // Construction order is torch's, and with it the order of the random draws.
-  self_attn = register_module("self_attn", std::make_shared<MultiheadAttention>(d_model, nhead, p, bias, false, false,
-                                                                                std::nullopt, std::nullopt,
-                                                                                batch_first, dtype));
-  linear1 = register_module("linear1", std::make_shared<Linear>(d_model, dim_feedforward, bias, dtype));
-  dropout = register_module("dropout", std::make_shared<Dropout>(p));
-  linear2 = register_module("linear2", std::make_shared<Linear>(dim_feedforward, d_model, bias, dtype));
-  norm1 = register_module("norm1", std::make_shared<LayerNorm>(Shape{d_model}, layer_norm_eps, true, bias, dtype));
-  norm2 = register_module("norm2", std::make_shared<LayerNorm>(Shape{d_model}, layer_norm_eps, true, bias, dtype));
-  dropout1 = register_module("dropout1", std::make_shared<Dropout>(p));
-  dropout2 = register_module("dropout2", std::make_shared<Dropout>(p));
+TransformerLayer::TransformerLayer(const char* name, const TransformerLayerOptions& options_)
+    : Module(name), options(options_) {}
+
+std::shared_ptr<MultiheadAttention> TransformerLayer::add_attention(const char* name) {
+  const TransformerLayerOptions& o = options;
+  return register_module(name, std::make_shared<MultiheadAttention>(MultiheadAttentionOptions(o.d_model(), o.nhead())
+                                                                        .dropout(o.dropout())
+                                                                        .bias(o.bias())
+                                                                        .batch_first(o.batch_first())
+                                                                        .dtype(o.dtype())
+                                                                        .num_key_value_heads(o.num_key_value_heads())
+                                                                        .head_dim(o.head_dim())));
+}
+
+void TransformerLayer::add_feed_forward() {
+  const TransformerLayerOptions& o = options;
+  linear1 = register_module("linear1", std::make_shared<Linear>(o.d_model(), o.dim_feedforward(), o.bias(), o.dtype()));
+  dropout = add_dropout("dropout");
+  linear2 = register_module("linear2", std::make_shared<Linear>(o.dim_feedforward(), o.d_model(), o.bias(), o.dtype()));
+  if (o.glu())
+    linear3 = register_module("linear3", std::make_shared<Linear>(o.d_model(), o.dim_feedforward(), o.bias(), o.dtype()));
+}
+
+std::shared_ptr<UnaryModule> TransformerLayer::add_norm(const char* name) {
+  const TransformerLayerOptions& o = options;
+  const Shape shape{o.d_model()};
+  if (o.rms_norm()) return register_module(name, std::make_shared<RMSNorm>(shape, o.layer_norm_eps(), true, o.dtype()));
+  return register_module(name, std::make_shared<LayerNorm>(shape, o.layer_norm_eps(), true, o.bias(), o.dtype()));
+}
+
+std::shared_ptr<Dropout> TransformerLayer::add_dropout(const char* name) {
+  return register_module(name, std::make_shared<Dropout>(options.dropout()));
+}
+
+template <class Params>
+void TransformerLayer::fill_params(Params& p) const {
+  p.linear1 = linear_params(linear1);
+  p.linear2 = linear_params(linear2);
+  p.linear3 = linear_params(linear3);
+  p.norm1 = norm_params(*norm1);
+  p.norm2 = norm_params(*norm2);
+  p.dropout = dropout->p;
+  p.dropout1 = dropout1->p;
+  p.dropout2 = dropout2->p;
+  p.activation = options.activation().fn;
+  p.norm_first = options.norm_first();
+}
+
+// Construction order is torch's, and with it the order of the random draws.
+TransformerEncoderLayer::TransformerEncoderLayer(const TransformerEncoderLayerOptions& options_)
+    : TransformerLayer("TransformerEncoderLayer", options_) {
+  self_attn = add_attention("self_attn");
+  add_feed_forward();
+  norm1 = add_norm("norm1");
+  norm2 = add_norm("norm2");
+  dropout1 = add_dropout("dropout1");
+  dropout2 = add_dropout("dropout2");
 }
 
 TransformerEncoderLayerParams TransformerEncoderLayer::params() const {
   TransformerEncoderLayerParams p;
   p.self_attn = self_attn->params();
-  p.linear1 = linear_params(*linear1);
-  p.linear2 = linear_params(*linear2);
-  p.norm1 = layer_norm_params(*norm1);
-  p.norm2 = layer_norm_params(*norm2);
-  p.dropout = dropout->p;
-  p.dropout1 = dropout1->p;
-  p.dropout2 = dropout2->p;
-  p.activation = activation.fn;
-  p.norm_first = norm_first;
+  fill_params(p);
   return p;
 }
 
@@ -137,53 +208,28 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mas
                                            cache);
 }
 
-std::shared_ptr<TransformerEncoderLayer> TransformerEncoderLayer::clone() const {
-  ForkRng fork;  // the copy's own initialisation is overwritten: draw nothing for it
-  auto copy = std::make_shared<TransformerEncoderLayer>(d_model_, nhead_, dim_feedforward_, dropout_p_, activation,
-                                                        layer_norm_eps_, batch_first_, norm_first, bias_, dtype_);
-  copy_values(*this, *copy);
-  return copy;
-}
+std::shared_ptr<TransformerEncoderLayer> TransformerEncoderLayer::clone() const { return copy_of(*this); }
 
-TransformerDecoderLayer::TransformerDecoderLayer(int64_t d_model, int64_t nhead, int64_t dim_feedforward, double p,
-                                                 TransformerActivation activation_, double layer_norm_eps,
-                                                 bool batch_first, bool norm_first_, bool bias, Dtype dtype)
-    : Module("TransformerDecoderLayer"), activation(std::move(activation_)), norm_first(norm_first_),
-      d_model_(d_model), nhead_(nhead), dim_feedforward_(dim_feedforward), dropout_p_(p),
-      layer_norm_eps_(layer_norm_eps), batch_first_(batch_first), bias_(bias), dtype_(dtype) {
-  auto attention = [&] {
-    return std::make_shared<MultiheadAttention>(d_model, nhead, p, bias, false, false, std::nullopt, std::nullopt,
-                                                batch_first, dtype);
-  };
-  self_attn = register_module("self_attn", attention());
-  multihead_attn = register_module("multihead_attn", attention());
-  linear1 = register_module("linear1", std::make_shared<Linear>(d_model, dim_feedforward, bias, dtype));
-  dropout = register_module("dropout", std::make_shared<Dropout>(p));
-  linear2 = register_module("linear2", std::make_shared<Linear>(dim_feedforward, d_model, bias, dtype));
-  auto norm = [&] { return std::make_shared<LayerNorm>(Shape{d_model}, layer_norm_eps, true, bias, dtype); };
-  norm1 = register_module("norm1", norm());
-  norm2 = register_module("norm2", norm());
-  norm3 = register_module("norm3", norm());
-  dropout1 = register_module("dropout1", std::make_shared<Dropout>(p));
-  dropout2 = register_module("dropout2", std::make_shared<Dropout>(p));
-  dropout3 = register_module("dropout3", std::make_shared<Dropout>(p));
+TransformerDecoderLayer::TransformerDecoderLayer(const TransformerDecoderLayerOptions& options_)
+    : TransformerLayer("TransformerDecoderLayer", options_) {
+  self_attn = add_attention("self_attn");
+  multihead_attn = add_attention("multihead_attn");
+  add_feed_forward();
+  norm1 = add_norm("norm1");
+  norm2 = add_norm("norm2");
+  norm3 = add_norm("norm3");
+  dropout1 = add_dropout("dropout1");
+  dropout2 = add_dropout("dropout2");
+  dropout3 = add_dropout("dropout3");
 }
 
 TransformerDecoderLayerParams TransformerDecoderLayer::params() const {
   TransformerDecoderLayerParams p;
   p.self_attn = self_attn->params();
   p.multihead_attn = multihead_attn->params();
-  p.linear1 = linear_params(*linear1);
-  p.linear2 = linear_params(*linear2);
-  p.norm1 = layer_norm_params(*norm1);
-  p.norm2 = layer_norm_params(*norm2);
-  p.norm3 = layer_norm_params(*norm3);
-  p.dropout = dropout->p;
-  p.dropout1 = dropout1->p;
-  p.dropout2 = dropout2->p;
+  fill_params(p);
+  p.norm3 = norm_params(*norm3);
   p.dropout3 = dropout3->p;
-  p.activation = activation.fn;
-  p.norm_first = norm_first;
   return p;
 }
 
@@ -196,13 +242,7 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
                                            memory_is_causal, cache, memory_cache);
 }
 
-std::shared_ptr<TransformerDecoderLayer> TransformerDecoderLayer::clone() const {
-  ForkRng fork;
-  auto copy = std::make_shared<TransformerDecoderLayer>(d_model_, nhead_, dim_feedforward_, dropout_p_, activation,
-                                                        layer_norm_eps_, batch_first_, norm_first, bias_, dtype_);
-  copy_values(*this, *copy);
-  return copy;
-}
+std::shared_ptr<TransformerDecoderLayer> TransformerDecoderLayer::clone() const { return copy_of(*this); }
 
 // ------------------------------------------------------------------ the stacks
 namespace {
@@ -217,22 +257,34 @@ int64_t seq_len(const Tensor& src, bool batch_first) {
 
 }  // namespace
 
-TransformerEncoder::TransformerEncoder(const TransformerEncoderLayer& encoder_layer, int64_t num_layers_,
-                                       std::shared_ptr<UnaryModule> norm_, bool enable_nested_tensor_,
-                                       bool mask_check_)
-    : Module("TransformerEncoder"), norm(std::move(norm_)), num_layers(num_layers_),
-      enable_nested_tensor(enable_nested_tensor_), mask_check(mask_check_) {
-  auto list = register_module("layers", std::make_shared<ModuleList>());
+namespace {
+
+// A stack's "layers": num_layers copies of `layer`, also kept in `copies`.
+template <class Layer>
+std::shared_ptr<ModuleList> copies_of(const std::shared_ptr<Layer>& layer, int64_t num_layers, const char* stack,
+                                      std::vector<std::shared_ptr<Layer>>& copies) {
+  SEQLAB_CHECK_VALUE(layer != nullptr, stack, ": the layer to copy is required");
+  auto list = std::make_shared<ModuleList>();
   for (int64_t i = 0; i < num_layers; ++i) {
-    layers.push_back(encoder_layer.clone());
-    list->push_back(layers.back());
+    copies.push_back(layer->clone());
+    list->push_back(copies.back());
   }
+  return list;
+}
+
+}  // namespace
+
+TransformerEncoder::TransformerEncoder(const TransformerEncoderOptions& options_)
+    : Module("TransformerEncoder"), options(options_), norm(options.norm()) {
+  const auto& layer = options.encoder_layer();
+  register_module("layers", copies_of(layer, options.num_layers(), "TransformerEncoder", layers));
   if (norm) register_module("norm", norm);
-  const auto& sa = *encoder_layer.self_attn;
+  const auto& sa = *layer->self_attn;
   why_not_sparsity_fast_path = transformer_encoder_why_not_nested(
-      true, encoder_layer.norm_first, sa.batch_first, sa.qkv_same_embed_dim, sa.in_proj_bias.defined(),
-      encoder_layer.activation.relu_or_gelu != 0, encoder_layer.norm1->eps, encoder_layer.norm2->eps, sa.num_heads);
-  use_nested_tensor = enable_nested_tensor && why_not_sparsity_fast_path.empty();
+      true, layer->options.norm_first(), sa.options.batch_first(), sa.qkv_same_embed_dim, sa.in_proj_bias.defined(),
+      layer->options.activation().relu_or_gelu != 0, norm_params(*layer->norm1).eps, norm_params(*layer->norm2).eps,
+      sa.options.num_heads());
+  use_nested_tensor = options.enable_nested_tensor() && why_not_sparsity_fast_path.empty();
 }
 
 Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask_in, const Tensor& src_key_padding_mask_in,
@@ -241,14 +293,15 @@ Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask_in, con
   const Tensor mask = canonical_mask(mask_in, "mask", src.dtype());
   SEQLAB_CHECK_INDEX(!layers.empty(), "TransformerEncoder: index 0 is out of range (no layers)");
   const TransformerEncoderLayer& first = *layers.front();
+  const LayerNormParams norm1 = norm_params(*first.norm1), norm2 = norm_params(*first.norm2);
   const TensorList first_params = {first.self_attn->in_proj_weight, first.self_attn->in_proj_bias,
                                    first.self_attn->out_proj->weight, first.self_attn->out_proj->bias,
-                                   first.norm1->weight, first.norm1->bias, first.norm2->weight, first.norm2->bias,
+                                   norm1.weight, norm1.bias, norm2.weight, norm2.bias,
                                    first.linear1->weight, first.linear1->bias, first.linear2->weight,
                                    first.linear2->bias};
   const Tensor padded = transformer_encoder_nested_padding(src, src_key_padding_mask, mask, use_nested_tensor,
-                                                           first.is_training(), mask_check, first_params);
-  const bool causal = detect_is_causal_mask(mask, is_causal, seq_len(src, first.self_attn->batch_first));
+                                                           first.is_training(), options.mask_check(), first_params);
+  const bool causal = detect_is_causal_mask(mask, is_causal, seq_len(src, first.options.batch_first()));
   Tensor output = src;
   for (size_t i = 0; i < layers.size(); ++i)
     output = layers[i]->forward(output, mask, src_key_padding_mask, causal,
@@ -257,14 +310,9 @@ Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask_in, con
   return norm ? norm->forward(output) : output;
 }
 
-TransformerDecoder::TransformerDecoder(const TransformerDecoderLayer& decoder_layer, int64_t num_layers_,
-                                       std::shared_ptr<UnaryModule> norm_)
-    : Module("TransformerDecoder"), norm(std::move(norm_)), num_layers(num_layers_) {
-  auto list = register_module("layers", std::make_shared<ModuleList>());
-  for (int64_t i = 0; i < num_layers; ++i) {
-    layers.push_back(decoder_layer.clone());
-    list->push_back(layers.back());
-  }
+TransformerDecoder::TransformerDecoder(const TransformerDecoderOptions& options_)
+    : Module("TransformerDecoder"), options(options_), norm(options.norm()) {
+  register_module("layers", copies_of(options.decoder_layer(), options.num_layers(), "TransformerDecoder", layers));
   if (norm) register_module("norm", norm);
 }
 
@@ -274,7 +322,7 @@ Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, cons
                                    bool memory_is_causal, KVCache* cache) {
   SEQLAB_CHECK_INDEX(!layers.empty(), "TransformerDecoder: index 0 is out of range (no layers)");
   const bool causal = detect_is_causal_mask(tgt_mask, tgt_is_causal,
-                                            seq_len(tgt, layers.front()->self_attn->batch_first));
+                                            seq_len(tgt, layers.front()->options.batch_first()));
   Tensor output = tgt;
   for (size_t i = 0; i < layers.size(); ++i) {
     const auto layer_idx = static_cast<int64_t>(i);
@@ -285,29 +333,40 @@ Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, cons
   return norm ? norm->forward(output) : output;
 }
 
-Transformer::Transformer(int64_t d_model_, int64_t nhead_, int64_t num_encoder_layers, int64_t num_decoder_layers,
-                         int64_t dim_feedforward, double dropout, TransformerActivation activation,
-                         std::shared_ptr<TransformerEncoder> custom_encoder,
-                         std::shared_ptr<TransformerDecoder> custom_decoder, double layer_norm_eps, bool batch_first_,
-                         bool norm_first, bool bias, Dtype dtype)
-    : Module("Transformer"), d_model(d_model_), nhead(nhead_), batch_first(batch_first_) {
-  if (custom_encoder) {
-    encoder = custom_encoder;
-  } else {
-    TransformerEncoderLayer layer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                                  norm_first, bias, dtype);
-    auto encoder_norm = std::make_shared<LayerNorm>(Shape{d_model}, layer_norm_eps, true, bias, dtype);
-    encoder = std::make_shared<TransformerEncoder>(layer, num_encoder_layers, encoder_norm);
-  }
+namespace {
+
+// The layer options a Transformer without a custom encoder or decoder builds its stacks from.
+template <class LayerOptions>
+LayerOptions layer_options(const TransformerOptions& o) {
+  return LayerOptions(o.d_model(), o.nhead())
+      .dim_feedforward(o.dim_feedforward())
+      .dropout(o.dropout())
+      .activation(o.activation())
+      .layer_norm_eps(o.layer_norm_eps())
+      .batch_first(o.batch_first())
+      .norm_first(o.norm_first())
+      .bias(o.bias())
+      .dtype(o.dtype());
+}
+
+std::shared_ptr<LayerNorm> final_norm(const TransformerOptions& o) {
+  return std::make_shared<LayerNorm>(Shape{o.d_model()}, o.layer_norm_eps(), true, o.bias(), o.dtype());
+}
+
+}  // namespace
+
+Transformer::Transformer(const TransformerOptions& options_) : Module("Transformer"), options(options_) {
+  encoder = options.custom_encoder();
+  if (!encoder)
+    encoder = std::make_shared<TransformerEncoder>(
+        TransformerEncoderOptions(layer_options<TransformerEncoderLayerOptions>(options), options.num_encoder_layers())
+            .norm(final_norm(options)));
   register_module("encoder", encoder);
-  if (custom_decoder) {
-    decoder = custom_decoder;
-  } else {
-    TransformerDecoderLayer layer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                                  norm_first, bias, dtype);
-    auto decoder_norm = std::make_shared<LayerNorm>(Shape{d_model}, layer_norm_eps, true, bias, dtype);
-    decoder = std::make_shared<TransformerDecoder>(layer, num_decoder_layers, decoder_norm);
-  }
+  decoder = options.custom_decoder();
+  if (!decoder)
+    decoder = std::make_shared<TransformerDecoder>(
+        TransformerDecoderOptions(layer_options<TransformerDecoderLayerOptions>(options), options.num_decoder_layers())
+            .norm(final_norm(options)));
   register_module("decoder", decoder);
   // torch's _reset_parameters: Glorot-uniform for every matrix (Vaswani et al. do not say; torch does this).
   for (Tensor p : parameters())
@@ -319,7 +378,7 @@ Tensor Transformer::forward(const Tensor& src, const Tensor& tgt, const Tensor& 
                             const Tensor& tgt_key_padding_mask, const Tensor& memory_key_padding_mask,
                             std::optional<bool> src_is_causal, std::optional<bool> tgt_is_causal,
                             bool memory_is_causal) {
-  check_transformer_inputs(src, tgt, d_model, batch_first);
+  check_transformer_inputs(src, tgt, options.d_model(), options.batch_first());
   const Tensor memory = encoder->forward(src, src_mask, src_key_padding_mask, src_is_causal);
   return decoder->forward(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
                           tgt_is_causal, memory_is_causal);
