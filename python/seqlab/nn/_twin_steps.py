@@ -53,3 +53,29 @@ def masked_lm_embeddings(model, x, idx, token_type_ids):
     if model.embedding_norm is not None:
         x = model.embedding_norm(x)
     return model.drop(x)
+
+
+def masked_lm_logits(model, x):
+    """A masked LM's output from its last block's x: the final norm (ln_f, pre-LN models), then the
+    head lm_head(head_norm(head_activation(head_dense(x)))). Returns (x after ln_f, logits)."""
+    if model.ln_f is not None:
+        x = model.ln_f(x)
+    return x, model.lm_head(model.head_norm(model.head_activation(model.head_dense(x))))
+
+
+def rnn_lm_step(model, x, h0, keep, P, cache, run_left_padded):
+    """An RNN LM's recurrent layers and decoder over the embedded new tokens x (N, L, E) after P
+    cached ones, from the state h0: rows padded on the left (keep (N, P + L), False at padding) run
+    through run_left_padded(rnn, x, keep), the framework's packed run, so each row starts from the
+    zero state at its first token; the final state goes to the cache. Returns the logits."""
+    L = x.shape[1]
+    if keep is None or bool(keep[:, P:].all()):
+        out, hidden = model.rnn(x, h0)
+    elif P > 0:
+        raise ValueError(f"RNNLM: attention_mask has padding among the {L} new positions after {P} cached ones; "
+                         "only a prompt's first call may hold padding (on the left)")
+    else:
+        out, hidden = run_left_padded(model.rnn, x, keep)
+    if cache is not None:
+        cache.update(hidden, L)
+    return model.decoder(model.drop(out))

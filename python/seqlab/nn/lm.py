@@ -21,7 +21,7 @@ from .modules.normalization import LayerNorm
 from .modules.rnn import GRU, LSTM, RNN
 from .modules.sparse import Embedding
 from .positional import _Absolute
-from ._twin_steps import RNNSeq2SeqSteps, TransformerSeq2SeqSteps
+from ._twin_steps import RNNSeq2SeqSteps, TransformerSeq2SeqSteps, rnn_lm_step
 from .utils.rnn import pack_padded_sequence, pad_packed_sequence
 from .modules.transformer import (TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
                           _norm)
@@ -353,17 +353,7 @@ class RNNLM(Module, GenerationMixin):
     def forward(self, idx, cache=None, attention_mask=None):
         N, L, P, keep = _step_shape(idx, cache, attention_mask, "RNNLM")
         h0 = None if cache is None else cache.hidden
-        x = self.drop(self.embedding(idx))
-        if keep is None or keep[:, P:].all():
-            out, hidden = self.rnn(x, h0)
-        elif P > 0:
-            raise ValueError(f"RNNLM: attention_mask has padding among the {L} new positions after {P} cached ones; "
-                             "only a prompt's first call may hold padding (on the left)")
-        else:
-            out, hidden = _run_left_padded(self.rnn, x, keep)
-        if cache is not None:
-            cache.update(hidden, L)
-        return self.decoder(self.drop(out))
+        return rnn_lm_step(self, self.drop(self.embedding(idx)), h0, keep, P, cache, _run_left_padded)
 
 
 def _run_left_padded(rnn, x, keep):

@@ -4,7 +4,7 @@ seqlab.nn's torch-compatible layers, with no computation of its own beyond calli
 Tests: tests/test_masked_lm.py, tests/test_hub.py (DeBERTa-v2 against Hugging Face's)."""
 import copy
 
-from ._twin_steps import masked_lm_embeddings
+from ._twin_steps import masked_lm_embeddings, masked_lm_logits
 from .lm import _add_positions, _block_attention_weights, _FromPretrained, _tie
 from .modules.container import ModuleList
 from .modules.dropout import Dropout
@@ -104,9 +104,7 @@ class TransformerMaskedLM(Module, _FromPretrained):
             if output_attentions:
                 attentions.append(_block_attention_weights(block, x, None, padding))
             x = block(x, src_key_padding_mask=padding)
-        if self.ln_f is not None:
-            x = self.ln_f(x)
-        logits = self.lm_head(self.head_norm(self.head_activation(self.head_dense(x))))
+        x, logits = masked_lm_logits(self, x)
         if not (output_hidden_states or output_attentions):
             return logits
         return MaskedLMOutput(logits, tuple(hidden_states) + (x,) if output_hidden_states else None,

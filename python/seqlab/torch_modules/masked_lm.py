@@ -4,7 +4,7 @@ way unchanged; the layers are the twin TransformerEncoderLayers (any positional 
 disentangled attention included). Tests: tests/test_to_torch_encoder_decoder.py."""
 import torch
 
-from ..nn._twin_steps import masked_lm_embeddings
+from ..nn._twin_steps import masked_lm_embeddings, masked_lm_logits
 from ..nn.masked_lm import MaskedLMOutput
 from .encoder_decoder import add_positions
 
@@ -45,9 +45,7 @@ class TransformerMaskedLM(torch.nn.Module):
                 attentions.append(block.self_attn(h, h, h, key_padding_mask=padding, need_weights=True,
                                                   average_attn_weights=False)[1])
             x = block(x, src_key_padding_mask=padding)
-        if self.ln_f is not None:
-            x = self.ln_f(x)
-        logits = self.lm_head(self.head_norm(self.head_activation(self.head_dense(x))))
+        x, logits = masked_lm_logits(self, x)
         if not (output_hidden_states or output_attentions):
             return logits
         return MaskedLMOutput(logits, tuple(hidden_states) + (x,) if output_hidden_states else None,

@@ -13,7 +13,7 @@ import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from ..generation.utils import RNNState as _RNNState
-from ..nn._twin_steps import RNNSeq2SeqSteps
+from ..nn._twin_steps import RNNSeq2SeqSteps, rnn_lm_step
 from .generation import GenerationMixin, as_index
 
 __all__ = ["RNNLM", "RNNSeq2Seq", "RNNState"]
@@ -48,16 +48,7 @@ class RNNLM(GenerationMixin, torch.nn.Module):
         h0 = None if cache is None else cache.hidden
         x = self.drop(self.embedding(idx))
         keep = None if attention_mask is None else attention_mask.to(device=idx.device, dtype=torch.bool)
-        if keep is None or bool(keep[:, P:].all()):
-            out, hidden = self.rnn(x, h0)
-        elif P > 0:
-            raise ValueError(f"RNNLM: attention_mask has padding among the {L} new positions after {P} cached ones; "
-                             "only a prompt's first call may hold padding (on the left)")
-        else:
-            out, hidden = _run_left_padded(self.rnn, x, keep)
-        if cache is not None:
-            cache.hidden, cache.seq_length = hidden, P + L
-        return self.decoder(self.drop(out))
+        return rnn_lm_step(self, x, h0, keep, P, cache, _run_left_padded)
 
 
 class RNNSeq2Seq(RNNSeq2SeqSteps, GenerationMixin, torch.nn.Module):
