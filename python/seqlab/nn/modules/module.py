@@ -75,6 +75,16 @@ class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_key
 
 
 # ------------------------------------------------------------------ helpers
+def _member(module, name, cls, what):
+    """module.name, which must be a `cls` (get_submodule, get_parameter: torch's errors)."""
+    if not hasattr(module, name):
+        raise AttributeError(module._get_name() + " has no attribute `" + name + "`")
+    value = getattr(module, name)
+    if not isinstance(value, cls):
+        raise AttributeError("`" + name + "` is not an " + what)
+    return value
+
+
 def _typename(obj):
     if isinstance(obj, Tensor):
         return "seqlab.Tensor"
@@ -306,23 +316,13 @@ class Module:
             return self
         mod = self
         for item in target.split("."):
-            if not hasattr(mod, item):
-                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
-            mod = getattr(mod, item)
-            if not isinstance(mod, Module):
-                raise AttributeError("`" + item + "` is not an nn.Module")
+            mod = _member(mod, item, Module, "nn.Module")
         return mod
 
     def get_parameter(self, target):
         """The parameter at a dotted path ("encoder.layers.0.linear1.weight"), torch's."""
         module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        param = getattr(mod, name)
-        if not isinstance(param, Parameter):
-            raise AttributeError("`" + name + "` is not an nn.Parameter")
-        return param
+        return _member(self.get_submodule(module_path), name, Parameter, "nn.Parameter")
 
     # -------------------------------------------------------------- traversal
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
