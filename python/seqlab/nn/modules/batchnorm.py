@@ -5,7 +5,7 @@ from ... import _core
 from .. import functional as F
 from .. import init
 from .._helpers import _factory
-from ..parameter import UninitializedBuffer, UninitializedParameter
+from ..parameter import UninitializedBuffer
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -88,6 +88,7 @@ class LazyBatchNorm1d(LazyModuleMixin, BatchNorm1d):
     """A BatchNorm1d whose num_features is input.shape[1] of the first call."""
 
     cls_to_become = BatchNorm1d
+    _inferred = "num_features"
 
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
                  bias=True):
@@ -95,18 +96,11 @@ class LazyBatchNorm1d(LazyModuleMixin, BatchNorm1d):
         dtype = _factory(device, dtype)
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = UninitializedParameter(dtype=dtype)
-            if bias:
-                self.bias = UninitializedParameter(dtype=dtype)
+        self._lazy_weight_and_bias(affine, bias, dtype)
         if track_running_stats:
             self.running_mean = UninitializedBuffer(dtype=dtype)
             self.running_var = UninitializedBuffer(dtype=dtype)
             self.num_batches_tracked = _core._full([], 0.0, _core.dtype.int64)
-
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.num_features != 0:
-            super().reset_parameters()
 
     def initialize_parameters(self, input):
         if self.has_uninitialized_params():

@@ -8,7 +8,6 @@ Tests: tests/test_conv.py."""
 from ...autograd import no_grad
 from .. import functional as F
 from .._helpers import _factory, _ntuple, _reset_kaiming_uniform
-from ..parameter import UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -119,18 +118,13 @@ class _LazyConvMixin(LazyModuleMixin):
     _LazyConvXdMixin; the parameters are then materialised in place and initialised. The
     constructor is LazyConv1d's and LazyConv2d's: the convolution's without in_channels."""
 
+    _inferred = "in_channels"
+
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        dtype = _factory(device, dtype)
-        self.weight = UninitializedParameter(dtype=dtype)
         self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(dtype=dtype)
-
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()
+        self._lazy_weight_and_bias(True, bias, _factory(device, dtype))
 
     def initialize_parameters(self, input, *args, **kwargs):
         if self.has_uninitialized_params():

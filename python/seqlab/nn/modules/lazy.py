@@ -5,7 +5,7 @@ in_channels from their first input. Until then their parameters are Uninitialize
 initialises them as the full module would (reset_parameters), and turns the module into that
 module (LazyLinear -> Linear). Loading a state dict into a lazy module materialises it with the
 loaded shapes. Tests: tests/test_lazy.py."""
-from ..parameter import is_lazy
+from ..parameter import UninitializedParameter, is_lazy
 
 __all__ = ["LazyModuleMixin"]
 
@@ -15,10 +15,23 @@ class LazyModuleMixin:
     uninitialized, the module becomes cls_to_become (torch.nn.modules.lazy.LazyModuleMixin)."""
 
     cls_to_become = None
+    _inferred = None  # the size the first input gives: "in_features", "in_channels", "num_features"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._initialize_hook = self.register_forward_pre_hook(_infer_parameters)
+
+    def _lazy_weight_and_bias(self, weight, bias, dtype):
+        """weight and bias (each when asked) as UninitializedParameters of dtype."""
+        if weight:
+            self.weight = UninitializedParameter(dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self):
+        # the full module's init, once the first input (or a state dict) has given the parameters a shape
+        if not self.has_uninitialized_params() and getattr(self, self._inferred) != 0:
+            super().reset_parameters()
 
     def has_uninitialized_params(self):
         tensors = list(self._parameters.values()) + list(self._buffers.values())

@@ -10,7 +10,6 @@ from ...autograd import no_grad
 from .. import functional as F
 from .. import init
 from .._helpers import _factory, _reset_kaiming_uniform
-from ..parameter import UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -92,18 +91,12 @@ class LazyLinear(LazyModuleMixin, Linear):
     """A Linear whose in_features is input.shape[-1] of the first call."""
 
     cls_to_become = Linear
+    _inferred = "in_features"
 
     def __init__(self, out_features, bias=True, device=None, dtype=None):
         super().__init__(0, 0, False)
-        dtype = _factory(device, dtype)
-        self.weight = UninitializedParameter(dtype=dtype)
         self.out_features = out_features
-        if bias:
-            self.bias = UninitializedParameter(dtype=dtype)
-
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
+        self._lazy_weight_and_bias(True, bias, _factory(device, dtype))
 
     def initialize_parameters(self, input):
         if self.has_uninitialized_params():
