@@ -55,12 +55,35 @@ def masked_lm_embeddings(model, x, idx, token_type_ids):
     return model.drop(x)
 
 
-def masked_lm_logits(model, x):
-    """A masked LM's output from its last block's x: the final norm (ln_f, pre-LN models), then the
-    head lm_head(head_norm(head_activation(head_dense(x)))). Returns (x after ln_f, logits)."""
+def block_attention_weights(block, x, mask, key_padding_mask=None):
+    """The attention weights (N, H, L, S) of a block's self-attention on its input x (N, L, E)
+    under `mask` and `key_padding_mask`, each head's own: the block's attention run once more with
+    need_weights (the fused block keeps no weights)."""
+    h = block.norm1(x) if block.norm_first else x
+    return block.self_attn(h, h, h, key_padding_mask=key_padding_mask, attn_mask=mask, need_weights=True,
+                           average_attn_weights=False)[1]
+
+
+def masked_lm_outputs(model, x, padding, output_hidden_states, output_attentions, output_class):
+    """A masked LM's blocks over its embedded input x (N, L, E), key padding mask `padding` (True at
+    padding), then the final norm (ln_f, pre-LN models) and the head
+    lm_head(head_norm(head_activation(head_dense(x)))): the logits, or with output_hidden_states /
+    output_attentions output_class(logits, each block's input and the last output, each block's
+    attention weights (N, H, L, L))."""
+    hidden_states, attentions = [], []
+    for block in model.layers:
+        if output_hidden_states:
+            hidden_states.append(x)
+        if output_attentions:
+            attentions.append(block_attention_weights(block, x, None, padding))
+        x = block(x, src_key_padding_mask=padding)
     if model.ln_f is not None:
         x = model.ln_f(x)
-    return x, model.lm_head(model.head_norm(model.head_activation(model.head_dense(x))))
+    logits = model.lm_head(model.head_norm(model.head_activation(model.head_dense(x))))
+    if not (output_hidden_states or output_attentions):
+        return logits
+    return output_class(logits, tuple(hidden_states) + (x,) if output_hidden_states else None,
+                        tuple(attentions) if output_attentions else None)
 
 
 def rnn_lm_step(model, x, h0, keep, P, cache, run_left_padded):

@@ -21,7 +21,7 @@ from .modules.normalization import LayerNorm
 from .modules.rnn import GRU, LSTM, RNN
 from .modules.sparse import Embedding
 from .positional import _Absolute
-from ._twin_steps import RNNSeq2SeqSteps, TransformerSeq2SeqSteps, rnn_lm_step
+from ._twin_steps import RNNSeq2SeqSteps, TransformerSeq2SeqSteps, block_attention_weights, rnn_lm_step
 from .utils.rnn import pack_padded_sequence, pad_packed_sequence
 from .modules.transformer import (TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
                           _norm)
@@ -104,15 +104,6 @@ class CausalLMOutput(_Output):
 
     def __init__(self, logits, hidden_states=None, attentions=None):
         super().__init__(logits=logits, hidden_states=hidden_states, attentions=attentions)
-
-
-def _block_attention_weights(block, x, mask, key_padding_mask=None):
-    """The attention weights (N, H, L, S) of a block's self-attention on its input x (N, L, E)
-    under `mask` and `key_padding_mask`, each head's own: the block's attention run once more with
-    need_weights (the fused block keeps no weights)."""
-    h = block.norm1(x) if block.norm_first else x
-    return block.self_attn(h, h, h, key_padding_mask=key_padding_mask, attn_mask=mask, need_weights=True,
-                           average_attn_weights=False)[1]
 
 
 class _FromPretrained:
@@ -227,7 +218,7 @@ class TransformerLM(Module, GenerationMixin, _FromPretrained):
             if output_hidden_states:
                 hidden_states.append(x)
             if output_attentions:
-                attentions.append(_block_attention_weights(block, x, mask))
+                attentions.append(block_attention_weights(block, x, mask))
             kw = {} if cache is None else {"cache": cache.self_attention(i)}
             x = block(x, src_mask=mask, is_causal=is_causal, **kw)
         x = self.ln_f(x)

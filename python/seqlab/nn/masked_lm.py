@@ -4,8 +4,8 @@ seqlab.nn's torch-compatible layers, with no computation of its own beyond calli
 Tests: tests/test_masked_lm.py, tests/test_hub.py (DeBERTa-v2 against Hugging Face's)."""
 import copy
 
-from ._twin_steps import masked_lm_embeddings, masked_lm_logits
-from .lm import _add_positions, _block_attention_weights, _FromPretrained, _tie
+from ._twin_steps import masked_lm_embeddings, masked_lm_outputs
+from .lm import _add_positions, _FromPretrained, _tie
 from .modules.container import ModuleList
 from .modules.dropout import Dropout
 from .modules.linear import Linear
@@ -96,16 +96,5 @@ class TransformerMaskedLM(Module, _FromPretrained):
                 raise ValueError(f"TransformerMaskedLM: attention_mask {tuple(attention_mask.shape)} must have idx's "
                                  f"shape {tuple(idx.shape)} (1 = token, 0 = padding)")
             padding = attention_mask == 0
-        x = self.embed(idx, token_type_ids)
-        hidden_states, attentions = [], []
-        for block in self.layers:
-            if output_hidden_states:
-                hidden_states.append(x)
-            if output_attentions:
-                attentions.append(_block_attention_weights(block, x, None, padding))
-            x = block(x, src_key_padding_mask=padding)
-        x, logits = masked_lm_logits(self, x)
-        if not (output_hidden_states or output_attentions):
-            return logits
-        return MaskedLMOutput(logits, tuple(hidden_states) + (x,) if output_hidden_states else None,
-                              tuple(attentions) if output_attentions else None)
+        return masked_lm_outputs(self, self.embed(idx, token_type_ids), padding, output_hidden_states,
+                                 output_attentions, MaskedLMOutput)

@@ -4,7 +4,7 @@ way unchanged; the layers are the twin TransformerEncoderLayers (any positional 
 disentangled attention included). Tests: tests/test_to_torch_encoder_decoder.py."""
 import torch
 
-from ..nn._twin_steps import masked_lm_embeddings, masked_lm_logits
+from ..nn._twin_steps import masked_lm_embeddings, masked_lm_outputs
 from ..nn.masked_lm import MaskedLMOutput
 from .encoder_decoder import add_positions
 
@@ -35,18 +35,5 @@ class TransformerMaskedLM(torch.nn.Module):
     def forward(self, idx, attention_mask=None, token_type_ids=None, output_hidden_states=False,
                 output_attentions=False):
         padding = None if attention_mask is None else attention_mask == 0
-        x = self.embed(idx, token_type_ids)
-        hidden_states, attentions = [], []
-        for block in self.layers:
-            if output_hidden_states:
-                hidden_states.append(x)
-            if output_attentions:  # the block's self-attention once more, each head's weights
-                h = block.norm1(x) if block.norm_first else x
-                attentions.append(block.self_attn(h, h, h, key_padding_mask=padding, need_weights=True,
-                                                  average_attn_weights=False)[1])
-            x = block(x, src_key_padding_mask=padding)
-        x, logits = masked_lm_logits(self, x)
-        if not (output_hidden_states or output_attentions):
-            return logits
-        return MaskedLMOutput(logits, tuple(hidden_states) + (x,) if output_hidden_states else None,
-                              tuple(attentions) if output_attentions else None)
+        return masked_lm_outputs(self, self.embed(idx, token_type_ids), padding, output_hidden_states,
+                                 output_attentions, MaskedLMOutput)
