@@ -37,32 +37,32 @@ class Sigmoid(Module):
         return _core.sigmoid(input)
 
 
-class ReLU(Module):
+class _InplaceActivation(Module):
+    """A pointwise activation F.<_fn>(input, *options, inplace): the module holds the options named in
+    _options (torch's attribute names) and inplace; its repr shows the options, and inplace when True."""
+    _fn = None
+    _options = ()
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self)._fn(input, *(getattr(self, name) for name in self._options), inplace=self.inplace)
+
+    def extra_repr(self):
+        shown = [f"{name}={getattr(self, name)}" for name in self._options] + (["inplace=True"] if self.inplace else [])
+        return ", ".join(shown)
+
+
+class ReLU(_InplaceActivation):
     """max(0, x). inplace=True overwrites the input (relu_)."""
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.relu_(input) if self.inplace else F.relu(input)
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+    _fn = F.relu
 
 
-class SiLU(Module):
+class SiLU(_InplaceActivation):
     """x * sigmoid(x) (Swish-1). inplace=True overwrites the input with the result."""
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.silu(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+    _fn = F.silu
 
 
 class GELU(Module):
@@ -79,41 +79,19 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class _InplaceActivation(Module):
-    """A pointwise activation whose only option is inplace (torch's repr shows it when True)."""
-    _fn = None
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return type(self)._fn(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
-
-
-class ELU(Module):
+class ELU(_InplaceActivation):
     """alpha (e^x - 1) for x <= 0, x otherwise (Clevert et al. 2016)."""
+    _fn = F.elu
+    _options = ("alpha",)
 
     def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
+        super().__init__(inplace)
         self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
-
-    def extra_repr(self):
-        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
 class CELU(ELU):
     """max(0, x) + min(0, alpha (e^(x/alpha) - 1)) (Barron 2017)."""
-
-    def forward(self, input):
-        return F.celu(input, self.alpha, self.inplace)
+    _fn = F.celu
 
 
 class SELU(_InplaceActivation):
@@ -121,19 +99,14 @@ class SELU(_InplaceActivation):
     _fn = F.selu
 
 
-class LeakyReLU(Module):
+class LeakyReLU(_InplaceActivation):
     """x for x > 0, negative_slope * x otherwise."""
+    _fn = F.leaky_relu
+    _options = ("negative_slope",)
 
     def __init__(self, negative_slope=0.01, inplace=False):
-        super().__init__()
+        super().__init__(inplace)
         self.negative_slope = negative_slope
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
-
-    def extra_repr(self):
-        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
 class Softplus(Module):
@@ -151,12 +124,14 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Hardtanh(Module):
+class Hardtanh(_InplaceActivation):
     """min(max(x, min_val), max_val). min_value and max_value are torch's deprecated names of
     min_val and max_val (with its FutureWarning)."""
+    _fn = F.hardtanh
+    _options = ("min_val", "max_val")
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
-        super().__init__()
+        super().__init__(inplace)
         if min_value is not None:
             warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", FutureWarning,
                           stacklevel=2)
@@ -167,15 +142,8 @@ class Hardtanh(Module):
             max_val = max_value
         self.min_val = min_val
         self.max_val = max_val
-        self.inplace = inplace
         if not max_val > min_val:
             raise AssertionError("max_val must be greater than min_val")
-
-    def forward(self, input):
-        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
-
-    def extra_repr(self):
-        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
 
 
 class ReLU6(Hardtanh):
@@ -230,20 +198,15 @@ class Hardswish(_InplaceActivation):
         return ""
 
 
-class Threshold(Module):
+class Threshold(_InplaceActivation):
     """x where x > threshold, value elsewhere."""
+    _fn = F.threshold
+    _options = ("threshold", "value")
 
     def __init__(self, threshold, value, inplace=False):
-        super().__init__()
+        super().__init__(inplace)
         self.threshold = threshold
         self.value = value
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.threshold(input, self.threshold, self.value, self.inplace)
-
-    def extra_repr(self):
-        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
 
 
 class PReLU(Module):
