@@ -1,4 +1,4 @@
-"""Convolutions and pooling (cpp/src/ops/conv.cpp, pool.cpp; seqlab.nn.conv, seqlab.nn.pooling) against
+"""Convolutions and pooling (cpp/src/ops/conv.cpp, pool.cpp; seqlab.nn.modules.conv and .pooling) against
 torch 2.13: F.conv1d/conv2d (stride, padding ints/tuples/'valid'/'same' with torch's asymmetric 'same',
 dilation, groups, bias=None, unbatched input), max/avg/adaptive pooling, F.pad's modes, forward and
 gradients in float32 and float64 on contiguous and non-contiguous inputs, gradchecks in float64; the

@@ -1,4 +1,4 @@
-"""nn.LazyLinear and nn.LazyBatchNorm1d (python/seqlab/nn/lazy.py) against torch's: reprs and
+"""nn.LazyLinear and nn.LazyBatchNorm1d (python/seqlab/nn/modules/lazy.py, linear.py, batchnorm.py) against torch's: reprs and
 placeholders before the first call, shapes, names, class and initialisation bounds after it,
 the same outputs, gradients and running statistics as torch's given the same weights, state
 dicts loaded into lazy modules, and the errors."""

@@ -3,7 +3,7 @@ nn.MultiheadAttention (num_key_value_heads; torch's F.scaled_dot_product_attenti
 enable_gqa=True as the oracle), and TransformerEncoderLayer with rms_norm, glu and
 num_key_value_heads (F.rms_norm, F.silu, the gated feed-forward). Forward, every gradient, the
 need_weights path, and decoding with a KV cache equal to the whole sequence at once.
-python/seqlab/nn/transformer.py, cpp/src/ops/multihead_attention.cpp, cpp/src/ops/transformer.cpp."""
+python/seqlab/nn/modules/activation.py and transformer.py, cpp/src/ops/multihead_attention.cpp, cpp/src/ops/transformer.cpp."""
 import numpy as np
 import pytest
 import torch

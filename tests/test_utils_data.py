@@ -1,5 +1,5 @@
-"""seqlab.utils.data at torch.utils.data's import path (python/seqlab/data/dataset.py, sampler.py,
-loader.py): datasets, samplers, DataLoader and random_split against torch's, in order (equal
+"""seqlab.utils.data at torch.utils.data's import path (python/seqlab/utils/data/dataset.py, sampler.py,
+dataloader.py): datasets, samplers, DataLoader and random_split against torch's, in order (equal
 batches), shuffled (the same permutation property and sizes; seqlab's random stream is its own)
 and in their errors."""
 import numpy as np
