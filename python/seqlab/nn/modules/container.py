@@ -1,4 +1,4 @@
-"""Sequential, ModuleList and ModuleDict: modules that hold modules (torch.nn's containers,
+"""torch.nn.modules.container: Sequential, ModuleList and ModuleDict, modules that hold modules (torch.nn's containers,
 same indexing, naming "0", "1", ... and repr)."""
 import collections
 import collections.abc

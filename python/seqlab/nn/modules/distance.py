@@ -1,4 +1,4 @@
-"""Distance modules (torch.nn's CosineSimilarity and PairwiseDistance): each calls its function in
+"""torch.nn.modules.distance: CosineSimilarity and PairwiseDistance; each calls its function in
 seqlab.nn.functional (composed of norm and elementwise ops, nn/_losses.py); no parameters."""
 from .. import functional as F
 from .module import Module

@@ -1,4 +1,4 @@
-"""Loss modules (torch.nn's): thin wrappers over the losses in seqlab.nn.functional (fused in
+"""torch.nn.modules.loss: the loss modules, thin wrappers over the losses in seqlab.nn.functional (fused in
 C++, or composed in Python as kl_div and those of nn/_losses.py). Class weights are buffers, so
 they appear in state_dict() as in torch."""
 from .. import functional as F

@@ -1,4 +1,4 @@
-"""Pooling layers as torch.nn's: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, with torch's
+"""torch.nn.modules.pooling: pooling layers as torch's, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, with torch's
 arguments, attributes and repr; each forward is one C++ functional (cpp/src/ops/pool.cpp) through
 seqlab.nn.functional. Tests: tests/test_conv.py."""
 from .. import functional as F

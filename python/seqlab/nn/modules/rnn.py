@@ -1,4 +1,4 @@
-"""Recurrent layers with torch.nn's names, arguments, defaults, parameter names and layouts:
+"""torch.nn.modules.rnn: recurrent layers with torch.nn's names, arguments, defaults, parameter names and layouts:
 RNN, LSTM, GRU (stacked, bidirectional, batch_first, dropout between layers, LSTM's proj_size,
 padded, unbatched or PackedSequence input) and the cells RNNCell, LSTMCell, GRUCell.
 

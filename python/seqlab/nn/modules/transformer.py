@@ -1,7 +1,8 @@
-"""Multi-head attention and the Transformer (Vaswani et al. 2017, "Attention Is All You Need"),
+"""torch.nn.modules.transformer: the Transformer (Vaswani et al. 2017, "Attention Is All You Need"),
 with torch.nn's names, arguments, defaults, submodule and parameter names, initialisation and
-reprs: MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
-TransformerDecoder, Transformer (https://pytorch.org/docs/stable/nn.html#transformer-layers).
+reprs: TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder,
+Transformer (https://pytorch.org/docs/stable/nn.html#transformer-layers); their attention is
+activation.py's MultiheadAttention, where torch defines it.
 
 A torch state dict loads into them and back unchanged. The modules only hold parameters and
 options; each layer's forward is one C++ functional (cpp/src/ops/multihead_attention.cpp,
