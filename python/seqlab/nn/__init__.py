@@ -13,7 +13,8 @@ T5, Shaw, Transformer-XL, DeBERTa, DA, KERPLE, sinusoidal, learned), seq2seq_att
 cache, KVCache, is C++: ops/kv_cache.hpp), masked_lm.py (BERT, DeBERTa). The private helpers of
 all of them: _helpers.py. PyTorch state dicts: interop.py."""
 from . import functional, init, parameter  # noqa: F401
-from .modules import *  # noqa: F401,F403  (before positional.py, which builds on the layers MultiheadAttention takes it in)
+# the layers before positional.py, whose schemes are built from them (MultiheadAttention checks its pos with it)
+from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import positional, utils  # noqa: F401
 from .parameter import Parameter, UninitializedParameter, UninitializedBuffer  # noqa: F401

@@ -23,8 +23,8 @@ from .modules.sparse import Embedding
 from .positional import _Absolute
 from ._twin_steps import RNNSeq2SeqSteps, TransformerSeq2SeqSteps, block_attention_weights, rnn_lm_step
 from .utils.rnn import pack_padded_sequence, pad_packed_sequence
-from .modules.transformer import (TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
-                          _norm)
+from .modules.transformer import (TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+                                  TransformerEncoderLayer, _norm)
 
 __all__ = ["TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq", "CausalLMOutput"]
 
