@@ -10,22 +10,6 @@
 
 namespace seqlab {
 
-const char* rnn_mode_name(RnnMode mode) {
-  switch (mode) {
-    case RnnMode::Lstm: return "LSTM";
-    case RnnMode::Gru: return "GRU";
-    default: return "RNN";
-  }
-}
-
-int64_t rnn_gate_count(RnnMode mode) {
-  switch (mode) {
-    case RnnMode::Lstm: return 4;
-    case RnnMode::Gru: return 3;
-    default: return 1;
-  }
-}
-
 RnnMode rnn_nonlinearity_mode(const std::string& nonlinearity) {
   SEQLAB_CHECK_VALUE(nonlinearity == "tanh" || nonlinearity == "relu", "Unknown nonlinearity '", nonlinearity,
                      "'. Select from 'tanh' or 'relu'.");

@@ -23,8 +23,18 @@
 namespace seqlab {
 
 enum class RnnMode { RnnTanh, RnnRelu, Lstm, Gru };
-const char* rnn_mode_name(RnnMode mode);  // "RNN", "LSTM", "GRU" as torch names them in errors
-int64_t rnn_gate_count(RnnMode mode);     // rows of W_ih per hidden unit: 1, 4, 3
+// What a mode's registered cell (cpp/src/ops/recurrent/<cell>.cpp) says of itself.
+struct RnnCellInfo {
+  RnnMode mode;
+  const char* mode_name;  // torch's mode string: "RNN_TANH", "RNN_RELU", "LSTM", "GRU"
+  const char* name;       // torch's name in errors: "RNN", "LSTM", "GRU"
+  int64_t gates;          // rows of W_ih per hidden unit: 1, 1, 4, 3
+  bool cell_state;        // carries c_t beside h_t (LSTM): c0 in, c_n out
+};
+const RnnCellInfo& rnn_cell_info(RnnMode mode);
+RnnMode rnn_mode_from_name(const std::string& mode_name);  // "LSTM" -> Lstm; ValueError naming the known ones
+const char* rnn_mode_name(RnnMode mode);  // rnn_cell_info(mode).name
+int64_t rnn_gate_count(RnnMode mode);     // rnn_cell_info(mode).gates
 // torch.nn.RNN's nonlinearity: "tanh" or "relu", else torch's ValueError.
 RnnMode rnn_nonlinearity_mode(const std::string& nonlinearity);
 // torch.nn.RNNBase's constructor checks (ValueError in Python), shared by both twins.
