@@ -169,16 +169,22 @@ class ModuleOptions {
   }
 
   // The constructors of module M: M(options) and M(*args, **kwargs) with these fields, named in
-  // errors as `module`.
-  // `made` runs on each new module (a warning torch's constructor gives).
+  // errors as `module`. `made` runs on each new module (a warning torch's constructor gives);
+  // `not_taken`: fields of a struct that several modules share which M's Python twin does not take
+  // (LSTM has no nonlinearity), left out of its arguments.
   template <typename M, typename Cls>
-  void module_init(Cls& cls, const char* module, std::function<void(const M&)> made = nullptr) const {
+  void module_init(Cls& cls, const char* module, std::function<void(const M&)> made = nullptr,
+                   std::vector<std::string> not_taken = {}) const {
     cls.def(py::init([made](const C& options) {
       auto m = std::make_shared<M>(options);
       if (made) made(*m);
       return m;
     }), py::arg("options"));
-    auto setters = setters_;
+    auto setters = std::make_shared<Setters>(*setters_);
+    for (const auto& name : not_taken) setters->erase(name);
+    size_t position = 0;  // the others' positions, in order
+    for (const auto& name : names_)
+      if (setters->count(name)) (*setters)[name].position = position++;
     auto make = make_;
     std::string name = module;
     cls.def(py::init([setters, make, name, made](const py::args& args, const py::kwargs& kwargs) {

@@ -130,36 +130,50 @@ void bind_rnn(py::module_& m) {
       }, py::arg("data"), py::arg("batch_sizes"), py::arg("sorted_indices") = py::none(),
            py::arg("unsorted_indices") = py::none())
       .def("flatten_parameters", &nn::RNNBase::flatten_parameters);
-  Class<nn::RNN, nn::RNNBase>(c, "RNN")
-      .def(py::init<int64_t, int64_t, int64_t, std::string, bool, bool, double, bool, Dtype>(), py::arg("input_size"),
-           py::arg("hidden_size"), py::arg("num_layers") = 1, py::arg("nonlinearity") = "tanh", py::arg("bias") = true,
-           py::arg("batch_first") = false, py::arg("dropout") = 0.0, py::arg("bidirectional") = false, py::kw_only(),
-           py::arg("dtype") = Dtype::Float32);
-  Class<nn::LSTM, nn::RNNBase>(c, "LSTM")
-      .def(py::init<int64_t, int64_t, int64_t, bool, bool, double, bool, int64_t, Dtype>(), py::arg("input_size"),
-           py::arg("hidden_size"), py::arg("num_layers") = 1, py::arg("bias") = true, py::arg("batch_first") = false,
-           py::arg("dropout") = 0.0, py::arg("bidirectional") = false, py::arg("proj_size") = 0, py::kw_only(),
-           py::arg("dtype") = Dtype::Float32);
-  Class<nn::GRU, nn::RNNBase>(c, "GRU")
-      .def(py::init<int64_t, int64_t, int64_t, bool, bool, double, bool, Dtype>(), py::arg("input_size"),
-           py::arg("hidden_size"), py::arg("num_layers") = 1, py::arg("bias") = true, py::arg("batch_first") = false,
-           py::arg("dropout") = 0.0, py::arg("bidirectional") = false, py::kw_only(),
-           py::arg("dtype") = Dtype::Float32);
+  // One options struct for the three layers (and one for the three cells), each module taking the
+  // fields its Python twin takes, in its order.
+  using RO = nn::RNNOptions;
+  ModuleOptions<RO> rnn_options(c, "RNNOptions", [] { return RO(0, 0); });
+  rnn_options.arg("input_size", &RO::input_size, &RO::input_size)
+      .arg("hidden_size", &RO::hidden_size, &RO::hidden_size)
+      .arg("num_layers", &RO::num_layers, &RO::num_layers)
+      .arg("nonlinearity", &RO::nonlinearity, &RO::nonlinearity)
+      .arg("bias", &RO::bias, &RO::bias)
+      .arg("batch_first", &RO::batch_first, &RO::batch_first)
+      .arg("dropout", &RO::dropout, &RO::dropout)
+      .arg("bidirectional", &RO::bidirectional, &RO::bidirectional)
+      .arg("proj_size", &RO::proj_size, &RO::proj_size)
+      .arg("dtype", &RO::dtype, &RO::dtype);
+  c.attr("LSTMOptions") = rnn_options.cls();
+  c.attr("GRUOptions") = rnn_options.cls();
+  Class<nn::RNN, nn::RNNBase> rnn(c, "RNN");
+  rnn_options.module_init<nn::RNN>(rnn, "RNN", nullptr, {"proj_size"});
+  Class<nn::LSTM, nn::RNNBase> lstm(c, "LSTM");
+  rnn_options.module_init<nn::LSTM>(lstm, "LSTM", nullptr, {"nonlinearity"});
+  Class<nn::GRU, nn::RNNBase> gru(c, "GRU");
+  rnn_options.module_init<nn::GRU>(gru, "GRU", nullptr, {"nonlinearity", "proj_size"});
+
+  using CO = nn::RNNCellOptions;
+  ModuleOptions<CO> cell_options(c, "RNNCellOptions", [] { return CO(0, 0); });
+  cell_options.arg("input_size", &CO::input_size, &CO::input_size)
+      .arg("hidden_size", &CO::hidden_size, &CO::hidden_size)
+      .arg("bias", &CO::bias, &CO::bias)
+      .arg("nonlinearity", &CO::nonlinearity, &CO::nonlinearity)
+      .arg("dtype", &CO::dtype, &CO::dtype);
+  c.attr("LSTMCellOptions") = cell_options.cls();
+  c.attr("GRUCellOptions") = cell_options.cls();
   Class<nn::RNNCellBase>(c, "RNNCellBase");
-  Class<nn::RNNCell, nn::RNNCellBase>(c, "RNNCell")
-      .def(py::init<int64_t, int64_t, bool, std::string, Dtype>(), py::arg("input_size"), py::arg("hidden_size"),
-           py::arg("bias") = true, py::arg("nonlinearity") = "tanh", py::kw_only(), py::arg("dtype") = Dtype::Float32)
-      .def("forward", &rnn_cell_forward<nn::RNNCell>, py::arg("input"), py::arg("hx") = py::none(), Release())
+  Class<nn::RNNCell, nn::RNNCellBase> rnn_cell(c, "RNNCell");
+  cell_options.module_init<nn::RNNCell>(rnn_cell, "RNNCell");
+  rnn_cell.def("forward", &rnn_cell_forward<nn::RNNCell>, py::arg("input"), py::arg("hx") = py::none(), Release())
       .def("__call__", &rnn_cell_forward<nn::RNNCell>, py::arg("input"), py::arg("hx") = py::none(), Release());
-  Class<nn::LSTMCell, nn::RNNCellBase>(c, "LSTMCell")
-      .def(py::init<int64_t, int64_t, bool, Dtype>(), py::arg("input_size"), py::arg("hidden_size"),
-           py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
-      .def("forward", &lstm_cell_forward, py::arg("input"), py::arg("hx") = py::none(), Release())
+  Class<nn::LSTMCell, nn::RNNCellBase> lstm_cell(c, "LSTMCell");
+  cell_options.module_init<nn::LSTMCell>(lstm_cell, "LSTMCell", nullptr, {"nonlinearity"});
+  lstm_cell.def("forward", &lstm_cell_forward, py::arg("input"), py::arg("hx") = py::none(), Release())
       .def("__call__", &lstm_cell_forward, py::arg("input"), py::arg("hx") = py::none(), Release());
-  Class<nn::GRUCell, nn::RNNCellBase>(c, "GRUCell")
-      .def(py::init<int64_t, int64_t, bool, Dtype>(), py::arg("input_size"), py::arg("hidden_size"),
-           py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
-      .def("forward", &rnn_cell_forward<nn::GRUCell>, py::arg("input"), py::arg("hx") = py::none(), Release())
+  Class<nn::GRUCell, nn::RNNCellBase> gru_cell(c, "GRUCell");
+  cell_options.module_init<nn::GRUCell>(gru_cell, "GRUCell", nullptr, {"nonlinearity"});
+  gru_cell.def("forward", &rnn_cell_forward<nn::GRUCell>, py::arg("input"), py::arg("hx") = py::none(), Release())
       .def("__call__", &rnn_cell_forward<nn::GRUCell>, py::arg("input"), py::arg("hx") = py::none(), Release());
 }
 

@@ -32,14 +32,14 @@ std::pair<Tensor, Tensor> cell_loop(nn::RNNBase& m, const Tensor& x, const Tenso
 }
 
 std::shared_ptr<nn::RNNBase> make(RnnMode mode, int64_t I, int64_t H, int64_t layers = 1, bool bidir = false) {
+  const auto options = nn::RNNOptions(I, H).num_layers(layers).bidirectional(bidir).dtype(Dtype::Float64);
   switch (mode) {
-    case RnnMode::Lstm: return std::make_shared<nn::LSTM>(I, H, layers, true, false, 0.0, bidir, 0, Dtype::Float64);
-    case RnnMode::Gru: return std::make_shared<nn::GRU>(I, H, layers, true, false, 0.0, bidir, Dtype::Float64);
-    case RnnMode::RnnTanh:
-      return std::make_shared<nn::RNN>(I, H, layers, "tanh", true, false, 0.0, bidir, Dtype::Float64);
+    case RnnMode::Lstm: return std::make_shared<nn::LSTM>(options);
+    case RnnMode::Gru: return std::make_shared<nn::GRU>(options);
+    case RnnMode::RnnTanh: return std::make_shared<nn::RNN>(options);
     case RnnMode::RnnRelu: break;
   }
-  return std::make_shared<nn::RNN>(I, H, layers, "relu", true, false, 0.0, bidir, Dtype::Float64);
+  return std::make_shared<nn::RNN>(nn::RNNOptions(options).nonlinearity("relu"));
 }
 
 const RnnMode kModes[] = {RnnMode::RnnTanh, RnnMode::RnnRelu, RnnMode::Lstm, RnnMode::Gru};
@@ -112,7 +112,7 @@ TEST(RNN, EmptyBatchAndUnbatchedInput) {
 }
 
 TEST(RNN, BadInputThrows) {
-  nn::LSTM m(3, 4, 2);
+  nn::LSTM m(nn::LSTMOptions(3, 4).num_layers(2));
   EXPECT_THROW(m.forward(randn({5, 2, 4})), std::runtime_error);                    // input size
   EXPECT_THROW(m.forward(randn({0, 2, 3})), std::runtime_error);                    // empty sequence
   EXPECT_THROW(m.forward(randn({5, 2, 3, 1})), std::invalid_argument);              // 4-D
@@ -123,8 +123,10 @@ TEST(RNN, BadInputThrows) {
   EXPECT_THROW(m.forward_packed(randn({3, 3}), bad_sizes), std::runtime_error);
   bad_sizes.data<int64_t>()[0] = 2, bad_sizes.data<int64_t>()[1] = 2;  // more rows than the data
   EXPECT_THROW(m.forward_packed(randn({3, 3}), bad_sizes), std::runtime_error);
-  EXPECT_THROW(nn::LSTM(3, 4, 1, true, false, 0.0, false, 4), std::invalid_argument);  // proj_size >= hidden
-  EXPECT_THROW(nn::RNN(3, 4, 1, "sigmoid"), std::invalid_argument);
+  EXPECT_THROW(nn::LSTM(nn::LSTMOptions(3, 4).proj_size(4)), std::invalid_argument);  // proj_size >= hidden
+  EXPECT_THROW(nn::GRU(nn::GRUOptions(3, 4).proj_size(2)), std::invalid_argument);   // LSTM's only
+  EXPECT_THROW(nn::RNN(nn::RNNOptions(3, 4).nonlinearity("sigmoid")), std::invalid_argument);
+  EXPECT_THROW(nn::LSTM(nn::LSTMOptions(3, 4).nonlinearity("relu")), std::invalid_argument);  // RNN's only
   EXPECT_THROW(nn::GRU(3, 0), std::invalid_argument);
   nn::LSTMCell cell(3, 4);
   EXPECT_THROW(cell.forward(randn({2, 5})), std::runtime_error);
@@ -132,8 +134,14 @@ TEST(RNN, BadInputThrows) {
 }
 
 TEST(RNN, ReprsAreTorchs) {
-  EXPECT_EQ(nn::LSTM(10, 20, 2, true, true, 0.5, true, 5).repr(),
+  EXPECT_EQ(nn::LSTM(nn::LSTMOptions(10, 20)
+                         .num_layers(2)
+                         .batch_first(true)
+                         .dropout(0.5)
+                         .bidirectional(true)
+                         .proj_size(5))
+                .repr(),
             "LSTM(10, 20, proj_size=5, num_layers=2, batch_first=True, dropout=0.5, bidirectional=True)");
-  EXPECT_EQ(nn::GRUCell(3, 4, false).repr(), "GRUCell(3, 4, bias=False)");
-  EXPECT_EQ(nn::RNNCell(3, 4, true, "relu").repr(), "RNNCell(3, 4, nonlinearity=relu)");
+  EXPECT_EQ(nn::GRUCell(nn::GRUCellOptions(3, 4).bias(false)).repr(), "GRUCell(3, 4, bias=False)");
+  EXPECT_EQ(nn::RNNCell(nn::RNNCellOptions(3, 4).nonlinearity("relu")).repr(), "RNNCell(3, 4, nonlinearity=relu)");
 }

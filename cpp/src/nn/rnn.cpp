@@ -37,127 +37,128 @@ std::string py_float(double v) {
 }  // namespace
 
 // ------------------------------------------------------------------ RNN, LSTM, GRU
-RNNBase::RNNBase(RnnMode mode_, int64_t input_size_, int64_t hidden_size_, int64_t num_layers_, bool bias_,
-                 bool batch_first_, double dropout_, bool bidirectional_, int64_t proj_size_, Dtype dtype)
-    : Module(module_name(mode_)), mode(mode_), input_size(input_size_), hidden_size(hidden_size_),
-      num_layers(num_layers_), bias(bias_), batch_first(batch_first_), dropout(dropout_),
-      bidirectional(bidirectional_), proj_size(proj_size_) {
-  check_rnn_args(mode, input_size, hidden_size, num_layers, dropout, proj_size);
-  const int64_t G = rnn_gate_count(mode), D = bidirectional ? 2 : 1;
-  const int64_t real_hidden = proj_size > 0 ? proj_size : hidden_size;
-  for (int64_t l = 0; l < num_layers; ++l)
+RNNBase::RNNBase(RnnMode mode_, const RNNOptions& options_)
+    : Module(module_name(mode_)), mode(mode_), options(options_) {
+  const int64_t H = options.hidden_size(), P = options.proj_size(), L = options.num_layers();
+  check_rnn_args(mode, options.input_size(), H, L, options.dropout(), P);
+  const int64_t G = rnn_gate_count(mode), D = options.bidirectional() ? 2 : 1;
+  const int64_t real_hidden = P > 0 ? P : H;
+  const Dtype dtype = options.dtype();
+  for (int64_t l = 0; l < L; ++l)
     for (int64_t d = 0; d < D; ++d) {
       const std::string sfx = "_l" + std::to_string(l) + (d ? "_reverse" : "");
-      const int64_t in = l == 0 ? input_size : real_hidden * D;
-      flat_weights_.push_back(register_parameter("weight_ih" + sfx, Tensor::empty({G * hidden_size, in}, dtype)));
-      flat_weights_.push_back(
-          register_parameter("weight_hh" + sfx, Tensor::empty({G * hidden_size, real_hidden}, dtype)));
-      if (bias) {
-        flat_weights_.push_back(register_parameter("bias_ih" + sfx, Tensor::empty({G * hidden_size}, dtype)));
-        flat_weights_.push_back(register_parameter("bias_hh" + sfx, Tensor::empty({G * hidden_size}, dtype)));
+      const int64_t in = l == 0 ? options.input_size() : real_hidden * D;
+      flat_weights_.push_back(register_parameter("weight_ih" + sfx, Tensor::empty({G * H, in}, dtype)));
+      flat_weights_.push_back(register_parameter("weight_hh" + sfx, Tensor::empty({G * H, real_hidden}, dtype)));
+      if (options.bias()) {
+        flat_weights_.push_back(register_parameter("bias_ih" + sfx, Tensor::empty({G * H}, dtype)));
+        flat_weights_.push_back(register_parameter("bias_hh" + sfx, Tensor::empty({G * H}, dtype)));
       }
-      if (proj_size > 0)
-        flat_weights_.push_back(register_parameter("weight_hr" + sfx, Tensor::empty({proj_size, hidden_size}, dtype)));
+      if (P > 0) flat_weights_.push_back(register_parameter("weight_hr" + sfx, Tensor::empty({P, H}, dtype)));
     }
   reset_parameters();
 }
 
-void RNNBase::reset_parameters() { uniform_all(parameters(false), hidden_size); }
+void RNNBase::reset_parameters() { uniform_all(parameters(false), options.hidden_size()); }
 
-RnnOptions RNNBase::options() const {
+RnnOptions RNNBase::functional_options() const {
   RnnOptions o;
   o.mode = mode;
-  o.num_layers = num_layers;
-  o.has_biases = bias;
-  o.batch_first = batch_first;
-  o.dropout = dropout;
+  o.num_layers = options.num_layers();
+  o.has_biases = options.bias();
+  o.batch_first = options.batch_first();
+  o.dropout = options.dropout();
   o.train = is_training();
-  o.bidirectional = bidirectional;
-  o.proj_size = proj_size;
+  o.bidirectional = options.bidirectional();
+  o.proj_size = options.proj_size();
   return o;
 }
 
 RnnResult RNNBase::forward(const Tensor& input, const Tensor& hx, const Tensor& cx) {
-  return rnn_forward(input, hx, cx, flat_weights_, options());
+  return rnn_forward(input, hx, cx, flat_weights_, functional_options());
 }
 
 RnnResult RNNBase::forward_packed(const Tensor& data, const Tensor& batch_sizes, const Tensor& sorted_indices,
                                   const Tensor& unsorted_indices, const Tensor& hx, const Tensor& cx) {
-  return rnn_forward_packed(data, batch_sizes, sorted_indices, unsorted_indices, hx, cx, flat_weights_, options());
+  return rnn_forward_packed(data, batch_sizes, sorted_indices, unsorted_indices, hx, cx, flat_weights_,
+                            functional_options());
 }
 
 // torch.nn.RNNBase.extra_repr: "10, 20, num_layers=2, ..." (only what differs from the default)
 std::string RNNBase::extra_repr() const {
-  std::string s = str_cat(input_size, ", ", hidden_size);
-  if (proj_size != 0) s += str_cat(", proj_size=", proj_size);
-  if (num_layers != 1) s += str_cat(", num_layers=", num_layers);
-  if (!bias) s += ", bias=False";
-  if (batch_first) s += ", batch_first=True";
-  if (dropout != 0) s += ", dropout=" + py_float(dropout);
-  if (bidirectional) s += ", bidirectional=True";
+  const RNNOptions& o = options;
+  std::string s = str_cat(o.input_size(), ", ", o.hidden_size());
+  if (o.proj_size() != 0) s += str_cat(", proj_size=", o.proj_size());
+  if (o.num_layers() != 1) s += str_cat(", num_layers=", o.num_layers());
+  if (!o.bias()) s += ", bias=False";
+  if (o.batch_first()) s += ", batch_first=True";
+  if (o.dropout() != 0) s += ", dropout=" + py_float(o.dropout());
+  if (o.bidirectional()) s += ", bidirectional=True";
   return s;
 }
 
-RNN::RNN(int64_t input_size, int64_t hidden_size, int64_t num_layers, const std::string& nl, bool bias,
-         bool batch_first, double dropout, bool bidirectional, Dtype dtype)
-    : RNNBase(rnn_nonlinearity_mode(nl), input_size, hidden_size, num_layers, bias, batch_first, dropout,
-              bidirectional, 0, dtype),
-      nonlinearity(nl) {}
+namespace {
 
-LSTM::LSTM(int64_t input_size, int64_t hidden_size, int64_t num_layers, bool bias, bool batch_first, double dropout,
-           bool bidirectional, int64_t proj_size, Dtype dtype)
-    : RNNBase(RnnMode::Lstm, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, proj_size,
-              dtype) {}
+// LSTM, GRU and their cells have no nonlinearity: a value other than the default is refused, as
+// torch's constructors refuse the keyword.
+template <class Options>
+const Options& without_nonlinearity(const Options& o, const char* module) {
+  SEQLAB_CHECK_VALUE(o.nonlinearity() == "tanh", module, ": nonlinearity is an option of RNN only, got '",
+                     o.nonlinearity(), "'");
+  return o;
+}
 
-GRU::GRU(int64_t input_size, int64_t hidden_size, int64_t num_layers, bool bias, bool batch_first, double dropout,
-         bool bidirectional, Dtype dtype)
-    : RNNBase(RnnMode::Gru, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, 0,
-              dtype) {}
+}  // namespace
+
+RNN::RNN(const RNNOptions& options) : RNNBase(rnn_nonlinearity_mode(options.nonlinearity()), options) {}
+
+LSTM::LSTM(const LSTMOptions& options) : RNNBase(RnnMode::Lstm, without_nonlinearity(options, "LSTM")) {}
+
+GRU::GRU(const GRUOptions& options) : RNNBase(RnnMode::Gru, without_nonlinearity(options, "GRU")) {}
 
 // ------------------------------------------------------------------ cells
-RNNCellBase::RNNCellBase(const char* name, int64_t input_size_, int64_t hidden_size_, bool bias_, int64_t gates,
-                         Dtype dtype)
-    : Module(name), input_size(input_size_), hidden_size(hidden_size_), bias(bias_) {
-  SEQLAB_CHECK_VALUE(input_size >= 0 && hidden_size >= 0, name, ": input_size and hidden_size must be non-negative, got ",
-                     input_size, " and ", hidden_size);
-  weight_ih = register_parameter("weight_ih", Tensor::empty({gates * hidden_size, input_size}, dtype));
-  weight_hh = register_parameter("weight_hh", Tensor::empty({gates * hidden_size, hidden_size}, dtype));
-  if (bias) {
-    bias_ih = register_parameter("bias_ih", Tensor::empty({gates * hidden_size}, dtype));
-    bias_hh = register_parameter("bias_hh", Tensor::empty({gates * hidden_size}, dtype));
+RNNCellBase::RNNCellBase(const char* name, const RNNCellOptions& options_, int64_t gates)
+    : Module(name), options(options_) {
+  const int64_t I = options.input_size(), H = options.hidden_size();
+  SEQLAB_CHECK_VALUE(I >= 0 && H >= 0, name, ": input_size and hidden_size must be non-negative, got ", I, " and ", H);
+  weight_ih = register_parameter("weight_ih", Tensor::empty({gates * H, I}, options.dtype()));
+  weight_hh = register_parameter("weight_hh", Tensor::empty({gates * H, H}, options.dtype()));
+  if (options.bias()) {
+    bias_ih = register_parameter("bias_ih", Tensor::empty({gates * H}, options.dtype()));
+    bias_hh = register_parameter("bias_hh", Tensor::empty({gates * H}, options.dtype()));
   }
   reset_parameters();
 }
 
-void RNNCellBase::reset_parameters() { uniform_all(parameters(false), hidden_size); }
+void RNNCellBase::reset_parameters() { uniform_all(parameters(false), options.hidden_size()); }
 
 std::string RNNCellBase::extra_repr() const {
-  return str_cat(input_size, ", ", hidden_size, bias ? "" : ", bias=False");
+  return str_cat(options.input_size(), ", ", options.hidden_size(), options.bias() ? "" : ", bias=False");
 }
 
-RNNCell::RNNCell(int64_t input_size, int64_t hidden_size, bool bias, const std::string& nl, Dtype dtype)
-    : RNNCellBase("RNNCell", input_size, hidden_size, bias, 1, dtype), nonlinearity(nl) {
-  rnn_nonlinearity_mode(nl);
+RNNCell::RNNCell(const RNNCellOptions& options_) : RNNCellBase("RNNCell", options_, 1) {
+  rnn_nonlinearity_mode(options.nonlinearity());
 }
 
 Tensor RNNCell::forward(const Tensor& input, const Tensor& hx) {
-  return nonlinearity == "tanh" ? rnn_tanh_cell(input, hx, weight_ih, weight_hh, bias_ih, bias_hh)
-                                : rnn_relu_cell(input, hx, weight_ih, weight_hh, bias_ih, bias_hh);
+  return options.nonlinearity() == "tanh" ? rnn_tanh_cell(input, hx, weight_ih, weight_hh, bias_ih, bias_hh)
+                                          : rnn_relu_cell(input, hx, weight_ih, weight_hh, bias_ih, bias_hh);
 }
 
 std::string RNNCell::extra_repr() const {
-  return RNNCellBase::extra_repr() + (nonlinearity != "tanh" ? ", nonlinearity=" + nonlinearity : "");
+  const std::string& nl = options.nonlinearity();
+  return RNNCellBase::extra_repr() + (nl != "tanh" ? ", nonlinearity=" + nl : "");
 }
 
-LSTMCell::LSTMCell(int64_t input_size, int64_t hidden_size, bool bias, Dtype dtype)
-    : RNNCellBase("LSTMCell", input_size, hidden_size, bias, 4, dtype) {}
+LSTMCell::LSTMCell(const LSTMCellOptions& options_)
+    : RNNCellBase("LSTMCell", without_nonlinearity(options_, "LSTMCell"), 4) {}
 
 std::pair<Tensor, Tensor> LSTMCell::forward(const Tensor& input, const Tensor& hx, const Tensor& cx) {
   return lstm_cell(input, hx, cx, weight_ih, weight_hh, bias_ih, bias_hh);
 }
 
-GRUCell::GRUCell(int64_t input_size, int64_t hidden_size, bool bias, Dtype dtype)
-    : RNNCellBase("GRUCell", input_size, hidden_size, bias, 3, dtype) {}
+GRUCell::GRUCell(const GRUCellOptions& options_)
+    : RNNCellBase("GRUCell", without_nonlinearity(options_, "GRUCell"), 3) {}
 
 Tensor GRUCell::forward(const Tensor& input, const Tensor& hx) {
   return gru_cell(input, hx, weight_ih, weight_hh, bias_ih, bias_hh);
