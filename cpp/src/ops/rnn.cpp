@@ -30,10 +30,10 @@ struct StackDims {
 
 StackDims check_weights(const TensorList& w, const RnnOptions& opt, Dtype input_dtype) {
   const char* name = rnn_mode_name(opt.mode);
-  const bool lstm = opt.mode == RnnMode::Lstm;
+  const bool has_c = rnn_cell_info(opt.mode).cell_state;  // c0 in, c_n out
   SEQLAB_CHECK_VALUE(opt.num_layers >= 1, name, ": num_layers must be greater than zero");
   SEQLAB_CHECK_VALUE(opt.proj_size >= 0, name, ": proj_size should be a positive integer or zero to disable projections");
-  SEQLAB_CHECK_VALUE(opt.proj_size == 0 || lstm, "proj_size argument is only supported for LSTM, not RNN or GRU");
+  SEQLAB_CHECK_VALUE(opt.proj_size == 0 || opt.mode == RnnMode::Lstm, "proj_size argument is only supported for LSTM, not RNN or GRU");
   SEQLAB_CHECK_VALUE(opt.dropout >= 0 && opt.dropout <= 1, name,
                      ": dropout should be a number in range [0, 1] representing the probability of an element being "
                      "zeroed");
@@ -85,21 +85,21 @@ Tensor initial_state(const Tensor& s, const Shape& expected, Dtype dtype, const 
 // The stack over packed rows x (N, I); h0 (D·L, B, H_out), c0 (D·L, B, H).
 RnnResult run_stack(const Tensor& x, const std::vector<int64_t>& batch_sizes, const Tensor& h0, const Tensor& c0,
                     const TensorList& w, const RnnOptions& opt, const StackDims& sd, const Tensor& grad_norms) {
-  const bool lstm = opt.mode == RnnMode::Lstm;
+  const bool has_c = rnn_cell_info(opt.mode).cell_state;  // c0 in, c_n out
   Tensor layer_input = x;
   TensorList hs, cs;
   for (int64_t l = 0; l < opt.num_layers; ++l) {
     if (l > 0 && opt.dropout > 0 && opt.train) layer_input = dropout(layer_input, opt.dropout, true);
     const TensorList lw(w.begin() + l * sd.per_layer, w.begin() + (l + 1) * sd.per_layer);
     RnnResult r = rnn_layer(opt.mode, layer_input, batch_sizes, narrow(h0, 0, l * sd.D, sd.D),
-                            lstm ? narrow(c0, 0, l * sd.D, sd.D) : Tensor(), lw, opt.has_biases, opt.proj_size,
+                            has_c ? narrow(c0, 0, l * sd.D, sd.D) : Tensor(), lw, opt.has_biases, opt.proj_size,
                             grad_norms, l * sd.D);
     layer_input = r.output;
     hs.push_back(r.h_n);
-    if (lstm) cs.push_back(r.c_n);
+    if (has_c) cs.push_back(r.c_n);
   }
   return {layer_input, opt.num_layers == 1 ? hs[0] : cat(hs, 0),
-          lstm ? (opt.num_layers == 1 ? cs[0] : cat(cs, 0)) : Tensor()};
+          has_c ? (opt.num_layers == 1 ? cs[0] : cat(cs, 0)) : Tensor()};
 }
 
 void check_grad_norms(const Tensor& g, int64_t rows, int64_t T) {
@@ -114,7 +114,7 @@ void check_grad_norms(const Tensor& g, int64_t rows, int64_t T) {
 RnnResult rnn_forward(const Tensor& input, const Tensor& hx, const Tensor& cx, const TensorList& weights,
                       const RnnOptions& opt, const Tensor& grad_norms) {
   const char* name = rnn_mode_name(opt.mode);
-  const bool lstm = opt.mode == RnnMode::Lstm;
+  const bool has_c = rnn_cell_info(opt.mode).cell_state;  // c0 in, c_n out
   SEQLAB_CHECK_VALUE(input.dim() == 2 || input.dim() == 3, name, ": Expected input to be 2D or 3D, got ", input.dim(),
                      "D instead");
   const StackDims sd = check_weights(weights, opt, input.dtype());
@@ -122,10 +122,10 @@ RnnResult rnn_forward(const Tensor& input, const Tensor& hx, const Tensor& cx, c
   // States must have the input's rank (torch's wording for each case).
   if (hx.defined() || cx.defined()) {
     const int64_t want = batched ? 3 : 2;
-    const bool bad = (hx.defined() && hx.dim() != want) || (lstm && cx.defined() && cx.dim() != want);
+    const bool bad = (hx.defined() && hx.dim() != want) || (has_c && cx.defined() && cx.dim() != want);
     if (bad) {
       const std::string kind = batched ? "batched 3-D" : "unbatched 2-D";
-      if (lstm)
+      if (has_c)
         SEQLAB_CHECK(false, "For ", kind, " input, hx and cx should also be ", want, "-D but got (",
                      hx.defined() ? hx.dim() : 0, "-D, ", cx.defined() ? cx.dim() : 0, "-D) tensors");
       SEQLAB_CHECK(false, "For ", kind, " input, hx should also be ", want, "-D but got ", hx.dim(), "-D tensor");
@@ -140,14 +140,14 @@ RnnResult rnn_forward(const Tensor& input, const Tensor& hx, const Tensor& cx, c
                x.shape()[2]);
   SEQLAB_CHECK(T > 0, "Expected sequence length to be larger than 0 in RNN");
   const int64_t L = opt.num_layers;
-  h = initial_state(h, {sd.D * L, B, sd.Hout}, input.dtype(), lstm ? "[0]" : "");
-  if (lstm) c = initial_state(c, {sd.D * L, B, sd.H}, input.dtype(), "[1]");
+  h = initial_state(h, {sd.D * L, B, sd.Hout}, input.dtype(), has_c ? "[0]" : "");
+  if (has_c) c = initial_state(c, {sd.D * L, B, sd.H}, input.dtype(), "[1]");
   check_grad_norms(grad_norms, sd.D * L, T);
 
   const RnnResult r =
       run_stack(reshape(contiguous(x), {T * B, sd.I}), std::vector<int64_t>(T, B), h, c, weights, opt, sd, grad_norms);
   Tensor out = reshape(r.output, {T, B, sd.D * sd.Hout});
-  if (!batched) return {squeeze(out, 1), squeeze(r.h_n, 1), lstm ? squeeze(r.c_n, 1) : Tensor()};
+  if (!batched) return {squeeze(out, 1), squeeze(r.h_n, 1), has_c ? squeeze(r.c_n, 1) : Tensor()};
   return {opt.batch_first ? transpose(out, 0, 1) : out, r.h_n, r.c_n};
 }
 
@@ -155,7 +155,7 @@ RnnResult rnn_forward_packed(const Tensor& data, const Tensor& batch_sizes, cons
                              const Tensor& unsorted_indices, const Tensor& hx, const Tensor& cx,
                              const TensorList& weights, const RnnOptions& opt, const Tensor& grad_norms) {
   const char* name = rnn_mode_name(opt.mode);
-  const bool lstm = opt.mode == RnnMode::Lstm;
+  const bool has_c = rnn_cell_info(opt.mode).cell_state;  // c0 in, c_n out
   SEQLAB_CHECK(data.dim() == 2, name, ": a PackedSequence's data must be 2-D (sum of lengths, input_size), got ",
                shape_str(data.shape()));
   SEQLAB_CHECK(batch_sizes.dim() == 1 && batch_sizes.dtype() == Dtype::Int64, name,
@@ -180,17 +180,17 @@ RnnResult rnn_forward_packed(const Tensor& data, const Tensor& batch_sizes, cons
   // The states are in the caller's batch order; the packed rows in sorted order.
   auto to_sorted = [&](const Tensor& s) {
     if (!s.defined() || !sorted_indices.defined()) return s;
-    SEQLAB_CHECK(s.dim() == 3, "For batched 3-D input, hx", lstm ? " and cx" : "", " should also be 3-D but got ",
+    SEQLAB_CHECK(s.dim() == 3, "For batched 3-D input, hx", has_c ? " and cx" : "", " should also be 3-D but got ",
                  s.dim(), "-D tensor");
     return index_select(s, 1, sorted_indices);
   };
-  Tensor h = initial_state(to_sorted(hx), {sd.D * L, B, sd.Hout}, data.dtype(), lstm ? "[0]" : "");
-  Tensor c = lstm ? initial_state(to_sorted(cx), {sd.D * L, B, sd.H}, data.dtype(), "[1]") : Tensor();
+  Tensor h = initial_state(to_sorted(hx), {sd.D * L, B, sd.Hout}, data.dtype(), has_c ? "[0]" : "");
+  Tensor c = has_c ? initial_state(to_sorted(cx), {sd.D * L, B, sd.H}, data.dtype(), "[1]") : Tensor();
   check_grad_norms(grad_norms, sd.D * L, static_cast<int64_t>(bs.size()));
   RnnResult r = run_stack(contiguous(data), bs, h, c, weights, opt, sd, grad_norms);
   if (unsorted_indices.defined()) {
     r.h_n = index_select(r.h_n, 1, unsorted_indices);
-    if (lstm) r.c_n = index_select(r.c_n, 1, unsorted_indices);
+    if (has_c) r.c_n = index_select(r.c_n, 1, unsorted_indices);
   }
   return r;
 }
