@@ -33,7 +33,8 @@ StackDims check_weights(const TensorList& w, const RnnOptions& opt, Dtype input_
   const bool has_c = rnn_cell_info(opt.mode).cell_state;  // c0 in, c_n out
   SEQLAB_CHECK_VALUE(opt.num_layers >= 1, name, ": num_layers must be greater than zero");
   SEQLAB_CHECK_VALUE(opt.proj_size >= 0, name, ": proj_size should be a positive integer or zero to disable projections");
-  SEQLAB_CHECK_VALUE(opt.proj_size == 0 || opt.mode == RnnMode::Lstm, "proj_size argument is only supported for LSTM, not RNN or GRU");
+  SEQLAB_CHECK_VALUE(opt.proj_size == 0 || opt.mode == RnnMode::Lstm,
+                     "proj_size argument is only supported for LSTM, not RNN or GRU");
   SEQLAB_CHECK_VALUE(opt.dropout >= 0 && opt.dropout <= 1, name,
                      ": dropout should be a number in range [0, 1] representing the probability of an element being "
                      "zeroed");
