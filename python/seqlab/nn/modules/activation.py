@@ -27,20 +27,30 @@ __all__ = ["Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "
            "Threshold", "Softmin", "GLU", "PReLU", "MultiheadAttention"]
 
 
-class Tanh(Module):
+class _Pointwise(Module):
+    """An activation with no options: forward(input) = F.<_name>(input), looked up when called (so
+    that seqlab.onnx's tracer, which wraps the functions of seqlab's modules, sees the call)."""
+    _name = None
+
     def forward(self, input):
-        return _core.tanh(input)
+        return getattr(F, self._name)(input)
 
 
-class Sigmoid(Module):
-    def forward(self, input):
-        return _core.sigmoid(input)
+class Tanh(_Pointwise):
+    """tanh(x)."""
+    _name = "tanh"
+
+
+class Sigmoid(_Pointwise):
+    """1 / (1 + e^-x)."""
+    _name = "sigmoid"
 
 
 class _InplaceActivation(Module):
-    """A pointwise activation F.<_fn>(input, *options, inplace): the module holds the options named in
-    _options (torch's attribute names) and inplace; its repr shows the options, and inplace when True."""
-    _fn = None
+    """A pointwise activation F.<_name>(input, *options, inplace) (looked up when called, as
+    _Pointwise's): the module holds the options named in _options (torch's attribute names) and
+    inplace; its repr shows the options, and inplace when True."""
+    _name = None
     _options = ()
 
     def __init__(self, inplace=False):
@@ -48,7 +58,7 @@ class _InplaceActivation(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return type(self)._fn(input, *(getattr(self, name) for name in self._options), inplace=self.inplace)
+        return getattr(F, self._name)(input, *(getattr(self, name) for name in self._options), inplace=self.inplace)
 
     def extra_repr(self):
         shown = [f"{name}={getattr(self, name)}" for name in self._options] + (["inplace=True"] if self.inplace else [])
@@ -57,12 +67,12 @@ class _InplaceActivation(Module):
 
 class ReLU(_InplaceActivation):
     """max(0, x). inplace=True overwrites the input (relu_)."""
-    _fn = F.relu
+    _name = "relu"
 
 
 class SiLU(_InplaceActivation):
     """x * sigmoid(x) (Swish-1). inplace=True overwrites the input with the result."""
-    _fn = F.silu
+    _name = "silu"
 
 
 class GELU(Module):
@@ -81,7 +91,7 @@ class GELU(Module):
 
 class ELU(_InplaceActivation):
     """alpha (e^x - 1) for x <= 0, x otherwise (Clevert et al. 2016)."""
-    _fn = F.elu
+    _name = "elu"
     _options = ("alpha",)
 
     def __init__(self, alpha=1.0, inplace=False):
@@ -91,17 +101,17 @@ class ELU(_InplaceActivation):
 
 class CELU(ELU):
     """max(0, x) + min(0, alpha (e^(x/alpha) - 1)) (Barron 2017)."""
-    _fn = F.celu
+    _name = "celu"
 
 
 class SELU(_InplaceActivation):
     """scale * elu(x, alpha) with Klambauer et al.'s constants (self-normalising networks)."""
-    _fn = F.selu
+    _name = "selu"
 
 
 class LeakyReLU(_InplaceActivation):
     """x for x > 0, negative_slope * x otherwise."""
-    _fn = F.leaky_relu
+    _name = "leaky_relu"
     _options = ("negative_slope",)
 
     def __init__(self, negative_slope=0.01, inplace=False):
@@ -127,7 +137,7 @@ class Softplus(Module):
 class Hardtanh(_InplaceActivation):
     """min(max(x, min_val), max_val). min_value and max_value are torch's deprecated names of
     min_val and max_val (with its FutureWarning)."""
-    _fn = F.hardtanh
+    _name = "hardtanh"
     _options = ("min_val", "max_val")
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
@@ -156,35 +166,29 @@ class ReLU6(Hardtanh):
         return "inplace=True" if self.inplace else ""
 
 
-class LogSigmoid(Module):
+class LogSigmoid(_Pointwise):
     """log(sigmoid(x))."""
-
-    def forward(self, input):
-        return F.logsigmoid(input)
+    _name = "logsigmoid"
 
 
 class Mish(_InplaceActivation):
     """x tanh(softplus(x)) (Misra 2019)."""
-    _fn = F.mish
+    _name = "mish"
 
 
-class Softsign(Module):
+class Softsign(_Pointwise):
     """x / (1 + |x|)."""
-
-    def forward(self, input):
-        return F.softsign(input)
+    _name = "softsign"
 
 
-class Tanhshrink(Module):
+class Tanhshrink(_Pointwise):
     """x - tanh(x)."""
-
-    def forward(self, input):
-        return F.tanhshrink(input)
+    _name = "tanhshrink"
 
 
 class Hardsigmoid(_InplaceActivation):
     """min(max(x + 3, 0), 6) / 6 (torch's repr never shows inplace)."""
-    _fn = F.hardsigmoid
+    _name = "hardsigmoid"
 
     def extra_repr(self):
         return ""
@@ -192,7 +196,7 @@ class Hardsigmoid(_InplaceActivation):
 
 class Hardswish(_InplaceActivation):
     """x min(max(x + 3, 0), 6) / 6 (Howard et al. 2019; torch's repr never shows inplace)."""
-    _fn = F.hardswish
+    _name = "hardswish"
 
     def extra_repr(self):
         return ""
@@ -200,7 +204,7 @@ class Hardswish(_InplaceActivation):
 
 class Threshold(_InplaceActivation):
     """x where x > threshold, value elsewhere."""
-    _fn = F.threshold
+    _name = "threshold"
     _options = ("threshold", "value")
 
     def __init__(self, threshold, value, inplace=False):
