@@ -85,6 +85,19 @@ def _member(module, name, cls, what):
     return value
 
 
+def _add_hook(hooks, hook, prepend, flags):
+    """Add hook to the ordered dict `hooks` (first with prepend) and mark it in each dict of the
+    (marks, flag) pairs whose flag is set; the handle removes it from all of them."""
+    handle = RemovableHandle(hooks, extra_dict=[marks for marks, _ in flags])
+    hooks[handle.id] = hook
+    for marks, flag in flags:
+        if flag:
+            marks[handle.id] = True
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
 def _typename(obj):
     if isinstance(obj, Tensor):
         return "seqlab.Tensor"
@@ -570,27 +583,13 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) -> None or new args; with_kwargs: hook(module, args, kwargs)
         -> None or (new_args, new_kwargs). Runs before forward."""
-        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_pre_hooks, hook, prepend, [(self._forward_pre_hooks_with_kwargs, with_kwargs)])
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) -> None or a replacement output; with_kwargs:
         hook(module, args, kwargs, output). Runs after forward (always_call: even if it raised)."""
-        handle = RemovableHandle(self._forward_hooks, extra_dict=[self._forward_hooks_with_kwargs,
-                                                                  self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_hooks, hook, prepend, [(self._forward_hooks_with_kwargs, with_kwargs),
+                                                             (self._forward_hooks_always_called, always_call)])
 
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_hooks or self._forward_pre_hooks):
