@@ -416,3 +416,17 @@ def test_hidden_grad_norms_of_packed_input_equal_the_padded_ones_for_equal_lengt
     packed = hidden_grad_norms(sm, lambda: (sm(pack_padded_sequence(x, [5, 5, 5]))[0].data ** 2).sum())[""]
     assert tuple(packed.shape) == (4, 5)
     np.testing.assert_allclose(packed.numpy(), padded.numpy(), rtol=1e-12)
+
+
+def test_modes_come_from_the_registered_cells():
+    # torch's mode strings, each a cell registered in cpp/src/ops/recurrent/, with torch's gate count
+    # (its RNNBase: gate_size = {LSTM: 4, GRU: 3, RNN_*: 1} · hidden_size); an unknown one in torch's words.
+    for mode in ["LSTM", "GRU", "RNN_TANH", "RNN_RELU"]:
+        ours, theirs = nn.RNNBase(mode, 3, 5), torch.nn.RNNBase(mode, 3, 5)
+        assert ours.weight_ih_l0.shape == theirs.weight_ih_l0.shape
+        assert seqlab._core.rnn_gate_count(mode) * 5 == theirs.weight_ih_l0.shape[0]
+    with pytest.raises(ValueError, match="Unrecognized RNN mode: FOO") as ours:
+        nn.RNNBase("FOO", 3, 5)
+    with pytest.raises(ValueError, match="Unrecognized RNN mode: FOO"):
+        torch.nn.RNNBase("FOO", 3, 5)
+    assert "LSTM" in str(ours.value) and "GRU" in str(ours.value)

@@ -6,14 +6,8 @@ namespace seqlab::bind {
 
 namespace {
 
-// torch's mode strings (RNNBase.mode).
-RnnMode parse_mode(const std::string& mode) {
-  if (mode == "LSTM") return RnnMode::Lstm;
-  if (mode == "GRU") return RnnMode::Gru;
-  if (mode == "RNN_TANH") return RnnMode::RnnTanh;
-  if (mode == "RNN_RELU") return RnnMode::RnnRelu;
-  throw std::invalid_argument("Unrecognized RNN mode: " + mode);
-}
+// torch's mode strings (RNNBase.mode), as the registered cells name themselves.
+RnnMode parse_mode(const std::string& mode) { return rnn_mode_from_name(mode); }
 
 RnnOptions options(const std::string& mode, bool has_biases, int64_t num_layers, double dropout, bool train,
                    bool bidirectional, bool batch_first, int64_t proj_size) {
@@ -52,8 +46,11 @@ void bind_rnn(py::module_& m) {
   }, py::arg("mode"), py::arg("input_size"), py::arg("hidden_size"), py::arg("num_layers"), py::arg("dropout"),
         py::arg("proj_size"));
   m.def("rnn_nonlinearity_mode", [](const std::string& nonlinearity) {
-    return rnn_nonlinearity_mode(nonlinearity) == RnnMode::RnnTanh ? "RNN_TANH" : "RNN_RELU";
+    return rnn_cell_info(rnn_nonlinearity_mode(nonlinearity)).mode_name;
   }, py::arg("nonlinearity"));
+  m.def("rnn_gate_count", [](const std::string& mode) { return rnn_gate_count(parse_mode(mode)); }, py::arg("mode"),
+        "Rows of W_ih per hidden unit for torch's mode string (LSTM 4, GRU 3, RNN_TANH and RNN_RELU 1), as its "
+        "registered cell says.");
   m.def("rnn_tanh_cell", [](const Tensor& x, std::optional<Tensor> hx, const Tensor& w_ih, const Tensor& w_hh,
                             std::optional<Tensor> b_ih, std::optional<Tensor> b_hh) {
     return rnn_tanh_cell(x, opt(hx), w_ih, w_hh, opt(b_ih), opt(b_hh));

@@ -52,13 +52,13 @@ const RnnCellInfo& rnn_cell_info(RnnMode mode) { return recurrent::cell_descript
 const char* rnn_mode_name(RnnMode mode) { return rnn_cell_info(mode).name; }
 int64_t rnn_gate_count(RnnMode mode) { return rnn_cell_info(mode).gates; }
 
-RnnMode rnn_mode_from_name(const std::string& mode_name) {
+RnnMode rnn_mode_from_name(const std::string& mode_name) {  // torch's RNNBase wording
   std::string known;
   for (const auto& [mode, cell] : recurrent::registry()) {
     if (mode_name == cell.info.mode_name) return mode;
     known += (known.empty() ? "" : ", ") + std::string(cell.info.mode_name);
   }
-  SEQLAB_CHECK_VALUE(false, "Unknown mode '", mode_name, "' (expected one of ", known, ")");
+  SEQLAB_CHECK_VALUE(false, "Unrecognized RNN mode: ", mode_name, " (the registered cells: ", known, ")");
   return RnnMode::Lstm;  // not reached
 }
 

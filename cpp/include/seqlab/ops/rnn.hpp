@@ -32,7 +32,7 @@ struct RnnCellInfo {
   bool cell_state;        // carries c_t beside h_t (LSTM): c0 in, c_n out
 };
 const RnnCellInfo& rnn_cell_info(RnnMode mode);
-RnnMode rnn_mode_from_name(const std::string& mode_name);  // "LSTM" -> Lstm; ValueError naming the known ones
+RnnMode rnn_mode_from_name(const std::string& mode_name);  // "LSTM" -> Lstm; torch's ValueError otherwise
 const char* rnn_mode_name(RnnMode mode);  // rnn_cell_info(mode).name
 int64_t rnn_gate_count(RnnMode mode);     // rnn_cell_info(mode).gates
 // torch.nn.RNN's nonlinearity: "tanh" or "relu", else torch's ValueError.

@@ -18,7 +18,6 @@ from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
-_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 def _int(value, name):
@@ -57,7 +56,7 @@ class RNNBase(Module):
         self.dropout = float(dropout)
         self.bidirectional = bool(bidirectional)
         self.proj_size = proj_size
-        gate_size = _GATES[mode] * hidden_size
+        gate_size = _core.rnn_gate_count(mode) * hidden_size  # the registered cell's (cpp/src/ops/recurrent/)
         num_directions = 2 if bidirectional else 1
         real_hidden = proj_size if proj_size > 0 else hidden_size
         self._flat_weights_names = []
