@@ -143,7 +143,7 @@ class ModuleOptions {
     auto make_options = make_;
     cls_.def(py::init([setters, make_options](const py::kwargs& kwargs) {
       const auto name = py::cast<std::string>(py::type::of<C>().attr("__name__"));
-      return build(*setters, make_options, name, py::tuple(), kwargs);
+      return build(*setters, make_options, name, py::tuple(), kwargs, false);
     }));
     cls_.def("__repr__", [](py::object self) {
       py::list parts;
@@ -155,7 +155,14 @@ class ModuleOptions {
   // arg("dropout", &O::dropout, &O::dropout): a SEQLAB_ARG field's getter and setter.
   template <typename T>
   ModuleOptions& arg(const char* name, const T& (C::*get)() const, C& (C::*set)(T)) {
-    return arg(name, [get](const C& c) { return (c.*get)(); }, [set](C& c, T v) { (c.*set)(std::move(v)); });
+    arg(name, [get](const C& c) { return (c.*get)(); }, [set](C& c, T v) { (c.*set)(std::move(v)); });
+    (*setters_)[name].expected = python_type<T>();
+    return *this;
+  }
+  // The fields a module's Python constructor cannot do without (torch's TypeError when missing).
+  ModuleOptions& required(std::initializer_list<const char*> names) {
+    for (const char* name : names) setters_->at(name).required = true;
+    return *this;
   }
   // A field whose Python value needs converting (an activation, a shape): get(const C&) -> the
   // Python value, set(C&, V) with V what pybind11 converts the value to (py::handle for any).
@@ -163,7 +170,7 @@ class ModuleOptions {
   ModuleOptions& arg(const char* name, Get get, Set set) {
     cls_.def_property(name, get, set);
     names_.push_back(name);
-    (*setters_)[name] = {names_.size() - 1, [set](C& c, py::handle v) { set(c, cast_value<Set>(v)); }};
+    (*setters_)[name] = {names_.size() - 1, [set](C& c, py::handle v) { set(c, cast_value<Set>(v)); }, "", false};
     cls_.attr("fields") = py::tuple(py::cast(names_));
     return *this;
   }
@@ -188,7 +195,7 @@ class ModuleOptions {
     auto make = make_;
     std::string name = module;
     cls.def(py::init([setters, make, name, made](const py::args& args, const py::kwargs& kwargs) {
-      auto m = std::make_shared<M>(build(*setters, make, name, args, kwargs));
+      auto m = std::make_shared<M>(build(*setters, make, name, args, kwargs, true));
       if (made) made(*m);
       return m;
     }));
@@ -201,7 +208,19 @@ class ModuleOptions {
   struct Setter {
     size_t position;
     std::function<void(C&, py::handle)> set;
+    std::string expected;  // the Python type, for errors ("" for a converted field)
+    bool required;
   };
+  template <typename T>
+  static std::string python_type() {
+    if constexpr (std::is_same_v<T, bool>) return "bool";
+    else if constexpr (std::is_integral_v<T>) return "int";
+    else if constexpr (std::is_floating_point_v<T>) return "float";
+    else if constexpr (std::is_same_v<T, std::string>) return "str";
+    else if constexpr (std::is_same_v<T, std::optional<int64_t>>) return "int or None";
+    else if constexpr (std::is_same_v<T, std::optional<double>>) return "float or None";
+    else return "";
+  }
   using Setters = std::map<std::string, Setter>;
 
   // The setter's second parameter type, for a value of any Python type.
@@ -222,9 +241,10 @@ class ModuleOptions {
   };
 
   // Options from Python arguments: positional ones in the fields' order, then keywords; torch's
-  // TypeError for an unknown keyword, a repeated one, a value of the wrong type or too many.
+  // TypeError for an unknown keyword, a repeated one, a value of the wrong type, too many, or (for
+  // a module: check_required) a required one missing.
   static C build(const Setters& setters, const std::function<C()>& make, const std::string& fn, const py::tuple& args,
-                 const py::kwargs& kwargs) {
+                 const py::kwargs& kwargs, bool check_required) {
     C c = make();
     std::vector<std::string> order(setters.size());
     for (const auto& [name, s] : setters) order[s.position] = name;
@@ -234,7 +254,10 @@ class ModuleOptions {
       try {
         setters.at(name).set(c, v);
       } catch (const py::cast_error&) {
-        throw py::type_error(str_cat(fn, "(): argument '", name, "' got ", type_name(v), ", which it cannot take"));
+        const std::string& expected = setters.at(name).expected;
+        throw py::type_error(expected.empty() ? str_cat(fn, "(): argument '", name, "' cannot be ", type_name(v))
+                                              : str_cat(fn, "(): argument '", name, "' must be ", expected, ", not ",
+                                                        type_name(v)));
       }
     };
     for (size_t i = 0; i < args.size(); ++i) set(order[i], args[i]);
@@ -247,6 +270,10 @@ class ModuleOptions {
         throw py::type_error(str_cat(fn, "() got multiple values for argument '", name, "'"));
       set(name, value);
     }
+    if (check_required)
+      for (const auto& [name, s] : setters)
+        if (s.required && s.position >= args.size() && !kwargs.contains(name.c_str()))
+          throw py::type_error(str_cat(fn, "() missing required argument '", name, "'"));
     return c;
   }
 

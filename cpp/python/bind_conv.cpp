@@ -19,18 +19,12 @@ Tensor conv_call(const char* op, Conv conv, const Tensor& input, const Tensor& w
   const Shape p = size_arg(padding, op, "padding");
   return released([&] { return conv(input, weight, opt(bias), s, p, d, groups); });
 }
-// The C++ twins' constructor, with the Python layers' arguments (padding an int, a tuple or a string).
-template <typename M>
-std::shared_ptr<M> make_conv(const char* name, int64_t in, int64_t out, py::handle k, py::handle s, py::handle p,
-                             py::handle d, int64_t groups, bool bias, const std::string& padding_mode, Dtype dtype) {
-  if (padding_mode != "zeros")
-    throw py::value_error(str_cat(name, " (C++): padding_mode '", padding_mode,
-                                  "' is seqlab.nn's (F.pad in Python); the C++ layer pads with zeros"));
-  const Shape ks = size_arg(k, name, "kernel_size"), ss = size_arg(s, name, "stride"),
-              ds = size_arg(d, name, "dilation");
-  if (py::isinstance<py::str>(p))
-    return std::make_shared<M>(in, out, ks, ss, p.cast<std::string>(), ds, groups, bias, dtype);
-  return std::make_shared<M>(in, out, ks, ss, size_arg(p, name, "padding"), ds, groups, bias, dtype);
+// A size field of ConvOptions: an int or a tuple in Python, as the layers take it.
+void size_option(ModuleOptions<nn::ConvOptions>& options, const char* name,
+                 const Shape& (nn::ConvOptions::*get)() const, nn::ConvOptions& (nn::ConvOptions::*set)(Shape)) {
+  options.arg(
+      name, [get](const nn::ConvOptions& o) { return py::tuple(py::cast((o.*get)())); },
+      [set, name](nn::ConvOptions& o, py::handle v) { (o.*set)(size_arg(v, "ConvOptions", name)); });
 }
 
 // stride=None (or an empty tuple) is the kernel size: an empty Shape for the C++ functionals.
@@ -112,20 +106,37 @@ void bind_conv(py::module_& m) {
   // The C++ twins (nn/conv.hpp) in seqlab._core.cpp_nn, beside the others (bind_nn_modules.cpp).
   py::module_ cpp_nn = m.attr("cpp_nn");
   py::class_<nn::ConvNd, nn::UnaryModule, std::shared_ptr<nn::ConvNd>>(cpp_nn, "ConvNd");
-  py::class_<nn::Conv1d, nn::ConvNd, std::shared_ptr<nn::Conv1d>>(cpp_nn, "Conv1d")
-      .def(py::init([](int64_t in, int64_t out, py::handle k, py::handle s, py::handle p, py::handle d, int64_t g,
-                       bool bias, const std::string& mode, Dtype dtype) {
-             return make_conv<nn::Conv1d>("Conv1d", in, out, k, s, p, d, g, bias, mode, dtype);
-           }), py::arg("in_channels"), py::arg("out_channels"), py::arg("kernel_size"), py::arg("stride") = 1,
-           py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("bias") = true,
-           py::arg("padding_mode") = "zeros", py::kw_only(), py::arg("dtype") = Dtype::Float32);
-  py::class_<nn::Conv2d, nn::ConvNd, std::shared_ptr<nn::Conv2d>>(cpp_nn, "Conv2d")
-      .def(py::init([](int64_t in, int64_t out, py::handle k, py::handle s, py::handle p, py::handle d, int64_t g,
-                       bool bias, const std::string& mode, Dtype dtype) {
-             return make_conv<nn::Conv2d>("Conv2d", in, out, k, s, p, d, g, bias, mode, dtype);
-           }), py::arg("in_channels"), py::arg("out_channels"), py::arg("kernel_size"), py::arg("stride") = 1,
-           py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("bias") = true,
-           py::arg("padding_mode") = "zeros", py::kw_only(), py::arg("dtype") = Dtype::Float32);
+  using O = nn::ConvOptions;
+  ModuleOptions<O> options(cpp_nn, "ConvOptions", [] { return O(0, 0, {1}); });
+  options.arg("in_channels", &O::in_channels, &O::in_channels)
+      .arg("out_channels", &O::out_channels, &O::out_channels);
+  size_option(options, "kernel_size", &O::kernel_size, &O::kernel_size);
+  size_option(options, "stride", &O::stride, &O::stride);
+  options.arg(
+      "padding",
+      [](const O& o) -> py::object {
+        if (const auto* s = std::get_if<std::string>(&o.padding())) return py::str(*s);
+        return py::tuple(py::cast(std::get<Shape>(o.padding())));
+      },
+      [](O& o, py::handle v) {
+        if (py::isinstance<py::str>(v)) {
+          o.padding(v.cast<std::string>());
+        } else {
+          o.padding(size_arg(v, "ConvOptions", "padding"));
+        }
+      });
+  size_option(options, "dilation", &O::dilation, &O::dilation);
+  options.arg("groups", &O::groups, &O::groups)
+      .arg("bias", &O::bias, &O::bias)
+      .arg("padding_mode", &O::padding_mode, &O::padding_mode)
+      .arg("dtype", &O::dtype, &O::dtype)
+      .required({"in_channels", "out_channels", "kernel_size"});
+  cpp_nn.attr("Conv1dOptions") = options.cls();
+  cpp_nn.attr("Conv2dOptions") = options.cls();
+  py::class_<nn::Conv1d, nn::ConvNd, std::shared_ptr<nn::Conv1d>> conv1d(cpp_nn, "Conv1d");
+  options.module_init<nn::Conv1d>(conv1d, "Conv1d");
+  py::class_<nn::Conv2d, nn::ConvNd, std::shared_ptr<nn::Conv2d>> conv2d(cpp_nn, "Conv2d");
+  options.module_init<nn::Conv2d>(conv2d, "Conv2d");
 }
 
 }  // namespace seqlab::bind

@@ -13,9 +13,16 @@ using nn::UnaryModule;
 template <typename M, typename Base = UnaryModule>
 using Class = py::class_<M, Base, std::shared_ptr<M>>;
 
-std::optional<double> optional_number(const py::handle& o, const char* fn, const char* arg) {
-  if (o.is_none()) return std::nullopt;
-  return number_arg(o, fn, arg);
+// A module of options O with the two constructors module_init gives (Module(options), Module(*args,
+// **kwargs)): the options class bound first under `options_name`, its fields added by `fields`.
+template <typename M, typename O, typename Base = UnaryModule, typename Fields>
+Class<M, Base> module_with_options(py::module_& c, const char* name, const char* options_name, Fields fields,
+                                   std::function<O()> make = [] { return O(); }) {
+  ModuleOptions<O> options(c, options_name, std::move(make));
+  fields(options);
+  Class<M, Base> cls(c, name);
+  options.template module_init<M>(cls, name);
+  return cls;
 }
 
 }  // namespace
@@ -39,15 +46,25 @@ void bind_nn_modules(py::module_& m) {
   Class<nn::Linear>(c, "Linear")
       .def(py::init<int64_t, int64_t, bool, Dtype>(), py::arg("in_features"), py::arg("out_features"),
            py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32);
-  Class<nn::Bilinear, Module>(c, "Bilinear")
-      .def(py::init<int64_t, int64_t, int64_t, bool, Dtype>(), py::arg("in1_features"), py::arg("in2_features"),
-           py::arg("out_features"), py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32)
+  using BO = nn::BilinearOptions;
+  module_with_options<nn::Bilinear, BO, Module>(c, "Bilinear", "BilinearOptions", [](ModuleOptions<BO>& o) {
+    o.arg("in1_features", &BO::in1_features, &BO::in1_features)
+        .arg("in2_features", &BO::in2_features, &BO::in2_features)
+        .arg("out_features", &BO::out_features, &BO::out_features)
+        .arg("bias", &BO::bias, &BO::bias)
+        .arg("dtype", &BO::dtype, &BO::dtype)
+        .required({"in1_features", "in2_features", "out_features"});
+  }, [] { return BO(0, 0, 0); })
       .def("forward", &nn::Bilinear::forward, py::arg("input1"), py::arg("input2"), Release())
       .def("__call__", &nn::Bilinear::forward, py::arg("input1"), py::arg("input2"), Release());
-  Class<nn::Embedding>(c, "Embedding")
-      .def(py::init<int64_t, int64_t, std::optional<int64_t>, Dtype>(), py::arg("num_embeddings"),
-           py::arg("embedding_dim"), py::arg("padding_idx") = py::none(), py::kw_only(),
-           py::arg("dtype") = Dtype::Float32);
+  using EO = nn::EmbeddingOptions;
+  module_with_options<nn::Embedding, EO>(c, "Embedding", "EmbeddingOptions", [](ModuleOptions<EO>& o) {
+    o.arg("num_embeddings", &EO::num_embeddings, &EO::num_embeddings)
+        .arg("embedding_dim", &EO::embedding_dim, &EO::embedding_dim)
+        .arg("padding_idx", &EO::padding_idx, &EO::padding_idx)
+        .arg("dtype", &EO::dtype, &EO::dtype)
+        .required({"num_embeddings", "embedding_dim"});
+  }, [] { return EO(0, 0); });
   Class<nn::LayerNorm>(c, "LayerNorm")
       .def(py::init([](py::handle shape, double eps, bool affine, bool bias, Dtype dtype) {
              const Shape ns = size_arg(shape, "LayerNorm", "normalized_shape");
@@ -60,13 +77,18 @@ void bind_nn_modules(py::module_& m) {
              return std::make_shared<nn::RMSNorm>(ns, eps, affine, dtype);
            }), py::arg("normalized_shape"), py::arg("eps") = py::none(), py::arg("elementwise_affine") = true,
            py::kw_only(), py::arg("dtype") = Dtype::Float32);
-  Class<nn::BatchNorm1d>(c, "BatchNorm1d")
-      .def(py::init([](int64_t n, double eps, py::handle momentum, bool affine, bool track, Dtype dtype, bool bias) {
-             const auto mom = optional_number(momentum, "BatchNorm1d", "momentum");
-             return std::make_shared<nn::BatchNorm1d>(n, eps, mom, affine, track, dtype, bias);
-           }), py::arg("num_features"), py::arg("eps") = 1e-5, py::arg("momentum") = 0.1, py::arg("affine") = true,
-           py::arg("track_running_stats") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32,
-           py::arg("bias") = true);
+  using BNO = nn::BatchNormOptions;
+  module_with_options<nn::BatchNorm1d, BNO>(c, "BatchNorm1d", "BatchNormOptions", [](ModuleOptions<BNO>& o) {
+    o.arg("num_features", &BNO::num_features, &BNO::num_features)
+        .arg("eps", &BNO::eps, &BNO::eps)
+        .arg("momentum", &BNO::momentum, &BNO::momentum)
+        .arg("affine", &BNO::affine, &BNO::affine)
+        .arg("track_running_stats", &BNO::track_running_stats, &BNO::track_running_stats)
+        .arg("dtype", &BNO::dtype, &BNO::dtype)
+        .arg("bias", &BNO::bias, &BNO::bias)
+        .required({"num_features"});
+  }, [] { return BNO(0); });
+  c.attr("BatchNorm1dOptions") = c.attr("BatchNormOptions");
   Class<nn::Dropout>(c, "Dropout")
       .def(py::init<double, bool>(), py::arg("p") = 0.5, py::arg("inplace") = false);
   Class<nn::Identity>(c, "Identity").def(py::init<>());
@@ -75,15 +97,29 @@ void bind_nn_modules(py::module_& m) {
   Class<nn::SiLU>(c, "SiLU").def(py::init<bool>(), py::arg("inplace") = false);
   Class<nn::ReLU>(c, "ReLU").def(py::init<bool>(), py::arg("inplace") = false);
   Class<nn::GELU>(c, "GELU").def(py::init<std::string>(), py::arg("approximate") = "none");
-  Class<nn::ELU>(c, "ELU").def(py::init<double, bool>(), py::arg("alpha") = 1.0, py::arg("inplace") = false);
+  using ELUO = nn::ELUOptions;
+  module_with_options<nn::ELU, ELUO>(c, "ELU", "ELUOptions", [](ModuleOptions<ELUO>& o) {
+    o.arg("alpha", &ELUO::alpha, &ELUO::alpha).arg("inplace", &ELUO::inplace, &ELUO::inplace);
+  });
   Class<nn::SELU>(c, "SELU").def(py::init<bool>(), py::arg("inplace") = false);
-  Class<nn::CELU>(c, "CELU").def(py::init<double, bool>(), py::arg("alpha") = 1.0, py::arg("inplace") = false);
-  Class<nn::LeakyReLU>(c, "LeakyReLU")
-      .def(py::init<double, bool>(), py::arg("negative_slope") = 0.01, py::arg("inplace") = false);
-  Class<nn::Softplus>(c, "Softplus").def(py::init<double, double>(), py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
-  Class<nn::Hardtanh>(c, "Hardtanh")
-      .def(py::init<double, double, bool>(), py::arg("min_val") = -1.0, py::arg("max_val") = 1.0,
-           py::arg("inplace") = false);
+  using CELUO = nn::CELUOptions;
+  module_with_options<nn::CELU, CELUO>(c, "CELU", "CELUOptions", [](ModuleOptions<CELUO>& o) {
+    o.arg("alpha", &CELUO::alpha, &CELUO::alpha).arg("inplace", &CELUO::inplace, &CELUO::inplace);
+  });
+  using LRO = nn::LeakyReLUOptions;
+  module_with_options<nn::LeakyReLU, LRO>(c, "LeakyReLU", "LeakyReLUOptions", [](ModuleOptions<LRO>& o) {
+    o.arg("negative_slope", &LRO::negative_slope, &LRO::negative_slope).arg("inplace", &LRO::inplace, &LRO::inplace);
+  });
+  using SPO = nn::SoftplusOptions;
+  module_with_options<nn::Softplus, SPO>(c, "Softplus", "SoftplusOptions", [](ModuleOptions<SPO>& o) {
+    o.arg("beta", &SPO::beta, &SPO::beta).arg("threshold", &SPO::threshold, &SPO::threshold);
+  });
+  using HTO = nn::HardtanhOptions;
+  module_with_options<nn::Hardtanh, HTO>(c, "Hardtanh", "HardtanhOptions", [](ModuleOptions<HTO>& o) {
+    o.arg("min_val", &HTO::min_val, &HTO::min_val)
+        .arg("max_val", &HTO::max_val, &HTO::max_val)
+        .arg("inplace", &HTO::inplace, &HTO::inplace);
+  });
   Class<nn::ReLU6, nn::Hardtanh>(c, "ReLU6").def(py::init<bool>(), py::arg("inplace") = false);
   Class<nn::LogSigmoid>(c, "LogSigmoid").def(py::init<>());
   Class<nn::Mish>(c, "Mish").def(py::init<bool>(), py::arg("inplace") = false);
@@ -91,17 +127,27 @@ void bind_nn_modules(py::module_& m) {
   Class<nn::Tanhshrink>(c, "Tanhshrink").def(py::init<>());
   Class<nn::Hardsigmoid>(c, "Hardsigmoid").def(py::init<bool>(), py::arg("inplace") = false);
   Class<nn::Hardswish>(c, "Hardswish").def(py::init<bool>(), py::arg("inplace") = false);
-  Class<nn::Threshold>(c, "Threshold")
-      .def(py::init<double, double, bool>(), py::arg("threshold"), py::arg("value"), py::arg("inplace") = false);
-  Class<nn::PReLU>(c, "PReLU")
-      .def(py::init<int64_t, double, Dtype>(), py::arg("num_parameters") = 1, py::arg("init") = 0.25, py::kw_only(),
-           py::arg("dtype") = Dtype::Float32);
+  using TO = nn::ThresholdOptions;
+  module_with_options<nn::Threshold, TO>(c, "Threshold", "ThresholdOptions", [](ModuleOptions<TO>& o) {
+    o.arg("threshold", &TO::threshold, &TO::threshold)
+        .arg("value", &TO::value, &TO::value)
+        .arg("inplace", &TO::inplace, &TO::inplace)
+        .required({"threshold", "value"});
+  }, [] { return TO(0.0, 0.0); });
+  using PO = nn::PReLUOptions;
+  module_with_options<nn::PReLU, PO>(c, "PReLU", "PReLUOptions", [](ModuleOptions<PO>& o) {
+    o.arg("num_parameters", &PO::num_parameters, &PO::num_parameters)
+        .arg("init", &PO::init, &PO::init)
+        .arg("dtype", &PO::dtype, &PO::dtype);
+  });
   Class<nn::Softmin>(c, "Softmin").def(py::init<int64_t>(), py::arg("dim"));
   Class<nn::GLU>(c, "GLU").def(py::init<int64_t>(), py::arg("dim") = -1);
   Class<nn::Softmax>(c, "Softmax").def(py::init<int64_t>(), py::arg("dim"));
   Class<nn::LogSoftmax>(c, "LogSoftmax").def(py::init<int64_t>(), py::arg("dim"));
-  Class<nn::Flatten>(c, "Flatten")
-      .def(py::init<int64_t, int64_t>(), py::arg("start_dim") = 1, py::arg("end_dim") = -1);
+  using FO = nn::FlattenOptions;
+  module_with_options<nn::Flatten, FO>(c, "Flatten", "FlattenOptions", [](ModuleOptions<FO>& o) {
+    o.arg("start_dim", &FO::start_dim, &FO::start_dim).arg("end_dim", &FO::end_dim, &FO::end_dim);
+  });
 }
 
 }  // namespace seqlab::bind

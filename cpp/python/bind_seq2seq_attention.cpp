@@ -42,12 +42,18 @@ void bind_seq2seq_attention(py::module_& m) {
     Seq2SeqAttentionResult r = released([&] { return mod.forward(query, keys, opt(values), opt(mask)); });
     return result(r);
   };
-  py::class_<nn::Seq2SeqAttention, nn::Module, std::shared_ptr<nn::Seq2SeqAttention>>(c, "Seq2SeqAttention")
-      .def(py::init<int64_t, std::optional<int64_t>, std::string, std::optional<int64_t>, bool, Dtype>(),
-           py::arg("query_size"), py::arg("key_size") = py::none(), py::arg("score") = "dot",
-           py::arg("hidden_size") = py::none(), py::arg("bias") = true, py::kw_only(),
-           py::arg("dtype") = Dtype::Float32)
-      .def("forward", forward, py::arg("query"), py::arg("keys"), py::arg("values") = py::none(),
+  using O = nn::Seq2SeqAttentionOptions;
+  py::class_<nn::Seq2SeqAttention, nn::Module, std::shared_ptr<nn::Seq2SeqAttention>> cls(c, "Seq2SeqAttention");
+  ModuleOptions<O>(c, "Seq2SeqAttentionOptions", [] { return O(0); })
+      .arg("query_size", &O::query_size, &O::query_size)
+      .arg("key_size", &O::key_size, &O::key_size)
+      .arg("score", &O::score, &O::score)
+      .arg("hidden_size", &O::hidden_size, &O::hidden_size)
+      .arg("bias", &O::bias, &O::bias)
+      .arg("dtype", &O::dtype, &O::dtype)
+      .required({"query_size"})
+      .module_init<nn::Seq2SeqAttention>(cls, "Seq2SeqAttention");
+  cls.def("forward", forward, py::arg("query"), py::arg("keys"), py::arg("values") = py::none(),
            py::arg("key_padding_mask") = py::none())
       .def("__call__", forward, py::arg("query"), py::arg("keys"), py::arg("values") = py::none(),
            py::arg("key_padding_mask") = py::none())

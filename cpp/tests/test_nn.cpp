@@ -98,7 +98,7 @@ TEST(NN, SequentialChainsAndPrintsLikeTorch) {
 }
 
 TEST(NN, BatchNorm1dNormalisesAndTracksRunningStats) {
-  nn::BatchNorm1d bn(3, 1e-5, 0.1);
+  nn::BatchNorm1d bn(nn::BatchNormOptions(3).eps(1e-5).momentum(0.1));
   Tensor x = view(arange(0, 12, 1, Dtype::Float32), {4, 3});  // column c: c, c+3, c+6, c+9
   Tensor y = bn.forward(x);
   Tensor col_mean = mean(y, {0});

@@ -61,7 +61,8 @@ std::pair<Tensor, Tensor> additive_by_the_formula(nn::Seq2SeqAttention& m, const
 
 TEST(Seq2SeqAttention, AdditiveEqualsItsFormulaWithGradients) {
   manual_seed(4);
-  nn::Seq2SeqAttention m(4, 3, "additive", 5, true, Dtype::Float64);
+  nn::Seq2SeqAttention m(
+      nn::Seq2SeqAttentionOptions(4).key_size(3).score("additive").hidden_size(5).dtype(Dtype::Float64));
   const Tensor q = randn({2, 3, 4}, Dtype::Float64).set_requires_grad(true);
   const Tensor k = randn({2, 6, 3}, Dtype::Float64).set_requires_grad(true);
   const Tensor val = randn({2, 6, 2}, Dtype::Float64).set_requires_grad(true);
@@ -86,7 +87,7 @@ TEST(Seq2SeqAttention, AdditiveEqualsItsFormulaWithGradients) {
 }
 
 TEST(Seq2SeqAttention, ARowOfPaddingOnlyGivesZerosNotNaN) {
-  nn::Seq2SeqAttention m(3, std::nullopt, "scaled");
+  nn::Seq2SeqAttention m(nn::Seq2SeqAttentionOptions(3).score("scaled"));
   const Tensor q = randn({2, 3}).set_requires_grad(true);
   Seq2SeqAttentionResult r = m.forward(q, randn({2, 4, 3}), Tensor(), padding_mask({0, 2}, 4));
   EXPECT_EQ(r.context.shape(), (Shape{2, 3}));
@@ -100,8 +101,9 @@ TEST(Seq2SeqAttention, ARowOfPaddingOnlyGivesZerosNotNaN) {
 
 TEST(Seq2SeqAttention, BadInputThrows) {
   EXPECT_THROW(seq2seq_score("cosine"), std::invalid_argument);
-  EXPECT_THROW(nn::Seq2SeqAttention(4, 6, "dot"), std::invalid_argument);  // dot needs key_size == query_size
-  nn::Seq2SeqAttention m(4, 6, "general");
+  // dot needs key_size == query_size
+  EXPECT_THROW(nn::Seq2SeqAttention(nn::Seq2SeqAttentionOptions(4).key_size(6)), std::invalid_argument);
+  nn::Seq2SeqAttention m(nn::Seq2SeqAttentionOptions(4).key_size(6).score("general"));
   EXPECT_THROW(m.forward(randn({2, 4}), randn({3, 5, 6})), std::runtime_error);                          // batch
   EXPECT_THROW(m.forward(randn({2, 4}), randn({2, 5, 4})), std::runtime_error);                          // key size
   EXPECT_THROW(m.forward(randn({2, 4}), randn({2, 5, 6}), Tensor(), padding_mask({5}, 5)), std::runtime_error);
@@ -117,7 +119,7 @@ TEST(Seq2SeqAttention, BadInputThrows) {
 }
 
 TEST(Seq2SeqAttention, ReprAndParameterNames) {
-  nn::Seq2SeqAttention m(4, 6, "concat", 5, false);
+  nn::Seq2SeqAttention m(nn::Seq2SeqAttentionOptions(4).key_size(6).score("concat").hidden_size(5).bias(false));
   EXPECT_EQ(m.repr(),
             "Seq2SeqAttention(\n"
             "  query_size=4, key_size=6, score='additive', hidden_size=5, bias=False\n"
@@ -128,5 +130,6 @@ TEST(Seq2SeqAttention, ReprAndParameterNames) {
   std::vector<std::string> names;
   for (auto& [n, p] : m.named_parameters()) names.push_back(n);
   EXPECT_EQ(names, (std::vector<std::string>{"query_proj.weight", "key_proj.weight", "v.weight"}));
-  EXPECT_EQ(nn::Seq2SeqAttention(4, 6, "bilinear").repr(), "Seq2SeqAttention(query_size=4, key_size=6, score='general')");
+  EXPECT_EQ(nn::Seq2SeqAttention(nn::Seq2SeqAttentionOptions(4).key_size(6).score("bilinear")).repr(),
+            "Seq2SeqAttention(query_size=4, key_size=6, score='general')");
 }

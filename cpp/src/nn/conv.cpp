@@ -1,4 +1,4 @@
-// Conv1d and Conv2d for C++ users (the twins of python/seqlab/nn/conv.py): parameters under torch's
+// Conv1d and Conv2d for C++ users (the twins of python/seqlab/nn/modules/conv.py): parameters under torch's
 // names, torch's initialisation and repr; the computation is ops/conv.hpp's functional.
 #include "seqlab/nn/conv.hpp"
 
@@ -11,9 +11,6 @@
 namespace seqlab::nn {
 
 namespace {
-// One value per spatial dim (torch's _single / _pair).
-Shape per_dim(const Shape& v, size_t dims) { return v.size() == 1 ? Shape(dims, v[0]) : v; }
-
 // "(5, 5)", "(3,)": a Python tuple, as torch's repr prints it.
 std::string tuple_str(const Shape& v) {
   std::string s = "(";
@@ -22,24 +19,43 @@ std::string tuple_str(const Shape& v) {
 }
 }  // namespace
 
-ConvNd::ConvNd(const char* name, size_t dims, int64_t in, int64_t out, const Shape& k, const Shape& s, const Shape& p,
-               const std::string& ps, const Shape& d, int64_t g, bool with_bias, Dtype dtype)
-    : UnaryModule(name), in_channels(in), out_channels(out), kernel_size(per_dim(k, dims)), stride(per_dim(s, dims)),
-      padding(per_dim(p, dims)), dilation(per_dim(d, dims)), padding_string(ps), groups(g) {
-  // torch.nn's checks, in its words
+namespace {
+
+// The options with one value per spatial dim, checked with torch.nn's words.
+ConvOptions per_dim(const ConvOptions& o, size_t dims, const char* name) {
+  ConvOptions e = o;
+  const auto expand = [dims](const Shape& v) { return v.size() == 1 ? Shape(dims, v[0]) : v; };
+  e.kernel_size(expand(o.kernel_size())).stride(expand(o.stride())).dilation(expand(o.dilation()));
+  const auto* padding = std::get_if<Shape>(&o.padding());
+  const auto* padding_string = std::get_if<std::string>(&o.padding());
+  if (padding) e.padding(expand(*padding));
+  const int64_t g = o.groups();
   SEQLAB_CHECK_VALUE(g > 0, "groups must be a positive integer");
-  SEQLAB_CHECK_VALUE(in % g == 0, "in_channels must be divisible by groups");
-  SEQLAB_CHECK_VALUE(out % g == 0, "out_channels must be divisible by groups");
-  SEQLAB_CHECK_VALUE(ps.empty() || ps == "same" || ps == "valid", "Invalid padding string '", ps,
+  SEQLAB_CHECK_VALUE(o.in_channels() % g == 0, "in_channels must be divisible by groups");
+  SEQLAB_CHECK_VALUE(o.out_channels() % g == 0, "out_channels must be divisible by groups");
+  SEQLAB_CHECK_VALUE(!padding_string || *padding_string == "same" || *padding_string == "valid",
+                     "Invalid padding string '", padding_string ? *padding_string : "",
                      "', should be one of {'valid', 'same'}");
-  for (int64_t v : stride)
-    SEQLAB_CHECK_VALUE(ps != "same" || v == 1, "padding='same' is not supported for strided convolutions");
-  for (const Shape* v : {&kernel_size, &stride, &padding, &dilation})
-    SEQLAB_CHECK_VALUE(v->size() == dims, name, ": expected ", dims, " values per argument, got ", shape_str(*v));
-  Shape w_shape{out, in / g};
-  w_shape.insert(w_shape.end(), kernel_size.begin(), kernel_size.end());
-  weight = register_parameter("weight", Tensor::empty(w_shape, dtype));
-  if (with_bias) bias = register_parameter("bias", Tensor::empty({out}, dtype));
+  for (int64_t v : e.stride())
+    SEQLAB_CHECK_VALUE(!padding_string || *padding_string != "same" || v == 1,
+                       "padding='same' is not supported for strided convolutions");
+  SEQLAB_CHECK_VALUE(o.padding_mode() == "zeros", name, " (C++): padding_mode '", o.padding_mode(),
+                     "' is seqlab.nn's (F.pad in Python); the C++ layer pads with zeros");
+  const Shape* padding_sizes = padding ? &std::get<Shape>(e.padding()) : nullptr;
+  for (const Shape* v : {&e.kernel_size(), &e.stride(), &e.dilation(), padding_sizes})
+    SEQLAB_CHECK_VALUE(!v || v->size() == dims, name, ": expected ", dims, " values per argument, got ", shape_str(*v));
+  return e;
+}
+
+}  // namespace
+
+ConvNd::ConvNd(const char* name, size_t dims, const ConvOptions& options_)
+    : UnaryModule(name), options(per_dim(options_, dims, name)) {
+  const int64_t out = options.out_channels();
+  Shape w_shape{out, options.in_channels() / options.groups()};
+  w_shape.insert(w_shape.end(), options.kernel_size().begin(), options.kernel_size().end());
+  weight = register_parameter("weight", Tensor::empty(w_shape, options.dtype()));
+  if (options.bias()) bias = register_parameter("bias", Tensor::empty({out}, options.dtype()));
   reset_parameters();
 }
 
@@ -52,25 +68,30 @@ void ConvNd::reset_parameters() {
 }
 
 Tensor ConvNd::forward(const Tensor& x) {
-  const bool two = kernel_size.size() == 2;
-  if (!padding_string.empty()) {
-    const ConvPadding p = conv_padding(padding_string, name().c_str());
-    return two ? conv2d(x, weight, bias, stride, p, dilation, groups)
-               : conv1d(x, weight, bias, stride, p, dilation, groups);
+  const ConvOptions& o = options;
+  const bool two = o.kernel_size().size() == 2;
+  if (const auto* padding_string = std::get_if<std::string>(&o.padding())) {
+    const ConvPadding p = conv_padding(*padding_string, name().c_str());
+    return two ? conv2d(x, weight, bias, o.stride(), p, o.dilation(), o.groups())
+               : conv1d(x, weight, bias, o.stride(), p, o.dilation(), o.groups());
   }
-  return two ? conv2d(x, weight, bias, stride, padding, dilation, groups)
-             : conv1d(x, weight, bias, stride, padding, dilation, groups);
+  const Shape& p = std::get<Shape>(o.padding());
+  return two ? conv2d(x, weight, bias, o.stride(), p, o.dilation(), o.groups())
+             : conv1d(x, weight, bias, o.stride(), p, o.dilation(), o.groups());
 }
 
 std::string ConvNd::extra_repr() const {
-  std::string s = str_cat(in_channels, ", ", out_channels, ", kernel_size=", tuple_str(kernel_size),
-                          ", stride=", tuple_str(stride));
-  if (!padding_string.empty())
-    s += ", padding=" + padding_string;
-  else if (padding != Shape(padding.size(), 0))
-    s += ", padding=" + tuple_str(padding);
-  if (dilation != Shape(dilation.size(), 1)) s += ", dilation=" + tuple_str(dilation);
-  if (groups != 1) s += str_cat(", groups=", groups);
+  const ConvOptions& o = options;
+  std::string s = str_cat(o.in_channels(), ", ", o.out_channels(), ", kernel_size=", tuple_str(o.kernel_size()),
+                          ", stride=", tuple_str(o.stride()));
+  if (const auto* padding_string = std::get_if<std::string>(&o.padding())) {
+    s += ", padding=" + *padding_string;
+  } else {
+    const Shape& padding = std::get<Shape>(o.padding());
+    if (padding != Shape(padding.size(), 0)) s += ", padding=" + tuple_str(padding);
+  }
+  if (o.dilation() != Shape(o.dilation().size(), 1)) s += ", dilation=" + tuple_str(o.dilation());
+  if (o.groups() != 1) s += str_cat(", groups=", o.groups());
   if (!bias.defined()) s += ", bias=False";
   return s;
 }

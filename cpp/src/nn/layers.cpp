@@ -47,28 +47,39 @@ std::string Linear::extra_repr() const {
 }
 
 // ------------------------------------------------------------------ Embedding
-Embedding::Embedding(int64_t n, int64_t d, std::optional<int64_t> pad, Dtype dtype)
-    : UnaryModule("Embedding"), num_embeddings(n), embedding_dim(d),
-      padding_idx(pad ? std::optional<int64_t>(*pad < 0 ? *pad + n : *pad) : std::nullopt) {
-  SEQLAB_CHECK_VALUE(!padding_idx || (*padding_idx >= 0 && *padding_idx < n),
-                     "Embedding: padding_idx must be within num_embeddings");
-  weight = register_parameter("weight", Tensor::empty({n, d}, dtype));
+namespace {
+
+// torch's check, and a negative padding_idx counted from the end.
+EmbeddingOptions with_padding_row(EmbeddingOptions o) {
+  const std::optional<int64_t> pad = o.padding_idx();
+  const int64_t n = o.num_embeddings();
+  SEQLAB_CHECK_VALUE(!pad || (*pad >= -n && *pad < n), "Embedding: padding_idx must be within num_embeddings");
+  if (pad && *pad < 0) o.padding_idx(*pad + n);
+  return o;
+}
+
+}  // namespace
+
+Embedding::Embedding(const EmbeddingOptions& options_) : UnaryModule("Embedding"), options(with_padding_row(options_)) {
+  weight = register_parameter("weight",
+                              Tensor::empty({options.num_embeddings(), options.embedding_dim()}, options.dtype()));
   reset_parameters();
 }
 
 void Embedding::reset_parameters() {
   init::normal_(weight);
-  if (padding_idx) {
+  if (options.padding_idx()) {
     NoGradGuard ng;
-    Tensor row = seqlab::select(weight, 0, *padding_idx);
+    Tensor row = seqlab::select(weight, 0, *options.padding_idx());
     fill_(row, 0.0);
   }
 }
 
-Tensor Embedding::forward(const Tensor& index) { return embedding(index, weight, padding_idx); }
+Tensor Embedding::forward(const Tensor& index) { return embedding(index, weight, options.padding_idx()); }
 
 std::string Embedding::extra_repr() const {
-  return str_cat(num_embeddings, ", ", embedding_dim, padding_idx ? str_cat(", padding_idx=", *padding_idx) : "");
+  const auto& pad = options.padding_idx();
+  return str_cat(options.num_embeddings(), ", ", options.embedding_dim(), pad ? str_cat(", padding_idx=", *pad) : "");
 }
 
 // ------------------------------------------------------------------ LayerNorm
@@ -126,10 +137,10 @@ std::string Dropout::extra_repr() const {
 }
 
 // ------------------------------------------------------------------ Bilinear
-Bilinear::Bilinear(int64_t in1, int64_t in2, int64_t out, bool with_bias, Dtype dtype)
-    : Module("Bilinear"), in1_features(in1), in2_features(in2), out_features(out) {
-  weight = register_parameter("weight", Tensor::empty({out, in1, in2}, dtype));
-  if (with_bias) bias = register_parameter("bias", Tensor::empty({out}, dtype));
+Bilinear::Bilinear(const BilinearOptions& options_) : Module("Bilinear"), options(options_) {
+  const int64_t in1 = options.in1_features(), out = options.out_features();
+  weight = register_parameter("weight", Tensor::empty({out, in1, options.in2_features()}, options.dtype()));
+  if (options.bias()) bias = register_parameter("bias", Tensor::empty({out}, options.dtype()));
   const double bound = in1 > 0 ? 1.0 / std::sqrt(static_cast<double>(in1)) : 0.0;
   init::uniform_(weight, -bound, bound);
   if (bias.defined()) init::uniform_(bias, -bound, bound);
@@ -138,20 +149,19 @@ Bilinear::Bilinear(int64_t in1, int64_t in2, int64_t out, bool with_bias, Dtype 
 Tensor Bilinear::forward(const Tensor& x1, const Tensor& x2) { return bilinear(x1, x2, weight, bias); }
 
 std::string Bilinear::extra_repr() const {
-  return str_cat("in1_features=", in1_features, ", in2_features=", in2_features, ", out_features=", out_features,
-                 ", bias=", bias.defined() ? "True" : "False");
+  return str_cat("in1_features=", options.in1_features(), ", in2_features=", options.in2_features(),
+                 ", out_features=", options.out_features(), ", bias=", bias.defined() ? "True" : "False");
 }
 
 // ------------------------------------------------------------------ BatchNorm1d
-BatchNorm1d::BatchNorm1d(int64_t n, double eps_, std::optional<double> momentum_, bool affine_, bool track,
-                         Dtype dtype, bool with_bias)
-    : UnaryModule("BatchNorm1d"), num_features(n), eps(eps_), momentum(momentum_), affine(affine_),
-      track_running_stats(track) {
-  if (affine) {
+BatchNorm1d::BatchNorm1d(const BatchNormOptions& options_) : UnaryModule("BatchNorm1d"), options(options_) {
+  const int64_t n = options.num_features();
+  const Dtype dtype = options.dtype();
+  if (options.affine()) {
     weight = register_parameter("weight", ones({n}, dtype));
-    if (with_bias) bias = register_parameter("bias", zeros({n}, dtype));
+    if (options.bias()) bias = register_parameter("bias", zeros({n}, dtype));
   }
-  if (track) {
+  if (options.track_running_stats()) {
     running_mean = register_buffer("running_mean", zeros({n}, dtype));
     running_var = register_buffer("running_var", ones({n}, dtype));
     num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, Dtype::Int64));
@@ -161,15 +171,16 @@ BatchNorm1d::BatchNorm1d(int64_t n, double eps_, std::optional<double> momentum_
 Tensor BatchNorm1d::forward(const Tensor& x) {
   SEQLAB_CHECK_VALUE(x.dim() == 2 || x.dim() == 3, "expected 2D or 3D input (got ", x.dim(), "D input)");
   return batch_norm_module_forward(x, running_mean, running_var, num_batches_tracked, weight, bias, training_,
-                                   track_running_stats, momentum, eps);
+                                   options.track_running_stats(), options.momentum(), options.eps());
 }
 
 std::string BatchNorm1d::extra_repr() const {
+  const BatchNormOptions& o = options;
   std::ostringstream e;
-  e << num_features << ", eps=" << eps << ", momentum=";
-  if (momentum) e << *momentum; else e << "None";
-  e << ", affine=" << (affine ? "True" : "False") << ", bias=" << (bias.defined() ? "True" : "False")
-    << ", track_running_stats=" << (track_running_stats ? "True" : "False");
+  e << o.num_features() << ", eps=" << o.eps() << ", momentum=";
+  if (o.momentum()) e << *o.momentum(); else e << "None";
+  e << ", affine=" << (o.affine() ? "True" : "False") << ", bias=" << (bias.defined() ? "True" : "False")
+    << ", track_running_stats=" << (o.track_running_stats() ? "True" : "False");
   return e.str();
 }
 
@@ -226,47 +237,50 @@ std::string with_inplace(std::string e, bool inplace) { return inplace ? e + ", 
 
 Tensor ELU::forward(const Tensor& x) {
   Tensor self = x;
-  return inplace ? elu_(self, alpha) : elu(x, alpha);
+  return options.inplace() ? elu_(self, options.alpha()) : elu(x, options.alpha());
 }
-std::string ELU::extra_repr() const { return with_inplace("alpha=" + py_float(alpha), inplace); }
+std::string ELU::extra_repr() const { return with_inplace("alpha=" + py_float(options.alpha()), options.inplace()); }
 Tensor SELU::forward(const Tensor& x) {
   Tensor self = x;
   return inplace ? selu_(self) : selu(x);
 }
 Tensor CELU::forward(const Tensor& x) {
   Tensor self = x;
-  return inplace ? celu_(self, alpha) : celu(x, alpha);
+  return options.inplace() ? celu_(self, options.alpha()) : celu(x, options.alpha());
 }
-std::string CELU::extra_repr() const { return with_inplace("alpha=" + py_float(alpha), inplace); }
+std::string CELU::extra_repr() const { return with_inplace("alpha=" + py_float(options.alpha()), options.inplace()); }
 Tensor LeakyReLU::forward(const Tensor& x) {
   Tensor self = x;
-  return inplace ? leaky_relu_(self, negative_slope) : leaky_relu(x, negative_slope);
+  const double slope = options.negative_slope();
+  return options.inplace() ? leaky_relu_(self, slope) : leaky_relu(x, slope);
 }
 std::string LeakyReLU::extra_repr() const {
-  return with_inplace("negative_slope=" + py_float(negative_slope), inplace);
+  return with_inplace("negative_slope=" + py_float(options.negative_slope()), options.inplace());
 }
-Tensor Softplus::forward(const Tensor& x) { return softplus(x, beta, threshold); }
+Tensor Softplus::forward(const Tensor& x) { return softplus(x, options.beta(), options.threshold()); }
 std::string Softplus::extra_repr() const {
-  return "beta=" + py_float(beta) + ", threshold=" + py_float(threshold);
+  return "beta=" + py_float(options.beta()) + ", threshold=" + py_float(options.threshold());
 }
-Hardtanh::Hardtanh(double min_val, double max_val, bool inplace) : Hardtanh("Hardtanh", min_val, max_val, inplace) {}
-Hardtanh::Hardtanh(std::string name, double min_val, double max_val, bool inplace)
-    : UnaryModule(std::move(name)), min_val(min_val), max_val(max_val), inplace(inplace) {
-  SEQLAB_CHECK_VALUE(max_val > min_val, "max_val must be greater than min_val");
+Hardtanh::Hardtanh(std::string name, const HardtanhOptions& options_)
+    : UnaryModule(std::move(name)), options(options_) {
+  SEQLAB_CHECK_VALUE(options.max_val() > options.min_val(), "max_val must be greater than min_val");
 }
 Tensor Hardtanh::forward(const Tensor& x) {
   Tensor self = x;
-  return inplace ? hardtanh_(self, min_val, max_val) : hardtanh(x, min_val, max_val);
+  const double lo = options.min_val(), hi = options.max_val();
+  return options.inplace() ? hardtanh_(self, lo, hi) : hardtanh(x, lo, hi);
 }
 std::string Hardtanh::extra_repr() const {
-  return with_inplace("min_val=" + py_float(min_val) + ", max_val=" + py_float(max_val), inplace);
+  return with_inplace("min_val=" + py_float(options.min_val()) + ", max_val=" + py_float(options.max_val()),
+                      options.inplace());
 }
-PReLU::PReLU(int64_t n, double init, Dtype dtype) : UnaryModule("PReLU"), num_parameters(n), init(init) {
+PReLU::PReLU(const PReLUOptions& options_) : UnaryModule("PReLU"), options(options_) {
+  const int64_t n = options.num_parameters();
   SEQLAB_CHECK_VALUE(n >= 0, "PReLU: num_parameters must be non-negative, got ", n);
-  weight = register_parameter("weight", Tensor::empty({n}, dtype));
+  weight = register_parameter("weight", Tensor::empty({n}, options.dtype()));
   reset_parameters();
 }
-void PReLU::reset_parameters() { init::constant_(weight, init); }
+void PReLU::reset_parameters() { init::constant_(weight, options.init()); }
 Tensor PReLU::forward(const Tensor& x) { return prelu(x, weight); }
 Tensor LogSigmoid::forward(const Tensor& x) { return log_sigmoid(x); }
 Tensor Softsign::forward(const Tensor& x) { return softsign(x); }
@@ -287,13 +301,15 @@ Tensor Hardswish::forward(const Tensor& x) {
 }
 Tensor Threshold::forward(const Tensor& x) {
   Tensor self = x;
-  return inplace ? threshold_(self, threshold, value) : seqlab::threshold(x, threshold, value);
+  const double t = options.threshold(), v = options.value();
+  return options.inplace() ? threshold_(self, t, v) : seqlab::threshold(x, t, v);
 }
 std::string Threshold::extra_repr() const {
-  return with_inplace("threshold=" + py_float(threshold) + ", value=" + py_float(value), inplace);
+  return with_inplace("threshold=" + py_float(options.threshold()) + ", value=" + py_float(options.value()),
+                      options.inplace());
 }
 Tensor Softmax::forward(const Tensor& x) { return softmax(x, dim); }
 Tensor LogSoftmax::forward(const Tensor& x) { return log_softmax(x, dim); }
-Tensor Flatten::forward(const Tensor& x) { return flatten(x, start_dim, end_dim); }
+Tensor Flatten::forward(const Tensor& x) { return flatten(x, options.start_dim(), options.end_dim()); }
 
 }  // namespace seqlab::nn

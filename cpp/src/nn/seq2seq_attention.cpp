@@ -9,17 +9,18 @@
 
 namespace seqlab::nn {
 
-Seq2SeqAttention::Seq2SeqAttention(int64_t query_size_, std::optional<int64_t> key_size_, const std::string& score_,
-                                   std::optional<int64_t> hidden_size_, bool bias_, Dtype dtype)
-    : Module("Seq2SeqAttention"), query_size(query_size_), key_size(key_size_.value_or(query_size_)),
-      score(seq2seq_score(score_)),
-      hidden_size(score == Seq2SeqScore::Additive ? hidden_size_.value_or(query_size_) : 0), bias(bias_) {
+Seq2SeqAttention::Seq2SeqAttention(const Seq2SeqAttentionOptions& options_)
+    : Module("Seq2SeqAttention"), options(options_), key_size(options.key_size().value_or(options.query_size())),
+      score(seq2seq_score(options.score())),
+      hidden_size(score == Seq2SeqScore::Additive ? options.hidden_size().value_or(options.query_size()) : 0) {
+  const int64_t query_size = options.query_size();
+  const Dtype dtype = options.dtype();
   check_seq2seq_attention_args(query_size, key_size, score, hidden_size);
   if (score == Seq2SeqScore::General) {
     W = register_parameter("W", Tensor::empty({query_size, key_size}, dtype));
   } else if (score == Seq2SeqScore::Additive) {
     query_proj = register_module("query_proj", std::make_shared<Linear>(query_size, hidden_size, false, dtype));
-    key_proj = register_module("key_proj", std::make_shared<Linear>(key_size, hidden_size, bias, dtype));
+    key_proj = register_module("key_proj", std::make_shared<Linear>(key_size, hidden_size, options.bias(), dtype));
     v = register_module("v", std::make_shared<Linear>(hidden_size, 1, false, dtype));
   }
   reset_parameters();
@@ -47,9 +48,10 @@ Seq2SeqAttentionResult Seq2SeqAttention::forward(const Tensor& query, const Tens
 
 // "query_size=4, key_size=6, score='additive', hidden_size=8, bias=False"
 std::string Seq2SeqAttention::extra_repr() const {
-  std::string s = str_cat("query_size=", query_size, ", key_size=", key_size, ", score='", seq2seq_score_name(score),
-                          "'");
-  if (score == Seq2SeqScore::Additive) s += str_cat(", hidden_size=", hidden_size, bias ? "" : ", bias=False");
+  std::string s = str_cat("query_size=", options.query_size(), ", key_size=", key_size, ", score='",
+                          seq2seq_score_name(score), "'");
+  if (score == Seq2SeqScore::Additive)
+    s += str_cat(", hidden_size=", hidden_size, options.bias() ? "" : ", bias=False");
   return s;
 }
 

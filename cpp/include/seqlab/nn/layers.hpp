@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "seqlab/arg.hpp"
 #include "seqlab/nn/module.hpp"
 
 namespace seqlab::nn {
@@ -35,18 +36,29 @@ class NonDynamicallyQuantizableLinear : public Linear {
       : Linear("NonDynamicallyQuantizableLinear", in_features, out_features, bias, dtype) {}
 };
 
+// torch.nn.Embedding's arguments (torch::nn::EmbeddingOptions) that the C++ module supports.
+struct EmbeddingOptions {
+  EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+
+  SEQLAB_ARG(int64_t, num_embeddings);
+  SEQLAB_ARG(int64_t, embedding_dim);
+  SEQLAB_ARG(std::optional<int64_t>, padding_idx);  // negative: from the end; kept as its row
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+};
+
 // A lookup table (num_embeddings, embedding_dim) ~ N(0, 1); the padding row is zero and gets
 // no gradient.
 class Embedding : public UnaryModule {
  public:
-  Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt,
-            Dtype dtype = Dtype::Float32);
+  explicit Embedding(const EmbeddingOptions& options);
+  Embedding(int64_t num_embeddings, int64_t embedding_dim)
+      : Embedding(EmbeddingOptions(num_embeddings, embedding_dim)) {}
   Tensor forward(const Tensor& index) override;
   void reset_parameters();
   std::string extra_repr() const override;
   Tensor weight;
-  const int64_t num_embeddings, embedding_dim;
-  const std::optional<int64_t> padding_idx;
+  const EmbeddingOptions options;  // padding_idx as a row (>= 0)
 };
 
 // Layer normalisation over the last dims (Ba et al. 2016); weight 1, bias 0.
@@ -85,31 +97,54 @@ class Dropout : public UnaryModule {
   const bool inplace;
 };
 
+// torch.nn.Bilinear's arguments (torch::nn::BilinearOptions).
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+
+  SEQLAB_ARG(int64_t, in1_features);
+  SEQLAB_ARG(int64_t, in2_features);
+  SEQLAB_ARG(int64_t, out_features);
+  SEQLAB_ARG(bool, bias) = true;
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+};
+
 // y_k = x1ᵀ A_k x2 + b_k, A: (out_features, in1_features, in2_features), all ~ U(±1/√in1).
 class Bilinear : public Module {
  public:
-  Bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias = true,
-           Dtype dtype = Dtype::Float32);
+  explicit Bilinear(const BilinearOptions& options);
+  Bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : Bilinear(BilinearOptions(in1_features, in2_features, out_features)) {}
   Tensor forward(const Tensor& x1, const Tensor& x2);
   std::string extra_repr() const override;
   Tensor weight, bias;
-  const int64_t in1_features, in2_features, out_features;
+  const BilinearOptions options;
+};
+
+// torch.nn.BatchNorm1d's arguments (torch::nn::BatchNormOptions); momentum unset = a cumulative
+// average (Python's None).
+struct BatchNormOptions {
+  explicit BatchNormOptions(int64_t num_features) : num_features_(num_features) {}
+
+  SEQLAB_ARG(int64_t, num_features);
+  SEQLAB_ARG(double, eps) = 1e-5;
+  SEQLAB_ARG(std::optional<double>, momentum) = 0.1;
+  SEQLAB_ARG(bool, affine) = true;  // weight and bias
+  SEQLAB_ARG(bool, track_running_stats) = true;
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+  SEQLAB_ARG(bool, bias) = true;  // with affine
 };
 
 // Batch normalisation of (N, C) or (N, C, L) over N (and L), with running statistics
-// (buffers running_mean, running_var, num_batches_tracked); momentum nullopt = cumulative average.
+// (buffers running_mean, running_var, num_batches_tracked).
 class BatchNorm1d : public UnaryModule {
  public:
-  explicit BatchNorm1d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
-                       bool affine = true, bool track_running_stats = true, Dtype dtype = Dtype::Float32,
-                       bool bias = true);
+  explicit BatchNorm1d(const BatchNormOptions& options);
+  explicit BatchNorm1d(int64_t num_features) : BatchNorm1d(BatchNormOptions(num_features)) {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   Tensor weight, bias, running_mean, running_var, num_batches_tracked;
-  const int64_t num_features;
-  const double eps;
-  const std::optional<double> momentum;
-  const bool affine, track_running_stats;
+  const BatchNormOptions options;
 };
 
 // Activations and reshaping as modules.
@@ -152,14 +187,18 @@ class GELU : public UnaryModule {
   const std::string approximate;
 };
 // torch.nn's other pointwise activations (each calls its functional in ops/activation.hpp; inplace
-// calls the in-place form). extra_repr as torch's.
+// calls the in-place form). extra_repr as torch's. Those with more than one argument take an
+// options struct (torch::nn::ELUOptions, ...).
+struct ELUOptions {
+  SEQLAB_ARG(double, alpha) = 1.0;
+  SEQLAB_ARG(bool, inplace) = false;
+};
 class ELU : public UnaryModule {
  public:
-  explicit ELU(double alpha = 1.0, bool inplace = false) : UnaryModule("ELU"), alpha(alpha), inplace(inplace) {}
+  explicit ELU(const ELUOptions& options = {}) : UnaryModule("ELU"), options(options) {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
-  const double alpha;
-  const bool inplace;
+  const ELUOptions options;
 };
 class SELU : public UnaryModule {
  public:
@@ -168,47 +207,60 @@ class SELU : public UnaryModule {
   std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
   const bool inplace;
 };
+struct CELUOptions {
+  SEQLAB_ARG(double, alpha) = 1.0;
+  SEQLAB_ARG(bool, inplace) = false;
+};
 class CELU : public UnaryModule {
  public:
-  explicit CELU(double alpha = 1.0, bool inplace = false) : UnaryModule("CELU"), alpha(alpha), inplace(inplace) {}
+  explicit CELU(const CELUOptions& options = {}) : UnaryModule("CELU"), options(options) {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
-  const double alpha;
-  const bool inplace;
+  const CELUOptions options;
+};
+struct LeakyReLUOptions {
+  SEQLAB_ARG(double, negative_slope) = 0.01;
+  SEQLAB_ARG(bool, inplace) = false;
 };
 class LeakyReLU : public UnaryModule {
  public:
-  explicit LeakyReLU(double negative_slope = 0.01, bool inplace = false)
-      : UnaryModule("LeakyReLU"), negative_slope(negative_slope), inplace(inplace) {}
+  explicit LeakyReLU(const LeakyReLUOptions& options = {}) : UnaryModule("LeakyReLU"), options(options) {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
-  const double negative_slope;
-  const bool inplace;
+  const LeakyReLUOptions options;
+};
+struct SoftplusOptions {
+  SEQLAB_ARG(double, beta) = 1.0;
+  SEQLAB_ARG(double, threshold) = 20.0;  // linear above beta·x > threshold
 };
 class Softplus : public UnaryModule {
  public:
-  explicit Softplus(double beta = 1.0, double threshold = 20.0)
-      : UnaryModule("Softplus"), beta(beta), threshold(threshold) {}
+  explicit Softplus(const SoftplusOptions& options = {}) : UnaryModule("Softplus"), options(options) {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
-  const double beta, threshold;
+  const SoftplusOptions options;
 };
 // Hardtanh(min_val, max_val); ReLU6 is Hardtanh(0, 6) with its own name and repr, as torch's.
+struct HardtanhOptions {
+  SEQLAB_ARG(double, min_val) = -1.0;
+  SEQLAB_ARG(double, max_val) = 1.0;
+  SEQLAB_ARG(bool, inplace) = false;
+};
 class Hardtanh : public UnaryModule {
  public:
-  explicit Hardtanh(double min_val = -1.0, double max_val = 1.0, bool inplace = false);
+  explicit Hardtanh(const HardtanhOptions& options = {}) : Hardtanh("Hardtanh", options) {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
-  const double min_val, max_val;
-  const bool inplace;
+  const HardtanhOptions options;
 
  protected:
-  Hardtanh(std::string name, double min_val, double max_val, bool inplace);
+  Hardtanh(std::string name, const HardtanhOptions& options);
 };
 class ReLU6 : public Hardtanh {
  public:
-  explicit ReLU6(bool inplace = false) : Hardtanh("ReLU6", 0.0, 6.0, inplace) {}
-  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  explicit ReLU6(bool inplace = false)
+      : Hardtanh("ReLU6", HardtanhOptions().min_val(0.0).max_val(6.0).inplace(inplace)) {}
+  std::string extra_repr() const override { return options.inplace() ? "inplace=True" : ""; }
 };
 class LogSigmoid : public UnaryModule {
  public:
@@ -245,25 +297,36 @@ class Hardswish : public UnaryModule {
   Tensor forward(const Tensor& x) override;
   const bool inplace;
 };
+// y = x where x > threshold, value elsewhere.
+struct ThresholdOptions {
+  ThresholdOptions(double threshold, double value) : threshold_(threshold), value_(value) {}
+
+  SEQLAB_ARG(double, threshold);
+  SEQLAB_ARG(double, value);
+  SEQLAB_ARG(bool, inplace) = false;
+};
 class Threshold : public UnaryModule {
  public:
-  Threshold(double threshold, double value, bool inplace = false)
-      : UnaryModule("Threshold"), threshold(threshold), value(value), inplace(inplace) {}
+  explicit Threshold(const ThresholdOptions& options) : UnaryModule("Threshold"), options(options) {}
+  Threshold(double threshold, double value) : Threshold(ThresholdOptions(threshold, value)) {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
-  const double threshold, value;
-  const bool inplace;
+  const ThresholdOptions options;
 };
 // PReLU: x for x > 0, weight·x otherwise; weight (num_parameters,) filled with init, one per channel.
+struct PReLUOptions {
+  SEQLAB_ARG(int64_t, num_parameters) = 1;
+  SEQLAB_ARG(double, init) = 0.25;
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+};
 class PReLU : public UnaryModule {
  public:
-  explicit PReLU(int64_t num_parameters = 1, double init = 0.25, Dtype dtype = Dtype::Float32);
+  explicit PReLU(const PReLUOptions& options = {});
   Tensor forward(const Tensor& x) override;
   void reset_parameters();
-  std::string extra_repr() const override { return "num_parameters=" + std::to_string(num_parameters); }
+  std::string extra_repr() const override { return "num_parameters=" + std::to_string(options.num_parameters()); }
   Tensor weight;
-  const int64_t num_parameters;
-  const double init;
+  const PReLUOptions options;
 };
 // softmax(-x) over dim.
 class Softmin : public UnaryModule {
@@ -294,15 +357,18 @@ class LogSoftmax : public UnaryModule {
   std::string extra_repr() const override { return "dim=" + std::to_string(dim); }
   const int64_t dim;
 };
+struct FlattenOptions {
+  SEQLAB_ARG(int64_t, start_dim) = 1;
+  SEQLAB_ARG(int64_t, end_dim) = -1;
+};
 class Flatten : public UnaryModule {
  public:
-  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)
-      : UnaryModule("Flatten"), start_dim(start_dim), end_dim(end_dim) {}
+  explicit Flatten(const FlattenOptions& options = {}) : UnaryModule("Flatten"), options(options) {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override {
-    return "start_dim=" + std::to_string(start_dim) + ", end_dim=" + std::to_string(end_dim);
+    return str_cat("start_dim=", options.start_dim(), ", end_dim=", options.end_dim());
   }
-  const int64_t start_dim, end_dim;
+  const FlattenOptions options;
 };
 
 }  // namespace seqlab::nn

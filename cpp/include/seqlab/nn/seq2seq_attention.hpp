@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "seqlab/arg.hpp"
 #include "seqlab/nn/layers.hpp"
 #include "seqlab/nn/module.hpp"
 #include "seqlab/ops/seq2seq_attention.hpp"
@@ -24,11 +25,21 @@ namespace seqlab::nn {
 // key_size defaults to query_size, hidden_size (additive only) to query_size; bias concerns
 // additive only (the other scores have no bias: a constant added to a row of scores does not
 // change its softmax).
+struct Seq2SeqAttentionOptions {
+  explicit Seq2SeqAttentionOptions(int64_t query_size) : query_size_(query_size) {}
+
+  SEQLAB_ARG(int64_t, query_size);
+  SEQLAB_ARG(std::optional<int64_t>, key_size);  // unset: query_size
+  SEQLAB_ARG(std::string, score) = "dot";        // or a name seq2seq_score (ops/seq2seq_attention.hpp) knows
+  SEQLAB_ARG(std::optional<int64_t>, hidden_size);  // additive only; unset: query_size
+  SEQLAB_ARG(bool, bias) = true;                    // additive only: key_proj's bias
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+};
+
 class Seq2SeqAttention : public Module {
  public:
-  Seq2SeqAttention(int64_t query_size, std::optional<int64_t> key_size = std::nullopt,
-                   const std::string& score = "dot", std::optional<int64_t> hidden_size = std::nullopt,
-                   bool bias = true, Dtype dtype = Dtype::Float32);
+  explicit Seq2SeqAttention(const Seq2SeqAttentionOptions& options);
+  explicit Seq2SeqAttention(int64_t query_size) : Seq2SeqAttention(Seq2SeqAttentionOptions(query_size)) {}
   // query (B, Dq) or (B, T, Dq), keys (B, S, Dk), values (B, S, Dv) or undefined = keys,
   // key_padding_mask (B, S) bool, True = padding. Returns (context, weights).
   Seq2SeqAttentionResult forward(const Tensor& query, const Tensor& keys, const Tensor& values = Tensor(),
@@ -36,10 +47,12 @@ class Seq2SeqAttention : public Module {
   void reset_parameters();  // W; the Linear children have their own, as in torch
   std::string extra_repr() const override;
 
-  const int64_t query_size, key_size;
+  const Seq2SeqAttentionOptions options;
+  // Resolved from the options: the sizes the defaults stand for, and the score (an alias such as
+  // "bilinear" read as its name).
+  const int64_t key_size;
   const Seq2SeqScore score;
   const int64_t hidden_size;  // 0 unless additive
-  const bool bias;
   Tensor W;                                        // general
   std::shared_ptr<Linear> query_proj, key_proj, v;  // additive
 };
