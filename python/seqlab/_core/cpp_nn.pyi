@@ -6,7 +6,7 @@ import collections.abc
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['BatchNorm1d', 'Bilinear', 'CELU', 'Conv1d', 'Conv2d', 'ConvNd', 'Dropout', 'ELU', 'Embedding', 'Flatten', 'GELU', 'GLU', 'GRU', 'GRUCell', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'Identity', 'LSTM', 'LSTMCell', 'LayerNorm', 'LeakyReLU', 'Linear', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'NonDynamicallyQuantizableLinear', 'PReLU', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'ReLU', 'ReLU6', 'SELU', 'Seq2SeqAttention', 'SiLU', 'Sigmoid', 'Softmax', 'Softmin', 'Softplus', 'Softsign', 'Tanh', 'Tanhshrink', 'Threshold', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'UnaryModule']
+__all__: list[str] = ['BatchNorm1d', 'BatchNorm1dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'Dropout', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LeakyReLU', 'LeakyReLUOptions', 'Linear', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'ReLU', 'ReLU6', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'SiLU', 'Sigmoid', 'Softmax', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softsign', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'UnaryModule']
 class Module:
     def __repr__(self) -> str:
         ...
@@ -33,15 +33,80 @@ class UnaryModule(Module):
 class Linear(UnaryModule):
     def __init__(self, in_features: typing.SupportsInt | typing.SupportsIndex, out_features: typing.SupportsInt | typing.SupportsIndex, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
         ...
+class BilinearOptions:
+    fields: typing.ClassVar[tuple] = ('in1_features', 'in2_features', 'out_features', 'bias', 'dtype')
+    bias: bool
+    dtype: seqlab._core.dtype
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def in1_features(self) -> int:
+        ...
+    @in1_features.setter
+    def in1_features(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def in2_features(self) -> int:
+        ...
+    @in2_features.setter
+    def in2_features(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def out_features(self) -> int:
+        ...
+    @out_features.setter
+    def out_features(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 class Bilinear(Module):
     def __call__(self, input1: Tensor, input2: Tensor) -> Tensor:
         ...
-    def __init__(self, in1_features: typing.SupportsInt | typing.SupportsIndex, in2_features: typing.SupportsInt | typing.SupportsIndex, out_features: typing.SupportsInt | typing.SupportsIndex, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: BilinearOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
         ...
+    @property
+    def options(self) -> BilinearOptions:
+        ...
+class EmbeddingOptions:
+    fields: typing.ClassVar[tuple] = ('num_embeddings', 'embedding_dim', 'padding_idx', 'dtype')
+    dtype: seqlab._core.dtype
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def embedding_dim(self) -> int:
+        ...
+    @embedding_dim.setter
+    def embedding_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_embeddings(self) -> int:
+        ...
+    @num_embeddings.setter
+    def num_embeddings(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def padding_idx(self) -> int | None:
+        ...
+    @padding_idx.setter
+    def padding_idx(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
+        ...
 class Embedding(UnaryModule):
-    def __init__(self, num_embeddings: typing.SupportsInt | typing.SupportsIndex, embedding_dim: typing.SupportsInt | typing.SupportsIndex, padding_idx: typing.SupportsInt | typing.SupportsIndex | None = None, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: EmbeddingOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> EmbeddingOptions:
         ...
 class LayerNorm(UnaryModule):
     def __init__(self, normalized_shape: typing.Any, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05, elementwise_affine: bool = True, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
@@ -49,8 +114,43 @@ class LayerNorm(UnaryModule):
 class RMSNorm(UnaryModule):
     def __init__(self, normalized_shape: typing.Any, eps: typing.SupportsFloat | typing.SupportsIndex | None = None, elementwise_affine: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
         ...
+class BatchNormOptions:
+    fields: typing.ClassVar[tuple] = ('num_features', 'eps', 'momentum', 'affine', 'track_running_stats', 'dtype', 'bias')
+    affine: bool
+    bias: bool
+    dtype: seqlab._core.dtype
+    track_running_stats: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def eps(self) -> float:
+        ...
+    @eps.setter
+    def eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def momentum(self) -> float | None:
+        ...
+    @momentum.setter
+    def momentum(self, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> None:
+        ...
+    @property
+    def num_features(self) -> int:
+        ...
+    @num_features.setter
+    def num_features(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 class BatchNorm1d(UnaryModule):
-    def __init__(self, num_features: typing.SupportsInt | typing.SupportsIndex, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05, momentum: typing.Any = 0.1, affine: bool = True, track_running_stats: bool = True, *, dtype: seqlab._core.dtype = dtype.float32, bias: bool = True) -> None:
+    @typing.overload
+    def __init__(self, options: BatchNormOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> BatchNormOptions:
         ...
 class Dropout(UnaryModule):
     def __init__(self, p: typing.SupportsFloat | typing.SupportsIndex = 0.5, inplace: bool = False) -> None:
@@ -73,23 +173,134 @@ class ReLU(UnaryModule):
 class GELU(UnaryModule):
     def __init__(self, approximate: str = 'none') -> None:
         ...
+class ELUOptions:
+    fields: typing.ClassVar[tuple] = ('alpha', 'inplace')
+    inplace: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def alpha(self) -> float:
+        ...
+    @alpha.setter
+    def alpha(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
 class ELU(UnaryModule):
-    def __init__(self, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, inplace: bool = False) -> None:
+    @typing.overload
+    def __init__(self, options: ELUOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> ELUOptions:
         ...
 class SELU(UnaryModule):
     def __init__(self, inplace: bool = False) -> None:
         ...
+class CELUOptions:
+    fields: typing.ClassVar[tuple] = ('alpha', 'inplace')
+    inplace: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def alpha(self) -> float:
+        ...
+    @alpha.setter
+    def alpha(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
 class CELU(UnaryModule):
-    def __init__(self, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, inplace: bool = False) -> None:
+    @typing.overload
+    def __init__(self, options: CELUOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> CELUOptions:
+        ...
+class LeakyReLUOptions:
+    fields: typing.ClassVar[tuple] = ('negative_slope', 'inplace')
+    inplace: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def negative_slope(self) -> float:
+        ...
+    @negative_slope.setter
+    def negative_slope(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
 class LeakyReLU(UnaryModule):
-    def __init__(self, negative_slope: typing.SupportsFloat | typing.SupportsIndex = 0.01, inplace: bool = False) -> None:
+    @typing.overload
+    def __init__(self, options: LeakyReLUOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> LeakyReLUOptions:
+        ...
+class SoftplusOptions:
+    fields: typing.ClassVar[tuple] = ('beta', 'threshold')
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def beta(self) -> float:
+        ...
+    @beta.setter
+    def beta(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def threshold(self) -> float:
+        ...
+    @threshold.setter
+    def threshold(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
 class Softplus(UnaryModule):
-    def __init__(self, beta: typing.SupportsFloat | typing.SupportsIndex = 1.0, threshold: typing.SupportsFloat | typing.SupportsIndex = 20.0) -> None:
+    @typing.overload
+    def __init__(self, options: SoftplusOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> SoftplusOptions:
+        ...
+class HardtanhOptions:
+    fields: typing.ClassVar[tuple] = ('min_val', 'max_val', 'inplace')
+    inplace: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def max_val(self) -> float:
+        ...
+    @max_val.setter
+    def max_val(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def min_val(self) -> float:
+        ...
+    @min_val.setter
+    def min_val(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
 class Hardtanh(UnaryModule):
-    def __init__(self, min_val: typing.SupportsFloat | typing.SupportsIndex = -1.0, max_val: typing.SupportsFloat | typing.SupportsIndex = 1.0, inplace: bool = False) -> None:
+    @typing.overload
+    def __init__(self, options: HardtanhOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> HardtanhOptions:
         ...
 class ReLU6(Hardtanh):
     def __init__(self, inplace: bool = False) -> None:
@@ -112,11 +323,63 @@ class Hardsigmoid(UnaryModule):
 class Hardswish(UnaryModule):
     def __init__(self, inplace: bool = False) -> None:
         ...
+class ThresholdOptions:
+    fields: typing.ClassVar[tuple] = ('threshold', 'value', 'inplace')
+    inplace: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def threshold(self) -> float:
+        ...
+    @threshold.setter
+    def threshold(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def value(self) -> float:
+        ...
+    @value.setter
+    def value(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
 class Threshold(UnaryModule):
-    def __init__(self, threshold: typing.SupportsFloat | typing.SupportsIndex, value: typing.SupportsFloat | typing.SupportsIndex, inplace: bool = False) -> None:
+    @typing.overload
+    def __init__(self, options: ThresholdOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> ThresholdOptions:
+        ...
+class PReLUOptions:
+    fields: typing.ClassVar[tuple] = ('num_parameters', 'init', 'dtype')
+    dtype: seqlab._core.dtype
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def init(self) -> float:
+        ...
+    @init.setter
+    def init(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_parameters(self) -> int:
+        ...
+    @num_parameters.setter
+    def num_parameters(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
 class PReLU(UnaryModule):
-    def __init__(self, num_parameters: typing.SupportsInt | typing.SupportsIndex = 1, init: typing.SupportsFloat | typing.SupportsIndex = 0.25, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: PReLUOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> PReLUOptions:
         ...
 class Softmin(UnaryModule):
     def __init__(self, dim: typing.SupportsInt | typing.SupportsIndex) -> None:
@@ -130,8 +393,33 @@ class Softmax(UnaryModule):
 class LogSoftmax(UnaryModule):
     def __init__(self, dim: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
+class FlattenOptions:
+    fields: typing.ClassVar[tuple] = ('start_dim', 'end_dim')
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def end_dim(self) -> int:
+        ...
+    @end_dim.setter
+    def end_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def start_dim(self) -> int:
+        ...
+    @start_dim.setter
+    def start_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 class Flatten(UnaryModule):
-    def __init__(self, start_dim: typing.SupportsInt | typing.SupportsIndex = 1, end_dim: typing.SupportsInt | typing.SupportsIndex = -1) -> None:
+    @typing.overload
+    def __init__(self, options: FlattenOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> FlattenOptions:
         ...
 class RNNBase(Module):
     def __call__(self, input: Tensor, hx: typing.Any = None) -> tuple:
@@ -142,46 +430,184 @@ class RNNBase(Module):
         ...
     def forward_packed(self, data: Tensor, batch_sizes: Tensor, sorted_indices: Tensor | None = None, unsorted_indices: Tensor | None = None) -> tuple:
         ...
+class RNNOptions:
+    fields: typing.ClassVar[tuple] = ('input_size', 'hidden_size', 'num_layers', 'nonlinearity', 'bias', 'batch_first', 'dropout', 'bidirectional', 'proj_size', 'dtype')
+    batch_first: bool
+    bias: bool
+    bidirectional: bool
+    dtype: seqlab._core.dtype
+    nonlinearity: str
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def dropout(self) -> float:
+        ...
+    @dropout.setter
+    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def hidden_size(self) -> int:
+        ...
+    @hidden_size.setter
+    def hidden_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def input_size(self) -> int:
+        ...
+    @input_size.setter
+    def input_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_layers(self) -> int:
+        ...
+    @num_layers.setter
+    def num_layers(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def proj_size(self) -> int:
+        ...
+    @proj_size.setter
+    def proj_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 class RNN(RNNBase):
-    def __init__(self, input_size: typing.SupportsInt | typing.SupportsIndex, hidden_size: typing.SupportsInt | typing.SupportsIndex, num_layers: typing.SupportsInt | typing.SupportsIndex = 1, nonlinearity: str = 'tanh', bias: bool = True, batch_first: bool = False, dropout: typing.SupportsFloat | typing.SupportsIndex = 0.0, bidirectional: bool = False, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: RNNOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> RNNOptions:
         ...
 class LSTM(RNNBase):
-    def __init__(self, input_size: typing.SupportsInt | typing.SupportsIndex, hidden_size: typing.SupportsInt | typing.SupportsIndex, num_layers: typing.SupportsInt | typing.SupportsIndex = 1, bias: bool = True, batch_first: bool = False, dropout: typing.SupportsFloat | typing.SupportsIndex = 0.0, bidirectional: bool = False, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: RNNOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> RNNOptions:
         ...
 class GRU(RNNBase):
-    def __init__(self, input_size: typing.SupportsInt | typing.SupportsIndex, hidden_size: typing.SupportsInt | typing.SupportsIndex, num_layers: typing.SupportsInt | typing.SupportsIndex = 1, bias: bool = True, batch_first: bool = False, dropout: typing.SupportsFloat | typing.SupportsIndex = 0.0, bidirectional: bool = False, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: RNNOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> RNNOptions:
+        ...
+class RNNCellOptions:
+    fields: typing.ClassVar[tuple] = ('input_size', 'hidden_size', 'bias', 'nonlinearity', 'dtype')
+    bias: bool
+    dtype: seqlab._core.dtype
+    nonlinearity: str
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def hidden_size(self) -> int:
+        ...
+    @hidden_size.setter
+    def hidden_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def input_size(self) -> int:
+        ...
+    @input_size.setter
+    def input_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
 class RNNCellBase(Module):
     pass
 class RNNCell(RNNCellBase):
     def __call__(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         ...
-    def __init__(self, input_size: typing.SupportsInt | typing.SupportsIndex, hidden_size: typing.SupportsInt | typing.SupportsIndex, bias: bool = True, nonlinearity: str = 'tanh', *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: RNNCellOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        ...
+    @property
+    def options(self) -> RNNCellOptions:
         ...
 class LSTMCell(RNNCellBase):
     def __call__(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
         ...
-    def __init__(self, input_size: typing.SupportsInt | typing.SupportsIndex, hidden_size: typing.SupportsInt | typing.SupportsIndex, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: RNNCellOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
+        ...
+    @property
+    def options(self) -> RNNCellOptions:
         ...
 class GRUCell(RNNCellBase):
     def __call__(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         ...
-    def __init__(self, input_size: typing.SupportsInt | typing.SupportsIndex, hidden_size: typing.SupportsInt | typing.SupportsIndex, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: RNNCellOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        ...
+    @property
+    def options(self) -> RNNCellOptions:
         ...
 class Seq2SeqAttention(Module):
     def __call__(self, query: Tensor, keys: Tensor, values: Tensor | None = None, key_padding_mask: Tensor | None = None) -> tuple:
         ...
-    def __init__(self, query_size: typing.SupportsInt | typing.SupportsIndex, key_size: typing.SupportsInt | typing.SupportsIndex | None = None, score: str = 'dot', hidden_size: typing.SupportsInt | typing.SupportsIndex | None = None, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: Seq2SeqAttentionOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, query: Tensor, keys: Tensor, values: Tensor | None = None, key_padding_mask: Tensor | None = None) -> tuple:
         ...
     def reset_parameters(self) -> None:
+        ...
+    @property
+    def options(self) -> Seq2SeqAttentionOptions:
+        ...
+class Seq2SeqAttentionOptions:
+    fields: typing.ClassVar[tuple] = ('query_size', 'key_size', 'score', 'hidden_size', 'bias', 'dtype')
+    bias: bool
+    dtype: seqlab._core.dtype
+    score: str
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def hidden_size(self) -> int | None:
+        ...
+    @hidden_size.setter
+    def hidden_size(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
+        ...
+    @property
+    def key_size(self) -> int | None:
+        ...
+    @key_size.setter
+    def key_size(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
+        ...
+    @property
+    def query_size(self) -> int:
+        ...
+    @query_size.setter
+    def query_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
 class NonDynamicallyQuantizableLinear(Linear):
     def __init__(self, in_features: typing.SupportsInt | typing.SupportsIndex, out_features: typing.SupportsInt | typing.SupportsIndex, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
@@ -194,40 +620,213 @@ class ModuleList(Module):
 class MultiheadAttention(Module):
     def __call__(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: seqlab._core.AttentionCache = None) -> tuple:
         ...
-    def __init__(self, embed_dim: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex = 0.0, bias: bool = True, add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: typing.SupportsInt | typing.SupportsIndex | None = None, vdim: typing.SupportsInt | typing.SupportsIndex | None = None, batch_first: bool = False, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: MultiheadAttentionOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: seqlab._core.AttentionCache = None) -> tuple:
+        ...
+    @property
+    def options(self) -> MultiheadAttentionOptions:
+        ...
+class MultiheadAttentionOptions:
+    fields: typing.ClassVar[tuple] = ('embed_dim', 'num_heads', 'dropout', 'bias', 'add_bias_kv', 'add_zero_attn', 'kdim', 'vdim', 'batch_first', 'dtype', 'num_key_value_heads', 'head_dim')
+    add_bias_kv: bool
+    add_zero_attn: bool
+    batch_first: bool
+    bias: bool
+    dtype: seqlab._core.dtype
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def dropout(self) -> float:
+        ...
+    @dropout.setter
+    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def embed_dim(self) -> int:
+        ...
+    @embed_dim.setter
+    def embed_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def head_dim(self) -> int | None:
+        ...
+    @head_dim.setter
+    def head_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
+        ...
+    @property
+    def kdim(self) -> int | None:
+        ...
+    @kdim.setter
+    def kdim(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
+        ...
+    @property
+    def num_heads(self) -> int:
+        ...
+    @num_heads.setter
+    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_key_value_heads(self) -> int | None:
+        ...
+    @num_key_value_heads.setter
+    def num_key_value_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
+        ...
+    @property
+    def vdim(self) -> int | None:
+        ...
+    @vdim.setter
+    def vdim(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
+        ...
+class TransformerLayerOptions:
+    fields: typing.ClassVar[tuple] = ('d_model', 'nhead', 'dim_feedforward', 'dropout', 'activation', 'layer_norm_eps', 'batch_first', 'norm_first', 'bias', 'dtype', 'num_key_value_heads', 'rms_norm', 'glu', 'head_dim')
+    activation: typing.Any
+    batch_first: bool
+    bias: bool
+    dtype: seqlab._core.dtype
+    glu: bool
+    norm_first: bool
+    rms_norm: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def d_model(self) -> int:
+        ...
+    @d_model.setter
+    def d_model(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dim_feedforward(self) -> int:
+        ...
+    @dim_feedforward.setter
+    def dim_feedforward(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dropout(self) -> float:
+        ...
+    @dropout.setter
+    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def head_dim(self) -> int | None:
+        ...
+    @head_dim.setter
+    def head_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
+        ...
+    @property
+    def layer_norm_eps(self) -> float:
+        ...
+    @layer_norm_eps.setter
+    def layer_norm_eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def nhead(self) -> int:
+        ...
+    @nhead.setter
+    def nhead(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_key_value_heads(self) -> int | None:
+        ...
+    @num_key_value_heads.setter
+    def num_key_value_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
         ...
 class TransformerEncoderLayer(Module):
     def __call__(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None, is_causal: bool = False, cache: seqlab._core.AttentionCache = None) -> Tensor:
         ...
-    def __init__(self, d_model: typing.SupportsInt | typing.SupportsIndex, nhead: typing.SupportsInt | typing.SupportsIndex, dim_feedforward: typing.SupportsInt | typing.SupportsIndex = 2048, dropout: typing.SupportsFloat | typing.SupportsIndex = 0.1, activation: typing.Any = 'relu', layer_norm_eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05, batch_first: bool = False, norm_first: bool = False, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: TransformerLayerOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None, is_causal: bool = False, cache: seqlab._core.AttentionCache = None) -> Tensor:
+        ...
+    @property
+    def options(self) -> TransformerLayerOptions:
         ...
 class TransformerDecoderLayer(Module):
     def __call__(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False, memory_is_causal: bool = False, cache: seqlab._core.AttentionCache = None, memory_cache: seqlab._core.AttentionCache = None) -> Tensor:
         ...
-    def __init__(self, d_model: typing.SupportsInt | typing.SupportsIndex, nhead: typing.SupportsInt | typing.SupportsIndex, dim_feedforward: typing.SupportsInt | typing.SupportsIndex = 2048, dropout: typing.SupportsFloat | typing.SupportsIndex = 0.1, activation: typing.Any = 'relu', layer_norm_eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05, batch_first: bool = False, norm_first: bool = False, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: TransformerLayerOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False, memory_is_causal: bool = False, cache: seqlab._core.AttentionCache = None, memory_cache: seqlab._core.AttentionCache = None) -> Tensor:
+        ...
+    @property
+    def options(self) -> TransformerLayerOptions:
         ...
 class TransformerEncoder(Module):
     def __call__(self, src: Tensor, mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None, is_causal: bool | None = None, cache: seqlab._core.KVCache = None) -> Tensor:
         ...
-    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: typing.SupportsInt | typing.SupportsIndex, norm: UnaryModule = None, enable_nested_tensor: bool = True, mask_check: bool = True) -> None:
+    @typing.overload
+    def __init__(self, options: TransformerEncoderOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, src: Tensor, mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None, is_causal: bool | None = None, cache: seqlab._core.KVCache = None) -> Tensor:
         ...
     @property
+    def options(self) -> TransformerEncoderOptions:
+        ...
+    @property
     def use_nested_tensor(self) -> bool:
+        ...
+class TransformerEncoderOptions:
+    fields: typing.ClassVar[tuple] = ('encoder_layer', 'num_layers', 'norm', 'enable_nested_tensor', 'mask_check')
+    enable_nested_tensor: bool
+    encoder_layer: TransformerEncoderLayer
+    mask_check: bool
+    norm: UnaryModule
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def num_layers(self) -> int:
+        ...
+    @num_layers.setter
+    def num_layers(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
 class TransformerDecoder(Module):
     def __call__(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool | None = None, memory_is_causal: bool = False, cache: seqlab._core.KVCache = None) -> Tensor:
         ...
-    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: typing.SupportsInt | typing.SupportsIndex, norm: UnaryModule = None) -> None:
+    @typing.overload
+    def __init__(self, options: TransformerDecoderOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool | None = None, memory_is_causal: bool = False, cache: seqlab._core.KVCache = None) -> Tensor:
+        ...
+    @property
+    def options(self) -> TransformerDecoderOptions:
+        ...
+class TransformerDecoderOptions:
+    fields: typing.ClassVar[tuple] = ('decoder_layer', 'num_layers', 'norm')
+    decoder_layer: TransformerDecoderLayer
+    norm: UnaryModule
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def num_layers(self) -> int:
+        ...
+    @num_layers.setter
+    def num_layers(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
 class Transformer(Module):
     @staticmethod
@@ -235,15 +834,146 @@ class Transformer(Module):
         ...
     def __call__(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None, src_is_causal: bool | None = None, tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
         ...
-    def __init__(self, d_model: typing.SupportsInt | typing.SupportsIndex = 512, nhead: typing.SupportsInt | typing.SupportsIndex = 8, num_encoder_layers: typing.SupportsInt | typing.SupportsIndex = 6, num_decoder_layers: typing.SupportsInt | typing.SupportsIndex = 6, dim_feedforward: typing.SupportsInt | typing.SupportsIndex = 2048, dropout: typing.SupportsFloat | typing.SupportsIndex = 0.1, activation: typing.Any = 'relu', custom_encoder: TransformerEncoder = None, custom_decoder: TransformerDecoder = None, layer_norm_eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05, batch_first: bool = False, norm_first: bool = False, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: TransformerOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
         ...
     def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None, src_is_causal: bool | None = None, tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
         ...
+    @property
+    def options(self) -> TransformerOptions:
+        ...
+class TransformerOptions:
+    fields: typing.ClassVar[tuple] = ('d_model', 'nhead', 'num_encoder_layers', 'num_decoder_layers', 'dim_feedforward', 'dropout', 'activation', 'custom_encoder', 'custom_decoder', 'layer_norm_eps', 'batch_first', 'norm_first', 'bias', 'dtype')
+    activation: typing.Any
+    batch_first: bool
+    bias: bool
+    custom_decoder: TransformerDecoder
+    custom_encoder: TransformerEncoder
+    dtype: seqlab._core.dtype
+    norm_first: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def d_model(self) -> int:
+        ...
+    @d_model.setter
+    def d_model(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dim_feedforward(self) -> int:
+        ...
+    @dim_feedforward.setter
+    def dim_feedforward(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dropout(self) -> float:
+        ...
+    @dropout.setter
+    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def layer_norm_eps(self) -> float:
+        ...
+    @layer_norm_eps.setter
+    def layer_norm_eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def nhead(self) -> int:
+        ...
+    @nhead.setter
+    def nhead(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_decoder_layers(self) -> int:
+        ...
+    @num_decoder_layers.setter
+    def num_decoder_layers(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_encoder_layers(self) -> int:
+        ...
+    @num_encoder_layers.setter
+    def num_encoder_layers(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 class ConvNd(UnaryModule):
     pass
+class ConvOptions:
+    fields: typing.ClassVar[tuple] = ('in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'dilation', 'groups', 'bias', 'padding_mode', 'dtype')
+    bias: bool
+    dtype: seqlab._core.dtype
+    padding: typing.Any
+    padding_mode: str
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def dilation(self) -> tuple:
+        ...
+    @dilation.setter
+    def dilation(self, arg1: typing.Any) -> None:
+        ...
+    @property
+    def groups(self) -> int:
+        ...
+    @groups.setter
+    def groups(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def in_channels(self) -> int:
+        ...
+    @in_channels.setter
+    def in_channels(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def kernel_size(self) -> tuple:
+        ...
+    @kernel_size.setter
+    def kernel_size(self, arg1: typing.Any) -> None:
+        ...
+    @property
+    def out_channels(self) -> int:
+        ...
+    @out_channels.setter
+    def out_channels(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def stride(self) -> tuple:
+        ...
+    @stride.setter
+    def stride(self, arg1: typing.Any) -> None:
+        ...
 class Conv1d(ConvNd):
-    def __init__(self, in_channels: typing.SupportsInt | typing.SupportsIndex, out_channels: typing.SupportsInt | typing.SupportsIndex, kernel_size: typing.Any, stride: typing.Any = 1, padding: typing.Any = 0, dilation: typing.Any = 1, groups: typing.SupportsInt | typing.SupportsIndex = 1, bias: bool = True, padding_mode: str = 'zeros', *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: ConvOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> ConvOptions:
         ...
 class Conv2d(ConvNd):
-    def __init__(self, in_channels: typing.SupportsInt | typing.SupportsIndex, out_channels: typing.SupportsInt | typing.SupportsIndex, kernel_size: typing.Any, stride: typing.Any = 1, padding: typing.Any = 0, dilation: typing.Any = 1, groups: typing.SupportsInt | typing.SupportsIndex = 1, bias: bool = True, padding_mode: str = 'zeros', *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: ConvOptions) -> None:
         ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> ConvOptions:
+        ...
+BatchNorm1dOptions = BatchNormOptions
+LSTMOptions = RNNOptions
+GRUOptions = RNNOptions
+LSTMCellOptions = RNNCellOptions
+GRUCellOptions = RNNCellOptions
+TransformerEncoderLayerOptions = TransformerLayerOptions
+TransformerDecoderLayerOptions = TransformerLayerOptions
+Conv1dOptions = ConvOptions
+Conv2dOptions = ConvOptions
