@@ -52,17 +52,24 @@ Dtype scan_dtype(const Tensor& x, std::optional<Dtype> dtype, const char* kernel
 template <typename T>
 using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, T>;
 
+// out_i = fold(out_{i-1}, x_i) along each lane (from the end with reverse), from `identity`, in
+// acc_t (double for floats: torch's CPU scans accumulate in double too).
+template <typename Fold>
+Tensor running_fold(const Tensor& xc, const Lanes& l, bool reverse, int identity, const char* name, Fold fold) {
+  Tensor out = Tensor::empty(xc.shape(), xc.dtype());
+  dispatch_arith(xc.dtype(), name, [&](auto tag) {
+    using T = decltype(tag);
+    scan_kernel<T>(xc.data<T>(), out.data<T>(), l, reverse, acc_t<T>(identity),
+                   [&](acc_t<T> a, T v) { return fold(a, static_cast<acc_t<T>>(v)); });
+  });
+  return out;
+}
+
 // The running sum in either direction. Its backward is the running sum the other way:
 // y_i = Σ_{j<=i} x_j  =>  dx_j = Σ_{i>=j} g_i.
 Tensor cumsum_dir(const Tensor& x, int64_t dim, bool reverse) {
-  const Tensor xc = contiguous(x);
-  Tensor out = Tensor::empty(x.shape(), x.dtype());
-  const Lanes l = lanes(x.shape(), dim);
-  dispatch_arith(x.dtype(), "cumsum", [&](auto tag) {
-    using T = decltype(tag);
-    scan_kernel<T>(xc.data<T>(), out.data<T>(), l, reverse, acc_t<T>(0),
-                   [](acc_t<T> a, T v) { return wrap_add(a, static_cast<acc_t<T>>(v)); });
-  });
+  Tensor out = running_fold(contiguous(x), lanes(x.shape(), dim), reverse, 0, "cumsum",
+                            [](auto a, auto v) { return wrap_add(a, v); });
   if (any_requires_grad({x}))
     attach(out, "CumsumBackward0", {x}, [dim, reverse](const Tensor& g) -> TensorList {
       return {cumsum_dir(g, dim, !reverse)};
@@ -153,13 +160,8 @@ Tensor cumprod(const Tensor& x_in, int64_t dim_in, std::optional<Dtype> dtype) {
   const Dtype out_dtype = scan_dtype(x_in, dtype, "cumprod_out_cpu");
   const Tensor x = x_in.dtype() == out_dtype ? x_in : to_dtype(x_in, out_dtype);
   const Tensor xc = contiguous(x);
-  Tensor out = Tensor::empty(x.shape(), x.dtype());
   const Lanes l = lanes(x.shape(), dim);
-  dispatch_arith(x.dtype(), "cumprod", [&](auto tag) {
-    using T = decltype(tag);
-    scan_kernel<T>(xc.data<T>(), out.data<T>(), l, false, acc_t<T>(1),
-                   [](acc_t<T> a, T v) { return wrap_mul(a, static_cast<acc_t<T>>(v)); });
-  });
+  Tensor out = running_fold(xc, l, false, 1, "cumprod", [](auto a, auto v) { return wrap_mul(a, v); });
   if (any_requires_grad({x}))
     attach(out, "CumprodBackward0", {x}, [x_ = save(xc), y_ = save(out), l](const Tensor& g) -> TensorList {
       const Tensor xs = x_.unpack(), ys = y_.unpack(), gc = contiguous(g);
