@@ -207,6 +207,34 @@ AvgWindow avg_window(const PoolGeometry& g, int64_t oh, int64_t ow, bool count_i
   return a;
 }
 
+// The backward of an average over windows, per plane: dx[window(o)] += dy[o] / divisor(o), where
+// window(oh, ow) gives the window and its divisor (avg_pool's, or adaptive_avg_pool's |window|).
+template <typename Window>
+Tensor average_backward(const Tensor& dy_, const Shape& x_shape, const PoolGeometry& g, int64_t work_per_plane,
+                        const char* name, Window window) {
+  const Tensor dy = contiguous_copy_if_needed(dy_);
+  Tensor dx = Tensor::empty(x_shape, dy.dtype());
+  dispatch_float(dy.dtype(), name, [&](auto tag) {
+    using T = decltype(tag);
+    const T* pg = dy.data<T>();
+    T* px = dx.data<T>();
+    parallel_for(g.P, plane_grain(work_per_plane), [&](int64_t s, int64_t e) {
+      for (int64_t p = s; p < e; ++p) {
+        T* d = px + p * g.H * g.W;
+        std::fill(d, d + g.H * g.W, T(0));
+        for (int64_t oh = 0; oh < g.OH; ++oh)
+          for (int64_t ow = 0; ow < g.OW; ++ow) {
+            const AvgWindow a = window(oh, ow);
+            const T v = pg[(p * g.OH + oh) * g.OW + ow] / T(a.divisor);
+            for (int64_t h = a.h0; h < a.h1; ++h)
+              for (int64_t w = a.w0; w < a.w1; ++w) d[h * g.W + w] += v;
+          }
+      }
+    });
+  });
+  return dx;
+}
+
 Tensor avg_pool(const char* op, size_t nsp, const Tensor& input, const Shape& kernel_size, const Shape& stride,
                 const Shape& padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   const PoolGeometry g = pool_geometry(op, nsp, input, kernel_size, stride, padding, {1}, ceil_mode);
@@ -234,29 +262,11 @@ Tensor avg_pool(const char* op, size_t nsp, const Tensor& input, const Shape& ke
   });
   if (any_requires_grad({input}))
     attach(out, nsp == 2 ? "AvgPool2DBackward0" : "AvgPool1DBackward0", {input},
-           [x_shape = input.shape(), g, count_include_pad, divisor_override](const Tensor& dy_) -> TensorList {
-             const Tensor dy = contiguous_copy_if_needed(dy_);
-             Tensor dx = Tensor::empty(x_shape, dy.dtype());
-             dispatch_float(dy.dtype(), "avg_pool_backward", [&](auto tag) {
-               using T = decltype(tag);
-               const T* pg = dy.data<T>();
-               T* px = dx.data<T>();
-               parallel_for(g.P, plane_grain(g.OH * g.OW * g.kH * g.kW), [&](int64_t s, int64_t e) {
-                 for (int64_t p = s; p < e; ++p) {
-                   T* d = px + p * g.H * g.W;
-                   std::fill(d, d + g.H * g.W, T(0));
-                   for (int64_t oh = 0; oh < g.OH; ++oh)
-                     for (int64_t ow = 0; ow < g.OW; ++ow) {
-                       // dx[window] += dy / divisor
-                       const AvgWindow a = avg_window(g, oh, ow, count_include_pad, divisor_override);
-                       const T v = pg[(p * g.OH + oh) * g.OW + ow] / T(a.divisor);
-                       for (int64_t h = a.h0; h < a.h1; ++h)
-                         for (int64_t w = a.w0; w < a.w1; ++w) d[h * g.W + w] += v;
-                     }
-                 }
-               });
-             });
-             return {dx};
+           [x_shape = input.shape(), g, count_include_pad, divisor_override](const Tensor& dy) -> TensorList {
+             return {average_backward(dy, x_shape, g, g.OH * g.OW * g.kH * g.kW, "avg_pool_backward",
+                                      [&](int64_t oh, int64_t ow) {
+                                        return avg_window(g, oh, ow, count_include_pad, divisor_override);
+                                      })};
            });
   return out;
 }
@@ -301,30 +311,13 @@ Tensor adaptive_avg_pool(const char* op, size_t nsp, const Tensor& input, const 
   });
   if (any_requires_grad({input}))
     attach(out, nsp == 2 ? "AdaptiveAvgPool2DBackward0" : "AdaptiveAvgPool1DBackward0", {input},
-           [x_shape = input.shape(), g, start, end](const Tensor& dy_) -> TensorList {
-             const Tensor dy = contiguous_copy_if_needed(dy_);
-             Tensor dx = Tensor::empty(x_shape, dy.dtype());
-             dispatch_float(dy.dtype(), "adaptive_avg_pool_backward", [&](auto tag) {
-               using T = decltype(tag);
-               const T* pg = dy.data<T>();
-               T* px = dx.data<T>();
-               parallel_for(g.P, plane_grain(g.H * g.W), [&](int64_t s, int64_t e) {
-                 for (int64_t p = s; p < e; ++p) {
-                   T* d = px + p * g.H * g.W;
-                   std::fill(d, d + g.H * g.W, T(0));
-                   for (int64_t oh = 0; oh < g.OH; ++oh)
-                     for (int64_t ow = 0; ow < g.OW; ++ow) {
-                       // dx[window] += dy / |window|
-                       const int64_t h0 = start(oh, g.H, g.OH), h1 = end(oh, g.H, g.OH);
-                       const int64_t w0 = start(ow, g.W, g.OW), w1 = end(ow, g.W, g.OW);
-                       const T v = pg[(p * g.OH + oh) * g.OW + ow] / T((h1 - h0) * (w1 - w0));
-                       for (int64_t h = h0; h < h1; ++h)
-                         for (int64_t w = w0; w < w1; ++w) d[h * g.W + w] += v;
-                     }
-                 }
-               });
-             });
-             return {dx};
+           [x_shape = input.shape(), g, start, end](const Tensor& dy) -> TensorList {
+             return {average_backward(dy, x_shape, g, g.H * g.W, "adaptive_avg_pool_backward",
+                                      [&](int64_t oh, int64_t ow) {
+                                        const int64_t h0 = start(oh, g.H, g.OH), h1 = end(oh, g.H, g.OH);
+                                        const int64_t w0 = start(ow, g.W, g.OW), w1 = end(ow, g.W, g.OW);
+                                        return AvgWindow{h0, h1, w0, w1, (h1 - h0) * (w1 - w0)};
+                                      })};
            });
   return out;
 }
