@@ -1,11 +1,9 @@
 """The private helpers of seqlab.nn's modules: the dtype and device check of a layer's factory
 arguments, its uninitialised parameter memory, torch's _single/_pair and its legacy reduction
 flags. A leaf: it imports nothing of seqlab.nn, so every module of nn/ may import it."""
-import math
 import warnings
 
 from .. import _args, _core
-from .._core.init import _calculate_fan_in_and_fan_out, kaiming_uniform_, uniform_
 from .._dtypes import float32, float64
 
 
@@ -22,16 +20,6 @@ def _factory(device, dtype):
 
 def _empty(shape, dtype):
     return _core._empty(_args.ints(shape, "empty"), dtype)  # Linear('a', 3): torch's TypeError from empty()
-
-
-def _reset_kaiming_uniform(weight, bias):
-    """torch's default init of Linear and the convolutions: weight kaiming_uniform_(a=sqrt(5)), which is
-    U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and bias (if any) from the same range (0 when fan_in is 0)."""
-    kaiming_uniform_(weight, a=math.sqrt(5))
-    if bias is not None:
-        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
-        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-        uniform_(bias, -bound, bound)
 
 
 def _ntuple(value, n):

@@ -7,8 +7,9 @@ twins (cpp/include/seqlab/nn/conv.hpp, padding with zeros) are checked by tests/
 Tests: tests/test_conv.py."""
 from ...autograd import no_grad
 from .. import functional as F
-from .._helpers import _factory, _ntuple, _reset_kaiming_uniform
+from .._helpers import _factory, _ntuple
 from .lazy import LazyModuleMixin
+from .linear import _reset_kaiming_uniform
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d"]

@@ -9,11 +9,22 @@ from ... import _core
 from ...autograd import no_grad
 from .. import functional as F
 from .. import init
-from .._helpers import _factory, _reset_kaiming_uniform
+from .._helpers import _factory
 from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear", "LazyLinear"]
+
+
+def _reset_kaiming_uniform(weight, bias):
+    """torch's default init of Linear and the convolutions: weight kaiming_uniform_(a=sqrt(5)), which is
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and bias (if any) from the same range (0 when fan_in is 0).
+    Through seqlab.nn.init's attributes, which skip_init and the hub's loader swap for no-ops."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
 
 
 class Identity(Module):
