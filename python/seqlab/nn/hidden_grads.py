@@ -10,7 +10,6 @@ record_hidden_grad_norms, it is handed a float64 buffer and writes the norm of t
 direction and step into it. Nothing switches to a cell loop and nothing else changes: the
 forward and backward are the ordinary ones."""
 from .._tensor import float64, zeros
-from .modules.rnn import RNNBase
 
 __all__ = ["record_hidden_grad_norms", "hidden_grad_norms"]
 
@@ -28,14 +27,14 @@ class record_hidden_grad_norms:
 
     def __enter__(self):
         for name, module in self.model.named_modules():
-            if isinstance(module, RNNBase):
+            if _records(module):
                 self._names[id(module)] = name
                 module._hidden_grad_sink = self
         return self
 
     def __exit__(self, *exc):
         for _, module in self.model.named_modules():
-            if isinstance(module, RNNBase) and getattr(module, "_hidden_grad_sink", None) is self:
+            if _records(module) and module._hidden_grad_sink is self:
                 del module._hidden_grad_sink
         return False
 
@@ -45,6 +44,13 @@ class record_hidden_grad_norms:
         buffer = zeros(rows, steps, dtype=float64)
         self.norms.setdefault(self._names[id(module)], []).append(buffer)
         return buffer
+
+
+def _records(module):
+    """A module whose forward fills a recorder's buffers: the recurrent layers (RNNBase declares the
+    _hidden_grad_sink it reads), found by that declaration so that nn.utils, which re-exports this
+    file, needs nothing of nn.modules (whose rnn.py imports nn.utils.rnn)."""
+    return hasattr(type(module), "_hidden_grad_sink")
 
 
 def hidden_grad_norms(model, loss_fn):

@@ -14,10 +14,10 @@ from ... import _core
 from .. import init
 from .._helpers import _empty, _factory
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
-
 
 
 def _int(value, name):
@@ -32,6 +32,10 @@ class RNNBase(Module):
     weight_hh_l{k} (G*hidden_size, H_out), bias_ih_l{k}, bias_hh_l{k} (G*hidden_size),
     weight_hr_l{k} (proj_size, hidden_size) with proj_size; G = 1, 4, 3 for RNN, LSTM, GRU.
     All ~ U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), as torch."""
+
+    # nn/hidden_grads.py's recorder while one records this module: forward asks it for a buffer
+    # that the backward fills with ||dL/dh_t||
+    _hidden_grad_sink = None
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
@@ -108,10 +112,9 @@ class RNNBase(Module):
 
     def forward(self, input, hx=None):
         h0, c0 = self._split_hx(hx)
-        sink = getattr(self, "_hidden_grad_sink", None)
+        sink = self._hidden_grad_sink
         args = (self._flat_weights, self.bias, self.num_layers, self.dropout, self.training, self.bidirectional)
         if hasattr(input, "batch_sizes") and not isinstance(input, _core.Tensor):
-            from ..utils.rnn import PackedSequence
             norms = sink.new_buffer(self, len(input.batch_sizes)) if sink is not None else None
             data, h_n, c_n = _core.rnn_packed(self.mode, input.data, input.batch_sizes, input.sorted_indices,
                                               input.unsorted_indices, h0, c0, *args, self.proj_size, norms)
