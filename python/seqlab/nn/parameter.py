@@ -19,6 +19,7 @@ Tensor, so an optimizer built before the first call holds the parameters it trai
 modules: nn/modules/lazy.py). Tests: tests/test_nn_module.py, tests/test_lazy.py."""
 from .. import _core
 from .._core import Tensor
+from .._device import parse_to
 from .._dtypes import float32
 from ._helpers import _empty, _factory
 
@@ -116,7 +117,6 @@ class _Uninitialized(Tensor):
 
     def to(self, *args, **kwargs):
         """to(dtype) changes the dtype the tensor will have; the device can only be the CPU."""
-        from .._device import parse_to
         _, dtype, _ = parse_to(args, kwargs)
         if dtype is not None:
             self._dtype = dtype

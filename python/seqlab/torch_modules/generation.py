@@ -14,6 +14,9 @@ stays the twin's own object on its device (a transformer's (N, S, E) tensor, a r
 memory never needs reordering; the cache is reordered by its reorder_cache."""
 import torch
 
+from .. import _core
+from ..generation.utils import generate
+
 __all__ = ["GenerationMixin", "as_index"]
 
 
@@ -22,8 +25,6 @@ class GenerationMixin:
     def generate(self, input_ids, **kwargs):
         """The sequences (or, with return_dict_in_generate, their dict) as torch tensors on the
         model's device; the arguments are seqlab's (and Hugging Face's) generate()'s."""
-        from .. import _core
-        from ..generation.utils import generate
         device = next(self.parameters()).device
         ids = _core.from_dlpack(input_ids.detach().cpu().contiguous())
         mask = kwargs.get("attention_mask")
@@ -57,7 +58,6 @@ class _SeqlabView:
     def _seqlab(logits):
         """The logits for seqlab's loop; a half-precision model's in float32 (as Hugging Face's
         generate() upcasts them before the softmax)."""
-        from .. import _core
         if logits.dtype in (torch.float16, torch.bfloat16):
             logits = logits.float()
         return _core.from_dlpack(logits.detach().cpu().contiguous())
@@ -86,7 +86,6 @@ def as_index(beam_idx):
 
 def _to_torch_tensors(out, device):
     """seqlab tensors (alone, in tuples or in an output dict) as torch tensors on `device`."""
-    from .. import _core
     if isinstance(out, _core.Tensor):
         return torch.from_dlpack(out).to(device)
     if isinstance(out, dict):
