@@ -126,6 +126,13 @@ class Record {
 
 std::string type_name(const py::handle& o);  // "str", "NoneType", "Tensor": torch's spelling (defined below)
 
+// An options object as "SGDOptions(lr=0.1, momentum=0.0, ...)": its class name and each of its `fields`.
+inline py::str options_repr(const py::object& self) {
+  py::list parts;
+  for (py::handle key : self.attr("fields")) parts.append(py::str("{}={!r}").format(key, self.attr(key)));
+  return py::str("{}({})").format(py::type::of(self).attr("__name__"), py::str(", ").attr("join")(parts));
+}
+
 // A C++ module's options struct (nn::LSTMOptions, nn::MultiheadAttentionOptions, ...: SEQLAB_ARG
 // fields, seqlab/arg.hpp) bound field by field, each field written once: a read-write property
 // per field under the Python keyword's name, a no-argument constructor that also takes the
@@ -145,11 +152,7 @@ class ModuleOptions {
       const auto name = py::cast<std::string>(py::type::of<C>().attr("__name__"));
       return build(*setters, make_options, name, py::tuple(), kwargs, false);
     }));
-    cls_.def("__repr__", [](py::object self) {
-      py::list parts;
-      for (py::handle key : self.attr("fields")) parts.append(py::str("{}={!r}").format(key, self.attr(key)));
-      return py::str("{}({})").format(py::type::of(self).attr("__name__"), py::str(", ").attr("join")(parts));
-    });
+    cls_.def("__repr__", &options_repr);
   }
 
   // arg("dropout", &O::dropout, &O::dropout): a SEQLAB_ARG field's getter and setter.

@@ -97,15 +97,15 @@ void bind_nn_modules(py::module_& m) {
   Class<nn::SiLU>(c, "SiLU").def(py::init<bool>(), py::arg("inplace") = false);
   Class<nn::ReLU>(c, "ReLU").def(py::init<bool>(), py::arg("inplace") = false);
   Class<nn::GELU>(c, "GELU").def(py::init<std::string>(), py::arg("approximate") = "none");
-  using ELUO = nn::ELUOptions;
-  module_with_options<nn::ELU, ELUO>(c, "ELU", "ELUOptions", [](ModuleOptions<ELUO>& o) {
-    o.arg("alpha", &ELUO::alpha, &ELUO::alpha).arg("inplace", &ELUO::inplace, &ELUO::inplace);
-  });
+  using ELUO = nn::ELUOptions;  // also CELU's
+  ModuleOptions<ELUO> elu_options(c, "ELUOptions");
+  elu_options.arg("alpha", &ELUO::alpha, &ELUO::alpha).arg("inplace", &ELUO::inplace, &ELUO::inplace);
+  Class<nn::ELU> elu(c, "ELU");
+  elu_options.module_init<nn::ELU>(elu, "ELU");
   Class<nn::SELU>(c, "SELU").def(py::init<bool>(), py::arg("inplace") = false);
-  using CELUO = nn::CELUOptions;
-  module_with_options<nn::CELU, CELUO>(c, "CELU", "CELUOptions", [](ModuleOptions<CELUO>& o) {
-    o.arg("alpha", &CELUO::alpha, &CELUO::alpha).arg("inplace", &CELUO::inplace, &CELUO::inplace);
-  });
+  Class<nn::CELU> celu(c, "CELU");  // CELUOptions: ELU's (the same fields)
+  elu_options.module_init<nn::CELU>(celu, "CELU");
+  c.attr("CELUOptions") = elu_options.cls();
   using LRO = nn::LeakyReLUOptions;
   module_with_options<nn::LeakyReLU, LRO>(c, "LeakyReLU", "LeakyReLUOptions", [](ModuleOptions<LRO>& o) {
     o.arg("negative_slope", &LRO::negative_slope, &LRO::negative_slope).arg("inplace", &LRO::inplace, &LRO::inplace);

@@ -17,11 +17,7 @@ struct OptionsClass {
   OptionsClass(py::module_& m, const char* name) : cls(m, name) {
     cls.def(py::init<>());
     cls.attr("fields") = py::tuple();
-    cls.def("__repr__", [](py::object self) {
-      py::list parts;
-      for (py::handle key : self.attr("fields")) parts.append(py::str("{}={!r}").format(key, self.attr(key)));
-      return py::str("{}({})").format(py::type::of(self).attr("__name__"), py::str(", ").attr("join")(parts));
-    });
+    cls.def("__repr__", &options_repr);
   }
   // field("lr", &SGDOptions::lr, &SGDOptions::lr): the getter and the setter of one option.
   template <typename T>

@@ -199,28 +199,15 @@ class ELU(UnaryModule):
 class SELU(UnaryModule):
     def __init__(self, inplace: bool = False) -> None:
         ...
-class CELUOptions:
-    fields: typing.ClassVar[tuple] = ('alpha', 'inplace')
-    inplace: bool
-    def __init__(self, **kwargs) -> None:
-        ...
-    def __repr__(self) -> str:
-        ...
-    @property
-    def alpha(self) -> float:
-        ...
-    @alpha.setter
-    def alpha(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
 class CELU(UnaryModule):
     @typing.overload
-    def __init__(self, options: CELUOptions) -> None:
+    def __init__(self, options: ELUOptions) -> None:
         ...
     @typing.overload
     def __init__(self, *args, **kwargs) -> None:
         ...
     @property
-    def options(self) -> CELUOptions:
+    def options(self) -> ELUOptions:
         ...
 class LeakyReLUOptions:
     fields: typing.ClassVar[tuple] = ('negative_slope', 'inplace')
@@ -969,6 +956,7 @@ class Conv2d(ConvNd):
     def options(self) -> ConvOptions:
         ...
 BatchNorm1dOptions = BatchNormOptions
+CELUOptions = ELUOptions
 LSTMOptions = RNNOptions
 GRUOptions = RNNOptions
 LSTMCellOptions = RNNCellOptions

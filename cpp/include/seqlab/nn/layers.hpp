@@ -207,10 +207,7 @@ class SELU : public UnaryModule {
   std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
   const bool inplace;
 };
-struct CELUOptions {
-  SEQLAB_ARG(double, alpha) = 1.0;
-  SEQLAB_ARG(bool, inplace) = false;
-};
+using CELUOptions = ELUOptions;  // the same fields
 class CELU : public UnaryModule {
  public:
   explicit CELU(const CELUOptions& options = {}) : UnaryModule("CELU"), options(options) {}
