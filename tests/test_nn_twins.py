@@ -334,10 +334,6 @@ PYTHON_ONLY = {
     "RNNSeq2Seq": "a language model (see TransformerLM)",
     "TransformerMaskedLM": "a language model (see TransformerLM; nn/masked_lm.py)",
 }
-# seqlab.nn.positional's modules: a relative scheme's computation is its C++ lowering
-# (cpp/src/ops/positional/<kind>.cpp), which the C++ attention reads from a PositionalScheme; the
-# absolute ones add a table to the embeddings.
-POSITIONAL_REASON = "a positional scheme: its computation is the C++ lowering the attention reads"
 
 
 def test_every_layer_is_twinned_or_listed_as_python_only():
@@ -354,11 +350,228 @@ def test_every_layer_is_twinned_or_listed_as_python_only():
                 missing.append(name)
             if name in covered and name in PYTHON_ONLY:
                 stale.append(name)
-    for name in positional.__all__:  # each a scheme, for POSITIONAL_REASON
+    covered_schemes = {name for name, _ in POSITIONAL_TWINS}
+    for name in positional.__all__:  # the schemes, each twinned in POSITIONAL_TWINS
         obj = getattr(positional, name)
-        if isinstance(obj, type) and issubclass(obj, nn.Module):
-            assert issubclass(obj, (positional.RelativePositionScheme, positional._Absolute)), \
-                f"{name}: {POSITIONAL_REASON}, but it is neither a relative nor an absolute scheme"
+        if isinstance(obj, type) and issubclass(obj, nn.Module) and obj is not positional.RelativePositionScheme:
+            if name not in covered_schemes:
+                missing.append(name)
+    assert covered_schemes <= set(dir(cpp_nn)), sorted(covered_schemes - set(dir(cpp_nn)))
     assert not missing, f"layers with neither a C++ twin (TWINS) nor a reason in PYTHON_ONLY: {missing}"
     assert not stale, f"twinned layers still listed as Python-only: {stale}"
     assert set(PYTHON_ONLY) <= set(nn.__all__), sorted(set(PYTHON_ONLY) - set(nn.__all__))
+
+
+# --- seqlab.nn.positional's schemes and their C++ twins (nn/positional.hpp): the same parameters
+# (names, shapes, initial values) and reprs; a relative scheme gives the same PositionalScheme,
+# attention and gradients, an absolute one adds the same table.
+from seqlab.nn import positional  # noqa: E402
+
+H, D = 2, E // 2  # the schemes' heads: 2 of 4 features
+POSITIONAL_TWINS = [
+    ("NoPE", dict()),
+    ("RoPE", dict(head_dim=D)),
+    ("RoPE", dict(head_dim=D, base=500.0, interleaved=False)),
+    ("ALiBi", dict(num_heads=H)),
+    ("T5RelativeBias", dict(num_heads=H)),
+    ("T5RelativeBias", dict(num_heads=H, num_buckets=8, max_distance=16, bidirectional=False, dtype=seqlab.float64)),
+    ("ShawRelativePosition", dict(head_dim=D, max_relative_position=3)),
+    ("ShawRelativePosition", dict(head_dim=D, values=False)),
+    ("TransformerXLRelativePosition", dict(embed_dim=E, num_heads=H)),
+    ("TransformerXLRelativePosition", dict(embed_dim=E, num_heads=H, base=100.0, dtype=seqlab.float64)),
+    ("DeBERTaRelativePosition", dict(embed_dim=E, num_heads=H, max_relative_position=4)),
+    ("DeBERTaRelativePosition", dict(embed_dim=E, num_heads=H, max_relative_position=16, position_buckets=4,
+                                     pos_att_type=("c2p",), norm_rel_ebd="layer_norm", layer_norm_eps=1e-5)),
+    ("DeBERTaRelativePosition", dict(embed_dim=E, num_heads=H, share_att_key=True, pos_att_type=("p2c",))),
+    ("DARelativePosition", dict(num_heads=H)),
+    ("KERPLE", dict(num_heads=H)),
+    ("KERPLE", dict(num_heads=H, kernel="power", dtype=seqlab.float64)),
+    ("SinusoidalPositionalEncoding", dict(d_model=E)),
+    ("SinusoidalPositionalEncoding", dict(d_model=E, dropout=0.5, base=100.0, batch_first=False)),
+    ("LearnedPositionalEmbedding", dict(max_len=16, d_model=E)),
+    ("LearnedPositionalEmbedding", dict(max_len=16, d_model=E, dropout=0.3, batch_first=False,
+                                        dtype=seqlab.float64)),
+]
+RELATIVE_TWINS = [c for c in POSITIONAL_TWINS if issubclass(getattr(positional, c[0]), positional.RelativePositionScheme)]
+ABSOLUTE_TWINS = [c for c in POSITIONAL_TWINS if c not in RELATIVE_TWINS]
+
+
+def scheme_ids(case):
+    name, kwargs = case
+    return name + "(" + ", ".join(f"{k}={v}" for k, v in kwargs.items()) + ")"
+
+
+def build_schemes(name, kwargs, seed=0):
+    """The scheme built by seqlab.nn.positional and by cpp_nn from the same seed."""
+    built = []
+    for namespace in (positional, cpp_nn):
+        seqlab.manual_seed(seed)
+        built.append(getattr(namespace, name)(**kwargs))
+    return built
+
+
+@pytest.mark.parametrize("case", POSITIONAL_TWINS, ids=scheme_ids)
+def test_positional_twins_register_the_same_parameters_and_repr(case):
+    py, cpp = build_schemes(*case)
+    assert [(k, tuple(v.shape), v.dtype) for k, v in py.named_parameters()] == \
+           [(k, tuple(v.shape), v.dtype) for k, v in cpp.named_parameters()]
+    for (k, a), (_, b) in zip(py.named_parameters(), cpp.named_parameters()):
+        assert seqlab.equal(a, b), f"{k}: the twins initialise differently"
+    assert repr(py) == repr(cpp)
+
+
+def assert_same_scheme(a, b):
+    """Two PositionalSchemes: the same kind, options and parameter tensors (the same objects)."""
+    assert (a.kind, a.options) == (b.kind, b.options)
+    assert sorted(a.params) == sorted(b.params)
+    for k in a.params:
+        assert (a.params[k] is None) == (b.params[k] is None), k
+        assert a.params[k] is None or seqlab.equal(a.params[k], b.params[k]), k
+
+
+def raises_alike(fn_py, fn_cpp):
+    """Both raise the same exception type with the same message."""
+    caught = []
+    for fn in (fn_py, fn_cpp):
+        with pytest.raises(Exception) as info:
+            fn()
+        caught.append((type(info.value), str(info.value)))
+    assert caught[0] == caught[1]
+
+
+@pytest.mark.parametrize("case", RELATIVE_TWINS, ids=scheme_ids)
+def test_positional_twins_compute_the_same_attention(case):
+    name, kwargs = case
+    py, cpp = build_schemes(name, kwargs)
+    if kwargs.get("share_att_key"):  # the scheme reads the attention's projections: see the layer tests
+        raises_alike(py.scheme, cpp.scheme)
+        return
+    assert_same_scheme(py.scheme(), cpp.scheme())
+    dtype = kwargs.get("dtype", seqlab.float32)
+    for is_causal in (False, True):
+        seqlab.manual_seed(1)
+        qkv = [seqlab.randn(2, H, 5, D, dtype=dtype) for _ in range(3)]
+        outs, grads = [], []
+        for m in (py, cpp):
+            leaves = [t.detach().requires_grad_() for t in qkv]
+            outs.append(m.attention(*leaves, is_causal=is_causal))
+            outs[-1].sum().backward()  # each scheme hands over its own parameters: gradients reach them
+            grads.append([t.grad for t in leaves] + [w.grad for _, w in m.named_parameters()])
+            for _, w in m.named_parameters():
+                w.grad = None
+        assert seqlab.equal(*outs)
+        for a, b in zip(*grads):
+            assert a is not None and seqlab.equal(a, b)
+        assert seqlab.equal(py.attention_weights(*qkv[:2], is_causal=is_causal, scale=0.5),
+                            cpp.attention_weights(*qkv[:2], is_causal=is_causal, scale=0.5))
+
+
+@pytest.mark.parametrize("case", ABSOLUTE_TWINS, ids=scheme_ids)
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+def test_positional_twins_add_the_same_table(case, training):
+    name, kwargs = case
+    py, cpp = build_schemes(name, kwargs)
+    py.train(training)
+    cpp.train(training)
+    first = kwargs.get("batch_first", True)
+    dtype = kwargs.get("dtype", seqlab.float32)
+    seqlab.manual_seed(1)
+    x3 = seqlab.randn(*((3, 5, E) if first else (5, 3, E)), dtype=dtype)
+    x2 = seqlab.randn(5, E, dtype=dtype)
+    ids = seqlab.randint(0, 16, tuple(x3.shape[:-1]))
+    for args in ((x3,), (x2, 4), (x3, 0, ids)):
+        outs = []
+        for m in (py, cpp):
+            seqlab.manual_seed(10)
+            outs.append(m(*args))
+        assert seqlab.equal(*outs)
+    bad_calls = [(x3, 0, ids[0]), (x3[0, 0],)]  # position_ids of another shape; x of one dim
+    if name == "LearnedPositionalEmbedding":
+        bad_calls.append((x2, 12))  # positions 12..16 past the table
+    for args in bad_calls:
+        raises_alike(lambda: py(*args), lambda: cpp(*args))
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("RoPE", dict(head_dim=3)), ("ALiBi", dict(num_heads=0)), ("T5RelativeBias", dict(num_heads=2, num_buckets=2)),
+    ("ShawRelativePosition", dict(head_dim=4, max_relative_position=0)),
+    ("TransformerXLRelativePosition", dict(embed_dim=9, num_heads=2)),
+    ("DeBERTaRelativePosition", dict(embed_dim=8, num_heads=2, pos_att_type=("c2p", "p2p"))),
+    ("DeBERTaRelativePosition", dict(embed_dim=8, num_heads=2, norm_rel_ebd="batch_norm")),
+    ("DeBERTaRelativePosition", dict(embed_dim=8, num_heads=2, max_relative_position=4, position_buckets=16)),
+    ("DARelativePosition", dict(num_heads=-1)), ("KERPLE", dict(num_heads=2, kernel="cubic")),
+    ("SinusoidalPositionalEncoding", dict(d_model=7)),
+], ids=lambda x: x if isinstance(x, str) else "")
+def test_positional_twins_refuse_the_same_options_alike(name, kwargs):
+    raises_alike(lambda: getattr(positional, name)(**kwargs), lambda: getattr(cpp_nn, name)(**kwargs))
+
+
+# The attention and the transformer layers with a scheme (pos=, their self-attention's) and a
+# scale, built on both sides from one seed: the scheme is the attention's submodule "pos", so the
+# names read self_attn.pos.* in a layer, and the outputs agree.
+POS_LAYERS = [
+    ("MultiheadAttention", dict(embed_dim=E, num_heads=H), [(5, 3, E)] * 3),
+    ("MultiheadAttention", dict(embed_dim=E, num_heads=H, batch_first=True, scale=0.5), [(3, 5, E)] * 3),
+    ("TransformerEncoderLayer", dict(ENCODER_LAYER, scale=1.0), [(5, 3, E)]),
+    ("TransformerDecoderLayer", dict(ENCODER_LAYER, batch_first=True, norm_first=True, scale=0.3),
+     [(3, 5, E), (3, 4, E)]),
+]
+
+
+def build_with_pos(layer, kwargs, scheme, scheme_kwargs):
+    built = []
+    dtype = scheme_kwargs.get("dtype", seqlab.float32)
+    for layers, schemes in ((nn, positional), (cpp_nn, cpp_nn)):
+        seqlab.manual_seed(0)
+        pos = getattr(schemes, scheme)(**scheme_kwargs)
+        built.append(getattr(layers, layer)(**kwargs, dtype=dtype, pos=pos))
+    return built
+
+
+@pytest.mark.parametrize("layer", POS_LAYERS, ids=ids)
+@pytest.mark.parametrize("case", RELATIVE_TWINS, ids=scheme_ids)
+def test_twins_with_a_positional_scheme_compute_the_same_outputs(case, layer):
+    (scheme, scheme_kwargs), (name, kwargs, shapes) = case, layer
+    py, cpp = build_with_pos(name, kwargs, scheme, scheme_kwargs)
+    ours = [(k, tuple(v.shape)) for k, v in py.named_parameters()]
+    assert ours == [(k, tuple(v.shape)) for k, v in cpp.named_parameters()]
+    prefix = "pos." if name == "MultiheadAttention" else "self_attn.pos."
+    scheme_names = [prefix + k for k, _ in getattr(positional, scheme)(**scheme_kwargs).named_parameters()]
+    assert [k for k, _ in ours if k.startswith(prefix)] == scheme_names
+    for (k, a), (_, b) in zip(py.named_parameters(), cpp.named_parameters()):
+        assert seqlab.equal(a, b), k
+    assert repr(py) == repr(cpp)
+    for training in (True, False):
+        py.train(training)
+        cpp.train(training)
+        outs = []
+        for m in (py, cpp):
+            xs = inputs(shapes, scheme_kwargs.get("dtype", seqlab.float32))
+            seqlab.manual_seed(10)
+            outs.append(m(*xs))
+        assert_equal_outputs(*outs, f"training={training}")
+
+
+def test_stack_layers_own_copies_of_the_scheme():
+    # TransformerEncoder copies its layer (copy.deepcopy; the C++ clone()): each layer's scheme is
+    # its own, under layers.<i>.self_attn.pos.*, equal at the start on both sides.
+    built = []
+    for layers, schemes in ((nn, positional), (cpp_nn, cpp_nn)):
+        seqlab.manual_seed(0)
+        layer = layers.TransformerEncoderLayer(**ENCODER_LAYER, pos=schemes.T5RelativeBias(H, num_buckets=8))
+        built.append(layers.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False))
+    py, cpp = built
+    names = [k for k, _ in cpp.named_parameters() if ".pos." in k]
+    assert names == ["layers.0.self_attn.pos.relative_attention_bias.weight",
+                     "layers.1.self_attn.pos.relative_attention_bias.weight"]
+    assert names == [k for k, _ in py.named_parameters() if ".pos." in k]
+    state = cpp.state_dict()
+    assert seqlab.equal(state[names[0]], state[names[1]])
+    with seqlab.no_grad():
+        state[names[0]].add_(1.0)  # layer 0's scheme only: layer 1 keeps its own values
+    assert not seqlab.equal(cpp.state_dict()[names[0]], cpp.state_dict()[names[1]])
+    x = inputs([(5, 3, E)], seqlab.float32)
+    py.eval()
+    cpp.eval()
+    py.load_state_dict(cpp.state_dict())
+    assert seqlab.equal(py(*x), cpp(*x))

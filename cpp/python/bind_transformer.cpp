@@ -130,6 +130,8 @@ ModuleOptions<nn::TransformerLayerOptions> transformer_layer_options(py::module_
       .arg("dropout", &O::dropout, &O::dropout);
   activation_option(options, "TransformerLayerOptions");
   norm_and_layout_args(options)
+      .arg("pos", &O::pos, &O::pos)
+      .arg("scale", &O::scale, &O::scale)
       .arg("num_key_value_heads", &O::num_key_value_heads, &O::num_key_value_heads)
       .arg("rms_norm", &O::rms_norm, &O::rms_norm)
       .arg("glu", &O::glu, &O::glu)
@@ -364,6 +366,8 @@ void bind_transformer(py::module_& m) {
       .arg("vdim", &MHAO::vdim, &MHAO::vdim)
       .arg("batch_first", &MHAO::batch_first, &MHAO::batch_first)
       .arg("dtype", &MHAO::dtype, &MHAO::dtype)
+      .arg("pos", &MHAO::pos, &MHAO::pos)
+      .arg("scale", &MHAO::scale, &MHAO::scale)
       .arg("num_key_value_heads", &MHAO::num_key_value_heads, &MHAO::num_key_value_heads)
       .arg("head_dim", &MHAO::head_dim, &MHAO::head_dim)
       .module_init<nn::MultiheadAttention>(mha, "MultiheadAttention");

@@ -130,10 +130,12 @@ Dropout::Dropout(double p_, bool inplace_) : UnaryModule("Dropout"), p(p_), inpl
 
 Tensor Dropout::forward(const Tensor& x) { return dropout(x, p, training_); }
 
+namespace {
+std::string py_float(double v);  // below
+}  // namespace
+
 std::string Dropout::extra_repr() const {
-  std::ostringstream e;
-  e << "p=" << p << ", inplace=" << (inplace ? "True" : "False");
-  return e.str();
+  return str_cat("p=", py_float(p), ", inplace=", inplace ? "True" : "False");  // p=0.0 as Python's repr
 }
 
 // ------------------------------------------------------------------ Bilinear

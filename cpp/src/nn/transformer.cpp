@@ -3,6 +3,8 @@
 // order, initialise them in torch's order, and call the functionals of ops/transformer.hpp.
 #include "seqlab/nn/transformer.hpp"
 
+#include <cmath>
+
 #include "seqlab/nn/init.hpp"
 #include "seqlab/ops/index.hpp"
 #include "seqlab/ops/random.hpp"
@@ -59,6 +61,14 @@ MultiheadAttention::MultiheadAttention(const MultiheadAttentionOptions& options_
     bias_k = register_parameter("bias_k", Tensor::empty({1, 1, E}, dtype));
     bias_v = register_parameter("bias_v", Tensor::empty({1, 1, E}, dtype));
   }
+  // seqlab's, checked where Python checks them: the scheme, a submodule (pos.*), and the scale
+  if (options.pos()) {
+    options.pos()->check_serves("MultiheadAttention", E, options.num_heads(), head_dim);
+    register_module("pos", options.pos());
+  }
+  SEQLAB_CHECK_VALUE(!options.scale() || std::isfinite(*options.scale()),
+                     "MultiheadAttention: scale must be a finite number or None (1/sqrt(head_dim)), got ",
+                     options.scale().value_or(0.0));
   reset_parameters();
 }
 
@@ -96,6 +106,8 @@ MultiheadAttentionParams MultiheadAttention::params() const {
   p.out_proj_bias = out_proj->bias;
   p.bias_k = bias_k;
   p.bias_v = bias_v;
+  if (options.pos()) p.pos = options.pos()->scheme(this);
+  p.scale = options.scale();
   return p;
 }
 
@@ -125,10 +137,13 @@ LayerNormParams norm_params(const UnaryModule& norm) {
 }
 
 // The values of `from` into `to`, a module of the same structure (a deep copy's second half).
+// The copy has its own positional scheme, as after copy.deepcopy.
 template <class M>
 std::shared_ptr<M> copy_of(const M& from) {
   ForkRng fork;  // the copy's own initialisation is overwritten: draw nothing for it
-  auto to = std::make_shared<M>(from.options);
+  auto options = from.options;
+  if (options.pos()) options.pos(options.pos()->clone());
+  auto to = std::make_shared<M>(options);
   to->load_state_dict(from.state_dict());
   to->train(from.is_training());
   return to;
@@ -139,7 +154,8 @@ std::shared_ptr<M> copy_of(const M& from) {
 TransformerLayer::TransformerLayer(const char* name, const TransformerLayerOptions& options_)
     : Module(name), options(options_) {}
 
-std::shared_ptr<MultiheadAttention> TransformerLayer::add_attention(const char* name) {
+std::shared_ptr<MultiheadAttention> TransformerLayer::add_attention(const char* name,
+                                                                   std::shared_ptr<RelativePosition> pos) {
   const TransformerLayerOptions& o = options;
   return register_module(name, std::make_shared<MultiheadAttention>(MultiheadAttentionOptions(o.d_model(), o.nhead())
                                                                         .dropout(o.dropout())
@@ -147,7 +163,9 @@ std::shared_ptr<MultiheadAttention> TransformerLayer::add_attention(const char* 
                                                                         .batch_first(o.batch_first())
                                                                         .dtype(o.dtype())
                                                                         .num_key_value_heads(o.num_key_value_heads())
-                                                                        .head_dim(o.head_dim())));
+                                                                        .head_dim(o.head_dim())
+                                                                        .pos(std::move(pos))
+                                                                        .scale(o.scale())));
 }
 
 void TransformerLayer::add_feed_forward() {
@@ -187,7 +205,7 @@ void TransformerLayer::fill_params(Params& p) const {
 // Construction order is torch's, and with it the order of the random draws.
 TransformerEncoderLayer::TransformerEncoderLayer(const TransformerEncoderLayerOptions& options_)
     : TransformerLayer("TransformerEncoderLayer", options_) {
-  self_attn = add_attention("self_attn");
+  self_attn = add_attention("self_attn", options.pos());
   add_feed_forward();
   norm1 = add_norm("norm1");
   norm2 = add_norm("norm2");
@@ -212,7 +230,7 @@ std::shared_ptr<TransformerEncoderLayer> TransformerEncoderLayer::clone() const 
 
 TransformerDecoderLayer::TransformerDecoderLayer(const TransformerDecoderLayerOptions& options_)
     : TransformerLayer("TransformerDecoderLayer", options_) {
-  self_attn = add_attention("self_attn");
+  self_attn = add_attention("self_attn", options.pos());  // cross-attention has no scheme
   multihead_attn = add_attention("multihead_attn");
   add_feed_forward();
   norm1 = add_norm("norm1");

@@ -6,7 +6,7 @@ import collections.abc
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['BatchNorm1d', 'BatchNorm1dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'Dropout', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LeakyReLU', 'LeakyReLUOptions', 'Linear', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'ReLU', 'ReLU6', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'SiLU', 'Sigmoid', 'Softmax', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softsign', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'UnaryModule']
+__all__: list[str] = ['ALiBi', 'ALiBiOptions', 'AbsolutePosition', 'BatchNorm1d', 'BatchNorm1dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'DARelativePosition', 'DARelativePositionOptions', 'DeBERTaRelativePosition', 'DeBERTaRelativePositionOptions', 'Dropout', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'KERPLE', 'KERPLEOptions', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LeakyReLU', 'LeakyReLUOptions', 'LearnedPositionalEmbedding', 'LearnedPositionalEmbeddingOptions', 'Linear', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NoPE', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'ReLU', 'ReLU6', 'RelativePosition', 'RoPE', 'RoPEOptions', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'ShawRelativePosition', 'ShawRelativePositionOptions', 'SiLU', 'Sigmoid', 'SinusoidalPositionalEncoding', 'SinusoidalPositionalEncodingOptions', 'Softmax', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softsign', 'T5RelativeBias', 'T5RelativeBiasOptions', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'TransformerXLRelativePosition', 'TransformerXLRelativePositionOptions', 'UnaryModule']
 class Module:
     def __repr__(self) -> str:
         ...
@@ -199,15 +199,28 @@ class ELU(UnaryModule):
 class SELU(UnaryModule):
     def __init__(self, inplace: bool = False) -> None:
         ...
+class CELUOptions:
+    fields: typing.ClassVar[tuple] = ('alpha', 'inplace')
+    inplace: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def alpha(self) -> float:
+        ...
+    @alpha.setter
+    def alpha(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
 class CELU(UnaryModule):
     @typing.overload
-    def __init__(self, options: ELUOptions) -> None:
+    def __init__(self, options: CELUOptions) -> None:
         ...
     @typing.overload
     def __init__(self, *args, **kwargs) -> None:
         ...
     @property
-    def options(self) -> ELUOptions:
+    def options(self) -> CELUOptions:
         ...
 class LeakyReLUOptions:
     fields: typing.ClassVar[tuple] = ('negative_slope', 'inplace')
@@ -553,6 +566,359 @@ class GRUCell(RNNCellBase):
     @property
     def options(self) -> RNNCellOptions:
         ...
+class RelativePosition(Module):
+    def attention(self, query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, q_offset: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+        ...
+    def attention_weights(self, query: Tensor, key: Tensor, attn_mask: Tensor | None = None, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, q_offset: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+        ...
+    def scheme(self) -> seqlab._core.PositionalScheme:
+        """
+        The PositionalScheme the attention reads (kind, options and parameters by name).
+        """
+    @property
+    def kind(self) -> str:
+        ...
+class NoPE(RelativePosition):
+    def __init__(self) -> None:
+        ...
+class RoPE(RelativePosition):
+    @typing.overload
+    def __init__(self, options: RoPEOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    def rotate(self, x: Tensor, offset: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
+        ...
+    @property
+    def options(self) -> RoPEOptions:
+        ...
+class RoPEOptions:
+    fields: typing.ClassVar[tuple] = ('head_dim', 'base', 'interleaved')
+    interleaved: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def base(self) -> float:
+        ...
+    @base.setter
+    def base(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def head_dim(self) -> int:
+        ...
+    @head_dim.setter
+    def head_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class ALiBi(RelativePosition):
+    @typing.overload
+    def __init__(self, options: ALiBiOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    def slopes(self) -> Tensor:
+        ...
+    @property
+    def options(self) -> ALiBiOptions:
+        ...
+class ALiBiOptions:
+    fields: typing.ClassVar[tuple] = ('num_heads')
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def num_heads(self) -> int:
+        ...
+    @num_heads.setter
+    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class T5RelativeBias(RelativePosition):
+    @typing.overload
+    def __init__(self, options: T5RelativeBiasOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    def bucket(self, relative_position: Tensor) -> Tensor:
+        ...
+    @property
+    def options(self) -> T5RelativeBiasOptions:
+        ...
+class T5RelativeBiasOptions:
+    fields: typing.ClassVar[tuple] = ('num_heads', 'num_buckets', 'max_distance', 'bidirectional', 'dtype')
+    bidirectional: bool
+    dtype: seqlab._core.dtype
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def max_distance(self) -> int:
+        ...
+    @max_distance.setter
+    def max_distance(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_buckets(self) -> int:
+        ...
+    @num_buckets.setter
+    def num_buckets(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_heads(self) -> int:
+        ...
+    @num_heads.setter
+    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class ShawRelativePosition(RelativePosition):
+    @typing.overload
+    def __init__(self, options: ShawRelativePositionOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> ShawRelativePositionOptions:
+        ...
+class ShawRelativePositionOptions:
+    fields: typing.ClassVar[tuple] = ('head_dim', 'max_relative_position', 'values', 'dtype')
+    dtype: seqlab._core.dtype
+    values: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def head_dim(self) -> int:
+        ...
+    @head_dim.setter
+    def head_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def max_relative_position(self) -> int:
+        ...
+    @max_relative_position.setter
+    def max_relative_position(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class TransformerXLRelativePosition(RelativePosition):
+    @typing.overload
+    def __init__(self, options: TransformerXLRelativePositionOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> TransformerXLRelativePositionOptions:
+        ...
+class TransformerXLRelativePositionOptions:
+    fields: typing.ClassVar[tuple] = ('embed_dim', 'num_heads', 'base', 'dtype')
+    dtype: seqlab._core.dtype
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def base(self) -> float:
+        ...
+    @base.setter
+    def base(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def embed_dim(self) -> int:
+        ...
+    @embed_dim.setter
+    def embed_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_heads(self) -> int:
+        ...
+    @num_heads.setter
+    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class DeBERTaRelativePosition(RelativePosition):
+    @typing.overload
+    def __init__(self, options: DeBERTaRelativePositionOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DeBERTaRelativePositionOptions:
+        ...
+class DeBERTaRelativePositionOptions:
+    fields: typing.ClassVar[tuple] = ('embed_dim', 'num_heads', 'max_relative_position', 'dtype', 'position_buckets', 'share_att_key', 'pos_att_type', 'norm_rel_ebd', 'layer_norm_eps')
+    dtype: seqlab._core.dtype
+    norm_rel_ebd: str | None
+    share_att_key: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def embed_dim(self) -> int:
+        ...
+    @embed_dim.setter
+    def embed_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def layer_norm_eps(self) -> float:
+        ...
+    @layer_norm_eps.setter
+    def layer_norm_eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def max_relative_position(self) -> int:
+        ...
+    @max_relative_position.setter
+    def max_relative_position(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def num_heads(self) -> int:
+        ...
+    @num_heads.setter
+    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def pos_att_type(self) -> list[str]:
+        ...
+    @pos_att_type.setter
+    def pos_att_type(self, arg1: collections.abc.Sequence[str]) -> None:
+        ...
+    @property
+    def position_buckets(self) -> int:
+        ...
+    @position_buckets.setter
+    def position_buckets(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class DARelativePosition(RelativePosition):
+    @typing.overload
+    def __init__(self, options: DARelativePositionOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DARelativePositionOptions:
+        ...
+class DARelativePositionOptions:
+    fields: typing.ClassVar[tuple] = ('num_heads', 'dtype')
+    dtype: seqlab._core.dtype
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def num_heads(self) -> int:
+        ...
+    @num_heads.setter
+    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class KERPLE(RelativePosition):
+    @typing.overload
+    def __init__(self, options: KERPLEOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> KERPLEOptions:
+        ...
+class KERPLEOptions:
+    fields: typing.ClassVar[tuple] = ('num_heads', 'kernel', 'dtype')
+    dtype: seqlab._core.dtype
+    kernel: str
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def num_heads(self) -> int:
+        ...
+    @num_heads.setter
+    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class AbsolutePosition(Module):
+    def __call__(self, x: Tensor, offset: typing.SupportsInt | typing.SupportsIndex = 0, position_ids: Tensor | None = None) -> Tensor:
+        ...
+    def forward(self, x: Tensor, offset: typing.SupportsInt | typing.SupportsIndex = 0, position_ids: Tensor | None = None) -> Tensor:
+        ...
+class SinusoidalPositionalEncoding(AbsolutePosition):
+    @typing.overload
+    def __init__(self, options: SinusoidalPositionalEncodingOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    def encoding(self, length: typing.SupportsInt | typing.SupportsIndex, offset: typing.SupportsInt | typing.SupportsIndex = 0, dtype: seqlab._core.dtype = dtype.float32) -> Tensor:
+        ...
+    @property
+    def options(self) -> SinusoidalPositionalEncodingOptions:
+        ...
+class SinusoidalPositionalEncodingOptions:
+    fields: typing.ClassVar[tuple] = ('d_model', 'dropout', 'base', 'batch_first')
+    batch_first: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def base(self) -> float:
+        ...
+    @base.setter
+    def base(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def d_model(self) -> int:
+        ...
+    @d_model.setter
+    def d_model(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dropout(self) -> float:
+        ...
+    @dropout.setter
+    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+class LearnedPositionalEmbedding(AbsolutePosition):
+    @typing.overload
+    def __init__(self, options: LearnedPositionalEmbeddingOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> LearnedPositionalEmbeddingOptions:
+        ...
+class LearnedPositionalEmbeddingOptions:
+    fields: typing.ClassVar[tuple] = ('max_len', 'd_model', 'dropout', 'batch_first', 'dtype')
+    batch_first: bool
+    dtype: seqlab._core.dtype
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def d_model(self) -> int:
+        ...
+    @d_model.setter
+    def d_model(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dropout(self) -> float:
+        ...
+    @dropout.setter
+    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def max_len(self) -> int:
+        ...
+    @max_len.setter
+    def max_len(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 class Seq2SeqAttention(Module):
     def __call__(self, query: Tensor, keys: Tensor, values: Tensor | None = None, key_padding_mask: Tensor | None = None) -> tuple:
         ...
@@ -619,12 +985,13 @@ class MultiheadAttention(Module):
     def options(self) -> MultiheadAttentionOptions:
         ...
 class MultiheadAttentionOptions:
-    fields: typing.ClassVar[tuple] = ('embed_dim', 'num_heads', 'dropout', 'bias', 'add_bias_kv', 'add_zero_attn', 'kdim', 'vdim', 'batch_first', 'dtype', 'num_key_value_heads', 'head_dim')
+    fields: typing.ClassVar[tuple] = ('embed_dim', 'num_heads', 'dropout', 'bias', 'add_bias_kv', 'add_zero_attn', 'kdim', 'vdim', 'batch_first', 'dtype', 'pos', 'scale', 'num_key_value_heads', 'head_dim')
     add_bias_kv: bool
     add_zero_attn: bool
     batch_first: bool
     bias: bool
     dtype: seqlab._core.dtype
+    pos: RelativePosition
     def __init__(self, **kwargs) -> None:
         ...
     def __repr__(self) -> str:
@@ -666,19 +1033,26 @@ class MultiheadAttentionOptions:
     def num_key_value_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
         ...
     @property
+    def scale(self) -> float | None:
+        ...
+    @scale.setter
+    def scale(self, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> None:
+        ...
+    @property
     def vdim(self) -> int | None:
         ...
     @vdim.setter
     def vdim(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
         ...
 class TransformerLayerOptions:
-    fields: typing.ClassVar[tuple] = ('d_model', 'nhead', 'dim_feedforward', 'dropout', 'activation', 'layer_norm_eps', 'batch_first', 'norm_first', 'bias', 'dtype', 'num_key_value_heads', 'rms_norm', 'glu', 'head_dim')
+    fields: typing.ClassVar[tuple] = ('d_model', 'nhead', 'dim_feedforward', 'dropout', 'activation', 'layer_norm_eps', 'batch_first', 'norm_first', 'bias', 'dtype', 'pos', 'scale', 'num_key_value_heads', 'rms_norm', 'glu', 'head_dim')
     activation: typing.Any
     batch_first: bool
     bias: bool
     dtype: seqlab._core.dtype
     glu: bool
     norm_first: bool
+    pos: RelativePosition
     rms_norm: bool
     def __init__(self, **kwargs) -> None:
         ...
@@ -725,6 +1099,12 @@ class TransformerLayerOptions:
         ...
     @num_key_value_heads.setter
     def num_key_value_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
+        ...
+    @property
+    def scale(self) -> float | None:
+        ...
+    @scale.setter
+    def scale(self, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> None:
         ...
 class TransformerEncoderLayer(Module):
     def __call__(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None, is_causal: bool = False, cache: seqlab._core.AttentionCache = None) -> Tensor:
@@ -956,7 +1336,6 @@ class Conv2d(ConvNd):
     def options(self) -> ConvOptions:
         ...
 BatchNorm1dOptions = BatchNormOptions
-CELUOptions = ELUOptions
 LSTMOptions = RNNOptions
 GRUOptions = RNNOptions
 LSTMCellOptions = RNNCellOptions

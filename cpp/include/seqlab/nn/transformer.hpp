@@ -18,6 +18,7 @@
 #include "seqlab/arg.hpp"
 #include "seqlab/nn/layers.hpp"
 #include "seqlab/nn/module.hpp"
+#include "seqlab/nn/positional.hpp"
 #include "seqlab/ops/transformer.hpp"
 
 namespace seqlab::nn {
@@ -41,6 +42,11 @@ struct MultiheadAttentionOptions {
   SEQLAB_ARG(std::optional<int64_t>, num_key_value_heads);
   // seqlab's: each head's width (unset: embed_dim / num_heads), T5's d_kv
   SEQLAB_ARG(std::optional<int64_t>, head_dim);
+  // seqlab's: a positional scheme applied inside the attention (nn/positional.hpp), the submodule
+  // "pos" (null: torch's attention); the scores' scale, softmax(q kᵀ · scale) (unset: the
+  // scheme's, 1/√head_dim; T5 uses 1)
+  SEQLAB_ARG(std::shared_ptr<RelativePosition>, pos);
+  SEQLAB_ARG(std::optional<double>, scale);
 };
 
 // torch.nn.MultiheadAttention. Parameters: in_proj_weight (3E, E), or q_proj_weight (E, E),
@@ -103,6 +109,10 @@ struct TransformerLayerOptions {
   SEQLAB_ARG(bool, rms_norm) = false;
   SEQLAB_ARG(bool, glu) = false;
   SEQLAB_ARG(std::optional<int64_t>, head_dim);
+  // seqlab's: the self-attention's positional scheme (each copy of the layer has its own) and
+  // every attention's scale (MultiheadAttentionOptions)
+  SEQLAB_ARG(std::shared_ptr<RelativePosition>, pos);
+  SEQLAB_ARG(std::optional<double>, scale);
 };
 using TransformerEncoderLayerOptions = TransformerLayerOptions;
 using TransformerDecoderLayerOptions = TransformerLayerOptions;
@@ -120,7 +130,7 @@ class TransformerLayer : public Module {
 
  protected:
   TransformerLayer(const char* name, const TransformerLayerOptions& options);
-  std::shared_ptr<MultiheadAttention> add_attention(const char* name);
+  std::shared_ptr<MultiheadAttention> add_attention(const char* name, std::shared_ptr<RelativePosition> pos = nullptr);
   void add_feed_forward();  // linear1, dropout, linear2, linear3
   std::shared_ptr<UnaryModule> add_norm(const char* name);
   std::shared_ptr<Dropout> add_dropout(const char* name);
