@@ -104,7 +104,23 @@ for name, f in sorted(vars(seqlab.Tensor).items()):
 """
 
 
+def fold_properties(text):
+    """A read-write field (pybind11's def_readwrite, or a property whose setter takes what its
+    getter returns) is `name: T` in the stub, as typeshed writes attributes, instead of a getter and
+    a setter. A property with a narrower setter, a docstring or no setter stays a property."""
+    pattern = re.compile(r"( +)@property\n\1def (\w+)\(self\) -> ([^:\n]+):\n\1    \.\.\.\n"
+                         r"\1@\2\.setter\n\1def \2\(self, \w+: ([^)\n]+)\) -> None:\n\1    \.\.\.\n")
+    return pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}: {m.group(3)}\n"
+                       if _SETTER_TAKES.get(m.group(3), m.group(3)) == m.group(4) else m.group(0), text)
+
+
+# what pybind11 writes for a setter's argument of a getter's type: an int field takes any integer-like
+_SETTER_TAKES = {"int": "typing.SupportsInt | typing.SupportsIndex",
+                 "float": "typing.SupportsFloat | typing.SupportsIndex"}
+
+
 def fix(name, text):
+    text = fold_properties(text)
     # seqlab's dtype enum, which the generator takes for NumPy's
     text = text.replace("numpy.dtype[typing.Any]", "dtype")
     # torch's random_/uniform_ take `from`, a Python keyword: torch's own stubs spell it from_
