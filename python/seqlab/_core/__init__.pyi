@@ -1793,24 +1793,9 @@ class MultiheadAttentionParams:
     @bias_v.setter
     def bias_v(self, arg1: Tensor | None) -> None:
         ...
-    @property
-    def dropout(self) -> float:
-        ...
-    @dropout.setter
-    def dropout(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def embed_dim(self) -> int:
-        ...
-    @embed_dim.setter
-    def embed_dim(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def head_dim(self) -> int:
-        ...
-    @head_dim.setter
-    def head_dim(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    dropout: float
+    embed_dim: int
+    head_dim: int
     @property
     def in_proj_bias(self) -> Tensor:
         ...
@@ -1829,18 +1814,8 @@ class MultiheadAttentionParams:
     @k_proj_weight.setter
     def k_proj_weight(self, arg1: Tensor | None) -> None:
         ...
-    @property
-    def num_heads(self) -> int:
-        ...
-    @num_heads.setter
-    def num_heads(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def num_key_value_heads(self) -> int:
-        ...
-    @num_key_value_heads.setter
-    def num_key_value_heads(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    num_heads: int
+    num_key_value_heads: int
     @property
     def out_proj_bias(self) -> Tensor:
         ...
@@ -1910,12 +1885,7 @@ class LayerNormParams:
     @bias.setter
     def bias(self, arg1: Tensor | None) -> None:
         ...
-    @property
-    def eps(self) -> float:
-        ...
-    @eps.setter
-    def eps(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    eps: float
     @property
     def normalized_shape(self) -> list[int]:
         ...
@@ -1943,24 +1913,9 @@ class TransformerEncoderLayerParams:
     self_attn: MultiheadAttentionParams
     def __init__(self, **kwargs) -> None:
         ...
-    @property
-    def dropout(self) -> float:
-        ...
-    @dropout.setter
-    def dropout(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dropout1(self) -> float:
-        ...
-    @dropout1.setter
-    def dropout1(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dropout2(self) -> float:
-        ...
-    @dropout2.setter
-    def dropout2(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    dropout: float
+    dropout1: float
+    dropout2: float
 class TransformerDecoderLayerParams:
     """
     What a TransformerDecoderLayer passes to its functional.
@@ -1978,30 +1933,10 @@ class TransformerDecoderLayerParams:
     self_attn: MultiheadAttentionParams
     def __init__(self, **kwargs) -> None:
         ...
-    @property
-    def dropout(self) -> float:
-        ...
-    @dropout.setter
-    def dropout(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dropout1(self) -> float:
-        ...
-    @dropout1.setter
-    def dropout1(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dropout2(self) -> float:
-        ...
-    @dropout2.setter
-    def dropout2(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dropout3(self) -> float:
-        ...
-    @dropout3.setter
-    def dropout3(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    dropout: float
+    dropout1: float
+    dropout2: float
+    dropout3: float
 def _adaptive_avg_pool1d(input: Tensor, output_size: typing.Any) -> Tensor:
     """
     The mean over windows [floor(i*L/O), ceil((i+1)*L/O)) of input (N, C, L) or (C, L).

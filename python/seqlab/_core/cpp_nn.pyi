@@ -41,24 +41,9 @@ class BilinearOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def in1_features(self) -> int:
-        ...
-    @in1_features.setter
-    def in1_features(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def in2_features(self) -> int:
-        ...
-    @in2_features.setter
-    def in2_features(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def out_features(self) -> int:
-        ...
-    @out_features.setter
-    def out_features(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    in1_features: int
+    in2_features: int
+    out_features: int
 class Bilinear(Module):
     def __call__(self, input1: Tensor, input2: Tensor) -> Tensor:
         ...
@@ -80,18 +65,8 @@ class EmbeddingOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def embedding_dim(self) -> int:
-        ...
-    @embedding_dim.setter
-    def embedding_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def num_embeddings(self) -> int:
-        ...
-    @num_embeddings.setter
-    def num_embeddings(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    embedding_dim: int
+    num_embeddings: int
     @property
     def padding_idx(self) -> int | None:
         ...
@@ -124,24 +99,14 @@ class BatchNormOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def eps(self) -> float:
-        ...
-    @eps.setter
-    def eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    eps: float
     @property
     def momentum(self) -> float | None:
         ...
     @momentum.setter
     def momentum(self, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> None:
         ...
-    @property
-    def num_features(self) -> int:
-        ...
-    @num_features.setter
-    def num_features(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    num_features: int
 class BatchNorm1d(UnaryModule):
     @typing.overload
     def __init__(self, options: BatchNormOptions) -> None:
@@ -180,12 +145,7 @@ class ELUOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def alpha(self) -> float:
-        ...
-    @alpha.setter
-    def alpha(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    alpha: float
 class ELU(UnaryModule):
     @typing.overload
     def __init__(self, options: ELUOptions) -> None:
@@ -199,28 +159,15 @@ class ELU(UnaryModule):
 class SELU(UnaryModule):
     def __init__(self, inplace: bool = False) -> None:
         ...
-class CELUOptions:
-    fields: typing.ClassVar[tuple] = ('alpha', 'inplace')
-    inplace: bool
-    def __init__(self, **kwargs) -> None:
-        ...
-    def __repr__(self) -> str:
-        ...
-    @property
-    def alpha(self) -> float:
-        ...
-    @alpha.setter
-    def alpha(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
 class CELU(UnaryModule):
     @typing.overload
-    def __init__(self, options: CELUOptions) -> None:
+    def __init__(self, options: ELUOptions) -> None:
         ...
     @typing.overload
     def __init__(self, *args, **kwargs) -> None:
         ...
     @property
-    def options(self) -> CELUOptions:
+    def options(self) -> ELUOptions:
         ...
 class LeakyReLUOptions:
     fields: typing.ClassVar[tuple] = ('negative_slope', 'inplace')
@@ -229,12 +176,7 @@ class LeakyReLUOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def negative_slope(self) -> float:
-        ...
-    @negative_slope.setter
-    def negative_slope(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    negative_slope: float
 class LeakyReLU(UnaryModule):
     @typing.overload
     def __init__(self, options: LeakyReLUOptions) -> None:
@@ -251,18 +193,8 @@ class SoftplusOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def beta(self) -> float:
-        ...
-    @beta.setter
-    def beta(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def threshold(self) -> float:
-        ...
-    @threshold.setter
-    def threshold(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    beta: float
+    threshold: float
 class Softplus(UnaryModule):
     @typing.overload
     def __init__(self, options: SoftplusOptions) -> None:
@@ -280,18 +212,8 @@ class HardtanhOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def max_val(self) -> float:
-        ...
-    @max_val.setter
-    def max_val(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def min_val(self) -> float:
-        ...
-    @min_val.setter
-    def min_val(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    max_val: float
+    min_val: float
 class Hardtanh(UnaryModule):
     @typing.overload
     def __init__(self, options: HardtanhOptions) -> None:
@@ -330,18 +252,8 @@ class ThresholdOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def threshold(self) -> float:
-        ...
-    @threshold.setter
-    def threshold(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def value(self) -> float:
-        ...
-    @value.setter
-    def value(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    threshold: float
+    value: float
 class Threshold(UnaryModule):
     @typing.overload
     def __init__(self, options: ThresholdOptions) -> None:
@@ -359,18 +271,8 @@ class PReLUOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def init(self) -> float:
-        ...
-    @init.setter
-    def init(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def num_parameters(self) -> int:
-        ...
-    @num_parameters.setter
-    def num_parameters(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    init: float
+    num_parameters: int
 class PReLU(UnaryModule):
     @typing.overload
     def __init__(self, options: PReLUOptions) -> None:
@@ -399,18 +301,8 @@ class FlattenOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def end_dim(self) -> int:
-        ...
-    @end_dim.setter
-    def end_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def start_dim(self) -> int:
-        ...
-    @start_dim.setter
-    def start_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    end_dim: int
+    start_dim: int
 class Flatten(UnaryModule):
     @typing.overload
     def __init__(self, options: FlattenOptions) -> None:
@@ -441,36 +333,11 @@ class RNNOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def dropout(self) -> float:
-        ...
-    @dropout.setter
-    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def hidden_size(self) -> int:
-        ...
-    @hidden_size.setter
-    def hidden_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def input_size(self) -> int:
-        ...
-    @input_size.setter
-    def input_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def num_layers(self) -> int:
-        ...
-    @num_layers.setter
-    def num_layers(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def proj_size(self) -> int:
-        ...
-    @proj_size.setter
-    def proj_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    dropout: float
+    hidden_size: int
+    input_size: int
+    num_layers: int
+    proj_size: int
 class RNN(RNNBase):
     @typing.overload
     def __init__(self, options: RNNOptions) -> None:
@@ -510,18 +377,8 @@ class RNNCellOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def hidden_size(self) -> int:
-        ...
-    @hidden_size.setter
-    def hidden_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def input_size(self) -> int:
-        ...
-    @input_size.setter
-    def input_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    hidden_size: int
+    input_size: int
 class RNNCellBase(Module):
     pass
 class RNNCell(RNNCellBase):
@@ -600,18 +457,8 @@ class RoPEOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def base(self) -> float:
-        ...
-    @base.setter
-    def base(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def head_dim(self) -> int:
-        ...
-    @head_dim.setter
-    def head_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    base: float
+    head_dim: int
 class ALiBi(RelativePosition):
     @typing.overload
     def __init__(self, options: ALiBiOptions) -> None:
@@ -630,12 +477,7 @@ class ALiBiOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def num_heads(self) -> int:
-        ...
-    @num_heads.setter
-    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    num_heads: int
 class T5RelativeBias(RelativePosition):
     @typing.overload
     def __init__(self, options: T5RelativeBiasOptions) -> None:
@@ -656,24 +498,9 @@ class T5RelativeBiasOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def max_distance(self) -> int:
-        ...
-    @max_distance.setter
-    def max_distance(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def num_buckets(self) -> int:
-        ...
-    @num_buckets.setter
-    def num_buckets(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def num_heads(self) -> int:
-        ...
-    @num_heads.setter
-    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    max_distance: int
+    num_buckets: int
+    num_heads: int
 class ShawRelativePosition(RelativePosition):
     @typing.overload
     def __init__(self, options: ShawRelativePositionOptions) -> None:
@@ -692,18 +519,8 @@ class ShawRelativePositionOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def head_dim(self) -> int:
-        ...
-    @head_dim.setter
-    def head_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def max_relative_position(self) -> int:
-        ...
-    @max_relative_position.setter
-    def max_relative_position(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    head_dim: int
+    max_relative_position: int
 class TransformerXLRelativePosition(RelativePosition):
     @typing.overload
     def __init__(self, options: TransformerXLRelativePositionOptions) -> None:
@@ -721,24 +538,9 @@ class TransformerXLRelativePositionOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def base(self) -> float:
-        ...
-    @base.setter
-    def base(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def embed_dim(self) -> int:
-        ...
-    @embed_dim.setter
-    def embed_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def num_heads(self) -> int:
-        ...
-    @num_heads.setter
-    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    base: float
+    embed_dim: int
+    num_heads: int
 class DeBERTaRelativePosition(RelativePosition):
     @typing.overload
     def __init__(self, options: DeBERTaRelativePositionOptions) -> None:
@@ -758,42 +560,17 @@ class DeBERTaRelativePositionOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def embed_dim(self) -> int:
-        ...
-    @embed_dim.setter
-    def embed_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def layer_norm_eps(self) -> float:
-        ...
-    @layer_norm_eps.setter
-    def layer_norm_eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def max_relative_position(self) -> int:
-        ...
-    @max_relative_position.setter
-    def max_relative_position(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def num_heads(self) -> int:
-        ...
-    @num_heads.setter
-    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    embed_dim: int
+    layer_norm_eps: float
+    max_relative_position: int
+    num_heads: int
     @property
     def pos_att_type(self) -> list[str]:
         ...
     @pos_att_type.setter
     def pos_att_type(self, arg1: collections.abc.Sequence[str]) -> None:
         ...
-    @property
-    def position_buckets(self) -> int:
-        ...
-    @position_buckets.setter
-    def position_buckets(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    position_buckets: int
 class DARelativePosition(RelativePosition):
     @typing.overload
     def __init__(self, options: DARelativePositionOptions) -> None:
@@ -811,12 +588,7 @@ class DARelativePositionOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def num_heads(self) -> int:
-        ...
-    @num_heads.setter
-    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    num_heads: int
 class KERPLE(RelativePosition):
     @typing.overload
     def __init__(self, options: KERPLEOptions) -> None:
@@ -835,12 +607,7 @@ class KERPLEOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def num_heads(self) -> int:
-        ...
-    @num_heads.setter
-    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    num_heads: int
 class AbsolutePosition(Module):
     def __call__(self, x: Tensor, offset: typing.SupportsInt | typing.SupportsIndex = 0, position_ids: Tensor | None = None) -> Tensor:
         ...
@@ -865,24 +632,9 @@ class SinusoidalPositionalEncodingOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def base(self) -> float:
-        ...
-    @base.setter
-    def base(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def d_model(self) -> int:
-        ...
-    @d_model.setter
-    def d_model(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dropout(self) -> float:
-        ...
-    @dropout.setter
-    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    base: float
+    d_model: int
+    dropout: float
 class LearnedPositionalEmbedding(AbsolutePosition):
     @typing.overload
     def __init__(self, options: LearnedPositionalEmbeddingOptions) -> None:
@@ -901,24 +653,9 @@ class LearnedPositionalEmbeddingOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def d_model(self) -> int:
-        ...
-    @d_model.setter
-    def d_model(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dropout(self) -> float:
-        ...
-    @dropout.setter
-    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def max_len(self) -> int:
-        ...
-    @max_len.setter
-    def max_len(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    d_model: int
+    dropout: float
+    max_len: int
 class Seq2SeqAttention(Module):
     def __call__(self, query: Tensor, keys: Tensor, values: Tensor | None = None, key_padding_mask: Tensor | None = None) -> tuple:
         ...
@@ -956,12 +693,7 @@ class Seq2SeqAttentionOptions:
     @key_size.setter
     def key_size(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
         ...
-    @property
-    def query_size(self) -> int:
-        ...
-    @query_size.setter
-    def query_size(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    query_size: int
 class NonDynamicallyQuantizableLinear(Linear):
     def __init__(self, in_features: typing.SupportsInt | typing.SupportsIndex, out_features: typing.SupportsInt | typing.SupportsIndex, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
         ...
@@ -996,18 +728,8 @@ class MultiheadAttentionOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def dropout(self) -> float:
-        ...
-    @dropout.setter
-    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def embed_dim(self) -> int:
-        ...
-    @embed_dim.setter
-    def embed_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    dropout: float
+    embed_dim: int
     @property
     def head_dim(self) -> int | None:
         ...
@@ -1020,12 +742,7 @@ class MultiheadAttentionOptions:
     @kdim.setter
     def kdim(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
         ...
-    @property
-    def num_heads(self) -> int:
-        ...
-    @num_heads.setter
-    def num_heads(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    num_heads: int
     @property
     def num_key_value_heads(self) -> int | None:
         ...
@@ -1058,42 +775,17 @@ class TransformerLayerOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def d_model(self) -> int:
-        ...
-    @d_model.setter
-    def d_model(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dim_feedforward(self) -> int:
-        ...
-    @dim_feedforward.setter
-    def dim_feedforward(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dropout(self) -> float:
-        ...
-    @dropout.setter
-    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    d_model: int
+    dim_feedforward: int
+    dropout: float
     @property
     def head_dim(self) -> int | None:
         ...
     @head_dim.setter
     def head_dim(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
         ...
-    @property
-    def layer_norm_eps(self) -> float:
-        ...
-    @layer_norm_eps.setter
-    def layer_norm_eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def nhead(self) -> int:
-        ...
-    @nhead.setter
-    def nhead(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    layer_norm_eps: float
+    nhead: int
     @property
     def num_key_value_heads(self) -> int | None:
         ...
@@ -1161,12 +853,7 @@ class TransformerEncoderOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def num_layers(self) -> int:
-        ...
-    @num_layers.setter
-    def num_layers(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    num_layers: int
 class TransformerDecoder(Module):
     def __call__(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool | None = None, memory_is_causal: bool = False, cache: seqlab._core.KVCache = None) -> Tensor:
         ...
@@ -1189,12 +876,7 @@ class TransformerDecoderOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def num_layers(self) -> int:
-        ...
-    @num_layers.setter
-    def num_layers(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    num_layers: int
 class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz: typing.SupportsInt | typing.SupportsIndex, dtype: seqlab._core.dtype = dtype.float32) -> Tensor:
@@ -1225,48 +907,13 @@ class TransformerOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def d_model(self) -> int:
-        ...
-    @d_model.setter
-    def d_model(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dim_feedforward(self) -> int:
-        ...
-    @dim_feedforward.setter
-    def dim_feedforward(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def dropout(self) -> float:
-        ...
-    @dropout.setter
-    def dropout(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def layer_norm_eps(self) -> float:
-        ...
-    @layer_norm_eps.setter
-    def layer_norm_eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def nhead(self) -> int:
-        ...
-    @nhead.setter
-    def nhead(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def num_decoder_layers(self) -> int:
-        ...
-    @num_decoder_layers.setter
-    def num_decoder_layers(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def num_encoder_layers(self) -> int:
-        ...
-    @num_encoder_layers.setter
-    def num_encoder_layers(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    d_model: int
+    dim_feedforward: int
+    dropout: float
+    layer_norm_eps: float
+    nhead: int
+    num_decoder_layers: int
+    num_encoder_layers: int
 class ConvNd(UnaryModule):
     pass
 class ConvOptions:
@@ -1285,30 +932,15 @@ class ConvOptions:
     @dilation.setter
     def dilation(self, arg1: typing.Any) -> None:
         ...
-    @property
-    def groups(self) -> int:
-        ...
-    @groups.setter
-    def groups(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def in_channels(self) -> int:
-        ...
-    @in_channels.setter
-    def in_channels(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    groups: int
+    in_channels: int
     @property
     def kernel_size(self) -> tuple:
         ...
     @kernel_size.setter
     def kernel_size(self, arg1: typing.Any) -> None:
         ...
-    @property
-    def out_channels(self) -> int:
-        ...
-    @out_channels.setter
-    def out_channels(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    out_channels: int
     @property
     def stride(self) -> tuple:
         ...
@@ -1336,6 +968,7 @@ class Conv2d(ConvNd):
     def options(self) -> ConvOptions:
         ...
 BatchNorm1dOptions = BatchNormOptions
+CELUOptions = ELUOptions
 LSTMOptions = RNNOptions
 GRUOptions = RNNOptions
 LSTMCellOptions = RNNCellOptions

@@ -32,30 +32,10 @@ class SGDOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def dampening(self) -> float:
-        ...
-    @dampening.setter
-    def dampening(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def lr(self) -> float:
-        ...
-    @lr.setter
-    def lr(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def momentum(self) -> float:
-        ...
-    @momentum.setter
-    def momentum(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def weight_decay(self) -> float:
-        ...
-    @weight_decay.setter
-    def weight_decay(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    dampening: float
+    lr: float
+    momentum: float
+    weight_decay: float
 class AdamOptions:
     fields: typing.ClassVar[tuple] = ('lr', 'betas', 'eps', 'weight_decay', 'amsgrad', 'maximize')
     amsgrad: bool
@@ -70,24 +50,9 @@ class AdamOptions:
     @betas.setter
     def betas(self, arg1: tuple[typing.SupportsFloat | typing.SupportsIndex, typing.SupportsFloat | typing.SupportsIndex]) -> None:
         ...
-    @property
-    def eps(self) -> float:
-        ...
-    @eps.setter
-    def eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def lr(self) -> float:
-        ...
-    @lr.setter
-    def lr(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def weight_decay(self) -> float:
-        ...
-    @weight_decay.setter
-    def weight_decay(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    eps: float
+    lr: float
+    weight_decay: float
 class AdamWOptions:
     fields: typing.ClassVar[tuple] = ('lr', 'betas', 'eps', 'weight_decay', 'amsgrad', 'maximize')
     amsgrad: bool
@@ -102,24 +67,9 @@ class AdamWOptions:
     @betas.setter
     def betas(self, arg1: tuple[typing.SupportsFloat | typing.SupportsIndex, typing.SupportsFloat | typing.SupportsIndex]) -> None:
         ...
-    @property
-    def eps(self) -> float:
-        ...
-    @eps.setter
-    def eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def lr(self) -> float:
-        ...
-    @lr.setter
-    def lr(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def weight_decay(self) -> float:
-        ...
-    @weight_decay.setter
-    def weight_decay(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    eps: float
+    lr: float
+    weight_decay: float
 class AdagradOptions:
     fields: typing.ClassVar[tuple] = ('lr', 'lr_decay', 'weight_decay', 'initial_accumulator_value', 'eps', 'maximize')
     maximize: bool
@@ -127,36 +77,11 @@ class AdagradOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def eps(self) -> float:
-        ...
-    @eps.setter
-    def eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def initial_accumulator_value(self) -> float:
-        ...
-    @initial_accumulator_value.setter
-    def initial_accumulator_value(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def lr(self) -> float:
-        ...
-    @lr.setter
-    def lr(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def lr_decay(self) -> float:
-        ...
-    @lr_decay.setter
-    def lr_decay(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def weight_decay(self) -> float:
-        ...
-    @weight_decay.setter
-    def weight_decay(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    eps: float
+    initial_accumulator_value: float
+    lr: float
+    lr_decay: float
+    weight_decay: float
 class RMSpropOptions:
     fields: typing.ClassVar[tuple] = ('lr', 'alpha', 'eps', 'weight_decay', 'momentum', 'centered', 'maximize')
     centered: bool
@@ -165,36 +90,11 @@ class RMSpropOptions:
         ...
     def __repr__(self) -> str:
         ...
-    @property
-    def alpha(self) -> float:
-        ...
-    @alpha.setter
-    def alpha(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def eps(self) -> float:
-        ...
-    @eps.setter
-    def eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def lr(self) -> float:
-        ...
-    @lr.setter
-    def lr(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def momentum(self) -> float:
-        ...
-    @momentum.setter
-    def momentum(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
-    @property
-    def weight_decay(self) -> float:
-        ...
-    @weight_decay.setter
-    def weight_decay(self, arg1: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    alpha: float
+    eps: float
+    lr: float
+    momentum: float
+    weight_decay: float
 class SGD(Optimizer):
     def __init__(self, defaults: SGDOptions) -> None:
         ...
