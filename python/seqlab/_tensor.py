@@ -478,7 +478,7 @@ def _repr(self):
     grad_fn = self.grad_fn
     text = tensor_repr(self.detach().numpy(), self.dtype, str(self.dtype), (float32, int64, bool),
                        None if grad_fn is None else grad_fn.name(), self.requires_grad)
-    if getattr(self, "_is_param", False) is True:  # an nn.Parameter (seqlab/nn/module.py)
+    if getattr(self, "_is_param", False) is True:  # an nn.Parameter (seqlab/nn/parameter.py)
         return "Parameter containing:\n" + text
     return text
 

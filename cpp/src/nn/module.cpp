@@ -1,4 +1,4 @@
-// nn::Module and Sequential for C++ users; the Python twins are in python/seqlab/nn/module.py
+// nn::Module and Sequential for C++ users; the Python twins are in python/seqlab/nn/modules/module.py
 // and containers.py.
 #include "seqlab/nn/module.hpp"
 

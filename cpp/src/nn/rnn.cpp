@@ -1,4 +1,4 @@
-// The recurrent layers for C++ users; the Python twins are in python/seqlab/nn/rnn.py.
+// The recurrent layers for C++ users; the Python twins are in python/seqlab/nn/modules/rnn.py.
 // Both register torch's parameters in torch's order and call the functionals of ops/rnn.hpp.
 #include "seqlab/nn/rnn.hpp"
 

@@ -1,4 +1,4 @@
-// nn::Module for C++ users, the twin of seqlab.nn.Module (python/seqlab/nn/module.py) and of
+// nn::Module for C++ users, the twin of seqlab.nn.Module (python/seqlab/nn/modules/module.py) and of
 // torch::nn::Module (torch/csrc/api/include/torch/nn/module.h): named parameters, buffers and
 // submodules in registration order, train/eval, zero_grad, state_dict/load_state_dict with
 // PyTorch's dotted names, and a pretty_print that mirrors the Python repr.

@@ -1,6 +1,6 @@
 // Multi-head attention (Vaswani et al. 2017, §3.2.2) as torch.nn.functional.multi_head_attention_forward
 // and torch.nn.MultiheadAttention.forward, C++ functionals that the Python module
-// (python/seqlab/nn/transformer.py) and the C++ module (nn/transformer.hpp) both call:
+// (python/seqlab/nn/modules/activation.py) and the C++ module (nn/transformer.hpp) both call:
 //
 //   MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O + b_O,
 //   head_i = Attention(Q W_Q^i + b_Q^i, K W_K^i + b_K^i, V W_V^i + b_V^i),

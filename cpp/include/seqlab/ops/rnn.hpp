@@ -1,5 +1,5 @@
 // Recurrent networks: torch.nn.RNN / LSTM / GRU and their cells, as C++ functionals that the
-// Python modules (python/seqlab/nn/rnn.py) and the C++ modules (nn/rnn.hpp) both call.
+// Python modules (python/seqlab/nn/modules/rnn.py) and the C++ modules (nn/rnn.hpp) both call.
 //
 //   RNN   h_t = g(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh),  g = tanh or relu
 //   LSTM  i, f, g, o = σ, σ, tanh, σ of (W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)   (gate order of torch)

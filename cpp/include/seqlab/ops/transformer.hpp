@@ -1,6 +1,6 @@
 // The Transformer's layers (Vaswani et al. 2017, §3.1) as torch.nn.TransformerEncoderLayer and
 // TransformerDecoderLayer compute them, one C++ functional each, called by the Python modules
-// (python/seqlab/nn/transformer.py) and the C++ modules (nn/transformer.hpp); and the helpers of
+// (python/seqlab/nn/modules/transformer.py) and the C++ modules (nn/transformer.hpp); and the helpers of
 // the stacks (TransformerEncoder, TransformerDecoder, Transformer) that both twins share.
 //
 //   post-LN (norm_first=false, the paper's):  x = LN1(x + SA(x)),  x = LN2(x + FF(x))
