@@ -125,6 +125,7 @@ class Record {
 };
 
 std::string type_name(const py::handle& o);  // "str", "NoneType", "Tensor": torch's spelling (defined below)
+Shape size_arg(const py::handle& o, const char* fn, const char* arg);  // an int or a sequence of ints (below)
 
 // An options object as "SGDOptions(lr=0.1, momentum=0.0, ...)": its class name and each of its `fields`.
 inline py::str options_repr(const py::object& self) {
@@ -145,7 +146,7 @@ class ModuleOptions {
  public:
   // make: the options before any field is set (a struct whose constructor takes the required fields).
   ModuleOptions(py::module_& m, const char* name, std::function<C()> make = [] { return C(); })
-      : cls_(m, name), setters_(std::make_shared<Setters>()), make_(std::move(make)) {
+      : cls_(m, name), setters_(std::make_shared<Setters>()), make_(std::move(make)), name_(name) {
     auto setters = setters_;
     auto make_options = make_;
     cls_.def(py::init([setters, make_options](const py::kwargs& kwargs) {
@@ -161,6 +162,13 @@ class ModuleOptions {
     arg(name, [get](const C& c) { return (c.*get)(); }, [set](C& c, T v) { (c.*set)(std::move(v)); });
     (*setters_)[name].expected = python_type<T>();
     return *this;
+  }
+  // A Shape field: an int or a sequence of ints in Python, as torch's layers take sizes; a tuple when read.
+  ModuleOptions& shape_arg(const char* name, const Shape& (C::*get)() const, C& (C::*set)(Shape)) {
+    const std::string owner = name_;
+    return arg(
+        name, [get](const C& c) { return py::tuple(py::cast((c.*get)())); },
+        [set, owner, name](C& c, py::handle v) { (c.*set)(size_arg(v, owner.c_str(), name)); });
   }
   // The fields a module's Python constructor cannot do without (torch's TypeError when missing).
   ModuleOptions& required(std::initializer_list<const char*> names) {
@@ -284,6 +292,7 @@ class ModuleOptions {
   std::shared_ptr<Setters> setters_;
   std::function<C()> make_;
   std::vector<std::string> names_;
+  std::string name_;
 };
 
 // A Python number or tensor as an operand next to `like` (PyTorch's wrapped-number rule).

@@ -19,14 +19,6 @@ Tensor conv_call(const char* op, Conv conv, const Tensor& input, const Tensor& w
   const Shape p = size_arg(padding, op, "padding");
   return released([&] { return conv(input, weight, opt(bias), s, p, d, groups); });
 }
-// A size field of ConvOptions: an int or a tuple in Python, as the layers take it.
-void size_option(ModuleOptions<nn::ConvOptions>& options, const char* name,
-                 const Shape& (nn::ConvOptions::*get)() const, nn::ConvOptions& (nn::ConvOptions::*set)(Shape)) {
-  options.arg(
-      name, [get](const nn::ConvOptions& o) { return py::tuple(py::cast((o.*get)())); },
-      [set, name](nn::ConvOptions& o, py::handle v) { (o.*set)(size_arg(v, "ConvOptions", name)); });
-}
-
 // stride=None (or an empty tuple) is the kernel size: an empty Shape for the C++ functionals.
 Shape stride_arg(py::handle stride, const char* op) {
   return stride.is_none() ? Shape{} : size_arg(stride, op, "stride");
@@ -109,10 +101,10 @@ void bind_conv(py::module_& m) {
   using O = nn::ConvOptions;
   ModuleOptions<O> options(cpp_nn, "ConvOptions", [] { return O(0, 0, {1}); });
   options.arg("in_channels", &O::in_channels, &O::in_channels)
-      .arg("out_channels", &O::out_channels, &O::out_channels);
-  size_option(options, "kernel_size", &O::kernel_size, &O::kernel_size);
-  size_option(options, "stride", &O::stride, &O::stride);
-  options.arg(
+      .arg("out_channels", &O::out_channels, &O::out_channels)
+      .shape_arg("kernel_size", &O::kernel_size, &O::kernel_size)
+      .shape_arg("stride", &O::stride, &O::stride)
+      .arg(
       "padding",
       [](const O& o) -> py::object {
         if (const auto* s = std::get_if<std::string>(&o.padding())) return py::str(*s);
@@ -124,9 +116,9 @@ void bind_conv(py::module_& m) {
         } else {
           o.padding(size_arg(v, "ConvOptions", "padding"));
         }
-      });
-  size_option(options, "dilation", &O::dilation, &O::dilation);
-  options.arg("groups", &O::groups, &O::groups)
+      })
+      .shape_arg("dilation", &O::dilation, &O::dilation)
+      .arg("groups", &O::groups, &O::groups)
       .arg("bias", &O::bias, &O::bias)
       .arg("padding_mode", &O::padding_mode, &O::padding_mode)
       .arg("dtype", &O::dtype, &O::dtype)

@@ -43,9 +43,17 @@ void bind_nn_modules(py::module_& m) {
       .def("forward", &UnaryModule::forward, py::arg("input"), Release())
       .def("__call__", &UnaryModule::forward, py::arg("input"), Release());
 
-  Class<nn::Linear>(c, "Linear")
-      .def(py::init<int64_t, int64_t, bool, Dtype>(), py::arg("in_features"), py::arg("out_features"),
-           py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32);
+  using LO = nn::LinearOptions;
+  ModuleOptions<LO> linear_options(c, "LinearOptions", [] { return LO(0, 0); });
+  linear_options.arg("in_features", &LO::in_features, &LO::in_features)
+      .arg("out_features", &LO::out_features, &LO::out_features)
+      .arg("bias", &LO::bias, &LO::bias)
+      .arg("dtype", &LO::dtype, &LO::dtype)
+      .required({"in_features", "out_features"});
+  Class<nn::Linear> linear(c, "Linear");
+  linear_options.module_init<nn::Linear>(linear, "Linear");
+  Class<nn::NonDynamicallyQuantizableLinear, nn::Linear> quantizable(c, "NonDynamicallyQuantizableLinear");
+  linear_options.module_init<nn::NonDynamicallyQuantizableLinear>(quantizable, "NonDynamicallyQuantizableLinear");
   using BO = nn::BilinearOptions;
   module_with_options<nn::Bilinear, BO, Module>(c, "Bilinear", "BilinearOptions", [](ModuleOptions<BO>& o) {
     o.arg("in1_features", &BO::in1_features, &BO::in1_features)
@@ -65,18 +73,23 @@ void bind_nn_modules(py::module_& m) {
         .arg("dtype", &EO::dtype, &EO::dtype)
         .required({"num_embeddings", "embedding_dim"});
   }, [] { return EO(0, 0); });
-  Class<nn::LayerNorm>(c, "LayerNorm")
-      .def(py::init([](py::handle shape, double eps, bool affine, bool bias, Dtype dtype) {
-             const Shape ns = size_arg(shape, "LayerNorm", "normalized_shape");
-             return std::make_shared<nn::LayerNorm>(ns, eps, affine, bias, dtype);
-           }), py::arg("normalized_shape"), py::arg("eps") = 1e-5, py::arg("elementwise_affine") = true,
-           py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32);
-  Class<nn::RMSNorm>(c, "RMSNorm")
-      .def(py::init([](py::handle shape, std::optional<double> eps, bool affine, Dtype dtype) {
-             const Shape ns = size_arg(shape, "RMSNorm", "normalized_shape");
-             return std::make_shared<nn::RMSNorm>(ns, eps, affine, dtype);
-           }), py::arg("normalized_shape"), py::arg("eps") = py::none(), py::arg("elementwise_affine") = true,
-           py::kw_only(), py::arg("dtype") = Dtype::Float32);
+  using LNO = nn::LayerNormOptions;
+  module_with_options<nn::LayerNorm, LNO>(c, "LayerNorm", "LayerNormOptions", [](ModuleOptions<LNO>& o) {
+    o.shape_arg("normalized_shape", &LNO::normalized_shape, &LNO::normalized_shape)
+        .arg("eps", &LNO::eps, &LNO::eps)
+        .arg("elementwise_affine", &LNO::elementwise_affine, &LNO::elementwise_affine)
+        .arg("bias", &LNO::bias, &LNO::bias)
+        .arg("dtype", &LNO::dtype, &LNO::dtype)
+        .required({"normalized_shape"});
+  }, [] { return LNO({}); });
+  using RNO = nn::RMSNormOptions;
+  module_with_options<nn::RMSNorm, RNO>(c, "RMSNorm", "RMSNormOptions", [](ModuleOptions<RNO>& o) {
+    o.shape_arg("normalized_shape", &RNO::normalized_shape, &RNO::normalized_shape)
+        .arg("eps", &RNO::eps, &RNO::eps)
+        .arg("elementwise_affine", &RNO::elementwise_affine, &RNO::elementwise_affine)
+        .arg("dtype", &RNO::dtype, &RNO::dtype)
+        .required({"normalized_shape"});
+  }, [] { return RNO({}); });
   using BNO = nn::BatchNormOptions;
   module_with_options<nn::BatchNorm1d, BNO>(c, "BatchNorm1d", "BatchNormOptions", [](ModuleOptions<BNO>& o) {
     o.arg("num_features", &BNO::num_features, &BNO::num_features)
@@ -89,8 +102,10 @@ void bind_nn_modules(py::module_& m) {
         .required({"num_features"});
   }, [] { return BNO(0); });
   c.attr("BatchNorm1dOptions") = c.attr("BatchNormOptions");
-  Class<nn::Dropout>(c, "Dropout")
-      .def(py::init<double, bool>(), py::arg("p") = 0.5, py::arg("inplace") = false);
+  using DO = nn::DropoutOptions;
+  module_with_options<nn::Dropout, DO>(c, "Dropout", "DropoutOptions", [](ModuleOptions<DO>& o) {
+    o.arg("p", &DO::p, &DO::p).arg("inplace", &DO::inplace, &DO::inplace);
+  });
   Class<nn::Identity>(c, "Identity").def(py::init<>());
   Class<nn::Tanh>(c, "Tanh").def(py::init<>());
   Class<nn::Sigmoid>(c, "Sigmoid").def(py::init<>());

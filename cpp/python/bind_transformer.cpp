@@ -336,9 +336,6 @@ void bind_transformer(py::module_& m) {
 
   // --- the C++ twins, with the Python modules' constructor arguments.
   py::module_ c = m.attr("cpp_nn").cast<py::module_>();
-  Class<nn::NonDynamicallyQuantizableLinear, nn::Linear>(c, "NonDynamicallyQuantizableLinear")
-      .def(py::init<int64_t, int64_t, bool, Dtype>(), py::arg("in_features"), py::arg("out_features"),
-           py::arg("bias") = true, py::kw_only(), py::arg("dtype") = Dtype::Float32);
   Class<nn::ModuleList>(c, "ModuleList")
       .def("__len__", &nn::ModuleList::size)
       .def("__getitem__", [](const nn::ModuleList& l, size_t i) { return l[i]; }, py::arg("idx"));

@@ -21,21 +21,20 @@
 namespace seqlab::nn {
 
 // ------------------------------------------------------------------ Linear
-Linear::Linear(int64_t in, int64_t out, bool with_bias, Dtype dtype) : Linear("Linear", in, out, with_bias, dtype) {}
-
-Linear::Linear(const char* name, int64_t in, int64_t out, bool with_bias, Dtype dtype)
-    : UnaryModule(name), in_features(in), out_features(out) {
+Linear::Linear(const char* name, const LinearOptions& options_) : UnaryModule(name), options(options_) {
+  const int64_t in = options.in_features(), out = options.out_features();
   SEQLAB_CHECK_VALUE(in >= 0 && out >= 0, "Linear: in_features and out_features must be non-negative, got ", in,
                      " and ", out);
-  weight = register_parameter("weight", Tensor::empty({out, in}, dtype));
-  if (with_bias) bias = register_parameter("bias", Tensor::empty({out}, dtype));
+  weight = register_parameter("weight", Tensor::empty({out, in}, options.dtype()));
+  if (options.bias()) bias = register_parameter("bias", Tensor::empty({out}, options.dtype()));
   reset_parameters();
 }
 
 void Linear::reset_parameters() {
   init::kaiming_uniform_(weight, std::sqrt(5.0));
   if (bias.defined()) {
-    const double bound = in_features > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features)) : 0.0;
+    const int64_t in = options.in_features();
+    const double bound = in > 0 ? 1.0 / std::sqrt(static_cast<double>(in)) : 0.0;
     init::uniform_(bias, -bound, bound);
   }
 }
@@ -43,7 +42,8 @@ void Linear::reset_parameters() {
 Tensor Linear::forward(const Tensor& x) { return linear(x, weight, bias); }
 
 std::string Linear::extra_repr() const {
-  return str_cat("in_features=", in_features, ", out_features=", out_features, ", bias=", bias.defined() ? "True" : "False");
+  return str_cat("in_features=", options.in_features(), ", out_features=", options.out_features(),
+                 ", bias=", bias.defined() ? "True" : "False");
 }
 
 // ------------------------------------------------------------------ Embedding
@@ -83,15 +83,16 @@ std::string Embedding::extra_repr() const {
 }
 
 // ------------------------------------------------------------------ LayerNorm
-LayerNorm::LayerNorm(Shape shape, double eps_, bool affine, bool with_bias, Dtype dtype)
-    : UnaryModule("LayerNorm"), normalized_shape(std::move(shape)), eps(eps_) {
-  if (affine) {
-    weight = register_parameter("weight", ones(normalized_shape, dtype));
-    if (with_bias) bias = register_parameter("bias", zeros(normalized_shape, dtype));
+LayerNorm::LayerNorm(const LayerNormOptions& options_) : UnaryModule("LayerNorm"), options(options_) {
+  if (options.elementwise_affine()) {
+    weight = register_parameter("weight", ones(options.normalized_shape(), options.dtype()));
+    if (options.bias()) bias = register_parameter("bias", zeros(options.normalized_shape(), options.dtype()));
   }
 }
 
-Tensor LayerNorm::forward(const Tensor& x) { return layer_norm(x, normalized_shape, weight, bias, eps); }
+Tensor LayerNorm::forward(const Tensor& x) {
+  return layer_norm(x, options.normalized_shape(), weight, bias, options.eps());
+}
 
 namespace {
 // A shape as Python prints a tuple: (4,) or (2, 3).
@@ -105,37 +106,40 @@ std::string tuple_repr(const Shape& shape) {
 
 std::string LayerNorm::extra_repr() const {
   std::ostringstream e;
-  e << eps;
-  return str_cat(tuple_repr(normalized_shape), ", eps=", e.str(), ", elementwise_affine=", weight.defined() ? "True" : "False",
+  e << options.eps();
+  return str_cat(tuple_repr(options.normalized_shape()), ", eps=", e.str(),
+                 ", elementwise_affine=", weight.defined() ? "True" : "False",
                  ", bias=", bias.defined() ? "True" : "False");
 }
 
-RMSNorm::RMSNorm(Shape shape, std::optional<double> eps_, bool affine, Dtype dtype)
-    : UnaryModule("RMSNorm"), normalized_shape(std::move(shape)), eps(eps_) {
-  if (affine) weight = register_parameter("weight", ones(normalized_shape, dtype));
+RMSNorm::RMSNorm(const RMSNormOptions& options_) : UnaryModule("RMSNorm"), options(options_) {
+  if (options.elementwise_affine())
+    weight = register_parameter("weight", ones(options.normalized_shape(), options.dtype()));
 }
 
-Tensor RMSNorm::forward(const Tensor& x) { return rms_norm(x, normalized_shape, weight, eps); }
+Tensor RMSNorm::forward(const Tensor& x) { return rms_norm(x, options.normalized_shape(), weight, options.eps()); }
 
 std::string RMSNorm::extra_repr() const {
   std::ostringstream e;
-  if (eps) e << *eps; else e << "None";
-  return str_cat(tuple_repr(normalized_shape), ", eps=", e.str(), ", elementwise_affine=", weight.defined() ? "True" : "False");
+  if (options.eps()) e << *options.eps(); else e << "None";
+  return str_cat(tuple_repr(options.normalized_shape()), ", eps=", e.str(),
+                 ", elementwise_affine=", weight.defined() ? "True" : "False");
 }
 
 // ------------------------------------------------------------------ Dropout
-Dropout::Dropout(double p_, bool inplace_) : UnaryModule("Dropout"), p(p_), inplace(inplace_) {
+Dropout::Dropout(const DropoutOptions& options_) : UnaryModule("Dropout"), options(options_) {
+  const double p = options.p();
   SEQLAB_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
 }
 
-Tensor Dropout::forward(const Tensor& x) { return dropout(x, p, training_); }
+Tensor Dropout::forward(const Tensor& x) { return dropout(x, options.p(), training_); }
 
 namespace {
 std::string py_float(double v);  // below
 }  // namespace
 
 std::string Dropout::extra_repr() const {
-  return str_cat("p=", py_float(p), ", inplace=", inplace ? "True" : "False");  // p=0.0 as Python's repr
+  return str_cat("p=", py_float(options.p()), ", inplace=", options.inplace() ? "True" : "False");  // p=0.0 as Python
 }
 
 // ------------------------------------------------------------------ Bilinear

@@ -168,7 +168,8 @@ TransformerXLRelativePosition::TransformerXLRelativePosition(const TransformerXL
   SEQLAB_CHECK_VALUE(o.embed_dim() % o.num_heads() == 0, "TransformerXLRelativePosition: embed_dim ", o.embed_dim(),
                      " not divisible by num_heads ", o.num_heads());
   const int64_t head_dim = o.embed_dim() / o.num_heads();
-  r_net = register_module("r_net", std::make_shared<Linear>(o.embed_dim(), o.embed_dim(), false, o.dtype()));
+  const auto r_net_options = LinearOptions(o.embed_dim(), o.embed_dim()).bias(false).dtype(o.dtype());
+  r_net = register_module("r_net", std::make_shared<Linear>(r_net_options));
   r_w_bias = register_parameter("r_w_bias", Tensor::empty({o.num_heads(), head_dim}, o.dtype()));
   r_r_bias = register_parameter("r_r_bias", Tensor::empty({o.num_heads(), head_dim}, o.dtype()));
   init::normal_(r_w_bias, 0.0, 0.02);  // Transformer-XL's init_std
@@ -211,11 +212,13 @@ DeBERTaRelativePosition::DeBERTaRelativePosition(const DeBERTaRelativePositionOp
   rel_embeddings = register_module("rel_embeddings", std::make_shared<Embedding>(EmbeddingOptions(2 * span, E).dtype(o.dtype())));
   init::normal_(rel_embeddings->weight, 0.0, 0.02);  // DeBERTa's initializer_range
   const bool own = !o.share_att_key();
-  if (own && uses("c2p")) pos_key_proj = register_module("pos_key_proj", std::make_shared<Linear>(E, E, true, o.dtype()));
+  const auto proj = LinearOptions(E, E).dtype(o.dtype());
+  if (own && uses("c2p")) pos_key_proj = register_module("pos_key_proj", std::make_shared<Linear>(proj));
   if (own && uses("p2c"))
-    pos_query_proj = register_module("pos_query_proj", std::make_shared<Linear>(E, E, true, o.dtype()));
+    pos_query_proj = register_module("pos_query_proj", std::make_shared<Linear>(proj));
   if (norm == "layer_norm")
-    rel_norm = register_module("rel_norm", std::make_shared<LayerNorm>(Shape{E}, o.layer_norm_eps(), true, true, o.dtype()));
+    rel_norm = register_module("rel_norm",
+                               std::make_shared<LayerNorm>(LayerNormOptions({E}).eps(o.layer_norm_eps()).dtype(o.dtype())));
 }
 
 bool DeBERTaRelativePosition::uses(const char* term) const {
@@ -229,7 +232,7 @@ std::map<std::string, PositionalOption> DeBERTaRelativePosition::options_by_name
           {"position_buckets", options.position_buckets()},
           {"c2p", uses("c2p")},
           {"p2c", uses("p2c")},
-          {"rel_norm_eps", rel_norm ? rel_norm->eps : 1e-7}};
+          {"rel_norm_eps", rel_norm ? rel_norm->options.eps() : 1e-7}};
 }
 
 // With share_att_key, K^r and Q^r are the attention's own key and query projections: rows of its

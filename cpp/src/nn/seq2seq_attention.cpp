@@ -19,9 +19,12 @@ Seq2SeqAttention::Seq2SeqAttention(const Seq2SeqAttentionOptions& options_)
   if (score == Seq2SeqScore::General) {
     W = register_parameter("W", Tensor::empty({query_size, key_size}, dtype));
   } else if (score == Seq2SeqScore::Additive) {
-    query_proj = register_module("query_proj", std::make_shared<Linear>(query_size, hidden_size, false, dtype));
-    key_proj = register_module("key_proj", std::make_shared<Linear>(key_size, hidden_size, options.bias(), dtype));
-    v = register_module("v", std::make_shared<Linear>(hidden_size, 1, false, dtype));
+    const auto linear = [dtype](int64_t in, int64_t out, bool bias) {
+      return std::make_shared<Linear>(LinearOptions(in, out).bias(bias).dtype(dtype));
+    };
+    query_proj = register_module("query_proj", linear(query_size, hidden_size, false));
+    key_proj = register_module("key_proj", linear(key_size, hidden_size, options.bias()));
+    v = register_module("v", linear(hidden_size, 1, false));
   }
   reset_parameters();
 }

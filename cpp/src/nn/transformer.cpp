@@ -56,7 +56,8 @@ MultiheadAttention::MultiheadAttention(const MultiheadAttentionOptions& options_
   }
   if (options.bias()) in_proj_bias = register_parameter("in_proj_bias", Tensor::empty({inner + 2 * kv_dim}, dtype));
   out_proj = register_module("out_proj",
-                             std::make_shared<NonDynamicallyQuantizableLinear>(inner, E, options.bias(), dtype));
+                             std::make_shared<NonDynamicallyQuantizableLinear>(
+                                             LinearOptions(inner, E).bias(options.bias()).dtype(dtype)));
   if (options.add_bias_kv()) {
     bias_k = register_parameter("bias_k", Tensor::empty({1, 1, E}, dtype));
     bias_v = register_parameter("bias_v", Tensor::empty({1, 1, E}, dtype));
@@ -125,15 +126,18 @@ TransformerActivation::TransformerActivation(const std::string& name_)
 
 namespace {
 
-LinearParams linear_params(const std::shared_ptr<Linear>& l) { return l ? LinearParams{l->weight, l->bias} : LinearParams{}; }
+LinearParams linear_params(const std::shared_ptr<Linear>& l) {
+  return l ? LinearParams{l->weight, l->bias} : LinearParams{};
+}
 
 // A LayerNorm's or an RMSNorm's record; RMSNorm's unset eps is its dtype's machine epsilon (torch's).
 LayerNormParams norm_params(const UnaryModule& norm) {
-  if (const auto* n = dynamic_cast<const LayerNorm*>(&norm)) return {n->normalized_shape, n->weight, n->bias, n->eps};
+  if (const auto* n = dynamic_cast<const LayerNorm*>(&norm))
+    return {n->options.normalized_shape(), n->weight, n->bias, n->options.eps()};
   const auto& n = dynamic_cast<const RMSNorm&>(norm);
   const bool f64 = n.weight.defined() && n.weight.dtype() == Dtype::Float64;
-  const double eps = n.eps.value_or(f64 ? 0x1p-52 : 0x1p-23);
-  return {n.normalized_shape, n.weight, Tensor(), eps, /*rms=*/true};
+  const double eps = n.options.eps().value_or(f64 ? 0x1p-52 : 0x1p-23);
+  return {n.options.normalized_shape(), n.weight, Tensor(), eps, /*rms=*/true};
 }
 
 // The values of `from` into `to`, a module of the same structure (a deep copy's second half).
@@ -170,18 +174,24 @@ std::shared_ptr<MultiheadAttention> TransformerLayer::add_attention(const char* 
 
 void TransformerLayer::add_feed_forward() {
   const TransformerLayerOptions& o = options;
-  linear1 = register_module("linear1", std::make_shared<Linear>(o.d_model(), o.dim_feedforward(), o.bias(), o.dtype()));
+  const auto linear = [&](int64_t in, int64_t out) {
+    return std::make_shared<Linear>(LinearOptions(in, out).bias(o.bias()).dtype(o.dtype()));
+  };
+  linear1 = register_module("linear1", linear(o.d_model(), o.dim_feedforward()));
   dropout = add_dropout("dropout");
-  linear2 = register_module("linear2", std::make_shared<Linear>(o.dim_feedforward(), o.d_model(), o.bias(), o.dtype()));
-  if (o.glu())
-    linear3 = register_module("linear3", std::make_shared<Linear>(o.d_model(), o.dim_feedforward(), o.bias(), o.dtype()));
+  linear2 = register_module("linear2", linear(o.dim_feedforward(), o.d_model()));
+  if (o.glu()) linear3 = register_module("linear3", linear(o.d_model(), o.dim_feedforward()));
 }
 
 std::shared_ptr<UnaryModule> TransformerLayer::add_norm(const char* name) {
   const TransformerLayerOptions& o = options;
   const Shape shape{o.d_model()};
-  if (o.rms_norm()) return register_module(name, std::make_shared<RMSNorm>(shape, o.layer_norm_eps(), true, o.dtype()));
-  return register_module(name, std::make_shared<LayerNorm>(shape, o.layer_norm_eps(), true, o.bias(), o.dtype()));
+  if (o.rms_norm()) {
+    const auto norm = RMSNormOptions(shape).eps(o.layer_norm_eps()).dtype(o.dtype());
+    return register_module(name, std::make_shared<RMSNorm>(norm));
+  }
+  const auto norm = LayerNormOptions(shape).eps(o.layer_norm_eps()).bias(o.bias()).dtype(o.dtype());
+  return register_module(name, std::make_shared<LayerNorm>(norm));
 }
 
 std::shared_ptr<Dropout> TransformerLayer::add_dropout(const char* name) {
@@ -195,9 +205,9 @@ void TransformerLayer::fill_params(Params& p) const {
   p.linear3 = linear_params(linear3);
   p.norm1 = norm_params(*norm1);
   p.norm2 = norm_params(*norm2);
-  p.dropout = dropout->p;
-  p.dropout1 = dropout1->p;
-  p.dropout2 = dropout2->p;
+  p.dropout = dropout->options.p();
+  p.dropout1 = dropout1->options.p();
+  p.dropout2 = dropout2->options.p();
   p.activation = options.activation().fn;
   p.norm_first = options.norm_first();
 }
@@ -247,7 +257,7 @@ TransformerDecoderLayerParams TransformerDecoderLayer::params() const {
   p.multihead_attn = multihead_attn->params();
   fill_params(p);
   p.norm3 = norm_params(*norm3);
-  p.dropout3 = dropout3->p;
+  p.dropout3 = dropout3->options.p();
   return p;
 }
 
@@ -368,7 +378,8 @@ LayerOptions layer_options(const TransformerOptions& o) {
 }
 
 std::shared_ptr<LayerNorm> final_norm(const TransformerOptions& o) {
-  return std::make_shared<LayerNorm>(Shape{o.d_model()}, o.layer_norm_eps(), true, o.bias(), o.dtype());
+  return std::make_shared<LayerNorm>(
+      LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps()).bias(o.bias()).dtype(o.dtype()));
 }
 
 }  // namespace

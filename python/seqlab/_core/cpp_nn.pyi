@@ -6,7 +6,7 @@ import collections.abc
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['ALiBi', 'ALiBiOptions', 'AbsolutePosition', 'BatchNorm1d', 'BatchNorm1dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'DARelativePosition', 'DARelativePositionOptions', 'DeBERTaRelativePosition', 'DeBERTaRelativePositionOptions', 'Dropout', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'KERPLE', 'KERPLEOptions', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LeakyReLU', 'LeakyReLUOptions', 'LearnedPositionalEmbedding', 'LearnedPositionalEmbeddingOptions', 'Linear', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NoPE', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'ReLU', 'ReLU6', 'RelativePosition', 'RoPE', 'RoPEOptions', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'ShawRelativePosition', 'ShawRelativePositionOptions', 'SiLU', 'Sigmoid', 'SinusoidalPositionalEncoding', 'SinusoidalPositionalEncodingOptions', 'Softmax', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softsign', 'T5RelativeBias', 'T5RelativeBiasOptions', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'TransformerXLRelativePosition', 'TransformerXLRelativePositionOptions', 'UnaryModule']
+__all__: list[str] = ['ALiBi', 'ALiBiOptions', 'AbsolutePosition', 'BatchNorm1d', 'BatchNorm1dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'DARelativePosition', 'DARelativePositionOptions', 'DeBERTaRelativePosition', 'DeBERTaRelativePositionOptions', 'Dropout', 'DropoutOptions', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'KERPLE', 'KERPLEOptions', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LayerNormOptions', 'LeakyReLU', 'LeakyReLUOptions', 'LearnedPositionalEmbedding', 'LearnedPositionalEmbeddingOptions', 'Linear', 'LinearOptions', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NoPE', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RMSNormOptions', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'ReLU', 'ReLU6', 'RelativePosition', 'RoPE', 'RoPEOptions', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'ShawRelativePosition', 'ShawRelativePositionOptions', 'SiLU', 'Sigmoid', 'SinusoidalPositionalEncoding', 'SinusoidalPositionalEncodingOptions', 'Softmax', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softsign', 'T5RelativeBias', 'T5RelativeBiasOptions', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'TransformerXLRelativePosition', 'TransformerXLRelativePositionOptions', 'UnaryModule']
 class Module:
     def __repr__(self) -> str:
         ...
@@ -30,8 +30,35 @@ class UnaryModule(Module):
         ...
     def forward(self, input: Tensor) -> Tensor:
         ...
+class LinearOptions:
+    fields: typing.ClassVar[tuple] = ('in_features', 'out_features', 'bias', 'dtype')
+    bias: bool
+    dtype: seqlab._core.dtype
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    in_features: int
+    out_features: int
 class Linear(UnaryModule):
-    def __init__(self, in_features: typing.SupportsInt | typing.SupportsIndex, out_features: typing.SupportsInt | typing.SupportsIndex, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: LinearOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> LinearOptions:
+        ...
+class NonDynamicallyQuantizableLinear(Linear):
+    @typing.overload
+    def __init__(self, options: LinearOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> LinearOptions:
         ...
 class BilinearOptions:
     fields: typing.ClassVar[tuple] = ('in1_features', 'in2_features', 'out_features', 'bias', 'dtype')
@@ -83,11 +110,61 @@ class Embedding(UnaryModule):
     @property
     def options(self) -> EmbeddingOptions:
         ...
+class LayerNormOptions:
+    fields: typing.ClassVar[tuple] = ('normalized_shape', 'eps', 'elementwise_affine', 'bias', 'dtype')
+    bias: bool
+    dtype: seqlab._core.dtype
+    elementwise_affine: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    eps: float
+    @property
+    def normalized_shape(self) -> tuple:
+        ...
+    @normalized_shape.setter
+    def normalized_shape(self, arg1: typing.Any) -> None:
+        ...
 class LayerNorm(UnaryModule):
-    def __init__(self, normalized_shape: typing.Any, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05, elementwise_affine: bool = True, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: LayerNormOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> LayerNormOptions:
+        ...
+class RMSNormOptions:
+    fields: typing.ClassVar[tuple] = ('normalized_shape', 'eps', 'elementwise_affine', 'dtype')
+    dtype: seqlab._core.dtype
+    elementwise_affine: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def eps(self) -> float | None:
+        ...
+    @eps.setter
+    def eps(self, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> None:
+        ...
+    @property
+    def normalized_shape(self) -> tuple:
+        ...
+    @normalized_shape.setter
+    def normalized_shape(self, arg1: typing.Any) -> None:
         ...
 class RMSNorm(UnaryModule):
-    def __init__(self, normalized_shape: typing.Any, eps: typing.SupportsFloat | typing.SupportsIndex | None = None, elementwise_affine: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
+    @typing.overload
+    def __init__(self, options: RMSNormOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> RMSNormOptions:
         ...
 class BatchNormOptions:
     fields: typing.ClassVar[tuple] = ('num_features', 'eps', 'momentum', 'affine', 'track_running_stats', 'dtype', 'bias')
@@ -117,8 +194,23 @@ class BatchNorm1d(UnaryModule):
     @property
     def options(self) -> BatchNormOptions:
         ...
+class DropoutOptions:
+    fields: typing.ClassVar[tuple] = ('p', 'inplace')
+    inplace: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    p: float
 class Dropout(UnaryModule):
-    def __init__(self, p: typing.SupportsFloat | typing.SupportsIndex = 0.5, inplace: bool = False) -> None:
+    @typing.overload
+    def __init__(self, options: DropoutOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DropoutOptions:
         ...
 class Identity(UnaryModule):
     def __init__(self) -> None:
@@ -694,9 +786,6 @@ class Seq2SeqAttentionOptions:
     def key_size(self, arg1: typing.SupportsInt | typing.SupportsIndex | None) -> None:
         ...
     query_size: int
-class NonDynamicallyQuantizableLinear(Linear):
-    def __init__(self, in_features: typing.SupportsInt | typing.SupportsIndex, out_features: typing.SupportsInt | typing.SupportsIndex, bias: bool = True, *, dtype: seqlab._core.dtype = dtype.float32) -> None:
-        ...
 class ModuleList(Module):
     def __getitem__(self, idx: typing.SupportsInt | typing.SupportsIndex) -> Module:
         ...

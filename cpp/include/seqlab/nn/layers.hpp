@@ -1,39 +1,50 @@
-// The layers of seqlab.nn for C++ users, twins of python/seqlab/nn/layers.py and of
-// torch::nn's: same constructor arguments, parameter names, shapes, initialisation and reprs,
+// The layers of seqlab.nn for C++ users, twins of python/seqlab/nn/modules/*.py and of
+// torch::nn's: same constructor arguments (an options struct), parameter names, shapes, initialisation and reprs,
 // and a forward that is one call of the C++ functional the Python layer calls too (DESIGN.md,
 // "The twin policy"). cpp/src/nn/layers.cpp; tests: cpp/tests/test_nn.cpp and
 // tests/test_nn_twins.py (each layer built on both sides and compared).
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "seqlab/arg.hpp"
 #include "seqlab/nn/module.hpp"
 
 namespace seqlab::nn {
 
+// torch.nn.Linear's arguments (torch::nn::LinearOptions).
+struct LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features) : in_features_(in_features), out_features_(out_features) {}
+
+  SEQLAB_ARG(int64_t, in_features);
+  SEQLAB_ARG(int64_t, out_features);
+  SEQLAB_ARG(bool, bias) = true;
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+};
+
 // y = x Wᵀ + b, W: (out_features, in_features), initialised as torch.nn.Linear:
 // W ~ kaiming_uniform(a=√5) = U(±1/√in), b ~ U(±1/√in).
 class Linear : public UnaryModule {
  public:
-  Linear(int64_t in_features, int64_t out_features, bool bias = true, Dtype dtype = Dtype::Float32);
+  explicit Linear(const LinearOptions& options) : Linear("Linear", options) {}
+  Linear(int64_t in_features, int64_t out_features) : Linear(LinearOptions(in_features, out_features)) {}
   Tensor forward(const Tensor& x) override;
   void reset_parameters();
   std::string extra_repr() const override;
   Tensor weight, bias;
-  const int64_t in_features, out_features;
+  const LinearOptions options;
 
  protected:
-  Linear(const char* name, int64_t in_features, int64_t out_features, bool bias, Dtype dtype);
+  Linear(const char* name, const LinearOptions& options);
 };
 
 // torch.nn.modules.linear.NonDynamicallyQuantizableLinear: a Linear under another name (torch's
 // quantization tooling skips it), used as MultiheadAttention's out_proj; the name shows in reprs.
 class NonDynamicallyQuantizableLinear : public Linear {
  public:
-  NonDynamicallyQuantizableLinear(int64_t in_features, int64_t out_features, bool bias = true,
-                                  Dtype dtype = Dtype::Float32)
-      : Linear("NonDynamicallyQuantizableLinear", in_features, out_features, bias, dtype) {}
+  explicit NonDynamicallyQuantizableLinear(const LinearOptions& options)
+      : Linear("NonDynamicallyQuantizableLinear", options) {}
 };
 
 // torch.nn.Embedding's arguments (torch::nn::EmbeddingOptions) that the C++ module supports.
@@ -61,40 +72,65 @@ class Embedding : public UnaryModule {
   const EmbeddingOptions options;  // padding_idx as a row (>= 0)
 };
 
+// torch.nn.LayerNorm's arguments (torch::nn::LayerNormOptions).
+struct LayerNormOptions {
+  explicit LayerNormOptions(Shape normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}
+
+  SEQLAB_ARG(Shape, normalized_shape);  // the trailing dims normalised over
+  SEQLAB_ARG(double, eps) = 1e-5;
+  SEQLAB_ARG(bool, elementwise_affine) = true;  // weight (and bias)
+  SEQLAB_ARG(bool, bias) = true;
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+};
+
 // Layer normalisation over the last dims (Ba et al. 2016); weight 1, bias 0.
 class LayerNorm : public UnaryModule {
  public:
-  explicit LayerNorm(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true, bool bias = true,
-                     Dtype dtype = Dtype::Float32);
+  explicit LayerNorm(const LayerNormOptions& options);
+  explicit LayerNorm(Shape normalized_shape) : LayerNorm(LayerNormOptions(std::move(normalized_shape))) {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   Tensor weight, bias;
-  const Shape normalized_shape;
-  const double eps;
+  const LayerNormOptions options;
 };
 
-// y = x / RMS(x) * weight over the trailing normalized_shape dims; eps nullopt: the dtype's
-// machine epsilon (torch.nn.RMSNorm's None). weight = 1 at init.
+// torch.nn.RMSNorm's arguments; eps unset: the dtype's machine epsilon (torch's None).
+struct RMSNormOptions {
+  explicit RMSNormOptions(Shape normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}
+
+  SEQLAB_ARG(Shape, normalized_shape);
+  SEQLAB_ARG(std::optional<double>, eps);
+  SEQLAB_ARG(bool, elementwise_affine) = true;
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+};
+
+// y = x / RMS(x) * weight over the trailing normalized_shape dims. weight = 1 at init.
 class RMSNorm : public UnaryModule {
  public:
-  explicit RMSNorm(Shape normalized_shape, std::optional<double> eps = std::nullopt, bool elementwise_affine = true,
-                   Dtype dtype = Dtype::Float32);
+  explicit RMSNorm(const RMSNormOptions& options);
+  explicit RMSNorm(Shape normalized_shape) : RMSNorm(RMSNormOptions(std::move(normalized_shape))) {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   Tensor weight;
-  const Shape normalized_shape;
-  const std::optional<double> eps;
+  const RMSNormOptions options;
+};
+
+// torch.nn.Dropout's arguments (torch::nn::DropoutOptions); a probability converts to them.
+struct DropoutOptions {
+  DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT: implicit, Dropout(0.1) as torch's
+
+  SEQLAB_ARG(double, p);
+  SEQLAB_ARG(bool, inplace) = false;
 };
 
 // Inverted dropout in training mode, identity in eval mode. inplace is accepted (and shown)
 // as torch's; the result is a new tensor, as in seqlab.nn.Dropout.
 class Dropout : public UnaryModule {
  public:
-  explicit Dropout(double p = 0.5, bool inplace = false);
+  explicit Dropout(const DropoutOptions& options = {});
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
-  const double p;
-  const bool inplace;
+  const DropoutOptions options;
 };
 
 // torch.nn.Bilinear's arguments (torch::nn::BilinearOptions).
