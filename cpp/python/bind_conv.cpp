@@ -23,47 +23,47 @@ Tensor conv_call(const char* op, Conv conv, const Tensor& input, const Tensor& w
 Shape stride_arg(py::handle stride, const char* op) {
   return stride.is_none() ? Shape{} : size_arg(stride, op, "stride");
 }
+
+// F.conv1d and F.conv2d: the same arguments for `conv` (conv1d or conv2d).
+template <typename Conv>
+void def_conv(py::module_& m, const char* op, Conv conv, const char* doc) {
+  m.def(op, [op, conv](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride,
+                       py::handle padding, py::handle dilation, int64_t groups) {
+    return conv_call(op, conv, input, weight, bias, stride, padding, dilation, groups);
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+        py::arg("dilation") = 1, py::arg("groups") = 1, doc);
+}
+
+// F.max_pool1d and F.max_pool2d with return_indices=True: the same arguments for `pool`.
+template <typename Pool>
+void def_max_pool(py::module_& m, const char* name, const char* op, Pool pool, const char* doc) {
+  m.def(name, [op, pool](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
+                         py::handle dilation, bool ceil_mode) {
+    const Shape k = size_arg(kernel_size, op, "kernel_size"), s = stride_arg(stride, op),
+                p = size_arg(padding, op, "padding"), d = size_arg(dilation, op, "dilation");
+    return released([&] { return pool(input, k, s, p, d, ceil_mode); });
+  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+        py::arg("dilation") = 1, py::arg("ceil_mode") = false, doc);
+}
 }  // namespace
 
 void bind_conv(py::module_& m) {
-  m.def("conv1d", [](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride, py::handle padding,
-                     py::handle dilation, int64_t groups) {
-    return conv_call("conv1d", [](auto&&... a) { return conv1d(a...); }, input, weight, bias, stride, padding,
-                     dilation, groups);
-  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
-        py::arg("dilation") = 1, py::arg("groups") = 1,
-        "y[n, o, l] = b[o] + sum_{c, j} w[o, c, j] x[n, g*C/G + c, l*stride - padding + j*dilation]: a 1-D\n"
-        "convolution (cross-correlation) over input (N, C, L) or (C, L), weight (out, C/groups, k) (F.conv1d).\n"
-        "padding: an int, a tuple, 'valid' (0) or 'same' (output length = input length, stride 1).");
-  m.def("conv2d", [](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride, py::handle padding,
-                     py::handle dilation, int64_t groups) {
-    return conv_call("conv2d", [](auto&&... a) { return conv2d(a...); }, input, weight, bias, stride, padding,
-                     dilation, groups);
-  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
-        py::arg("dilation") = 1, py::arg("groups") = 1,
-        "y[n, o, i, j] = b[o] + sum_{c, p, q} w[o, c, p, q] x[n, g*C/G + c, i*sH - pH + p*dH, j*sW - pW + q*dW]:\n"
-        "a 2-D convolution (cross-correlation) over input (N, C, H, W) or (C, H, W), weight\n"
-        "(out, C/groups, kH, kW) (F.conv2d). padding: an int, a tuple, 'valid' (0) or 'same' (stride 1).");
-  m.def("max_pool1d_with_indices", [](const Tensor& input, py::handle kernel_size, py::handle stride,
-                                      py::handle padding, py::handle dilation, bool ceil_mode) {
-    const char* op = "max_pool1d";
-    const Shape k = size_arg(kernel_size, op, "kernel_size"), s = stride_arg(stride, op),
-                p = size_arg(padding, op, "padding"), d = size_arg(dilation, op, "dilation");
-    return released([&] { return max_pool1d_with_indices(input, k, s, p, d, ceil_mode); });
-  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-        py::arg("dilation") = 1, py::arg("ceil_mode") = false,
-        "(max over each window of input (N, C, L) or (C, L), the argmax's position in L) (F.max_pool1d\n"
-        "with return_indices=True). stride defaults to kernel_size.");
-  m.def("max_pool2d_with_indices", [](const Tensor& input, py::handle kernel_size, py::handle stride,
-                                      py::handle padding, py::handle dilation, bool ceil_mode) {
-    const char* op = "max_pool2d";
-    const Shape k = size_arg(kernel_size, op, "kernel_size"), s = stride_arg(stride, op),
-                p = size_arg(padding, op, "padding"), d = size_arg(dilation, op, "dilation");
-    return released([&] { return max_pool2d_with_indices(input, k, s, p, d, ceil_mode); });
-  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-        py::arg("dilation") = 1, py::arg("ceil_mode") = false,
-        "(max over each window of input (N, C, H, W) or (C, H, W), the argmax's position h*W + w in its plane)\n"
-        "(F.max_pool2d with return_indices=True). stride defaults to kernel_size.");
+  def_conv(m, "conv1d", [](auto&&... a) { return conv1d(a...); },
+           "y[n, o, l] = b[o] + sum_{c, j} w[o, c, j] x[n, g*C/G + c, l*stride - padding + j*dilation]: a 1-D\n"
+           "convolution (cross-correlation) over input (N, C, L) or (C, L), weight (out, C/groups, k) (F.conv1d).\n"
+           "padding: an int, a tuple, 'valid' (0) or 'same' (output length = input length, stride 1).");
+  def_conv(m, "conv2d", [](auto&&... a) { return conv2d(a...); },
+           "y[n, o, i, j] = b[o] + sum_{c, p, q} w[o, c, p, q] x[n, g*C/G + c, i*sH - pH + p*dH, j*sW - pW + q*dW]:\n"
+           "a 2-D convolution (cross-correlation) over input (N, C, H, W) or (C, H, W), weight\n"
+           "(out, C/groups, kH, kW) (F.conv2d). padding: an int, a tuple, 'valid' (0) or 'same' (stride 1).");
+  def_max_pool(m, "max_pool1d_with_indices", "max_pool1d",
+               [](auto&&... a) { return max_pool1d_with_indices(a...); },
+               "(max over each window of input (N, C, L) or (C, L), the argmax's position in L) (F.max_pool1d\n"
+               "with return_indices=True). stride defaults to kernel_size.");
+  def_max_pool(m, "max_pool2d_with_indices", "max_pool2d",
+               [](auto&&... a) { return max_pool2d_with_indices(a...); },
+               "(max over each window of input (N, C, H, W) or (C, H, W), the argmax's position h*W + w in its plane)\n"
+               "(F.max_pool2d with return_indices=True). stride defaults to kernel_size.");
   m.def("avg_pool1d", [](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
                          bool ceil_mode, bool count_include_pad) {
     const char* op = "avg_pool1d";
