@@ -4,6 +4,7 @@ parameters under torch's names and calling one C++ functional. Each layer below 
 both sides from the same arguments and the same seed, and must agree with its twin on
 parameter and buffer names, shapes, dtypes and initial values, on its repr, and on its output;
 the names, shapes and repr must also be torch.nn's. A new layer is covered by one line in TWINS."""
+import inspect
 import warnings
 
 import pytest
@@ -287,6 +288,26 @@ def test_every_layer_of_seqlab_nn_has_a_twin_case():
                | set(transformer.__all__) | set(conv.__all__) - {"LazyConv1d", "LazyConv2d"})
     assert modules <= covered, sorted(modules - covered)
     assert covered <= set(dir(cpp_nn)), sorted(covered - set(dir(cpp_nn)))
+
+
+# Fields of an options struct that several C++ modules share which a module's Python twin does not
+# take (the module refuses them): RNNOptions is also LSTMOptions and GRUOptions, RNNCellOptions the
+# cells'.
+NOT_TAKEN = {"RNN": {"proj_size"}, "LSTM": {"nonlinearity"}, "GRU": {"nonlinearity", "proj_size"},
+             "LSTMCell": {"nonlinearity"}, "GRUCell": {"nonlinearity"}}
+
+
+@pytest.mark.parametrize("name", sorted({name for name, _, _ in TWINS if hasattr(cpp_nn, name + "Options")}))
+def test_cpp_options_are_the_python_keywords(name):
+    """A C++ twin's options struct names each field as the Python layer's keyword (STYLE.md 16),
+    so build_cpp can set them by name; the module refuses a field its twin does not take."""
+    options = getattr(cpp_nn, name + "Options")
+    keywords = set(inspect.signature(getattr(nn, name)).parameters)
+    taken = set(options.fields) - NOT_TAKEN.get(name, set())
+    assert taken <= keywords, sorted(taken - keywords)
+    for field in NOT_TAKEN.get(name, ()):
+        with pytest.raises(TypeError, match=f"unexpected keyword argument '{field}'"):
+            getattr(cpp_nn, name)(3, 4, **{field: "relu" if field == "nonlinearity" else 2})
 
 
 # The layers of seqlab.nn with no C++ twin, and why: the twin rule is for layers whose computation
