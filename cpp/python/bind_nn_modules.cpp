@@ -25,6 +25,15 @@ Class<M, Base> module_with_options(py::module_& c, const char* name, const char*
   return cls;
 }
 
+// The fields LayerNorm and RMSNorm share, first in both.
+template <typename O>
+ModuleOptions<O>& norm_args(ModuleOptions<O>& o) {
+  return o.shape_arg("normalized_shape", &O::normalized_shape, &O::normalized_shape)
+      .arg("eps", &O::eps, &O::eps)
+      .arg("elementwise_affine", &O::elementwise_affine, &O::elementwise_affine)
+      .required({"normalized_shape"});
+}
+
 }  // namespace
 
 void bind_nn_modules(py::module_& m) {
@@ -75,20 +84,11 @@ void bind_nn_modules(py::module_& m) {
   }, [] { return EO(0, 0); });
   using LNO = nn::LayerNormOptions;
   module_with_options<nn::LayerNorm, LNO>(c, "LayerNorm", "LayerNormOptions", [](ModuleOptions<LNO>& o) {
-    o.shape_arg("normalized_shape", &LNO::normalized_shape, &LNO::normalized_shape)
-        .arg("eps", &LNO::eps, &LNO::eps)
-        .arg("elementwise_affine", &LNO::elementwise_affine, &LNO::elementwise_affine)
-        .arg("bias", &LNO::bias, &LNO::bias)
-        .arg("dtype", &LNO::dtype, &LNO::dtype)
-        .required({"normalized_shape"});
+    norm_args(o).arg("bias", &LNO::bias, &LNO::bias).arg("dtype", &LNO::dtype, &LNO::dtype);
   }, [] { return LNO({}); });
   using RNO = nn::RMSNormOptions;
   module_with_options<nn::RMSNorm, RNO>(c, "RMSNorm", "RMSNormOptions", [](ModuleOptions<RNO>& o) {
-    o.shape_arg("normalized_shape", &RNO::normalized_shape, &RNO::normalized_shape)
-        .arg("eps", &RNO::eps, &RNO::eps)
-        .arg("elementwise_affine", &RNO::elementwise_affine, &RNO::elementwise_affine)
-        .arg("dtype", &RNO::dtype, &RNO::dtype)
-        .required({"normalized_shape"});
+    norm_args(o).arg("dtype", &RNO::dtype, &RNO::dtype);
   }, [] { return RNO({}); });
   using BNO = nn::BatchNormOptions;
   module_with_options<nn::BatchNorm1d, BNO>(c, "BatchNorm1d", "BatchNormOptions", [](ModuleOptions<BNO>& o) {
