@@ -184,7 +184,7 @@ void bind_transformer(py::module_& m) {
         "attn_output_weights).");
 
   // --- what the modules pass: their parameters and options, field by field (Record: the Python
-  // modules build them from the field names, python/seqlab/nn/transformer.py's _params).
+  // modules build them from the field names, python/seqlab/nn/modules/activation.py's _params).
   Record<MultiheadAttentionParams>(m, "MultiheadAttentionParams", "What a MultiheadAttention passes to its functional.")
       .field("embed_dim", &MultiheadAttentionParams::embed_dim)
       .field("num_heads", &MultiheadAttentionParams::num_heads)

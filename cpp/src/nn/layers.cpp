@@ -1,4 +1,4 @@
-// The basic layers for C++ users; the Python twins are in python/seqlab/nn/layers.py.
+// The basic layers for C++ users; the Python twins are in python/seqlab/nn/modules/ (linear.py, sparse.py, normalization.py, ...).
 #include "seqlab/nn/layers.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // MultiheadAttention and the Transformer modules for C++ users; the Python twins are in
-// python/seqlab/nn/transformer.py. Both register torch's submodules and parameters in torch's
+// python/seqlab/nn/modules/activation.py (MultiheadAttention) and transformer.py. Both register torch's submodules and parameters in torch's
 // order, initialise them in torch's order, and call the functionals of ops/transformer.hpp.
 #include "seqlab/nn/transformer.hpp"
 
@@ -15,7 +15,7 @@ namespace seqlab::nn {
 // ------------------------------------------------------------------ MultiheadAttention
 namespace {
 
-// The options' checks, in the Python module's order and words (python/seqlab/nn/transformer.py).
+// The options' checks, in the Python module's order and words (python/seqlab/nn/modules/activation.py).
 const MultiheadAttentionOptions& checked(const MultiheadAttentionOptions& o) {
   const int64_t E = o.embed_dim(), H = o.num_heads();
   if (!o.head_dim()) {
