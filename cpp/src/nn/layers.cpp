@@ -1,4 +1,5 @@
-// The basic layers for C++ users; the Python twins are in python/seqlab/nn/modules/ (linear.py, sparse.py, normalization.py, ...).
+// The basic layers for C++ users; the Python twins are in python/seqlab/nn/modules/ (linear.py,
+// sparse.py, normalization.py, ...).
 #include "seqlab/nn/layers.hpp"
 
 #include <algorithm>

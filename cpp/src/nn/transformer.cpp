@@ -1,6 +1,7 @@
 // MultiheadAttention and the Transformer modules for C++ users; the Python twins are in
-// python/seqlab/nn/modules/activation.py (MultiheadAttention) and transformer.py. Both register torch's submodules and parameters in torch's
-// order, initialise them in torch's order, and call the functionals of ops/transformer.hpp.
+// python/seqlab/nn/modules/activation.py (MultiheadAttention) and transformer.py. Both register
+// torch's submodules and parameters in torch's order, initialise them in torch's order, and call
+// the functionals of ops/transformer.hpp.
 #include "seqlab/nn/transformer.hpp"
 
 #include <cmath>

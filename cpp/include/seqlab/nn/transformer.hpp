@@ -1,5 +1,6 @@
 // MultiheadAttention and the Transformer modules for C++ users, twins of
-// python/seqlab/nn/modules/activation.py and transformer.py and of torch.nn's (https://pytorch.org/docs/stable/nn.html#transformer-layers):
+// python/seqlab/nn/modules/activation.py and transformer.py, and of torch.nn's
+// (https://pytorch.org/docs/stable/nn.html#transformer-layers):
 // each module takes an options struct whose fields are the Python constructor's keywords
 // (torch::nn::MultiheadAttentionOptions ...), keeps it as `options`, and registers torch's
 // submodules and parameters in torch's order, initialised in torch's order (so that both twins
