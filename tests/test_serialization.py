@@ -243,17 +243,160 @@ def test_the_file_is_a_plain_safetensors_file_with_state_dict_names(tmp_path):
 
     arrays, metadata, header, n = tiny_reader(path)
     assert n % 8 == 0                                  # the data start 8-byte aligned
-    assert set(metadata) == {"seqlab.structure", "seqlab.crc32"}  # the structure and the checksums, as JSON
-    structure = json.loads(metadata["seqlab.structure"])
-    assert structure["version"] == 1
-    crc = json.loads(metadata["seqlab.crc32"])       # zlib's CRC-32 of each tensor's stored bytes
-    assert crc["structure"] == f"{zlib.crc32(metadata['seqlab.structure'].encode()):08x}"
+    assert set(metadata) == {"seqlab"}                # one entry: the structure and the checksums, as JSON
+    entry = json.loads(metadata["seqlab"])
+    assert set(entry) == {"structure", "crc32"}
+    structure = json.loads(entry["structure"])
+    assert structure["version"] == 2
+    crc = entry["crc32"]                              # zlib's CRC-32 of each tensor's stored bytes
+    assert crc["structure"] == f"{zlib.crc32(entry['structure'].encode()):08x}"
     assert crc["tensors"] == {name: f"{zlib.crc32(a.tobytes()):08x}" for name, a in arrays.items()}
     spans = sorted(info["data_offsets"] for info in header.values())
     assert spans[0][0] == 0 and all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
     assert spans[-1][1] == os.path.getsize(path) - 8 - n
     with safetensors.safe_open(str(path), framework="np") as f:
         assert f.metadata() == metadata
+
+
+def test_two_processes_save_the_same_object_to_the_same_bytes(tmp_path):
+    # the library writes __metadata__ from a hash map seeded per process: with two entries their
+    # order (and so the file) changed from run to run; one entry has one order
+    script = textwrap.dedent("""
+        import collections, sys
+        import seqlab
+        model = collections.OrderedDict([("fc.weight", seqlab.arange(12.0).reshape(3, 4)),
+                                         ("fc.bias", seqlab.tensor([1.0, -2.0, 0.5])),
+                                         ("bn.num_batches_tracked", seqlab.tensor(7))])
+        seqlab.save({"model": model, "optimizer": {"state": {0: {"step": seqlab.tensor(3.0)}},
+                                                   "param_groups": [{"lr": 0.1, "params": [0]}]},
+                     "epoch": 3, "note": "run"}, sys.argv[1])
+    """)
+    contents = set()
+    for i in range(8):   # (two orders, so eight runs of the old writer agreed once in 128)
+        path = tmp_path / f"run{i}.safetensors"
+        subprocess.run([sys.executable, "-c", script, str(path)], check=True, timeout=120)
+        contents.add(path.read_bytes())
+    assert len(contents) == 1
+
+
+def legacy_file(path, obj_arrays, structure_root, checksums=True):
+    """A format-version-1 checkpoint, as the writers before version 2 left it: the structure
+    under "seqlab.structure" and (since the checksums) their JSON under "seqlab.crc32"."""
+    structure = json.dumps({"version": 1, "root": structure_root}, separators=(",", ":"))
+    metadata = {"seqlab.structure": structure}
+    if checksums:
+        metadata["seqlab.crc32"] = json.dumps({
+            "structure": f"{zlib.crc32(structure.encode()):08x}",
+            "tensors": {name: f"{zlib.crc32(a.tobytes()):08x}" for name, a in obj_arrays.items()}})
+    safetensors.numpy.save_file(obj_arrays, str(path), metadata)
+
+
+LEGACY_ARRAYS = {"model.w": np.arange(6, dtype=np.float32).reshape(2, 3), "model.b": np.array([1, -1], dtype=np.int64)}
+LEGACY_ROOT = {"dict": [["model", {"odict": [["w", {"tensor": "model.w"}], ["b", {"tensor": "model.b"}]]}],
+                        [0, {"float": "nan"}], ["epoch", 3]]}
+
+
+@pytest.mark.parametrize("checksums", [True, False], ids=["with-checksums", "before-checksums"])
+def test_version_1_files_still_load_from_a_path_and_a_file_object(tmp_path, checksums):
+    path = tmp_path / "v1.safetensors"
+    legacy_file(path, LEGACY_ARRAYS, LEGACY_ROOT, checksums)
+    expected = {"model": collections.OrderedDict([("w", seqlab.from_numpy(LEGACY_ARRAYS["model.w"].copy())),
+                                                  ("b", seqlab.from_numpy(LEGACY_ARRAYS["model.b"].copy()))]),
+                0: math.nan, "epoch": 3}
+    assert_same(load(path), expected)
+    with open(path, "rb") as f:
+        assert_same(load(f), expected)
+    if checksums:  # and their checksums are checked
+        content = bytearray(path.read_bytes())
+        content[-1] ^= 0x04                      # (model.w: the F32 data come after the I64)
+        path.write_bytes(content)
+        with pytest.raises(ValueError, match=re.escape(str(path)) + ".*tensor 'model.w' does not match the checksum"):
+            load(path)
+
+
+def flips_in_metadata_keys(content, keys):
+    """Every one-bit flip of `content` inside the header's text of the metadata key names `keys`."""
+    (n,) = struct.unpack("<Q", content[:8])
+    header = bytes(content[8:8 + n])
+    for key in keys:
+        start = 8 + header.index(json.dumps(key).encode())
+        for byte in range(start, start + len(key) + 2):      # the name and its quotes
+            for bit in range(8):
+                flipped = bytearray(content)
+                flipped[byte] ^= 1 << bit
+                yield flipped
+
+
+@pytest.mark.parametrize("layout", ["version-2", "version-1"])
+def test_a_flipped_bit_in_a_metadata_key_name_never_loads_different_content(tmp_path, layout):
+    path, bad = tmp_path / "ckpt.safetensors", tmp_path / "flipped.safetensors"
+    if layout == "version-2":
+        save({"model": {"w": seqlab.arange(6.0).reshape(2, 3), "b": seqlab.tensor([1, -1])}, 0: math.nan,
+              "epoch": 3}, path)
+        keys = ["seqlab"]
+    else:
+        legacy_file(path, LEGACY_ARRAYS, LEGACY_ROOT)
+        keys = ["seqlab.structure", "seqlab.crc32"]
+    expected = load(path)
+    content = path.read_bytes()
+    refused = 0
+    for flipped in flips_in_metadata_keys(content, keys):
+        bad.write_bytes(flipped)
+        for source in (lambda: bad, lambda: io.BytesIO(bytes(flipped))):
+            try:
+                got = load(source())
+            except ValueError as e:
+                assert str(bad) in str(e) or "BytesIO" in str(e), e
+                refused += 1
+                continue
+            assert_same(got, expected)   # e.g. a damaged "seqlab.crc32": the structure loads unchecked
+    assert refused > 0
+
+
+def test_checksums_without_their_structure_are_refused(tmp_path):
+    # a damaged "seqlab.structure" key name once made a checkpoint load as a flat {name: tensor} dict
+    path = tmp_path / "ckpt.safetensors"
+    legacy_file(path, LEGACY_ARRAYS, LEGACY_ROOT)
+    content = path.read_bytes().replace(b'"seqlab.structure"', b'"seqlab.structurf"')
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=re.escape(str(path)) + ".*'seqlab.structurf' holds seqlab's"):
+        load(path)
+    arrays = dict(LEGACY_ARRAYS)
+    safetensors.numpy.save_file(arrays, str(path), {"seqlab.crc32": json.dumps({
+        "structure": "00000000", "tensors": {name: f"{zlib.crc32(a.tobytes()):08x}" for name, a in arrays.items()}})})
+    for source in (path, io.BytesIO(path.read_bytes())):
+        with pytest.raises(ValueError, match="holds seqlab's checksums but there is no seqlab.structure metadata"):
+            load(source)
+
+
+def test_a_plain_file_loads_in_the_files_order_from_a_path_and_a_file_object(tmp_path):
+    # safetensors.deserialize gives the tensors in hash-map order; load gives them in the file's
+    path = tmp_path / "plain.safetensors"
+    arrays = {f"layer{i}.{kind}": np.full((i % 3, 2), i, dtype=np.float32 if i % 2 else np.int64)
+              for i in range(12) for kind in ("weight", "bias")}
+    safetensors.numpy.save_file(arrays, str(path))
+    _, _, header, _ = tiny_reader(path)
+    in_file = sorted(header, key=lambda name: header[name]["data_offsets"])  # (stable: ties in header order)
+    assert list(load(path)) == in_file
+    with open(path, "rb") as f:
+        assert list(load(f)) == in_file
+    assert list(load(io.BytesIO(path.read_bytes()))) == in_file
+
+
+def test_a_checkpoint_gets_the_old_files_permissions_or_0o644(tmp_path):
+    # the library renames its own 0600 temporary over the one atomic_path hands it: the
+    # permissions are set after it wrote
+    old_umask = os.umask(0o022)
+    try:
+        path = tmp_path / "ckpt.safetensors"
+        save({"w": seqlab.zeros(3)}, path)
+        assert path.stat().st_mode & 0o777 == 0o644
+        path.chmod(0o640)
+        save({"w": seqlab.ones(3)}, path)
+        assert path.stat().st_mode & 0o777 == 0o640
+        assert_same(load(path), {"w": seqlab.ones(3)})
+    finally:
+        os.umask(old_umask)
 
 
 def test_torch_reads_seqlab_checkpoints_through_safetensors(tmp_path):

@@ -34,7 +34,9 @@ def atomic_open(path, mode="wb"):
 def atomic_path(path):
     """A temporary path beside `path` for a writer that opens files itself (C++, atomic_open):
     on a clean exit the file is fsynced and replaces `path`; on an exception it is removed.
-    The new file gets the old file's permissions, or 0o644 when there was none."""
+    The new file gets the old file's permissions, or 0o644 when there was none: they are set
+    once the writer is done, since a writer may replace `tmp` by a file of its own (the
+    safetensors library renames its own temporary file over it)."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
@@ -44,8 +46,8 @@ def atomic_path(path):
             permissions = os.stat(path).st_mode & 0o777
         except FileNotFoundError:
             permissions = 0o644
-        os.chmod(tmp, permissions)
         yield tmp
+        os.chmod(tmp, permissions)
         fd = os.open(tmp, os.O_RDONLY)
         try:
             os.fsync(fd)

@@ -12,16 +12,21 @@ by the `safetensors` package (its NumPy API), so PyTorch (safetensors.torch.load
 JAX and Rust read seqlab's checkpoints, and seqlab reads theirs. Tensors are named by their path
 in `obj` joined with '.', as PyTorch names state-dict entries ("fc.weight", "state.0.exp_avg"),
 so any safetensors reader sees a flat {name: array} dict. The rest of `obj` (nesting, key types,
-plain values, where each tensor goes) is JSON in the file's `__metadata__` under
-"seqlab.structure". dtypes: every seqlab dtype (F32, F64, I64, I32, I16, I8, U8, BOOL) is written
-and read as itself; F16 and BF16 (Hugging Face checkpoints) are read as float32, which holds
-their values exactly.
+plain values, where each tensor goes) is the structure, JSON text kept in the file's
+`__metadata__` under the one key "seqlab" with its checksums (below). One key, because the
+library writes the metadata from a hash map whose order varies from process to process: with
+one entry the same object saves to the same bytes every time. dtypes: every seqlab dtype (F32,
+F64, I64, I32, I16, I8, U8, BOOL) is written and read as itself; F16 and BF16 (Hugging Face
+checkpoints) are read as float32, which holds their values exactly.
 
-Checksums: the metadata's "seqlab.crc32" is the JSON {"structure": crc, "tensors": {name: crc}},
-the CRC-32 (zlib.crc32, 8 hex digits) of the structure's text and of each tensor's bytes as
-stored. CRC-32 detects every 1- and 2-bit error and every burst of up to 32 bits, at about
-1 GB/s; it guards against damage (a flipped bit on disk or in a copy), not against tampering.
-Other readers ignore the entry, so the file stays a plain safetensors file.
+Checksums: the "seqlab" entry is the JSON
+{"structure": text, "crc32": {"structure": crc, "tensors": {name: crc}}}: the structure's JSON
+text ({"version": 2, "root": node}) and the CRC-32 (zlib.crc32, 8 hex digits) of that text and
+of each tensor's bytes as stored. CRC-32 detects every 1- and 2-bit error and every burst of up
+to 32 bits, at about 1 GB/s; it guards against damage (a flipped bit on disk or in a copy), not
+against tampering. Other readers ignore the entry, so the file stays a plain safetensors file.
+Files of format version 1 (two entries: the structure under "seqlab.structure", the checksums'
+JSON under "seqlab.crc32", or no checksums before they were added) still load.
 
 Semantics, as torch.save/torch.load where they agree:
 - Non-contiguous tensors are written contiguously; `requires_grad` and `.grad` are not saved
@@ -33,16 +38,22 @@ Semantics, as torch.save/torch.load where they agree:
   is fsynced and renamed over `path`, then the directory is fsynced. An exception mid-save (an
   unsupported object, a full disk) leaves the previous file untouched and removes the temporary
   file; a process killed mid-save leaves the previous file untouched too, plus a stray
-  `.<name>.*.tmp` file that no one can clean up for it.
+  `.<name>.*.tmp` file, and possibly the library's own temporary `.tmpXXXXXX` (it writes one and
+  renames it over seqlab's), that no one can clean up for it.
+- A file object instead of a path costs one more copy of the checkpoint in memory: save builds
+  the whole file as bytes before writing it, load reads the whole file before unpacking it.
 - A file the safetensors library refuses (truncated, corrupt, not safetensors) raises ValueError
   naming the file and what is wrong with it; so does a tensor whose bytes no longer match their
-  checksum. Files written before the checksums (no "seqlab.crc32") load unchecked, as do files
+  checksum, and a file whose metadata holds seqlab's entries in part or under a damaged key name.
+  Version-1 files written before the checksums (no "seqlab.crc32") load unchecked, as do files
   from other tools.
-- A safetensors file written by another tool (no "seqlab.structure") loads as {name: tensor}.
+- A safetensors file written by another tool (no seqlab metadata) loads as {name: tensor}, in the
+  order of the tensors' data in the file, from a path or a file object alike.
 """
 
 import collections
 import collections.abc
+import io
 import json
 import math
 import os
@@ -59,9 +70,11 @@ from ._tensor import bool as _bool, float32, float64, int8, int16, int32, int64,
 
 __all__ = ["save", "load"]
 
+METADATA_KEY = "seqlab"
+FORMAT_VERSION = 2
+# format version 1: the structure and its checksums under two keys (still read)
 STRUCTURE_KEY = "seqlab.structure"
 CHECKSUM_KEY = "seqlab.crc32"
-FORMAT_VERSION = 1
 
 # safetensors dtype code -> (seqlab dtype, NumPy dtype: what the library's NumPy reader gives)
 _DTYPES = {"F32": (float32, "<f4"), "F64": (float64, "<f8"), "I64": (int64, "<i8"), "I32": (int32, "<i4"),
@@ -83,7 +96,8 @@ def save(obj, path):
     The file is a safetensors file; see the module docstring for the layout. Nothing is written
     (and the previous file at `path` stays as it was) if `obj` holds an unsupported object.
     `path` may also be a binary file object open for writing (`with open(p, "wb") as f:
-    torch.save(sd, f)`, as PyTorch scripts write); the checkpoint goes there, at its position.
+    torch.save(sd, f)`, as PyTorch scripts write); the checkpoint goes there, at its position,
+    not atomically, built in memory as bytes first (one more copy of the checkpoint).
     """
     file = path if hasattr(path, "write") else None
     if file is None:
@@ -94,7 +108,7 @@ def save(obj, path):
     arrays = {name: _array(t) for name, t in tensors}
     checksums = {"structure": _crc32(structure.encode("utf-8")),
                  "tensors": {name: _crc32(_bytes(a)) for name, a in arrays.items()}}
-    metadata = {STRUCTURE_KEY: structure, CHECKSUM_KEY: json.dumps(checksums, separators=(",", ":"))}
+    metadata = {METADATA_KEY: json.dumps({"structure": structure, "crc32": checksums}, separators=(",", ":"))}
     if file is not None:
         file.write(safetensors.numpy.save(arrays, metadata))  # the caller's open file: not atomic
         return
@@ -189,7 +203,10 @@ def _array(t):
 
 def _bytes(a):
     """A C-ordered array's bytes as the file holds them (little-endian), for its checksum."""
-    return a.reshape(-1).view(np.uint8) if a.size else b""
+    if not a.size:
+        return b""
+    little = a.dtype.newbyteorder("<")   # (a no-op for 1-byte dtypes and on little-endian machines)
+    return np.ascontiguousarray(a, dtype=little).reshape(-1).view(np.uint8)
 
 
 # ---------------------------------------------------------------------------------- load
@@ -202,7 +219,8 @@ def load(path, map_location=None, weights_only=True):
     pickled code), so loading is always "weights only".
     A truncated or corrupt file raises ValueError naming the file.
     `path` may also be a binary file object open for reading, as torch.load allows; the
-    checkpoint is read from its current position to its end.
+    checkpoint is read from its current position to its end, into memory as bytes first (one
+    more copy of the checkpoint than loading from a path).
     """
     del map_location, weights_only
     if hasattr(path, "read"):
@@ -210,14 +228,13 @@ def load(path, map_location=None, weights_only=True):
         data = path.read()
         bad = _bad(name)
         try:
-            entries = safetensors.deserialize(data)
+            entries = dict(safetensors.deserialize(data))
         except safetensors.SafetensorError as e:
             raise bad(_refusal(data, len(data), e)) from None
-        # the bytes API gives no metadata: read it from the header the library has just accepted
-        (n,) = struct.unpack("<Q", data[:8])
-        metadata = json.loads(data[8:8 + n]).get("__metadata__", {})
-        arrays = {key: (entry["dtype"], lambda e=entry: _frombuffer(e)) for key, entry in entries}
-        return _assemble(arrays, metadata, bad)
+        # the bytes API gives no metadata and its own order: both from the header it has accepted
+        header = _header(io.BytesIO(data))
+        arrays = {key: (entries[key]["dtype"], lambda e=entries[key]: _frombuffer(e)) for key in _data_order(header)}
+        return _assemble(arrays, header.get("__metadata__", {}), bad)
     path = os.fspath(path)
     bad = _bad(path)
     with open(path, "rb"):   # a missing file, a directory, no permission: Python's own OSError naming it
@@ -225,13 +242,30 @@ def load(path, map_location=None, weights_only=True):
     try:
         # pread: every tensor is read into memory it owns (a mapping would follow later writes)
         with safetensors.safe_open(path, framework="np", backend="pread") as f:
-            arrays = {key: (f.get_slice(key).get_dtype(), lambda key=key: f.get_tensor(key)) for key in f.offset_keys()}
+            with open(path, "rb") as raw:   # offset_keys() orders tensors with equal offsets at random
+                order = _data_order(_header(raw))
+            if set(order) != set(f.keys()):   # (the file was replaced between the two opens)
+                order = f.offset_keys()
+            arrays = {key: (f.get_slice(key).get_dtype(), lambda key=key: f.get_tensor(key)) for key in order}
             return _assemble(arrays, f.metadata() or {}, bad)
     except safetensors.SafetensorError as e:
         with open(path, "rb") as f:
             data = f.read(8 + _MAX_HEADER)
             size = os.fstat(f.fileno()).st_size
         raise bad(_refusal(data, size, e)) from None
+
+
+def _header(f):
+    """The JSON header of the file open as `f`, which the library has accepted."""
+    (n,) = struct.unpack("<Q", f.read(8))
+    return json.loads(f.read(n))
+
+
+def _data_order(header):
+    """The tensors' names in the order of their data in the file (as the library's offset_keys),
+    ties (size-0 tensors) in the header's order, which the library's readers do not keep."""
+    names = [name for name in header if name != "__metadata__"]
+    return sorted(names, key=lambda name: header[name]["data_offsets"])
 
 
 def _bad(path):
@@ -257,56 +291,104 @@ def _assemble(arrays, metadata, bad):
         if code not in _DTYPES and code not in _WIDENED:
             raise bad(f"tensor {name!r} has dtype {code!r}; seqlab reads {', '.join([*_DTYPES, *_WIDENED])}")
         _numpy_dtype(code)  # (BF16: ml_dtypes registered before the library reads one)
-    checksums = _checksums(metadata, arrays, bad)  # None for a file without them
+    layout = _Layout(metadata, arrays, bad)
     tensors = {}
     for name, (code, read) in arrays.items():
         try:
             a = read()
         except safetensors.SafetensorError as e:   # the file changed under us (truncated while read?)
             raise bad(f"tensor {name!r}: {e}") from None
-        if checksums is not None:
-            _verify(f"tensor {name!r}", _bytes(a), checksums["tensors"][name], bad)
+        if layout.checksums is not None:
+            _verify(f"tensor {name!r}", _bytes(a), layout.checksums["tensors"][name], bad)
         if code in _WIDENED:
             a = a.astype(np.float32)
         elif not (a.flags.writeable and a.flags.aligned):
             a = a.copy()
         tensors[name] = from_numpy(a)
-    if STRUCTURE_KEY not in metadata:
+    if layout.structure is None:
+        if layout.checksums is not None:   # a damaged key name would otherwise load as a flat dict
+            raise bad(f"the {CHECKSUM_KEY} metadata holds seqlab's checksums but there is no {STRUCTURE_KEY} "
+                      f"metadata beside it")
         return tensors  # a plain safetensors file from another tool
-    if checksums is not None:
-        _verify(f"the {STRUCTURE_KEY} metadata", metadata[STRUCTURE_KEY].encode("utf-8"), checksums["structure"], bad)
+    what = layout.what
+    if layout.checksums is not None:
+        _verify(what, layout.structure.encode("utf-8"), layout.checksums["structure"], bad)
     try:
-        structure = json.loads(metadata[STRUCTURE_KEY])
+        structure = json.loads(layout.structure)
     except json.JSONDecodeError as e:
-        raise bad(f"the {STRUCTURE_KEY} metadata is not valid JSON ({e})") from None
-    if not isinstance(structure, dict) or structure.get("version") != FORMAT_VERSION or "root" not in structure:
-        raise bad(f"the {STRUCTURE_KEY} metadata is not a version-{FORMAT_VERSION} structure")
+        raise bad(f"{what} is not valid JSON ({e})") from None
+    if not isinstance(structure, dict) or structure.get("version") != layout.version or "root" not in structure:
+        raise bad(f"{what} is not a version-{layout.version} structure")
     try:
         return _decode(structure["root"], tensors)
     except _Invalid as e:
-        raise bad(f"the {STRUCTURE_KEY} metadata is invalid: {e}") from None
+        raise bad(f"{what} is invalid: {e}") from None
 
 
-def _checksums(metadata, names, bad):
-    """The CHECKSUM_KEY entry as {"structure": int, "tensors": {name: int}} covering every tensor
-    in `names`, None when the file has none (written before checksums, or by another tool)."""
-    if CHECKSUM_KEY not in metadata:
-        return None
+class _Layout:
+    """Where a file's metadata keeps seqlab's structure (its JSON text, or None for a plain
+    safetensors file) and checksums (as _checksums gives them, or None for a version-1 file
+    written before them): `what` names the structure in messages, `version` is its format's."""
+
+    def __init__(self, metadata, names, bad):
+        misnamed = _misnamed(metadata)
+        if misnamed is not None:
+            raise bad(f"the metadata key {misnamed!r} holds seqlab's {METADATA_KEY!r} entry, {STRUCTURE_KEY!r} or "
+                      f"{CHECKSUM_KEY!r} (a damaged key name?)")
+        if METADATA_KEY in metadata:
+            self.version, self.what = FORMAT_VERSION, f"the structure in the {METADATA_KEY} metadata"
+            where = f"the {METADATA_KEY} metadata"
+            try:
+                entry = json.loads(metadata[METADATA_KEY])
+            except json.JSONDecodeError as e:
+                raise bad(f"{where} is not valid JSON ({e})") from None
+            if not (isinstance(entry, dict) and entry.keys() == {"structure", "crc32"}
+                    and isinstance(entry["structure"], str)):
+                raise bad(f"{where} is not {{'structure': text, 'crc32': checksums}}")
+            self.structure = entry["structure"]
+            self.checksums = _checksums(entry["crc32"], names, f"{where}'s crc32", bad)
+            return
+        self.version, self.what = 1, f"the {STRUCTURE_KEY} metadata"
+        self.structure = metadata.get(STRUCTURE_KEY)
+        self.checksums = None
+        if CHECKSUM_KEY in metadata:
+            try:
+                entry = json.loads(metadata[CHECKSUM_KEY])
+            except json.JSONDecodeError as e:
+                raise bad(f"the {CHECKSUM_KEY} metadata is not valid JSON ({e})") from None
+            self.checksums = _checksums(entry, names, f"the {CHECKSUM_KEY} metadata", bad)
+
+
+def _misnamed(metadata):
+    """A metadata key, not one of seqlab's, whose value is what seqlab keeps under its own keys
+    (a flipped bit in the key's name), or None."""
+    for key, value in metadata.items():
+        if key in (METADATA_KEY, STRUCTURE_KEY, CHECKSUM_KEY) or not value.startswith("{"):
+            continue
+        try:
+            entry = json.loads(value)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(entry, dict) and (entry.keys() in ({"structure", "crc32"}, {"structure", "tensors"})
+                                        or entry.keys() >= {"version", "root"}):
+            return key
+    return None
+
+
+def _checksums(entry, names, where, bad):
+    """The parsed checksums `entry` as {"structure": int, "tensors": {name: int}} covering every
+    tensor in `names`; `where` names the entry in messages."""
 
     def crc(value):
         if not (isinstance(value, str) and len(value) == 8 and all(c in "0123456789abcdef" for c in value)):
-            raise bad(f"the {CHECKSUM_KEY} metadata holds {value!r}, not a CRC-32 of 8 hex digits")
+            raise bad(f"{where} holds {value!r}, not a CRC-32 of 8 hex digits")
         return int(value, 16)
 
-    try:
-        entry = json.loads(metadata[CHECKSUM_KEY])
-    except json.JSONDecodeError as e:
-        raise bad(f"the {CHECKSUM_KEY} metadata is not valid JSON ({e})") from None
     if not (isinstance(entry, dict) and isinstance(entry.get("tensors"), dict)):
-        raise bad(f"the {CHECKSUM_KEY} metadata is not {{'structure': crc, 'tensors': {{name: crc}}}}")
+        raise bad(f"{where} is not {{'structure': crc, 'tensors': {{name: crc}}}}")
     if set(entry["tensors"]) != set(names):
         unlisted = sorted(set(names) - set(entry["tensors"])) or sorted(set(entry["tensors"]) - set(names))
-        raise bad(f"the {CHECKSUM_KEY} metadata and the header disagree on the tensors (e.g. {unlisted[0]!r})")
+        raise bad(f"{where} and the header disagree on the tensors (e.g. {unlisted[0]!r})")
     return {"structure": crc(entry.get("structure")),
             "tensors": {name: crc(value) for name, value in entry["tensors"].items()}}
 
