@@ -497,6 +497,17 @@ def test_export_needs_onnx_but_not_onnxruntime_and_names_the_extra(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.startswith("ModuleNotFoundError") and "pip install seqlab[onnx]" in out, out
     assert sorted(os.listdir(tmp_path)) == ["m.onnx"]
+    # onnx installed but protobuf, which it imports, missing: the error names protobuf, not onnx
+    code = ("import sys; sys.modules['google.protobuf'] = None\n"
+            "import seqlab\n"
+            "try:\n"
+            f"    seqlab.onnx.export(seqlab.nn.Linear(3, 2), seqlab.randn(1, 3), {str(tmp_path / 'p.onnx')!r})\n"
+            "except ImportError as e:\n"
+            "    print(type(e).__name__, e.name, e)\n")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.startswith("ModuleNotFoundError google.protobuf") and "import 'google.protobuf" in out, out
+    assert "onnx package, which is installed" in out and "pip install seqlab[onnx]" in out, out
+    assert sorted(os.listdir(tmp_path)) == ["m.onnx"]
 
 
 @pytest.mark.parametrize("norm_first", [False, True])

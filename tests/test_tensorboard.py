@@ -175,3 +175,51 @@ def test_without_the_tensorboard_package_the_error_names_the_extra(tmp_path):
                          check=True).stdout
     assert out.startswith("ModuleNotFoundError") and "pip install seqlab[tensorboard]" in out, out
     assert not (tmp_path / "run").exists()
+
+
+def test_when_tensorboards_own_dependency_is_missing_the_error_names_it(tmp_path):
+    # tensorboard is installed but protobuf, which its protos import, is not: the error says so
+    child = textwrap.dedent("""
+        import sys
+        sys.modules["google.protobuf"] = None
+        from seqlab.utils.tensorboard import SummaryWriter
+        try:
+            SummaryWriter(sys.argv[1])
+        except ImportError as e:
+            print(type(e).__name__, e.name, e)
+    """)
+    out = subprocess.run([sys.executable, "-c", child, str(tmp_path / "run")], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.startswith("ModuleNotFoundError google.protobuf") and "import 'google.protobuf" in out, out
+    assert "tensorboard package, which is installed" in out and "pip install seqlab[tensorboard]" in out, out
+    assert not (tmp_path / "run").exists()
+
+
+def test_events_of_a_writer_never_closed_reach_the_file_at_exit(tmp_path):
+    # a writer in a module global lives until the interpreter exits; its finalizer closes it
+    # while tensorboard's writer thread still runs (a __del__ at shutdown lost the queued events)
+    child = textwrap.dedent("""
+        import sys
+        from seqlab.utils.tensorboard import SummaryWriter
+        WRITER = SummaryWriter(sys.argv[1])
+        for i in range(5):
+            WRITER.add_scalar("loss", float(i), i)
+        WRITER.add_scalars("acc", {"train": 0.5, "val": 0.25}, 0)
+    """)
+    subprocess.run([sys.executable, "-c", child, str(tmp_path / "run")], check=True, timeout=120)
+    assert [(e.step, e.value) for e in load(tmp_path / "run").Scalars("loss")] == [(i, float(i)) for i in range(5)]
+    for series, value in (("train", 0.5), ("val", 0.25)):
+        assert [(e.step, e.value) for e in load(tmp_path / "run" / f"acc_{series}").Scalars("acc")] == [(0, value)]
+
+
+def test_close_is_idempotent_and_a_collected_writer_closes_its_files(tmp_path):
+    import gc
+    w = SummaryWriter(tmp_path / "a")
+    w.add_scalar("x", 1.0, 0)
+    w.close()
+    w.close()
+    w = SummaryWriter(tmp_path / "b")
+    w.add_scalar("x", 2.0, 0)
+    del w
+    gc.collect()
+    assert [(e.step, e.value) for e in load(tmp_path / "b").Scalars("x")] == [(0, 2.0)]

@@ -5,15 +5,13 @@ The ModelProto is made by the onnx package's helpers (onnx.helper, onnx.numpy_he
 when an export starts: it is an optional extra, `pip install seqlab[onnx]`."""
 import numpy as np
 
+from .._optional import require
+
 
 def onnx_package():
     """The onnx module, or an error naming the extra that installs it."""
-    try:
-        import onnx
-        import onnx.numpy_helper
-    except ImportError as e:
-        raise ModuleNotFoundError("seqlab.onnx.export builds ONNX files with the onnx package, which is not "
-                                  "installed: pip install seqlab[onnx]", name=e.name) from e
+    require("onnx.numpy_helper", "onnx", "seqlab.onnx.export builds ONNX files with")  # (imports onnx too)
+    import onnx
     return onnx
 
 

@@ -8,8 +8,11 @@ import os
 import socket
 import struct
 import time
+import weakref
 
 import numpy as np
+
+from ..._optional import require
 
 _summary = None  # the module of the tensorboard protos, imported by the first SummaryWriter
 
@@ -53,8 +56,8 @@ def _scalar(value, what):
 class SummaryWriter:
     """Writes TensorBoard events to `log_dir` (default runs/<Mon DD_HH-MM-SS>_<host><comment>),
     torch's arguments and defaults. Events are queued (up to max_queue) and written by
-    tensorboard's writer thread at least every flush_secs seconds, by flush() and by close();
-    use it as a context manager or close it so the last events reach the file.
+    tensorboard's writer thread at least every flush_secs seconds, by flush() and by close(),
+    which the writer's finalizer calls when it is collected or, at the latest, at interpreter exit.
     Needs the tensorboard package (`pip install seqlab[tensorboard]`)."""
 
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120, filename_suffix=""):
@@ -62,17 +65,18 @@ class SummaryWriter:
             stamp = datetime.datetime.now().strftime("%b%d_%H-%M-%S")
             log_dir = os.path.join("runs", f"{stamp}_{socket.gethostname()}{comment}")
         global _summary
-        try:
-            from . import _summary
-        except ImportError as e:
-            raise ModuleNotFoundError("SummaryWriter writes TensorBoard event files with the tensorboard package, "
-                                      "which is not installed: pip install seqlab[tensorboard]", name=e.name) from e
+        _summary = require(f"{__package__}._summary", "tensorboard",
+                           "SummaryWriter writes TensorBoard event files with", package="tensorboard")
         self.log_dir = os.fspath(log_dir)
         self.purge_step = purge_step
         self.max_queue, self.flush_secs, self.filename_suffix = max_queue, flush_secs, filename_suffix
         self._writer = _summary.EventFileWriter(self.log_dir, max_queue, flush_secs, filename_suffix)
         self._scalar_writers = {}     # add_scalars: one event file per series, in a subdirectory
         self._closed = False
+        # closes the files when the writer is collected, or at exit if it never is (a module global):
+        # finalize's atexit hook runs while tensorboard's writer thread can still drain its queue,
+        # which a __del__ run during interpreter shutdown could not
+        self._finalizer = weakref.finalize(self, _close_all, self._writer, self._scalar_writers)
         if purge_step is not None:    # TensorBoard drops the events at and after purge_step
             self._writer.add_event(_summary.event(time.time(), step=purge_step, session_log=_summary.session_start()))
 
@@ -167,9 +171,7 @@ class SummaryWriter:
         if self._closed:
             return
         self._closed = True
-        self._writer.close()
-        for w in self._scalar_writers.values():
-            w.close()
+        self._finalizer()
 
     def __enter__(self):
         return self
@@ -177,11 +179,12 @@ class SummaryWriter:
     def __exit__(self, *exc):
         self.close()
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+
+def _close_all(writer, scalar_writers):
+    """Close the event files of a SummaryWriter (its finalizer: it holds no reference to the writer)."""
+    writer.close()
+    for w in scalar_writers.values():
+        w.close()
 
 
 def _png(img):
