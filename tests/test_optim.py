@@ -297,3 +297,18 @@ def test_model_double_between_steps_keeps_training_like_torch(name, kw):
         assert m.weight.dtype == lib.float64
         weights.append(m.weight.detach().numpy())
     np.testing.assert_allclose(weights[0], weights[1], rtol=1e-6, atol=1e-7)
+
+
+def test_adam_refuses_a_decoupled_weight_decay_it_would_not_run():
+    # seqlab's Adam runs one C++ update rule for all groups (Adam or AdamW, chosen at construction):
+    # a group, a later assignment or a loaded state dict asking for the other is refused, not ignored.
+    a, b = seqlab.zeros(2, requires_grad=True), seqlab.zeros(2, requires_grad=True)
+    with pytest.raises(ValueError, match="decoupled_weight_decay"):
+        optim.Adam([{"params": [a]}, {"params": [b], "decoupled_weight_decay": True}])
+    opt = optim.Adam([a])
+    with pytest.raises(ValueError, match="decoupled_weight_decay"):
+        opt.param_groups[0]["decoupled_weight_decay"] = True
+    with pytest.raises(ValueError, match="decoupled_weight_decay"):
+        optim.Adam([b]).load_state_dict(optim.AdamW([b]).state_dict())
+    opt.param_groups[0]["decoupled_weight_decay"] = False  # the same value is fine
+    optim.AdamW([a]).load_state_dict(optim.AdamW([b]).state_dict())

@@ -20,6 +20,7 @@ class Adam(Optimizer):
     (Loshchilov & Hutter 2019), as torch's Adam."""
     _core_factory = _core.optim.Adam
     _core_options = _core.optim.AdamOptions
+    _per_optimizer = ("decoupled_weight_decay",)
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,

@@ -48,6 +48,8 @@ class _ParamGroup(dict):
         self._index = index
 
     def __setitem__(self, key, value):
+        if self._optimizer is not None:
+            self._optimizer._check_per_optimizer(key, value)
         super().__setitem__(key, value)
         if self._optimizer is None or key not in self._optimizer._known:
             return
@@ -103,6 +105,15 @@ class Optimizer:
 
     _core_factory = None  # the C++ optimizer class, set by subclasses (or per instance: Adam's decoupled_weight_decay)
     _core_options = None  # its options class (_core.optim.SGDOptions, ...)
+    # Options that choose the C++ optimizer itself, so one value for every group (Adam's
+    # decoupled_weight_decay): a group that asks for another is refused, not silently ignored.
+    _per_optimizer = ()
+
+    def _check_per_optimizer(self, key, value):
+        if key in self._per_optimizer and bool(value) != bool(self.defaults[key]):
+            raise ValueError(f"{type(self).__name__}: {key}={value!r} in one parameter group, but the optimizer "
+                             f"was made with {key}={self.defaults[key]!r}; seqlab runs one update rule for all "
+                             "groups (pass it to the constructor)")
 
     def __init__(self, params, defaults):
         groups = _param_groups(params)
@@ -115,6 +126,9 @@ class Optimizer:
 
     def add_param_group(self, param_group):
         group = _group_dict(param_group)
+        for key in self._per_optimizer:
+            if key in group:
+                self._check_per_optimizer(key, group[key])
         for key, value in self.defaults.items():
             group.setdefault(key, value)
         with _placeholders_as_tensors(group["params"]):
@@ -171,6 +185,10 @@ class Optimizer:
         for ours, theirs in zip(self.param_groups, groups):
             for p, i in zip(ours["params"], theirs["params"]):
                 by_index[i] = p
+        for theirs in groups:  # before anything changes
+            for key in self._per_optimizer:
+                if key in theirs:
+                    self._check_per_optimizer(key, theirs[key])
         self._core.clear_state()
         for i, st in state_dict["state"].items():
             p = by_index[int(i)]
