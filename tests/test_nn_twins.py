@@ -596,3 +596,25 @@ def test_stack_layers_own_copies_of_the_scheme():
     cpp.eval()
     py.load_state_dict(cpp.state_dict())
     assert seqlab.equal(py(*x), cpp(*x))
+
+
+@pytest.mark.parametrize("name, args", [
+    ("RNNCell", ()), ("LSTMCell", (4,)), ("LSTM", ()), ("GRU", (4,)), ("MultiheadAttention", (8,)),
+    ("TransformerEncoderLayer", ()), ("TransformerDecoderLayer", (8,)), ("ShawRelativePosition", ()),
+    ("LearnedPositionalEmbedding", (16,)), ("ALiBi", ()), ("RoPE", ()), ("DeBERTaRelativePosition", (8,)),
+])
+def test_a_cpp_twin_without_a_required_argument_is_a_type_error_as_in_python(name, args):
+    # as the Python twin (and torch) refuse the call, not a layer built with sizes 0
+    with pytest.raises(TypeError, match="missing"):
+        getattr(_core.cpp_nn, name)(*args)
+    python_twin = getattr(nn, name, None) or getattr(nn.positional, name)
+    with pytest.raises(TypeError, match="missing"):
+        python_twin(*args)
+
+
+def test_cpp_twin_reprs_write_floats_as_python():
+    cpp = _core.cpp_nn
+    for ours, theirs in [(cpp.LayerNorm(4, eps=1.0), torch.nn.LayerNorm(4, eps=1.0)),
+                         (cpp.RMSNorm(4, eps=1.0), torch.nn.RMSNorm(4, eps=1.0)),
+                         (cpp.BatchNorm1d(4, eps=1.0, momentum=1.0), torch.nn.BatchNorm1d(4, eps=1.0, momentum=1.0))]:
+        assert repr(ours) == repr(theirs)

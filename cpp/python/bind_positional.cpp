@@ -43,6 +43,7 @@ void bind_positional_modules(py::module_& m) {
       .arg("head_dim", &RoO::head_dim, &RoO::head_dim)
       .arg("base", &RoO::base, &RoO::base)
       .arg("interleaved", &RoO::interleaved, &RoO::interleaved)
+      .required({"head_dim"})
       .module_init<nn::RoPE>(rope, "RoPE");
   rope.def("rotate", &nn::RoPE::rotate, py::arg("x"), py::arg("offset") = 0, Release());
 
@@ -50,6 +51,7 @@ void bind_positional_modules(py::module_& m) {
   Scheme<nn::ALiBi> alibi(c, "ALiBi");
   ModuleOptions<AO>(c, "ALiBiOptions", [] { return AO(0); })
       .arg("num_heads", &AO::num_heads, &AO::num_heads)
+      .required({"num_heads"})
       .module_init<nn::ALiBi>(alibi, "ALiBi");
   alibi.def("slopes", &nn::ALiBi::slopes);
 
@@ -61,6 +63,7 @@ void bind_positional_modules(py::module_& m) {
       .arg("max_distance", &TO::max_distance, &TO::max_distance)
       .arg("bidirectional", &TO::bidirectional, &TO::bidirectional)
       .arg("dtype", &TO::dtype, &TO::dtype)
+      .required({"num_heads"})
       .module_init<nn::T5RelativeBias>(t5, "T5RelativeBias");
   t5.def("bucket", &nn::T5RelativeBias::bucket, py::arg("relative_position"), Release());
 
@@ -71,6 +74,7 @@ void bind_positional_modules(py::module_& m) {
       .arg("max_relative_position", &SO::max_relative_position, &SO::max_relative_position)
       .arg("values", &SO::values, &SO::values)
       .arg("dtype", &SO::dtype, &SO::dtype)
+      .required({"head_dim"})
       .module_init<nn::ShawRelativePosition>(shaw, "ShawRelativePosition");
 
   using XO = nn::TransformerXLRelativePositionOptions;
@@ -80,6 +84,7 @@ void bind_positional_modules(py::module_& m) {
       .arg("num_heads", &XO::num_heads, &XO::num_heads)
       .arg("base", &XO::base, &XO::base)
       .arg("dtype", &XO::dtype, &XO::dtype)
+      .required({"embed_dim", "num_heads"})
       .module_init<nn::TransformerXLRelativePosition>(xl, "TransformerXLRelativePosition");
 
   using DO = nn::DeBERTaRelativePositionOptions;
@@ -94,6 +99,7 @@ void bind_positional_modules(py::module_& m) {
       .arg("pos_att_type", &DO::pos_att_type, &DO::pos_att_type)
       .arg("norm_rel_ebd", &DO::norm_rel_ebd, &DO::norm_rel_ebd)
       .arg("layer_norm_eps", &DO::layer_norm_eps, &DO::layer_norm_eps)
+      .required({"embed_dim", "num_heads"})
       .module_init<nn::DeBERTaRelativePosition>(deberta, "DeBERTaRelativePosition");
 
   using DAO = nn::DARelativePositionOptions;
@@ -101,6 +107,7 @@ void bind_positional_modules(py::module_& m) {
   ModuleOptions<DAO>(c, "DARelativePositionOptions", [] { return DAO(0); })
       .arg("num_heads", &DAO::num_heads, &DAO::num_heads)
       .arg("dtype", &DAO::dtype, &DAO::dtype)
+      .required({"num_heads"})
       .module_init<nn::DARelativePosition>(da, "DARelativePosition");
 
   using KO = nn::KERPLEOptions;
@@ -109,6 +116,7 @@ void bind_positional_modules(py::module_& m) {
       .arg("num_heads", &KO::num_heads, &KO::num_heads)
       .arg("kernel", &KO::kernel, &KO::kernel)
       .arg("dtype", &KO::dtype, &KO::dtype)
+      .required({"num_heads"})
       .module_init<nn::KERPLE>(kerple, "KERPLE");
 
   using nn::AbsolutePosition;
@@ -127,6 +135,7 @@ void bind_positional_modules(py::module_& m) {
       .arg("dropout", &SPO::dropout, &SPO::dropout)
       .arg("base", &SPO::base, &SPO::base)
       .arg("batch_first", &SPO::batch_first, &SPO::batch_first)
+      .required({"d_model"})
       .module_init<nn::SinusoidalPositionalEncoding>(sinusoidal, "SinusoidalPositionalEncoding");
   sinusoidal.def("encoding", &nn::SinusoidalPositionalEncoding::encoding, py::arg("length"), py::arg("offset") = 0,
                  py::arg("dtype") = Dtype::Float32, Release());
@@ -140,6 +149,7 @@ void bind_positional_modules(py::module_& m) {
       .arg("dropout", &LPO::dropout, &LPO::dropout)
       .arg("batch_first", &LPO::batch_first, &LPO::batch_first)
       .arg("dtype", &LPO::dtype, &LPO::dtype)
+      .required({"max_len", "d_model"})
       .module_init<nn::LearnedPositionalEmbedding>(learned, "LearnedPositionalEmbedding");
 }
 

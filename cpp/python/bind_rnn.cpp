@@ -140,7 +140,8 @@ void bind_rnn(py::module_& m) {
       .arg("dropout", &RO::dropout, &RO::dropout)
       .arg("bidirectional", &RO::bidirectional, &RO::bidirectional)
       .arg("proj_size", &RO::proj_size, &RO::proj_size)
-      .arg("dtype", &RO::dtype, &RO::dtype);
+      .arg("dtype", &RO::dtype, &RO::dtype)
+      .required({"input_size", "hidden_size"});
   c.attr("LSTMOptions") = rnn_options.cls();
   c.attr("GRUOptions") = rnn_options.cls();
   Class<nn::RNN, nn::RNNBase> rnn(c, "RNN");
@@ -156,7 +157,8 @@ void bind_rnn(py::module_& m) {
       .arg("hidden_size", &CO::hidden_size, &CO::hidden_size)
       .arg("bias", &CO::bias, &CO::bias)
       .arg("nonlinearity", &CO::nonlinearity, &CO::nonlinearity)
-      .arg("dtype", &CO::dtype, &CO::dtype);
+      .arg("dtype", &CO::dtype, &CO::dtype)
+      .required({"input_size", "hidden_size"});
   c.attr("LSTMCellOptions") = cell_options.cls();
   c.attr("GRUCellOptions") = cell_options.cls();
   Class<nn::RNNCellBase>(c, "RNNCellBase");

@@ -136,6 +136,7 @@ ModuleOptions<nn::TransformerLayerOptions> transformer_layer_options(py::module_
       .arg("rms_norm", &O::rms_norm, &O::rms_norm)
       .arg("glu", &O::glu, &O::glu)
       .arg("head_dim", &O::head_dim, &O::head_dim);
+  options.required({"d_model", "nhead"});
   c.attr("TransformerEncoderLayerOptions") = options.cls();
   c.attr("TransformerDecoderLayerOptions") = options.cls();
   return options;
@@ -367,6 +368,7 @@ void bind_transformer(py::module_& m) {
       .arg("scale", &MHAO::scale, &MHAO::scale)
       .arg("num_key_value_heads", &MHAO::num_key_value_heads, &MHAO::num_key_value_heads)
       .arg("head_dim", &MHAO::head_dim, &MHAO::head_dim)
+      .required({"embed_dim", "num_heads"})
       .module_init<nn::MultiheadAttention>(mha, "MultiheadAttention");
   def_forward(mha, mha_forward, py::arg("query"), py::arg("key"), py::arg("value"),
               py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true,
@@ -418,6 +420,7 @@ void bind_transformer(py::module_& m) {
       .arg("norm", &TEO::norm, &TEO::norm)
       .arg("enable_nested_tensor", &TEO::enable_nested_tensor, &TEO::enable_nested_tensor)
       .arg("mask_check", &TEO::mask_check, &TEO::mask_check)
+      .required({"encoder_layer", "num_layers"})
       .module_init<nn::TransformerEncoder>(encoder, "TransformerEncoder", warn_encoder_nested);
   encoder.def_readonly("use_nested_tensor", &nn::TransformerEncoder::use_nested_tensor);
   def_forward(encoder, encoder_forward, py::arg("src"), py::arg("mask") = py::none(),
@@ -440,6 +443,7 @@ void bind_transformer(py::module_& m) {
       .arg("decoder_layer", &TDO::decoder_layer, &TDO::decoder_layer)
       .arg("num_layers", &TDO::num_layers, &TDO::num_layers)
       .arg("norm", &TDO::norm, &TDO::norm)
+      .required({"decoder_layer", "num_layers"})
       .module_init<nn::TransformerDecoder>(decoder, "TransformerDecoder");
   def_forward(decoder, decoder_forward, py::arg("tgt"), py::arg("memory"), py::arg("tgt_mask") = py::none(),
               py::arg("memory_mask") = py::none(), py::arg("tgt_key_padding_mask") = py::none(),

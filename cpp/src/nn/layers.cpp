@@ -105,10 +105,12 @@ std::string tuple_repr(const Shape& shape) {
 }
 }  // namespace
 
+namespace {
+std::string py_float(double v);  // below: floats in reprs as Python writes them (eps=1.0, not eps=1)
+}  // namespace
+
 std::string LayerNorm::extra_repr() const {
-  std::ostringstream e;
-  e << options.eps();
-  return str_cat(tuple_repr(options.normalized_shape()), ", eps=", e.str(),
+  return str_cat(tuple_repr(options.normalized_shape()), ", eps=", py_float(options.eps()),
                  ", elementwise_affine=", weight.defined() ? "True" : "False",
                  ", bias=", bias.defined() ? "True" : "False");
 }
@@ -121,9 +123,7 @@ RMSNorm::RMSNorm(const RMSNormOptions& options_) : UnaryModule("RMSNorm"), optio
 Tensor RMSNorm::forward(const Tensor& x) { return rms_norm(x, options.normalized_shape(), weight, options.eps()); }
 
 std::string RMSNorm::extra_repr() const {
-  std::ostringstream e;
-  if (options.eps()) e << *options.eps(); else e << "None";
-  return str_cat(tuple_repr(options.normalized_shape()), ", eps=", e.str(),
+  return str_cat(tuple_repr(options.normalized_shape()), ", eps=", options.eps() ? py_float(*options.eps()) : "None",
                  ", elementwise_affine=", weight.defined() ? "True" : "False");
 }
 
@@ -134,10 +134,6 @@ Dropout::Dropout(const DropoutOptions& options_) : UnaryModule("Dropout"), optio
 }
 
 Tensor Dropout::forward(const Tensor& x) { return dropout(x, options.p(), training_); }
-
-namespace {
-std::string py_float(double v);  // below
-}  // namespace
 
 std::string Dropout::extra_repr() const {
   return str_cat("p=", py_float(options.p()), ", inplace=", options.inplace() ? "True" : "False");  // p=0.0 as Python
@@ -184,8 +180,8 @@ Tensor BatchNorm1d::forward(const Tensor& x) {
 std::string BatchNorm1d::extra_repr() const {
   const BatchNormOptions& o = options;
   std::ostringstream e;
-  e << o.num_features() << ", eps=" << o.eps() << ", momentum=";
-  if (o.momentum()) e << *o.momentum(); else e << "None";
+  e << o.num_features() << ", eps=" << py_float(o.eps()) << ", momentum="
+    << (o.momentum() ? py_float(*o.momentum()) : "None");
   e << ", affine=" << (o.affine() ? "True" : "False") << ", bias=" << (bias.defined() ? "True" : "False")
     << ", track_running_stats=" << (o.track_running_stats() ? "True" : "False");
   return e.str();
