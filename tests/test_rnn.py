@@ -425,8 +425,8 @@ def test_modes_come_from_the_registered_cells():
         ours, theirs = nn.RNNBase(mode, 3, 5), torch.nn.RNNBase(mode, 3, 5)
         assert ours.weight_ih_l0.shape == theirs.weight_ih_l0.shape
         assert seqlab._core.rnn_gate_count(mode) * 5 == theirs.weight_ih_l0.shape[0]
-    with pytest.raises(ValueError, match="Unrecognized RNN mode: FOO") as ours:
+    with pytest.raises(ValueError) as ours:
         nn.RNNBase("FOO", 3, 5)
-    with pytest.raises(ValueError, match="Unrecognized RNN mode: FOO"):
+    with pytest.raises(ValueError) as theirs:
         torch.nn.RNNBase("FOO", 3, 5)
-    assert "LSTM" in str(ours.value) and "GRU" in str(ours.value)
+    assert str(ours.value) == str(theirs.value) == "Unrecognized RNN mode: FOO"

@@ -1,6 +1,6 @@
 """seqlab's dtypes under torch's names, the default dtype and torch's scalar-type names ("Float",
-"Long": the words of its dtype errors). A leaf: it imports only the compiled core, so every Python
-module may import it at the top (tests/test_import_graph.py checks that the package has no cycle)."""
+"Long": the words of its dtype errors). A leaf: it imports only the compiled core and _device, so
+every Python module may import it at the top (tests/test_import_graph.py: the package has no cycle)."""
 from . import _core
 from ._device import check_device as _check_device_type
 

@@ -18,6 +18,7 @@
 // The modes are a registry (ops/recurrent/cell.hpp): each cell is one file under ops/recurrent/
 // with its forward and backward step; this file holds the registry and the layer's entry point,
 // which read a mode's description, never the mode itself.
+#include <cassert>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,7 +38,9 @@ std::map<RnnMode, CellDescription>& registry() {
 }  // namespace
 
 CellRegistration::CellRegistration(CellDescription description) {
-  registry().emplace(description.info.mode, description);
+  const bool added = registry().emplace(description.info.mode, description).second;
+  assert(added && "two recurrent cells registered for one mode");
+  (void)added;
 }
 
 const CellDescription& cell_description(RnnMode mode) {
@@ -53,12 +56,9 @@ const char* rnn_mode_name(RnnMode mode) { return rnn_cell_info(mode).name; }
 int64_t rnn_gate_count(RnnMode mode) { return rnn_cell_info(mode).gates; }
 
 RnnMode rnn_mode_from_name(const std::string& mode_name) {  // torch's RNNBase wording
-  std::string known;
-  for (const auto& [mode, cell] : recurrent::registry()) {
+  for (const auto& [mode, cell] : recurrent::registry())
     if (mode_name == cell.info.mode_name) return mode;
-    known += (known.empty() ? "" : ", ") + std::string(cell.info.mode_name);
-  }
-  SEQLAB_CHECK_VALUE(false, "Unrecognized RNN mode: ", mode_name, " (the registered cells: ", known, ")");
+  SEQLAB_CHECK_VALUE(false, "Unrecognized RNN mode: ", mode_name);  // torch's words
   return RnnMode::Lstm;  // not reached
 }
 
@@ -100,7 +100,7 @@ RnnResult rnn_layer(RnnMode mode, const Tensor& x_in, const std::vector<int64_t>
                     const Tensor& grad_norms, int64_t grad_norms_row) {
   const recurrent::CellDescription& cell = recurrent::cell_description(mode);
   const bool has_c = cell.info.cell_state;
-  const bool proj = proj_size > 0;  // check_rnn_args allows it for LSTM only, as torch
+  const bool proj = proj_size > 0;  // the stack's check_weights allows it for LSTM only, as torch
   const WeightSlots sl = weight_slots(has_biases, proj);
   const int64_t D = static_cast<int64_t>(weights_in.size()) / sl.per_dir;
   SEQLAB_CHECK(D == 1 || D == 2, cell.info.name, ": expected ", sl.per_dir, " or ", 2 * sl.per_dir,

@@ -5,7 +5,8 @@
 // with that step's GEMM) and what the forward saves for the backward. The direction loops below
 // (the input projection of all steps, the walk over time, the weight gradients over all rows) are
 // shared: they read the description, not the mode.
-//   const CellRegistration kGru{{RnnMode::Gru, "GRU", "GRU", "GruBackward", 3, ...}, cell_kernels<GruCell>()};
+//   const CellRegistration kGru{{{RnnMode::Gru, "GRU", "GRU", 3, false}, "GruBackward", false, true,
+//                                cell_kernels<GruCell>()}};
 // Layout and the equations of each mode: ops/rnn.hpp; tests: tests/test_rnn.py, cpp/tests/test_rnn.cpp.
 #pragma once
 #include <cmath>
