@@ -104,9 +104,9 @@ struct ForwardStep {
   const StepWeight<T>& whh;  // W_hhᵀ packed: G += h W_hhᵀ
   T* G;                      // (b, GH) the input projection (+ biases) on entry; the activated gates on exit
   const T* hp;               // (b, H_out) h_{t-1}, as the GEMM reads it
-  T* h;                      // (B, H_out) the running state: h_{t-1} on entry; the cell writes h_t
   T* c;                      // (B, H) the running cell state, for a cell that has one
-  T* out;                    // (b, H) where the cell's output goes: h itself, or the projection's input
+  T* out;                    // (b, H) the cell's output: the running state h (h_{t-1} on entry), or the
+                             // projection's input
   int64_t b, o;
 };
 
@@ -114,7 +114,6 @@ struct ForwardStep {
 template <typename T>
 struct BackwardStep {
   const Dims& d;
-  const DirWeights<T>& w;
   const StepWeight<T>& whh;  // W_hh packed: dh_{t-1} = dG W_hh
   const T* G;                // (b, GH) the gates the forward saved
   T* dG;                     // (b, GH) written: ∂L/∂ the pre-activation gates
@@ -215,7 +214,7 @@ void forward_direction(const Dims& d, int64_t dir, const T* x, const std::vector
       hp = hprev + o * Ho;
     }
     T* out = d.proj ? R + (save ? o : 0) * H : h;
-    cell.forward(ForwardStep<T>{d, w, whh, G + o * GH, hp, h, c, out, b, o});
+    cell.forward(ForwardStep<T>{d, w, whh, G + o * GH, hp, c, out, b, o});
     if (d.proj) whr->apply(out, H, b, h, Ho, false);  // h = W_hr (cell output)
     T* yt = y + o * ldy + dir * Ho;
     for (int64_t r = 0; r < b; ++r) copy_n(yt + r * ldy, h + r * Ho, Ho);
@@ -267,7 +266,7 @@ void backward_direction(const Dims& d, int64_t dir, const T* x, const std::vecto
       whr->apply(dh, Ho, b, dr.data<T>(), H, false);
       dout = dr.data<T>();
     }
-    Cell::backward(BackwardStep<T>{d, w, whh, G + o * GH, dG.data<T>() + o * GH, dGh.data<T>() + o * GH,
+    Cell::backward(BackwardStep<T>{d, whh, G + o * GH, dG.data<T>() + o * GH, dGh.data<T>() + o * GH,
                                    hprev + o * Ho, dout, d.proj ? H : Ho, dh, dc, b, o},
                    s);
   }
