@@ -298,16 +298,22 @@ Tensor tanhshrink(const Tensor& x_) {
       });
 }
 
+namespace {
+// min(max(x + 3, 0), 6): the ramp of hardsigmoid and hardswish (Howard et al. 2019, MobileNetV3).
+template <typename T>
+T hard_ramp(T v) {
+  const T u = v + T(3);
+  return u < T(0) ? T(0) : (u > T(6) ? T(6) : u);
+}
+}  // namespace
+
 // y = min(max(x + 3, 0), 6) / 6.   dx = g/6 for −3 < x < 3, else 0 (torch).
 Tensor hardsigmoid(const Tensor& x) {
   require_floating(x, "hardsigmoid_cpu");
   return pointwise(x, "hardsigmoid", "HardsigmoidBackward0",
       [](auto tag) {
         using T = decltype(tag);
-        return [](T v) {
-          const T u = v + T(3);
-          return (u < T(0) ? T(0) : (u > T(6) ? T(6) : u)) / T(6);
-        };
+        return [](T v) { return hard_ramp(v) / T(6); };
       },
       [](auto tag) {
         using T = decltype(tag);
@@ -323,10 +329,7 @@ Tensor hardswish(const Tensor& x) {
   return pointwise(x, "hardswish", "HardswishBackward0",
       [](auto tag) {
         using T = decltype(tag);
-        return [](T v) {
-          const T u = v + T(3);
-          return v * (u < T(0) ? T(0) : (u > T(6) ? T(6) : u)) / T(6);
-        };
+        return [](T v) { return v * hard_ramp(v) / T(6); };
       },
       [](auto tag) {
         using T = decltype(tag);
