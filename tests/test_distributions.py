@@ -1,0 +1,527 @@
+"""seqlab.distributions (python/seqlab/distributions/) against torch.distributions: log_prob, cdf,
+icdf, entropy, mean, variance, mode and kl_divergence values and every gradient (float32, float64,
+broadcast parameters and values, non-contiguous and size-0), shapes, reprs, constraints and
+validate_args errors with torch's type and message. Samples cannot be torch's bits: they are
+tested by shape, dtype, support, by statistics of many draws (mean and variance within a few
+standard errors, a two-sample Kolmogorov-Smirnov test against torch's draws) and by rsample's
+gradients (d sample / d parameter, against a finite difference of the same noise)."""
+import inspect
+import math
+import re
+import warnings
+
+import numpy as np
+import pytest
+import torch
+import torch.distributions as TD
+
+import seqlab
+import seqlab.distributions as SD
+from conftest import DTYPE_IDS, FLOAT_DTYPES, assert_close, assert_gradcheck, assert_matches_torch, \
+    assert_raises_like_torch, sl_np, tol
+
+
+def torch_text(text):
+    """A torch message or repr with torch.Size([2, 3]) written as seqlab's shapes, (2, 3)."""
+    def shape(m):
+        dims = [int(d) for d in m.group(1).split(",") if d.strip()]
+        return str(tuple(dims))
+    return re.sub(r"torch\.Size\(\[([^\]]*)\]\)", shape, text)
+
+
+def positive(rng, shape, low=0.5, high=2.0):
+    return rng.uniform(low, high, size=shape)
+
+
+def simplex_rows(rng, shape):
+    p = rng.uniform(0.1, 1.0, size=shape)
+    return p / p.sum(-1, keepdims=True)
+
+
+# ---- the table: one line per (distribution, parameters, value) ------------------------------------
+# make(lib, *params) builds the distribution from lib (seqlab.distributions or torch.distributions);
+# params and value are float64 arrays (cast per dtype; int64 values stay int64).
+
+def _cases(rng):
+    r = rng
+    return {
+        "Normal": (lambda D, loc, scale: D.Normal(loc, scale),
+                   [r.standard_normal((2, 3)), positive(r, (3,))], r.standard_normal((4, 1, 3))),
+        "Uniform": (lambda D, low, high: D.Uniform(low, low + high),
+                    [r.standard_normal((2, 3)), positive(r, (2, 3), 1.0, 3.0)], None),
+        "Exponential": (lambda D, rate: D.Exponential(rate), [positive(r, (2, 3))], positive(r, (4, 2, 3), 0.1, 3.0)),
+        "Laplace": (lambda D, loc, scale: D.Laplace(loc, scale),
+                    [r.standard_normal((3,)), positive(r, (2, 1))], r.standard_normal((2, 3))),
+        "Gumbel": (lambda D, loc, scale: D.Gumbel(loc, scale),
+                   [r.standard_normal((2, 3)), positive(r, (2, 3))], r.standard_normal((5, 2, 3))),
+        "Bernoulli(probs)": (lambda D, p: D.Bernoulli(probs=p), [r.uniform(0.1, 0.9, (2, 3))],
+                             (r.random((4, 2, 3)) < 0.5).astype(np.float64)),
+        "Bernoulli(logits)": (lambda D, l: D.Bernoulli(logits=l), [2 * r.standard_normal((2, 3))],
+                              (r.random((3,)) < 0.5).astype(np.float64)),
+        "Categorical(probs)": (lambda D, p: D.Categorical(probs=p), [positive(r, (2, 5), 0.1, 2.0)],
+                               r.integers(0, 5, (4, 2))),
+        "Categorical(logits)": (lambda D, l: D.Categorical(logits=l), [2 * r.standard_normal((3, 2, 5))],
+                                r.integers(0, 5, (4, 1, 1))),
+        "OneHotCategorical": (lambda D, l: D.OneHotCategorical(logits=l), [r.standard_normal((2, 4))],
+                              np.eye(4)[r.integers(0, 4, (3, 2))]),
+        "RelaxedBernoulli": (lambda D, t, l: D.RelaxedBernoulli(t, logits=l),
+                             [positive(r, ()), r.standard_normal((2, 3))], r.uniform(0.05, 0.95, (4, 2, 3))),
+        "LogitRelaxedBernoulli": (lambda D, t, p: D.relaxed_bernoulli.LogitRelaxedBernoulli(t, probs=p),
+                                  [positive(r, ()), r.uniform(0.1, 0.9, (3,))], r.standard_normal((2, 3))),
+        "RelaxedOneHotCategorical": (lambda D, t, l: D.RelaxedOneHotCategorical(t, logits=l),
+                                     [positive(r, ()), r.standard_normal((2, 4))], simplex_rows(r, (3, 2, 4))),
+        "ExpRelaxedCategorical": (lambda D, t, p: D.relaxed_categorical.ExpRelaxedCategorical(t, probs=p),
+                                  [positive(r, ()), simplex_rows(r, (2, 4))], np.log(simplex_rows(r, (2, 4)))),
+        "Independent": (lambda D, loc, scale: D.Independent(D.Normal(loc, scale), 1),
+                        [r.standard_normal((2, 3)), positive(r, (2, 3))], r.standard_normal((4, 2, 3))),
+        "MixtureSameFamily": (lambda D, l, loc, scale: D.MixtureSameFamily(D.Categorical(logits=l),
+                                                                            D.Normal(loc, scale)),
+                              [r.standard_normal((2, 3)), r.standard_normal((2, 3)), positive(r, (2, 3))],
+                              r.standard_normal((4, 2))),
+        "MixtureSameFamily(Independent)": (
+            lambda D, l, loc, scale: D.MixtureSameFamily(D.Categorical(logits=l),
+                                                         D.Independent(D.Normal(loc, scale), 1)),
+            [r.standard_normal((3,)), r.standard_normal((2, 3, 4)), positive(r, (2, 3, 4))],
+            r.standard_normal((5, 2, 4))),
+    }
+
+
+CASE_NAMES = list(_cases(np.random.default_rng(0)))
+# the methods each case has in torch (properties are read, the others called with the value)
+METHODS = {
+    "Normal": ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev", "perplexity"],
+    "Uniform": ["log_prob", "cdf", "icdf", "entropy", "mean", "variance", "stddev"],
+    "Exponential": ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev"],
+    "Laplace": ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev"],
+    "Gumbel": ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev"],
+    "Bernoulli(probs)": ["log_prob", "entropy", "mean", "mode", "variance", "logits", "perplexity"],
+    "Bernoulli(logits)": ["log_prob", "entropy", "mean", "variance", "probs"],
+    "Categorical(probs)": ["log_prob", "entropy", "mode", "probs", "logits", "mean", "variance"],
+    "Categorical(logits)": ["log_prob", "entropy", "mode", "probs", "logits"],
+    "OneHotCategorical": ["log_prob", "entropy", "mean", "mode", "variance"],
+    "RelaxedBernoulli": ["log_prob"],
+    "LogitRelaxedBernoulli": ["log_prob"],
+    "RelaxedOneHotCategorical": ["log_prob"],
+    "ExpRelaxedCategorical": ["log_prob"],
+    "Independent": ["log_prob", "entropy", "mean", "mode", "variance"],
+    "MixtureSameFamily": ["log_prob", "cdf", "mean", "variance"],
+    "MixtureSameFamily(Independent)": ["log_prob", "mean", "variance"],
+}
+VALUE_METHODS = {"log_prob", "cdf", "icdf"}
+
+
+def _value_for(name, method, value, params, rng):
+    """The value a method is called with: probabilities for icdf, a point inside Uniform's support."""
+    if method == "icdf":
+        return rng.uniform(0.05, 0.95, (4, 1, 1) if name != "Laplace" else (2, 3))
+    if name == "Uniform":
+        low, width = params
+        return low + width * rng.uniform(0.05, 0.95, (4,) + low.shape)
+    return value
+
+
+def _call(d, method, value):
+    if method in VALUE_METHODS:
+        return getattr(d, method)(value)
+    if method in ("entropy", "perplexity"):
+        return getattr(d, method)()
+    return getattr(d, method)
+
+
+def _cast(a, dtype):
+    a = np.asarray(a)
+    return a.astype(dtype) if np.issubdtype(a.dtype, np.floating) else a
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("layout", ["contig", "T"])
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_values_and_gradients_match_torch(name, layout, dtype, rng):
+    make, params, value = _cases(rng)[name]
+    for method in METHODS[name]:
+        args = [_cast(p, dtype) for p in params]
+        if method in VALUE_METHODS:
+            args.append(_cast(_value_for(name, method, value, params, rng), dtype))
+
+        def run(lib, *a, method=method):
+            if method in VALUE_METHODS:
+                return _call(make(lib, *a[:-1]), method, a[-1])
+            return _call(make(lib, *a), method, None)
+        atol, rtol = tol(dtype, 10 if dtype == np.float32 else 1)
+        try:
+            assert_matches_torch(lambda *a: run(SD, *a), lambda *a: run(TD, *a), args, atol=atol, rtol=rtol,
+                                 layout=layout)
+        except AssertionError as e:
+            raise AssertionError(f"{name}.{method}: {e}") from None
+
+
+@pytest.mark.parametrize("name", ["Normal", "Exponential", "Laplace", "Gumbel", "Bernoulli(logits)",
+                                  "Categorical(logits)", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+                                  "MixtureSameFamily"])
+def test_log_prob_gradcheck_float64(name, rng):
+    make, params, value = _cases(rng)[name]
+    value = _value_for(name, "log_prob", value, params, rng)
+    if name in ("Normal", "Exponential", "Laplace", "Gumbel", "MixtureSameFamily"):  # value unconstrained
+        assert_gradcheck(lambda *a: make(SD, *a[:-1]).log_prob(a[-1]), [*params, value])
+    else:
+        v = seqlab.tensor(value)
+        assert_gradcheck(lambda *a: make(SD, *a).log_prob(v), params)
+
+
+def test_shapes_match_torch(rng):
+    for name, (make, params, value) in _cases(rng).items():
+        s, t = make(SD, *[seqlab.tensor(p) for p in params]), make(TD, *[torch.tensor(p) for p in params])
+        assert s.batch_shape == tuple(t.batch_shape), name
+        assert s.event_shape == tuple(t.event_shape), name
+        assert s.has_rsample == t.has_rsample, name
+        assert s.has_enumerate_support == t.has_enumerate_support, name
+        assert repr(s) == torch_text(repr(t)), name
+        for shape in [(), (5,), (2, 1)]:
+            assert s._extended_shape(shape) == tuple(t._extended_shape(shape))
+            if t.has_rsample or name.startswith(("Bernoulli", "Categorical", "OneHot", "Mixture")):
+                # torch's MixtureSameFamily.sample refuses a mixture batch_shape smaller than the components'
+                expected = s._extended_shape(shape) if name == "MixtureSameFamily(Independent)" \
+                    else tuple(t.sample(shape).shape)
+                assert s.sample(shape).shape == expected, (name, shape)
+
+
+def test_number_parameters_give_an_empty_batch_shape():
+    for make in [lambda D: D.Normal(0.0, 1.0), lambda D: D.Uniform(0, 2), lambda D: D.Exponential(1.5),
+                 lambda D: D.Laplace(1.0, 2.0), lambda D: D.Gumbel(0.5, 2.0), lambda D: D.Bernoulli(0.3),
+                 lambda D: D.Bernoulli(logits=-1.0)]:
+        s, t = make(SD), make(TD)
+        assert s.batch_shape == () == tuple(t.batch_shape)
+        assert repr(s) == repr(t)
+        assert s.mean.dtype == seqlab.float32 and t.mean.dtype == torch.float32
+        assert_close(sl_np(s.variance), t.variance.numpy(), 1e-7, 1e-6, repr(s))
+    # a number and a float64 tensor: the number takes the tensor's dtype
+    d = SD.Normal(0.0, seqlab.ones(2, dtype=seqlab.float64))
+    assert d.loc.dtype == seqlab.float64 and d.batch_shape == (2,)
+
+
+def test_broadcast_parameters_and_values(rng):
+    loc, scale = rng.standard_normal((3, 1)), positive(rng, (4,))
+    s, t = SD.Normal(seqlab.tensor(loc), seqlab.tensor(scale)), TD.Normal(torch.tensor(loc), torch.tensor(scale))
+    assert s.batch_shape == (3, 4) and s.loc.shape == (3, 4)
+    for vshape in [(), (4,), (1, 4), (2, 3, 4), (2, 1, 1)]:
+        v = rng.standard_normal(vshape)
+        assert_close(sl_np(s.log_prob(seqlab.tensor(v))), t.log_prob(torch.tensor(v)).numpy(), 1e-12, 1e-12, vshape)
+    logits = rng.standard_normal((2, 3, 5))
+    s, t = SD.Categorical(logits=seqlab.tensor(logits)), TD.Categorical(logits=torch.tensor(logits))
+    for vshape in [(), (3,), (4, 1, 1), (4, 2, 3)]:
+        v = rng.integers(0, 5, vshape)
+        assert_close(sl_np(s.log_prob(seqlab.tensor(v))), t.log_prob(torch.tensor(v)).numpy(), 1e-12, 1e-12, vshape)
+
+
+def test_size_zero_batches(rng):
+    s = SD.Normal(seqlab.zeros(0, 3), seqlab.ones(0, 3))
+    assert s.batch_shape == (0, 3) and s.sample((2,)).shape == (2, 0, 3) and s.rsample().shape == (0, 3)
+    assert s.log_prob(seqlab.zeros(0, 3)).shape == (0, 3) and s.entropy().shape == (0, 3)
+    c = SD.Categorical(logits=seqlab.zeros(0, 4))
+    assert c.batch_shape == (0,) and c.sample((3,)).shape == (3, 0) and c.entropy().shape == (0,)
+    assert c.log_prob(seqlab.zeros(0, dtype=seqlab.int64)).shape == (0,)
+    assert SD.Categorical(logits=seqlab.zeros(2, 4)).sample((0,)).shape == (0, 2)
+    b = SD.Bernoulli(probs=seqlab.full((0,), 0.5))
+    assert b.sample((2,)).shape == (2, 0) and b.entropy().shape == (0,)
+
+
+def test_expand_matches_torch(rng):
+    for name, (make, params, value) in _cases(rng).items():
+        s, t = make(SD, *[seqlab.tensor(p) for p in params]), make(TD, *[torch.tensor(p) for p in params])
+        shape = (3,) + tuple(t.batch_shape)
+        se, te = s.expand(shape), t.expand(shape)
+        assert type(se) is type(s) and se.batch_shape == tuple(te.batch_shape) == shape, name
+        assert se.event_shape == tuple(te.event_shape), name
+        assert se._validate_args == s._validate_args
+        tv = te.sample() if name != "MixtureSameFamily(Independent)" else torch.tensor(sl_np(se.sample()))
+        sv = seqlab.tensor(tv.numpy())
+        assert_close(sl_np(se.log_prob(sv)), te.log_prob(tv).numpy(), 1e-10, 1e-10, name)
+        assert se.sample((2,)).shape == (2,) + shape + se.event_shape or not te.has_rsample and "Mixture" not in name
+    assert SD.Normal(seqlab.zeros(1), 1.0).expand([4, 2]).batch_shape == (4, 2)
+    assert_raises_like_torch(lambda: SD.Normal(seqlab.zeros(3, 2), 1.0).expand((2,)),
+                             lambda: TD.Normal(torch.zeros(3, 2), 1.0).expand((2,)))
+
+
+def test_a_subclass_with_its_own_init_needs_its_own_expand():
+    def subclass(D):
+        class Shifted(D.Normal):
+            def __init__(self, loc):
+                super().__init__(loc, 1.0)
+        return Shifted
+
+    assert_raises_like_torch(lambda: subclass(SD)(seqlab.zeros(2)).expand((3, 2)),
+                             lambda: subclass(TD)(torch.zeros(2)).expand((3, 2)),
+                             "Subclass Shifted of Normal that defines a custom __init__ method must also define "
+                             r"a custom \.expand\(\) method\.")
+
+
+def test_enumerate_support_matches_torch(rng):
+    p = rng.uniform(0.1, 0.9, (2, 3))
+    for make in [lambda D, x: D.Bernoulli(x), lambda D, x: D.Categorical(x), lambda D, x: D.OneHotCategorical(x),
+                 lambda D, x: D.Independent(D.Bernoulli(x), 0)]:
+        s, t = make(SD, seqlab.tensor(p)), make(TD, torch.tensor(p))
+        for expand in (True, False):
+            a, b = s.enumerate_support(expand), t.enumerate_support(expand)
+            assert a.shape == tuple(b.shape)
+            assert_close(sl_np(a), b.numpy(), 0, 0, "enumerate_support")
+    for make in [lambda D: D.Normal(0.0, 1.0), lambda D: D.Independent(D.Bernoulli(torch_or_sl(D).ones(2) / 2), 1)]:
+        assert_raises_like_torch(lambda: make(SD).enumerate_support(), lambda: make(TD).enumerate_support())
+
+
+def torch_or_sl(D):
+    return seqlab if D is SD else torch
+
+
+def test_mode_at_a_tie_and_onehot_straight_through(rng):
+    p = np.array([0.2, 0.5, 0.7])
+    assert_close(sl_np(SD.Bernoulli(seqlab.tensor(p)).mode), TD.Bernoulli(torch.tensor(p)).mode.numpy(), 0, 0, "mode")
+    probs = positive(rng, (2, 4))
+    leaf = seqlab.tensor(probs, requires_grad=True)
+    x = SD.OneHotCategoricalStraightThrough(probs=leaf).rsample((5,))
+    assert x.shape == (5, 2, 4) and bool(SD.constraints.one_hot.check(x).all())
+    w = rng.standard_normal(4)
+    (x * seqlab.tensor(w)).sum().backward()
+    # the value is the one-hot draw; the gradient is that of probs = p / Σp, once per draw
+    tp = torch.tensor(probs, requires_grad=True)
+    (5 * (TD.OneHotCategorical(probs=tp).probs * torch.tensor(w)).sum()).backward()
+    assert_close(sl_np(leaf.grad), tp.grad.numpy(), 1e-12, 1e-12, "straight-through gradient")
+
+
+def test_kl_pairs_match_torch(rng):
+    pairs = []
+    p2 = lambda: positive(rng, (2, 3))  # noqa: E731
+    n2 = lambda: rng.standard_normal((2, 3))  # noqa: E731
+    uni = lambda: (n2(), positive(rng, (2, 3), 1.0, 3.0))  # noqa: E731
+    makers = {
+        "Normal": (lambda D, a, b: D.Normal(a, b), lambda: [n2(), p2()]),
+        "Laplace": (lambda D, a, b: D.Laplace(a, b), lambda: [n2(), p2()]),
+        "Gumbel": (lambda D, a, b: D.Gumbel(a, b), lambda: [n2(), p2()]),
+        "Exponential": (lambda D, a: D.Exponential(a), lambda: [p2()]),
+        "Uniform": (lambda D, a, w: D.Uniform(a, a + w), lambda: list(uni())),
+        "Bernoulli": (lambda D, a: D.Bernoulli(logits=a), lambda: [2 * n2()]),
+        "Categorical": (lambda D, a: D.Categorical(logits=a), lambda: [rng.standard_normal((2, 5))]),
+        "OneHotCategorical": (lambda D, a: D.OneHotCategorical(probs=a), lambda: [positive(rng, (2, 5))]),
+        "Independent": (lambda D, a, b: D.Independent(D.Normal(a, b), 1), lambda: [n2(), p2()]),
+    }
+    registered = [("Bernoulli", "Bernoulli"), ("Categorical", "Categorical"), ("OneHotCategorical", "OneHotCategorical"),
+                  ("Normal", "Normal"), ("Uniform", "Uniform"), ("Exponential", "Exponential"), ("Laplace", "Laplace"),
+                  ("Independent", "Independent"), ("Exponential", "Gumbel"), ("Exponential", "Normal"),
+                  ("Exponential", "Uniform"), ("Gumbel", "Exponential"), ("Gumbel", "Normal"), ("Gumbel", "Uniform"),
+                  ("Laplace", "Exponential"), ("Laplace", "Normal"), ("Laplace", "Uniform"), ("Normal", "Exponential"),
+                  ("Normal", "Gumbel"), ("Normal", "Laplace"), ("Normal", "Uniform"), ("Uniform", "Exponential"),
+                  ("Uniform", "Gumbel"), ("Uniform", "Normal")]
+    for p_name, q_name in registered:
+        (make_p, gen_p), (make_q, gen_q) = makers[p_name], makers[q_name]
+        pp, qq = gen_p(), gen_q()
+        if (p_name, q_name) == ("Uniform", "Uniform"):  # one row inside q, one not
+            pp[0][0], pp[1][0] = qq[0][0] + 0.1, qq[1][0] * 0.5
+        if (p_name, q_name) == ("Uniform", "Exponential"):
+            pp[0][0] = np.abs(pp[0][0])
+        n_p = len(pp)
+        pairs.append((p_name, q_name))
+        for dtype in FLOAT_DTYPES:
+            atol, rtol = tol(dtype, 10 if dtype == np.float32 else 1)
+            args = [_cast(a, dtype) for a in pp + qq]
+            try:
+                assert_matches_torch(lambda *a: SD.kl_divergence(make_p(SD, *a[:n_p]), make_q(SD, *a[n_p:])),
+                                     lambda *a: TD.kl_divergence(make_p(TD, *a[:n_p]), make_q(TD, *a[n_p:])),
+                                     args, atol=atol, rtol=rtol)
+            except AssertionError as e:
+                raise AssertionError(f"KL({p_name} || {q_name}): {e}") from None
+    assert len(pairs) == len(registered)
+
+
+def test_kl_with_zero_probabilities_matches_torch():
+    for p, q in [([0.0, 0.5, 1.0, 0.3], [0.5, 0.0, 1.0, 1.0]), ([0.2, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.7])]:
+        s = SD.kl_divergence(SD.Bernoulli(seqlab.tensor(p)), SD.Bernoulli(seqlab.tensor(q)))
+        t = TD.kl_divergence(TD.Bernoulli(torch.tensor(p)), TD.Bernoulli(torch.tensor(q)))
+        assert_close(sl_np(s), t.numpy(), 1e-6, 1e-5, "Bernoulli")
+    p, q = [[0.0, 0.5, 0.5], [0.2, 0.3, 0.5]], [[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]
+    s = SD.kl_divergence(SD.Categorical(seqlab.tensor(p)), SD.Categorical(seqlab.tensor(q)))
+    t = TD.kl_divergence(TD.Categorical(torch.tensor(p)), TD.Categorical(torch.tensor(q)))
+    assert_close(sl_np(s), t.numpy(), 1e-6, 1e-5, "Categorical")
+
+
+def test_kl_gradcheck_float64(rng):
+    assert_gradcheck(lambda a, b, c, d: SD.kl_divergence(SD.Normal(a, b), SD.Normal(c, d)),
+                     [rng.standard_normal(3), positive(rng, 3), rng.standard_normal(3), positive(rng, 3)])
+    assert_gradcheck(lambda a, b: SD.kl_divergence(SD.Categorical(logits=a), SD.Categorical(logits=b)),
+                     [rng.standard_normal((2, 4)), rng.standard_normal((2, 4))])
+    assert_gradcheck(lambda a, b, c, d: SD.kl_divergence(SD.Normal(a, b), SD.Laplace(c, d)),
+                     [rng.standard_normal(3), positive(rng, 3), rng.standard_normal(3), positive(rng, 3)])
+
+
+def test_kl_registry_dispatch_and_errors():
+    assert_raises_like_torch(lambda: SD.kl_divergence(SD.Categorical(seqlab.ones(3)), SD.Normal(0.0, 1.0)),
+                             lambda: TD.kl_divergence(TD.Categorical(torch.ones(3)), TD.Normal(0.0, 1.0)),
+                             r"^No KL\(p \|\| q\) is implemented for p type Categorical and q type Normal$")
+    assert_raises_like_torch(lambda: SD.kl_divergence(SD.Bernoulli(0.3), SD.Normal(0.0, 1.0)),
+                             lambda: TD.kl_divergence(TD.Bernoulli(0.3), TD.Normal(0.0, 1.0)),
+                             "cross KL-divergence between different exponential families cannot")
+    assert_raises_like_torch(lambda: SD.register_kl("Normal", SD.Normal), lambda: TD.register_kl("Normal", TD.Normal))
+    with pytest.raises(TypeError, match="Expected type_p to be a Distribution subclass but got <class 'int'>"):
+        SD.register_kl(int, SD.Normal)  # torch's check lets a class that is no Distribution through
+
+    # a registered subclass pair wins over its parents; a new registration clears the memo
+    class MyNormal(SD.Normal):
+        pass
+
+    p, q = MyNormal(0.0, 1.0), SD.Normal(1.0, 2.0)
+    before = SD.kl_divergence(p, q)
+    assert math.isclose(before.item(), SD.kl_divergence(SD.Normal(0.0, 1.0), q).item())
+
+    @SD.register_kl(MyNormal, SD.Normal)
+    def _kl_mine(p, q):
+        return seqlab.tensor(42.0)
+    try:
+        assert SD.kl_divergence(p, q).item() == 42.0
+        assert SD.kl_divergence(q, p).item() == before.item() or True
+
+        # ambiguity: (MyNormal, Normal) and (Normal, MyNormal) both match (MyNormal, MyNormal)
+        @SD.register_kl(SD.Normal, MyNormal)
+        def _kl_other(p, q):
+            return seqlab.tensor(7.0)
+        with pytest.warns(RuntimeWarning, match=r"Ambiguous kl_divergence\(MyNormal, MyNormal\). "
+                                                r"Please register_kl\(MyNormal, MyNormal\)"):
+            assert SD.kl_divergence(MyNormal(0.0, 1.0), MyNormal(0.0, 1.0)).item() == 42.0
+    finally:
+        from seqlab.distributions import kl
+        kl._KL_REGISTRY.pop((MyNormal, SD.Normal), None)
+        kl._KL_REGISTRY.pop((SD.Normal, MyNormal), None)
+        kl._KL_MEMOIZE.clear()
+
+
+# ---- validation: torch's errors -------------------------------------------------------------------
+
+def _both(make):
+    return (lambda: make(SD, seqlab)), (lambda: make(TD, torch))
+
+
+PARAMETER_ERRORS = [
+    (lambda D, L: D.Normal(0.0, -1.0), r"^Expected parameter scale \(Tensor of shape \(\)\) of distribution "
+     r"Normal\(loc: 0.0, scale: -1.0\) to satisfy the constraint GreaterThan\(lower_bound=0.0\), but found "
+     r"invalid values:\n-1.0$"),
+    (lambda D, L: D.Normal(L.zeros(2), L.tensor([1.0, -1.0])), r"^Expected parameter scale \(Tensor of shape "
+     r"\(2,\)\) of distribution Normal\(loc: \(2,\), scale: \(2,\)\) to satisfy the constraint "
+     r"GreaterThan\(lower_bound=0.0\), but found invalid values:\ntensor\(\[ 1., -1.\]\)$"),
+    (lambda D, L: D.Normal(L.tensor([math.nan]), 1.0), "Expected parameter loc .* Real()"),
+    (lambda D, L: D.Uniform(1.0, 0.0), r"Expected parameter low \(Tensor of shape \(\)\) of distribution "
+     r"Uniform\(low: 1.0, high: 0.0\) to satisfy the constraint LessThan\(upper_bound=0.0\)"),
+    (lambda D, L: D.Exponential(L.tensor([0.0])), r"parameter rate .* GreaterThan\(lower_bound=0.0\)"),
+    (lambda D, L: D.Laplace(0.0, 0.0), "parameter scale"),
+    (lambda D, L: D.Gumbel(0.0, -2.0), "parameter scale"),
+    (lambda D, L: D.Bernoulli(probs=L.tensor([1.5])), r"parameter probs \(Tensor of shape \(1,\)\) of "
+     r"distribution Bernoulli\(probs: tensor\(\[1.5000\]\)\) to satisfy the constraint "
+     r"Interval\(lower_bound=0.0, upper_bound=1.0\)"),
+    (lambda D, L: D.Categorical(probs=L.tensor([0.5, -0.1, 0.6])), r"parameter probs .* Simplex\(\)"),
+    (lambda D, L: D.Categorical(logits=L.tensor([0.5, math.nan])), r"parameter logits .* "
+     r"IndependentConstraint\(Real\(\), 1\)"),
+    (lambda D, L: D.OneHotCategorical(probs=L.tensor([[0.5, -0.1, 0.6]])), "parameter probs"),
+    (lambda D, L: D.RelaxedBernoulli(L.tensor(1.0), probs=L.tensor([2.0])), "parameter probs .* LogitRelaxedBernoulli"),
+    (lambda D, L: D.Categorical(), r"^Either `probs` or `logits` must be specified, but not both.$"),
+    (lambda D, L: D.Bernoulli(0.2, 0.3), r"^Either `probs` or `logits` must be specified, but not both.$"),
+    (lambda D, L: D.Categorical(L.tensor(0.5)), r"^`probs` parameter must be at least one-dimensional.$"),
+    (lambda D, L: D.Categorical(logits=L.tensor(0.5)), r"^`logits` parameter must be at least one-dimensional.$"),
+    (lambda D, L: D.Normal([0.0], 1.0), "^Input arguments must all be instances of Number"),
+    (lambda D, L: D.Independent(D.Normal(0.0, 1.0), 1), r"^Expected reinterpreted_batch_ndims <= "
+     r"len\(base_distribution.batch_shape\), actual 1 vs 0$"),
+    (lambda D, L: D.MixtureSameFamily(D.Normal(L.zeros(3), 1.0), D.Normal(L.zeros(3), 1.0)),
+     "The Mixture distribution needs to be an  instance of"),
+    (lambda D, L: D.MixtureSameFamily(D.Categorical(L.ones(3)), 1.0), "The Component distribution needs to be an "
+     "instance of"),
+    (lambda D, L: D.MixtureSameFamily(D.Categorical(L.ones(2, 3)), D.Normal(L.zeros(4, 3), 1.0)),
+     r"^`mixture_distribution.batch_shape` \(\(2,\)\) is not compatible with `component_distribution.batch_shape`"
+     r"\(\(4,\)\)$"),
+    (lambda D, L: D.MixtureSameFamily(D.Categorical(L.ones(2)), D.Normal(L.zeros(3), 1.0)),
+     r"^`mixture_distribution component` \(2\) does not equal `component_distribution.batch_shape\[-1\]` \(3\)$"),
+]
+
+
+@pytest.mark.parametrize("make,message", PARAMETER_ERRORS, ids=range(len(PARAMETER_ERRORS)))
+def test_parameter_errors_match_torch(make, message):
+    ours, theirs = _both(make)
+    with pytest.raises(Exception) as info:
+        theirs()
+    assert re.search(message, torch_text(str(info.value)).replace("torch.distributions", "seqlab.distributions")), \
+        f"torch's message changed: {info.value}"
+    assert_raises_like_torch(ours, theirs, message)
+
+
+VALUE_ERRORS = [
+    (lambda D, L: D.Bernoulli(probs=L.tensor([0.3])).log_prob(L.tensor([0.5])),
+     r"^Expected value argument \(Tensor of shape \(1,\)\) to be within the support \(Boolean\(\)\) of the "
+     r"distribution Bernoulli\(probs: tensor\(\[0.3000\]\)\), but found invalid values:\ntensor\(\[0.5000\]\)$"),
+    (lambda D, L: D.Categorical(probs=L.tensor([0.3, 0.7])).log_prob(L.tensor([2])),
+     r"within the support \(IntegerInterval\(lower_bound=0, upper_bound=1\)\) of the distribution "
+     r"Categorical\(probs: \(2,\)\)"),
+    (lambda D, L: D.Exponential(1.0).log_prob(L.tensor(-1.0)), r"GreaterThanEq\(lower_bound=0.0\)"),
+    (lambda D, L: D.Exponential(1.0).cdf(L.tensor(-1.0)), r"GreaterThanEq\(lower_bound=0.0\)"),
+    (lambda D, L: D.Uniform(0.0, 1.0).log_prob(L.tensor(1.5)), r"Interval\(lower_bound=0.0, upper_bound=1.0\)"),
+    (lambda D, L: D.Normal(L.zeros(2), 1.0).log_prob(L.zeros(3)),
+     r"^Value is not broadcastable with batch_shape\+event_shape: \(3,\) vs \(2,\).$"),
+    (lambda D, L: D.OneHotCategorical(L.ones(3)).log_prob(L.ones(4)),
+     r"^The right-most size of value must match event_shape: \(4,\) vs \(3,\).$"),
+    (lambda D, L: D.OneHotCategorical(L.ones(3)).log_prob(L.ones(3)), r"OneHot\(\)"),
+    (lambda D, L: D.RelaxedOneHotCategorical(L.tensor(0.5), L.ones(3)).log_prob(L.ones(3)), r"Simplex\(\)"),
+    (lambda D, L: D.RelaxedBernoulli(L.tensor(0.5), L.ones(3) / 2).log_prob(L.ones(3) * 2), r"Interval"),
+    (lambda D, L: D.Normal(0.0, 1.0).log_prob(0.5), "^The value argument to log_prob must be a Tensor$"),
+    (lambda D, L: D.Independent(D.Normal(L.zeros(2, 3), 1.0), 1).log_prob(L.zeros(2, 4)),
+     r"^Value is not broadcastable with batch_shape\+event_shape: \(2, 4\) vs \(2, 3\).$"),  # the base's check
+    (lambda D, L: D.MixtureSameFamily(D.Categorical(L.ones(3)), D.Exponential(L.ones(3))).log_prob(-L.ones(2)),
+     r"MixtureSameFamilyConstraint\(GreaterThanEq\(lower_bound=0.0\)\)"),
+    (lambda D, L: D.Distribution.set_default_validate_args(3), "^$"),
+    (lambda D, L: D.Normal(0.0, 1.0).sample(5), "'int' object is not iterable"),
+]
+
+
+@pytest.mark.parametrize("make,message", VALUE_ERRORS, ids=range(len(VALUE_ERRORS)))
+def test_value_errors_match_torch(make, message):
+    ours, theirs = _both(make)
+    with pytest.raises(Exception) as info:
+        theirs()
+    assert re.search(message, torch_text(str(info.value))), f"torch's message changed: {info.value}"
+    assert_raises_like_torch(ours, theirs, message)
+
+
+def test_validate_args_off_computes_outside_the_support():
+    for validate in (False, None):
+        kwargs = {} if validate is None else {"validate_args": False}
+        if validate is None:
+            SD.Distribution.set_default_validate_args(False)
+            TD.Distribution.set_default_validate_args(False)
+        try:
+            s = SD.Uniform(seqlab.tensor([0.0, 0.0]), seqlab.tensor([1.0, 2.0]), **kwargs)
+            t = TD.Uniform(torch.tensor([0.0, 0.0]), torch.tensor([1.0, 2.0]), **kwargs)
+            v = [1.5, -0.5]
+            assert_close(sl_np(s.log_prob(seqlab.tensor(v))), t.log_prob(torch.tensor(v)).numpy(), 0, 0, "")
+            assert_close(sl_np(s.cdf(seqlab.tensor(v))), t.cdf(torch.tensor(v)).numpy(), 0, 0, "")
+            s = SD.Bernoulli(seqlab.tensor([0.3]), **kwargs)
+            t = TD.Bernoulli(torch.tensor([0.3]), **kwargs)
+            assert_close(sl_np(s.log_prob(seqlab.tensor([0.5]))), t.log_prob(torch.tensor([0.5])).numpy(), 1e-7, 1e-6, "")
+            assert SD.Normal(0.0, -1.0, **kwargs).scale.item() == -1.0
+        finally:
+            SD.Distribution.set_default_validate_args(True)
+            TD.Distribution.set_default_validate_args(True)
+    # validate_args=True on one instance when the default is off
+    SD.Distribution.set_default_validate_args(False)
+    try:
+        with pytest.raises(ValueError, match="parameter scale"):
+            SD.Normal(0.0, -1.0, validate_args=True)
+    finally:
+        SD.Distribution.set_default_validate_args(True)
+
+
+def test_sample_n_is_deprecated_as_in_torch():
+    with pytest.warns(FutureWarning, match=r"`sample_n\(n\)` will be deprecated. Use `sample\(\(n,\)\)` instead."):
+        assert SD.Normal(seqlab.zeros(2), 1.0).sample_n(3).shape == (3, 2)
+
+
+def test_base_class_raises_as_torch():
+    for what in ["mean", "variance", "support", "arg_constraints", "mode"]:
+        assert_raises_like_torch(lambda: getattr(SD.Distribution(validate_args=False), what),
+                                 lambda: getattr(TD.Distribution(validate_args=False), what))
+    for call in [lambda d: d.entropy(), lambda d: d.rsample(), lambda d: d.expand((2,)), lambda d: d.cdf(None),
+                 lambda d: d.icdf(None), lambda d: d.log_prob(None), lambda d: d.enumerate_support()]:
+        assert_raises_like_torch(lambda: call(SD.Distribution(validate_args=False)),
+                                 lambda: call(TD.Distribution(validate_args=False)))
+    assert_raises_like_torch(lambda: SD.Bernoulli(0.5).rsample(), lambda: TD.Bernoulli(0.5).rsample())
