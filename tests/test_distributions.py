@@ -26,7 +26,7 @@ def torch_text(text):
     def shape(m):
         dims = [int(d) for d in m.group(1).split(",") if d.strip()]
         return str(tuple(dims))
-    return re.sub(r"torch\.Size\(\[([^\]]*)\]\)", shape, text)
+    return re.sub(r"torch\.Size\(\[([^\]]*)\]\)", shape, text).replace("dtype=torch.", "dtype=seqlab.")
 
 
 def positive(rng, shape, low=0.5, high=2.0):
@@ -525,3 +525,245 @@ def test_base_class_raises_as_torch():
         assert_raises_like_torch(lambda: call(SD.Distribution(validate_args=False)),
                                  lambda: call(TD.Distribution(validate_args=False)))
     assert_raises_like_torch(lambda: SD.Bernoulli(0.5).rsample(), lambda: TD.Bernoulli(0.5).rsample())
+
+
+# ---- sampling: shape, dtype, support, statistics, reparameterised gradients -----------------------
+
+N_DRAWS = 20000
+
+
+def _ks_statistic(a, b):
+    """The two-sample Kolmogorov-Smirnov statistic sup |F_a - F_b|."""
+    a, b = np.sort(a), np.sort(b)
+    grid = np.concatenate([a, b])
+    return np.max(np.abs(np.searchsorted(a, grid, side="right") / a.size - np.searchsorted(b, grid, side="right") / b.size))
+
+
+def _ks_bound(n, m, alpha=1e-4):
+    """The statistic's critical value at level alpha: sqrt(-log(alpha/2)/2 · (n+m)/(n·m))."""
+    return math.sqrt(-math.log(alpha / 2) / 2 * (n + m) / (n * m))
+
+
+# (make, parameters, kurtosis bound for the variance check); every batch has 2 entries
+CONTINUOUS = {
+    "Normal": (lambda D, L: D.Normal(L.tensor([0.5, -2.0]), L.tensor([1.5, 0.2])), 3),
+    "Uniform": (lambda D, L: D.Uniform(L.tensor([0.0, -3.0]), L.tensor([1.0, 5.0])), 1.8),
+    "Exponential": (lambda D, L: D.Exponential(L.tensor([0.5, 4.0])), 9),
+    "Laplace": (lambda D, L: D.Laplace(L.tensor([1.0, -1.0]), L.tensor([0.5, 2.0])), 6),
+    "Gumbel": (lambda D, L: D.Gumbel(L.tensor([1.0, -1.0]), L.tensor([0.5, 2.0])), 5.4),
+    "MixtureSameFamily": (lambda D, L: D.MixtureSameFamily(D.Categorical(L.tensor([[0.3, 0.7], [0.9, 0.1]])),
+                                                           D.Normal(L.tensor([[-2.0, 2.0], [0.0, 5.0]]), 0.5)), 4),
+    "RelaxedBernoulli": (lambda D, L: D.RelaxedBernoulli(L.tensor(0.5), probs=L.tensor([0.2, 0.7])), None),
+    "LogitRelaxedBernoulli": (lambda D, L: D.relaxed_bernoulli.LogitRelaxedBernoulli(L.tensor(0.5),
+                                                                                     logits=L.tensor([0.2, -1.0])), None),
+    "RelaxedOneHotCategorical": (lambda D, L: D.RelaxedOneHotCategorical(L.tensor(0.7),
+                                                                          probs=L.tensor([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])),
+                                 None),
+    "ExpRelaxedCategorical": (lambda D, L: D.relaxed_categorical.ExpRelaxedCategorical(
+        L.tensor(0.7), logits=L.tensor([[0.2, 0.3, 0.5], [0.6, 0.3, -1.0]])), None),
+}
+
+
+@pytest.mark.parametrize("name", list(CONTINUOUS))
+def test_continuous_samples_follow_the_distribution(name):
+    make, kurtosis = CONTINUOUS[name]
+    s, t = make(SD, seqlab), make(TD, torch)
+    draw = s.rsample((N_DRAWS,)) if s.has_rsample else s.sample((N_DRAWS,))
+    assert draw.shape == (N_DRAWS,) + s.batch_shape + s.event_shape and draw.dtype == seqlab.float32
+    assert not draw.requires_grad and bool(s.support.check(draw).all()), name
+    ours, theirs = sl_np(draw), t.sample((N_DRAWS,)).numpy()
+    flat_ours, flat_theirs = ours.reshape(N_DRAWS, -1), theirs.reshape(N_DRAWS, -1)
+    for j in range(flat_ours.shape[1]):  # one KS test per batch entry (and per event coordinate)
+        d = _ks_statistic(flat_ours[:, j], flat_theirs[:, j])
+        assert d < _ks_bound(N_DRAWS, N_DRAWS), f"{name}[{j}]: KS statistic {d:.4f} against torch's draws"
+    if kurtosis is not None:
+        mean, var = sl_np(s.mean), sl_np(s.variance)
+        se_mean = np.sqrt(var / N_DRAWS)
+        assert np.all(np.abs(ours.mean(0) - mean) < 5 * se_mean), (name, ours.mean(0), mean)
+        se_var = var * np.sqrt((kurtosis - 1) / N_DRAWS)
+        assert np.all(np.abs(ours.var(0) - var) < 5 * se_var), (name, ours.var(0), var)
+
+
+def test_discrete_samples_follow_the_distribution():
+    p = np.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]])
+    for d in [SD.Categorical(probs=seqlab.tensor(p)), SD.Categorical(logits=seqlab.tensor(np.log(p) + 3.0))]:
+        x = d.sample((N_DRAWS,))
+        assert x.shape == (N_DRAWS, 2) and x.dtype == seqlab.int64 and bool(d.support.check(x).all())
+        counts = np.stack([(sl_np(x) == k).mean(0) for k in range(3)], -1)
+        assert np.all(np.abs(counts - p) < 5 * np.sqrt(p * (1 - p) / N_DRAWS)), counts
+    d = SD.OneHotCategorical(probs=seqlab.tensor(p, dtype=seqlab.float64))
+    x = d.sample((N_DRAWS,))
+    assert x.shape == (N_DRAWS, 2, 3) and x.dtype == seqlab.float64 and bool(d.support.check(x).all())
+    assert np.all(np.abs(sl_np(x).mean(0) - p) < 5 * np.sqrt(p * (1 - p) / N_DRAWS))
+    q = np.array([0.05, 0.5, 0.9])
+    for d in [SD.Bernoulli(seqlab.tensor(q, dtype=seqlab.float32)), SD.Bernoulli(logits=seqlab.tensor(np.log(q / (1 - q)), dtype=seqlab.float32))]:
+        x = d.sample((N_DRAWS,))
+        assert x.shape == (N_DRAWS, 3) and x.dtype == seqlab.float32 and bool(d.support.check(x).all())
+        assert np.all(np.abs(sl_np(x).mean(0) - q) < 5 * np.sqrt(q * (1 - q) / N_DRAWS))
+    # parameters that require grad: samples are outside the graph
+    d = SD.Categorical(logits=seqlab.zeros(3, requires_grad=True))
+    assert not d.sample().requires_grad and not SD.Bernoulli(seqlab.full((2,), 0.5, requires_grad=True)).sample().requires_grad
+
+
+def test_samples_follow_manual_seed():
+    for make in [lambda: SD.Normal(seqlab.zeros(3), 1.0), lambda: SD.Categorical(seqlab.ones(4)),
+                 lambda: SD.Bernoulli(seqlab.full((3,), 0.5)), lambda: SD.Gumbel(0.0, 1.0)]:
+        seqlab.manual_seed(7)
+        a = make().sample((5,))
+        seqlab.manual_seed(7)
+        b = make().sample((5,))
+        assert seqlab.equal(a, b)
+
+
+def test_rsample_gradients_are_reparameterised():
+    # Normal: x = loc + scale·ε, so d Σx / d loc = number of draws, d Σx / d scale = Σ ε = Σ (x - loc) / scale
+    loc, scale = seqlab.tensor([0.5, -1.0], requires_grad=True), seqlab.tensor([2.0, 0.5], requires_grad=True)
+    x = SD.Normal(loc, scale).rsample((1000,))
+    x.sum().backward()
+    assert_close(sl_np(loc.grad), np.full(2, 1000.0, np.float32), 0, 0, "dx/dloc")
+    eps = (sl_np(x) - sl_np(loc)) / sl_np(scale)
+    assert_close(sl_np(scale.grad), eps.sum(0).astype(np.float32), 1e-2, 1e-4, "dx/dscale")
+    # Exponential: x = E / rate, dx/drate = -x / rate
+    rate = seqlab.tensor([0.5, 3.0], dtype=seqlab.float64, requires_grad=True)
+    x = SD.Exponential(rate).rsample((500,))
+    x.sum().backward()
+    assert_close(sl_np(rate.grad), (-sl_np(x) / sl_np(rate)).sum(0), 1e-10, 1e-10, "dx/drate")
+    # Uniform: x = low + u (high - low), dx/dlow = 1 - u, dx/dhigh = u
+    low, high = seqlab.tensor([0.0], dtype=seqlab.float64, requires_grad=True), \
+        seqlab.tensor([4.0], dtype=seqlab.float64, requires_grad=True)
+    x = SD.Uniform(low, high).rsample((300,))
+    x.sum().backward()
+    u = sl_np(x) / 4.0
+    assert_close(sl_np(low.grad), (1 - u).sum(0), 1e-10, 1e-10, "dx/dlow")
+    assert_close(sl_np(high.grad), u.sum(0), 1e-10, 1e-10, "dx/dhigh")
+
+
+RSAMPLED = {
+    "Normal": (lambda D, a, b: D.Normal(a, b), [[0.3, -1.0], [1.5, 0.4]]),
+    "Uniform": (lambda D, a, b: D.Uniform(a, a + b), [[0.3, -1.0], [1.5, 0.4]]),
+    "Exponential": (lambda D, a: D.Exponential(a), [[0.7, 2.0]]),
+    "Laplace": (lambda D, a, b: D.Laplace(a, b), [[0.3, -1.0], [1.5, 0.4]]),
+    "Gumbel": (lambda D, a, b: D.Gumbel(a, b), [[0.3, -1.0], [1.5, 0.4]]),
+    "RelaxedBernoulli": (lambda D, t, p: D.RelaxedBernoulli(t, probs=p), [[0.6], [0.3, 0.8]]),
+    "RelaxedOneHotCategorical": (lambda D, t, l: D.RelaxedOneHotCategorical(t, logits=l), [[0.6], [0.3, 0.8, -1.0]]),
+    "Independent": (lambda D, a, b: D.Independent(D.Normal(a, b), 1), [[0.3, -1.0], [1.5, 0.4]]),
+}
+
+
+@pytest.mark.parametrize("name", list(RSAMPLED))
+def test_rsample_gradient_matches_a_finite_difference_of_the_same_noise(name):
+    # the same seed gives the same noise, so rsample is a differentiable function of the parameters
+    make, params = RSAMPLED[name]
+    weights = None
+
+    def draw(values, seed=11):
+        nonlocal weights
+        seqlab.manual_seed(seed)
+        x = make(SD, *values).rsample((50,))
+        if weights is None:
+            weights = seqlab.tensor(np.random.default_rng(0).standard_normal(tuple(x.shape)))
+        return (x * weights).sum()
+
+    leaves = [seqlab.tensor(p, dtype=seqlab.float64, requires_grad=True) for p in params]
+    draw(leaves).backward()
+    h = 1e-6
+    for i, p in enumerate(params):
+        numeric = []
+        for j in range(len(p)):
+            plus = [np.array(q, dtype=np.float64) for q in params]
+            minus = [np.array(q, dtype=np.float64) for q in params]
+            plus[i][j] += h
+            minus[i][j] -= h
+            f = lambda vals: draw([seqlab.tensor(v) for v in vals]).item()  # noqa: E731
+            numeric.append((f(plus) - f(minus)) / (2 * h))
+        assert_close(sl_np(leaves[i].grad), np.array(numeric), 1e-5, 1e-5, f"{name} parameter {i}")
+
+
+def test_rsample_is_refused_where_torch_has_none():
+    for make in [lambda D, L: D.Bernoulli(0.5), lambda D, L: D.Categorical(L.ones(3)),
+                 lambda D, L: D.OneHotCategorical(L.ones(3)),
+                 lambda D, L: D.MixtureSameFamily(D.Categorical(L.ones(2)), D.Normal(L.zeros(2), 1.0))]:
+        ours, theirs = _both(make)
+        assert ours().has_rsample is False is theirs().has_rsample
+        assert_raises_like_torch(lambda: ours().rsample(), lambda: theirs().rsample())
+
+
+# ---- constraints, the namespace, the docs -----------------------------------------------------------
+
+def test_constraints_check_and_repr_match_torch():
+    values = np.array([[-1.0, 0.0, 0.25, 1.0], [2.0, math.nan, 0.5, 0.5], [0.0, 1.0, 0.0, 0.0],
+                       [0.1, 0.2, 0.3, 0.4]])
+    makes = [lambda C: C.real, lambda C: C.positive, lambda C: C.nonnegative, lambda C: C.unit_interval,
+             lambda C: C.boolean, lambda C: C.nonnegative_integer, lambda C: C.positive_integer,
+             lambda C: C.integer_interval(0, 2), lambda C: C.interval(-0.5, 0.5), lambda C: C.half_open_interval(0, 1),
+             lambda C: C.greater_than(0.1), lambda C: C.greater_than_eq(0.25), lambda C: C.less_than(0.5),
+             lambda C: C.simplex, lambda C: C.one_hot, lambda C: C.real_vector, lambda C: C.independent(C.positive, 1),
+             lambda C: C.multinomial(1), lambda C: C.MixtureSameFamilyConstraint(C.unit_interval)]
+    for make in makes:
+        ours, theirs = make(SD.constraints), make(TD.constraints)
+        assert repr(ours) == repr(theirs)
+        assert ours.event_dim == theirs.event_dim and ours.is_discrete == theirs.is_discrete, repr(ours)
+        for v in (values, values[0]):
+            got, want = ours.check(seqlab.tensor(v)), theirs.check(torch.tensor(v))
+            assert got.dtype == seqlab.bool
+            assert_close(sl_np(got), want.numpy(), 0, 0, repr(ours))
+        # size 0 (torch's reshape to (..., -1) refuses some of these)
+        assert ours.check(seqlab.tensor(values[:, :0])).shape == (4, 0)[:2 - ours.event_dim]
+    assert repr(SD.constraints.interval(seqlab.tensor(0.0), seqlab.tensor(1.5))) == \
+        repr(TD.constraints.interval(torch.tensor(0.0), torch.tensor(1.5)))
+    assert SD.constraints.is_dependent(SD.constraints.dependent) and not SD.constraints.is_dependent(SD.constraints.real)
+    assert SD.constraints.is_dependent(SD.Uniform.support) and SD.Uniform.support.event_dim == 0
+    assert SD.constraints.dependent(event_dim=1).event_dim == 1
+    assert_raises_like_torch(lambda: SD.constraints.dependent.check(seqlab.ones(1)),
+                             lambda: TD.constraints.dependent.check(torch.ones(1)),
+                             "^Cannot determine validity of dependent constraint$")
+    assert_raises_like_torch(lambda: SD.constraints.dependent.event_dim, lambda: TD.constraints.dependent.event_dim,
+                             r"^.event_dim cannot be determined statically$")
+    assert_raises_like_torch(lambda: SD.constraints.independent(SD.constraints.real, 2).check(seqlab.ones(3)),
+                             lambda: TD.constraints.independent(TD.constraints.real, 2).check(torch.ones(3)),
+                             r"^Expected value.dim\(\) >= 2 but got 1$")
+    for name in ["boolean", "real", "positive", "unit_interval", "simplex", "integer_interval", "nonnegative_integer",
+                 "one_hot", "real_vector", "interval", "greater_than", "dependent_property", "independent"]:
+        assert name in SD.constraints.__all__ and name in TD.constraints.__all__
+
+
+def test_arg_constraints_and_supports_match_torch(rng):
+    for name, (make, params, value) in _cases(rng).items():
+        s, t = make(SD, *[seqlab.tensor(p) for p in params]), make(TD, *[torch.tensor(p) for p in params])
+        assert list(s.arg_constraints) == list(t.arg_constraints), name
+        assert [repr(c) for c in s.arg_constraints.values()] == \
+            [torch_text(repr(c)) for c in t.arg_constraints.values()], name
+        assert repr(s.support) == torch_text(repr(t.support)), name
+
+
+def test_the_namespace_matches_torch():
+    assert seqlab.distributions is SD and seqlab.distributions.Normal is SD.normal.Normal
+    for name in SD.__all__:
+        assert hasattr(TD, name), name
+    for name in ["Bernoulli", "Categorical", "Distribution", "Exponential", "Gumbel", "Independent", "Laplace",
+                 "MixtureSameFamily", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+                 "RelaxedBernoulli", "RelaxedOneHotCategorical", "Uniform", "kl_divergence", "register_kl",
+                 "constraints", "ExponentialFamily"]:
+        assert name in SD.__all__, name
+    for module in ["relaxed_bernoulli", "relaxed_categorical"]:
+        assert set(getattr(SD, module).__all__) == set(getattr(TD, module).__all__)
+
+
+def test_every_public_callable_has_a_docstring_and_a_signature():
+    missing = []
+    for name in SD.__all__:
+        obj = getattr(SD, name)
+        if inspect.ismodule(obj):
+            continue
+        inspect.signature(obj)
+        if not inspect.getdoc(obj):
+            missing.append(name)
+        if isinstance(obj, type):
+            for attr, member in vars(obj).items():
+                if attr.startswith("_"):
+                    continue
+                if isinstance(member, (property, staticmethod)) or inspect.isfunction(member) or \
+                        isinstance(member, SD.utils.lazy_property):
+                    if not (member.__doc__ or "").strip():
+                        missing.append(f"{name}.{attr}")
+    assert missing == []
