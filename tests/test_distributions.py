@@ -8,7 +8,6 @@ gradients (d sample / d parameter, against a finite difference of the same noise
 import inspect
 import math
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -236,7 +235,7 @@ def test_expand_matches_torch(rng):
         tv = te.sample() if name != "MixtureSameFamily(Independent)" else torch.tensor(sl_np(se.sample()))
         sv = seqlab.tensor(tv.numpy())
         assert_close(sl_np(se.log_prob(sv)), te.log_prob(tv).numpy(), 1e-10, 1e-10, name)
-        assert se.sample((2,)).shape == (2,) + shape + se.event_shape or not te.has_rsample and "Mixture" not in name
+        assert se.sample((2,)).shape == (2,) + shape + se.event_shape, name
     assert SD.Normal(seqlab.zeros(1), 1.0).expand([4, 2]).batch_shape == (4, 2)
     assert_raises_like_torch(lambda: SD.Normal(seqlab.zeros(3, 2), 1.0).expand((2,)),
                              lambda: TD.Normal(torch.zeros(3, 2), 1.0).expand((2,)))
@@ -303,7 +302,8 @@ def test_kl_pairs_match_torch(rng):
         "OneHotCategorical": (lambda D, a: D.OneHotCategorical(probs=a), lambda: [positive(rng, (2, 5))]),
         "Independent": (lambda D, a, b: D.Independent(D.Normal(a, b), 1), lambda: [n2(), p2()]),
     }
-    registered = [("Bernoulli", "Bernoulli"), ("Categorical", "Categorical"), ("OneHotCategorical", "OneHotCategorical"),
+    registered = [("Bernoulli", "Bernoulli"), ("Categorical", "Categorical"),
+                  ("OneHotCategorical", "OneHotCategorical"),
                   ("Normal", "Normal"), ("Uniform", "Uniform"), ("Exponential", "Exponential"), ("Laplace", "Laplace"),
                   ("Independent", "Independent"), ("Exponential", "Gumbel"), ("Exponential", "Normal"),
                   ("Exponential", "Uniform"), ("Gumbel", "Exponential"), ("Gumbel", "Normal"), ("Gumbel", "Uniform"),
@@ -375,7 +375,8 @@ def test_kl_registry_dispatch_and_errors():
         return seqlab.tensor(42.0)
     try:
         assert SD.kl_divergence(p, q).item() == 42.0
-        assert SD.kl_divergence(q, p).item() == before.item() or True
+        reverse = SD.kl_divergence(SD.Normal(1.0, 2.0), SD.Normal(0.0, 1.0)).item()
+        assert SD.kl_divergence(q, p).item() == reverse  # (Normal, MyNormal) still finds (Normal, Normal)
 
         # ambiguity: (MyNormal, Normal) and (Normal, MyNormal) both match (MyNormal, MyNormal)
         @SD.register_kl(SD.Normal, MyNormal)
@@ -497,7 +498,8 @@ def test_validate_args_off_computes_outside_the_support():
             assert_close(sl_np(s.cdf(seqlab.tensor(v))), t.cdf(torch.tensor(v)).numpy(), 0, 0, "")
             s = SD.Bernoulli(seqlab.tensor([0.3]), **kwargs)
             t = TD.Bernoulli(torch.tensor([0.3]), **kwargs)
-            assert_close(sl_np(s.log_prob(seqlab.tensor([0.5]))), t.log_prob(torch.tensor([0.5])).numpy(), 1e-7, 1e-6, "")
+            assert_close(sl_np(s.log_prob(seqlab.tensor([0.5]))), t.log_prob(torch.tensor([0.5])).numpy(),
+                         1e-7, 1e-6, "Bernoulli")
             assert SD.Normal(0.0, -1.0, **kwargs).scale.item() == -1.0
         finally:
             SD.Distribution.set_default_validate_args(True)
@@ -536,7 +538,9 @@ def _ks_statistic(a, b):
     """The two-sample Kolmogorov-Smirnov statistic sup |F_a - F_b|."""
     a, b = np.sort(a), np.sort(b)
     grid = np.concatenate([a, b])
-    return np.max(np.abs(np.searchsorted(a, grid, side="right") / a.size - np.searchsorted(b, grid, side="right") / b.size))
+    cdf_a = np.searchsorted(a, grid, side="right") / a.size
+    cdf_b = np.searchsorted(b, grid, side="right") / b.size
+    return np.max(np.abs(cdf_a - cdf_b))
 
 
 def _ks_bound(n, m, alpha=1e-4):
@@ -554,11 +558,10 @@ CONTINUOUS = {
     "MixtureSameFamily": (lambda D, L: D.MixtureSameFamily(D.Categorical(L.tensor([[0.3, 0.7], [0.9, 0.1]])),
                                                            D.Normal(L.tensor([[-2.0, 2.0], [0.0, 5.0]]), 0.5)), 4),
     "RelaxedBernoulli": (lambda D, L: D.RelaxedBernoulli(L.tensor(0.5), probs=L.tensor([0.2, 0.7])), None),
-    "LogitRelaxedBernoulli": (lambda D, L: D.relaxed_bernoulli.LogitRelaxedBernoulli(L.tensor(0.5),
-                                                                                     logits=L.tensor([0.2, -1.0])), None),
-    "RelaxedOneHotCategorical": (lambda D, L: D.RelaxedOneHotCategorical(L.tensor(0.7),
-                                                                          probs=L.tensor([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])),
-                                 None),
+    "LogitRelaxedBernoulli": (lambda D, L: D.relaxed_bernoulli.LogitRelaxedBernoulli(
+        L.tensor(0.5), logits=L.tensor([0.2, -1.0])), None),
+    "RelaxedOneHotCategorical": (lambda D, L: D.RelaxedOneHotCategorical(
+        L.tensor(0.7), probs=L.tensor([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])), None),
     "ExpRelaxedCategorical": (lambda D, L: D.relaxed_categorical.ExpRelaxedCategorical(
         L.tensor(0.7), logits=L.tensor([[0.2, 0.3, 0.5], [0.6, 0.3, -1.0]])), None),
 }
@@ -596,13 +599,15 @@ def test_discrete_samples_follow_the_distribution():
     assert x.shape == (N_DRAWS, 2, 3) and x.dtype == seqlab.float64 and bool(d.support.check(x).all())
     assert np.all(np.abs(sl_np(x).mean(0) - p) < 5 * np.sqrt(p * (1 - p) / N_DRAWS))
     q = np.array([0.05, 0.5, 0.9])
-    for d in [SD.Bernoulli(seqlab.tensor(q, dtype=seqlab.float32)), SD.Bernoulli(logits=seqlab.tensor(np.log(q / (1 - q)), dtype=seqlab.float32))]:
+    for d in [SD.Bernoulli(seqlab.tensor(q, dtype=seqlab.float32)),
+              SD.Bernoulli(logits=seqlab.tensor(np.log(q / (1 - q)), dtype=seqlab.float32))]:
         x = d.sample((N_DRAWS,))
         assert x.shape == (N_DRAWS, 3) and x.dtype == seqlab.float32 and bool(d.support.check(x).all())
         assert np.all(np.abs(sl_np(x).mean(0) - q) < 5 * np.sqrt(q * (1 - q) / N_DRAWS))
     # parameters that require grad: samples are outside the graph
     d = SD.Categorical(logits=seqlab.zeros(3, requires_grad=True))
-    assert not d.sample().requires_grad and not SD.Bernoulli(seqlab.full((2,), 0.5, requires_grad=True)).sample().requires_grad
+    assert not d.sample().requires_grad
+    assert not SD.Bernoulli(seqlab.full((2,), 0.5, requires_grad=True)).sample().requires_grad
 
 
 def test_samples_follow_manual_seed():
@@ -711,7 +716,8 @@ def test_constraints_check_and_repr_match_torch():
         assert ours.check(seqlab.tensor(values[:, :0])).shape == (4, 0)[:2 - ours.event_dim]
     assert repr(SD.constraints.interval(seqlab.tensor(0.0), seqlab.tensor(1.5))) == \
         repr(TD.constraints.interval(torch.tensor(0.0), torch.tensor(1.5)))
-    assert SD.constraints.is_dependent(SD.constraints.dependent) and not SD.constraints.is_dependent(SD.constraints.real)
+    assert SD.constraints.is_dependent(SD.constraints.dependent)
+    assert not SD.constraints.is_dependent(SD.constraints.real)
     assert SD.constraints.is_dependent(SD.Uniform.support) and SD.Uniform.support.event_dim == 0
     assert SD.constraints.dependent(event_dim=1).event_dim == 1
     assert_raises_like_torch(lambda: SD.constraints.dependent.check(seqlab.ones(1)),
