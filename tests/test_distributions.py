@@ -773,3 +773,29 @@ def test_every_public_callable_has_a_docstring_and_a_signature():
                     if not (member.__doc__ or "").strip():
                         missing.append(f"{name}.{attr}")
     assert missing == []
+
+
+def test_samples_take_the_parameters_dtype():
+    f64 = seqlab.float64
+    zeros, ones = seqlab.zeros(2, dtype=f64), seqlab.ones(2, dtype=f64)
+    for make in [lambda: SD.Normal(zeros, 1.0), lambda: SD.Uniform(zeros, 1.0), lambda: SD.Exponential(ones),
+                 lambda: SD.Laplace(zeros, 1.0), lambda: SD.Gumbel(zeros, 1.0), lambda: SD.Bernoulli(ones / 2),
+                 lambda: SD.OneHotCategorical(seqlab.ones(2, dtype=f64)),
+                 lambda: SD.RelaxedBernoulli(seqlab.tensor(0.5, dtype=f64), seqlab.ones(2, dtype=f64) / 2),
+                 lambda: SD.RelaxedOneHotCategorical(seqlab.tensor(0.5, dtype=f64), seqlab.ones(2, dtype=f64))]:
+        d = make()
+        assert d.sample((3,)).dtype == f64, d
+        if d.has_rsample:
+            assert d.rsample((3,)).dtype == f64, d
+
+
+def test_gumbel_is_exact_in_the_tails():
+    # torch's Gumbel is a transformed Uniform(tiny, 1 - eps): its icdf is finite at 0 and 1 and its cdf
+    # refuses values far in the tails (its base's support check); seqlab writes the formulas out
+    d = SD.Gumbel(0.0, 1.0)
+    assert sl_np(d.icdf(seqlab.tensor([0.0, 1.0]))).tolist() == [-math.inf, math.inf]
+    assert sl_np(d.cdf(seqlab.tensor([-50.0, 50.0]))).tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError, match="to be within the support"):
+        TD.Gumbel(0.0, 1.0).cdf(torch.tensor([50.0]))
+    mid = np.array([0.1, 0.5, 0.9])
+    assert_close(sl_np(d.icdf(seqlab.tensor(mid))), TD.Gumbel(0.0, 1.0).icdf(torch.tensor(mid)).numpy(), 1e-6, 1e-6, "")
