@@ -53,6 +53,15 @@ def _cases(rng):
                     [r.standard_normal((3,)), positive(r, (2, 1))], r.standard_normal((2, 3))),
         "Gumbel": (lambda D, loc, scale: D.Gumbel(loc, scale),
                    [r.standard_normal((2, 3)), positive(r, (2, 3))], r.standard_normal((5, 2, 3))),
+        "Cauchy": (lambda D, loc, scale: D.Cauchy(loc, scale),
+                   [r.standard_normal((2, 3)), positive(r, (3,))], r.standard_normal((4, 1, 3))),
+        "HalfNormal": (lambda D, scale: D.HalfNormal(scale), [positive(r, (2, 3))], positive(r, (4, 2, 3), 0.01, 3.0)),
+        "LogNormal": (lambda D, loc, scale: D.LogNormal(loc, scale),
+                      [r.standard_normal((2, 3)), positive(r, (2, 1))], positive(r, (4, 2, 3), 0.05, 5.0)),
+        "Geometric(probs)": (lambda D, p: D.Geometric(probs=p), [r.uniform(0.1, 0.9, (2, 3))],
+                             r.integers(0, 6, (4, 2, 3)).astype(np.float64)),
+        "Geometric(logits)": (lambda D, l: D.Geometric(logits=l), [r.standard_normal((2, 3))],
+                              r.integers(0, 6, (3,)).astype(np.float64)),
         "Bernoulli(probs)": (lambda D, p: D.Bernoulli(probs=p), [r.uniform(0.1, 0.9, (2, 3))],
                              (r.random((4, 2, 3)) < 0.5).astype(np.float64)),
         "Bernoulli(logits)": (lambda D, l: D.Bernoulli(logits=l), [2 * r.standard_normal((2, 3))],
@@ -93,6 +102,11 @@ METHODS = {
     "Exponential": ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev"],
     "Laplace": ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev"],
     "Gumbel": ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev"],
+    "Cauchy": ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance"],
+    "HalfNormal": ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev"],
+    "LogNormal": ["log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev"],
+    "Geometric(probs)": ["log_prob", "entropy", "mean", "mode", "variance", "logits"],
+    "Geometric(logits)": ["log_prob", "entropy", "mean", "variance", "probs"],
     "Bernoulli(probs)": ["log_prob", "entropy", "mean", "mode", "variance", "logits", "perplexity"],
     "Bernoulli(logits)": ["log_prob", "entropy", "mean", "variance", "probs"],
     "Categorical(probs)": ["log_prob", "entropy", "mode", "probs", "logits", "mean", "variance"],
@@ -301,6 +315,10 @@ def test_kl_pairs_match_torch(rng):
         "Categorical": (lambda D, a: D.Categorical(logits=a), lambda: [rng.standard_normal((2, 5))]),
         "OneHotCategorical": (lambda D, a: D.OneHotCategorical(probs=a), lambda: [positive(rng, (2, 5))]),
         "Independent": (lambda D, a, b: D.Independent(D.Normal(a, b), 1), lambda: [n2(), p2()]),
+        "Cauchy": (lambda D, a, b: D.Cauchy(a, b), lambda: [n2(), p2()]),
+        "HalfNormal": (lambda D, b: D.HalfNormal(b), lambda: [p2()]),
+        "LogNormal": (lambda D, a, b: D.LogNormal(a, b), lambda: [n2(), p2()]),
+        "Geometric": (lambda D, a: D.Geometric(logits=a), lambda: [n2()]),
     }
     registered = [("Bernoulli", "Bernoulli"), ("Categorical", "Categorical"),
                   ("OneHotCategorical", "OneHotCategorical"),
@@ -309,7 +327,8 @@ def test_kl_pairs_match_torch(rng):
                   ("Exponential", "Uniform"), ("Gumbel", "Exponential"), ("Gumbel", "Normal"), ("Gumbel", "Uniform"),
                   ("Laplace", "Exponential"), ("Laplace", "Normal"), ("Laplace", "Uniform"), ("Normal", "Exponential"),
                   ("Normal", "Gumbel"), ("Normal", "Laplace"), ("Normal", "Uniform"), ("Uniform", "Exponential"),
-                  ("Uniform", "Gumbel"), ("Uniform", "Normal")]
+                  ("Uniform", "Gumbel"), ("Uniform", "Normal"), ("Cauchy", "Cauchy"), ("HalfNormal", "HalfNormal"),
+                  ("LogNormal", "LogNormal"), ("Geometric", "Geometric")]
     for p_name, q_name in registered:
         (make_p, gen_p), (make_q, gen_q) = makers[p_name], makers[q_name]
         pp, qq = gen_p(), gen_q()
@@ -419,6 +438,12 @@ PARAMETER_ERRORS = [
      r"IndependentConstraint\(Real\(\), 1\)"),
     (lambda D, L: D.OneHotCategorical(probs=L.tensor([[0.5, -0.1, 0.6]])), "parameter probs"),
     (lambda D, L: D.RelaxedBernoulli(L.tensor(1.0), probs=L.tensor([2.0])), "parameter probs .* LogitRelaxedBernoulli"),
+    (lambda D, L: D.Geometric(L.tensor([0.5, 0.0, 0.0])), r"^Expected parameter probs \(Tensor of shape \(3,\)\) of "
+     r"distribution Geometric\(probs: \(3,\)\) to be positive but found invalid values:\ntensor\(\[0., 0.\]\)$"),
+    (lambda D, L: D.HalfNormal(-1.0),
+     r"^Expected parameter scale \(Tensor of shape \(\)\) of distribution HalfNormal\(\)"),
+    (lambda D, L: D.LogNormal(0.0, -1.0), r"^Expected parameter scale \(Tensor of shape \(\)\) of distribution Normal"),
+    (lambda D, L: D.Cauchy(0.0, -1.0), r"^Expected parameter scale .* Cauchy\(loc: 0.0, scale: -1.0\)"),
     (lambda D, L: D.Categorical(), r"^Either `probs` or `logits` must be specified, but not both.$"),
     (lambda D, L: D.Bernoulli(0.2, 0.3), r"^Either `probs` or `logits` must be specified, but not both.$"),
     (lambda D, L: D.Categorical(L.tensor(0.5)), r"^`probs` parameter must be at least one-dimensional.$"),
@@ -458,6 +483,9 @@ VALUE_ERRORS = [
     (lambda D, L: D.Exponential(1.0).log_prob(L.tensor(-1.0)), r"GreaterThanEq\(lower_bound=0.0\)"),
     (lambda D, L: D.Exponential(1.0).cdf(L.tensor(-1.0)), r"GreaterThanEq\(lower_bound=0.0\)"),
     (lambda D, L: D.Uniform(0.0, 1.0).log_prob(L.tensor(1.5)), r"Interval\(lower_bound=0.0, upper_bound=1.0\)"),
+    (lambda D, L: D.Geometric(0.5).log_prob(L.tensor(1.5)), r"IntegerGreaterThan\(lower_bound=0\)"),
+    (lambda D, L: D.LogNormal(0.0, 1.0).log_prob(L.tensor(0.0)), r"GreaterThan\(lower_bound=0.0\)"),
+    (lambda D, L: D.HalfNormal(1.0).cdf(L.tensor(-1.0)), r"GreaterThanEq\(lower_bound=0.0\)"),
     (lambda D, L: D.Normal(L.zeros(2), 1.0).log_prob(L.zeros(3)),
      r"^Value is not broadcastable with batch_shape\+event_shape: \(3,\) vs \(2,\).$"),
     (lambda D, L: D.OneHotCategorical(L.ones(3)).log_prob(L.ones(4)),
@@ -555,6 +583,10 @@ CONTINUOUS = {
     "Exponential": (lambda D, L: D.Exponential(L.tensor([0.5, 4.0])), 9),
     "Laplace": (lambda D, L: D.Laplace(L.tensor([1.0, -1.0]), L.tensor([0.5, 2.0])), 6),
     "Gumbel": (lambda D, L: D.Gumbel(L.tensor([1.0, -1.0]), L.tensor([0.5, 2.0])), 5.4),
+    "Cauchy": (lambda D, L: D.Cauchy(L.tensor([1.0, -1.0]), L.tensor([0.5, 2.0])), None),
+    "HalfNormal": (lambda D, L: D.HalfNormal(L.tensor([0.5, 2.0])), 4),
+    "LogNormal": (lambda D, L: D.LogNormal(L.tensor([0.0, 1.0]), L.tensor([0.25, 0.5])), 20),
+    "Geometric": (lambda D, L: D.Geometric(L.tensor([0.3, 0.8])), 10),
     "MixtureSameFamily": (lambda D, L: D.MixtureSameFamily(D.Categorical(L.tensor([[0.3, 0.7], [0.9, 0.1]])),
                                                            D.Normal(L.tensor([[-2.0, 2.0], [0.0, 5.0]]), 0.5)), 4),
     "RelaxedBernoulli": (lambda D, L: D.RelaxedBernoulli(L.tensor(0.5), probs=L.tensor([0.2, 0.7])), None),
@@ -652,6 +684,9 @@ RSAMPLED = {
     "RelaxedBernoulli": (lambda D, t, p: D.RelaxedBernoulli(t, probs=p), [[0.6], [0.3, 0.8]]),
     "RelaxedOneHotCategorical": (lambda D, t, l: D.RelaxedOneHotCategorical(t, logits=l), [[0.6], [0.3, 0.8, -1.0]]),
     "Independent": (lambda D, a, b: D.Independent(D.Normal(a, b), 1), [[0.3, -1.0], [1.5, 0.4]]),
+    "Cauchy": (lambda D, a, b: D.Cauchy(a, b), [[0.3, -1.0], [1.5, 0.4]]),
+    "HalfNormal": (lambda D, b: D.HalfNormal(b), [[1.5, 0.4]]),
+    "LogNormal": (lambda D, a, b: D.LogNormal(a, b), [[0.3, -1.0], [0.5, 0.4]]),
 }
 
 

@@ -11,13 +11,17 @@ torch's. Tests: tests/test_distributions.py.
 from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
@@ -26,8 +30,8 @@ from .relaxed_categorical import RelaxedOneHotCategorical  # ExpRelaxedCategoric
 from .uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Gumbel", "Independent",
-    "Laplace", "MixtureSameFamily", "Normal",
+    "Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
+    "HalfNormal", "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Normal",
     "OneHotCategorical", "OneHotCategoricalStraightThrough", "RelaxedBernoulli", "RelaxedOneHotCategorical",
     "Uniform", "constraints", "kl_divergence", "register_kl",
 ]

@@ -5,17 +5,21 @@ the most specific registered superclasses. The pairs are torch's among seqlab's 
 import math
 import warnings
 
-from .._core import erf, exp, log, where
+from .._core import erf, exp, log, log1p, where
 from .._tensor import full_like
 from ..nn.functional import softplus
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .log_normal import LogNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
@@ -151,6 +155,26 @@ def _kl_laplace_laplace(p, q):
     scale_ratio = p.scale / q.scale
     loc_abs_diff = (p.loc - q.loc).abs()
     return -log(scale_ratio) + loc_abs_diff / q.scale + scale_ratio * exp(-loc_abs_diff / p.scale) - 1
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    # Σ_k P(k) log(P(k)/Q(k)) = -H(p) - E_p[k] log(1 - q) - log q, with E_p[k] = 1/p - 1;
+    # -log(1 - q)/p + log(1 - q) - log q = -log(1 - q)/p - logit(q)
+    return -p.entropy() - log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(HalfNormal, HalfNormal)
+@register_kl(LogNormal, LogNormal)
+def _kl_through_the_base(p, q):
+    # both are one monotone map of a Normal, which KL does not see
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    # log(((γp + γq)² + (x0p - x0q)²) / (4 γp γq))  (Chyzak & Nielsen 2019)
+    return log((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)) - log(4 * p.scale * q.scale)
 
 
 @register_kl(Independent, Independent)
