@@ -834,3 +834,147 @@ def test_gumbel_is_exact_in_the_tails():
         TD.Gumbel(0.0, 1.0).cdf(torch.tensor([50.0]))
     mid = np.array([0.1, 0.5, 0.9])
     assert_close(sl_np(d.icdf(seqlab.tensor(mid))), TD.Gumbel(0.0, 1.0).icdf(torch.tensor(mid)).numpy(), 1e-6, 1e-6, "")
+
+
+# ---- transforms and TransformedDistribution -----------------------------------------------------
+
+TRANSFORMS = {  # make(lib.transforms, *params), params, x (a point of the domain)
+    "Exp": (lambda T: T.ExpTransform(), [], "real"),
+    "Sigmoid": (lambda T: T.SigmoidTransform(), [], "real"),
+    "Tanh": (lambda T: T.TanhTransform(), [], "real"),
+    "Softplus": (lambda T: T.SoftplusTransform(), [], "real"),
+    "Power": (lambda T, e: T.PowerTransform(e), [np.array([0.5, 2.0, -1.5])], "positive"),
+    "Affine": (lambda T, a, b: T.AffineTransform(a, b), [np.array([1.0, -2.0, 0.5]), np.array([2.0, -0.5, 3.0])],
+               "real"),
+    "Affine(event_dim=1)": (lambda T, a, b: T.AffineTransform(a, b, event_dim=1),
+                            [np.array([1.0, -2.0, 0.5]), np.array([2.0, -0.5, 3.0])], "real"),
+    "Compose": (lambda T, b: T.ComposeTransform([T.AffineTransform(0.5, b), T.TanhTransform()]),
+                [np.array([0.7, 1.3, -0.4])], "real"),
+    "Independent": (lambda T: T.IndependentTransform(T.ExpTransform(), 1), [], "real"),
+    "Sigmoid.inv": (lambda T: T.SigmoidTransform().inv, [], "unit"),
+    "Abs": (lambda T: T.AbsTransform(), [], "real"),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", list(TRANSFORMS))
+def test_transforms_match_torch(name, dtype, rng):
+    make, params, domain = TRANSFORMS[name]
+    x = {"real": rng.standard_normal((4, 3)), "positive": positive(rng, (4, 3), 0.2, 3.0),
+         "unit": rng.uniform(0.05, 0.95, (4, 3))}[domain]
+    args = [_cast(p, dtype) for p in params] + [_cast(x, dtype)]
+    atol, rtol = tol(dtype, 10 if dtype == np.float32 else 1)
+    fns = [lambda t, x: t(x)]
+    if name != "Abs":
+        fns += [lambda t, x: t.inv(t(x)), lambda t, x: t.log_abs_det_jacobian(x, t(x))]
+    for fn in fns:
+        assert_matches_torch(lambda *a: fn(make(SD.transforms, *a[:-1]), a[-1]),
+                             lambda *a: fn(make(TD.transforms, *a[:-1]), a[-1]), args, atol=atol, rtol=rtol)
+    ours, theirs = make(SD.transforms, *map(seqlab.tensor, params)), make(TD.transforms, *map(torch.tensor, params))
+    assert repr(ours) == repr(theirs)
+    assert repr(ours.domain) == torch_text(repr(theirs.domain))
+    assert repr(ours.codomain) == torch_text(repr(theirs.codomain))
+    assert ours.bijective == theirs.bijective and repr(ours.inv) == repr(theirs.inv)
+    assert (ours == make(SD.transforms, *map(seqlab.tensor, params))) == \
+        (theirs == make(TD.transforms, *map(torch.tensor, params)))
+    if name not in ("Abs", "Independent", "Compose"):
+        assert ours.event_dim == theirs.event_dim
+    if name in ("Exp", "Sigmoid", "Tanh", "Softplus", "Affine", "Compose"):
+        sign, want = ours.sign, theirs.sign
+        np.testing.assert_array_equal(np.asarray(sl_np(sign) if isinstance(sign, seqlab.Tensor) else sign),
+                                      np.asarray(want.numpy() if isinstance(want, torch.Tensor) else want))
+
+
+def test_transform_caching_and_equality():
+    t = SD.transforms.ExpTransform().with_cache(1)
+    x = seqlab.tensor([0.5, -1.0])
+    y = t(x)
+    assert t(x) is y and t.inv(y) is x  # the cached pair
+    assert SD.transforms.ExpTransform() == SD.transforms.ExpTransform() != SD.transforms.TanhTransform()
+    assert SD.transforms.AffineTransform(1.0, 2.0) == SD.transforms.AffineTransform(1.0, 2.0)
+    assert SD.transforms.AffineTransform(1.0, 2.0) != SD.transforms.AffineTransform(1.0, 3.0)
+    assert SD.transforms.ExpTransform().inv == SD.transforms.ExpTransform().inv
+    assert SD.transforms.ExpTransform().inv.inv == SD.transforms.ExpTransform()
+    c = SD.transforms.ComposeTransform([SD.transforms.ExpTransform(), SD.transforms.AffineTransform(0.0, -1.0)])
+    assert c.inv.inv is c and c.sign == -1 and c.bijective
+    assert repr(c) == repr(TD.transforms.ComposeTransform([TD.transforms.ExpTransform(),
+                                                           TD.transforms.AffineTransform(0.0, -1.0)]))
+    assert_raises_like_torch(lambda: SD.transforms.Transform(cache_size=2),
+                             lambda: TD.transforms.Transform(cache_size=2),
+                             "^cache_size must be 0 or 1$")
+    assert_raises_like_torch(lambda: SD.TransformedDistribution(SD.Normal(0.0, 1.0), "exp"),
+                             lambda: TD.TransformedDistribution(TD.Normal(0.0, 1.0), "exp"),
+                             "^transforms must be a Transform or list, but was exp$")
+    assert_raises_like_torch(lambda: SD.TransformedDistribution(SD.Normal(0.0, 1.0), [1]),
+                             lambda: TD.TransformedDistribution(TD.Normal(0.0, 1.0), [1]),
+                             "^transforms must be a Transform or a list of Transforms$")
+    assert_raises_like_torch(
+        lambda: SD.TransformedDistribution(SD.Normal(0.0, 1.0), SD.transforms.AffineTransform(0.0, 1.0, event_dim=1)),
+        lambda: TD.TransformedDistribution(TD.Normal(0.0, 1.0), TD.transforms.AffineTransform(0.0, 1.0, event_dim=1)),
+        r"^base_distribution needs to have shape with size at least 1, but got \(\).$")
+
+
+TRANSFORMED = {  # make(lib, *params), params, value
+    "Normal∘exp": (lambda D, a, b: D.TransformedDistribution(D.Normal(a, b), D.transforms.ExpTransform()),
+                   lambda r: ([r.standard_normal((2, 3)), positive(r, (2, 3))], positive(r, (4, 2, 3), 0.1, 4.0))),
+    "tanh-squashed Normal": (
+        lambda D, a, b, s: D.TransformedDistribution(D.Normal(a, b), [D.transforms.AffineTransform(0.5, s),
+                                                                      D.transforms.TanhTransform()]),
+        lambda r: ([r.standard_normal(3), positive(r, 3), positive(r, 3)], r.uniform(-0.9, 0.9, (4, 3)))),
+    "logistic": (lambda D, a, b: D.TransformedDistribution(D.Uniform(a, a + b), [D.transforms.SigmoidTransform().inv]),
+                 lambda r: ([np.full(3, 0.1), np.full(3, 0.8)], r.standard_normal((4, 3)))),
+    "Exponential∘sqrt": (lambda D, a: D.TransformedDistribution(D.Exponential(a), D.transforms.PowerTransform(0.5)),
+                         lambda r: ([positive(r, (2, 3))], positive(r, (2, 3)))),
+    "Normal∘softplus": (lambda D, a, b: D.TransformedDistribution(D.Normal(a, b), D.transforms.SoftplusTransform()),
+                        lambda r: ([r.standard_normal(3), positive(r, 3)], positive(r, (2, 3)))),
+    "affine over events": (lambda D, a, b, s: D.TransformedDistribution(
+        D.Normal(a, b), D.transforms.AffineTransform(1.0, s, event_dim=1)),
+        lambda r: ([r.standard_normal((2, 3)), positive(r, (2, 3)), positive(r, 3)], r.standard_normal((4, 2, 3)))),
+    "decreasing": (lambda D, a, b: D.TransformedDistribution(D.Normal(a, b), D.transforms.AffineTransform(1.0, -2.0)),
+                   lambda r: ([r.standard_normal(3), positive(r, 3)], r.standard_normal((2, 3)))),
+}
+TRANSFORMED_METHODS = {
+    "Normal∘exp": ["log_prob", "cdf", "icdf"], "tanh-squashed Normal": ["log_prob", "cdf", "icdf"],
+    "logistic": ["log_prob", "cdf", "icdf"], "Exponential∘sqrt": ["log_prob", "cdf", "icdf"],
+    "Normal∘softplus": ["log_prob", "cdf", "icdf"], "affine over events": ["log_prob"],
+    "decreasing": ["log_prob", "cdf", "icdf"],
+}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", list(TRANSFORMED))
+def test_transformed_distributions_match_torch(name, dtype, rng):
+    make, gen = TRANSFORMED[name]
+    params, value = gen(rng)
+    atol, rtol = tol(dtype, 10 if dtype == np.float32 else 1)
+    for method in TRANSFORMED_METHODS[name]:
+        v = rng.uniform(0.05, 0.95, (4, 1, 1)) if method == "icdf" else value
+        args = [_cast(p, dtype) for p in params] + [_cast(v, dtype)]
+        try:
+            assert_matches_torch(lambda *a: getattr(make(SD, *a[:-1]), method)(a[-1]),
+                                 lambda *a: getattr(make(TD, *a[:-1]), method)(a[-1]), args, atol=atol, rtol=rtol)
+        except AssertionError as e:
+            raise AssertionError(f"{name}.{method}: {e}") from None
+    s, t = make(SD, *map(seqlab.tensor, params)), make(TD, *map(torch.tensor, params))
+    assert (s.batch_shape, s.event_shape) == (tuple(t.batch_shape), tuple(t.event_shape))
+    assert repr(s) == repr(t) and repr(s.support) == torch_text(repr(t.support)) and s.has_rsample == t.has_rsample
+    x = s.rsample((N_DRAWS // 4,))
+    assert x.shape == (N_DRAWS // 4,) + s.batch_shape + s.event_shape and bool(s.support.check(x).all())
+    theirs = t.sample((N_DRAWS // 4,)).numpy().reshape(N_DRAWS // 4, -1)
+    ours = sl_np(x).reshape(N_DRAWS // 4, -1)
+    for j in range(ours.shape[1]):
+        assert _ks_statistic(ours[:, j], theirs[:, j]) < _ks_bound(N_DRAWS // 4, N_DRAWS // 4), (name, j)
+    e = s.expand((5,) + s.batch_shape)
+    assert e.batch_shape == (5,) + s.batch_shape and e.sample().shape == (5,) + s.batch_shape + s.event_shape
+
+
+def test_kl_of_transformed_distributions_matches_torch(rng):
+    a, b, c, d = rng.standard_normal(3), positive(rng, 3), rng.standard_normal(3), positive(rng, 3)
+
+    def kl(D, a, b, c, d, q_transform=None):
+        p = D.TransformedDistribution(D.Normal(a, b), D.transforms.ExpTransform())
+        q = D.TransformedDistribution(D.Normal(c, d), q_transform or D.transforms.ExpTransform())
+        return D.kl_divergence(p, q)
+    assert_matches_torch(lambda *x: kl(SD, *x), lambda *x: kl(TD, *x), [a, b, c, d])
+    assert_raises_like_torch(lambda: kl(SD, *map(seqlab.tensor, (a, b, c, d)), SD.transforms.TanhTransform()),
+                             lambda: kl(TD, *map(torch.tensor, (a, b, c, d)), TD.transforms.TanhTransform()))

@@ -8,7 +8,7 @@ torch's. Tests: tests/test_distributions.py.
     token = d.sample()
     loss = -(d.log_prob(token) * reward).sum()
 """
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
@@ -27,11 +27,18 @@ from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .relaxed_bernoulli import RelaxedBernoulli  # LogitRelaxedBernoulli: in relaxed_bernoulli, as torch
 from .relaxed_categorical import RelaxedOneHotCategorical  # ExpRelaxedCategorical: in relaxed_categorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import (  # torch.distributions exports its transforms too
+    AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, PowerTransform,
+    SigmoidTransform, SoftplusTransform, TanhTransform, Transform, identity_transform,
+)
 from .uniform import Uniform
 
 __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfNormal", "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Normal",
     "OneHotCategorical", "OneHotCategoricalStraightThrough", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-    "Uniform", "constraints", "kl_divergence", "register_kl",
+    "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms",
+    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "PowerTransform",
+    "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform", "identity_transform",
 ]

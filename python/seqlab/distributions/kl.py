@@ -22,6 +22,7 @@ from .laplace import Laplace
 from .log_normal import LogNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant
 
@@ -175,6 +176,16 @@ def _kl_through_the_base(p, q):
 def _kl_cauchy_cauchy(p, q):
     # log(((γp + γq)² + (x0p - x0q)²) / (4 γp γq))  (Chyzak & Nielsen 2019)
     return log((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)) - log(4 * p.scale * q.scale)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    # the same bijection applied to both leaves KL unchanged
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
 
 
 @register_kl(Independent, Independent)
