@@ -978,3 +978,15 @@ def test_kl_of_transformed_distributions_matches_torch(rng):
     assert_matches_torch(lambda *x: kl(SD, *x), lambda *x: kl(TD, *x), [a, b, c, d])
     assert_raises_like_torch(lambda: kl(SD, *map(seqlab.tensor, (a, b, c, d)), SD.transforms.TanhTransform()),
                              lambda: kl(TD, *map(torch.tensor, (a, b, c, d)), TD.transforms.TanhTransform()))
+
+
+def test_the_transformed_families_are_transformed_distributions_as_in_torch():
+    for make in [lambda D, L: D.LogNormal(0.0, 1.0), lambda D, L: D.HalfNormal(1.0),
+                 lambda D, L: D.RelaxedBernoulli(L.tensor(0.5), probs=L.tensor([0.3])),
+                 lambda D, L: D.RelaxedOneHotCategorical(L.tensor(0.5), probs=L.ones(3) / 3)]:
+        s, t = make(SD, seqlab), make(TD, torch)
+        assert isinstance(s, SD.TransformedDistribution) and isinstance(t, TD.TransformedDistribution)
+        assert [repr(x) for x in s.transforms] == [repr(x) for x in t.transforms]
+        assert type(s.base_dist).__name__ == type(t.base_dist).__name__
+    # Gumbel writes its cdf and icdf out (exact in the tails); torch's is a transformed Uniform
+    assert not isinstance(SD.Gumbel(0.0, 1.0), SD.TransformedDistribution)

@@ -1,34 +1,32 @@
-"""HalfNormal (torch.distributions.HalfNormal): |X| for X ~ N(0, scale²). torch builds it as a
-Normal under an abs transform; here base_dist is that Normal and the density is written out.
-Tests: tests/test_distributions.py."""
+"""HalfNormal (torch.distributions.HalfNormal): |X| for X ~ N(0, scale²), a Normal under AbsTransform
+(sampling from TransformedDistribution; the density, cdf and icdf written out, as AbsTransform is
+not injective). Tests: tests/test_distributions.py."""
 import math
 
 from .._core import where
 from .._tensor import zeros_like
-from ..autograd import no_grad
 from . import constraints
-from .distribution import Distribution
 from .normal import Normal
+from .transformed_distribution import TransformedDistribution
+from .transforms import AbsTransform
 
 __all__ = ["HalfNormal"]
 
 
-class HalfNormal(Distribution):
+class HalfNormal(TransformedDistribution):
     """|N(0, scale²)|; scale is a tensor or a number."""
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
 
     def __init__(self, scale, validate_args=None):
-        self.base_dist = Normal(0, scale, validate_args=False)
-        super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
+        base_dist = Normal(0, scale, validate_args=False)
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """The distribution with scale expanded to batch_shape."""
         new = self._get_checked_instance(HalfNormal, _instance)
-        batch_shape = tuple(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        return new._finish_expand(self, batch_shape)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def scale(self):
@@ -49,15 +47,6 @@ class HalfNormal(Distribution):
     def variance(self):
         """scale² (1 - 2/π)."""
         return self.scale.pow(2) * (1 - 2 / math.pi)
-
-    def rsample(self, sample_shape=()):
-        """|x|, x a Normal rsample."""
-        return self.base_dist.rsample(sample_shape).abs()
-
-    def sample(self, sample_shape=()):
-        """rsample outside the graph."""
-        with no_grad():
-            return self.rsample(sample_shape)
 
     def log_prob(self, value):
         """log 2 + the Normal's log density for x >= 0, -inf below."""

@@ -19,7 +19,6 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
-from .log_normal import LogNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .transformed_distribution import TransformedDistribution
@@ -166,9 +165,8 @@ def _kl_geometric_geometric(p, q):
 
 
 @register_kl(HalfNormal, HalfNormal)
-@register_kl(LogNormal, LogNormal)
-def _kl_through_the_base(p, q):
-    # both are one monotone map of a Normal, which KL does not see
+def _kl_halfnormal_halfnormal(p, q):
+    # |x| folds both Normals the same way, which KL does not see
     return _kl_normal_normal(p.base_dist, q.base_dist)
 
 
@@ -180,7 +178,7 @@ def _kl_cauchy_cauchy(p, q):
 
 @register_kl(TransformedDistribution, TransformedDistribution)
 def _kl_transformed_transformed(p, q):
-    # the same bijection applied to both leaves KL unchanged
+    # the same bijection applied to both leaves KL unchanged (LogNormal-LogNormal is this pair)
     if p.transforms != q.transforms:
         raise NotImplementedError
     if p.event_shape != q.event_shape:

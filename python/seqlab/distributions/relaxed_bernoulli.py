@@ -1,16 +1,15 @@
 """LogitRelaxedBernoulli and RelaxedBernoulli (torch.distributions.relaxed_bernoulli): the binary
 Concrete / Gumbel-softmax relaxation of Bernoulli at a temperature (Maddison et al. 2017, Jang et
-al. 2017). RelaxedBernoulli is sigmoid of a LogitRelaxedBernoulli sample; its log_prob adds the
-sigmoid's log-Jacobian, as torch's TransformedDistribution. Tests: tests/test_distributions.py."""
+al. 2017). RelaxedBernoulli is a LogitRelaxedBernoulli under SigmoidTransform.
+Tests: tests/test_distributions.py."""
 import math
 
-from .._core import Tensor, log, log1p, sigmoid
+from .._core import Tensor, log, log1p
 from .._tensor import rand
-from .._type_info import finfo
-from ..autograd import no_grad
-from ..nn.functional import logsigmoid
 from . import constraints
 from .distribution import Distribution
+from .transformed_distribution import TransformedDistribution
+from .transforms import SigmoidTransform
 from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
@@ -83,7 +82,7 @@ class LogitRelaxedBernoulli(Distribution):
         return _log(self.temperature) + diff - 2 * log1p(diff.exp())
 
 
-class RelaxedBernoulli(Distribution):
+class RelaxedBernoulli(TransformedDistribution):
     """A relaxed Bernoulli sample in (0, 1): sigmoid of a LogitRelaxedBernoulli(temperature, probs,
     logits) sample; lower temperatures give values nearer 0 and 1."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -91,15 +90,13 @@ class RelaxedBernoulli(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        self.base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
-        super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
+        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """The distribution with its parameter expanded to batch_shape."""
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
-        batch_shape = tuple(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        return new._finish_expand(self, batch_shape)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def temperature(self):
@@ -115,27 +112,3 @@ class RelaxedBernoulli(Distribution):
     def probs(self):
         """The Bernoulli's probs."""
         return self.base_dist.probs
-
-    def rsample(self, sample_shape=()):
-        """sigmoid(y), y a LogitRelaxedBernoulli rsample, clamped into [tiny, 1 - eps]."""
-        return _clipped_sigmoid(self.base_dist.rsample(sample_shape))
-
-    def sample(self, sample_shape=()):
-        """rsample outside the graph."""
-        with no_grad():
-            return self.rsample(sample_shape)
-
-    def log_prob(self, value):
-        """The base log_prob of y = logit(x) minus log|dx/dy| = log σ(y) + log σ(-y)."""
-        if self._validate_args:
-            self._validate_sample(value)
-        info = finfo(value.dtype)
-        x = value.clamp(min=info.tiny, max=1.0 - info.eps)
-        y = log(x) - log1p(-x)
-        return self.base_dist.log_prob(y) - (logsigmoid(y) + logsigmoid(-y))
-
-
-def _clipped_sigmoid(y):
-    """sigmoid(y) kept inside [tiny, 1 - eps] of its dtype, so logit(x) stays finite."""
-    info = finfo(y.dtype)
-    return sigmoid(y).clamp(min=info.tiny, max=1.0 - info.eps)

@@ -1,17 +1,17 @@
 """ExpRelaxedCategorical and RelaxedOneHotCategorical (torch.distributions.relaxed_categorical):
 the Concrete / Gumbel-softmax relaxation of a one-hot Categorical at a temperature (Maddison et al.
-2017, Jang et al. 2017). RelaxedOneHotCategorical is exp of an ExpRelaxedCategorical sample; its
-log_prob subtracts Σ log x, exp's log-Jacobian, as torch's TransformedDistribution.
+2017, Jang et al. 2017). RelaxedOneHotCategorical is an ExpRelaxedCategorical under ExpTransform.
 Tests: tests/test_distributions.py."""
 import math
 
 from .._composed import logsumexp
-from .._core import Tensor, exp, log
+from .._core import Tensor, log
 from .._tensor import rand
-from ..autograd import no_grad
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from .transformed_distribution import TransformedDistribution
+from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
@@ -77,7 +77,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(Distribution):
+class RelaxedOneHotCategorical(TransformedDistribution):
     """A relaxed one-hot sample on the simplex: exp of an ExpRelaxedCategorical(temperature, probs,
     logits) sample; lower temperatures give rows nearer one-hot."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -85,15 +85,13 @@ class RelaxedOneHotCategorical(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        self.base_dist = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
-        super().__init__(self.base_dist.batch_shape, self.base_dist.event_shape, validate_args=validate_args)
+        base_dist = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
+        super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """The distribution with its parameters expanded to batch_shape + (K,)."""
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
-        batch_shape = tuple(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        return new._finish_expand(self, batch_shape, self.event_shape)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def temperature(self):
@@ -109,19 +107,3 @@ class RelaxedOneHotCategorical(Distribution):
     def probs(self):
         """The Categorical's probs."""
         return self.base_dist.probs
-
-    def rsample(self, sample_shape=()):
-        """exp(y), y an ExpRelaxedCategorical rsample."""
-        return exp(self.base_dist.rsample(sample_shape))
-
-    def sample(self, sample_shape=()):
-        """rsample outside the graph."""
-        with no_grad():
-            return self.rsample(sample_shape)
-
-    def log_prob(self, value):
-        """The base log_prob of log x minus Σ_k log x_k (exp's log-Jacobian)."""
-        if self._validate_args:
-            self._validate_sample(value)
-        y = log(value)
-        return self.base_dist.log_prob(y) - y.sum(-1)
