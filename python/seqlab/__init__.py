@@ -93,3 +93,4 @@ def blas_info():
 
 
 
+from . import distributions  # noqa: E402,F401  (torch.distributions; seqlab/distributions/)
