@@ -56,6 +56,25 @@ void bind_conv(py::module_& m) {
            "y[n, o, i, j] = b[o] + sum_{c, p, q} w[o, c, p, q] x[n, g*C/G + c, i*sH - pH + p*dH, j*sW - pW + q*dW]:\n"
            "a 2-D convolution (cross-correlation) over input (N, C, H, W) or (C, H, W), weight\n"
            "(out, C/groups, kH, kW) (F.conv2d). padding: an int, a tuple, 'valid' (0) or 'same' (stride 1).");
+  for (const char* op : {"conv_transpose1d", "conv_transpose2d"}) {
+    const bool two = std::string(op) == "conv_transpose2d";
+    m.def(op, [op, two](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride, py::handle padding,
+                        py::handle output_padding, int64_t groups, py::handle dilation) {
+      const Shape s = size_arg(stride, op, "stride"), p = size_arg(padding, op, "padding"),
+                  o = size_arg(output_padding, op, "output_padding"), d = size_arg(dilation, op, "dilation");
+      return released([&] {
+        return two ? conv_transpose2d(input, weight, opt(bias), s, p, o, groups, d)
+                   : conv_transpose1d(input, weight, opt(bias), s, p, o, groups, d);
+      });
+    }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+          py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1,
+          two ? "The transposed 2-D convolution (the adjoint of conv2d; F.conv_transpose2d) of input (N, C, H, W) or\n"
+                "(C, H, W) by weight (C, out/groups, kH, kW): each input value adds w[c] times itself into the output\n"
+                "window at (i*sH - pH, j*sW - pW); output H (H-1)*sH - 2pH + dH(kH-1) + output_padding + 1."
+              : "The transposed 1-D convolution (the adjoint of conv1d; F.conv_transpose1d) of input (N, C, L) or\n"
+                "(C, L) by weight (C, out/groups, k): output length (L-1)*stride - 2 padding + dilation (k-1) +\n"
+                "output_padding + 1.");
+  }
   def_max_pool(m, "max_pool1d_with_indices", "max_pool1d",
                [](auto&&... a) { return max_pool1d_with_indices(a...); },
                "(max over each window of input (N, C, L) or (C, L), the argmax's position in L) (F.max_pool1d\n"
@@ -94,6 +113,18 @@ void bind_conv(py::module_& m) {
     return released([&] { return adaptive_avg_pool2d(input, o); });
   }, py::arg("input"), py::arg("output_size"),
         "The mean over windows [floor(i*H/OH), ceil((i+1)*H/OH)) x [floor(j*W/OW), ceil((j+1)*W/OW)).");
+  m.def("adaptive_max_pool1d_with_indices", [](const Tensor& input, py::handle output_size) {
+    const Shape o = size_arg(output_size, "adaptive_max_pool1d", "output_size");
+    return released([&] { return adaptive_max_pool1d(input, o); });
+  }, py::arg("input"), py::arg("output_size"),
+        "(the max over windows [floor(i*L/O), ceil((i+1)*L/O)) of input (N, C, L) or (C, L), their argmax along L)\n"
+        "(F.adaptive_max_pool1d_with_indices).");
+  m.def("adaptive_max_pool2d_with_indices", [](const Tensor& input, py::handle output_size) {
+    const Shape o = size_arg(output_size, "adaptive_max_pool2d", "output_size");
+    return released([&] { return adaptive_max_pool2d(input, o); });
+  }, py::arg("input"), py::arg("output_size"),
+        "(the max over windows [floor(i*H/OH), ceil((i+1)*H/OH)) x [floor(j*W/OW), ceil((j+1)*W/OW)), the argmax\n"
+        "positions h*W + w in each plane) (F.adaptive_max_pool2d_with_indices).");
 
   // The C++ twins (nn/conv.hpp) in seqlab._core.cpp_nn, beside the others (bind_nn_modules.cpp).
   py::module_ cpp_nn = m.attr("cpp_nn");
@@ -129,6 +160,30 @@ void bind_conv(py::module_& m) {
   options.module_init<nn::Conv1d>(conv1d, "Conv1d");
   py::class_<nn::Conv2d, nn::ConvNd, std::shared_ptr<nn::Conv2d>> conv2d(cpp_nn, "Conv2d");
   options.module_init<nn::Conv2d>(conv2d, "Conv2d");
+
+  py::class_<nn::ConvTransposeNd, nn::UnaryModule, std::shared_ptr<nn::ConvTransposeNd>>(cpp_nn, "ConvTransposeNd");
+  using TO = nn::ConvTransposeOptions;
+  ModuleOptions<TO> t_options(cpp_nn, "ConvTransposeOptions", [] { return TO(0, 0, {1}); });
+  t_options.arg("in_channels", &TO::in_channels, &TO::in_channels)
+      .arg("out_channels", &TO::out_channels, &TO::out_channels)
+      .shape_arg("kernel_size", &TO::kernel_size, &TO::kernel_size)
+      .shape_arg("stride", &TO::stride, &TO::stride)
+      .shape_arg("padding", &TO::padding, &TO::padding)
+      .shape_arg("output_padding", &TO::output_padding, &TO::output_padding)
+      .arg("groups", &TO::groups, &TO::groups)
+      .arg("bias", &TO::bias, &TO::bias)
+      .shape_arg("dilation", &TO::dilation, &TO::dilation)
+      .arg("padding_mode", &TO::padding_mode, &TO::padding_mode)
+      .arg("dtype", &TO::dtype, &TO::dtype)
+      .required({"in_channels", "out_channels", "kernel_size"});
+  cpp_nn.attr("ConvTranspose1dOptions") = t_options.cls();
+  cpp_nn.attr("ConvTranspose2dOptions") = t_options.cls();
+  py::class_<nn::ConvTranspose1d, nn::ConvTransposeNd, std::shared_ptr<nn::ConvTranspose1d>> convt1d(
+      cpp_nn, "ConvTranspose1d");
+  t_options.module_init<nn::ConvTranspose1d>(convt1d, "ConvTranspose1d");
+  py::class_<nn::ConvTranspose2d, nn::ConvTransposeNd, std::shared_ptr<nn::ConvTranspose2d>> convt2d(
+      cpp_nn, "ConvTranspose2d");
+  t_options.module_init<nn::ConvTranspose2d>(convt2d, "ConvTranspose2d");
 }
 
 }  // namespace seqlab::bind

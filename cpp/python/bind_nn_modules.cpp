@@ -91,21 +91,38 @@ void bind_nn_modules(py::module_& m) {
     norm_args(o).arg("dtype", &RNO::dtype, &RNO::dtype);
   }, [] { return RNO({}); });
   using BNO = nn::BatchNormOptions;
-  module_with_options<nn::BatchNorm1d, BNO>(c, "BatchNorm1d", "BatchNormOptions", [](ModuleOptions<BNO>& o) {
-    o.arg("num_features", &BNO::num_features, &BNO::num_features)
-        .arg("eps", &BNO::eps, &BNO::eps)
-        .arg("momentum", &BNO::momentum, &BNO::momentum)
-        .arg("affine", &BNO::affine, &BNO::affine)
-        .arg("track_running_stats", &BNO::track_running_stats, &BNO::track_running_stats)
-        .arg("dtype", &BNO::dtype, &BNO::dtype)
-        .arg("bias", &BNO::bias, &BNO::bias)
-        .required({"num_features"});
-  }, [] { return BNO(0); });
+  ModuleOptions<BNO> bn_options(c, "BatchNormOptions", [] { return BNO(0); });
+  bn_options.arg("num_features", &BNO::num_features, &BNO::num_features)
+      .arg("eps", &BNO::eps, &BNO::eps)
+      .arg("momentum", &BNO::momentum, &BNO::momentum)
+      .arg("affine", &BNO::affine, &BNO::affine)
+      .arg("track_running_stats", &BNO::track_running_stats, &BNO::track_running_stats)
+      .arg("dtype", &BNO::dtype, &BNO::dtype)
+      .arg("bias", &BNO::bias, &BNO::bias)
+      .required({"num_features"});
+  Class<nn::BatchNorm1d> batch_norm1d(c, "BatchNorm1d");
+  bn_options.module_init<nn::BatchNorm1d>(batch_norm1d, "BatchNorm1d");
+  py::class_<nn::BatchNorm2d, nn::BatchNorm1d, std::shared_ptr<nn::BatchNorm2d>> batch_norm2d(c, "BatchNorm2d");
+  bn_options.module_init<nn::BatchNorm2d>(batch_norm2d, "BatchNorm2d");
   c.attr("BatchNorm1dOptions") = c.attr("BatchNormOptions");
+  c.attr("BatchNorm2dOptions") = c.attr("BatchNormOptions");
   using DO = nn::DropoutOptions;
-  module_with_options<nn::Dropout, DO>(c, "Dropout", "DropoutOptions", [](ModuleOptions<DO>& o) {
-    o.arg("p", &DO::p, &DO::p).arg("inplace", &DO::inplace, &DO::inplace);
-  });
+  ModuleOptions<DO> dropout_options(c, "DropoutOptions");
+  dropout_options.arg("p", &DO::p, &DO::p).arg("inplace", &DO::inplace, &DO::inplace);
+  Class<nn::Dropout> dropout(c, "Dropout");
+  dropout_options.module_init<nn::Dropout>(dropout, "Dropout");
+  // the channel and alpha dropouts: Dropout's options (DropoutOptions, under each name too)
+  py::class_<nn::Dropout1d, nn::Dropout, std::shared_ptr<nn::Dropout1d>> dropout1d(c, "Dropout1d");
+  dropout_options.module_init<nn::Dropout1d>(dropout1d, "Dropout1d");
+  py::class_<nn::Dropout2d, nn::Dropout, std::shared_ptr<nn::Dropout2d>> dropout2d(c, "Dropout2d");
+  dropout_options.module_init<nn::Dropout2d>(dropout2d, "Dropout2d");
+  py::class_<nn::AlphaDropout, nn::Dropout, std::shared_ptr<nn::AlphaDropout>> alpha_dropout(c, "AlphaDropout");
+  dropout_options.module_init<nn::AlphaDropout>(alpha_dropout, "AlphaDropout");
+  py::class_<nn::FeatureAlphaDropout, nn::Dropout, std::shared_ptr<nn::FeatureAlphaDropout>> feature_alpha_dropout(
+      c, "FeatureAlphaDropout");
+  dropout_options.module_init<nn::FeatureAlphaDropout>(feature_alpha_dropout, "FeatureAlphaDropout");
+  for (const char* name : {"Dropout1dOptions", "Dropout2dOptions", "AlphaDropoutOptions", "FeatureAlphaDropoutOptions"})
+    c.attr(name) = c.attr("DropoutOptions");
   Class<nn::Identity>(c, "Identity").def(py::init<>());
   Class<nn::Tanh>(c, "Tanh").def(py::init<>());
   Class<nn::Sigmoid>(c, "Sigmoid").def(py::init<>());
@@ -159,6 +176,7 @@ void bind_nn_modules(py::module_& m) {
   Class<nn::GLU>(c, "GLU").def(py::init<int64_t>(), py::arg("dim") = -1);
   Class<nn::Softmax>(c, "Softmax").def(py::init<int64_t>(), py::arg("dim"));
   Class<nn::LogSoftmax>(c, "LogSoftmax").def(py::init<int64_t>(), py::arg("dim"));
+  Class<nn::Softmax2d>(c, "Softmax2d").def(py::init<>());
   using FO = nn::FlattenOptions;
   module_with_options<nn::Flatten, FO>(c, "Flatten", "FlattenOptions", [](ModuleOptions<FO>& o) {
     o.arg("start_dim", &FO::start_dim, &FO::start_dim).arg("end_dim", &FO::end_dim, &FO::end_dim);

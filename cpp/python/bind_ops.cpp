@@ -642,6 +642,19 @@ void bind_ops(py::module_& m) {
         py::arg("p") = 0.5, py::arg("training") = true, Release(),
         "In training, each element is zeroed with probability p and the rest scaled by 1 / (1 - p)\n"
         "(Srivastava et al. 2014; F.dropout); the input itself otherwise.");
+  // torch.feature_dropout, alpha_dropout, feature_alpha_dropout (random.cpp): F.dropout1d/2d,
+  // F.alpha_dropout, F.feature_alpha_dropout and the C++ twins call these.
+  m.def("feature_dropout", [](const Tensor& x, double p, bool train) { return feature_dropout(x, p, train); },
+        py::arg("input"), py::arg("p"), py::arg("train"), Release(),
+        "In training, each (n, c) channel of input (N, C, ...) is zeroed with probability p and the rest scaled\n"
+        "by 1 / (1 - p) (torch.feature_dropout); the input itself otherwise.");
+  m.def("alpha_dropout", [](const Tensor& x, double p, bool train) { return alpha_dropout(x, p, train); },
+        py::arg("input"), py::arg("p"), py::arg("train"), Release(),
+        "Alpha dropout (Klambauer et al. 2017; torch.alpha_dropout): in training each element is set to SELU's\n"
+        "saturation with probability p, then all scaled and shifted to keep zero mean and unit variance.");
+  m.def("feature_alpha_dropout", [](const Tensor& x, double p, bool train) { return feature_alpha_dropout(x, p, train); },
+        py::arg("input"), py::arg("p"), py::arg("train"), Release(),
+        "Alpha dropout of whole (n, c) channels of input (N, C, ...) (torch.feature_alpha_dropout).");
 
   // cumsum(input, dim, *, dtype=None), cumprod: scan.cpp.
   both(m, cls, "cumsum", [](const Tensor& x, int64_t dim, std::optional<Dtype> d) { return cumsum(x, dim, d); },

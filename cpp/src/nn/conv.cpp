@@ -97,3 +97,64 @@ std::string ConvNd::extra_repr() const {
 }
 
 }  // namespace seqlab::nn
+
+namespace seqlab::nn {
+
+namespace {
+
+// The transposed convolution's options with one value per spatial dim, checked with torch.nn's words.
+ConvTransposeOptions per_dim(const ConvTransposeOptions& o, size_t dims, const char* name) {
+  ConvTransposeOptions e = o;
+  const auto expand = [dims](const Shape& v) { return v.size() == 1 ? Shape(dims, v[0]) : v; };
+  e.kernel_size(expand(o.kernel_size())).stride(expand(o.stride())).dilation(expand(o.dilation()));
+  e.padding(expand(o.padding())).output_padding(expand(o.output_padding()));
+  const int64_t g = o.groups();
+  SEQLAB_CHECK_VALUE(o.padding_mode() == "zeros", "Only \"zeros\" padding mode is supported for ", name);
+  SEQLAB_CHECK_VALUE(g > 0, "groups must be a positive integer");
+  SEQLAB_CHECK_VALUE(o.in_channels() % g == 0, "in_channels must be divisible by groups");
+  SEQLAB_CHECK_VALUE(o.out_channels() % g == 0, "out_channels must be divisible by groups");
+  for (const Shape* v : {&e.kernel_size(), &e.stride(), &e.dilation(), &e.padding(), &e.output_padding()})
+    SEQLAB_CHECK_VALUE(v->size() == dims, name, ": expected ", dims, " values per argument, got ", shape_str(*v));
+  return e;
+}
+
+}  // namespace
+
+ConvTransposeNd::ConvTransposeNd(const char* name, size_t dims, const ConvTransposeOptions& options_)
+    : UnaryModule(name), options(per_dim(options_, dims, name)) {
+  const int64_t out = options.out_channels();
+  Shape w_shape{options.in_channels(), out / options.groups()};
+  w_shape.insert(w_shape.end(), options.kernel_size().begin(), options.kernel_size().end());
+  weight = register_parameter("weight", Tensor::empty(w_shape, options.dtype()));
+  if (options.bias()) bias = register_parameter("bias", Tensor::empty({out}, options.dtype()));
+  reset_parameters();
+}
+
+void ConvTransposeNd::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
+    if (fan_in != 0) init::uniform_(bias, -1.0 / std::sqrt(double(fan_in)), 1.0 / std::sqrt(double(fan_in)));
+  }
+}
+
+Tensor ConvTransposeNd::forward(const Tensor& x) {
+  const ConvTransposeOptions& o = options;
+  return o.kernel_size().size() == 2
+             ? conv_transpose2d(x, weight, bias, o.stride(), o.padding(), o.output_padding(), o.groups(), o.dilation())
+             : conv_transpose1d(x, weight, bias, o.stride(), o.padding(), o.output_padding(), o.groups(), o.dilation());
+}
+
+std::string ConvTransposeNd::extra_repr() const {
+  const ConvTransposeOptions& o = options;
+  std::string s = str_cat(o.in_channels(), ", ", o.out_channels(), ", kernel_size=", tuple_str(o.kernel_size()),
+                          ", stride=", tuple_str(o.stride()));
+  if (o.padding() != Shape(o.padding().size(), 0)) s += ", padding=" + tuple_str(o.padding());
+  if (o.dilation() != Shape(o.dilation().size(), 1)) s += ", dilation=" + tuple_str(o.dilation());
+  if (o.output_padding() != Shape(o.output_padding().size(), 0)) s += ", output_padding=" + tuple_str(o.output_padding());
+  if (o.groups() != 1) s += str_cat(", groups=", o.groups());
+  if (!bias.defined()) s += ", bias=False";
+  return s;
+}
+
+}  // namespace seqlab::nn

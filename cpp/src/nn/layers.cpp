@@ -128,12 +128,25 @@ std::string RMSNorm::extra_repr() const {
 }
 
 // ------------------------------------------------------------------ Dropout
-Dropout::Dropout(const DropoutOptions& options_) : UnaryModule("Dropout"), options(options_) {
+Dropout::Dropout(const DropoutOptions& options_) : Dropout(options_, "Dropout") {}
+
+Dropout::Dropout(const DropoutOptions& options_, const char* name) : UnaryModule(name), options(options_) {
   const double p = options.p();
   SEQLAB_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
 }
 
 Tensor Dropout::forward(const Tensor& x) { return dropout(x, options.p(), training_); }
+
+Tensor Dropout1d::forward(const Tensor& x) {
+  SEQLAB_CHECK(x.dim() == 2 || x.dim() == 3, "dropout1d: Expected 2D or 3D input, but received a ", x.dim(),
+               "D input. Note that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+               "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).");
+  if (x.dim() == 3) return feature_dropout(x, options.p(), training_);
+  return squeeze(feature_dropout(unsqueeze(x, 0), options.p(), training_), 0);  // unbatched (C, L)
+}
+Tensor Dropout2d::forward(const Tensor& x) { return feature_dropout(x, options.p(), training_); }
+Tensor AlphaDropout::forward(const Tensor& x) { return alpha_dropout(x, options.p(), training_); }
+Tensor FeatureAlphaDropout::forward(const Tensor& x) { return feature_alpha_dropout(x, options.p(), training_); }
 
 std::string Dropout::extra_repr() const {
   return str_cat("p=", py_float(options.p()), ", inplace=", options.inplace() ? "True" : "False");  // p=0.0 as Python
@@ -157,7 +170,9 @@ std::string Bilinear::extra_repr() const {
 }
 
 // ------------------------------------------------------------------ BatchNorm1d
-BatchNorm1d::BatchNorm1d(const BatchNormOptions& options_) : UnaryModule("BatchNorm1d"), options(options_) {
+BatchNorm1d::BatchNorm1d(const BatchNormOptions& options_) : BatchNorm1d(options_, "BatchNorm1d") {}
+
+BatchNorm1d::BatchNorm1d(const BatchNormOptions& options_, const char* name) : UnaryModule(name), options(options_) {
   const int64_t n = options.num_features();
   const Dtype dtype = options.dtype();
   if (options.affine()) {
@@ -173,6 +188,14 @@ BatchNorm1d::BatchNorm1d(const BatchNormOptions& options_) : UnaryModule("BatchN
 
 Tensor BatchNorm1d::forward(const Tensor& x) {
   SEQLAB_CHECK_VALUE(x.dim() == 2 || x.dim() == 3, "expected 2D or 3D input (got ", x.dim(), "D input)");
+  return batch_norm_module_forward(x, running_mean, running_var, num_batches_tracked, weight, bias, training_,
+                                   options.track_running_stats(), options.momentum(), options.eps());
+}
+
+BatchNorm2d::BatchNorm2d(const BatchNormOptions& options_) : BatchNorm1d(options_, "BatchNorm2d") {}
+
+Tensor BatchNorm2d::forward(const Tensor& x) {
+  SEQLAB_CHECK_VALUE(x.dim() == 4, "expected 4D input (got ", x.dim(), "D input)");
   return batch_norm_module_forward(x, running_mean, running_var, num_batches_tracked, weight, bias, training_,
                                    options.track_running_stats(), options.momentum(), options.eps());
 }
@@ -312,6 +335,11 @@ std::string Threshold::extra_repr() const {
                       options.inplace());
 }
 Tensor Softmax::forward(const Tensor& x) { return softmax(x, dim); }
+Tensor Softmax2d::forward(const Tensor& x) {
+  SEQLAB_CHECK_VALUE(x.dim() == 3 || x.dim() == 4, "Softmax2d: expected input to be 3D or 4D, got ", x.dim(),
+                     "D instead");
+  return softmax(x, -3);
+}
 Tensor LogSoftmax::forward(const Tensor& x) { return log_softmax(x, dim); }
 Tensor Flatten::forward(const Tensor& x) { return flatten(x, options.start_dim(), options.end_dim()); }
 

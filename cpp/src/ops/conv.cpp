@@ -4,6 +4,9 @@
 //   y_g = W_g cols_g + b        W_g: (OC/G, C/G*kH*kW), one GEMM per group, per sample or per batch
 //   dW_g = Σ dy_g cols_gᵀ,   dcols_g = W_gᵀ dy_g,   dx = col2im(dcols),   db = Σ_{n,oh,ow} dy,
 // col2im being im2col's adjoint (each column entry added back where it was read).
+// conv_transpose1d / conv_transpose2d are that adjoint as an op: the convolution from the transposed
+// convolution's output back to its input, run backwards (forward = conv's dx, backward = conv's forward
+// and dW), so its weight is (in_channels, out_channels / groups, k...) as torch's.
 // Tests: tests/test_conv.py (against torch 2.13, gradcheck).
 
 #include <algorithm>
@@ -340,6 +343,137 @@ Tensor convolution(const char* op, size_t nsp, const Tensor& input, const Tensor
   return out;
 }
 
+// The transposed convolution of x (N, C, H, W) by w (C, OC/G, kH, kW) is the adjoint of the convolution g
+// from y (N, OC, OH, OW) to x (g.C = OC, g.OC = C, g.H x g.W = OH x OW, g.OH x g.OW = H x W):
+//   y = col2im(W_gᵀ x_g) + b                 (conv_backward's dx with dy = x)
+//   dx = conv(dy, w)                         (conv_forward)
+//   dW_g = x_g cols(dy)_gᵀ,  db = Σ_{n,h,w} dy  (conv_backward's dW with dy = x, x = dy)
+// OH = (H - 1) sH - 2 pH + dH (kH - 1) + output_padding_H + 1.
+Tensor conv_transpose(const char* op, size_t nsp, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const Shape& stride_, const Shape& padding_, const Shape& output_padding_, int64_t groups,
+                      const Shape& dilation_) {
+  const int64_t in_dim = input.dim();
+  SEQLAB_CHECK(in_dim == int64_t(nsp) + 1 || in_dim == int64_t(nsp) + 2, "Expected ", nsp + 1, "D (unbatched) or ",
+               nsp + 2, "D (batched) input to ", op, ", but got input of size: ", shape_str(input.shape()));
+  SEQLAB_CHECK(weight.dim() == int64_t(nsp) + 2, op, ": expected weight to be ", nsp + 2,
+               "-dimensional (in_channels, out_channels / groups, kernel size...), but got weight of size ",
+               shape_str(weight.shape()));
+  SEQLAB_CHECK_TYPE(is_floating(input.dtype()), "\"", op, "\" not implemented for '",
+                    scalar_type_name(input.dtype()), "': input of size ", shape_str(input.shape()));
+  SEQLAB_CHECK_TYPE(weight.dtype() == input.dtype() && (!bias.defined() || bias.dtype() == input.dtype()), op,
+                    ": input, weight and bias must have the same dtype, but got input ", dtype_name(input.dtype()),
+                    ", weight ", dtype_name(weight.dtype()),
+                    bias.defined() ? str_cat(", bias ", dtype_name(bias.dtype())) : std::string());
+  const Shape stride = expand_param(stride_, nsp, op, "stride");
+  const Shape padding = expand_param(padding_, nsp, op, "padding");
+  const Shape output_padding = expand_param(output_padding_, nsp, op, "output_padding");
+  const Shape dilation = expand_param(dilation_, nsp, op, "dilation");
+  for (int64_t s : stride)
+    SEQLAB_CHECK(s > 0, op, ": non-positive stride is not supported, got stride=", shape_str(stride));
+  for (int64_t d : dilation)
+    SEQLAB_CHECK(d > 0, op, ": dilation should be greater than zero, got dilation=", shape_str(dilation));
+  for (int64_t p : padding)
+    SEQLAB_CHECK(p >= 0, op, ": negative padding is not supported, got padding=", shape_str(padding));
+  SEQLAB_CHECK(groups > 0, op, ": non-positive groups is not supported, got groups=", groups);
+  for (size_t k = 0; k < nsp; ++k) {
+    SEQLAB_CHECK(output_padding[k] >= 0 && (output_padding[k] < stride[k] || output_padding[k] < dilation[k]), op,
+                 ": output padding must be smaller than either stride or dilation, but got output_padding=",
+                 shape_str(output_padding), ", stride=", shape_str(stride), ", dilation=", shape_str(dilation));
+    SEQLAB_CHECK(weight.shape()[2 + k] > 0, op, ": expected a positive kernel size, but got weight of size ",
+                 shape_str(weight.shape()));
+  }
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  bool small = groups <= kMax;
+  for (const Shape* v : std::initializer_list<const Shape*>{&stride, &dilation, &padding, &output_padding})
+    for (int64_t e : *v) small = small && e <= kMax;
+  for (size_t k = 0; k < nsp; ++k) small = small && weight.shape()[2 + k] <= kMax;
+  SEQLAB_CHECK(small, op, ": stride, padding, output_padding, dilation, groups and kernel size must be at most ", kMax);
+  const bool batched = in_dim == int64_t(nsp) + 2;
+  const Shape& xs = input.shape();
+  const int64_t C = xs[batched ? 1 : 0];
+  SEQLAB_CHECK(weight.shape()[0] == C, op, ": given transposed=1, weight of size ", shape_str(weight.shape()),
+               ", expected input", shape_str(xs), " to have ", weight.shape()[0], " channels, but got ", C,
+               " channels instead");
+  SEQLAB_CHECK(C % groups == 0, op, ": given groups=", groups, ", expected weight to be divisible by ", groups,
+               " at dimension 0, but got weight of size ", shape_str(weight.shape()), " instead");
+  const int64_t OC = weight.shape()[1] * groups;
+  SEQLAB_CHECK(!bias.defined() || (bias.dim() == 1 && bias.shape()[0] == OC), op, ": given transposed=1, weight of size ",
+               shape_str(weight.shape()), ", expected bias to be 1-dimensional with ", OC,
+               " elements, but got bias of size ", shape_str(bias.defined() ? bias.shape() : Shape{}), " instead");
+  // g: the convolution from y back to x
+  ConvGeometry g{};
+  g.N = batched ? xs[0] : 1;
+  g.C = OC;
+  g.OC = C;
+  g.G = groups;
+  g.OH = nsp == 2 ? xs[xs.size() - 2] : 1;
+  g.OW = xs.back();
+  g.kH = nsp == 2 ? weight.shape()[2] : 1;
+  g.kW = weight.shape().back();
+  g.sH = nsp == 2 ? stride[0] : 1;
+  g.sW = stride.back();
+  g.dH = nsp == 2 ? dilation[0] : 1;
+  g.dW = dilation.back();
+  g.pT = nsp == 2 ? padding[0] : 0;
+  g.pL = padding.back();
+  g.H = nsp == 2 ? (g.OH - 1) * g.sH - 2 * g.pT + g.dH * (g.kH - 1) + output_padding[0] + 1 : 1;
+  g.W = (g.OW - 1) * g.sW - 2 * g.pL + g.dW * (g.kW - 1) + output_padding.back() + 1;
+  SEQLAB_CHECK(g.H > 0 && g.W > 0, op, ": given input size per channel: (",
+               nsp == 2 ? str_cat(g.OH, " x ") : std::string(), g.OW, "). Calculated output size per channel: (",
+               nsp == 2 ? str_cat(g.H, " x ") : std::string(), g.W, "). Output size is too small");
+  Shape out_shape;
+  if (batched) out_shape.push_back(g.N);
+  out_shape.push_back(OC);
+  if (nsp == 2) out_shape.push_back(g.H);
+  out_shape.push_back(g.W);
+  const Tensor x = contiguous_copy_if_needed(input), w = contiguous_copy_if_needed(weight);
+  const Tensor b = bias.defined() ? contiguous_copy_if_needed(bias) : Tensor();
+  Tensor out = Tensor::empty(out_shape, input.dtype());
+  dispatch_float(input.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T* y = out.data<T>();
+    conv_backward<T>(x.data<T>(), nullptr, w.data<T>(), y, nullptr, nullptr, g);
+    if (b.defined()) {  // y[n, oc] += b[oc]
+      const T* pb = b.data<T>();
+      const int64_t plane = g.H * g.W;
+      parallel_for(g.N * OC, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, plane)), [&](int64_t s, int64_t e) {
+        for (int64_t q = s; q < e; ++q)
+          for (int64_t l = 0; l < plane; ++l) y[q * plane + l] += pb[q % OC];
+      });
+    }
+  });
+  if (any_requires_grad({input, weight, bias})) {
+    const bool need_x = input.requires_grad(), need_w = weight.requires_grad();
+    const bool need_b = bias.defined() && bias.requires_grad();
+    attach(out, "ConvolutionBackward0", {input, weight, bias},
+           [sx = need_w ? save(x) : SavedTensor(), sw = need_x ? save(w) : SavedTensor(), x_shape = xs,
+            w_shape = weight.shape(), OC, g, need_x, need_w, need_b](const Tensor& dy_) -> TensorList {
+             const Tensor dy = contiguous_copy_if_needed(dy_);
+             Tensor dx = need_x ? Tensor::empty(x_shape, dy.dtype()) : Tensor();
+             Tensor dw = need_w ? Tensor::empty(w_shape, dy.dtype()) : Tensor();
+             Tensor db = need_b ? Tensor::empty({OC}, dy.dtype()) : Tensor();
+             dispatch_float(dy.dtype(), "conv_transpose_backward", [&](auto tag) {
+               using T = decltype(tag);
+               if (need_x) conv_forward<T>(dy.data<T>(), sw.unpack().data<T>(), nullptr, dx.data<T>(), g);
+               if (need_w)
+                 conv_backward<T>(sx.unpack().data<T>(), dy.data<T>(), nullptr, nullptr, dw.data<T>(), nullptr, g);
+               if (need_b) {  // db[oc] = Σ_{n, h, w} dy[n, oc, h, w], accumulated in double
+                 const T* pg = dy.data<T>();
+                 const int64_t plane = g.H * g.W;
+                 for (int64_t oc = 0; oc < OC; ++oc) {
+                   double acc = 0;
+                   for (int64_t n = 0; n < g.N; ++n)
+                     for (int64_t l = 0; l < plane; ++l) acc += double(pg[(n * OC + oc) * plane + l]);
+                   db.data<T>()[oc] = T(acc);
+                 }
+               }
+             });
+             return {dx, dw, db};
+           });
+  }
+  return out;
+}
+
 }  // namespace
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride, const Shape& padding,
@@ -349,6 +483,14 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, con
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride, const Shape& padding,
               const Shape& dilation, int64_t groups) {
   return convolution("conv2d", 2, input, weight, bias, stride, padding, false, dilation, groups);
+}
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride,
+                        const Shape& padding, const Shape& output_padding, int64_t groups, const Shape& dilation) {
+  return conv_transpose("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups, dilation);
+}
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride,
+                        const Shape& padding, const Shape& output_padding, int64_t groups, const Shape& dilation) {
+  return conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups, dilation);
 }
 ConvPadding conv_padding(const std::string& padding, const char* op) {
   SEQLAB_CHECK(padding == "same" || padding == "valid", op, ": invalid padding string '", padding,

@@ -5,6 +5,7 @@
 //   avg:  y = Σ window / divisor, dx[window] += dy / divisor, with torch's divisor: the window
 //         clipped to the padded input (count_include_pad), or to the input, or divisor_override
 //   adaptive avg: window [floor(o*I/O), ceil((o+1)*I/O)), y = its mean
+//   adaptive max: the same windows, y = their max, dx[argmax] += dy (max pooling's backward)
 // Output sizes and checks follow torch's pooling_output_shape (ATen/native/Pool.h).
 // Tests: tests/test_conv.py.
 
@@ -322,6 +323,64 @@ Tensor adaptive_avg_pool(const char* op, size_t nsp, const Tensor& input, const 
   return out;
 }
 
+// --- adaptive max pooling
+
+std::pair<Tensor, Tensor> adaptive_max_pool(const char* op, size_t nsp, const Tensor& input, const Shape& output_size_) {
+  const int64_t dim = input.dim();
+  check_pool_input(op, nsp, input,
+                   "D tensor with non-zero sizes for all dims but the batch dim, but got input of size ");
+  const Shape output_size = expand_param(output_size_, nsp, op, "output_size");
+  for (int64_t o : output_size)
+    SEQLAB_CHECK(o >= 0 && o <= kMaxPoolArg, op, ": elements of output_size must be between 0 and ", kMaxPoolArg,
+                 " but received ", shape_str(output_size));
+  PoolGeometry g{};
+  g.W = input.shape().back();
+  g.H = nsp == 2 ? input.shape()[dim - 2] : 1;
+  g.P = input.numel() / (g.H * g.W);
+  g.OH = nsp == 2 ? output_size[0] : 1;
+  g.OW = output_size.back();
+  // window of output o: [floor(o*I/O), ceil((o+1)*I/O)), as adaptive_avg_pool's
+  auto start = [](int64_t o, int64_t I, int64_t O) { return o * I / O; };
+  auto end = [](int64_t o, int64_t I, int64_t O) { return ((o + 1) * I + O - 1) / O; };
+  const Tensor x = contiguous_copy_if_needed(input);
+  const Shape shape = out_shape(input, nsp, g.OH, g.OW);
+  Tensor out = Tensor::empty(shape, input.dtype()), indices = Tensor::empty(shape, Dtype::Int64);
+  dispatch_float(input.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* py = out.data<T>();
+    int64_t* pi = indices.data<int64_t>();
+    parallel_for(g.P, plane_grain(g.H * g.W), [&](int64_t s, int64_t e) {
+      for (int64_t p = s; p < e; ++p) {
+        const T* plane = px + p * g.H * g.W;
+        for (int64_t oh = 0; oh < g.OH; ++oh)
+          for (int64_t ow = 0; ow < g.OW; ++ow) {
+            const int64_t h0 = start(oh, g.H, g.OH), h1 = end(oh, g.H, g.OH);
+            const int64_t w0 = start(ow, g.W, g.OW), w1 = end(ow, g.W, g.OW);
+            int64_t best = h0 * g.W + w0;
+            T m = -std::numeric_limits<T>::infinity();
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) {
+                const T v = plane[h * g.W + w];
+                if (v > m || std::isnan(v)) {  // NaN wins (the last one), as torch's
+                  m = v;
+                  best = h * g.W + w;
+                }
+              }
+            py[(p * g.OH + oh) * g.OW + ow] = m;
+            pi[(p * g.OH + oh) * g.OW + ow] = best;
+          }
+      }
+    });
+  });
+  if (any_requires_grad({input}))
+    attach(out, nsp == 2 ? "AdaptiveMaxPool2DBackward0" : "AdaptiveMaxPool1DBackward0", {input},
+           [si = save(indices), x_shape = input.shape(), g](const Tensor& dy) -> TensorList {
+             return {max_pool_backward(dy, si.unpack(), x_shape, g)};
+           });
+  return {out, indices};
+}
+
 }  // namespace
 
 std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, const Shape& kernel_size, const Shape& stride,
@@ -346,6 +405,12 @@ Tensor adaptive_avg_pool1d(const Tensor& input, const Shape& output_size) {
 }
 Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size) {
   return adaptive_avg_pool("adaptive_avg_pool2d", 2, input, output_size);
+}
+std::pair<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, const Shape& output_size) {
+  return adaptive_max_pool("adaptive_max_pool1d", 1, input, output_size);
+}
+std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, const Shape& output_size) {
+  return adaptive_max_pool("adaptive_max_pool2d", 2, input, output_size);
 }
 
 }  // namespace seqlab

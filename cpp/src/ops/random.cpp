@@ -224,4 +224,51 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   return y;
 }
 
+namespace {
+
+// The channel and alpha dropouts (torch's _dropout_impl), m the keep mask, one entry per element or,
+// for `feature`, per (n, c) channel (shape (N, C, 1, ...), broadcast over the rest):
+//   dropout:        y = x · m / (1 - p)                                  dx = g · m / (1 - p)
+//   alpha dropout:  y = x · a m + (a λα (m - 1) + a λα p),  a = ((λα)² p + 1)(1 - p))^(-1/2)   dx = g · a m
+// so that dropped units sit at a λα (p - 1) (SELU's saturation, scaled and shifted). Composed of mul and
+// add on the mask, which has no history: autograd gives dx (summed over the broadcast channel dims).
+Tensor dropout_nd(const Tensor& x, double p, bool training, bool alpha, bool feature, const char* op) {
+  // a RuntimeError, as torch.feature_dropout's (F.dropout1d and the others check p first: ValueError)
+  SEQLAB_CHECK(p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ", p);
+  if (!training || p == 0.0 || x.numel() == 0) return x;
+  SEQLAB_CHECK(!feature || x.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
+  SEQLAB_CHECK_TYPE(is_floating(x.dtype()), "\"", op, "\" not implemented for '", scalar_type_name(x.dtype()), "'");
+  Shape mask_shape = x.shape();
+  if (feature)
+    for (size_t d = 2; d < mask_shape.size(); ++d) mask_shape[d] = 1;
+  if (p >= 1.0) return mul(x, zeros(mask_shape, x.dtype()));
+  Tensor keep = Tensor::empty(mask_shape, x.dtype());
+  const uint64_t seed = random_u64();
+  const uint64_t threshold = counter_rng::dropout_threshold(p);
+  dispatch_float(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T* m = keep.data<T>();
+    parallel_for(keep.numel(), 32768, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) m[i] = counter_rng::dropout_keep(seed, static_cast<uint64_t>(i), threshold) ? T(1) : T(0);
+    });
+  });
+  if (!alpha) return mul(x, keep * (1.0 / (1.0 - p)));
+  constexpr double kSaturation = 1.7580993408473766;  // -λα of SELU
+  const double a = 1.0 / std::sqrt((kSaturation * kSaturation * p + 1) * (1 - p));
+  Tensor shift = (keep - 1.0) * (kSaturation * a) + kSaturation * a * p;
+  return add(mul(x, keep * a), shift);
+}
+
+}  // namespace
+
+Tensor feature_dropout(const Tensor& x, double p, bool training) {
+  return dropout_nd(x, p, training, false, true, "feature_dropout");
+}
+Tensor alpha_dropout(const Tensor& x, double p, bool training) {
+  return dropout_nd(x, p, training, true, false, "alpha_dropout");
+}
+Tensor feature_alpha_dropout(const Tensor& x, double p, bool training) {
+  return dropout_nd(x, p, training, true, true, "feature_alpha_dropout");
+}
+
 }  // namespace seqlab

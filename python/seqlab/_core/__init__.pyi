@@ -14,7 +14,7 @@ from . import text
 from . import lm
 from . import word2vec
 from . import glove
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'gru_cell', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softsign', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'add', 'alibi_slopes', 'alpha_dropout', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'cos', 'cpp_nn', 'cross_entropy', 'ctc_loss', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'expm1', 'feature_alpha_dropout', 'feature_dropout', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'gru_cell', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softsign', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -2013,6 +2013,16 @@ def abs(input: Tensor) -> Tensor:
     """
     out = |input| (torch.abs).
     """
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: typing.Any) -> tuple[Tensor, Tensor]:
+    """
+    (the max over windows [floor(i*L/O), ceil((i+1)*L/O)) of input (N, C, L) or (C, L), their argmax along L)
+    (F.adaptive_max_pool1d_with_indices).
+    """
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: typing.Any) -> tuple[Tensor, Tensor]:
+    """
+    (the max over windows [floor(i*H/OH), ceil((i+1)*H/OH)) x [floor(j*W/OW), ceil((j+1)*W/OW)), the argmax
+    positions h*W + w in each plane) (F.adaptive_max_pool2d_with_indices).
+    """
 def add(input: Tensor, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
     """
     out = input + alpha * other, elementwise with broadcasting; other may be a number (torch.add).
@@ -2021,6 +2031,11 @@ def alibi_slopes(num_heads: typing.SupportsInt | typing.SupportsIndex) -> Tensor
     """
     ALiBi's head slopes (Press et al. 2022): 2^(-8/n), 2^(-16/n), ..., 2^(-8) for n a power of two;
     otherwise those of the largest power of two p < n, then every other slope of 2p. float64 (n).
+    """
+def alpha_dropout(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex, train: bool) -> Tensor:
+    """
+    Alpha dropout (Klambauer et al. 2017; torch.alpha_dropout): in training each element is set to SELU's
+    saturation with probability p, then all scaled and shifted to keep zero mean and unit variance.
     """
 def argmax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False) -> Tensor:
     """
@@ -2167,6 +2182,18 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: ty
     a 2-D convolution (cross-correlation) over input (N, C, H, W) or (C, H, W), weight
     (out, C/groups, kH, kW) (F.conv2d). padding: an int, a tuple, 'valid' (0) or 'same' (stride 1).
     """
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: typing.Any = 1, padding: typing.Any = 0, output_padding: typing.Any = 0, groups: typing.SupportsInt | typing.SupportsIndex = 1, dilation: typing.Any = 1) -> Tensor:
+    """
+    The transposed 1-D convolution (the adjoint of conv1d; F.conv_transpose1d) of input (N, C, L) or
+    (C, L) by weight (C, out/groups, k): output length (L-1)*stride - 2 padding + dilation (k-1) +
+    output_padding + 1.
+    """
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: typing.Any = 1, padding: typing.Any = 0, output_padding: typing.Any = 0, groups: typing.SupportsInt | typing.SupportsIndex = 1, dilation: typing.Any = 1) -> Tensor:
+    """
+    The transposed 2-D convolution (the adjoint of conv2d; F.conv_transpose2d) of input (N, C, H, W) or
+    (C, H, W) by weight (C, out/groups, kH, kW): each input value adds w[c] times itself into the output
+    window at (i*sH - pH, j*sW - pW); output H (H-1)*sH - 2pH + dH(kH-1) + output_padding + 1.
+    """
 def cos(input: Tensor) -> Tensor:
     """
     out = cos(input), in radians (torch.cos).
@@ -2175,6 +2202,15 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     """
     loss_n = -log softmax(input_n)[target_n] (class indices) or -sum_c target_nc log softmax(input_n)_c
     (probabilities), weighted, ignoring ignore_index, reduced by 'mean', 'sum' or 'none' (F.cross_entropy).
+    """
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: typing.Any, target_lengths: typing.Any, blank: typing.SupportsInt | typing.SupportsIndex = 0, reduction: typing.SupportsInt | typing.SupportsIndex = 0, zero_infinity: bool = False) -> Tensor:
+    """
+    The connectionist temporal classification loss (Graves et al. 2006) of log_probs (T, N, C) or (T, C)
+    against targets (N, S) padded or (sum(target_lengths)) concatenated: -log of the summed probability of
+    every alignment (blanks, repeats) of each target to its first input_lengths[n] steps, computed by
+    the forward-backward recursions in log space. reduction is torch's enum: 0 per-sample losses,
+    1 the mean of loss_n / max(target_lengths[n], 1), 2 the sum; zero_infinity zeroes infinite losses
+    (impossible alignments) and their gradients (torch.ctc_loss).
     """
 def cumprod(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: dtype | None = None) -> Tensor:
     """
@@ -2239,6 +2275,15 @@ def exp(input: Tensor) -> Tensor:
 def expm1(input: Tensor) -> Tensor:
     """
     out = e^input - 1, accurate for small input (torch.expm1).
+    """
+def feature_alpha_dropout(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex, train: bool) -> Tensor:
+    """
+    Alpha dropout of whole (n, c) channels of input (N, C, ...) (torch.feature_alpha_dropout).
+    """
+def feature_dropout(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex, train: bool) -> Tensor:
+    """
+    In training, each (n, c) channel of input (N, C, ...) is zeroed with probability p and the rest scaled
+    by 1 / (1 - p) (torch.feature_dropout); the input itself otherwise.
     """
 def flatten(input: Tensor, start_dim: typing.SupportsInt | typing.SupportsIndex = 0, end_dim: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
     """

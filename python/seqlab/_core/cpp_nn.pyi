@@ -6,7 +6,7 @@ import collections.abc
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['ALiBi', 'ALiBiOptions', 'AbsolutePosition', 'BatchNorm1d', 'BatchNorm1dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'DARelativePosition', 'DARelativePositionOptions', 'DeBERTaRelativePosition', 'DeBERTaRelativePositionOptions', 'Dropout', 'DropoutOptions', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'KERPLE', 'KERPLEOptions', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LayerNormOptions', 'LeakyReLU', 'LeakyReLUOptions', 'LearnedPositionalEmbedding', 'LearnedPositionalEmbeddingOptions', 'Linear', 'LinearOptions', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NoPE', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RMSNormOptions', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'ReLU', 'ReLU6', 'RelativePosition', 'RoPE', 'RoPEOptions', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'ShawRelativePosition', 'ShawRelativePositionOptions', 'SiLU', 'Sigmoid', 'SinusoidalPositionalEncoding', 'SinusoidalPositionalEncodingOptions', 'Softmax', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softsign', 'T5RelativeBias', 'T5RelativeBiasOptions', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'TransformerXLRelativePosition', 'TransformerXLRelativePositionOptions', 'UnaryModule']
+__all__: list[str] = ['ALiBi', 'ALiBiOptions', 'AbsolutePosition', 'AlphaDropout', 'AlphaDropoutOptions', 'BatchNorm1d', 'BatchNorm1dOptions', 'BatchNorm2d', 'BatchNorm2dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'ConvTranspose1d', 'ConvTranspose1dOptions', 'ConvTranspose2d', 'ConvTranspose2dOptions', 'ConvTransposeNd', 'ConvTransposeOptions', 'DARelativePosition', 'DARelativePositionOptions', 'DeBERTaRelativePosition', 'DeBERTaRelativePositionOptions', 'Dropout', 'Dropout1d', 'Dropout1dOptions', 'Dropout2d', 'Dropout2dOptions', 'DropoutOptions', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'FeatureAlphaDropout', 'FeatureAlphaDropoutOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'KERPLE', 'KERPLEOptions', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LayerNormOptions', 'LeakyReLU', 'LeakyReLUOptions', 'LearnedPositionalEmbedding', 'LearnedPositionalEmbeddingOptions', 'Linear', 'LinearOptions', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NoPE', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RMSNormOptions', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'ReLU', 'ReLU6', 'RelativePosition', 'RoPE', 'RoPEOptions', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'ShawRelativePosition', 'ShawRelativePositionOptions', 'SiLU', 'Sigmoid', 'SinusoidalPositionalEncoding', 'SinusoidalPositionalEncodingOptions', 'Softmax', 'Softmax2d', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softsign', 'T5RelativeBias', 'T5RelativeBiasOptions', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'TransformerXLRelativePosition', 'TransformerXLRelativePositionOptions', 'UnaryModule']
 class Module:
     def __repr__(self) -> str:
         ...
@@ -194,6 +194,16 @@ class BatchNorm1d(UnaryModule):
     @property
     def options(self) -> BatchNormOptions:
         ...
+class BatchNorm2d(BatchNorm1d):
+    @typing.overload
+    def __init__(self, options: BatchNormOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> BatchNormOptions:
+        ...
 class DropoutOptions:
     fields: typing.ClassVar[tuple] = ('p', 'inplace')
     inplace: bool
@@ -203,6 +213,46 @@ class DropoutOptions:
         ...
     p: float
 class Dropout(UnaryModule):
+    @typing.overload
+    def __init__(self, options: DropoutOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DropoutOptions:
+        ...
+class Dropout1d(Dropout):
+    @typing.overload
+    def __init__(self, options: DropoutOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DropoutOptions:
+        ...
+class Dropout2d(Dropout):
+    @typing.overload
+    def __init__(self, options: DropoutOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DropoutOptions:
+        ...
+class AlphaDropout(Dropout):
+    @typing.overload
+    def __init__(self, options: DropoutOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DropoutOptions:
+        ...
+class FeatureAlphaDropout(Dropout):
     @typing.overload
     def __init__(self, options: DropoutOptions) -> None:
         ...
@@ -386,6 +436,9 @@ class Softmax(UnaryModule):
         ...
 class LogSoftmax(UnaryModule):
     def __init__(self, dim: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class Softmax2d(UnaryModule):
+    def __init__(self) -> None:
         ...
 class FlattenOptions:
     fields: typing.ClassVar[tuple] = ('start_dim', 'end_dim')
@@ -1056,7 +1109,76 @@ class Conv2d(ConvNd):
     @property
     def options(self) -> ConvOptions:
         ...
+class ConvTransposeNd(UnaryModule):
+    pass
+class ConvTransposeOptions:
+    fields: typing.ClassVar[tuple] = ('in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'output_padding', 'groups', 'bias', 'dilation', 'padding_mode', 'dtype')
+    bias: bool
+    dtype: seqlab._core.dtype
+    padding_mode: str
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def dilation(self) -> tuple:
+        ...
+    @dilation.setter
+    def dilation(self, arg1: typing.Any) -> None:
+        ...
+    groups: int
+    in_channels: int
+    @property
+    def kernel_size(self) -> tuple:
+        ...
+    @kernel_size.setter
+    def kernel_size(self, arg1: typing.Any) -> None:
+        ...
+    out_channels: int
+    @property
+    def output_padding(self) -> tuple:
+        ...
+    @output_padding.setter
+    def output_padding(self, arg1: typing.Any) -> None:
+        ...
+    @property
+    def padding(self) -> tuple:
+        ...
+    @padding.setter
+    def padding(self, arg1: typing.Any) -> None:
+        ...
+    @property
+    def stride(self) -> tuple:
+        ...
+    @stride.setter
+    def stride(self, arg1: typing.Any) -> None:
+        ...
+class ConvTranspose1d(ConvTransposeNd):
+    @typing.overload
+    def __init__(self, options: ConvTransposeOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> ConvTransposeOptions:
+        ...
+class ConvTranspose2d(ConvTransposeNd):
+    @typing.overload
+    def __init__(self, options: ConvTransposeOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> ConvTransposeOptions:
+        ...
 BatchNorm1dOptions = BatchNormOptions
+BatchNorm2dOptions = BatchNormOptions
+Dropout1dOptions = DropoutOptions
+Dropout2dOptions = DropoutOptions
+AlphaDropoutOptions = DropoutOptions
+FeatureAlphaDropoutOptions = DropoutOptions
 CELUOptions = ELUOptions
 LSTMOptions = RNNOptions
 GRUOptions = RNNOptions
@@ -1066,3 +1188,5 @@ TransformerEncoderLayerOptions = TransformerLayerOptions
 TransformerDecoderLayerOptions = TransformerLayerOptions
 Conv1dOptions = ConvOptions
 Conv2dOptions = ConvOptions
+ConvTranspose1dOptions = ConvTransposeOptions
+ConvTranspose2dOptions = ConvTransposeOptions

@@ -1,4 +1,4 @@
-// Conv1d and Conv2d for C++ users, the twins of seqlab.nn.Conv1d/Conv2d (python/seqlab/nn/modules/conv.py):
+// Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d for C++ users, the twins of seqlab.nn's (python/seqlab/nn/modules/conv.py):
 // torch.nn's constructor arguments as an options struct, parameter names, shapes, initialisation
 // and repr; forward is the functional conv1d/conv2d (ops/conv.hpp). cpp/src/nn/conv.cpp; tests: tests/test_nn_twins.py.
 #pragma once
@@ -55,6 +55,51 @@ class Conv1d : public ConvNd {
 class Conv2d : public ConvNd {
  public:
   explicit Conv2d(const Conv2dOptions& options) : ConvNd("Conv2d", 2, options) {}
+};
+
+// torch.nn.ConvTranspose1d's and ConvTranspose2d's arguments, in their order (output_padding after
+// padding, groups before bias and dilation); padding is sizes only, padding_mode "zeros" only (as torch's).
+struct ConvTransposeOptions {
+  ConvTransposeOptions(int64_t in_channels, int64_t out_channels, Shape kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(std::move(kernel_size)) {}
+
+  SEQLAB_ARG(int64_t, in_channels);
+  SEQLAB_ARG(int64_t, out_channels);
+  SEQLAB_ARG(Shape, kernel_size);
+  SEQLAB_ARG(Shape, stride) = {1};
+  SEQLAB_ARG(Shape, padding) = {0};
+  SEQLAB_ARG(Shape, output_padding) = {0};
+  SEQLAB_ARG(int64_t, groups) = 1;
+  SEQLAB_ARG(bool, bias) = true;
+  SEQLAB_ARG(Shape, dilation) = {1};
+  SEQLAB_ARG(std::string, padding_mode) = "zeros";
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+};
+using ConvTranspose1dOptions = ConvTransposeOptions;
+using ConvTranspose2dOptions = ConvTransposeOptions;
+
+// weight (in_channels, out_channels / groups, k...) ~ kaiming_uniform_(a = √5), bias (out_channels,)
+// ~ U(±1/√fan_in), fan_in from the weight's dim 1 (out_channels / groups · Π k), as torch's.
+class ConvTransposeNd : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override;
+  void reset_parameters();
+  std::string extra_repr() const override;
+  Tensor weight, bias;
+  const ConvTransposeOptions options;  // every size with one value per spatial dim
+
+ protected:
+  ConvTransposeNd(const char* name, size_t dims, const ConvTransposeOptions& options);
+};
+
+class ConvTranspose1d : public ConvTransposeNd {
+ public:
+  explicit ConvTranspose1d(const ConvTranspose1dOptions& options) : ConvTransposeNd("ConvTranspose1d", 1, options) {}
+};
+
+class ConvTranspose2d : public ConvTransposeNd {
+ public:
+  explicit ConvTranspose2d(const ConvTranspose2dOptions& options) : ConvTransposeNd("ConvTranspose2d", 2, options) {}
 };
 
 }  // namespace seqlab::nn

@@ -131,6 +131,33 @@ class Dropout : public UnaryModule {
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   const DropoutOptions options;
+
+ protected:
+  Dropout(const DropoutOptions& options, const char* name);  // the dropouts below: Dropout's options and repr
+};
+
+// Channel dropout of (N, C, L) or (C, L) input (ops/random.hpp feature_dropout).
+class Dropout1d : public Dropout {
+ public:
+  explicit Dropout1d(const DropoutOptions& options = {}) : Dropout(options, "Dropout1d") {}
+  Tensor forward(const Tensor& x) override;
+};
+// Channel dropout of (N, C, H, W) input (and, as torch, of any (N, C, ...), without its warnings).
+class Dropout2d : public Dropout {
+ public:
+  explicit Dropout2d(const DropoutOptions& options = {}) : Dropout(options, "Dropout2d") {}
+  Tensor forward(const Tensor& x) override;
+};
+// Alpha dropout for SELU networks, of each element or of whole channels (ops/random.hpp).
+class AlphaDropout : public Dropout {
+ public:
+  explicit AlphaDropout(const DropoutOptions& options = {}) : Dropout(options, "AlphaDropout") {}
+  Tensor forward(const Tensor& x) override;
+};
+class FeatureAlphaDropout : public Dropout {
+ public:
+  explicit FeatureAlphaDropout(const DropoutOptions& options = {}) : Dropout(options, "FeatureAlphaDropout") {}
+  Tensor forward(const Tensor& x) override;
 };
 
 // torch.nn.Bilinear's arguments (torch::nn::BilinearOptions).
@@ -181,6 +208,18 @@ class BatchNorm1d : public UnaryModule {
   std::string extra_repr() const override;
   Tensor weight, bias, running_mean, running_var, num_batches_tracked;
   const BatchNormOptions options;
+
+ protected:
+  BatchNorm1d(const BatchNormOptions& options, const char* name);  // the same layer under another name
+};
+
+// Batch normalisation of (N, C, H, W) over N, H and W: BatchNorm1d's parameters, buffers and
+// functional, with torch.nn.BatchNorm2d's 4-D input check.
+class BatchNorm2d : public BatchNorm1d {
+ public:
+  explicit BatchNorm2d(const BatchNormOptions& options);
+  explicit BatchNorm2d(int64_t num_features) : BatchNorm2d(BatchNormOptions(num_features)) {}
+  Tensor forward(const Tensor& x) override;
 };
 
 // Activations and reshaping as modules.
@@ -382,6 +421,12 @@ class Softmax : public UnaryModule {
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override { return "dim=" + std::to_string(dim); }
   const int64_t dim;
+};
+// softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W) input.
+class Softmax2d : public UnaryModule {
+ public:
+  Softmax2d() : UnaryModule("Softmax2d") {}
+  Tensor forward(const Tensor& x) override;
 };
 class LogSoftmax : public UnaryModule {
  public:

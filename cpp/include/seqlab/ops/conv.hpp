@@ -24,4 +24,15 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, con
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride, ConvPadding padding,
               const Shape& dilation = {1}, int64_t groups = 1);
 
+// Transposed convolutions as torch.nn.functional.conv_transpose1d / conv_transpose2d (the adjoint of
+// conv1d / conv2d): weight (in_channels, out_channels / groups, k...); output size per dim
+// (I - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1. Note torch's argument order:
+// groups before dilation.
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+                        const Shape& stride = {1}, const Shape& padding = {0}, const Shape& output_padding = {0},
+                        int64_t groups = 1, const Shape& dilation = {1});
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+                        const Shape& stride = {1}, const Shape& padding = {0}, const Shape& output_padding = {0},
+                        int64_t groups = 1, const Shape& dilation = {1});
+
 }  // namespace seqlab

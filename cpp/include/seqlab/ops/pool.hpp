@@ -1,4 +1,4 @@
-// Pooling as torch.nn.functional's max_pool1d/2d, avg_pool1d/2d and adaptive_avg_pool1d/2d: input
+// Pooling as torch.nn.functional's max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d and adaptive_max_pool1d/2d: input
 // (N, C, L) / (N, C, H, W) or unbatched (C, L) / (C, H, W), each (n, c) plane pooled on its own.
 // cpp/src/ops/pool.cpp; tests: tests/test_conv.py.
 #pragma once
@@ -26,5 +26,8 @@ Tensor avg_pool2d(const Tensor& input, const Shape& kernel_size, const Shape& st
 // Windows [floor(o*I/O), ceil((o+1)*I/O)) for output o of O (torch's adaptive pooling).
 Tensor adaptive_avg_pool1d(const Tensor& input, const Shape& output_size);
 Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size);
+// (output, indices) over the same windows; indices as max_pool's (h * W + w in each plane).
+std::pair<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, const Shape& output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, const Shape& output_size);
 
 }  // namespace seqlab
