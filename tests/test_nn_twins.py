@@ -70,8 +70,15 @@ TWINS = [
     ("BatchNorm1d", dict(num_features=3), [(8, 3)]),
     ("BatchNorm1d", dict(num_features=3, momentum=None, bias=False), [(4, 3, 5)]),
     ("BatchNorm1d", dict(num_features=3, affine=False, track_running_stats=False), [(8, 3)]),
+    ("BatchNorm2d", dict(num_features=3), [(4, 3, 2, 5)]),
+    ("BatchNorm2d", dict(num_features=2, momentum=None, eps=1e-3, dtype=seqlab.float64), [(3, 2, 4, 4)]),
     ("Dropout", dict(p=0.3), [(50,)]),
     ("Dropout", dict(p=0.5, inplace=True), [(50,)]),
+    ("Dropout1d", dict(p=0.3), [(4, 6, 5)]),
+    ("Dropout1d", dict(p=0.5), [(6, 5)]),
+    ("Dropout2d", dict(p=0.4), [(2, 6, 3, 3)]),
+    ("AlphaDropout", dict(p=0.2), [(50,)]),
+    ("FeatureAlphaDropout", dict(p=0.5), [(3, 6, 4)]),
     ("Identity", dict(), [(2, 3)]),
     ("Tanh", dict(), [(2, 3)]),
     ("Sigmoid", dict(), [(2, 3)]),
@@ -101,6 +108,7 @@ TWINS = [
     ("PReLU", dict(), [(2, 3)]),
     ("PReLU", dict(num_parameters=3, init=0.1, dtype=seqlab.float64), [(2, 3, 4)]),
     ("Softmax", dict(dim=1), [(2, 3)]),
+    ("Softmax2d", dict(), [(2, 3, 4, 5)]),
     ("LogSoftmax", dict(dim=-1), [(2, 3)]),
     ("Flatten", dict(), [(2, 3, 4)]),
     ("Flatten", dict(start_dim=0, end_dim=1), [(2, 3, 4)]),
@@ -111,6 +119,11 @@ TWINS = [
     ("Conv2d", dict(in_channels=4, out_channels=6, kernel_size=(3, 2), stride=(2, 1), padding=(1, 0),
                     dilation=(1, 2), groups=2), [(2, 4, 9, 9)]),
     ("Conv2d", dict(in_channels=3, out_channels=2, kernel_size=3, padding="valid"), [(3, 5, 5)]),
+    ("ConvTranspose1d", dict(in_channels=4, out_channels=6, kernel_size=3), [(2, 4, 7)]),
+    ("ConvTranspose1d", dict(in_channels=4, out_channels=6, kernel_size=2, stride=2, padding=1, output_padding=1,
+                             groups=2, bias=False, dilation=2, dtype=seqlab.float64), [(4, 5)]),
+    ("ConvTranspose2d", dict(in_channels=4, out_channels=2, kernel_size=(3, 2), stride=(2, 1), padding=(1, 0),
+                             output_padding=(1, 0)), [(2, 4, 5, 5)]),
     ("RNN", dict(input_size=3, hidden_size=4), [(5, 2, 3)]),
     ("RNN", dict(input_size=3, hidden_size=4, num_layers=2, nonlinearity="relu", bias=False, batch_first=True,
                  dropout=0.5, bidirectional=True), [(2, 5, 3)]),
@@ -355,6 +368,19 @@ PYTHON_ONLY = {
     "RNNSeq2Seq": "a language model (see TransformerLM)",
     "TransformerMaskedLM": "a language model (see TransformerLM; nn/masked_lm.py)",
 }
+PYTHON_ONLY.update({  # issue 27's names
+    "CTCLoss": "a loss (see CrossEntropyLoss): one C++ functional, ctc_loss.cpp",
+    "MultiLabelMarginLoss": "a loss composed of elementwise ops (see L1Loss)",
+    "TripletMarginWithDistanceLoss": "a loss composed of a distance and elementwise ops (see L1Loss)",
+    "NLLLoss2d": "a deprecated alias of NLLLoss (see CrossEntropyLoss)",
+    "Container": "a deprecated container (see Sequential)",
+    "AdaptiveLogSoftmaxWithLoss": "composes twinned Linear layers in Sequential and ModuleList containers with "
+                                  "log_softmax, gather and cat; it computes nothing of its own",
+    "AdaptiveMaxPool1d": "pooling (see MaxPool1d)",
+    "AdaptiveMaxPool2d": "pooling (see MaxPool1d)",
+    "LPPool1d": "pooling composed of avg_pool and elementwise ops (see MaxPool1d)",
+    "LPPool2d": "pooling (see LPPool1d)",
+})
 
 
 def test_every_layer_is_twinned_or_listed_as_python_only():

@@ -94,3 +94,5 @@ def blas_info():
 
 
 from . import distributions  # noqa: E402,F401  (torch.distributions; seqlab/distributions/)
+from ._core import ctc_loss  # noqa: E402,F401  (torch.ctc_loss: reduction as torch's enum; cpp/src/ops/ctc_loss.cpp)
+from ._core import feature_dropout, alpha_dropout, feature_alpha_dropout  # noqa: E402,F401  (torch's; random.cpp)

@@ -364,3 +364,62 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def _classes(c, t):
     """(N, C) bool: True where the class is not the sample's target."""
     return _core._arange(0, c, 1, _core.dtype.int64).unsqueeze(0) != t.unsqueeze(1)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """The multi-class multi-label hinge loss (F.multilabel_margin_loss): input (C) or (N, C) scores,
+    target of the same shape holding each row's target classes, ended by the first -1;
+        loss_n = Σ_{j target} Σ_{i not a target} max(0, 1 - (x[n, j] - x[n, i])) / C
+    reduced over n. Composed: the (N, C, C) hinge matrix weighted by how often j is listed and
+    whether i is a target (a class listed twice counts twice, as torch's loop over the list)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    import numpy as np  # only here: the target lists are read on the host
+
+    if input.dim() > 2 or tuple(target.shape) != tuple(input.shape) or target.dtype != _core.dtype.int64:
+        if target.dtype != _core.dtype.int64:
+            raise RuntimeError(f"multilabel_margin_loss: expected scalar type Long but found {target.dtype}")
+        raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(target.shape)} for input of "
+                           f"size: {list(input.shape)}")
+    rows = input if input.dim() == 2 else input.reshape(1, -1)
+    C = rows.shape[1]
+    t = target.detach().numpy().reshape(rows.shape[0], C)
+    listed = np.zeros(t.shape, dtype=np.float64)  # how many times class c is listed in row n
+    for n in range(t.shape[0]):
+        for c in t[n]:
+            if c == -1:
+                break
+            if c < 0 or c >= C:
+                raise RuntimeError(f"multilabel_margin_loss: target index {c} is out of bounds for {C} classes "
+                                   f"(target row {n})")
+            listed[n, c] += 1
+    other = (listed == 0).astype(np.float64)  # i not a target
+    weight = _core.from_numpy(np.ascontiguousarray(listed[:, :, None] * other[:, None, :])).to(rows.dtype)
+    hinge = (1.0 - rows.unsqueeze(2) + rows.unsqueeze(1)).clamp(min=0.0)  # [n, j, i] = max(0, 1 - x_j + x_i)
+    loss = (hinge * weight).sum((1, 2)) / C if C else rows.sum(1) * 0.0
+    if input.dim() < 2:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """max(0, d(a, p) − d(a, n) + margin) for any distance d (default pairwise_distance), with swap
+    taking min(d(a, n), d(p, n)) (F.triplet_margin_with_distance_loss; Balntas et al. 2016)."""
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
+    if not anchor.dim() == positive.dim() == negative.dim():
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative "
+                           f"{negative.dim()}D inputs")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        d_neg = _core.minimum(d_neg, distance(positive, negative))
+    loss = (margin + d_pos - d_neg).clamp(min=0.0)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss

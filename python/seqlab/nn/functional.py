@@ -370,3 +370,35 @@ def pad(input, pad, mode="constant", value=None):
             idx = np.mod(pos, n)
         out = out.index_select(dim, _core.from_numpy(np.ascontiguousarray(idx, dtype=np.int64)))
     return out
+
+
+# The connectionist temporal classification loss: one C++ op (ctc_loss.cpp), torch.ctc_loss's core.
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """The CTC loss (Graves et al. 2006; F.ctc_loss): -log Σ over the alignments of each target to its
+    input of Π_t y_t(alignment_t), an alignment being the target with blanks inserted and labels repeated.
+
+    log_probs (T, N, C) or unbatched (T, C), log-probabilities over C classes (log_softmax's output);
+    targets (N, S) padded or (sum(target_lengths)) concatenated, class indices never equal to blank;
+    input_lengths and target_lengths (N) as integer tensors or tuples of ints. reduction 'mean' divides
+    each loss by its target length (at least 1) and averages, 'sum' adds, 'none' gives (N).
+    zero_infinity=True makes infinite losses (a target too long for its input) and their gradients 0.
+    The gradient is torch's, y - γ (γ the class occupation), exact through the log_softmax that made
+    log_probs."""
+    if reduction not in _REDUCTION_ENUM:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _core.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _REDUCTION_ENUM[reduction],
+                          zero_infinity)
+
+
+from ._stochastic import (  # noqa: E402,F401  channel and alpha dropout, Gumbel-softmax (composed)
+    dropout1d, dropout2d, alpha_dropout, feature_alpha_dropout, gumbel_softmax,
+)
+from ._pooling import (  # noqa: E402,F401  adaptive max pooling (pool.cpp), power-average pooling (composed)
+    adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices,
+    lp_pool1d, lp_pool2d,
+)
+from .._core import conv_transpose1d, conv_transpose2d  # noqa: E402,F401  transposed convolutions (conv.cpp)
+from ._losses import multilabel_margin_loss, triplet_margin_with_distance_loss  # noqa: E402,F401  (composed)

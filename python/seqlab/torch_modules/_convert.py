@@ -54,7 +54,18 @@ def _seqlab_dtype(torch_dtype):
 # arguments a module keeps under another name (the same on both sides)
 _DERIVED = {"MultiheadAttention": {"bias": lambda m: m.in_proj_bias is not None,
                                    "add_bias_kv": lambda m: m.bias_k is not None},
-            "PairwiseDistance": {"p": lambda m: m.norm}}
+            "PairwiseDistance": {"p": lambda m: m.norm},
+            "AdaptiveLogSoftmaxWithLoss": {"cutoffs": lambda m: list(m.cutoffs[:-1])},  # (both keep n_classes last)
+            "TripletMarginWithDistanceLoss": {"distance_function": lambda m: _distance_function(m.distance_function)}}
+
+
+def _distance_function(fn):
+    """A TripletMarginWithDistanceLoss's distance: a module converted to the other side, a function kept."""
+    if isinstance(fn, snn.Module):
+        return _to_torch(fn, "distance_function")
+    if isinstance(fn, torch.nn.Module):
+        return _from_torch(fn, "distance_function")
+    return fn
 
 
 def _native_args(src, signature_of, owner, tensor):
@@ -219,6 +230,8 @@ def _to_torch(m, owner):
         return torch.nn.Sequential(*children) if type(m) is snn.Sequential else torch.nn.ModuleList(children)
     if type(m) is snn.ModuleDict:
         return torch.nn.ModuleDict({k: _to_torch(c, f"{owner}.{k}") for k, c in m.items()})
+    if type(m) is snn.Container:  # (deprecated on both sides: its children are keyword arguments)
+        return torch.nn.Container(**{k: _to_torch(c, f"{owner}.{k}") for k, c in m.named_children()})
     if type(m) is snn.TransformerLM:
         return _transformer_lm_to_torch(m, owner)
     if type(m) is snn.RNNLM:
@@ -378,6 +391,8 @@ def _from_torch(m, owner):
         return snn.Sequential(*children) if type(m) is torch.nn.Sequential else snn.ModuleList(children)
     if type(m) is torch.nn.ModuleDict:
         return snn.ModuleDict({k: _from_torch(c, f"{owner}.{k}") for k, c in m.items()})
+    if type(m) is torch.nn.Container:
+        return snn.Container(**{k: _from_torch(c, f"{owner}.{k}") for k, c in m.named_children()})
     if type(m) is TT.TransformerLM:
         block = m.layers[0]
         positional = _positional_from_torch(m.positional, owner + ".positional")

@@ -46,3 +46,30 @@ __all__ = [
     "MultiMarginLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss",
     "CosineSimilarity", "PairwiseDistance",
 ]
+
+# issue 27 (the PyTorch surface): sequence-model losses and layers
+from .loss import CTCLoss  # noqa: E402
+
+__all__ += ["CTCLoss"]
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
+from .dropout import Dropout1d, Dropout2d, AlphaDropout, FeatureAlphaDropout  # noqa: E402
+from .activation import Softmax2d  # noqa: E402
+
+__all__ += ["Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout", "Softmax2d"]
+from .pooling import AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d  # noqa: E402
+
+__all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d"]
+from .conv import ConvTranspose1d, ConvTranspose2d  # noqa: E402
+
+__all__ += ["ConvTranspose1d", "ConvTranspose2d"]
+from .loss import MultiLabelMarginLoss, TripletMarginWithDistanceLoss, NLLLoss2d  # noqa: E402
+
+__all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "NLLLoss2d"]
+from .container import Container  # noqa: E402
+
+__all__ += ["Container"]
+from .batchnorm import BatchNorm2d  # noqa: E402
+
+__all__ += ["BatchNorm2d"]

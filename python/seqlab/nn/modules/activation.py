@@ -470,3 +470,15 @@ _FIELD_SOURCES = {
 def _machine_eps(norm):
     """RMSNorm's eps=None: its dtype's machine epsilon, as torch's (float32 without a weight)."""
     return 2.0 ** -52 if norm.weight is not None and norm.weight.dtype == _core.dtype.float64 else 2.0 ** -23
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of (N, C, H, W) or (C, H, W) input, at every position (dim -3)."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return _core.softmax(input, -3)
+
+
+__all__ += ["Softmax2d"]

@@ -9,7 +9,7 @@ from ..parameter import UninitializedBuffer
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "LazyBatchNorm1d"]
+__all__ = ["BatchNorm1d", "LazyBatchNorm1d", "BatchNorm2d"]
 
 
 class BatchNorm1d(Module):
@@ -113,3 +113,13 @@ class LazyBatchNorm1d(LazyModuleMixin, BatchNorm1d):
                 self._materialize("running_mean", (self.num_features,))
                 self._materialize("running_var", (self.num_features,))
             self.reset_parameters()
+
+
+class BatchNorm2d(BatchNorm1d):
+    """Batch normalisation of (N, C, H, W) input over N, H and W: BatchNorm1d's parameters, buffers
+    and C++ functional (which normalises any (N, C, *) input), with torch's 4-D input check; the C++
+    twin is nn::BatchNorm2d."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

@@ -4,6 +4,7 @@ import collections
 import collections.abc
 import itertools
 import operator
+import warnings
 
 from .module import Module, _addindent
 
@@ -266,3 +267,17 @@ class ModuleDict(Module):
                     raise ValueError("ModuleDict update sequence element #" + str(j) + " has length "
                                      + str(len(m)) + "; 2 is required")
                 self[m[0]] = m[1]
+
+
+class Container(Module):
+    """Deprecated (torch too): a Module holding the submodules given as keywords; warns when made."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        for name, module in kwargs.items():
+            self.add_module(name, module)
+
+
+__all__ += ["Container"]

@@ -12,7 +12,7 @@ from .lazy import LazyModuleMixin
 from .linear import _reset_kaiming_uniform
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d"]
+__all__ = ["Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -21,6 +21,7 @@ class _ConvNd(Module):
     """The shared constructor of Conv1d and Conv2d (torch.nn.modules.conv._ConvNd)."""
 
     _n = 0  # spatial dims
+    _transposed = False  # ConvTranspose: weight (in, out / groups, k...)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
@@ -49,7 +50,7 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding
         self.dilation = dilation
-        self.transposed = False
+        self.transposed = self._transposed
         self.output_padding = (0,) * n
         self.groups = groups
         self.padding_mode = padding_mode
@@ -64,7 +65,8 @@ class _ConvNd(Module):
                     self._reversed_padding_repeated_twice[2 * i + 1] = total - total // 2
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in range(2)]
-        self._new_parameter("weight", (out_channels, in_channels // groups, *kernel_size), dtype)
+        weight_shape = (in_channels, out_channels // groups) if self._transposed else (out_channels, in_channels // groups)
+        self._new_parameter("weight", (*weight_shape, *kernel_size), dtype)
         self._new_parameter("bias", (out_channels,), dtype, bias)
         self.reset_parameters()
 
@@ -89,6 +91,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -156,3 +160,62 @@ class LazyConv2d(_LazyConvMixin, Conv2d):
     """A Conv2d whose in_channels is the first input's channel count (d2l's LeNet: nn.LazyConv2d(6, kernel_size=5))."""
 
     cls_to_become = Conv2d
+
+
+class _ConvTransposeNd(_ConvNd):
+    """The transposed convolutions (torch.nn.modules.conv._ConvTransposeNd): the adjoint of the
+    convolution with the same arguments, weight (in_channels, out_channels / groups, k...), initialised
+    as torch's (fan_in from the weight's dim 1); forward(input, output_size=None), where output_size picks
+    output_padding. One call of F.conv_transpose1d / F.conv_transpose2d (cpp/src/ops/conv.cpp)."""
+
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         device, dtype)
+        self.output_padding = _ntuple(output_padding, self._n)
+
+    def _output_padding(self, input, output_size):
+        """output_padding, or what makes the output output_size: each spatial size must lie in
+        [min, min + stride - 1], min = (I - 1) stride - 2 padding + dilation (k - 1) + 1."""
+        if output_size is None:
+            return self.output_padding
+        n = self._n
+        leading = 2 if input.dim() == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == leading + n:
+            output_size = output_size[leading:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
+                             f"{leading + n} elements (got {len(output_size)})")
+        smallest = [(input.shape[leading + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        largest = [lo + self.stride[d] - 1 for d, lo in enumerate(smallest)]
+        for size, lo, hi in zip(output_size, smallest, largest):
+            if size < lo or size > hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} "
+                                 f"to {largest} (for an input of {list(input.shape[leading:])})")
+        return tuple(size - lo for size, lo in zip(output_size, smallest))
+
+    def forward(self, input, output_size=None):
+        conv = F.conv_transpose1d if self._n == 1 else F.conv_transpose2d
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self._output_padding(input, output_size),
+                    self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """The transposed 1-D convolution (a "deconvolution"; the gradient of Conv1d in its input): input
+    (N, C_in, L) or (C_in, L), weight (C_in, C_out/groups, k), bias (C_out,); output length
+    (L - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1."""
+
+    _n = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """The transposed 2-D convolution: input (N, C_in, H, W) or (C_in, H, W), weight (C_in, C_out/groups,
+    kH, kW), bias (C_out,); each output size (I - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1."""
+
+    _n = 2

@@ -1,8 +1,10 @@
-"""torch.nn.modules.dropout: Dropout, one call of the C++ F.dropout. Tests: tests/test_nn_layers.py."""
+"""torch.nn.modules.dropout: Dropout, one call of the C++ F.dropout (tests/test_nn_layers.py); the
+channel and alpha dropouts, each one call of its composed functional (nn/_stochastic.py;
+tests/test_nn_modules_extra.py)."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -21,3 +23,49 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class _DropoutNd(Module):
+    """p and inplace, checked and shown as torch's _DropoutNd."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of (N, C, L) or (C, L) input with probability p in training, scaling the
+    rest by 1/(1-p) (F.dropout1d); the identity in eval mode."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Zeroes whole channels of (N, C, H, W) input with probability p in training, scaling the rest by
+    1/(1-p) (F.dropout2d); the identity in eval mode."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Alpha dropout for SELU networks (Klambauer et al. 2017; F.alpha_dropout): keeps zero mean and unit
+    variance; the identity in eval mode."""
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels of (N, C, ...) input (F.feature_alpha_dropout); the identity in
+    eval mode."""
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -1,13 +1,17 @@
 """torch.nn.modules.loss: the loss modules, thin wrappers over the losses in seqlab.nn.functional (fused in
 C++, or composed in Python as kl_div and those of nn/_losses.py). Class weights are buffers, so
 they appear in state_dict() as in torch."""
+import warnings
+
 from .. import functional as F
 from .._helpers import _legacy_reduction
+from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "KLDivLoss", "L1Loss", "SmoothL1Loss",
            "HuberLoss", "BCELoss", "MarginRankingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss",
-           "GaussianNLLLoss", "MultiMarginLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss"]
+           "GaussianNLLLoss", "MultiMarginLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss",
+           "CTCLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "NLLLoss2d"]
 
 
 class _Loss(Module):
@@ -239,3 +243,56 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss (Graves et al. 2006): F.ctc_loss on
+    (log_probs, targets, input_lengths, target_lengths), with the class index `blank` and
+    zero_infinity zeroing the losses (and gradients) of targets no alignment reaches."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """The multi-class multi-label hinge loss: for each target class j (target lists them, ended by -1)
+    and each class i that is not a target, max(0, 1 - (x[j] - x[i])), summed and divided by C
+    (F.multilabel_margin_loss)."""
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """max(0, d(a, p) - d(a, n) + margin) for a distance d (a callable; default a PairwiseDistance
+    module, which then shows in the repr as torch's), swap as TripletMarginLoss
+    (F.triplet_margin_with_distance_loss)."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated (torch too): NLLLoss, which takes (N, C, H, W) input itself; warns when made."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
+                      stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)

@@ -1,6 +1,7 @@
-"""torch.nn.modules.pooling: pooling layers as torch's, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, with torch's
-arguments, attributes and repr; each forward is one C++ functional (cpp/src/ops/pool.cpp) through
-seqlab.nn.functional. Tests: tests/test_conv.py."""
+"""torch.nn.modules.pooling: pooling layers as torch's, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d,
+AdaptiveMaxPool1d/2d, LPPool1d/2d, with torch's arguments, attributes and repr; each forward is one C++
+functional (cpp/src/ops/pool.cpp) through seqlab.nn.functional, LPPool's composed of avg_pool (nn/_pooling.py).
+Tests: tests/test_conv.py, tests/test_nn_modules_extra.py."""
 from .. import functional as F
 from .._helpers import _ntuple
 from .module import Module
@@ -103,3 +104,58 @@ class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveMaxPool1d(Module):
+    """The max over windows [floor(i*L/O), ceil((i+1)*L/O)) for the output size O; with return_indices,
+    also the argmax positions along L (F.adaptive_max_pool1d)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(AdaptiveMaxPool1d):
+    """The max over windows [floor(i*H/OH), ceil((i+1)*H/OH)) x [floor(j*W/OW), ceil((j+1)*W/OW)); None in
+    output_size keeps that input size; with return_indices, also the argmax positions h*W + w."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling: (Σ_window x^p)^(1/p), p = norm_type, over windows of kernel_size
+    (F.lp_pool1d)."""
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over kH x kW windows: (Σ_window x^p)^(1/p), p = norm_type (F.lp_pool2d)."""
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+__all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d"]
