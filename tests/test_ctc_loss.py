@@ -156,7 +156,8 @@ def test_module_and_top_level():
         ours, theirs = nn.CTCLoss(**kwargs), torch.nn.CTCLoss(**kwargs)
         assert repr(ours) == repr(theirs) == "CTCLoss()"
         assert ours.state_dict() == {} and len(theirs.state_dict()) == 0
-        assert (ours.blank, ours.reduction, ours.zero_infinity) == (theirs.blank, theirs.reduction, theirs.zero_infinity)
+        fields = ("blank", "reduction", "zero_infinity")
+        assert [getattr(ours, f) for f in fields] == [getattr(theirs, f) for f in fields]
         np.testing.assert_allclose(ours(*args_sl).numpy(), theirs(*args_th).numpy(), rtol=1e-12)
     assert isinstance(nn.CTCLoss(), nn.modules.loss._Loss)
     # torch.ctc_loss: reduction is the enum, and leaving it out gives the per-sample losses, as torch's

@@ -279,8 +279,10 @@ def test_dropout2d_warns_as_torch():
 def _dropout_errors():
     x = np.ones((2, 3, 4, 5), dtype=np.float32)
     return [
-        ("dropout1d 4-d", lambda f, a: f.dropout1d(a(x), 0.5), ["dropout1d: Expected 2D or 3D input, but received a 4D"]),
-        ("dropout1d p", lambda f, a: f.dropout1d(a(x[0]), 1.5), ["dropout probability has to be between 0 and 1, but got 1.5"]),
+        ("dropout1d 4-d", lambda f, a: f.dropout1d(a(x), 0.5),
+         ["dropout1d: Expected 2D or 3D input, but received a 4D"]),
+        ("dropout1d p", lambda f, a: f.dropout1d(a(x[0]), 1.5),
+         ["dropout probability has to be between 0 and 1, but got 1.5"]),
         ("dropout2d p", lambda f, a: f.dropout2d(a(x), -0.1), ["dropout probability has to be between 0 and 1"]),
         ("alpha p", lambda f, a: f.alpha_dropout(a(x), 2.0), ["dropout probability has to be between 0 and 1"]),
         ("feature alpha p", lambda f, a: f.feature_alpha_dropout(a(x), 2.0), ["dropout probability"]),
@@ -342,9 +344,11 @@ def test_adaptive_max_pool_gradcheck_and_nan():
 
 def test_adaptive_max_pool_errors():
     x = np.ones((2, 3, 4), dtype=np.float32)
-    assert_raises_like_torch(lambda: F.adaptive_max_pool1d(sl(x[None]), 2), lambda: TF.adaptive_max_pool1d(th(x[None]), 2),
+    assert_raises_like_torch(lambda: F.adaptive_max_pool1d(sl(x[None]), 2),
+                             lambda: TF.adaptive_max_pool1d(th(x[None]), 2),
                              "adaptive_max_pool1d")
-    assert_raises_like_torch(lambda: F.adaptive_max_pool2d(sl(x[0, 0]), 2), lambda: TF.adaptive_max_pool2d(th(x[0, 0]), 2),
+    assert_raises_like_torch(lambda: F.adaptive_max_pool2d(sl(x[0, 0]), 2),
+                             lambda: TF.adaptive_max_pool2d(th(x[0, 0]), 2),
                              "adaptive_max_pool2d")
 
 
@@ -472,7 +476,10 @@ def _convt_errors():
         ("too small", lambda f, a: f.conv_transpose1d(a(x[:, :, :1]), a(w), padding=3), ["Output size is too small"]),
         ("bias", lambda f, a: f.conv_transpose1d(a(x), a(w), a(np.ones(4, dtype=np.float32))),
          ["expected bias to be 1-dimensional with 3 elements"]),
-        ("input dims", lambda f, a: f.conv_transpose2d(a(x[0, 0]), a(w[..., None])), ["Expected 3D \\(unbatched\\) or 4D"]),
+        ("input dims", lambda f, a: f.conv_transpose2d(a(x[0, 0]), a(w[..., None])),
+         ["Expected 3D \\(unbatched\\) or 4D"]),
+        ("empty weight", lambda f, a: f.conv_transpose1d(a(x[:, :0]), a(w[:0])),
+         ["expected weight to be at least 1 at dimension 0"]),
     ]
 
 
@@ -486,7 +493,8 @@ def test_conv_transpose_module_errors():
     assert_raises_like_torch(lambda: nn.ConvTranspose1d(4, 6, 3, padding_mode="reflect"),
                              lambda: torch.nn.ConvTranspose1d(4, 6, 3, padding_mode="reflect"),
                              'Only "zeros" padding mode is supported for ConvTranspose1d')
-    assert_raises_like_torch(lambda: nn.ConvTranspose2d(4, 6, 3, groups=4), lambda: torch.nn.ConvTranspose2d(4, 6, 3, groups=4),
+    assert_raises_like_torch(lambda: nn.ConvTranspose2d(4, 6, 3, groups=4),
+                             lambda: torch.nn.ConvTranspose2d(4, 6, 3, groups=4),
                              "out_channels must be divisible by groups")
 
 

@@ -58,8 +58,8 @@ void bind_conv(py::module_& m) {
            "(out, C/groups, kH, kW) (F.conv2d). padding: an int, a tuple, 'valid' (0) or 'same' (stride 1).");
   for (const char* op : {"conv_transpose1d", "conv_transpose2d"}) {
     const bool two = std::string(op) == "conv_transpose2d";
-    m.def(op, [op, two](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride, py::handle padding,
-                        py::handle output_padding, int64_t groups, py::handle dilation) {
+    m.def(op, [op, two](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride,
+                        py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
       const Shape s = size_arg(stride, op, "stride"), p = size_arg(padding, op, "padding"),
                   o = size_arg(output_padding, op, "output_padding"), d = size_arg(dilation, op, "dilation");
       return released([&] {

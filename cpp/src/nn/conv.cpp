@@ -151,7 +151,8 @@ std::string ConvTransposeNd::extra_repr() const {
                           ", stride=", tuple_str(o.stride()));
   if (o.padding() != Shape(o.padding().size(), 0)) s += ", padding=" + tuple_str(o.padding());
   if (o.dilation() != Shape(o.dilation().size(), 1)) s += ", dilation=" + tuple_str(o.dilation());
-  if (o.output_padding() != Shape(o.output_padding().size(), 0)) s += ", output_padding=" + tuple_str(o.output_padding());
+  if (o.output_padding() != Shape(o.output_padding().size(), 0))
+    s += ", output_padding=" + tuple_str(o.output_padding());
   if (o.groups() != 1) s += str_cat(", groups=", o.groups());
   if (!bias.defined()) s += ", bias=False";
   return s;

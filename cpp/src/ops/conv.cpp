@@ -388,6 +388,8 @@ Tensor conv_transpose(const char* op, size_t nsp, const Tensor& input, const Ten
     for (int64_t e : *v) small = small && e <= kMax;
   for (size_t k = 0; k < nsp; ++k) small = small && weight.shape()[2 + k] <= kMax;
   SEQLAB_CHECK(small, op, ": stride, padding, output_padding, dilation, groups and kernel size must be at most ", kMax);
+  SEQLAB_CHECK(weight.shape()[0] >= groups, op, ": given groups=", groups, ", expected weight to be at least ", groups,
+               " at dimension 0, but got weight of size ", shape_str(weight.shape()), " instead");
   const bool batched = in_dim == int64_t(nsp) + 2;
   const Shape& xs = input.shape();
   const int64_t C = xs[batched ? 1 : 0];
@@ -397,7 +399,8 @@ Tensor conv_transpose(const char* op, size_t nsp, const Tensor& input, const Ten
   SEQLAB_CHECK(C % groups == 0, op, ": given groups=", groups, ", expected weight to be divisible by ", groups,
                " at dimension 0, but got weight of size ", shape_str(weight.shape()), " instead");
   const int64_t OC = weight.shape()[1] * groups;
-  SEQLAB_CHECK(!bias.defined() || (bias.dim() == 1 && bias.shape()[0] == OC), op, ": given transposed=1, weight of size ",
+  SEQLAB_CHECK(!bias.defined() || (bias.dim() == 1 && bias.shape()[0] == OC), op,
+               ": given transposed=1, weight of size ",
                shape_str(weight.shape()), ", expected bias to be 1-dimensional with ", OC,
                " elements, but got bias of size ", shape_str(bias.defined() ? bias.shape() : Shape{}), " instead");
   // g: the convolution from y back to x

@@ -157,7 +157,8 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const std::vecto
   // in the gradient below is the same rule).
   std::vector<double> weight(static_cast<size_t>(N), 1.0);
   if (reduction == Reduction::Mean)
-    for (int64_t n = 0; n < N; ++n) weight[n] = 1.0 / (static_cast<double>(std::max<int64_t>(b.target_lengths[n], 1)) * N);
+    for (int64_t n = 0; n < N; ++n)
+      weight[n] = 1.0 / (static_cast<double>(std::max<int64_t>(b.target_lengths[n], 1)) * static_cast<double>(N));
   Tensor per = Tensor::empty({N}, dt);
   Tensor loss;
   dispatch_float(dt, "ctc_loss", [&](auto tag) {
@@ -187,7 +188,8 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const std::vecto
     // not normalised it is not -γ, the derivative of the loss itself. Infinite losses give NaN, or 0
     // with zero_infinity.
     attach(loss, "CtcLossBackward0", {log_probs},
-           [b, log_alpha, nll, weight, reduction, zero_infinity, in_shape = log_probs.shape()](const Tensor& g_) -> TensorList {
+           [b, log_alpha, nll, weight, reduction, zero_infinity,
+            in_shape = log_probs.shape()](const Tensor& g_) -> TensorList {
              const Tensor g = contiguous(g_);
              const int64_t T = b.T, N = b.N, C = b.C, E = b.max_ext;
              Tensor dlp = Tensor::empty({T, N, C}, b.lp.dtype());

@@ -249,7 +249,8 @@ Tensor dropout_nd(const Tensor& x, double p, bool training, bool alpha, bool fea
     using T = decltype(tag);
     T* m = keep.data<T>();
     parallel_for(keep.numel(), 32768, [&](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) m[i] = counter_rng::dropout_keep(seed, static_cast<uint64_t>(i), threshold) ? T(1) : T(0);
+      for (int64_t i = s; i < e; ++i)
+        m[i] = counter_rng::dropout_keep(seed, static_cast<uint64_t>(i), threshold) ? T(1) : T(0);
     });
   });
   if (!alpha) return mul(x, keep * (1.0 / (1.0 - p)));

@@ -1,6 +1,7 @@
-// Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d for C++ users, the twins of seqlab.nn's (python/seqlab/nn/modules/conv.py):
-// torch.nn's constructor arguments as an options struct, parameter names, shapes, initialisation
-// and repr; forward is the functional conv1d/conv2d (ops/conv.hpp). cpp/src/nn/conv.cpp; tests: tests/test_nn_twins.py.
+// Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d for C++ users, the twins of seqlab.nn's
+// (python/seqlab/nn/modules/conv.py): torch.nn's constructor arguments as an options struct, parameter
+// names, shapes, initialisation and repr; forward is the functional conv1d/conv2d/conv_transpose1d/2d
+// (ops/conv.hpp). cpp/src/nn/conv.cpp; tests: tests/test_nn_twins.py.
 #pragma once
 #include <string>
 #include <utility>

@@ -1,5 +1,6 @@
-// Pooling as torch.nn.functional's max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d and adaptive_max_pool1d/2d: input
-// (N, C, L) / (N, C, H, W) or unbatched (C, L) / (C, H, W), each (n, c) plane pooled on its own.
+// Pooling as torch.nn.functional's max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d and
+// adaptive_max_pool1d/2d: input (N, C, L) / (N, C, H, W) or unbatched (C, L) / (C, H, W), each (n, c)
+// plane pooled on its own.
 // cpp/src/ops/pool.cpp; tests: tests/test_conv.py.
 #pragma once
 #include <optional>

@@ -65,7 +65,10 @@ class _ConvNd(Module):
                     self._reversed_padding_repeated_twice[2 * i + 1] = total - total // 2
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in range(2)]
-        weight_shape = (in_channels, out_channels // groups) if self._transposed else (out_channels, in_channels // groups)
+        if self._transposed:
+            weight_shape = (in_channels, out_channels // groups)
+        else:
+            weight_shape = (out_channels, in_channels // groups)
         self._new_parameter("weight", (*weight_shape, *kernel_size), dtype)
         self._new_parameter("bias", (out_channels,), dtype, bias)
         self.reset_parameters()
