@@ -93,3 +93,37 @@ def blas_info():
 
 
 
+
+# ---- torch's aliases, in-place forms, switches and constants (issue 27; tests/test_torch_aliases.py,
+# tests/test_torch_switches.py, tests/test_torch_compositions.py)
+from ._switches import (  # noqa: E402,F401
+    e, pi, inf, nan, newaxis, Size, layout, strided, memory_format, contiguous_format, preserve_format,
+    legacy_contiguous_format, channels_last, get_default_device, set_default_device, set_default_tensor_type,
+    get_float32_matmul_precision, set_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads,
+    use_deterministic_algorithms, are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode, get_deterministic_debug_mode, set_warn_always, is_warn_always_enabled, compile,
+    typename,
+)
+from ._dtypes import set_default_dtype  # noqa: E402,F401
+from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
+from ._promotion import promote_types, result_type, can_cast  # noqa: E402,F401
+from ._aliases import (  # noqa: E402,F401
+    div, divide, absolute, multiply, subtract, greater, greater_equal, less, less_equal, not_equal, fix, row_stack,
+    unsafe_chunk, unsafe_split, concatenate, positive, split_with_sizes, unsafe_split_with_sizes, ravel, range,
+    is_floating_point, is_signed, is_nonzero, is_same_size, is_inference, get_device, adjoint,
+)
+from ._inplace_forms import (  # noqa: E402,F401
+    reciprocal, square, clamp_min, clamp_max, float_power, fill, masked_scatter, put, renorm,
+)
+from ._inplace_forms import FUNCTION_FORMS as _FUNCTION_FORMS  # noqa: E402
+
+globals().update(_FUNCTION_FORMS)  # seqlab.exp_(x), seqlab.clamp_(x, 0, 1), ...: x.exp_(), ...
+from .amp import (  # noqa: E402,F401
+    autocast, is_autocast_available, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype, set_autocast_dtype,
+    is_autocast_cpu_enabled, set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype,
+    is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
+)
+from .autograd import (  # noqa: E402,F401
+    is_anomaly_enabled, set_anomaly_enabled, is_anomaly_check_nan_enabled, is_inference_mode_enabled,
+)
+from . import amp  # noqa: E402,F401

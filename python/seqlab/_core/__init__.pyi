@@ -122,6 +122,10 @@ class Tensor:
     constructors. A tensor that requires grad records the ops applied to it, and backward() fills .grad.
     """
     __array_priority__: typing.ClassVar[int] = 1000
+    def absolute(self):
+        """
+        |input| elementwise: abs under NumPy's name (torch.absolute).
+        """
     def acos(self):
         """
         The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1];
@@ -147,6 +151,10 @@ class Tensor:
     def addr(self, vec1, vec2, *, beta = 1, alpha = 1):
         """
         beta·input + alpha·(vec1 ⊗ vec2), the outer product: vec1 (n,), vec2 (m,), input broadcast to (n, m).
+        """
+    def adjoint(self):
+        """
+        The conjugate transpose of the last two dims: for seqlab's real tensors, input.mT (torch.adjoint).
         """
     def all(self, dim = None, keepdim = False):
         """
@@ -227,6 +235,14 @@ class Tensor:
         """
         input expanded (a view, no copy) to `size`, -1 keeping a size (torch.broadcast_to).
         """
+    def clamp_max(self, max):
+        """
+        min(input, max) elementwise (torch.clamp_max): clamp with only an upper bound.
+        """
+    def clamp_min(self, min):
+        """
+        max(input, min) elementwise (torch.clamp_min): clamp with only a lower bound.
+        """
     def copysign(self, other):
         """
         |input| with the sign (bit) of other; always floating point (torch.copysign).
@@ -282,9 +298,24 @@ class Tensor:
         ‖input − other‖_p over all elements, the two broadcast together (p = 0 counts the nonzero
             differences, p = inf is the largest).
         """
+    def div(self, other, *, rounding_mode = None):
+        """
+        input / other (torch.div): true division (an integer result becomes float) unless
+            rounding_mode is "trunc" (toward zero) or "floor" (toward -inf), which keep integer
+            operands integer. The rounded forms have gradient 0, as torch's.
+        """
+    divide = div
     def dot(self, tensor):
         """
         Σ_i input_i · tensor_i of two 1-d tensors of one size and dtype, as torch.dot.
+        """
+    def equal(self, other):
+        """
+        True if the two tensors have the same shape and the same elements (torch.equal).
+        """
+    def fix(self):
+        """
+        input rounded toward zero: trunc under NumPy's name (torch.fix).
         """
     def flip(self, *dims, **kwargs):
         """
@@ -298,9 +329,26 @@ class Tensor:
         """
         input with its rows (dim 0) in reverse order (torch.flipud); needs 1 dim or more.
         """
+    def float_power(self, exponent):
+        """
+        input ** exponent computed in float64, whatever the operands' dtypes (torch.float_power);
+            the gradient flows back into each operand's own dtype.
+        """
     def ger(self, vec2):
         """
         outer(input, vec2), torch's older name (torch.ger).
+        """
+    def get_device(self):
+        """
+        -1, torch's answer for a CPU tensor (torch.get_device).
+        """
+    def greater(self, other):
+        """
+        input > other elementwise: gt under NumPy's name (torch.greater).
+        """
+    def greater_equal(self, other):
+        """
+        input >= other elementwise: ge under NumPy's name (torch.greater_equal).
         """
     def histc(self, bins = 100, min = 0, max = 0):
         """
@@ -330,6 +378,22 @@ class Tensor:
     def index_fill_(self, dim, index, value):
         """
         In place: input[..., index, ...] = value along dim (Tensor.index_fill_).
+        """
+    def is_inference(self):
+        """
+        False: seqlab has no inference tensors (inference_mode is no_grad), so none is one.
+        """
+    def is_nonzero(self):
+        """
+        The truth of a one-element tensor (torch.is_nonzero); more or fewer elements are torch's error.
+        """
+    def is_same_size(self, other):
+        """
+        True if the two tensors have the same shape (torch.is_same_size).
+        """
+    def is_signed(self):
+        """
+        True unless the dtype is uint8 or bool (torch.is_signed).
         """
     def isclose(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = False):
         """
@@ -363,6 +427,14 @@ class Tensor:
             form end − (end − input)·(1 − weight) where |weight| ≥ 0.5, exact at weight = 1 (torch.lerp;
             floating point only, as torch's kernels).
         """
+    def less(self, other):
+        """
+        input < other elementwise: lt under NumPy's name (torch.less).
+        """
+    def less_equal(self, other):
+        """
+        input <= other elementwise: le under NumPy's name (torch.less_equal).
+        """
     def logaddexp(self, other):
         """
         log(exp(input) + exp(other)), as max + log1p(exp(−|input − other|)) so nothing overflows
@@ -383,6 +455,12 @@ class Tensor:
         log Σ exp(input) over dim (an int or a tuple), computed as m + log Σ exp(input − m) with m the
             (detached) maximum, so nothing overflows; rows of −inf give −inf, a +inf gives +inf (torch.logsumexp).
             Integer inputs compute in float32. The gradient is softmax(input) along dim.
+        """
+    def masked_scatter(self, mask, source):
+        """
+        input with the positions where mask (a bool tensor broadcast to input's shape) is True
+            filled, in row-major order, with source's first elements (torch.masked_scatter). Written as
+            where(mask, source.flatten()[cumsum(mask) - 1], input), so both get their gradient.
         """
     def masked_select(self, mask):
         """
@@ -408,6 +486,10 @@ class Tensor:
     def msort(self):
         """
         input sorted along its first dim (torch.msort: sort(input, dim=0).values).
+        """
+    def multiply(self, other):
+        """
+        input * other: mul under NumPy's name (torch.multiply).
         """
     def mv(self, vec):
         """
@@ -435,15 +517,41 @@ class Tensor:
         """
         Σ input over dim with NaNs counted as 0 (torch.nansum).
         """
+    def not_equal(self, other):
+        """
+        input != other elementwise: ne under NumPy's name (torch.not_equal).
+        """
     def outer(self, vec2):
         """
         The outer product out[i, j] = input[i]·vec2[j] of two 1-d tensors (torch.outer).
+        """
+    def positive(self):
+        """
+        input itself (torch.positive: +x); a bool tensor is torch's error.
+        """
+    def put(self, index, source, accumulate = False):
+        """
+        input with the elements at the flat positions `index` (negative ones count from the end)
+            set to source's values, or increased by them with accumulate=True (torch.put).
         """
     def quantile(self, q, dim = None, keepdim = False, *, interpolation = 'linear'):
         """
         The q-th quantiles along dim (all elements with dim=None): at position q (m − 1) of the
             sorted values, between its neighbours by `interpolation` (linear, lower, higher, midpoint,
             nearest); a 1-D q adds a leading dim; NaN where the values hold a NaN (torch.quantile).
+        """
+    def ravel(self):
+        """
+        input flattened to one dimension, a view when its layout allows (torch.ravel).
+        """
+    def reciprocal(self):
+        """
+        1 / input elementwise (torch.reciprocal); an integer tensor gives the default float dtype.
+        """
+    def renorm(self, p, dim, maxnorm):
+        """
+        input with each slice along dim whose p-norm exceeds maxnorm scaled down to norm maxnorm
+            (torch.renorm): factor = maxnorm / (norm + 1e-7) where norm > maxnorm, else 1.
         """
     def repeat(self, *sizes):
         """
@@ -478,10 +586,23 @@ class Tensor:
         """
         (values, indices) of input sorted along dim (ascending unless descending), as torch.sort.
         """
+    def split_with_sizes(self, split_sizes, dim = 0):
+        """
+        input split along dim into pieces of the given sizes, which must sum to its size there
+            (torch.split_with_sizes): views.
+        """
+    def square(self):
+        """
+        input ** 2 elementwise (torch.square); a bool tensor gives int64, as torch's pow does.
+        """
     def std(self, dim = None, unbiased = None, keepdim = False, *, correction = None):
         """
         The standard deviation sqrt(var) over dim, correction 1 (Bessel's) unless unbiased=False or
             correction says otherwise (torch.std).
+        """
+    def subtract(self, other, *, alpha = 1):
+        """
+        input - alpha * other: sub under NumPy's name (torch.subtract).
         """
     def swapdims(self, dim0, dim1):
         """
@@ -531,6 +652,15 @@ class Tensor:
         Collapses each run of equal consecutive elements (slices along dim) to one, as
             torch.unique_consecutive; return_inverse and return_counts as in unique.
         """
+    def unsafe_chunk(self, chunks, dim = 0):
+        """
+        chunk (torch.unsafe_chunk: torch skips a view check seqlab does not make).
+        """
+    def unsafe_split(self, split_size, dim = 0):
+        """
+        split (torch.unsafe_split: torch skips a view check seqlab does not make).
+        """
+    unsafe_split_with_sizes = split_with_sizes
     def vsplit(self, indices_or_sections):
         """
         tensor_split along dim 0 of a tensor of at least 2 dims; n sections must divide evenly (torch.vsplit).
@@ -697,6 +827,14 @@ class Tensor:
         """
         out = |input| (torch.abs).
         """
+    def abs_(self, *args, **kwargs):
+        """
+        In place: self = abs(self, ...), written into self (Tensor.abs_).
+        """
+    def absolute_(self, *args, **kwargs):
+        """
+        In place: self = abs(self, ...), written into self (Tensor.absolute_).
+        """
     def acos_(self, *args, **kwargs):
         """
         In place: self = acos(self, ...), written into self (Tensor.acos_).
@@ -728,6 +866,10 @@ class Tensor:
     def addr_(self, *args, **kwargs):
         """
         In place: self = addr(self, ...), written into self (Tensor.addr_).
+        """
+    def allclose(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = False):
+        """
+        True if |self - other| <= atol + rtol * |other| everywhere (torch.Tensor.allclose).
         """
     def arccos_(self, *args, **kwargs):
         """
@@ -786,10 +928,14 @@ class Tensor:
         """
         In place: self = atanh(self, ...), written into self (Tensor.atanh_).
         """
-    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None) -> None:
+    def backward(self, gradient = None, retain_graph = None):
         """
+        backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None) -> None
+        
         Accumulate d(self)/d(leaf), times gradient (needed unless self has one element), into every leaf's
         .grad by the chain rule, in reverse order of the ops; the graph is freed unless retain_graph.
+        
+        The engine's backward, then under detect_anomaly a check that no leaf's gradient holds NaN.
         """
     def baddbmm_(self, *args, **kwargs):
         """
@@ -904,9 +1050,21 @@ class Tensor:
         """
         In-place clamp: self = min(max(self, min), max).
         """
+    def clamp_max_(self, *args, **kwargs):
+        """
+        In place: self = clamp_max(self, ...), written into self (Tensor.clamp_max_).
+        """
+    def clamp_min_(self, *args, **kwargs):
+        """
+        In place: self = clamp_min(self, ...), written into self (Tensor.clamp_min_).
+        """
     def clip(self, min: typing.Any = None, max: typing.Any = None) -> Tensor:
         """
         out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).
+        """
+    def clip_(self, *args, **kwargs):
+        """
+        In place: self = clamp(self, ...), written into self (Tensor.clip_).
         """
     def clone(self) -> Tensor:
         """
@@ -949,10 +1107,18 @@ class Tensor:
         Cumulative product along dim: y_i = x_0 * ... * x_i (torch.cumprod), differentiable also
         where x has zeros.
         """
+    def cumprod_(self, dim, *, dtype = None):
+        """
+        In place: self = cumprod(self, dim), written into self (Tensor.cumprod_).
+        """
     def cumsum(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: dtype | None = None) -> Tensor:
         """
         Cumulative sum along dim: y_i = x_0 + ... + x_i (torch.cumsum). Integers and bools give int64
         unless dtype= says otherwise; dtype= casts the input first.
+        """
+    def cumsum_(self, dim, *, dtype = None):
+        """
+        In place: self = cumsum(self, dim), written into self (Tensor.cumsum_).
         """
     def data_ptr(self) -> int:
         """
@@ -970,14 +1136,12 @@ class Tensor:
         """
         The number of dims.
         """
-    def div(self, other: typing.Any) -> Tensor:
+    def div_(self, other, *, rounding_mode = None):
         """
-        out = input / other, true division, elementwise with broadcasting (torch.div).
+        In place: self = div(self, other, rounding_mode=...) (torch.Tensor.div_); true division of an
+            integer tensor is torch's error, since its float result cannot be written back.
         """
-    def div_(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
-        """
-        In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
-        """
+    divide_ = div_
     def double(self) -> Tensor:
         """
         self converted to float64, as torch.Tensor.to(float64).
@@ -989,6 +1153,10 @@ class Tensor:
     def eq(self, other: typing.Any) -> Tensor:
         """
         input == other elementwise, a bool tensor (torch.eq).
+        """
+    def eq_(self, *args, **kwargs):
+        """
+        In place: self = eq(self, ...), written into self (Tensor.eq_).
         """
     def erf(self) -> Tensor:
         """
@@ -1018,6 +1186,10 @@ class Tensor:
         """
         out = e^input (torch.exp).
         """
+    def exp_(self, *args, **kwargs):
+        """
+        In place: self = exp(self, ...), written into self (Tensor.exp_).
+        """
     def expand(self, *args) -> Tensor:
         """
         expand(*sizes): size-1 dims repeated to the given sizes without copying (stride 0); -1 keeps a size
@@ -1043,6 +1215,16 @@ class Tensor:
         """
         Fill self with value in place; returns self.
         """
+    def fill_diagonal_(self, fill_value, wrap = False):
+        """
+        Writes fill_value on the main diagonal, in place (torch.Tensor.fill_diagonal_): a matrix's
+            (i, i), or an n-d tensor's (i, i, ..., i) when all its dims are equal; with wrap=True a tall
+            matrix starts the diagonal again every cols + 1 rows.
+        """
+    def fix_(self, *args, **kwargs):
+        """
+        In place: self = trunc(self, ...), written into self (Tensor.fix_).
+        """
     def flatten(self, start_dim: typing.SupportsInt | typing.SupportsIndex = 0, end_dim: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
         """
         Dims start_dim..end_dim merged into one (a view when possible) (torch.flatten).
@@ -1050,6 +1232,10 @@ class Tensor:
     def float(self) -> Tensor:
         """
         self converted to float32, as torch.Tensor.to(float32).
+        """
+    def float_power_(self, exponent):
+        """
+        In place: self = float_power(self, exponent); self must be float64, as torch's.
         """
     def floor(self) -> Tensor:
         """
@@ -1093,9 +1279,25 @@ class Tensor:
         """
         input >= other elementwise, a bool tensor (torch.ge).
         """
+    def ge_(self, *args, **kwargs):
+        """
+        In place: self = ge(self, ...), written into self (Tensor.ge_).
+        """
+    def greater_(self, *args, **kwargs):
+        """
+        In place: self = gt(self, ...), written into self (Tensor.greater_).
+        """
+    def greater_equal_(self, *args, **kwargs):
+        """
+        In place: self = ge(self, ...), written into self (Tensor.greater_equal_).
+        """
     def gt(self, other: typing.Any) -> Tensor:
         """
         input > other elementwise, a bool tensor (torch.gt).
+        """
+    def gt_(self, *args, **kwargs):
+        """
+        In place: self = gt(self, ...), written into self (Tensor.gt_).
         """
     def hypot_(self, *args, **kwargs):
         """
@@ -1125,9 +1327,21 @@ class Tensor:
         """
         input <= other elementwise, a bool tensor (torch.le).
         """
+    def le_(self, *args, **kwargs):
+        """
+        In place: self = le(self, ...), written into self (Tensor.le_).
+        """
     def lerp_(self, *args, **kwargs):
         """
         In place: self = lerp(self, ...), written into self (Tensor.lerp_).
+        """
+    def less_(self, *args, **kwargs):
+        """
+        In place: self = lt(self, ...), written into self (Tensor.less_).
+        """
+    def less_equal_(self, *args, **kwargs):
+        """
+        In place: self = le(self, ...), written into self (Tensor.less_equal_).
         """
     def log(self) -> Tensor:
         """
@@ -1157,6 +1371,10 @@ class Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
         """
+    def log_(self, *args, **kwargs):
+        """
+        In place: self = log(self, ...), written into self (Tensor.log_).
+        """
     def log_softmax(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         log_softmax(x)_i = x_i - log sum_j exp(x_j), computed stably along dim (torch.log_softmax).
@@ -1165,17 +1383,33 @@ class Tensor:
         """
         input AND other, zero meaning False, a bool tensor (torch.logical_and).
         """
+    def logical_and_(self, *args, **kwargs):
+        """
+        In place: self = logical_and(self, ...), written into self (Tensor.logical_and_).
+        """
     def logical_not(self) -> Tensor:
         """
         NOT input, zero meaning False, a bool tensor (torch.logical_not).
+        """
+    def logical_not_(self, *args, **kwargs):
+        """
+        In place: self = logical_not(self, ...), written into self (Tensor.logical_not_).
         """
     def logical_or(self, other: typing.Any) -> Tensor:
         """
         input OR other, zero meaning False, a bool tensor (torch.logical_or).
         """
+    def logical_or_(self, *args, **kwargs):
+        """
+        In place: self = logical_or(self, ...), written into self (Tensor.logical_or_).
+        """
     def logical_xor(self, other: typing.Any) -> Tensor:
         """
         input XOR other, zero meaning False, a bool tensor (torch.logical_xor).
+        """
+    def logical_xor_(self, *args, **kwargs):
+        """
+        In place: self = logical_xor(self, ...), written into self (Tensor.logical_xor_).
         """
     def long(self) -> Tensor:
         """
@@ -1185,6 +1419,10 @@ class Tensor:
         """
         input < other elementwise, a bool tensor (torch.lt).
         """
+    def lt_(self, *args, **kwargs):
+        """
+        In place: self = lt(self, ...), written into self (Tensor.lt_).
+        """
     def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor:
         """
         input with value where mask (broadcast to input) is True (torch.masked_fill).
@@ -1192,6 +1430,10 @@ class Tensor:
     def masked_fill_(self, mask: Tensor, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
         """
         self_i = value where mask_i is True, in place; returns self.
+        """
+    def masked_scatter_(self, *args, **kwargs):
+        """
+        In place: self = masked_scatter(self, ...), written into self (Tensor.masked_scatter_).
         """
     def matmul(self, other: Tensor) -> Tensor:
         """
@@ -1235,6 +1477,10 @@ class Tensor:
         """
         num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).
         """
+    def multiply_(self, *args, **kwargs):
+        """
+        In place: self = mul(self, ...), written into self (Tensor.multiply_).
+        """
     def nan_to_num_(self, *args, **kwargs):
         """
         In place: self = nan_to_num(self, ...), written into self (Tensor.nan_to_num_).
@@ -1251,13 +1497,25 @@ class Tensor:
         """
         input != other elementwise, a bool tensor (torch.ne).
         """
+    def ne_(self, *args, **kwargs):
+        """
+        In place: self = ne(self, ...), written into self (Tensor.ne_).
+        """
     def neg(self) -> Tensor:
         """
         out = -input (torch.neg).
         """
+    def neg_(self, *args, **kwargs):
+        """
+        In place: self = neg(self, ...), written into self (Tensor.neg_).
+        """
     def negative(self) -> Tensor:
         """
         out = -input (torch.negative, an alias of neg).
+        """
+    def negative_(self, *args, **kwargs):
+        """
+        In place: self = neg(self, ...), written into self (Tensor.negative_).
         """
     def nelement(self) -> int:
         """
@@ -1287,6 +1545,10 @@ class Tensor:
         """
         Fill with x ~ N(mean, std^2) in place.
         """
+    def not_equal_(self, *args, **kwargs):
+        """
+        In place: self = ne(self, ...), written into self (Tensor.not_equal_).
+        """
     def numel(self) -> int:
         """
         The number of elements, the product of the sizes.
@@ -1304,17 +1566,29 @@ class Tensor:
         """
         out = input ** exponent elementwise; exponent a tensor (broadcast) or a number (torch.pow).
         """
+    def pow_(self, *args, **kwargs):
+        """
+        In place: self = pow(self, ...), written into self (Tensor.pow_).
+        """
     def prod(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
         """
         The product of all elements, or along dim (keepdim keeps it as size 1) (torch.prod). Integers and
         bools give int64 unless dtype= says otherwise; dtype= casts the input first. Differentiable also
         where the input has zeros.
         """
+    def put_(self, *args, **kwargs):
+        """
+        In place: self = put(self, ...), written into self (Tensor.put_).
+        """
     def random_(self, *args, generator = None, **kwargs):
         """
         Fill with integers uniform in [from, to), in place: torch's random_(from=0, to=None, *,
             generator=None), where random_(to) alone means [0, to) and no bounds every integer the dtype
             holds exactly, from 0.
+        """
+    def reciprocal_(self, *args, **kwargs):
+        """
+        In place: self = reciprocal(self, ...), written into self (Tensor.reciprocal_).
         """
     def relu(self) -> Tensor:
         """
@@ -1332,6 +1606,10 @@ class Tensor:
         """
         In place: self = remainder(self, other).
         """
+    def renorm_(self, *args, **kwargs):
+        """
+        In place: self = renorm(self, ...), written into self (Tensor.renorm_).
+        """
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """
         Set requires_grad in place (leaves only); returns self.
@@ -1339,6 +1617,10 @@ class Tensor:
     def reshape(self, *args) -> Tensor:
         """
         reshape(*shape): a view with the new shape when the strides allow, else a copy (torch.reshape).
+        """
+    def reshape_as(self, other):
+        """
+        self reshaped to other's shape (torch.Tensor.reshape_as).
         """
     def retain_grad(self) -> None:
         """
@@ -1380,6 +1662,10 @@ class Tensor:
         """
         out = 1 / (1 + e^-input); d/dx = s(x)(1 - s(x)) (torch.sigmoid).
         """
+    def sigmoid_(self, *args, **kwargs):
+        """
+        In place: self = sigmoid(self, ...), written into self (Tensor.sigmoid_).
+        """
     def sign(self) -> Tensor:
         """
         out = -1, 0 or 1 by the sign of input; gradient 0 (torch.sign).
@@ -1417,6 +1703,14 @@ class Tensor:
         """
         out = sqrt(input); NaN below 0 (torch.sqrt).
         """
+    def sqrt_(self, *args, **kwargs):
+        """
+        In place: self = sqrt(self, ...), written into self (Tensor.sqrt_).
+        """
+    def square_(self, *args, **kwargs):
+        """
+        In place: self = square(self, ...), written into self (Tensor.square_).
+        """
     def squeeze(self, dim: typing.Any = None) -> Tensor:
         """
         A view without the size-1 dims (all, or those in dim) (torch.squeeze).
@@ -1441,10 +1735,19 @@ class Tensor:
         """
         In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
         """
+    def subtract_(self, *args, **kwargs):
+        """
+        In place: self = sub(self, ...), written into self (Tensor.subtract_).
+        """
     def sum(self, dim: typing.Any = None, keepdim: bool = False, *, dtype: dtype | None = None, keepdims: bool = False) -> Tensor:
         """
         The sum over dim (an int, a tuple of ints, or None: all); keepdim keeps the reduced dims as size 1;
         dtype= converts input first (torch.sum). Integers and bools sum to int64.
+        """
+    def sum_to_size(self, *size):
+        """
+        self summed over the dims it was broadcast along, to `size` (torch.Tensor.sum_to_size):
+            size must expand to self's shape.
         """
     def swapaxes(self, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -1478,6 +1781,10 @@ class Tensor:
         """
         out = tanh(input) = (e^x - e^-x) / (e^x + e^-x); d/dx = 1 - tanh(x)^2 (torch.tanh).
         """
+    def tanh_(self, *args, **kwargs):
+        """
+        In place: self = tanh(self, ...), written into self (Tensor.tanh_).
+        """
     def tile(self, *dims):
         """
         input repeated dims[i] times along each dim (x.tile(2, 3) or x.tile((2, 3)), torch's Tensor.tile).
@@ -1504,13 +1811,25 @@ class Tensor:
         """
         The lower triangle: elements with j - i <= diagonal kept, the rest 0 (torch.tril).
         """
+    def tril_(self, *args, **kwargs):
+        """
+        In place: self = tril(self, ...), written into self (Tensor.tril_).
+        """
     def triu(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
         """
         The upper triangle: elements with j - i >= diagonal kept, the rest 0 (torch.triu).
         """
+    def triu_(self, *args, **kwargs):
+        """
+        In place: self = triu(self, ...), written into self (Tensor.triu_).
+        """
     def true_divide(self, other: typing.Any) -> Tensor:
         """
         out = input / other, true division (torch.true_divide, an alias of div).
+        """
+    def true_divide_(self, *args, **kwargs):
+        """
+        In place: self = div(self, ...), written into self (Tensor.true_divide_).
         """
     def trunc(self) -> Tensor:
         """
@@ -1568,6 +1887,11 @@ class Tensor:
         Fill self with zeros in place; returns self.
         """
     @property
+    def H(self):
+        """
+        The conjugate transpose of a matrix; for real tensors x.T of a 2-D x.
+        """
+    @property
     def T(self) -> Tensor:
         """
         All dims reversed (torch's Tensor.T).
@@ -1618,14 +1942,49 @@ class Tensor:
         True if no recorded op made this tensor: backward() fills its .grad.
         """
     @property
-    def mT(self) -> Tensor:
+    def is_meta(self):
         """
-        The last two dims swapped: a batch of matrices transposed (torch's Tensor.mT).
+        False: no seqlab tensor lives on the meta device.
+        """
+    @property
+    def is_quantized(self):
+        """
+        False: seqlab has no quantized tensors.
+        """
+    @property
+    def itemsize(self):
+        """
+        Bytes per element (torch.Tensor.itemsize).
+        """
+    @property
+    def layout(self):
+        """
+        seqlab.strided: every tensor is a strided one.
+        """
+    @property
+    def mH(self):
+        """
+        The conjugate transpose of the last two dims; for real tensors mT.
+        """
+    @property
+    def mT(self):
+        """
+        The last two dims swapped, a view (torch.Tensor.mT).
+        """
+    @property
+    def nbytes(self):
+        """
+        Bytes the elements take: numel() * itemsize (torch.Tensor.nbytes).
         """
     @property
     def ndim(self) -> int:
         """
         The number of dims.
+        """
+    @property
+    def output_nr(self):
+        """
+        The output of its grad_fn this tensor is: 0 (torch's output_nr; seqlab's multi-output ops do not record it).
         """
     @property
     def requires_grad(self) -> bool:
