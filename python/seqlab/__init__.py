@@ -105,7 +105,7 @@ from ._switches import (  # noqa: E402,F401
     typename,
 )
 from ._dtypes import set_default_dtype  # noqa: E402,F401
-from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
+from ._tensor_str import set_printoptions  # noqa: E402,F401
 from ._promotion import promote_types, result_type, can_cast  # noqa: E402,F401
 from ._aliases import (  # noqa: E402,F401
     div, divide, absolute, multiply, subtract, greater, greater_equal, less, less_equal, not_equal, fix, row_stack,

@@ -79,13 +79,13 @@ class memory_format:
 
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
-legacy_contiguous_format = memory_format("legacy_contiguous_format")
+legacy_contiguous_format = contiguous_format  # (one object in torch too)
 channels_last = memory_format("channels_last")
 
 
 def check_memory_format(value, fn):
     """memory_format= of clone / contiguous / empty_like: None or one seqlab keeps."""
-    if value is None or value in (contiguous_format, preserve_format, legacy_contiguous_format):
+    if value is None or value in (contiguous_format, preserve_format):
         return
     if isinstance(value, memory_format):
         raise RuntimeError(f"{fn}(): seqlab stores tensors in C-contiguous order only; got memory_format={value}")

@@ -44,12 +44,6 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     PRINT_OPTS.sci_mode = sci_mode
 
 
-def get_printoptions():
-    """The current print options as a dict (torch.get_printoptions)."""
-    return {"precision": PRINT_OPTS.precision, "threshold": PRINT_OPTS.threshold, "edgeitems": PRINT_OPTS.edgeitems,
-            "linewidth": PRINT_OPTS.linewidth, "sci_mode": PRINT_OPTS.sci_mode}
-
-
 class _Formatter:
     """Chooses the notation and the common width from the values that will be shown."""
 
@@ -71,6 +65,8 @@ class _Formatter:
         self.int_mode = bool(np.all(shown == np.ceil(shown)))
         spread = hi / lo > 1000.0 or hi > 1.0e8
         self.sci_mode = spread if self.int_mode else (spread or lo < 1.0e-4)
+        if PRINT_OPTS.sci_mode is not None:  # forced before the width is chosen, as in torch
+            self.sci_mode = PRINT_OPTS.sci_mode
         precision = PRINT_OPTS.precision
         for v in shown.tolist():
             if self.sci_mode:
@@ -80,8 +76,6 @@ class _Formatter:
             else:
                 text = f"{v:.{precision}f}"
             self.width = max(self.width, len(text))
-        if PRINT_OPTS.sci_mode is not None:  # forced after the width is chosen, as in torch
-            self.sci_mode = PRINT_OPTS.sci_mode
 
     def format(self, v):
         if not self.floating:
