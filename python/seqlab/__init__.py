@@ -127,3 +127,13 @@ from .autograd import (  # noqa: E402,F401
     is_anomaly_enabled, set_anomaly_enabled, is_anomaly_check_nan_enabled, is_inference_mode_enabled,
 )
 from . import amp  # noqa: E402,F401
+from . import _tensor_surface, _random_extra  # noqa: E402
+
+# Tensor.new / new_empty / cuda / resize_ / unfold / apply_ / cauchy_ ..., and memory_format= on clone,
+# contiguous and the *_like functions (tests/test_torch_aliases.py)
+for _name, _method in {**_tensor_surface.METHODS, **_random_extra.METHODS}.items():
+    setattr(Tensor, _name, _method)
+from ._tensor_surface import clone, empty_strided, empty_permuted, resize_as_  # noqa: E402,F401
+from ._random_extra import binomial, poisson  # noqa: E402,F401
+
+globals().update(_tensor_surface.LIKE)  # empty_like, zeros_like, ... with memory_format=

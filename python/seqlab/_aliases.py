@@ -36,8 +36,8 @@ def div(input, other, *, rounding_mode=None):
                            f"'{rounding_mode}'")
     integral = not input.is_floating_point() and not (
         other.is_floating_point() if isinstance(other, _core.Tensor) else isinstance(other, float))
-    if rounding_mode == "floor":
-        return _core.floor_divide(input, other)
+    if rounding_mode == "floor":  # (floats through floor(), whose gradient is torch's 0)
+        return _core.floor_divide(input, other) if integral else _core.div(input, other).floor()
     if integral:
         if not isinstance(other, _core.Tensor):
             other = _core.from_numpy(np.array(other, dtype=np.int64))

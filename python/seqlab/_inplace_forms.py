@@ -28,13 +28,26 @@ def square(input):
     return _core.pow(input, 2)
 
 
+def _clamp_to_tensor(input, bound, beyond):
+    """where(beyond(input, bound) or bound is NaN, bound, input): a tensor bound broadcasts and
+    promotes as torch's clamp; the gradient goes to input where it is kept (ties included), to
+    bound where it replaced input."""
+    return _core.where(beyond(input, bound).logical_or(bound.isnan()), bound, input)
+
+
 def clamp_min(input, min):
-    """max(input, min) elementwise (torch.clamp_min): clamp with only a lower bound."""
+    """max(input, min) elementwise (torch.clamp_min): clamp with only a lower bound, a number or a
+    tensor."""
+    if isinstance(min, _core.Tensor):
+        return _clamp_to_tensor(input, min, _core.lt)
     return _core.clamp(input, min, None)
 
 
 def clamp_max(input, max):
-    """min(input, max) elementwise (torch.clamp_max): clamp with only an upper bound."""
+    """min(input, max) elementwise (torch.clamp_max): clamp with only an upper bound, a number or a
+    tensor."""
+    if isinstance(max, _core.Tensor):
+        return _clamp_to_tensor(input, max, _core.gt)
     return _core.clamp(input, None, max)
 
 
@@ -59,7 +72,8 @@ def fill(input, value):
         if value.dim() != 0:
             raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.dim()} "
                                f"dimensions.")
-        return value.to(input.dtype).expand(input.shape).clone()
+        everywhere = _core._full(list(input.shape), 1.0, _dtypes.bool)  # (input gets its zero gradient, as torch's)
+        return _core.where(everywhere, value.to(input.dtype), input)
     return _core._full(list(input.shape), _args.number(value, "fill", "value"), input.dtype)
 
 
@@ -78,8 +92,8 @@ def masked_scatter(input, mask, source):
     taken = int(flat.sum().item()) if flat.numel() else 0
     if taken > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    if taken == 0:
-        return input.clone() if not input.requires_grad else input * 1
+    if taken == 0:  # (plus an empty sum of source, so that source gets its zero gradient as in torch)
+        return input + source.reshape(-1).narrow(0, 0, 0).sum()
     position = (_core.cumsum(flat.to(_dtypes.int64), 0) - 1).clamp(0, None)
     picked = source.reshape(-1).index_select(0, position).reshape(input.shape)
     return _core.where(mask, picked, input)
@@ -130,7 +144,10 @@ def renorm(input, p, dim, maxnorm):
 def sum_to_size(self, *size):
     """self summed over the dims it was broadcast along, to `size` (torch.Tensor.sum_to_size):
     size must expand to self's shape."""
-    target = _args.ints(size[0] if len(size) == 1 and not isinstance(size[0], int) else size, "sum_to_size")
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    one = len(size) == 1 and not isinstance(size[0], int)
+    target = _args.ints(size[0] if one else size, "sum_to_size")
     shape = list(self.shape)
     lead = len(shape) - len(target)
     ok = lead >= 0 and builtins.all(t in (1, s) for t, s in zip(target, shape[lead:]))

@@ -237,11 +237,18 @@ class Tensor:
         """
     def clamp_max(self, max):
         """
-        min(input, max) elementwise (torch.clamp_max): clamp with only an upper bound.
+        min(input, max) elementwise (torch.clamp_max): clamp with only an upper bound, a number or a
+            tensor.
         """
     def clamp_min(self, min):
         """
-        max(input, min) elementwise (torch.clamp_min): clamp with only a lower bound.
+        max(input, min) elementwise (torch.clamp_min): clamp with only a lower bound, a number or a
+            tensor.
+        """
+    def clone(self, *, memory_format = ...):
+        """
+        A copy of input with its own memory, recorded for autograd (torch.clone); memory_format
+            contiguous_format or preserve_format (the same for seqlab, whose copies are C-contiguous).
         """
     def copysign(self, other):
         """
@@ -871,6 +878,11 @@ class Tensor:
         """
         True if |self - other| <= atol + rtol * |other| everywhere (torch.Tensor.allclose).
         """
+    def apply_(self, callable):
+        """
+        Replaces each element x with callable(x), a Python function, in place (torch.Tensor.apply_:
+            CPU only, slow, no autograd).
+        """
     def arccos_(self, *args, **kwargs):
         """
         In place: self = acos(self, ...), written into self (Tensor.arccos_).
@@ -1026,6 +1038,11 @@ class Tensor:
         """
         self converted to uint8, as torch.Tensor.to(uint8).
         """
+    def cauchy_(self, median = 0, sigma = 1, *, generator = None):
+        """
+        Fills self with Cauchy(median, sigma) samples: median + sigma * tan(pi * (u - 1/2))
+            (torch.Tensor.cauchy_).
+        """
     def ceil(self) -> Tensor:
         """
         out = the smallest integer >= input (torch.ceil).
@@ -1066,13 +1083,9 @@ class Tensor:
         """
         In place: self = clamp(self, ...), written into self (Tensor.clip_).
         """
-    def clone(self) -> Tensor:
+    def contiguous(self, memory_format = ...):
         """
-        A copy with its own memory; the gradient flows back to input (torch.clone).
-        """
-    def contiguous(self) -> Tensor:
-        """
-        self if its memory is contiguous (row-major), else a contiguous copy.
+        self if C-contiguous, else a C-contiguous copy (torch.Tensor.contiguous).
         """
     def copy_(self, src, non_blocking = False):
         """
@@ -1101,6 +1114,10 @@ class Tensor:
     def cpu(self, memory_format = None):
         """
         self: every seqlab tensor is on the CPU (torch's cpu() returns self there too).
+        """
+    def cuda(self, device = None, non_blocking = False, memory_format = ...):
+        """
+        torch's answer on a build without CUDA: AssertionError, as seqlab.cuda.synchronize.
         """
     def cumprod(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: dtype | None = None) -> Tensor:
         """
@@ -1283,6 +1300,11 @@ class Tensor:
         """
         In place: self = ge(self, ...), written into self (Tensor.ge_).
         """
+    def geometric_(self, p, *, generator = None):
+        """
+        Fills self with the number of Bernoulli(p) trials up to the first success, 1, 2, ...:
+            ceil(log(1 - u) / log(1 - p)) (torch.Tensor.geometric_).
+        """
     def greater_(self, *args, **kwargs):
         """
         In place: self = gt(self, ...), written into self (Tensor.greater_).
@@ -1375,6 +1397,11 @@ class Tensor:
         """
         In place: self = log(self, ...), written into self (Tensor.log_).
         """
+    def log_normal_(self, mean = 1, std = 2, *, generator = None):
+        """
+        Fills self with exp(N(mean, std)) samples (torch.Tensor.log_normal_: mean and std are those
+            of the underlying normal).
+        """
     def log_softmax(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         log_softmax(x)_i = x_i - log sum_j exp(x_j), computed stably along dim (torch.log_softmax).
@@ -1422,6 +1449,14 @@ class Tensor:
     def lt_(self, *args, **kwargs):
         """
         In place: self = lt(self, ...), written into self (Tensor.lt_).
+        """
+    def map2_(self, x, y, callable):
+        """
+        self[i] = callable(self[i], x[i], y[i]) with x and y broadcast to self (torch.Tensor.map2_).
+        """
+    def map_(self, tensor, callable):
+        """
+        self[i] = callable(self[i], tensor[i]) with tensor broadcast to self (torch.Tensor.map_).
         """
     def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor:
         """
@@ -1520,6 +1555,26 @@ class Tensor:
     def nelement(self) -> int:
         """
         The number of elements (numel's other name).
+        """
+    def new(self, *args, device = None):
+        """
+        torch.Tensor.new: a tensor of self's dtype: no arguments is an empty (0,) tensor, ints are
+            a size (uninitialised), a sequence is data (copied), a tensor of self's dtype is shared.
+        """
+    def new_empty(self, *size, dtype = None, device = None, requires_grad = False, layout = None, pin_memory = False):
+        """
+        An uninitialised tensor of the given size, self's dtype unless dtype says otherwise
+            (torch.Tensor.new_empty).
+        """
+    def new_empty_strided(self, size, stride, *, dtype = None, device = None, requires_grad = False, layout = None, pin_memory = False):
+        """
+        new_empty(size): seqlab makes every new tensor C-contiguous, so `stride` is checked (one per
+            dim) but not used (torch.Tensor.new_empty_strided).
+        """
+    def new_full(self, size, fill_value, *, dtype = None, device = None, requires_grad = False, layout = None, pin_memory = False):
+        """
+        A tensor of the given size filled with fill_value, self's dtype unless dtype says otherwise
+            (torch.Tensor.new_full).
         """
     def new_ones(self, *size, dtype = None, device = None, requires_grad = False):
         """
@@ -1621,6 +1676,16 @@ class Tensor:
     def reshape_as(self, other):
         """
         self reshaped to other's shape (torch.Tensor.reshape_as).
+        """
+    def resize_(self, *sizes, memory_format = None):
+        """
+        self reshaped to `sizes` in place, keeping its first elements in row-major order; new elements
+            are uninitialised (torch.Tensor.resize_). seqlab reallocates: a view of self taken earlier no
+            longer shares its memory afterwards (torch keeps the storage when it is large enough).
+        """
+    def resize_as_(self, the_template, *, memory_format = None):
+        """
+        self.resize_(the_template.shape) (torch.Tensor.resize_as_).
         """
     def retain_grad(self) -> None:
         """
@@ -1847,6 +1912,13 @@ class Tensor:
     def type_as(self, other):
         """
         self converted to other's dtype (torch.Tensor.type_as).
+        """
+    def unfold(self, dimension, size, step):
+        """
+        Every window of `size` elements along `dimension`, `step` apart, as a new last dim
+            (torch.Tensor.unfold): shape (..., (n - size) // step + 1, ..., size). torch returns a view;
+            seqlab gathers a copy with index_select (so writing into it does not write into self), and the
+            gradient adds each window's back where it came from, as torch's.
         """
     def uniform_(self, from_: typing.SupportsFloat | typing.SupportsIndex = 0.0, to: typing.SupportsFloat | typing.SupportsIndex = 1.0, *, generator: Generator = None) -> Tensor:
         """
