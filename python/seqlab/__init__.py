@@ -137,3 +137,35 @@ from ._tensor_surface import clone, empty_strided, empty_permuted, resize_as_  #
 from ._random_extra import binomial, poisson  # noqa: E402,F401
 
 globals().update(_tensor_surface.LIKE)  # empty_like, zeros_like, ... with memory_format=
+from ._pointwise_extra import (  # noqa: E402,F401
+    addcmul, addcdiv, fmax, fmin, frexp, ldexp, deg2rad, rad2deg, heaviside, nextafter, gcd, lcm, isin, isneginf,
+    isposinf, rsub, scalar_tensor, hardshrink,
+)
+from . import _pointwise_extra, _math, _inplace_forms as _forms  # noqa: E402
+
+# their Tensor methods and in-place forms: x.addcmul_(t1, t2, value=v), seqlab.deg2rad_(x), ...
+for _name, _method in _pointwise_extra.METHODS.items():
+    setattr(Tensor, _name, _method)
+for _name in _pointwise_extra.IN_PLACE_OF:
+    setattr(Tensor, _name + "_", _math._in_place(_pointwise_extra.METHODS[_name], _name + "_"))
+for _name in ("deg2rad_", "rad2deg_", "gcd_", "lcm_", "ldexp_"):
+    globals()[_name] = _forms._function_form(_name)
+from . import _nn_top_level  # noqa: E402
+
+# torch.dropout, torch.layer_norm, torch.kl_div, ...: nn.functional under torch's top-level signatures
+for _name in _nn_top_level.__all__:
+    globals()[_name] = getattr(_nn_top_level, _name)
+Tensor.prelu = _nn_top_level.prelu
+from ._compositions import (  # noqa: E402,F401
+    inner, vdot, diagflat, dsplit, cov, corrcoef, trapezoid, trapz, cumulative_trapezoid, gradient, vander,
+    tril_indices, triu_indices, unravel_index, diagonal_scatter, select_scatter, slice_scatter, alias_copy,
+    detach_copy, diagonal_copy, expand_copy, permute_copy, select_copy, slice_copy, split_copy, split_with_sizes_copy,
+    squeeze_copy, t_copy, transpose_copy, unbind_copy, unfold_copy, unsqueeze_copy, view_copy, narrow_copy, asarray,
+    frombuffer,
+)
+from . import _compositions  # noqa: E402
+
+for _name in ("inner", "vdot", "diagflat", "dsplit", "cov", "corrcoef", "diagonal_scatter", "select_scatter",
+              "slice_scatter", "narrow_copy"):
+    setattr(Tensor, _name, getattr(_compositions, _name))
+del _name, _method

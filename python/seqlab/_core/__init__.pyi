@@ -140,6 +140,16 @@ class Tensor:
         """
         beta·input + alpha·Σ_b batch1[b] @ batch2[b]: the batch's products summed, input broadcast to (n, p).
         """
+    def addcdiv(self, tensor1, tensor2, *, value = 1):
+        """
+        input + value * tensor1 / tensor2, broadcast (torch.addcdiv); two integer tensors are
+            torch's error (its old integer division is gone).
+        """
+    def addcmul(self, tensor1, tensor2, *, value = 1):
+        """
+        input + value * tensor1 * tensor2, broadcast (torch.addcmul). Integer operands take an
+            integer value only, as torch's.
+        """
     def addmm(self, mat1, mat2, *, beta = 1, alpha = 1):
         """
         beta·input + alpha·(mat1 @ mat2): mat1 (n, m), mat2 (m, p), input broadcast to (n, p).
@@ -254,6 +264,11 @@ class Tensor:
         """
         |input| with the sign (bit) of other; always floating point (torch.copysign).
         """
+    def corrcoef(self):
+        """
+        Pearson's correlation coefficients of input's rows (torch.corrcoef): cov / (σ_i σ_j),
+            clipped to [-1, 1].
+        """
     def cosh(self):
         """
         (e^x + e^−x) / 2, as e^|x| / 2 without overflow for large |x| (torch.cosh).
@@ -262,6 +277,12 @@ class Tensor:
         """
         How many elements of input along dim (an int, a tuple, None: all) are nonzero, as int64
             (torch.count_nonzero).
+        """
+    def cov(self, *, correction = 1, fweights = None, aweights = None):
+        """
+        The covariance matrix of the variables in input's rows (observations in columns; a 1-D input
+            is one variable) (torch.cov): Σ_k w_k (x_ik - x̄_i)(x_jk - x̄_j) / (Σ w - correction·Σ w a / Σ w),
+            w = fweights · aweights, x̄ the weighted means. A 1-D or one-row input gives a 0-d result.
         """
     def cross(self, other, dim = None):
         """
@@ -279,6 +300,10 @@ class Tensor:
         """
         (values, indices): the running minimum along dim and where it was found, as torch.cummin.
         """
+    def deg2rad(self):
+        """
+        input * pi / 180 (torch.deg2rad); an integer input gives the default float dtype.
+        """
     def diag(self, diagonal = 0):
         """
         Of a 1-d input, the square matrix with input on diagonal `diagonal`; of a 2-d input, that diagonal
@@ -289,11 +314,19 @@ class Tensor:
         A tensor whose diagonal `offset` in dims (dim1, dim2) holds input's last dim, zeros elsewhere
             (torch.diag_embed).
         """
+    def diagflat(self, offset = 0):
+        """
+        A 2-D tensor with input's elements (flattened) on its offset-th diagonal (torch.diagflat).
+        """
     def diagonal(self, offset = 0, dim1 = 0, dim2 = 1):
         """
         The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim (torch.diagonal).
             Unlike torch's, a copy, not a view: writing into it (x.diagonal().fill_(1)) leaves input unchanged
             (seqlab has no strided view from Python for it); gradients flow back to input as torch's do.
+        """
+    def diagonal_scatter(self, src, offset = 0, dim1 = 0, dim2 = 1):
+        """
+        input with its diagonal (offset, dim1, dim2) replaced by src (torch.diagonal_scatter).
         """
     def diff(self, n = 1, dim = -1, prepend = None, append = None):
         """
@@ -315,6 +348,10 @@ class Tensor:
     def dot(self, tensor):
         """
         Σ_i input_i · tensor_i of two 1-d tensors of one size and dtype, as torch.dot.
+        """
+    def dsplit(self, indices_or_sections):
+        """
+        tensor_split along dim 2 (torch.dsplit); an int must divide that dim.
         """
     def equal(self, other):
         """
@@ -341,6 +378,26 @@ class Tensor:
         input ** exponent computed in float64, whatever the operands' dtypes (torch.float_power);
             the gradient flows back into each operand's own dtype.
         """
+    def fmax(self, other):
+        """
+        The elementwise maximum, ignoring NaN: where(input >= other or other is NaN, input, other)
+            (torch.fmax); NaN only where both are. The gradient goes to the chosen operand (input on ties).
+        """
+    def fmin(self, other):
+        """
+        The elementwise minimum, ignoring NaN: where(input <= other or other is NaN, input, other)
+            (torch.fmin).
+        """
+    def frexp(self):
+        """
+        (mantissa, exponent) with input = mantissa * 2**exponent and 0.5 <= |mantissa| < 1
+            (torch.frexp); exponent is int32. mantissa = input * 2**-exponent, so its gradient is
+            2**-exponent, as torch's.
+        """
+    def gcd(self, other):
+        """
+        The greatest common divisor of integer tensors, elementwise, never negative (torch.gcd).
+        """
     def ger(self, vec2):
         """
         outer(input, vec2), torch's older name (torch.ger).
@@ -356,6 +413,16 @@ class Tensor:
     def greater_equal(self, other):
         """
         input >= other elementwise: ge under NumPy's name (torch.greater_equal).
+        """
+    def hardshrink(self, lambd = 0.5):
+        """
+        x where |x| > lambd, else 0 (torch.nn.functional.hardshrink); the gradient passes where x is
+            kept.
+        """
+    def heaviside(self, values):
+        """
+        0 where input < 0, values where input == 0, 1 where input > 0 (torch.heaviside); input and
+            values must share a dtype. No gradient (torch has none for it).
         """
     def histc(self, bins = 100, min = 0, max = 0):
         """
@@ -385,6 +452,11 @@ class Tensor:
     def index_fill_(self, dim, index, value):
         """
         In place: input[..., index, ...] = value along dim (Tensor.index_fill_).
+        """
+    def inner(self, other):
+        """
+        The sum of products over the last dims of input and other (torch.inner): shape
+            input.shape[:-1] + other.shape[:-1]; a 0-d operand multiplies.
         """
     def is_inference(self):
         """
@@ -419,6 +491,14 @@ class Tensor:
         """
         True where input is NaN (torch.isnan); never for integers.
         """
+    def isneginf(self):
+        """
+        True where input is -inf (torch.isneginf); never for integers.
+        """
+    def isposinf(self):
+        """
+        True where input is +inf (torch.isposinf); never for integers.
+        """
     def kron(self, other):
         """
         The Kronecker product: out[i·m + k, ...] = input[i, ...]·other[k, ...] for every dim (torch.kron).
@@ -427,6 +507,14 @@ class Tensor:
         """
         (values, indices): the k-th smallest element along dim (k = 1 is the smallest; NaN is the
             largest), torch.kthvalue.
+        """
+    def lcm(self, other):
+        """
+        The least common multiple of integer tensors, elementwise, never negative (torch.lcm).
+        """
+    def ldexp(self, other):
+        """
+        input * 2**other (torch.ldexp); an integer input gives the default float dtype.
         """
     def lerp(self, end, weight):
         """
@@ -524,6 +612,15 @@ class Tensor:
         """
         Σ input over dim with NaNs counted as 0 (torch.nansum).
         """
+    def narrow_copy(self, dim, start, length):
+        """
+        input.narrow(dim, start, length) copied (torch.narrow_copy).
+        """
+    def nextafter(self, other):
+        """
+        The next representable float after input toward other, in input's dtype (torch.nextafter).
+            No gradient.
+        """
     def not_equal(self, other):
         """
         input != other elementwise: ne under NumPy's name (torch.not_equal).
@@ -536,6 +633,11 @@ class Tensor:
         """
         input itself (torch.positive: +x); a bool tensor is torch's error.
         """
+    def prelu(self, weight):
+        """
+        PReLU (He et al. 2015): x for x > 0, weight * x otherwise, weight one per channel (dim 1) or a
+            single one for all (F.prelu).
+        """
     def put(self, index, source, accumulate = False):
         """
         input with the elements at the flat positions `index` (negative ones count from the end)
@@ -546,6 +648,10 @@ class Tensor:
         The q-th quantiles along dim (all elements with dim=None): at position q (m − 1) of the
             sorted values, between its neighbours by `interpolation` (linear, lower, higher, midpoint,
             nearest); a 1-D q adds a leading dim; NaN where the values hold a NaN (torch.quantile).
+        """
+    def rad2deg(self):
+        """
+        input * 180 / pi (torch.rad2deg); an integer input gives the default float dtype.
         """
     def ravel(self):
         """
@@ -576,6 +682,10 @@ class Tensor:
         """
         input rotated by k·90° in the plane of dims, from the first dim towards the second (torch.rot90).
         """
+    def select_scatter(self, src, dim, index):
+        """
+        input with input.select(dim, index) replaced by src (torch.select_scatter).
+        """
     def sgn(self):
         """
         The sign of input, −1, 0 or 1 (torch.sgn; for real numbers the same as sign).
@@ -588,6 +698,10 @@ class Tensor:
         """
         (e^x − e^−x) / 2, as (expm1(x) − expm1(−x)) / 2 to keep the digits of small x, and as
             sign(x)·e^|x| / 2 without overflow for large |x| (torch.sinh).
+        """
+    def slice_scatter(self, src, dim = 0, start = None, end = None, step = 1):
+        """
+        input with input[..., start:end:step, ...] (along dim) replaced by src (torch.slice_scatter).
         """
     def sort(self, dim = -1, descending = False, stable = False):
         """
@@ -668,6 +782,10 @@ class Tensor:
         split (torch.unsafe_split: torch skips a view check seqlab does not make).
         """
     unsafe_split_with_sizes = split_with_sizes
+    def vdot(self, other):
+        """
+        The dot product of two 1-D tensors (torch.vdot; for real tensors, dot).
+        """
     def vsplit(self, indices_or_sections):
         """
         tensor_split along dim 0 of a tensor of at least 2 dims; n sections must divide evenly (torch.vsplit).
@@ -861,6 +979,14 @@ class Tensor:
     def addbmm_(self, *args, **kwargs):
         """
         In place: self = addbmm(self, ...), written into self (Tensor.addbmm_).
+        """
+    def addcdiv_(self, *args, **kwargs):
+        """
+        In place: self = addcdiv(self, ...), written into self (Tensor.addcdiv_).
+        """
+    def addcmul_(self, *args, **kwargs):
+        """
+        In place: self = addcmul(self, ...), written into self (Tensor.addcmul_).
         """
     def addmm_(self, *args, **kwargs):
         """
@@ -1141,6 +1267,10 @@ class Tensor:
         """
         The address of the first element.
         """
+    def deg2rad_(self, *args, **kwargs):
+        """
+        In place: self = deg2rad(self, ...), written into self (Tensor.deg2rad_).
+        """
     def detach(self) -> Tensor:
         """
         The same memory as a new leaf without history: autograd does not see through it.
@@ -1292,6 +1422,10 @@ class Tensor:
         out[i][j] = input[index[i][j]][j] for dim=0 (and likewise for other dims); out has index's shape
         (torch.gather).
         """
+    def gcd_(self, *args, **kwargs):
+        """
+        In place: self = gcd(self, ...), written into self (Tensor.gcd_).
+        """
     def ge(self, other: typing.Any) -> Tensor:
         """
         input >= other elementwise, a bool tensor (torch.ge).
@@ -1321,6 +1455,10 @@ class Tensor:
         """
         In place: self = gt(self, ...), written into self (Tensor.gt_).
         """
+    def heaviside_(self, *args, **kwargs):
+        """
+        In place: self = heaviside(self, ...), written into self (Tensor.heaviside_).
+        """
     def hypot_(self, *args, **kwargs):
         """
         In place: self = hypot(self, ...), written into self (Tensor.hypot_).
@@ -1344,6 +1482,14 @@ class Tensor:
     def item(self) -> typing.Any:
         """
         The value of a one-element tensor as a Python number.
+        """
+    def lcm_(self, *args, **kwargs):
+        """
+        In place: self = lcm(self, ...), written into self (Tensor.lcm_).
+        """
+    def ldexp_(self, *args, **kwargs):
+        """
+        In place: self = ldexp(self, ...), written into self (Tensor.ldexp_).
         """
     def le(self, other: typing.Any) -> Tensor:
         """
@@ -1588,6 +1734,10 @@ class Tensor:
         """
         zeros of the given size with self's dtype unless dtype says otherwise (torch.Tensor.new_zeros).
         """
+    def nextafter_(self, *args, **kwargs):
+        """
+        In place: self = nextafter(self, ...), written into self (Tensor.nextafter_).
+        """
     def nonzero(self) -> Tensor:
         """
         The indices of the non-zero elements, one row per element: shape (n, input.dim()) (torch.nonzero).
@@ -1634,6 +1784,10 @@ class Tensor:
     def put_(self, *args, **kwargs):
         """
         In place: self = put(self, ...), written into self (Tensor.put_).
+        """
+    def rad2deg_(self, *args, **kwargs):
+        """
+        In place: self = rad2deg(self, ...), written into self (Tensor.rad2deg_).
         """
     def random_(self, *args, generator = None, **kwargs):
         """
