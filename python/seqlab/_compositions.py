@@ -18,6 +18,11 @@ from ._shape import diag, tensor_split, tensordot
 from ._tensor import as_tensor
 
 
+def _c_order(array, dtype=None):
+    """A C-contiguous copy of array that stays 0-d when it is (np.ascontiguousarray makes 0-d 1-d)."""
+    return np.array(array, dtype=dtype, order="C")
+
+
 def _float(t):
     """t, or t converted to the default float dtype when it is an integer or bool tensor."""
     return t if t.is_floating_point() else t.to(_dtypes.get_default_dtype())
@@ -154,8 +159,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     d = _dim(dim, y.dim())
     y = _float(y)
     n = y.shape[d]
-    if n == 0:
-        return y.sum(d) * 0
+    if n == 0:  # (no interval: zeros without history, as torch's)
+        return _core._full([s for i, s in enumerate(y.shape) if i != d], 0.0, y.dtype)
     widths = _spacings(y, x, dx, d, "trapezoid")
     heights = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2
     return (heights * widths).sum(d)
@@ -172,7 +177,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     y = _float(y)
     n = y.shape[d]
     if n == 0:
-        return y
+        return _core.cumsum(y, d)
     widths = _spacings(y, x, dx, d, "cumulative_trapezoid")
     heights = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2
     return _core.cumsum(heights * widths, d)
@@ -275,7 +280,7 @@ def _triangle_indices(fn, np_fn, row, col, offset, dtype, device):
         raise RuntimeError(f"row must be non-negative, got{row}" if row < 0 else f"col must be non-negative, got{col}")
     rows, cols = np_fn(row, offset, col)
     out = np.stack([rows, cols]).astype(np.int64 if dtype == _dtypes.int64 else np.int32)
-    return _core.from_numpy(np.ascontiguousarray(out.reshape(2, -1)))
+    return _core.from_numpy(_c_order(out.reshape(2, -1)))
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
@@ -305,7 +310,7 @@ def unravel_index(indices, shape):
         raise RuntimeError(f"index {int(flat.max() if flat.max() >= total else flat.min())} is out of bounds for "
                            f"shape {tuple(shape)}")
     coords = np.unravel_index(np.where(flat < 0, flat + total, flat), shape)
-    return tuple(_core.from_numpy(np.ascontiguousarray(np.asarray(c, dtype=np.int64))) for c in coords)
+    return tuple(_core.from_numpy(_c_order(np.asarray(c, dtype=np.int64))) for c in coords)
 
 
 # ------------------------------------------------------------------ the *_scatter ops

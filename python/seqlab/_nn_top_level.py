@@ -61,26 +61,34 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 
 
 # ------------------------------------------------------------------ dropout family
+def _check_p(p):
+    """torch's top-level dropouts refuse p outside [0, 1] with a RuntimeError (F's with ValueError)."""
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
 def dropout(input, p, train):
     """F.dropout(input, p, training=train) (torch.dropout: p and train are required)."""
+    _check_p(p)
     return F.dropout(input, p, train)
 
 
 def alpha_dropout(input, p, train):
     """F.alpha_dropout(input, p, training=train) (torch.alpha_dropout)."""
+    _check_p(p)
     return F.alpha_dropout(input, p, train)
 
 
 def feature_alpha_dropout(input, p, train):
     """F.feature_alpha_dropout(input, p, training=train) (torch.feature_alpha_dropout)."""
+    _check_p(p)
     return F.feature_alpha_dropout(input, p, train)
 
 
 def feature_dropout(input, p, train):
     """Dropout of whole channels (torch.feature_dropout): in training each (batch, channel) slice
     is zeroed with probability p and the rest scaled by 1 / (1 - p)."""
-    if p < 0 or p > 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_p(p)
     if not train or p == 0:
         return input
     if input.dim() < 2:
@@ -124,8 +132,11 @@ threshold_ = _forms(threshold, "threshold_")
 
 # ------------------------------------------------------------------ losses (reduction is an int)
 def kl_div(input, target, reduction=0, *, log_target=False):
-    """F.kl_div with torch.kl_div's int reduction (0 none, 1 mean over all elements, 2 sum)."""
-    return F.kl_div(input, target, reduction=_reduction(reduction, "kl_div"), log_target=log_target)
+    """F.kl_div with torch.kl_div's int reduction (0 none, 1 mean over all elements, 2 sum; without
+    F's warning about 'mean', which torch's top-level form does not give)."""
+    name = _reduction(reduction, "kl_div")
+    pointwise = F.kl_div(input, target, reduction="none", log_target=log_target)
+    return pointwise if name == "none" else pointwise.mean() if name == "mean" else pointwise.sum()
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):

@@ -14,6 +14,11 @@ from . import _args, _core, _dtypes
 from ._dtypes import _check_device
 from ._promotion import result_type
 
+def _c_order(array, dtype=None):
+    """A C-contiguous copy of array that stays 0-d when it is (np.ascontiguousarray makes 0-d 1-d)."""
+    return np.array(array, dtype=dtype, order="C")
+
+
 # ------------------------------------------------------------------ add a scaled product / quotient
 
 
@@ -72,8 +77,8 @@ def frexp(input):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     _, exponent = np.frexp(input.detach().numpy())
     scale = np.ldexp(np.ones_like(exponent, dtype=input.detach().numpy().dtype), -exponent)
-    mantissa = input * _core.from_numpy(np.ascontiguousarray(scale))
-    return _frexp_result(mantissa, _core.from_numpy(np.ascontiguousarray(exponent.astype(np.int32))))
+    mantissa = input * _core.from_numpy(_c_order(scale))
+    return _frexp_result(mantissa, _core.from_numpy(_c_order(exponent.astype(np.int32))))
 
 
 def _power_of_two(other, like):
@@ -83,7 +88,7 @@ def _power_of_two(other, like):
         return _core.exp(other * math.log(2.0))
     values = other.detach().numpy() if isinstance(other, _core.Tensor) else np.asarray(other)
     dtype = np.float64 if like == _dtypes.float64 else np.float32
-    return _core.from_numpy(np.ascontiguousarray(np.ldexp(np.ones(values.shape, dtype), values.astype(np.int64))
+    return _core.from_numpy(_c_order(np.ldexp(np.ones(values.shape, dtype), values.astype(np.int64))
                                                  if values.dtype.kind in "iub" else np.exp2(values.astype(dtype))))
 
 
@@ -119,7 +124,7 @@ def _detached(fn, *tensors):
     """fn of the tensors' NumPy arrays, broadcast, as a new tensor without history (for torch's
     functions that have no derivative)."""
     arrays = np.broadcast_arrays(*[t.detach().numpy() for t in tensors])
-    return _core.from_numpy(np.ascontiguousarray(fn(*arrays)))
+    return _core.from_numpy(_c_order(fn(*arrays)))
 
 
 def heaviside(input, values):
@@ -167,7 +172,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     e = elements.detach().numpy() if isinstance(elements, _core.Tensor) else np.asarray(elements)
     t = test_elements.detach().numpy() if isinstance(test_elements, _core.Tensor) else np.asarray(test_elements)
     found = np.isin(e, t, invert=builtins.bool(invert)).reshape(shape)
-    return _core.from_numpy(np.ascontiguousarray(found))
+    return _core.from_numpy(_c_order(found))
 
 
 def isneginf(input):

@@ -9,6 +9,11 @@ import numpy as np
 from . import _core, _dtypes
 
 
+def _c_order(array, dtype=None):
+    """A C-contiguous copy of array that stays 0-d when it is (np.ascontiguousarray makes 0-d 1-d)."""
+    return np.array(array, dtype=dtype, order="C")
+
+
 def _fill(self, values):
     """values (a float64 tensor of self's shape) written into self without history, as torch's
     random fills."""
@@ -74,7 +79,7 @@ def binomial(count, prob, generator=None):
     if np.any((p < 0) | (p > 1)) or np.any(np.isnan(p)):
         raise RuntimeError("binomial: prob must be in [0, 1]")
     draws = _numpy_rng(generator).binomial(n.astype(np.int64), p.astype(np.float64))
-    return _core.from_numpy(np.ascontiguousarray(draws.astype(count.detach().numpy().dtype)))
+    return _core.from_numpy(_c_order(draws.astype(count.detach().numpy().dtype)))
 
 
 def poisson(input, generator=None):
@@ -85,7 +90,7 @@ def poisson(input, generator=None):
     rates = input.detach().numpy()
     if np.any(rates < 0) or np.any(np.isnan(rates)):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    draws = _core.from_numpy(np.ascontiguousarray(_numpy_rng(generator).poisson(rates).astype(rates.dtype)))
+    draws = _core.from_numpy(_c_order(_numpy_rng(generator).poisson(rates).astype(rates.dtype)))
     return draws + input * 0 if input.requires_grad and _core.is_grad_enabled() else draws
 
 
