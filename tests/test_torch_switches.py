@@ -380,3 +380,37 @@ def test_typename():
                                                                                                           "seqlab")
     assert seqlab.typename(3) == torch.typename(3) == "int"
     assert seqlab.typename(seqlab.nn.Linear(1, 1)).endswith(".Linear")
+
+
+# ------------------------------------------------------------------ torch.utils.data additions
+def test_chain_and_stack_datasets_match_torch():
+    import torch.utils.data as tud
+    import seqlab.utils.data as sud
+
+    class Stream(sud.IterableDataset):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(range(self.n))
+
+        def __len__(self):
+            return self.n
+
+    chain = sud.ChainDataset([Stream(3), Stream(2)])
+    assert list(chain) == [0, 1, 2, 0, 1] and len(chain) == 5
+    with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+        list(sud.ChainDataset([[1, 2]]))
+    for args, kwargs in ((([1, 2], [3, 4]), {}), ((), {"a": [1, 2], "b": [3, 4]})):
+        ours, theirs = sud.StackDataset(*args, **kwargs), tud.StackDataset(*args, **kwargs)
+        assert len(ours) == len(theirs) and [ours[i] for i in range(2)] == [theirs[i] for i in range(2)]
+        assert ours.__getitems__([1, 0]) == theirs.__getitems__([1, 0])
+    loader = sud.DataLoader(sud.StackDataset(seqlab.arange(4), seqlab.arange(4) * 2), batch_size=2)
+    assert [b[1].tolist() for b in loader] == [[0, 2], [4, 6]]
+    for args, kwargs, fragment in ((([1, 2], [3]), {}, "Size mismatch"), (([1],), {"b": [2]}, "both types"),
+                                   ((), {}, "At least one dataset")):
+        assert_raises_like_torch(lambda: sud.StackDataset(*args, **kwargs),
+                                 lambda: tud.StackDataset(*args, **kwargs), fragment)
+    assert sud.get_worker_info() is None is tud.get_worker_info()
+    sampler = sud.DistributedSampler(list(range(10)), num_replicas=2, rank=1, shuffle=False)
+    assert list(sampler) == list(tud.DistributedSampler(list(range(10)), num_replicas=2, rank=1, shuffle=False))
