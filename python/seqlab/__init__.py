@@ -98,7 +98,7 @@ def blas_info():
 # tests/test_torch_switches.py, tests/test_torch_compositions.py)
 from ._switches import (  # noqa: E402,F401
     e, pi, inf, nan, newaxis, Size, layout, strided, memory_format, contiguous_format, preserve_format,
-    legacy_contiguous_format, channels_last, get_default_device, set_default_device, set_default_tensor_type,
+    legacy_contiguous_format, get_default_device, set_default_device, set_default_tensor_type,
     get_float32_matmul_precision, set_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads,
     use_deterministic_algorithms, are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled,
     set_deterministic_debug_mode, get_deterministic_debug_mode, set_warn_always, is_warn_always_enabled, compile,
@@ -133,7 +133,7 @@ from . import _tensor_surface, _random_extra  # noqa: E402
 # contiguous and the *_like functions (tests/test_torch_aliases.py)
 for _name, _method in {**_tensor_surface.METHODS, **_random_extra.METHODS}.items():
     setattr(Tensor, _name, _method)
-from ._tensor_surface import clone, empty_strided, empty_permuted, resize_as_  # noqa: E402,F401
+from ._tensor_surface import clone, empty_strided, empty_permuted, resize_as_, to_dlpack  # noqa: E402,F401
 from ._random_extra import binomial, poisson  # noqa: E402,F401
 
 globals().update(_tensor_surface.LIKE)  # empty_like, zeros_like, ... with memory_format=

@@ -65,7 +65,8 @@ strided = layout("strided")
 class memory_format:
     """torch.memory_format: the order a new tensor's elements take in memory. seqlab makes every
     new tensor C-contiguous, so it accepts contiguous_format and preserve_format (and torch's
-    legacy_contiguous_format) wherever torch takes memory_format=, and refuses channels_last."""
+    legacy_contiguous_format) wherever torch takes memory_format=; it has no channels_last (image
+    layouts are out of its scope)."""
 
     def __init__(self, name):
         self._name = name
@@ -80,7 +81,6 @@ class memory_format:
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 legacy_contiguous_format = contiguous_format  # (one object in torch too)
-channels_last = memory_format("channels_last")
 
 
 def check_memory_format(value, fn):

@@ -194,3 +194,9 @@ METHODS = {"new": _new, "new_empty": _new_empty, "new_full": _new_full, "new_emp
 for _name, _method in METHODS.items():
     _method.__name__ = _method.__qualname__ = _name
 del _name, _method
+
+
+def to_dlpack(tensor):
+    """A DLPack capsule sharing tensor's memory (torch.to_dlpack), for any DLPack consumer
+    (torch.from_dlpack, numpy.from_dlpack with the tensor itself, seqlab.from_dlpack)."""
+    return tensor.__dlpack__()
