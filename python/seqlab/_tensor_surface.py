@@ -4,6 +4,7 @@ and the *_like functions, resize_ / resize_as_ (a reallocation), unfold (a copy,
 DESIGN.md "Known differences"), and the Python-callable fills apply_ / map_ / map2_.
 Tests: tests/test_torch_aliases.py."""
 import builtins
+import inspect
 
 import numpy as np
 
@@ -91,11 +92,15 @@ def _contiguous(self, memory_format=contiguous_format):
 
 
 def _like(fn):
+    """fn (empty_like, zeros_like, ...) taking torch's memory_format= keyword too."""
     def like(input, *args, memory_format=preserve_format, **kwargs):
         check_memory_format(memory_format, fn.__name__)
         return fn(input, *args, **kwargs)
     like.__name__ = like.__qualname__ = fn.__name__
     like.__doc__ = fn.__doc__ + " memory_format: contiguous_format or preserve_format (seqlab's are contiguous)."
+    signature = inspect.signature(fn)
+    keyword = inspect.Parameter("memory_format", inspect.Parameter.KEYWORD_ONLY, default=preserve_format)
+    like.__signature__ = signature.replace(parameters=[*signature.parameters.values(), keyword])
     return like
 
 
