@@ -79,7 +79,8 @@ def test_frexp_ldexp_match_torch(rng, dtype):
     s.ldexp_(seqlab.tensor(e))
     t.ldexp_(torch.tensor(e))
     same(s, t)
-    same(seqlab.ldexp(seqlab.tensor([1, 3]), seqlab.tensor([3, 1])), torch.ldexp(torch.tensor([1, 3]), torch.tensor([3, 1])))
+    same(seqlab.ldexp(seqlab.tensor([1, 3]), seqlab.tensor([3, 1])),
+         torch.ldexp(torch.tensor([1, 3]), torch.tensor([3, 1])))
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
@@ -112,7 +113,8 @@ def test_heaviside_nextafter_gcd_lcm_match_torch(rng):
     b = rng.integers(-30, 30, size=(4,))
     for name in ("gcd", "lcm"):
         for dt in ("int64", "int32", "int16"):
-            s = getattr(seqlab, name)(seqlab.tensor(a).to(getattr(seqlab, dt)), seqlab.tensor(b).to(getattr(seqlab, dt)))
+            s = getattr(seqlab, name)(seqlab.tensor(a).to(getattr(seqlab, dt)),
+                                      seqlab.tensor(b).to(getattr(seqlab, dt)))
             t = getattr(torch, name)(torch.tensor(a).to(getattr(torch, dt)), torch.tensor(b).to(getattr(torch, dt)))
             same(s, t)
         s, t = seqlab.tensor(a), torch.tensor(a)
@@ -120,7 +122,8 @@ def test_heaviside_nextafter_gcd_lcm_match_torch(rng):
         getattr(torch, name + "_")(t, torch.tensor(b))
         same(s, t)
         assert_raises_like_torch(lambda: getattr(seqlab, name)(seqlab.ones(2), seqlab.ones(2)),
-                                 lambda: getattr(torch, name)(torch.ones(2), torch.ones(2)), "not implemented for 'Float'")
+                                 lambda: getattr(torch, name)(torch.ones(2), torch.ones(2)),
+                                 "not implemented for 'Float'")
 
 
 def test_isin_isneginf_isposinf_rsub_scalar_tensor_match_torch(rng):
@@ -149,13 +152,15 @@ def test_shrink_activations_match_torch(rng, dtype):
     a = randn(rng, (3, 5), dtype)
     for lambd in (0.5, 0.0, 1.2):
         for layout in LAYOUTS:
-            assert_matches_torch(lambda x: F.hardshrink(x, lambd), lambda x: TF.hardshrink(x, lambd), [a], layout=layout)
-            assert_matches_torch(lambda x: F.softshrink(x, lambd), lambda x: TF.softshrink(x, lambd), [a], layout=layout)
+            for name in ("hardshrink", "softshrink"):
+                assert_matches_torch(lambda x: getattr(F, name)(x, lambd), lambda x: getattr(TF, name)(x, lambd), [a],
+                                     layout=layout)
         assert_matches_torch(lambda x: seqlab.hardshrink(x, lambd), lambda x: torch.hardshrink(x, lambd), [a])
         assert_matches_torch(lambda x: x.hardshrink(lambd), lambda x: x.hardshrink(lambd), [a[:0]])
     assert_raises_like_torch(lambda: F.softshrink(seqlab.tensor(a), -1), lambda: TF.softshrink(torch.tensor(a), -1),
                              "lambda must be in range")
-    assert_raises_like_torch(lambda: F.hardshrink(seqlab.tensor([1]), 0.5), lambda: TF.hardshrink(torch.tensor([1]), 0.5),
+    assert_raises_like_torch(lambda: F.hardshrink(seqlab.tensor([1]), 0.5),
+                             lambda: TF.hardshrink(torch.tensor([1]), 0.5),
                              "not implemented for 'Long'")
 
 
@@ -362,7 +367,8 @@ def test_top_level_nn_functions_match_torch(rng, dtype):
         ("pdist", lambda m, a: m.pdist(a), [x]),
         ("cosine_embedding_loss", lambda m, a, b: m.cosine_embedding_loss(a, b, m.tensor(sign), 0.1, 1), [x, y]),
         ("hinge_embedding_loss", lambda m, a: m.hinge_embedding_loss(a, m.tensor(np.sign(y))), [x]),
-        ("margin_ranking_loss", lambda m, a, b: m.margin_ranking_loss(a, b, m.tensor(sign), 0.2, 2), [x[:, 0], y[:, 0]]),
+        ("margin_ranking_loss", lambda m, a, b: m.margin_ranking_loss(a, b, m.tensor(sign), 0.2, 2),
+         [x[:, 0], y[:, 0]]),
         ("triplet_margin_loss", lambda m, a, b, c: m.triplet_margin_loss(a, b, c), [x, y, prob]),
         ("poisson_nll_loss", lambda m, a, b: m.poisson_nll_loss(a, b, True, True, 1e-8, 1), [x, prob]),
         ("constant_pad_nd", lambda m, a: m.constant_pad_nd(a, [1, 2, 0, 1], 0.5), [x]),
@@ -384,7 +390,8 @@ def test_top_level_nn_functions_match_torch(rng, dtype):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert_matches_torch(lambda a: seqlab.frobenius_norm(a, (0, 1)), lambda a: torch.frobenius_norm(a, (0, 1)), [x])
-        assert_matches_torch(lambda a: seqlab.frobenius_norm(a, 1, True), lambda a: torch.frobenius_norm(a, 1, True), [x])
+        assert_matches_torch(lambda a: seqlab.frobenius_norm(a, 1, True), lambda a: torch.frobenius_norm(a, 1, True),
+                             [x])
     with pytest.warns(UserWarning, match="frobenius_norm is deprecated"):
         seqlab.frobenius_norm(seqlab.ones(2), 0)
     for name in ("celu_", "selu_", "threshold_"):

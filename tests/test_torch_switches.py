@@ -46,7 +46,8 @@ def test_size_is_a_tuple_with_numel_and_torchs_repr():
     assert repr(s) == repr(t).replace("torch", "seqlab")
     assert isinstance(s[1:], seqlab.Size) and isinstance(s + (4,), seqlab.Size) and s + (4,) == (2, 3, 4)
     assert seqlab.ones(2, 3).shape == s
-    assert_raises_like_torch(lambda: seqlab.Size([2.5]), lambda: torch.Size([2.5]), r"Size\(\) takes an iterable of 'int'")
+    assert_raises_like_torch(lambda: seqlab.Size([2.5]), lambda: torch.Size([2.5]),
+                             r"Size\(\) takes an iterable of 'int'")
 
 
 def test_layouts_and_memory_formats():

@@ -28,7 +28,8 @@ class Size(tuple):
             try:
                 operator.index(s)
             except TypeError:
-                raise TypeError(f"seqlab.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')") from None
+                raise TypeError(f"seqlab.Size() takes an iterable of 'int' (item {i} is "
+                                f"'{type(s).__name__}')") from None
         return super().__new__(cls, (operator.index(s) for s in sizes))
 
     def numel(self):

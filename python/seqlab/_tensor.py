@@ -175,19 +175,22 @@ def as_tensor(data, dtype=None, device=None):
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of the given size with uninitialised values (torch.empty)."""
     _check_device(device, "empty")
-    return _finish(_core._empty(_size(size, "empty"), _args.dtype(dtype, "empty") or get_default_dtype()), requires_grad)
+    dtype = _args.dtype(dtype, "empty") or get_default_dtype()
+    return _finish(_core._empty(_size(size, "empty"), dtype), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of the given size filled with 0 (torch.zeros); float32 unless dtype says otherwise."""
     _check_device(device, "zeros")
-    return _finish(_core._full(_size(size, "zeros"), 0.0, _args.dtype(dtype, "zeros") or get_default_dtype()), requires_grad)
+    dtype = _args.dtype(dtype, "zeros") or get_default_dtype()
+    return _finish(_core._full(_size(size, "zeros"), 0.0, dtype), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of the given size filled with 1 (torch.ones)."""
     _check_device(device, "ones")
-    return _finish(_core._full(_size(size, "ones"), 1.0, _args.dtype(dtype, "ones") or get_default_dtype()), requires_grad)
+    dtype = _args.dtype(dtype, "ones") or get_default_dtype()
+    return _finish(_core._full(_size(size, "ones"), 1.0, dtype), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -195,7 +198,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     float32) unless dtype says otherwise (torch.full)."""
     _check_device(device, "full")
     if _args.dtype(dtype, "full") is None:
-        dtype = bool if isinstance(fill_value, builtins.bool) else int64 if isinstance(fill_value, int) else get_default_dtype()
+        dtype = bool if isinstance(fill_value, builtins.bool) else \
+            int64 if isinstance(fill_value, int) else get_default_dtype()
     value = _args.number(fill_value, "full", "fill_value")
     return _finish(_core._full(_size((size,), "full"), value, dtype), requires_grad)
 
