@@ -209,7 +209,7 @@ _NO_END = object()  # arange(5) is arange(0, 5); arange(0, None) is torch's Type
 
 def arange(start, end=_NO_END, step=1, dtype=None, device=None, requires_grad=False):
     """The values start, start + step, ... below end (arange(end) starts at 0); int64 when all
-    arguments are ints, else float32 (torch.arange)."""
+    arguments are ints, else the default float dtype (torch.arange)."""
     _check_device(device, "arange")
     if end is _NO_END:
         start, end = 0, start
