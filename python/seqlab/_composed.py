@@ -8,7 +8,7 @@ import builtins
 import numpy as np
 
 from . import _args, _core
-from ._dtypes import _check_device, _default_dtype, _finish
+from ._dtypes import _check_device, _finish, get_default_dtype
 
 __all__ = ["flip", "roll", "repeat", "repeat_interleave", "all", "any", "mv", "dot", "linspace", "logspace", "logsumexp",
            "isnan", "isinf", "isfinite", "index_fill"]
@@ -159,7 +159,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     steps = _args.index(steps, "linspace", "steps")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dtype = _args.dtype(dtype, "linspace") or _default_dtype
+    dtype = _args.dtype(dtype, "linspace") or get_default_dtype()
     np_dtype = np.float64 if dtype == _core.dtype.float64 else np.float32
     start, end = _args.number(start, "linspace", "start"), _args.number(end, "linspace", "end")
     i = np.arange(steps)
@@ -181,7 +181,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     """base ** linspace(start, end, steps), as torch.logspace."""
     exps = linspace(start, end, steps, dtype=_core.dtype.float64, device=device)
     out = _core.from_numpy(np.ascontiguousarray(np.power(float(base), exps.numpy())))
-    dtype = _args.dtype(dtype, "logspace") or _default_dtype
+    dtype = _args.dtype(dtype, "logspace") or get_default_dtype()
     return _finish(out if out.dtype == dtype else out.to(dtype), requires_grad)
 
 

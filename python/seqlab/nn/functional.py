@@ -370,3 +370,8 @@ def pad(input, pad, mode="constant", value=None):
             idx = np.mod(pos, n)
         out = out.index_select(dim, _core.from_numpy(np.ascontiguousarray(idx, dtype=np.int64)))
     return out
+
+
+from ._functional_extra import (  # noqa: E402,F401  composed in _functional_extra.py
+    alpha_dropout, feature_alpha_dropout, pdist, adaptive_max_pool1d, hardshrink, softshrink,
+)
