@@ -812,3 +812,9 @@ from ._histogram import bincount as _bincount, histc as _histc, histogram as _hi
 Tensor.histc = _histc
 Tensor.histogram = _histogram
 Tensor.bincount = _bincount
+
+from .autograd.graph import register_hook as _register_hook  # noqa: E402
+from .autograd.graph import register_post_accumulate_grad_hook as _register_post_accumulate_grad_hook  # noqa: E402
+
+Tensor.register_hook = _register_hook
+Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook

@@ -1,155 +1,17 @@
-"""Grad mode (no_grad, enable_grad, set_grad_enabled) and gradcheck, as torch.autograd.
+"""seqlab.autograd, as torch.autograd: grad mode (grad_mode.py), backward and grad (_engine.py),
+user-defined Functions (function.py), Tensor hooks (graph.py), the functional API (functional.py),
+gradcheck and Variable.
 
 The engine itself is C++ (cpp/src/autograd/engine.cpp); see DESIGN.md "Autograd"."""
-import functools
 import warnings
 
 import numpy as np
 
-from . import _core
-
-
-class _GradModeContext:
-    """Base of the grad-mode context managers: usable as `with` and as a decorator."""
-
-    _mode = True
-
-    def __enter__(self):
-        self._prev = _core.is_grad_enabled()
-        _core._set_grad_enabled(self._mode)
-        return self
-
-    def __exit__(self, *exc):
-        _core._set_grad_enabled(self._prev)
-        return False
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-        return wrapper
-
-
-class no_grad(_GradModeContext):
-    """Disable gradient recording: ops inside produce tensors without history."""
-    _mode = False
-
-
-class inference_mode(_GradModeContext):
-    """torch.inference_mode: no gradient recording while mode is True (seqlab has no separate
-    inference tensors, so this is no_grad); a context manager or a decorator, with or without ()."""
-
-    def __new__(cls, mode=True):
-        if callable(mode):  # @inference_mode without parentheses
-            return cls()(mode)
-        return super().__new__(cls)
-
-    def __init__(self, mode=True):
-        self._mode = not bool(mode)
-
-    def __call__(self, fn):
-        enabled = not self._mode
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with inference_mode(enabled):
-                return fn(*args, **kwargs)
-        return wrapper
-
-
-class enable_grad(_GradModeContext):
-    """Enable gradient recording inside a no_grad block."""
-    _mode = True
-
-
-class set_grad_enabled(_GradModeContext):
-    """Set grad mode on or off; works as a function call, a context manager or a decorator."""
-
-    def __init__(self, mode):
-        self._prev = _core.is_grad_enabled()
-        self._mode = bool(mode)
-        _core._set_grad_enabled(self._mode)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        _core._set_grad_enabled(self._prev)
-        return False
-
-    def __call__(self, fn):
-        mode = self._mode
-        _core._set_grad_enabled(self._prev)
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-        return wrapper
-
-
-def _seed_grads(tensors, grad_tensors, check_shapes=False):
-    """(tensors, the gradients the sweep starts from) as lists: a missing gradient of a
-    one-element tensor is 1, as torch's backward and grad."""
-    from ._tensor import ones_like
-    tensors = [tensors] if isinstance(tensors, _core.Tensor) else list(tensors)
-    if grad_tensors is None:
-        grad_tensors = [None] * len(tensors)
-    elif isinstance(grad_tensors, _core.Tensor):
-        grad_tensors = [grad_tensors]
-    grad_tensors = list(grad_tensors)
-    if len(grad_tensors) != len(tensors):
-        raise RuntimeError(f"got {len(tensors)} tensors and {len(grad_tensors)} gradients")
-    grads = []
-    for t, g in zip(tensors, grad_tensors):
-        if g is None:
-            if t.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = ones_like(t)
-        elif check_shapes and tuple(g.shape) != tuple(t.shape):
-            raise RuntimeError(f"Mismatch in shape: grad_output has a shape of {tuple(g.shape)} and output has a "
-                               f"shape of {tuple(t.shape)}.")
-        grads.append(g)
-    return tensors, grads
-
-
-def backward(tensors, grad_tensors=None, retain_graph=False):
-    """Run backward from several tensors at once (torch.autograd.backward)."""
-    tensors, grads = _seed_grads(tensors, grad_tensors)
-    _core._run_backward(tensors, grads, bool(retain_graph))
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """d(Σ_k outputs_k · grad_outputs_k) / d inputs, as torch.autograd.grad: a tuple with one
-    gradient per input, and no tensor's .grad is changed. grad_outputs may be left out for
-    one-element outputs (then 1). An input the outputs do not depend on is an error unless
-    allow_unused (then None, or zeros with materialize_grads). seqlab has no double backward, so
-    create_graph=True and is_grads_batched=True raise."""
-    from ._tensor import zeros_like
-    if create_graph:
-        raise NotImplementedError("autograd.grad: create_graph=True needs double backward, which seqlab does not "
-                                  "have (the backward computes plain tensors)")
-    if is_grads_batched:
-        raise NotImplementedError("autograd.grad: is_grads_batched=True is not supported")
-    inputs = [inputs] if isinstance(inputs, _core.Tensor) else list(inputs)
-    outputs = [outputs] if isinstance(outputs, _core.Tensor) else list(outputs)
-    for i, o in enumerate(outputs):
-        if not o.requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-    outputs, seeds = _seed_grads(outputs, grad_outputs, check_shapes=True)
-    result = _core._grad(outputs, seeds, inputs, bool(retain_graph))
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    for i, (g, x) in enumerate(zip(result, inputs)):
-        if g is None:
-            if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
-            if materialize_grads:
-                result[i] = zeros_like(x)
-    return tuple(result)
+from .. import _core
+from . import forward_ad, functional, grad_mode, graph  # noqa: F401
+from ._engine import _seed_grads, backward, grad  # noqa: F401
+from .function import Function, once_differentiable  # noqa: F401
+from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
 
 
 class GradcheckError(RuntimeError):
@@ -163,7 +25,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     require grad are checked (use float64). For every output element o and input element
     x_j:  d o / d x_j ≈ (o(x_j + eps) - o(x_j - eps)) / (2 eps).  Returns True, or raises
     GradcheckError naming the input and the largest difference."""
-    from ._tensor import zeros_like
+    from .._tensor import zeros_like
     if isinstance(inputs, _core.Tensor):
         inputs = (inputs,)
     inputs = tuple(inputs)
