@@ -123,6 +123,10 @@ def test_differentiating_a_gradient_is_refused():
             getattr(SAF, name)(lambda y: (y ** 3).sum(), x, *([x] if name != "hessian" else []))
     with pytest.raises(NotImplementedError, match="double backward"):
         SAF.jacobian(lambda y: y * 2, x, create_graph=True)
+    with pytest.raises(NotImplementedError, match="double backward"):
+        SAF.jacobian(sf.grad(lambda y: (y ** 3).sum()), x)
+    # after a refusal the next transform runs normally
+    assert sf.grad(lambda y: (y ** 2).sum())(x).tolist() == [2.0, 2.0, 2.0]
 
 
 # ------------------------------------------------------------------ vjp, jvp, jacobians
@@ -452,3 +456,24 @@ def test_stack_module_state_and_an_ensemble(rng):
                               in_dims=(0, 0, None))(params, buffers, inputs))
         assert params["weight"].requires_grad
     assert_trees_close(*results, 1e-12, 1e-12)
+
+
+def test_grad_jacrev_and_vmap_through_an_lstm(rng):
+    """torch.func on an LSTM: the gradient of a loss with respect to the parameters (through
+    functional_call) and the Jacobian of the last output with respect to the input; vmap over the
+    batch, which torch cannot do (no batching rule for aten::lstm), against a loop in torch."""
+    lstm_t = torch.nn.LSTM(3, 4, batch_first=True).double()
+    lstm_s = seqlab.nn.LSTM(3, 4, batch_first=True, dtype=seqlab.float64)
+    lstm_s.load_state_dict(lstm_t.state_dict())
+    (x,), (tx,) = tensors(rng, (2, 5, 3))
+    params = {k: v.detach() for k, v in lstm_s.named_parameters()}
+    tparams = {k: v.detach() for k, v in lstm_t.named_parameters()}
+    got = sf.grad(lambda p, a: sf.functional_call(lstm_s, p, (a,))[0].pow(2).sum())(params, x)
+    want = tf.grad(lambda p, a: tf.functional_call(lstm_t, p, (a,))[0].pow(2).sum())(tparams, tx)
+    assert_trees_close(got, want, 1e-12, 1e-10)
+    got = sf.jacrev(lambda a: lstm_s(a)[0][-1])(x[0])
+    want = tf.jacrev(lambda a: lstm_t(a)[0][-1])(tx[0])
+    assert_trees_close(got, want, 1e-12, 1e-10)
+    got = sf.vmap(lambda a: lstm_s(a.unsqueeze(0))[0].sum())(x)
+    want = torch.stack([lstm_t(a.unsqueeze(0))[0].sum() for a in tx])
+    assert_trees_close(got, want.detach(), 1e-12, 1e-12)

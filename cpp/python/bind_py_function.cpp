@@ -167,9 +167,7 @@ void bind_py_function(py::module_& m) {
         if (n)
           for (const Edge& e : n->next_edges) out.append(py::make_tuple(node_object(e.fn), e.fn ? e.input_nr : 0));
         return py::tuple(out);
-      }, "((node, input_nr), ...) for the tensor inputs, as Node.next_functions.")
-      .def("alive", [](const FunctionNodeRef& r) { auto n = r.node.lock(); return n && !n->released(); },
-           "False once backward freed the node's saved tensors.");
+      }, "((node, input_nr), ...) for the tensor inputs, as Node.next_functions.");
   m.def("_function_record", [](py::object ctx, const std::string& name, const TensorList& inputs,
                                const TensorList& outputs, const std::vector<bool>& dirty,
                                const std::vector<bool>& differentiable, const std::vector<OptTensor>& to_save) {

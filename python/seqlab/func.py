@@ -12,12 +12,11 @@ How seqlab computes them, and where that differs from torch:
   stacks the results along out_dims. randomness='error' raises if func draws from the default
   generator; 'same' replays its state for every element; 'different' lets it run on.
 """
-import contextlib
 import functools
 
 from . import _core
 from .autograd._engine import grad as _autograd_grad
-from .autograd.functional import jacobian_rows
+from .autograd.functional import _differentiating, jacobian_rows
 from .autograd.grad_mode import enable_grad, no_grad
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
@@ -70,23 +69,7 @@ def _spec_str(spec):
     return f"({inner})" if spec[0] is tuple else f"[{inner}]"
 
 
-# ------------------------------------------------------------------ no transform of a transform
-_depth = [0]  # how many differentiating transforms are running func right now
-
-
-@contextlib.contextmanager
-def _differentiating(name):
-    if _depth[0]:
-        raise NotImplementedError(f"seqlab.func.{name} inside another differentiating transform (grad, vjp, jacrev, "
-                                  "jacfwd, jvp) would need the gradient of a gradient (double backward), which seqlab "
-                                  "does not have; vmap composes with every transform")
-    _depth[0] += 1
-    try:
-        yield
-    finally:
-        _depth[0] -= 1
-
-
+# ------------------------------------------------------------------ arguments
 def _argnums_tuple(argnums, num_args):
     """argnums as a tuple of positions, checked as torch.func does."""
     if isinstance(argnums, int) and not isinstance(argnums, bool):
@@ -156,7 +139,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     gradient is taken with respect to the arguments at argnums (tensors or pytrees of them)."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        with enable_grad(), _differentiating("grad"):
+        with enable_grad(), _differentiating("seqlab.func.grad"):
             args, diff = _fresh_args(args, argnums)
             output = func(*args, **kwargs)
             aux = None
@@ -194,7 +177,7 @@ def vjp(func, *primals, has_aux=False):
     """torch.func.vjp: (func(*primals), vjp_fn[, aux]); vjp_fn(cotangents) returns the
     vector-Jacobian product, one gradient per primal (a tuple), for cotangents shaped as the
     output. vjp_fn may be called several times."""
-    with enable_grad(), _differentiating("vjp"):
+    with enable_grad(), _differentiating("seqlab.func.vjp"):
         args, diff = _fresh_args(primals, tuple(range(len(primals))))
         output = func(*args)
         aux = None
@@ -241,7 +224,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
                                f"Tensor, this is not supported. Tensor is of size {list(p.shape)} while the given "
                                f"forward gradient is of size {list(t.shape)}.")
-    with enable_grad(), _differentiating("jvp"):
+    with enable_grad(), _differentiating("seqlab.func.jvp"):
         args, diff = _fresh_args(primals, tuple(range(len(primals))))
         output = func(*args)
         aux = None
@@ -281,7 +264,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 def _jacobian_transform(func, argnums, has_aux, name):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        with enable_grad(), _differentiating(name):
+        with enable_grad(), _differentiating(f"seqlab.func.{name}"):
             args, diff = _fresh_args(args, argnums)
             output = func(*args, **kwargs)
             aux = None

@@ -1965,10 +1965,6 @@ class _FunctionNodeRef:
     """
     A Function ctx's link to the node it recorded.
     """
-    def alive(self) -> bool:
-        """
-        False once backward freed the node's saved tensors.
-        """
     def next_functions(self) -> tuple:
         """
         ((node, input_nr), ...) for the tensor inputs, as Node.next_functions.

@@ -9,6 +9,9 @@ seqlab has reverse mode only and no double backward, so:
 - hessian, hvp, vhp and create_graph=True need the gradient of a gradient and raise
   NotImplementedError.
 """
+import contextlib
+import threading
+
 from .. import _core
 from ._engine import grad as _grad
 from .grad_mode import enable_grad
@@ -19,6 +22,25 @@ Tensor = _core.Tensor
 
 _NO_DOUBLE_BACKWARD = ("needs the gradient of a gradient (double backward, create_graph=True), which seqlab does not "
                        "have: its backward computes plain tensors")
+
+
+# How many differentiating transforms (these functions, seqlab.func's) are running their
+# function in this thread: one inside another would need double backward.
+_running = threading.local()
+
+
+@contextlib.contextmanager
+def _differentiating(name):
+    depth = getattr(_running, "depth", 0)
+    if depth:
+        raise NotImplementedError(f"{name} inside another differentiating transform (grad, vjp, jvp, jacrev, jacfwd, "
+                                  "jacobian) would need the gradient of a gradient (double backward), which seqlab "
+                                  "does not have; vmap composes with every transform")
+    _running.depth = depth + 1
+    try:
+        yield
+    finally:
+        _running.depth = depth
 
 
 def _as_tuple(inp, arg_name, fn_name):
@@ -119,7 +141,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _fresh_inputs(inputs)
-        outputs = func(*inputs)
+        with _differentiating("autograd.functional.jacobian"):
+            outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
         _check_outputs_require_grad(outputs, strict)
         result = []
@@ -146,7 +169,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _fresh_inputs(inputs)
-        outputs = func(*inputs)
+        with _differentiating("autograd.functional.vjp"):
+            outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
         _check_outputs_require_grad(outputs, strict)
         if v is not None:
@@ -190,7 +214,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         else:
             from .._tensor import ones_like
             v = (ones_like(inputs[0]),)
-        outputs = func(*inputs)
+        with _differentiating("autograd.functional.jvp"):
+            outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
         _check_outputs_require_grad(outputs, strict)
         result = []
