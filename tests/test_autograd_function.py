@@ -691,3 +691,62 @@ def test_a_custom_function_inside_a_module_trains_as_torch(rng):
             loss.backward()
             opt.step()
     assert_close(np_of(lin_s.weight), np_of(lin_t.weight), 1e-6, 1e-5)
+
+
+def test_a_checkpoint_function_recomputes_in_backward_as_torch(rng):
+    """Gradient checkpointing written as a Function: forward keeps only the input, backward
+    recomputes under enable_grad and runs a nested backward (the engine re-entered from Python)."""
+    a = rng.standard_normal((4, 3))
+    grads = []
+    for lib in LIBS:
+        class Checkpoint(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, fn, x):
+                ctx.fn = fn
+                ctx.save_for_backward(x)
+                return fn(x)
+
+            @staticmethod
+            def backward(ctx, dy):
+                x, = ctx.saved_tensors
+                with lib.enable_grad():
+                    x = x.detach().requires_grad_(True)
+                    y = ctx.fn(x)
+                lib.autograd.backward(y, dy)
+                return None, x.grad
+
+        x = leaf(lib, a)
+        y = Checkpoint.apply(lambda t: (t.tanh() @ t.t()).sin(), x * 2)
+        assert y.grad_fn.name() == "CheckpointBackward"
+        (y * y).sum().backward()
+        grads.append(np_of(x.grad))
+    assert_close(grads[0], grads[1], 1e-12, 1e-12)
+
+
+def test_hooks_are_released_with_their_graph_their_tensor_or_remove():
+    class Hook:
+        def __call__(self, g):
+            return g * 2
+
+    def released(setup):
+        hook = Hook()
+        ref = weakref.ref(hook)
+        setup(hook)
+        del hook
+        gc.collect()
+        return ref() is None
+
+    x = leaf(seqlab, [1.0, 2.0])
+
+    def on_a_non_leaf(hook):
+        y = x * 2
+        y.register_hook(hook)
+        y.sum().backward()
+
+    def on_a_leaf(hook):
+        seqlab.ones(2, requires_grad=True).register_hook(hook)
+
+    def removed(hook):
+        x.register_hook(hook).remove()
+
+    assert released(on_a_non_leaf) and released(on_a_leaf) and released(removed)
