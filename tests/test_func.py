@@ -216,10 +216,15 @@ def test_autograd_functional_matches_torch(rng):
         lambda M, x, y, w: M.jvp(lambda p: p.sum(), x, w),
         lambda M, x, y, w: M.jvp(lambda p, q: (p * q, q.exp()), (x, y), (w, w)),
         lambda M, x, y, w: M.jvp(lambda p: p * 3, x[:1]),
+        lambda M, x, y, w: M.jacobian(lambda p: p.exp().sum().reshape(1), x[:0]),      # size 0
+        lambda M, x, y, w: M.jacobian(lambda p: p.exp().sum(0), x.expand(3, 2).t()),   # not contiguous
+        lambda M, x, y, w: M.vjp(lambda p, q: p * q, (x.reshape(2, 1), y), w * w.reshape(2, 1)),  # broadcasting
     ]
     for i, call in enumerate(calls):
         assert_trees_close(call(SAF, a, b, v), call(TAF, ta, tb, tv), 1e-12, 1e-12, f"call {i}")
     assert not a.requires_grad
+    # an output with no elements: an empty Jacobian (torch's stacks an empty list and raises)
+    assert tuple(SAF.jacobian(lambda p: p.exp(), a[:0]).shape) == (0, 0)
 
 
 def test_autograd_functional_errors_as_torch():
