@@ -482,3 +482,13 @@ def test_grad_jacrev_and_vmap_through_an_lstm(rng):
     got = sf.vmap(lambda a: lstm_s(a.unsqueeze(0))[0].sum())(x)
     want = torch.stack([lstm_t(a.unsqueeze(0))[0].sum() for a in tx])
     assert_trees_close(got, want.detach(), 1e-12, 1e-12)
+
+
+def test_stack_module_state_errors_as_torch():
+    cases = [
+        (lambda L: L.func.stack_module_state([]), "stack_module_state: Expected at least one model, got 0."),
+        (lambda L: L.func.stack_module_state([L.nn.Linear(2, 2), L.nn.Linear(2, 2).eval()]),
+         "stack_module_state: Expected all models to have the same training/eval mode."),
+    ]
+    for call, message in cases:
+        assert_raises_like_torch(lambda: call(seqlab), lambda: call(torch), message)

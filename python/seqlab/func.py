@@ -550,8 +550,6 @@ def stack_module_state(models):
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
     if any(m.training != models[0].training for m in models):
         raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
-    if any(type(m) is not type(models[0]) for m in models):
-        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
     params = {k: _core.stack([dict(m.named_parameters())[k] for m in models]).detach().requires_grad_(True)
               for k, _ in models[0].named_parameters()}
     buffers = {k: _core.stack([dict(m.named_buffers())[k] for m in models]) for k, _ in models[0].named_buffers()}
