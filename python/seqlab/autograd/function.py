@@ -160,7 +160,9 @@ class FunctionMeta(type):
 
 class Function(FunctionCtx, metaclass=FunctionMeta):
     """Base class of user-defined autograd operations: write static forward and backward and call
-    MyFunction.apply(*args). See the module docstring."""
+    MyFunction.apply(*args). See the module docstring. Keep tensors for backward with
+    ctx.save_for_backward, not as ctx attributes: the node holds ctx, so an output stored on ctx
+    is a reference cycle through C++ that is never freed (torch asks the same)."""
 
     def __init__(self, *args, **kwargs):
         warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so "
