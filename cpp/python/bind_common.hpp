@@ -350,5 +350,9 @@ void bind_lm(py::module_& m);        // bind_lm.cpp: n-gram counting and smoothi
 void bind_word2vec(py::module_& m);  // bind_word2vec.cpp: word2vec and FastText training
 void bind_glove(py::module_& m);     // bind_glove.cpp: GloVe training
 void bind_conv(py::module_& m);      // bind_conv.cpp: convolutions and pooling (seqlab.nn.functional)
+// bind_py_function.cpp: torch.autograd.Function's node and Tensor.register_hook; node_object is a
+// grad_fn as Python sees it (a Function's ctx for the nodes Function.apply records).
+void bind_py_function(py::module_& m);
+py::object node_object(const std::shared_ptr<Node>& node);
 
 }  // namespace seqlab::bind

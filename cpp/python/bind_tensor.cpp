@@ -49,7 +49,7 @@ void bind_tensor(py::module_& m) {
         py::list out;
         for (const Edge& e : n.next_edges) {
           if (e.fn)
-            out.append(py::make_tuple(py::cast(e.fn), e.input_nr));
+            out.append(py::make_tuple(node_object(e.fn), e.input_nr));
           else
             out.append(py::make_tuple(py::none(), 0));
         }
@@ -143,7 +143,7 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
         }
         t.set_grad(g ? *g : Tensor());
       }, "d(loss)/d(self), summed over backward calls: set by backward() on leaves that require grad.")
-      .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); },
+      .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(t.grad_fn()); },
                              "The op that made this tensor (None for leaves), whose backward autograd runs.")
       .def_property_readonly("is_leaf", [](const Tensor& t) { return t.is_leaf(); },
                              "True if no recorded op made this tensor: backward() fills its .grad.")

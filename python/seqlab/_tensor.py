@@ -833,3 +833,10 @@ def _allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 Tensor.allclose = _allclose
+
+
+from .autograd.graph import register_hook as _register_hook  # noqa: E402
+from .autograd.graph import register_post_accumulate_grad_hook as _register_post_accumulate_grad_hook  # noqa: E402
+
+Tensor.register_hook = _register_hook
+Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook

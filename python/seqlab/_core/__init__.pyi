@@ -1799,6 +1799,19 @@ class Tensor:
         """
         In place: self = reciprocal(self, ...), written into self (Tensor.reciprocal_).
         """
+    def register_hook(self, hook):
+        """
+        Tensor.register_hook(hook): hook(grad) is called each time the gradient of this tensor is
+            computed, before it is used (accumulated into a leaf's .grad, passed further back, kept by
+            retain_grad, returned by autograd.grad); it may return a tensor to use instead, or None.
+            Hooks run in the order they were registered. Returns a handle whose remove() unregisters it.
+        """
+    def register_post_accumulate_grad_hook(self, hook):
+        """
+        Tensor.register_post_accumulate_grad_hook(hook) on a leaf: hook(tensor) is called after
+            backward has accumulated this tensor's gradient into .grad (not by autograd.grad). Its return
+            value is ignored. Returns a handle whose remove() unregisters it.
+        """
     def relu(self) -> Tensor:
         """
         out = max(input, 0); the gradient at 0 is 0, as torch's (torch.relu).
@@ -2152,7 +2165,7 @@ class Tensor:
     def grad(self, arg1: Tensor | None) -> None:
         ...
     @property
-    def grad_fn(self) -> Node:
+    def grad_fn(self) -> typing.Any:
         """
         The op that made this tensor (None for leaves), whose backward autograd runs.
         """
@@ -2522,6 +2535,29 @@ class TransformerDecoderLayerParams:
     dropout1: float
     dropout2: float
     dropout3: float
+class _HookHandle:
+    """
+    Where a tensor hook is registered; remove() unregisters it.
+    """
+    def remove(self) -> None:
+        """
+        Unregister the hook (harmless if already removed).
+        """
+    @property
+    def id(self) -> int:
+        ...
+class _FunctionNodeRef:
+    """
+    A Function ctx's link to the node it recorded.
+    """
+    def next_functions(self) -> tuple:
+        """
+        ((node, input_nr), ...) for the tensor inputs, as Node.next_functions.
+        """
+    def saved_tensors(self) -> tuple:
+        """
+        ctx.saved_tensors: what save_for_backward kept, checked against in-place changes since.
+        """
 def _adaptive_avg_pool1d(input: Tensor, output_size: typing.Any) -> Tensor:
     """
     The mean over windows [floor(i*L/O), ceil((i+1)*L/O)) of input (N, C, L) or (C, L).
@@ -2554,6 +2590,10 @@ def _eye(n: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | t
     ...
 def _full(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], fill_value: typing.SupportsFloat | typing.SupportsIndex, dtype: dtype) -> Tensor:
     ...
+def _function_record(ctx: typing.Any, name: str, inputs: collections.abc.Sequence[Tensor], outputs: collections.abc.Sequence[Tensor], dirty: collections.abc.Sequence[bool], differentiable: collections.abc.Sequence[bool], to_save: collections.abc.Sequence[Tensor | None]) -> tuple[list, _FunctionNodeRef]:
+    """
+    _function_record(ctx, name, inputs, outputs, dirty, differentiable, to_save) -> (outputs, node): record one Function.apply whose backward is ctx._backward_from_engine.
+    """
 def _grad(outputs: collections.abc.Sequence[Tensor], grad_outputs: collections.abc.Sequence[Tensor], inputs: collections.abc.Sequence[Tensor], retain_graph: bool = False) -> list:
     ...
 def _index_put(input: Tensor, indices: collections.abc.Sequence[Tensor | None], values: Tensor, accumulate: bool) -> Tensor:
@@ -2582,6 +2622,14 @@ def _random_(self: Tensor, from_: typing.SupportsInt | typing.SupportsIndex, to:
     ...
 def _randperm(n: typing.SupportsInt | typing.SupportsIndex, dtype: dtype, generator: Generator) -> Tensor:
     ...
+def _register_hook(tensor: Tensor, hook: typing.Any) -> _HookHandle:
+    """
+    _register_hook(tensor, hook): hook(grad) -> replacement or None, run when the gradient of tensor is computed.
+    """
+def _register_post_accumulate_grad_hook(tensor: Tensor, hook: typing.Any) -> _HookHandle:
+    """
+    _register_post_accumulate_grad_hook(tensor, hook): hook(tensor) after backward updated tensor.grad.
+    """
 def _run_backward(tensors: collections.abc.Sequence[Tensor], grad_tensors: collections.abc.Sequence[Tensor], retain_graph: bool = False) -> None:
     ...
 def _set_grad_enabled(mode: bool) -> None:
