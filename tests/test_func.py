@@ -287,6 +287,9 @@ def test_vmap_matches_torch(rng):
     ]
     for i, call in enumerate(calls):
         assert_trees_close(call(sf, x, y, z), call(tf, tx, ty, tz), 1e-12, 1e-12, f"call {i}")
+    # torch.vmap is torch.func.vmap, and so at seqlab's top level
+    assert seqlab.vmap is sf.vmap and torch.vmap is tf.vmap
+    assert_trees_close(seqlab.vmap(lambda p: p * 2)(x), torch.vmap(lambda p: p * 2)(tx), 0, 0, "top level")
 
 
 def test_per_sample_gradients_of_a_linear_layer(rng):

@@ -72,6 +72,7 @@ from . import (accelerator, autograd, cuda, distributed, random, utils, linalg, 
 from ._version import __version__  # noqa: E402,F401
 from ._config import show_config  # noqa: E402,F401
 from . import func  # noqa: E402,F401  (torch.func: grad, vjp, jacrev, vmap, functional_call)
+from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 
 def to_torch(module, share=False):
