@@ -246,14 +246,14 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     _check_device(device, "randint")
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
-    low, high = _args.index(low, "randint", "low"), _args.index(high, "randint", "high")
+    low, high = _args.int64(low, "randint", "low"), _args.int64(high, "randint", "high")
     return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64, _args.generator(generator, "randint"))
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0 .. n-1 (Fisher-Yates), int64 unless dtype says otherwise."""
     _check_device(device, "randperm")
-    n = _args.index(n, "randperm", "n")
+    n = _args.int64(n, "randperm", "n")
     return _finish(_core._randperm(n, _args.dtype(dtype, "randperm") or int64, _args.generator(generator, "randperm")), requires_grad)
 
 
