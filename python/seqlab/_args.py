@@ -105,7 +105,13 @@ def ints(value, fn, arg="size"):
 def explain(report, name, args, kwargs):
     """The message of the TypeError for a call of a binding that failed with pybind11's `report`,
     or None to keep the report. `name` is the function's name (None if unknown); `args` and
-    `kwargs` are the call's arguments, self first for a method."""
+    `kwargs` are the call's arguments, self first for a method. A str that UTF-8 cannot encode
+    (a lone surrogate, "a\\ud800b"), which pybind11 reports as a mismatch, is a ValueError
+    naming it: the exception itself is returned."""
+    text = _unencodable(list(args) + list(kwargs.values()))
+    if text is not None:
+        return ValueError(f"{name or 'this function'}(): the text {text!r} is not valid Unicode: it holds a lone "
+                          f"surrogate, which UTF-8 cannot encode")
     if report.startswith("Unable to cast Python instance"):  # a .cast<T>() inside a binding
         found = re.match(r"Unable to cast Python instance of type <class '([\w.]+)'>", report)
         what = found.group(1).rsplit(".", 1)[-1] if found else "an unexpected type"
@@ -135,6 +141,22 @@ def explain(report, name, args, kwargs):
              f"but expected one of:"]
     lines += [" * (" + ", ".join(p.readable() for p in params if p.name != "self") + ")" for _, params in overloads]
     return "\n".join(lines)
+
+
+def _unencodable(values, depth=2):
+    """The first str among values (and inside their lists, tuples and dicts, `depth` levels down)
+    that UTF-8 cannot encode, or None."""
+    for v in values:
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return v
+        elif depth and isinstance(v, (list, tuple, dict)):
+            found = _unencodable(v.keys() if isinstance(v, dict) else v, depth - 1)
+            if found is not None:
+                return found
+    return None
 
 
 class _Param:
