@@ -88,9 +88,12 @@ def test_a_64_bit_int_reaches_a_float_tensor_as_torchs(f, dtype):
 
 def test_ints_inside_64_bits_still_work_exactly():
     x, y = seqlab.tensor([1, -1]), torch.tensor([1, -1])
-    for b in (2**62, -2**63, 2**63 - 1, 7):
+    for b in (2**62, 2**62 + 1, 2**53 + 1, -2**63, 2**63 - 1, 7):
         assert (x * b).tolist() == (y * b).tolist()
+        assert (x + b).tolist() == (y + b).tolist()
+        assert (b - x).tolist() == (b - y).tolist()
         assert (x == b).tolist() == (y == b).tolist()
+        assert (seqlab.tensor([b]) == b).tolist() == [True]
     assert (x ** 62).tolist() == (y ** 62).tolist()
 
 
@@ -412,10 +415,10 @@ def test_the_vocab_of_encode_corpus_is_checked_too():
 def test_save_word2vec_format_refuses_a_key_its_reader_would_split(tmp_path, key, binary):
     kv = seqlab.embed.KeyedVectors(3)
     kv.add_vectors(["ok", key], np.ones((2, 3), dtype=np.float32))
-    path = tmp_path / "v.bin"
-    vocab = tmp_path / "vocab.txt"
+    kv.expandos["count"] = np.array([5, 3])
+    path, vocab = tmp_path / "v.bin", tmp_path / "vocab.txt"
     with pytest.raises(ValueError) as info:
-        kv.save_word2vec_format(str(path), fvocab=None, binary=binary)
+        kv.save_word2vec_format(str(path), fvocab=str(vocab), binary=binary)
     assert repr(key) in str(info.value) and str(path) in str(info.value) and "save_word2vec_format" in str(info.value)
     assert not path.exists() and not vocab.exists()
 
