@@ -480,6 +480,11 @@ def test_an_arpa_file_with_zero_probabilities_and_positive_backoffs_loads_as_ken
     lambda: seqlab.nn.positional.T5RelativeBias(2),
     lambda: seqlab.nn.positional.ALiBi(2),
     lambda: seqlab.nn.positional.RoPE(4),
+    lambda: seqlab.nn.positional.KERPLE(2),
+    lambda: seqlab.nn.positional.ShawRelativePosition(4),
+    lambda: seqlab.nn.positional.TransformerXLRelativePosition(8, 2),
+    lambda: seqlab.nn.positional.DeBERTaRelativePosition(8, 2),
+    lambda: seqlab.nn.positional.DARelativePosition(2),
 ])
 def test_transformer_lm_in_float64_converts_the_scheme_it_is_given(make_pos):
     seqlab.manual_seed(0)
