@@ -2,6 +2,7 @@
 functions, with PyTorch's signatures. Everything numeric happens in seqlab._core."""
 import builtins
 import collections
+import collections.abc
 import math
 import numbers
 import warnings
@@ -249,14 +250,14 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     _check_device(device, "randint")
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
-    low, high = _args.index(low, "randint", "low"), _args.index(high, "randint", "high")
+    low, high = _args.int64(low, "randint", "low"), _args.int64(high, "randint", "high")
     return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64, _args.generator(generator, "randint"))
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0 .. n-1 (Fisher-Yates), int64 unless dtype says otherwise."""
     _check_device(device, "randperm")
-    n = _args.index(n, "randperm", "n")
+    n = _args.int64(n, "randperm", "n")
     return _finish(_core._randperm(n, _args.dtype(dtype, "randperm") or int64, _args.generator(generator, "randperm")), requires_grad)
 
 
@@ -362,7 +363,26 @@ def unbind(input, dim=0):
 def _as_index_tensor(obj):
     if isinstance(obj, Tensor):
         return obj
-    return tensor(obj)
+    t = tensor(obj)
+    return t.to(int64) if t.numel() == 0 and t.dtype.is_floating_point else t  # x[[]]: no rows, as torch
+
+
+def _sequence_as_tuple(key):
+    """torch's legacy rule (NumPy's before 1.23) for a non-tuple sequence index: x[[[0, 1]]] is
+    x[[0, 1]], i.e. the list is read as a tuple of indices, when it is shorter than 32 and one of
+    its elements is a tensor, a sequence (a list, an array, even a str), a slice, Ellipsis or
+    None; any other list ([0, 1]) is one index tensor. A tensor or array index is never a tuple."""
+    if isinstance(key, tuple):
+        return True
+    if isinstance(key, (Tensor, np.ndarray)) or not isinstance(key, collections.abc.Sequence):
+        return False
+    try:
+        if len(key) >= 32:
+            return False
+        return builtins.any(isinstance(k, (Tensor, np.ndarray, collections.abc.Sequence, slice)) or k is Ellipsis
+                            or k is None for k in key)
+    except Exception:  # a sequence that cannot be read is one index (as torch clears the error)
+        return False
 
 
 def _parse_index(x, key):
@@ -370,7 +390,14 @@ def _parse_index(x, key):
 
     Returns (view, advanced) where `view` is x after ints, slices, None and Ellipsis, and
     `advanced` is a list (one entry per dim of `view`) of index tensors or None."""
-    if not isinstance(key, tuple):
+    if isinstance(key, tuple):
+        pass
+    elif _sequence_as_tuple(key):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated: write x[tuple(seq)] "
+                      "instead of x[seq] (torch 2.9 and later are to read it as one index tensor, x[tensor(seq)])",
+                      UserWarning, stacklevel=3)
+        key = tuple(key)
+    else:
         key = (key,)
     # Bool masks become integer index tensors (one per masked dim), as NumPy does.
     expanded = []

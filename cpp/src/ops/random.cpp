@@ -158,6 +158,8 @@ Tensor randperm(int64_t n, Dtype dtype, Generator* gen) {
 
 // Draw indices by inverse-CDF sampling of each row of (unnormalised, non-negative) probs.
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {
+  SEQLAB_CHECK(is_floating(probs.dtype()), "multinomial only supports floating-point dtypes for input, got: ",
+               scalar_type_name(probs.dtype()));
   SEQLAB_CHECK(probs.dim() == 1 || probs.dim() == 2, "multinomial: prob_dist must be 1 or 2 dim, got shape ",
                shape_str(probs.shape()));
   const int64_t rows = probs.dim() == 1 ? 1 : probs.shape()[0];

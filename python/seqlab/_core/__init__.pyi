@@ -1358,7 +1358,7 @@ class Tensor:
         """
         Fill with x ~ Exp(lambd) in place: x = -log(1 - u) / lambd, u ~ U[0, 1).
         """
-    def fill_(self, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    def fill_(self, value: typing.Any) -> Tensor:
         """
         Fill self with value in place; returns self.
         """
@@ -1608,7 +1608,7 @@ class Tensor:
         """
         input with value where mask (broadcast to input) is True (torch.masked_fill).
         """
-    def masked_fill_(self, mask: Tensor, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    def masked_fill_(self, mask: Tensor, value: typing.Any) -> Tensor:
         """
         self_i = value where mask_i is True, in place; returns self.
         """

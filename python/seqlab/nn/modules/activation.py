@@ -296,7 +296,7 @@ class MultiheadAttention(Module):
     Bool masks are True where attention is not allowed; float masks are added to the scores.
 
     seqlab's own arguments: pos, a positional scheme of seqlab.nn.positional applied inside the
-    attention; scale, the scores' factor softmax(q kᵀ · scale) (default 1/sqrt(head_dim), or the
+    attention (converted to dtype when one is given); scale, the scores' factor softmax(q kᵀ · scale) (default 1/sqrt(head_dim), or the
     scheme's own; F.scaled_dot_product_attention's scale=): T5 uses scale=1.0;
     num_key_value_heads, grouped-query attention (Ainslie et al. 2023; Llama's): keys and values
     of that many heads, each shared by num_heads / num_key_value_heads query heads (default
@@ -365,6 +365,8 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         # seqlab's: a positional scheme applied inside the attention (seqlab.nn.positional)
         self.pos = _check_pos(pos, "MultiheadAttention", embed_dim, num_heads, head_dim)
+        if self.pos is not None and dtype is not None:  # a scheme made apart takes the layer's dtype
+            self.pos.to(dtype)
         # seqlab's: the scores' scale, softmax(q kᵀ · scale) (None: the scheme's, 1/√head_dim), as
         # F.scaled_dot_product_attention's scale=; T5 passes 1.0 (its W_Q absorbs the 1/√d)
         self.scale = _check_scale(scale, "MultiheadAttention")
