@@ -205,6 +205,11 @@ CASES = {
     "item-multi-element": (lambda lib, f: lib.ones(2, 3).item(), [r"\b6\b", r"element|scalar"]),
 }
 
+# --- the scatter family: its cases are listed once, in tests/test_scatter.py
+from test_scatter import ERRORS as SCATTER_ERRORS  # noqa: E402
+
+CASES.update({name: (lambda lib, f, fn=fn: fn(lib), frags) for name, (fn, frags) in SCATTER_ERRORS.items()})
+
 
 def _case(name):
     entry = CASES[name]

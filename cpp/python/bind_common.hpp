@@ -362,5 +362,6 @@ void bind_conv(py::module_& m);      // bind_conv.cpp: convolutions and pooling 
 // grad_fn as Python sees it (a Function's ctx for the nodes Function.apply records).
 void bind_py_function(py::module_& m);
 py::object node_object(const std::shared_ptr<Node>& node);
+void bind_scatter(py::module_& m);   // bind_scatter.cpp: scatter, scatter_add, scatter_reduce, index_add/copy/reduce
 
 }  // namespace seqlab::bind

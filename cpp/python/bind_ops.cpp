@@ -332,10 +332,6 @@ void bind_ops(py::module_& m) {
     const double v = fill_value(value, "masked_fill_");
     return released([&] { return masked_fill_(x, mask, v); });
   }, py::arg("mask"), py::arg("value"), "self_i = value where mask_i is True, in place; returns self.");
-  cls.def("scatter_add_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor {
-    return scatter_add_(x, dim, index, src);
-  }, py::arg("dim"), py::arg("index"), py::arg("src"), Release(),
-          "self[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims), in place (torch's scatter_add_).");
   m.def("_index_put", [](const Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) {
     TensorList l;
     for (auto& i : idx) l.push_back(i ? *i : Tensor());

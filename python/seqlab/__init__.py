@@ -53,6 +53,9 @@ from ._composed import (  # noqa: E402,F401
     flip, roll, repeat_interleave, all, any, mv, dot, linspace, logspace, logsumexp, isnan, isinf, isfinite,
     index_fill,
 )
+from ._core import (  # noqa: E402,F401
+    scatter, scatter_add, scatter_reduce, index_add, index_copy, index_reduce,
+)
 from ._tensor import (  # noqa: E402,F401
     float32, float64, int64, int32, int16, int8, uint8, bool, float, double, long, short,
     tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint, randperm,

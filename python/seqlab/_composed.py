@@ -231,9 +231,12 @@ def isfinite(input):
 
 def _index_mask(input, dim, index, fn):
     d = _dims(dim, input.dim(), fn)[0]
-    if not isinstance(index, _core.Tensor) or index.dtype != _core.dtype.int64 or index.dim() > 1:
-        raise IndexError(f"{fn}(): index must be an int64 tensor of at most 1 dim, got "
-                         f"{type(index).__name__ if not isinstance(index, _core.Tensor) else tuple(index.shape)}")
+    if not isinstance(index, _core.Tensor):
+        raise TypeError(f"{fn}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index.dtype != _core.dtype.int64:
+        raise IndexError(f"{fn}_(): Expected dtype int64 for index. (got {index.dtype})")
+    if index.dim() > 1:
+        raise RuntimeError(f"Index has to be a vector/scalar ({fn}: index of shape {list(index.shape)})")
     n = input.shape[d] if input.dim() else 1
     positions = index.reshape(-1).numpy()
     if positions.size and (positions.min() < -n or positions.max() >= n):
@@ -250,9 +253,17 @@ def _index_mask(input, dim, index, fn):
 def index_fill(input, dim, index, value):
     """A copy of input with the entries at positions `index` along dim set to value (a number or a
     0-d tensor), as torch.index_fill; the gradient skips the filled entries."""
+    _check_fill_value(value)
     return input.masked_fill(_index_mask(input, dim, index, "index_fill"), value)
 
 
 def index_fill_(input, dim, index, value):
     """In place: input[..., index, ...] = value along dim (Tensor.index_fill_)."""
-    return input.masked_fill_(_index_mask(input, dim, index, "index_fill_"), value)
+    _check_fill_value(value)
+    return input.masked_fill_(_index_mask(input, dim, index, "index_fill"), value)
+
+
+def _check_fill_value(value):
+    if isinstance(value, _core.Tensor) and value.dim() != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")

@@ -7,6 +7,7 @@
 #include "seqlab/ops/linalg.hpp"
 #include "seqlab/ops/shape.hpp"
 #include "seqlab/ops/index.hpp"
+#include "seqlab/ops/scatter.hpp"
 #include "seqlab/ops/activation.hpp"
 #include "seqlab/ops/loss.hpp"
 #include "seqlab/ops/creation.hpp"

@@ -14,7 +14,7 @@ from . import text
 from . import lm
 from . import word2vec
 from . import glove
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'gru_cell', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softsign', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'gru_cell', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'index_add', 'index_copy', 'index_reduce', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softsign', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -1463,6 +1463,33 @@ class Tensor:
         """
         In place: self = hypot(self, ...), written into self (Tensor.hypot_).
         """
+    def index_add(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, *, alpha: typing.Any = 1) -> Tensor:
+        """
+        out = input with out[..., index[i], ...] += alpha * source[..., i, ...] along dim; index is 1-d (int64 or
+        int32), duplicates accumulate (torch.index_add).
+        """
+    def index_add_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, *, alpha: typing.Any = 1) -> Tensor:
+        """
+        In place: self[..., index[i], ...] += alpha * source[..., i, ...] along dim; returns self.
+        """
+    def index_copy(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor) -> Tensor:
+        """
+        out = input with out[..., index[i], ...] = source[..., i, ...] along dim; index is 1-d int64
+        (torch.index_copy).
+        """
+    def index_copy_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor) -> Tensor:
+        """
+        In place: self[..., index[i], ...] = source[..., i, ...] along dim; returns self.
+        """
+    def index_reduce(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """
+        out = input with every source[..., i, ...] reduced into out[..., index[i], ...] along dim; reduce is
+        'prod', 'mean', 'amax' or 'amin', input's own value taking part when include_self (torch.index_reduce).
+        """
+    def index_reduce_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """
+        In place index_reduce; returns self (Tensor.index_reduce_).
+        """
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
         The entries index (1-d, int64) along dim, copied (torch.index_select).
@@ -1874,9 +1901,51 @@ class Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
         """
+    @typing.overload
+    def scatter(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, *, reduce: str | None = None) -> Tensor:
+        """
+        out = input with out[index[i][j]][j] = src[i][j] for dim=0 (out[i][index[i][j]] = src[i][j] for dim=1, and
+        likewise for other dims); src may be a number `value`. reduce='add' or 'multiply' combines instead of
+        writing (deprecated in torch, no gradient). index is int64 or int32 with input's number of dims
+        (torch.scatter).
+        """
+    @typing.overload
+    def scatter(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, value: typing.Any, *, reduce: str | None = None) -> Tensor:
+        """
+        out = input with out[index[i][j]][j] = src[i][j] for dim=0 (out[i][index[i][j]] = src[i][j] for dim=1, and
+        likewise for other dims); src may be a number `value`. reduce='add' or 'multiply' combines instead of
+        writing (deprecated in torch, no gradient). index is int64 or int32 with input's number of dims
+        (torch.scatter).
+        """
+    @typing.overload
+    def scatter_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, *, reduce: str | None = None) -> Tensor:
+        """
+        In place: self[index[i][j]][j] = src[i][j] for dim=0 (or the number value; reduce='add' or 'multiply'
+        combines); returns self (Tensor.scatter_).
+        """
+    @typing.overload
+    def scatter_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, value: typing.Any, *, reduce: str | None = None) -> Tensor:
+        """
+        In place: self[index[i][j]][j] = value for dim=0 (and likewise for other dims); returns self.
+        """
+    def scatter_add(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor) -> Tensor:
+        """
+        out = input with out[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims); duplicate
+        indices accumulate (torch.scatter_add).
+        """
     def scatter_add_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor) -> Tensor:
         """
-        self[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims), in place (torch's scatter_add_).
+        In place: self[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims); returns self.
+        """
+    def scatter_reduce(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """
+        out = input with every src[i][j] reduced into out[index[i][j]][j] for dim=0 (and likewise for other dims);
+        reduce is 'sum', 'prod', 'mean', 'amax' or 'amin', and input's own value takes part when include_self
+        (torch.scatter_reduce). amax/amin split the gradient equally among tied values.
+        """
+    def scatter_reduce_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """
+        In place scatter_reduce; returns self (Tensor.scatter_reduce_).
         """
     def select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -2957,6 +3026,21 @@ def hardtanh_(input: Tensor, min_val: typing.SupportsFloat | typing.SupportsInde
     """
     In-place hardtanh: input = hardtanh(input).
     """
+def index_add(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, *, alpha: typing.Any = 1) -> Tensor:
+    """
+    out = input with out[..., index[i], ...] += alpha * source[..., i, ...] along dim; index is 1-d (int64 or
+    int32), duplicates accumulate (torch.index_add).
+    """
+def index_copy(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor) -> Tensor:
+    """
+    out = input with out[..., index[i], ...] = source[..., i, ...] along dim; index is 1-d int64
+    (torch.index_copy).
+    """
+def index_reduce(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+    """
+    out = input with every source[..., i, ...] reduced into out[..., index[i], ...] along dim; reduce is
+    'prod', 'mean', 'amax' or 'amin', input's own value taking part when include_self (torch.index_reduce).
+    """
 def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
     """
     The entries index (1-d, int64) along dim, copied (torch.index_select).
@@ -3234,6 +3318,33 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 def scaled_dot_product_attention_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, enable_gqa: bool = False) -> Tensor:
     """
     scaled_dot_product_attention computed by ordinary ops (bmm, softmax, dropout, bmm): the oracle.
+    """
+@typing.overload
+def scatter(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, *, reduce: str | None = None) -> Tensor:
+    """
+    out = input with out[index[i][j]][j] = src[i][j] for dim=0 (out[i][index[i][j]] = src[i][j] for dim=1, and
+    likewise for other dims); src may be a number `value`. reduce='add' or 'multiply' combines instead of
+    writing (deprecated in torch, no gradient). index is int64 or int32 with input's number of dims
+    (torch.scatter).
+    """
+@typing.overload
+def scatter(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, value: typing.Any, *, reduce: str | None = None) -> Tensor:
+    """
+    out = input with out[index[i][j]][j] = src[i][j] for dim=0 (out[i][index[i][j]] = src[i][j] for dim=1, and
+    likewise for other dims); src may be a number `value`. reduce='add' or 'multiply' combines instead of
+    writing (deprecated in torch, no gradient). index is int64 or int32 with input's number of dims
+    (torch.scatter).
+    """
+def scatter_add(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor) -> Tensor:
+    """
+    out = input with out[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims); duplicate
+    indices accumulate (torch.scatter_add).
+    """
+def scatter_reduce(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+    """
+    out = input with every src[i][j] reduced into out[index[i][j]][j] for dim=0 (and likewise for other dims);
+    reduce is 'sum', 'prod', 'mean', 'amax' or 'amin', and input's own value takes part when include_self
+    (torch.scatter_reduce). amax/amin split the gradient equally among tied values.
     """
 def select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
