@@ -350,5 +350,6 @@ void bind_lm(py::module_& m);        // bind_lm.cpp: n-gram counting and smoothi
 void bind_word2vec(py::module_& m);  // bind_word2vec.cpp: word2vec and FastText training
 void bind_glove(py::module_& m);     // bind_glove.cpp: GloVe training
 void bind_conv(py::module_& m);      // bind_conv.cpp: convolutions and pooling (seqlab.nn.functional)
+void bind_special(py::module_& m);   // bind_special.cpp: the gamma family and torch.special's kernels
 
 }  // namespace seqlab::bind

@@ -171,5 +171,6 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_word2vec(m);
   seqlab::bind::bind_glove(m);
   seqlab::bind::bind_conv(m);
+  seqlab::bind::bind_special(m);
   seqlab::bind::install_argument_errors(m);  // last: it reaches every function bound above
 }

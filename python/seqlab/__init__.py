@@ -93,3 +93,7 @@ def blas_info():
 
 
 
+
+# The gamma family and torch.special (cpp/src/ops/special.cpp, seqlab/special.py).
+from ._core import lgamma, digamma, polygamma, mvlgamma, i0, sinc, logit, exp2, igamma, igammac  # noqa: E402,F401
+from . import special  # noqa: E402,F401

@@ -14,7 +14,8 @@ from . import text
 from . import lm
 from . import word2vec
 from . import glove
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'gru_cell', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softsign', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+from . import special
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'digamma', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'gru_cell', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'i0', 'igamma', 'igammac', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lgamma', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'mvlgamma', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'polygamma', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinc', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softsign', 'special', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -966,6 +967,14 @@ class Tensor:
         """
         Cut self from its history in place; returns self.
         """
+    def digamma(self) -> Tensor:
+        """
+        out = digamma(input) = Gamma'(x)/Gamma(x); -inf at 0, NaN at the negative integers; d/dx = polygamma(1, x) (torch.digamma).
+        """
+    def digamma_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
+        """
     def dim(self) -> int:
         """
         The number of dims.
@@ -1017,6 +1026,14 @@ class Tensor:
     def exp(self) -> Tensor:
         """
         out = e^input (torch.exp).
+        """
+    def exp2(self) -> Tensor:
+        """
+        out = 2^input (torch.exp2).
+        """
+    def exp2_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
         """
     def expand(self, *args) -> Tensor:
         """
@@ -1101,6 +1118,30 @@ class Tensor:
         """
         In place: self = hypot(self, ...), written into self (Tensor.hypot_).
         """
+    def i0(self) -> Tensor:
+        """
+        out = I0(input), the modified Bessel function of the first kind of order 0; d/dx = I1(x) (torch.i0).
+        """
+    def i0_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
+        """
+    def igamma(self, other: Tensor) -> Tensor:
+        """
+        out = P(input, other), the regularized lower incomplete gamma function; gradient for other only (torch.igamma).
+        """
+    def igamma_(self, other: Tensor) -> Tensor:
+        """
+        In place: self = igamma(self, other).
+        """
+    def igammac(self, other: Tensor) -> Tensor:
+        """
+        out = Q(input, other) = 1 - P(input, other), the regularized upper incomplete gamma function; gradient for other only (torch.igammac).
+        """
+    def igammac_(self, other: Tensor) -> Tensor:
+        """
+        In place: self = igammac(self, other).
+        """
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
         The entries index (1-d, int64) along dim, copied (torch.index_select).
@@ -1128,6 +1169,14 @@ class Tensor:
     def lerp_(self, *args, **kwargs):
         """
         In place: self = lerp(self, ...), written into self (Tensor.lerp_).
+        """
+    def lgamma(self) -> Tensor:
+        """
+        out = ln|Gamma(input)|; inf at 0 and the negative integers; d/dx = digamma(x) (torch.lgamma).
+        """
+    def lgamma_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
         """
     def log(self) -> Tensor:
         """
@@ -1176,6 +1225,14 @@ class Tensor:
     def logical_xor(self, other: typing.Any) -> Tensor:
         """
         input XOR other, zero meaning False, a bool tensor (torch.logical_xor).
+        """
+    def logit(self, eps: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        out = ln(z/(1-z)) with z = input clamped to [eps, 1-eps] when eps is given (NaN outside [0, 1] without it) (torch.logit).
+        """
+    def logit_(self, eps: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        In place: self = logit(self, eps).
         """
     def long(self) -> Tensor:
         """
@@ -1234,6 +1291,14 @@ class Tensor:
     def multinomial(self, num_samples: typing.SupportsInt | typing.SupportsIndex, replacement: bool = False, *, generator: Generator = None) -> Tensor:
         """
         num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).
+        """
+    def mvlgamma(self, p: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        out = the multivariate log-gamma of dimension p, p(p-1)/4 ln(pi) + sum_{j<p} lgamma(input - j/2); p >= 1 (torch.mvlgamma).
+        """
+    def mvlgamma_(self, p: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        In place: self = mvlgamma(self, p).
         """
     def nan_to_num_(self, *args, **kwargs):
         """
@@ -1299,6 +1364,14 @@ class Tensor:
     def permute(self, *args) -> Tensor:
         """
         permute(*dims): a view with the dims reordered (torch.permute).
+        """
+    def polygamma(self, n: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        polygamma(n, self): the n-th derivative of digamma (torch.Tensor.polygamma).
+        """
+    def polygamma_(self, n: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        In place: self = polygamma(n, self).
         """
     def pow(self, exponent: typing.Any) -> Tensor:
         """
@@ -1395,6 +1468,14 @@ class Tensor:
     def sin_(self) -> Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
+        """
+    def sinc(self) -> Tensor:
+        """
+        out = sin(pi x)/(pi x), 1 at 0, the normalized sinc function (torch.sinc).
+        """
+    def sinc_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
         """
     def sinh_(self, *args, **kwargs):
         """
@@ -2193,6 +2274,10 @@ def deberta_log_bucket_position(relative_position: Tensor, bucket_size: typing.S
     """
 def detect_is_causal_mask(mask: Tensor | None, is_causal: bool | None = None, size: typing.SupportsInt | typing.SupportsIndex | None = None) -> bool:
     ...
+def digamma(input: Tensor) -> Tensor:
+    """
+    out = digamma(input) = Gamma'(x)/Gamma(x); -inf at 0, NaN at the negative integers; d/dx = polygamma(1, x) (torch.digamma).
+    """
 def div(input: Tensor, other: typing.Any) -> Tensor:
     """
     out = input / other, true division, elementwise with broadcasting (torch.div).
@@ -2235,6 +2320,10 @@ def erfinv(input: Tensor) -> Tensor:
 def exp(input: Tensor) -> Tensor:
     """
     out = e^input (torch.exp).
+    """
+def exp2(input: Tensor) -> Tensor:
+    """
+    out = 2^input (torch.exp2).
     """
 def expm1(input: Tensor) -> Tensor:
     """
@@ -2324,6 +2413,18 @@ def hardtanh_(input: Tensor, min_val: typing.SupportsFloat | typing.SupportsInde
     """
     In-place hardtanh: input = hardtanh(input).
     """
+def i0(input: Tensor) -> Tensor:
+    """
+    out = I0(input), the modified Bessel function of the first kind of order 0; d/dx = I1(x) (torch.i0).
+    """
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """
+    out = P(input, other), the regularized lower incomplete gamma function; gradient for other only (torch.igamma).
+    """
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """
+    out = Q(input, other) = 1 - P(input, other), the regularized upper incomplete gamma function; gradient for other only (torch.igammac).
+    """
 def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
     """
     The entries index (1-d, int64) along dim, copied (torch.index_select).
@@ -2352,6 +2453,10 @@ def leaky_relu(input: Tensor, negative_slope: typing.SupportsFloat | typing.Supp
 def leaky_relu_(input: Tensor, negative_slope: typing.SupportsFloat | typing.SupportsIndex = 0.01) -> Tensor:
     """
     In-place leaky_relu: input = leaky_relu(input).
+    """
+def lgamma(input: Tensor) -> Tensor:
+    """
+    out = ln|Gamma(input)|; inf at 0 and the negative integers; d/dx = digamma(x) (torch.lgamma).
     """
 def log(input: Tensor) -> Tensor:
     """
@@ -2392,6 +2497,10 @@ def logical_or(input: Tensor, other: typing.Any) -> Tensor:
 def logical_xor(input: Tensor, other: typing.Any) -> Tensor:
     """
     input XOR other, zero meaning False, a bool tensor (torch.logical_xor).
+    """
+def logit(input: Tensor, eps: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+    """
+    out = ln(z/(1-z)) with z = input clamped to [eps, 1-eps] when eps is given (NaN outside [0, 1] without it) (torch.logit).
     """
 def lstm_cell(input: Tensor, hx: Tensor | None, cx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
     ...
@@ -2475,6 +2584,10 @@ def multinomial(input: Tensor, num_samples: typing.SupportsInt | typing.Supports
     """
     num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).
     """
+def mvlgamma(input: Tensor, p: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    out = the multivariate log-gamma of dimension p, p(p-1)/4 ln(pi) + sum_{j<p} lgamma(input - j/2); p >= 1 (torch.mvlgamma).
+    """
 def narrow(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     A view of elements start..start+length-1 along dim (torch.narrow).
@@ -2506,6 +2619,10 @@ def norm(input: Tensor, p: typing.Any = 'fro', dim: typing.Any = None, keepdim: 
 def permute(input: Tensor, dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
     """
     A view of input with its dims reordered as dims (torch.permute).
+    """
+def polygamma(n: typing.SupportsInt | typing.SupportsIndex, input: Tensor) -> Tensor:
+    """
+    out = the n-th derivative of digamma at input, (-1)^(n+1) n! zeta(n+1, input) for n >= 1; d/dx = polygamma(n+1, x) (torch.polygamma).
     """
 def positional_attention(query: Tensor, key: Tensor, value: Tensor, pos: PositionalScheme, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, q_offset: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
     """
@@ -2648,6 +2765,10 @@ def silu_(input: Tensor) -> Tensor:
 def sin(input: Tensor) -> Tensor:
     """
     out = sin(input), in radians (torch.sin).
+    """
+def sinc(input: Tensor) -> Tensor:
+    """
+    out = sin(pi x)/(pi x), 1 at 0, the normalized sinc function (torch.sinc).
     """
 def sinusoidal_encoding(positions: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, base: typing.SupportsFloat | typing.SupportsIndex = 10000.0, dtype: dtype = numpy.dtype.float32) -> Tensor:
     """
