@@ -629,7 +629,8 @@ Tensor logit(const Tensor& x, std::optional<double> eps_) {
   return out;
 }
 
-// out = x·ln(1 + y), 0 where x = 0 and y is not NaN.   dx = g·xlog1py(x != 0, y), dy = g·x/(1 + y)
+// out = x·ln(1 + y), 0 where x = 0 and y is not NaN.
+// dx = xlog1py(g, y), 0 where x = 0 and y <= −1 (torch's; ln(1 + y) is not finite there), dy = g·x/(1 + y)
 Tensor xlog1py(const Tensor& x_, const Tensor& y_) {
   auto [x, y, shape] = prepare_binary(x_, y_, "xlog1py", /*int_to_float=*/true);
   auto f = [](double a, double b) { return a == 0 && !std::isnan(b) ? 0.0 : a * std::log1p(b); };
@@ -637,13 +638,15 @@ Tensor xlog1py(const Tensor& x_, const Tensor& y_) {
   if (any_requires_grad({x, y}))
     attach(out, "SpecialXlog1PyBackward0", {x, y},
            [sx = save(x), sy = save(y), need_x = x.requires_grad(), need_y = y.requires_grad(), shape_x = x.shape(),
-            shape_y = y.shape(), shape, f](const Tensor& g) -> TensorList {
+            shape_y = y.shape()](const Tensor& g) -> TensorList {
              const Tensor xv = sx.unpack(), yv = sy.unpack();
              Tensor dx, dy;
-             if (need_x)
-               dx = sum_to(g * map_double2(xv, yv, shape, "xlog1py_backward",
-                                           [f](double a, double b) { return f(a != 0 ? 1.0 : 0.0, b); }),
-                           shape_x);
+             if (need_x) {
+               const Tensor zero = scalar_tensor(0.0, xv.dtype());
+               const Tensor kill = logical_and(compare(xv, zero, CompareOp::Eq),
+                                               compare(yv, scalar_tensor(-1.0, yv.dtype()), CompareOp::Le));
+               dx = sum_to(where(kill, zero, xlog1py(g, yv)), shape_x);
+             }
              if (need_y) dy = sum_to(g * xv / (yv + 1.0), shape_y);
              return {dx, dy};
            });
