@@ -175,3 +175,7 @@ for _name in ("inner", "vdot", "diagflat", "dsplit", "cov", "corrcoef", "diagona
               "slice_scatter", "narrow_copy"):
     setattr(Tensor, _name, getattr(_compositions, _name))
 del _name, _method
+
+# The gamma family and torch.special (cpp/src/ops/special.cpp, seqlab/special.py).
+from ._core import lgamma, digamma, polygamma, mvlgamma, i0, sinc, logit, exp2, igamma, igammac  # noqa: E402,F401
+from . import special  # noqa: E402,F401
