@@ -315,4 +315,62 @@ Tensor Softmax::forward(const Tensor& x) { return softmax(x, dim); }
 Tensor LogSoftmax::forward(const Tensor& x) { return log_softmax(x, dim); }
 Tensor Flatten::forward(const Tensor& x) { return flatten(x, options.start_dim(), options.end_dim()); }
 
+// ------------------------------------------------------------------ GroupNorm, InstanceNorm
+GroupNorm::GroupNorm(const GroupNormOptions& options_) : UnaryModule("GroupNorm"), options(options_) {
+  const int64_t G = options.num_groups(), C = options.num_channels();
+  SEQLAB_CHECK_VALUE(G != 0 && C % G == 0, "num_channels (", C, ") must be divisible by num_groups (", G, ")");
+  if (options.affine()) {
+    weight = register_parameter("weight", ones({C}, options.dtype()));
+    if (options.bias()) bias = register_parameter("bias", zeros({C}, options.dtype()));
+  }
+}
+
+Tensor GroupNorm::forward(const Tensor& x) { return group_norm(x, options.num_groups(), weight, bias, options.eps()); }
+
+std::string GroupNorm::extra_repr() const {
+  return str_cat(options.num_groups(), ", ", options.num_channels(), ", eps=", py_float(options.eps()),
+                 ", affine=", options.affine() ? "True" : "False", ", bias=", bias.defined() ? "True" : "False");
+}
+
+InstanceNorm::InstanceNorm(const char* name, int64_t spatial_dims_, const InstanceNormOptions& options_)
+    : UnaryModule(name), options(options_), spatial_dims(spatial_dims_) {
+  const int64_t n = options.num_features();
+  const Dtype dtype = options.dtype();
+  if (options.affine()) {
+    weight = register_parameter("weight", ones({n}, dtype));
+    if (options.bias()) bias = register_parameter("bias", zeros({n}, dtype));
+  }
+  if (options.track_running_stats()) {
+    running_mean = register_buffer("running_mean", zeros({n}, dtype));
+    running_var = register_buffer("running_var", ones({n}, dtype));
+    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, Dtype::Int64));
+  }
+}
+
+Tensor InstanceNorm::forward(const Tensor& x) {
+  return instance_norm_module_forward(x, running_mean, running_var, weight, bias, training_,
+                                      options.track_running_stats(), options.momentum(), options.eps(),
+                                      options.num_features(), spatial_dims);
+}
+
+std::string InstanceNorm::extra_repr() const {
+  const InstanceNormOptions& o = options;
+  return str_cat(o.num_features(), ", eps=", py_float(o.eps()),
+                 ", momentum=", o.momentum() ? py_float(*o.momentum()) : "None",
+                 ", affine=", o.affine() ? "True" : "False", ", bias=", bias.defined() ? "True" : "False",
+                 ", track_running_stats=", o.track_running_stats() ? "True" : "False");
+}
+
+// ------------------------------------------------------------------ RReLU
+Tensor RReLU::forward(const Tensor& x) {
+  if (!options.inplace()) return rrelu(x, options.lower(), options.upper(), training_);
+  Tensor self = x;  // the same tensor: rrelu_ writes through it
+  return rrelu_(self, options.lower(), options.upper(), training_);
+}
+
+std::string RReLU::extra_repr() const {
+  return with_inplace("lower=" + py_float(options.lower()) + ", upper=" + py_float(options.upper()),
+                      options.inplace());
+}
+
 }  // namespace seqlab::nn

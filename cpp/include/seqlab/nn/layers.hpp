@@ -404,4 +404,82 @@ class Flatten : public UnaryModule {
   const FlattenOptions options;
 };
 
+// torch.nn.GroupNorm's arguments (torch::nn::GroupNormOptions).
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels) : num_groups_(num_groups), num_channels_(num_channels) {}
+
+  SEQLAB_ARG(int64_t, num_groups);
+  SEQLAB_ARG(int64_t, num_channels);
+  SEQLAB_ARG(double, eps) = 1e-5;
+  SEQLAB_ARG(bool, affine) = true;  // weight (and bias)
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+  SEQLAB_ARG(bool, bias) = true;  // with affine
+};
+
+// Group normalisation (Wu & He 2018) of (N, C, *) over each group of C / num_groups channels;
+// weight 1, bias 0 (one per channel). forward: group_norm.
+class GroupNorm : public UnaryModule {
+ public:
+  explicit GroupNorm(const GroupNormOptions& options);
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  Tensor weight, bias;
+  const GroupNormOptions options;
+};
+
+// torch.nn.InstanceNorm1d/2d's arguments (torch::nn::InstanceNormOptions); momentum unset: no
+// update of the running statistics (torch's None, which instance norm reads as 0).
+struct InstanceNormOptions {
+  explicit InstanceNormOptions(int64_t num_features) : num_features_(num_features) {}
+
+  SEQLAB_ARG(int64_t, num_features);
+  SEQLAB_ARG(double, eps) = 1e-5;
+  SEQLAB_ARG(std::optional<double>, momentum) = 0.1;
+  SEQLAB_ARG(bool, affine) = false;  // weight and bias
+  SEQLAB_ARG(bool, track_running_stats) = false;
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+  SEQLAB_ARG(bool, bias) = true;  // with affine
+};
+
+// Instance normalisation (Ulyanov et al. 2016): each (n, c) plane of (N, C, *spatial), or of
+// unbatched (C, *spatial), by its own statistics; with track_running_stats the buffers
+// running_mean, running_var, num_batches_tracked (which, as torch's, never counts) and, in eval,
+// those statistics. forward: instance_norm_module_forward.
+class InstanceNorm : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+  const InstanceNormOptions options;
+  const int64_t spatial_dims;
+
+ protected:
+  InstanceNorm(const char* name, int64_t spatial_dims, const InstanceNormOptions& options);
+};
+class InstanceNorm1d : public InstanceNorm {
+ public:
+  explicit InstanceNorm1d(const InstanceNormOptions& options) : InstanceNorm("InstanceNorm1d", 1, options) {}
+};
+class InstanceNorm2d : public InstanceNorm {
+ public:
+  explicit InstanceNorm2d(const InstanceNormOptions& options) : InstanceNorm("InstanceNorm2d", 2, options) {}
+};
+
+// torch.nn.RReLU's arguments (torch::nn::RReLUOptions).
+struct RReLUOptions {
+  SEQLAB_ARG(double, lower) = 1.0 / 8.0;
+  SEQLAB_ARG(double, upper) = 1.0 / 3.0;
+  SEQLAB_ARG(bool, inplace) = false;
+};
+
+// The randomized leaky ReLU (Xu et al. 2015): slopes ~ U(lower, upper) for x <= 0 in training,
+// (lower + upper) / 2 in eval. forward: rrelu.
+class RReLU : public UnaryModule {
+ public:
+  explicit RReLU(const RReLUOptions& options = {}) : UnaryModule("RReLU"), options(options) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const RReLUOptions options;
+};
+
 }  // namespace seqlab::nn

@@ -53,4 +53,10 @@ constexpr double kSeluScale = 1.0507009873554804934193349852946;
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 
+// The randomized leaky ReLU (Xu et al. 2015; F.rrelu, cpp/src/ops/rrelu.cpp): in training x for
+// x > 0, a x otherwise with a ~ U(lower, upper) per element from the default generator (the
+// gradient is the slope used); in eval leaky_relu(x, (lower + upper) / 2). rrelu_ in place.
+Tensor rrelu(const Tensor& x, double lower = 1.0 / 8.0, double upper = 1.0 / 3.0, bool training = false);
+Tensor& rrelu_(Tensor& x, double lower = 1.0 / 8.0, double upper = 1.0 / 3.0, bool training = false);
+
 }  // namespace seqlab
