@@ -27,6 +27,17 @@ from .loss import (
     SoftMarginLoss, HingeEmbeddingLoss, MultiLabelSoftMarginLoss,
 )
 from .distance import CosineSimilarity, PairwiseDistance
+# issue 27: more of torch.nn's containers and layers
+from .container import ParameterList, ParameterDict
+from .flatten import Unflatten
+from .normalization import GroupNorm, LocalResponseNorm
+from .instancenorm import InstanceNorm1d, InstanceNorm2d
+from .activation import RReLU
+from .sparse import EmbeddingBag
+from .padding import (
+    ZeroPad1d, ZeroPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,
+    ReplicationPad2d, CircularPad1d, CircularPad2d,
+)
 
 __all__ = [
     "Module",
@@ -45,4 +56,8 @@ __all__ = [
     "MarginRankingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
     "MultiMarginLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss",
     "CosineSimilarity", "PairwiseDistance",
+    "ParameterList", "ParameterDict", "Unflatten", "GroupNorm", "LocalResponseNorm", "InstanceNorm1d",
+    "InstanceNorm2d", "RReLU", "EmbeddingBag",
+    "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
+    "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d",
 ]

@@ -24,7 +24,7 @@ from .normalization import RMSNorm
 
 __all__ = ["Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "ELU", "SELU", "CELU", "LeakyReLU",
            "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Mish", "Softsign", "Tanhshrink", "Hardsigmoid", "Hardswish",
-           "Threshold", "Softmin", "GLU", "PReLU", "MultiheadAttention"]
+           "Threshold", "Softmin", "GLU", "PReLU", "MultiheadAttention", "RReLU"]
 
 
 class _Pointwise(Module):
@@ -470,3 +470,22 @@ _FIELD_SOURCES = {
 def _machine_eps(norm):
     """RMSNorm's eps=None: its dtype's machine epsilon, as torch's (float32 without a weight)."""
     return 2.0 ** -52 if norm.weight is not None and norm.weight.dtype == _core.dtype.float64 else 2.0 ** -23
+
+
+class RReLU(Module):
+    """The randomized leaky ReLU (Xu et al. 2015): in training x for x > 0 and a x otherwise, a drawn
+    from U(lower, upper) per element (the gradient is the slope used); in eval the fixed slope
+    (lower + upper) / 2. One C++ functional (F.rrelu), as its twin's."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
