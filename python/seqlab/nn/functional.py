@@ -489,9 +489,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise RuntimeError(f"embedding_bag: expected input of dtype int64 or int32, got {input.dtype}")
     idx = input.numpy().astype(np.int64)
     n, rows = len(idx), weight.shape[0]
-    if n and (idx.min() < 0 or idx.max() >= rows):
-        raise IndexError(f"index out of range in self (embedding_bag: indices in [{idx.min()}, {idx.max()}] for "
-                         f"{rows} rows)")
+    bad = np.flatnonzero((idx < 0) | (idx >= rows))
+    if len(bad):
+        raise RuntimeError(f"Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the valid range "
+                           f"[0, {rows}) (embedding_bag)")
     offsets_np = np.asarray(offsets_np, dtype=np.int64)
     if len(offsets_np) and offsets_np[0] != 0:
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "

@@ -27,12 +27,9 @@ class Unflatten(Module):
 
     def __init__(self, dim, unflattened_size):
         super().__init__()
-        if isinstance(dim, int):
-            self._require_tuple_int(unflattened_size)
-        elif isinstance(dim, str):
+        if isinstance(dim, str):
             raise NotImplementedError("Unflatten: a named dim needs named tensors, which seqlab does not have")
-        else:
-            raise TypeError("invalid argument type for dim parameter")
+        self._require_tuple_int(unflattened_size)
         self.dim = dim
         self.unflattened_size = unflattened_size
 
