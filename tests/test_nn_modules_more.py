@@ -559,3 +559,39 @@ def test_init_names_are_torchs():
     ours = {n for n in dir(nn.init) if not n.startswith("_")}
     theirs = {n for n in torch.nn.init.__all__} if hasattr(torch.nn.init, "__all__") else set()
     assert theirs <= ours, sorted(theirs - ours)
+
+
+# ------------------------------------------------------------------ seqlab.to_torch / from_torch
+
+CONVERTS = {
+    "ParameterList": lambda: nn.ParameterList([seqlab.randn(2, 3), nn.Parameter(seqlab.randn(3), requires_grad=False)]),
+    "ParameterDict": lambda: nn.ParameterDict({"b": seqlab.randn(2), "a": seqlab.randn(1, 2)}),
+    "Unflatten": lambda: nn.Unflatten(1, (2, 3)),
+    "LocalResponseNorm": lambda: nn.LocalResponseNorm(3, alpha=0.2),
+    "EmbeddingBag": lambda: nn.EmbeddingBag(10, 3, mode="sum", padding_idx=1),
+    **{name: (lambda name=name, args=args: getattr(nn, name)(*args)) for name, args, _ in PADS},
+}
+CONVERT_INPUTS = {"Unflatten": (2, 6), "LocalResponseNorm": (2, 5, 3), "EmbeddingBag": "index"}
+
+
+@pytest.mark.parametrize("name", list(CONVERTS))
+def test_to_torch_builds_torchs_class_and_back(name):
+    seqlab.manual_seed(0)
+    m = CONVERTS[name]()
+    t = seqlab.to_torch(m)
+    assert type(t) is getattr(torch.nn, name)
+    same_repr(m, t)
+    back = seqlab.from_torch(t)
+    assert type(back) is type(m)
+    assert list(back.state_dict()) == list(m.state_dict()) == list(t.state_dict())
+    for (k, a), (_, b) in zip(m.state_dict().items(), back.state_dict().items()):
+        assert seqlab.equal(a, b), k
+    assert [p.requires_grad for p in t.parameters()] == [p.requires_grad for p in m.parameters()]
+    shape = CONVERT_INPUTS.get(name, next((s for n, _, s in PADS if n == name), None))
+    if shape == "index":
+        x = seqlab.randint(0, 10, (3, 4))
+        assert seqlab.equal(back(x), m(x))
+        np.testing.assert_allclose(sl_np(m(x)), t(torch.from_numpy(sl_np(x))).detach().numpy(), atol=1e-6)
+    elif shape is not None:
+        x = seqlab.randn(*shape)
+        np.testing.assert_allclose(sl_np(m(x)), t(torch.from_numpy(sl_np(x))).detach().numpy(), atol=1e-6)
