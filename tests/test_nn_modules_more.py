@@ -617,3 +617,83 @@ def test_fused_group_norm_equals_its_composed_oracle():
     assert_close(outs[0], outs[1], 1e-12, 1e-12, "forward")
     for a, b_ in zip(*grads):
         assert_close(a, b_, 1e-12, 1e-12, "gradient")
+
+
+# ------------------------------------------------------------------ Hardshrink, Softshrink, Softmax2d, Dropout1d/2d
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("make", [lambda tnn: tnn.Hardshrink(), lambda tnn: tnn.Hardshrink(0.25),
+                                  lambda tnn: tnn.Softshrink(), lambda tnn: tnn.Softshrink(1.0)],
+                         ids=["Hardshrink", "Hardshrink(0.25)", "Softshrink", "Softshrink(1.0)"])
+def test_shrinks_match_torch(make, dtype):
+    rng = np.random.default_rng(14)
+    lambd = make(torch.nn).lambd
+    x = rng.standard_normal((4, 6)).astype(dtype)
+    x[0, :4] = [lambd, -lambd, 0.0, 2 * lambd]  # the kinks: torch's gradient there is 0
+    check_layer(make, [x], dtype, rng)
+    same_repr(make(nn), make(torch.nn))
+    name = type(make(nn)).__name__.lower()
+    assert_matches_torch(lambda x: getattr(F, name)(x, 0.7), lambda x: getattr(TF, name)(x, 0.7), [x], layout="T")
+    assert_gradcheck(lambda x: getattr(F, name)(x, 0.3), [rng.standard_normal((3, 4))])
+
+
+@pytest.mark.parametrize("name", ["hardshrink", "softshrink"])
+def test_shrink_errors_match_torch(name):
+    if name == "softshrink":
+        assert_raises_like_torch(lambda: F.softshrink(seqlab.zeros(3), -1.0), lambda: TF.softshrink(torch.zeros(3), -1.0),
+                                 "lambda must be in range", "but found -1")
+    else:  # torch's hardshrink takes a negative lambd: every x is kept
+        assert F.hardshrink(seqlab.tensor([0.0, -2.0]), -1.0).tolist() == [0.0, -2.0]
+    assert_raises_like_torch(lambda: getattr(F, name)(seqlab.arange(3), 1.0), lambda: getattr(TF, name)(torch.arange(3), 1.0),
+                             "not implemented for")
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (3, 2, 4)])
+def test_softmax2d_matches_torch(shape, dtype):
+    rng = np.random.default_rng(15)
+    check_layer(lambda tnn: tnn.Softmax2d(), [r(shape)(rng, dtype)], dtype, rng)
+    same_repr(nn.Softmax2d(), torch.nn.Softmax2d())
+    assert_raises_like_torch(lambda: nn.Softmax2d()(seqlab.zeros(2, 3)), lambda: torch.nn.Softmax2d()(torch.zeros(2, 3)),
+                             "Softmax2d: expected input to be 3D or 4D, got 2D instead")
+
+
+@pytest.mark.parametrize("name, shape, channels", [("Dropout1d", (40, 30, 7), (40, 30, 1)),
+                                                   ("Dropout1d", (300, 7), (300, 1)),
+                                                   ("Dropout2d", (30, 40, 3, 2), (30, 40, 1, 1))])
+def test_channel_dropout_zeroes_whole_channels(name, shape, channels):
+    seqlab.manual_seed(1)
+    p = 0.3
+    m = getattr(nn, name)(p)
+    same_repr(m, getattr(torch.nn, name)(p))
+    x = (seqlab.rand(*shape, dtype=seqlab.float64) + 1).requires_grad_()
+    y = m(x)
+    y.backward(seqlab.ones(*shape, dtype=seqlab.float64))
+    ratio = sl_np(y) / sl_np(x)
+    per_channel = ratio.reshape(int(np.prod(channels)), -1)
+    assert np.allclose(per_channel, per_channel[:, :1])  # one decision per channel
+    assert set(np.round(np.unique(per_channel), 12)) <= {0.0, round(1 / (1 - p), 12)}
+    zeroed = (per_channel[:, 0] == 0).mean()
+    n = per_channel.shape[0]
+    assert abs(zeroed - p) < 4 * math.sqrt(p * (1 - p) / n)
+    np.testing.assert_allclose(sl_np(x.grad), ratio)  # the gradient is the mask
+    m.eval()
+    assert seqlab.equal(m(x), x)
+
+
+def test_channel_dropout_errors_and_warnings_match_torch():
+    assert_raises_like_torch(lambda: F.dropout1d(seqlab.zeros(3), 0.5), lambda: TF.dropout1d(torch.zeros(3), 0.5),
+                             "dropout1d: Expected 2D or 3D input, but received a 1D input")
+    assert_raises_like_torch(lambda: F.dropout2d(seqlab.zeros(2, 3, 4, 5), 1.5),
+                             lambda: TF.dropout2d(torch.zeros(2, 3, 4, 5), 1.5),
+                             "dropout probability has to be between 0 and 1, but got 1.5")
+    assert_raises_like_torch(lambda: nn.Dropout1d(-0.1), lambda: torch.nn.Dropout1d(-0.1), "between 0 and 1")
+    for shape in [(2, 3, 4), (2, 3)]:
+        messages = []
+        for fn, lib in ((F.dropout2d, seqlab), (TF.dropout2d, torch)):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = fn(lib.ones(*shape), 0.5)
+            messages.append([str(w.message) for w in caught])
+            assert tuple(out.shape) == shape
+        assert messages[0] == messages[1] and messages[0]

@@ -168,6 +168,13 @@ TWINS = [
      [(2, 2, 3, 4)]),
     ("RReLU", dict(), [(50,)]),
     ("RReLU", dict(lower=0.1, upper=0.3, inplace=True), [(4, 5)]),
+    ("Hardshrink", dict(), [(4, 5)]),
+    ("Hardshrink", dict(lambd=1.0), [(4, 5)]),
+    ("Softshrink", dict(lambd=0.3), [(4, 5)]),
+    ("Softmax2d", dict(), [(2, 3, 4, 5)]),
+    ("Dropout1d", dict(p=0.3), [(4, 6, 5)]),
+    ("Dropout1d", dict(p=0.5, inplace=True), [(6, 5)]),
+    ("Dropout2d", dict(p=0.4), [(2, 6, 3, 3)]),
 ]
 
 # Layers torch.nn does not have: their names follow the papers (DESIGN.md, principle 3), and their

@@ -95,6 +95,16 @@ void bind_nn(py::module_& m) {
   }, py::arg("input"), py::arg("lower") = 1.0 / 8.0, py::arg("upper") = 1.0 / 3.0, py::arg("training") = false,
         Release(), "In-place rrelu: input = rrelu(input, lower, upper, training) (F.rrelu_).");
 
+  m.def("hardshrink", [](const Tensor& x, double lambd) { return hardshrink(x, lambd); }, py::arg("input"),
+        py::arg("lambd") = 0.5, Release(), "x where |x| > lambd, else 0 (F.hardshrink).");
+  m.def("softshrink", [](const Tensor& x, double lambd) { return softshrink(x, lambd); }, py::arg("input"),
+        py::arg("lambd") = 0.5, Release(),
+        "x - lambd above lambd, x + lambd below -lambd, 0 between (F.softshrink).");
+  m.def("feature_dropout", [](const Tensor& x, double p, bool training) { return feature_dropout(x, p, training); },
+        py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true, Release(),
+        "Dropout of whole (n, c) channels of (N, C, *): each kept with probability 1 - p and scaled by\n"
+        "1 / (1 - p), or zeroed (Tompson et al. 2015; torch.feature_dropout, F.dropout1d / dropout2d).");
+
   py::module_ init = m.def_submodule("init", "torch.nn.init's initialisers, in C++");
   namespace I = seqlab::nn::init;
   init.def("calculate_gain", &I::calculate_gain, py::arg("nonlinearity"), py::arg("param") = 0.01,

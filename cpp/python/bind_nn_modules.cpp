@@ -102,10 +102,11 @@ void bind_nn_modules(py::module_& m) {
         .required({"num_features"});
   }, [] { return BNO(0); });
   c.attr("BatchNorm1dOptions") = c.attr("BatchNormOptions");
-  using DO = nn::DropoutOptions;
-  module_with_options<nn::Dropout, DO>(c, "Dropout", "DropoutOptions", [](ModuleOptions<DO>& o) {
-    o.arg("p", &DO::p, &DO::p).arg("inplace", &DO::inplace, &DO::inplace);
-  });
+  using DO = nn::DropoutOptions;  // also Dropout1d's and Dropout2d's
+  ModuleOptions<DO> dropout_options(c, "DropoutOptions");
+  dropout_options.arg("p", &DO::p, &DO::p).arg("inplace", &DO::inplace, &DO::inplace);
+  Class<nn::Dropout> dropout(c, "Dropout");
+  dropout_options.module_init<nn::Dropout>(dropout, "Dropout");
   Class<nn::Identity>(c, "Identity").def(py::init<>());
   Class<nn::Tanh>(c, "Tanh").def(py::init<>());
   Class<nn::Sigmoid>(c, "Sigmoid").def(py::init<>());
@@ -196,6 +197,15 @@ void bind_nn_modules(py::module_& m) {
     o.arg("lower", &RRO::lower, &RRO::lower).arg("upper", &RRO::upper, &RRO::upper)
         .arg("inplace", &RRO::inplace, &RRO::inplace);
   });
+  Class<nn::Hardshrink>(c, "Hardshrink").def(py::init<double>(), py::arg("lambd") = 0.5);
+  Class<nn::Softshrink>(c, "Softshrink").def(py::init<double>(), py::arg("lambd") = 0.5);
+  Class<nn::Softmax2d>(c, "Softmax2d").def(py::init<>());
+  Class<nn::Dropout1d, nn::Dropout> dropout1d(c, "Dropout1d");
+  dropout_options.module_init<nn::Dropout1d>(dropout1d, "Dropout1d");
+  Class<nn::Dropout2d, nn::Dropout> dropout2d(c, "Dropout2d");
+  dropout_options.module_init<nn::Dropout2d>(dropout2d, "Dropout2d");
+  c.attr("Dropout1dOptions") = dropout_options.cls();
+  c.attr("Dropout2dOptions") = dropout_options.cls();
 }
 
 }  // namespace seqlab::bind

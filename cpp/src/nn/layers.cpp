@@ -128,7 +128,7 @@ std::string RMSNorm::extra_repr() const {
 }
 
 // ------------------------------------------------------------------ Dropout
-Dropout::Dropout(const DropoutOptions& options_) : UnaryModule("Dropout"), options(options_) {
+Dropout::Dropout(const DropoutOptions& options_, const char* name) : UnaryModule(name), options(options_) {
   const double p = options.p();
   SEQLAB_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
 }
@@ -371,6 +371,34 @@ Tensor RReLU::forward(const Tensor& x) {
 std::string RReLU::extra_repr() const {
   return with_inplace("lower=" + py_float(options.lower()) + ", upper=" + py_float(options.upper()),
                       options.inplace());
+}
+
+// ------------------------------------------------------------------ Hardshrink, Softshrink, Softmax2d, Dropout1d/2d
+Tensor Hardshrink::forward(const Tensor& x) { return hardshrink(x, lambd); }
+std::string Hardshrink::extra_repr() const { return py_float(lambd); }
+Tensor Softshrink::forward(const Tensor& x) { return softshrink(x, lambd); }
+std::string Softshrink::extra_repr() const { return py_float(lambd); }
+Tensor Softmax2d::forward(const Tensor& x) {
+  SEQLAB_CHECK_VALUE(x.dim() == 3 || x.dim() == 4, "Softmax2d: expected input to be 3D or 4D, got ", x.dim(),
+                     "D instead");
+  return softmax(x, -3);
+}
+Tensor Dropout1d::forward(const Tensor& x) {
+  SEQLAB_CHECK_VALUE(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
+                     options.p());
+  SEQLAB_CHECK(x.dim() == 2 || x.dim() == 3, "dropout1d: Expected 2D or 3D input, but received a ", x.dim(),
+               "D input. Note that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+               "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).");
+  if (x.dim() == 2) return squeeze(feature_dropout(unsqueeze(x, 0), options.p(), training_), 0);
+  return feature_dropout(x, options.p(), training_);
+}
+Tensor Dropout2d::forward(const Tensor& x) {
+  SEQLAB_CHECK_VALUE(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
+                     options.p());
+  // torch's dropout2d: 4-D input is (N, C, H, W); any other is given a batch dim of 1 (a 3-D input is
+  // then read as (N, C, L), with torch's warning in Python)
+  if (x.dim() == 4) return feature_dropout(x, options.p(), training_);
+  return squeeze(feature_dropout(unsqueeze(x, 0), options.p(), training_), 0);
 }
 
 }  // namespace seqlab::nn

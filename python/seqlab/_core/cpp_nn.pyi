@@ -6,7 +6,7 @@ import collections.abc
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['ALiBi', 'ALiBiOptions', 'AbsolutePosition', 'BatchNorm1d', 'BatchNorm1dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'DARelativePosition', 'DARelativePositionOptions', 'DeBERTaRelativePosition', 'DeBERTaRelativePositionOptions', 'Dropout', 'DropoutOptions', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'GroupNorm', 'GroupNormOptions', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'InstanceNorm', 'InstanceNorm1d', 'InstanceNorm1dOptions', 'InstanceNorm2d', 'InstanceNorm2dOptions', 'InstanceNormOptions', 'KERPLE', 'KERPLEOptions', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LayerNormOptions', 'LeakyReLU', 'LeakyReLUOptions', 'LearnedPositionalEmbedding', 'LearnedPositionalEmbeddingOptions', 'Linear', 'LinearOptions', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NoPE', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RMSNormOptions', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'RReLU', 'RReLUOptions', 'ReLU', 'ReLU6', 'RelativePosition', 'RoPE', 'RoPEOptions', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'ShawRelativePosition', 'ShawRelativePositionOptions', 'SiLU', 'Sigmoid', 'SinusoidalPositionalEncoding', 'SinusoidalPositionalEncodingOptions', 'Softmax', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softsign', 'T5RelativeBias', 'T5RelativeBiasOptions', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'TransformerXLRelativePosition', 'TransformerXLRelativePositionOptions', 'UnaryModule']
+__all__: list[str] = ['ALiBi', 'ALiBiOptions', 'AbsolutePosition', 'BatchNorm1d', 'BatchNorm1dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'DARelativePosition', 'DARelativePositionOptions', 'DeBERTaRelativePosition', 'DeBERTaRelativePositionOptions', 'Dropout', 'Dropout1d', 'Dropout1dOptions', 'Dropout2d', 'Dropout2dOptions', 'DropoutOptions', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'GroupNorm', 'GroupNormOptions', 'Hardshrink', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'InstanceNorm', 'InstanceNorm1d', 'InstanceNorm1dOptions', 'InstanceNorm2d', 'InstanceNorm2dOptions', 'InstanceNormOptions', 'KERPLE', 'KERPLEOptions', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LayerNormOptions', 'LeakyReLU', 'LeakyReLUOptions', 'LearnedPositionalEmbedding', 'LearnedPositionalEmbeddingOptions', 'Linear', 'LinearOptions', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NoPE', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RMSNormOptions', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'RReLU', 'RReLUOptions', 'ReLU', 'ReLU6', 'RelativePosition', 'RoPE', 'RoPEOptions', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'ShawRelativePosition', 'ShawRelativePositionOptions', 'SiLU', 'Sigmoid', 'SinusoidalPositionalEncoding', 'SinusoidalPositionalEncodingOptions', 'Softmax', 'Softmax2d', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softshrink', 'Softsign', 'T5RelativeBias', 'T5RelativeBiasOptions', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'TransformerXLRelativePosition', 'TransformerXLRelativePositionOptions', 'UnaryModule']
 class Module:
     def __repr__(self) -> str:
         ...
@@ -485,6 +485,35 @@ class RReLU(UnaryModule):
         ...
     @property
     def options(self) -> RReLUOptions:
+        ...
+class Hardshrink(UnaryModule):
+    def __init__(self, lambd: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> None:
+        ...
+class Softshrink(UnaryModule):
+    def __init__(self, lambd: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> None:
+        ...
+class Softmax2d(UnaryModule):
+    def __init__(self) -> None:
+        ...
+class Dropout1d(Dropout):
+    @typing.overload
+    def __init__(self, options: DropoutOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DropoutOptions:
+        ...
+class Dropout2d(Dropout):
+    @typing.overload
+    def __init__(self, options: DropoutOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DropoutOptions:
         ...
 class RNNBase(Module):
     def __call__(self, input: Tensor, hx: typing.Any = None) -> tuple:
@@ -1141,6 +1170,8 @@ BatchNorm1dOptions = BatchNormOptions
 CELUOptions = ELUOptions
 InstanceNorm1dOptions = InstanceNormOptions
 InstanceNorm2dOptions = InstanceNormOptions
+Dropout1dOptions = DropoutOptions
+Dropout2dOptions = DropoutOptions
 LSTMOptions = RNNOptions
 GRUOptions = RNNOptions
 LSTMCellOptions = RNNCellOptions

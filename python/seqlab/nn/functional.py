@@ -551,3 +551,57 @@ def _renorm_rows(weight, rows, max_norm, norm_type):
         norms = selected.norm(p=norm_type, dim=1, keepdim=True)
         scale = _core.where(norms > max_norm, max_norm / (norms + 1e-7), norms.new_ones(()))
         weight[index] = selected * scale
+
+
+# hardshrink, softshrink and channel dropout: C++ ops composed of elementwise ones (shrink.cpp).
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0 (F.hardshrink); the gradient is 1 where |x| > lambd, else 0."""
+    return _core.hardshrink(input, lambd)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (F.softshrink; Donoho's soft
+    thresholding)."""
+    return _core.softshrink(input, lambd)
+
+
+def _check_dropout_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout of (N, C, L) or unbatched (C, L) input (F.dropout1d; Tompson et al. 2015): each
+    channel zeroed whole with probability p, the others scaled by 1 / (1 - p). (inplace is accepted;
+    the result is a new tensor, as F.dropout's.)"""
+    _check_dropout_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    if input.dim() == 2:
+        return _core.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
+    return _core.feature_dropout(input, p, training)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout of (N, C, H, W) input (F.dropout2d): each (n, c) plane zeroed whole with
+    probability p, the others scaled by 1 / (1 - p). As torch's, other ranks warn, and a 3-D input is
+    read as (N, C, L) (channel-wise 1-D dropout). (inplace is accepted; the result is a new tensor.)"""
+    _check_dropout_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and will result in "
+                      "an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    if inp_dim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    if inp_dim != 4:
+        return _core.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
+    return _core.feature_dropout(input, p, training)

@@ -127,10 +127,13 @@ struct DropoutOptions {
 // as torch's; the result is a new tensor, as in seqlab.nn.Dropout.
 class Dropout : public UnaryModule {
  public:
-  explicit Dropout(const DropoutOptions& options = {});
+  explicit Dropout(const DropoutOptions& options = {}) : Dropout(options, "Dropout") {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   const DropoutOptions options;
+
+ protected:
+  Dropout(const DropoutOptions& options, const char* name);  // Dropout1d, Dropout2d
 };
 
 // torch.nn.Bilinear's arguments (torch::nn::BilinearOptions).
@@ -480,6 +483,39 @@ class RReLU : public UnaryModule {
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   const RReLUOptions options;
+};
+
+// Hardshrink, Softshrink (lambd, torch's keyword), Softmax2d (softmax over the channels of (C, H, W)
+// or (N, C, H, W)), and channel dropout Dropout1d ((N, C, L) or (C, L)) and Dropout2d ((N, C, H, W);
+// a 3-D input is read as (N, C, L), as torch's).
+class Hardshrink : public UnaryModule {
+ public:
+  explicit Hardshrink(double lambd = 0.5) : UnaryModule("Hardshrink"), lambd(lambd) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double lambd;
+};
+class Softshrink : public UnaryModule {
+ public:
+  explicit Softshrink(double lambd = 0.5) : UnaryModule("Softshrink"), lambd(lambd) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double lambd;
+};
+class Softmax2d : public UnaryModule {
+ public:
+  Softmax2d() : UnaryModule("Softmax2d") {}
+  Tensor forward(const Tensor& x) override;
+};
+class Dropout1d : public Dropout {
+ public:
+  explicit Dropout1d(const DropoutOptions& options = {}) : Dropout(options, "Dropout1d") {}
+  Tensor forward(const Tensor& x) override;
+};
+class Dropout2d : public Dropout {
+ public:
+  explicit Dropout2d(const DropoutOptions& options = {}) : Dropout(options, "Dropout2d") {}
+  Tensor forward(const Tensor& x) override;
 };
 
 }  // namespace seqlab::nn

@@ -59,4 +59,11 @@ Tensor log_softmax(const Tensor& x, int64_t dim);
 Tensor rrelu(const Tensor& x, double lower = 1.0 / 8.0, double upper = 1.0 / 3.0, bool training = false);
 Tensor& rrelu_(Tensor& x, double lower = 1.0 / 8.0, double upper = 1.0 / 3.0, bool training = false);
 
+// hardshrink: x where |x| > lambd, else 0; softshrink: x - clamp(x, -lambd, lambd) (F.hardshrink,
+// F.softshrink); feature_dropout: dropout of whole (n, c) channels of (N, C, *), kept ones scaled by
+// 1 / (1 - p) (F.dropout1d / dropout2d). cpp/src/ops/shrink.cpp.
+Tensor hardshrink(const Tensor& x, double lambd = 0.5);
+Tensor softshrink(const Tensor& x, double lambd = 0.5);
+Tensor feature_dropout(const Tensor& x, double p = 0.5, bool training = true);
+
 }  // namespace seqlab

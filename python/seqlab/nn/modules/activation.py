@@ -24,7 +24,8 @@ from .normalization import RMSNorm
 
 __all__ = ["Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "ELU", "SELU", "CELU", "LeakyReLU",
            "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Mish", "Softsign", "Tanhshrink", "Hardsigmoid", "Hardswish",
-           "Threshold", "Softmin", "GLU", "PReLU", "MultiheadAttention", "RReLU"]
+           "Threshold", "Softmin", "GLU", "PReLU", "MultiheadAttention", "RReLU", "Hardshrink", "Softshrink",
+           "Softmax2d"]
 
 
 class _Pointwise(Module):
@@ -489,3 +490,40 @@ class RReLU(Module):
     def extra_repr(self):
         inplace_str = ", inplace=True" if self.inplace else ""
         return f"lower={self.lower}, upper={self.upper}{inplace_str}"
+
+
+class Hardshrink(Module):
+    """x where |x| > lambd, else 0 (F.hardshrink)."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Softshrink(Module):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (F.softshrink)."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Softmax2d(Module):
+    """softmax over the channels (dim -3) of (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)
