@@ -1,4 +1,4 @@
-"""Regression tests for the fuzzing campaign's remaining findings (issue 27, items 2-3): each
+"""Regression tests for the fuzzing campaign's remaining findings: each
 case gives torch's value or raises where torch raises (same exception type, a message naming the
 op); where torch has no such API, the oracle is gensim or KenLM, or a clear error naming the
 class, the argument or the file. The generated sweeps of tests/test_fuzz.py cover the same

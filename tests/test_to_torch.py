@@ -353,6 +353,8 @@ def test_every_module_of_seqlab_nn_converts():
     import test_to_torch_seq2seq
     covered |= set(test_to_torch_seq2seq.CONVERTS) | set(test_to_torch_encoder_decoder.CONVERTS)
     covered |= set(test_losses_distances.CONVERTS)
+    import test_nn_modules_more
+    covered |= set(test_nn_modules_more.CONVERTS)
     missing = []
     for name in nn.__all__:
         obj = getattr(nn, name)

@@ -102,10 +102,11 @@ void bind_nn_modules(py::module_& m) {
         .required({"num_features"});
   }, [] { return BNO(0); });
   c.attr("BatchNorm1dOptions") = c.attr("BatchNormOptions");
-  using DO = nn::DropoutOptions;
-  module_with_options<nn::Dropout, DO>(c, "Dropout", "DropoutOptions", [](ModuleOptions<DO>& o) {
-    o.arg("p", &DO::p, &DO::p).arg("inplace", &DO::inplace, &DO::inplace);
-  });
+  using DO = nn::DropoutOptions;  // also Dropout1d's and Dropout2d's
+  ModuleOptions<DO> dropout_options(c, "DropoutOptions");
+  dropout_options.arg("p", &DO::p, &DO::p).arg("inplace", &DO::inplace, &DO::inplace);
+  Class<nn::Dropout> dropout(c, "Dropout");
+  dropout_options.module_init<nn::Dropout>(dropout, "Dropout");
   Class<nn::Identity>(c, "Identity").def(py::init<>());
   Class<nn::Tanh>(c, "Tanh").def(py::init<>());
   Class<nn::Sigmoid>(c, "Sigmoid").def(py::init<>());
@@ -163,6 +164,48 @@ void bind_nn_modules(py::module_& m) {
   module_with_options<nn::Flatten, FO>(c, "Flatten", "FlattenOptions", [](ModuleOptions<FO>& o) {
     o.arg("start_dim", &FO::start_dim, &FO::start_dim).arg("end_dim", &FO::end_dim, &FO::end_dim);
   });
+  // GroupNorm, InstanceNorm1d/2d (one options struct, as torch's InstanceNormOptions), RReLU.
+  using GNO = nn::GroupNormOptions;
+  module_with_options<nn::GroupNorm, GNO>(c, "GroupNorm", "GroupNormOptions", [](ModuleOptions<GNO>& o) {
+    o.arg("num_groups", &GNO::num_groups, &GNO::num_groups)
+        .arg("num_channels", &GNO::num_channels, &GNO::num_channels)
+        .arg("eps", &GNO::eps, &GNO::eps)
+        .arg("affine", &GNO::affine, &GNO::affine)
+        .arg("dtype", &GNO::dtype, &GNO::dtype)
+        .arg("bias", &GNO::bias, &GNO::bias)
+        .required({"num_groups", "num_channels"});
+  }, [] { return GNO(1, 0); });
+  using INO = nn::InstanceNormOptions;
+  ModuleOptions<INO> instance_norm_options(c, "InstanceNormOptions", [] { return INO(0); });
+  instance_norm_options.arg("num_features", &INO::num_features, &INO::num_features)
+      .arg("eps", &INO::eps, &INO::eps)
+      .arg("momentum", &INO::momentum, &INO::momentum)
+      .arg("affine", &INO::affine, &INO::affine)
+      .arg("track_running_stats", &INO::track_running_stats, &INO::track_running_stats)
+      .arg("dtype", &INO::dtype, &INO::dtype)
+      .arg("bias", &INO::bias, &INO::bias)
+      .required({"num_features"});
+  Class<nn::InstanceNorm>(c, "InstanceNorm");
+  Class<nn::InstanceNorm1d, nn::InstanceNorm> instance_norm1d(c, "InstanceNorm1d");
+  instance_norm_options.module_init<nn::InstanceNorm1d>(instance_norm1d, "InstanceNorm1d");
+  Class<nn::InstanceNorm2d, nn::InstanceNorm> instance_norm2d(c, "InstanceNorm2d");
+  instance_norm_options.module_init<nn::InstanceNorm2d>(instance_norm2d, "InstanceNorm2d");
+  for (const char* name : {"InstanceNorm1dOptions", "InstanceNorm2dOptions"})
+    c.attr(name) = instance_norm_options.cls();
+  using RRO = nn::RReLUOptions;
+  module_with_options<nn::RReLU, RRO>(c, "RReLU", "RReLUOptions", [](ModuleOptions<RRO>& o) {
+    o.arg("lower", &RRO::lower, &RRO::lower).arg("upper", &RRO::upper, &RRO::upper)
+        .arg("inplace", &RRO::inplace, &RRO::inplace);
+  });
+  Class<nn::Hardshrink>(c, "Hardshrink").def(py::init<double>(), py::arg("lambd") = 0.5);
+  Class<nn::Softshrink>(c, "Softshrink").def(py::init<double>(), py::arg("lambd") = 0.5);
+  Class<nn::Softmax2d>(c, "Softmax2d").def(py::init<>());
+  Class<nn::Dropout1d, nn::Dropout> dropout1d(c, "Dropout1d");
+  dropout_options.module_init<nn::Dropout1d>(dropout1d, "Dropout1d");
+  Class<nn::Dropout2d, nn::Dropout> dropout2d(c, "Dropout2d");
+  dropout_options.module_init<nn::Dropout2d>(dropout2d, "Dropout2d");
+  c.attr("Dropout1dOptions") = dropout_options.cls();
+  c.attr("Dropout2dOptions") = dropout_options.cls();
 }
 
 }  // namespace seqlab::bind

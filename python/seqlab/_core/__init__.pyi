@@ -14,7 +14,8 @@ from . import text
 from . import lm
 from . import word2vec
 from . import glove
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'expm1', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'gru_cell', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'index_add', 'index_copy', 'index_reduce', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softsign', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+from . import special
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'add', 'alibi_slopes', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'cos', 'cpp_nn', 'cross_entropy', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'digamma', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'feature_dropout', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'i0', 'igamma', 'igammac', 'index_add', 'index_copy', 'index_reduce', 'index_select', 'init', 'initial_seed', 'instance_norm', 'instance_norm_module_forward', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lgamma', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'mvlgamma', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'polygamma', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rrelu', 'rrelu_', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinc', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softshrink', 'softsign', 'special', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -1279,6 +1280,14 @@ class Tensor:
         """
         Cut self from its history in place; returns self.
         """
+    def digamma(self) -> Tensor:
+        """
+        out = digamma(input) = Gamma'(x)/Gamma(x); -inf at 0, NaN at the negative integers; d/dx = polygamma(1, x) (torch.digamma).
+        """
+    def digamma_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
+        """
     def dim(self) -> int:
         """
         The number of dims.
@@ -1332,6 +1341,14 @@ class Tensor:
     def exp(self) -> Tensor:
         """
         out = e^input (torch.exp).
+        """
+    def exp2(self) -> Tensor:
+        """
+        out = 2^input (torch.exp2).
+        """
+    def exp2_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
         """
     def exp_(self, *args, **kwargs):
         """
@@ -1463,6 +1480,30 @@ class Tensor:
         """
         In place: self = hypot(self, ...), written into self (Tensor.hypot_).
         """
+    def i0(self) -> Tensor:
+        """
+        out = I0(input), the modified Bessel function of the first kind of order 0; d/dx = I1(x) (torch.i0).
+        """
+    def i0_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
+        """
+    def igamma(self, other: Tensor) -> Tensor:
+        """
+        out = P(input, other), the regularized lower incomplete gamma function; gradient for other only (torch.igamma).
+        """
+    def igamma_(self, other: Tensor) -> Tensor:
+        """
+        In place: self = igamma(self, other).
+        """
+    def igammac(self, other: Tensor) -> Tensor:
+        """
+        out = Q(input, other) = 1 - P(input, other), the regularized upper incomplete gamma function; gradient for other only (torch.igammac).
+        """
+    def igammac_(self, other: Tensor) -> Tensor:
+        """
+        In place: self = igammac(self, other).
+        """
     def index_add(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, *, alpha: typing.Any = 1) -> Tensor:
         """
         out = input with out[..., index[i], ...] += alpha * source[..., i, ...] along dim; index is 1-d (int64 or
@@ -1538,6 +1579,14 @@ class Tensor:
         """
         In place: self = le(self, ...), written into self (Tensor.less_equal_).
         """
+    def lgamma(self) -> Tensor:
+        """
+        out = ln|Gamma(input)|; inf at 0 and the negative integers; d/dx = digamma(x) (torch.lgamma).
+        """
+    def lgamma_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
+        """
     def log(self) -> Tensor:
         """
         out = ln(input), the natural logarithm; NaN below 0, -inf at 0 (torch.log).
@@ -1610,6 +1659,14 @@ class Tensor:
     def logical_xor_(self, *args, **kwargs):
         """
         In place: self = logical_xor(self, ...), written into self (Tensor.logical_xor_).
+        """
+    def logit(self, eps: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        out = ln(z/(1-z)) with z = input clamped to [eps, 1-eps] when eps is given (NaN outside [0, 1] without it) (torch.logit).
+        """
+    def logit_(self, eps: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        In place: self = logit(self, eps).
         """
     def long(self) -> Tensor:
         """
@@ -1688,6 +1745,14 @@ class Tensor:
     def multiply_(self, *args, **kwargs):
         """
         In place: self = mul(self, ...), written into self (Tensor.multiply_).
+        """
+    def mvlgamma(self, p: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        out = the multivariate log-gamma of dimension p, p(p-1)/4 ln(pi) + sum_{j<p} lgamma(input - j/2); p >= 1 (torch.mvlgamma).
+        """
+    def mvlgamma_(self, p: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        In place: self = mvlgamma(self, p).
         """
     def nan_to_num_(self, *args, **kwargs):
         """
@@ -1793,6 +1858,14 @@ class Tensor:
     def permute(self, *args) -> Tensor:
         """
         permute(*dims): a view with the dims reordered (torch.permute).
+        """
+    def polygamma(self, n: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        polygamma(n, self): the n-th derivative of digamma (torch.Tensor.polygamma).
+        """
+    def polygamma_(self, n: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        In place: self = polygamma(n, self).
         """
     def pow(self, exponent: typing.Any) -> Tensor:
         """
@@ -1982,6 +2055,14 @@ class Tensor:
     def sin_(self) -> Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
+        """
+    def sinc(self) -> Tensor:
+        """
+        out = sin(pi x)/(pi x), 1 at 0, the normalized sinc function (torch.sinc).
+        """
+    def sinc_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
         """
     def sinh_(self, *args, **kwargs):
         """
@@ -2895,6 +2976,10 @@ def deberta_log_bucket_position(relative_position: Tensor, bucket_size: typing.S
     """
 def detect_is_causal_mask(mask: Tensor | None, is_causal: bool | None = None, size: typing.SupportsInt | typing.SupportsIndex | None = None) -> bool:
     ...
+def digamma(input: Tensor) -> Tensor:
+    """
+    out = digamma(input) = Gamma'(x)/Gamma(x); -inf at 0, NaN at the negative integers; d/dx = polygamma(1, x) (torch.digamma).
+    """
 def div(input: Tensor, other: typing.Any) -> Tensor:
     """
     out = input / other, true division, elementwise with broadcasting (torch.div).
@@ -2938,9 +3023,18 @@ def exp(input: Tensor) -> Tensor:
     """
     out = e^input (torch.exp).
     """
+def exp2(input: Tensor) -> Tensor:
+    """
+    out = 2^input (torch.exp2).
+    """
 def expm1(input: Tensor) -> Tensor:
     """
     out = e^input - 1, accurate for small input (torch.expm1).
+    """
+def feature_dropout(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex = 0.5, training: bool = True) -> Tensor:
+    """
+    Dropout of whole (n, c) channels of (N, C, *): each kept with probability 1 - p and scaled by
+    1 / (1 - p), or zeroed (Tompson et al. 2015; torch.feature_dropout, F.dropout1d / dropout2d).
     """
 def flatten(input: Tensor, start_dim: typing.SupportsInt | typing.SupportsIndex = 0, end_dim: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
     """
@@ -2996,11 +3090,20 @@ def glu(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex = -1) -> T
     """
     a * sigmoid(b), a and b the halves of input along dim (Dauphin et al. 2017; F.glu).
     """
+def group_norm(input: Tensor, num_groups: typing.SupportsInt | typing.SupportsIndex, weight: Tensor | None = None, bias: Tensor | None = None, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05) -> Tensor:
+    """
+    y = (x - mean) / sqrt(var + eps) * weight[c] + bias[c], the statistics over each group of
+    C / num_groups channels of each sample (Wu & He 2018; F.group_norm).
+    """
 def gru_cell(input: Tensor, hx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     ...
 def gt(input: Tensor, other: typing.Any) -> Tensor:
     """
     input > other elementwise, a bool tensor (torch.gt).
+    """
+def hardshrink(input: Tensor, lambd: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> Tensor:
+    """
+    x where |x| > lambd, else 0 (F.hardshrink).
     """
 def hardsigmoid(input: Tensor) -> Tensor:
     """
@@ -3026,6 +3129,18 @@ def hardtanh_(input: Tensor, min_val: typing.SupportsFloat | typing.SupportsInde
     """
     In-place hardtanh: input = hardtanh(input).
     """
+def i0(input: Tensor) -> Tensor:
+    """
+    out = I0(input), the modified Bessel function of the first kind of order 0; d/dx = I1(x) (torch.i0).
+    """
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """
+    out = P(input, other), the regularized lower incomplete gamma function; gradient for other only (torch.igamma).
+    """
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """
+    out = Q(input, other) = 1 - P(input, other), the regularized upper incomplete gamma function; gradient for other only (torch.igammac).
+    """
 def index_add(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, *, alpha: typing.Any = 1) -> Tensor:
     """
     out = input with out[..., index[i], ...] += alpha * source[..., i, ...] along dim; index is 1-d (int64 or
@@ -3049,6 +3164,17 @@ def initial_seed() -> int:
     """
     The seed of the default generator (torch.initial_seed).
     """
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None, weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True, momentum: typing.SupportsFloat | typing.SupportsIndex = 0.1, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05) -> Tensor:
+    """
+    Each (n, c) plane normalised by its own mean and biased variance (use_input_stats; the running
+    statistics, if given, move towards the batch's average by momentum), or by the running ones
+    (Ulyanov et al. 2016; F.instance_norm).
+    """
+def instance_norm_module_forward(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None, bias: Tensor | None, training: bool, track_running_stats: bool, momentum: typing.SupportsFloat | typing.SupportsIndex | None, eps: typing.SupportsFloat | typing.SupportsIndex, num_features: typing.SupportsInt | typing.SupportsIndex, spatial_dims: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    nn.InstanceNorm1d/2d's forward: the input's checks, unbatched input, and instance_norm with
+    the planes' statistics in training or without tracked running statistics.
+    """
 def is_grad_enabled() -> bool:
     """
     True unless inside no_grad() (torch.is_grad_enabled).
@@ -3069,6 +3195,10 @@ def leaky_relu(input: Tensor, negative_slope: typing.SupportsFloat | typing.Supp
 def leaky_relu_(input: Tensor, negative_slope: typing.SupportsFloat | typing.SupportsIndex = 0.01) -> Tensor:
     """
     In-place leaky_relu: input = leaky_relu(input).
+    """
+def lgamma(input: Tensor) -> Tensor:
+    """
+    out = ln|Gamma(input)|; inf at 0 and the negative integers; d/dx = digamma(x) (torch.lgamma).
     """
 def log(input: Tensor) -> Tensor:
     """
@@ -3109,6 +3239,10 @@ def logical_or(input: Tensor, other: typing.Any) -> Tensor:
 def logical_xor(input: Tensor, other: typing.Any) -> Tensor:
     """
     input XOR other, zero meaning False, a bool tensor (torch.logical_xor).
+    """
+def logit(input: Tensor, eps: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+    """
+    out = ln(z/(1-z)) with z = input clamped to [eps, 1-eps] when eps is given (NaN outside [0, 1] without it) (torch.logit).
     """
 def lstm_cell(input: Tensor, hx: Tensor | None, cx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
     ...
@@ -3192,6 +3326,10 @@ def multinomial(input: Tensor, num_samples: typing.SupportsInt | typing.Supports
     """
     num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).
     """
+def mvlgamma(input: Tensor, p: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    out = the multivariate log-gamma of dimension p, p(p-1)/4 ln(pi) + sum_{j<p} lgamma(input - j/2); p >= 1 (torch.mvlgamma).
+    """
 def narrow(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     A view of elements start..start+length-1 along dim (torch.narrow).
@@ -3223,6 +3361,10 @@ def norm(input: Tensor, p: typing.Any = 'fro', dim: typing.Any = None, keepdim: 
 def permute(input: Tensor, dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
     """
     A view of input with its dims reordered as dims (torch.permute).
+    """
+def polygamma(n: typing.SupportsInt | typing.SupportsIndex, input: Tensor) -> Tensor:
+    """
+    out = the n-th derivative of digamma at input, (-1)^(n+1) n! zeta(n+1, input) for n >= 1; d/dx = polygamma(n+1, x) (torch.polygamma).
     """
 def positional_attention(query: Tensor, key: Tensor, value: Tensor, pos: PositionalScheme, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, q_offset: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
     """
@@ -3302,6 +3444,15 @@ def rotary_embedding(x: Tensor, offset: typing.SupportsInt | typing.SupportsInde
 def round(input: Tensor, *, decimals: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
     """
     Rounds to the nearest integer, ties to even, or to `decimals` decimal places (torch.round).
+    """
+def rrelu(input: Tensor, lower: typing.SupportsFloat | typing.SupportsIndex = 0.125, upper: typing.SupportsFloat | typing.SupportsIndex = 0.3333333333333333, training: bool = False) -> Tensor:
+    """
+    The randomized leaky ReLU (Xu et al. 2015): in training x for x > 0, a x otherwise with a ~
+    U(lower, upper) per element; in eval leaky_relu(x, (lower + upper) / 2) (F.rrelu).
+    """
+def rrelu_(input: Tensor, lower: typing.SupportsFloat | typing.SupportsIndex = 0.125, upper: typing.SupportsFloat | typing.SupportsIndex = 0.3333333333333333, training: bool = False) -> Tensor:
+    """
+    In-place rrelu: input = rrelu(input, lower, upper, training) (F.rrelu_).
     """
 def rsqrt(input: Tensor) -> Tensor:
     """
@@ -3393,6 +3544,10 @@ def sin(input: Tensor) -> Tensor:
     """
     out = sin(input), in radians (torch.sin).
     """
+def sinc(input: Tensor) -> Tensor:
+    """
+    out = sin(pi x)/(pi x), 1 at 0, the normalized sinc function (torch.sinc).
+    """
 def sinusoidal_encoding(positions: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, base: typing.SupportsFloat | typing.SupportsIndex = 10000.0, dtype: dtype = numpy.dtype.float32) -> Tensor:
     """
     PE(p, 2i) = sin(p / base^(2i/dim)), PE(p, 2i+1) = cos(p / base^(2i/dim)) for positions (P): (P, dim).
@@ -3408,6 +3563,10 @@ def softmin(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Te
 def softplus(input: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex = 1.0, threshold: typing.SupportsFloat | typing.SupportsIndex = 20.0) -> Tensor:
     """
     log(1 + exp(beta * x)) / beta, or x where beta * x > threshold (F.softplus).
+    """
+def softshrink(input: Tensor, lambd: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> Tensor:
+    """
+    x - lambd above lambd, x + lambd below -lambd, 0 between (F.softshrink).
     """
 def softsign(input: Tensor) -> Tensor:
     """

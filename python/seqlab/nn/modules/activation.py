@@ -24,7 +24,8 @@ from .normalization import RMSNorm
 
 __all__ = ["Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "ELU", "SELU", "CELU", "LeakyReLU",
            "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Mish", "Softsign", "Tanhshrink", "Hardsigmoid", "Hardswish",
-           "Threshold", "Softmin", "GLU", "PReLU", "MultiheadAttention"]
+           "Threshold", "Softmin", "GLU", "PReLU", "MultiheadAttention", "RReLU", "Hardshrink", "Softshrink",
+           "Softmax2d"]
 
 
 class _Pointwise(Module):
@@ -472,3 +473,59 @@ _FIELD_SOURCES = {
 def _machine_eps(norm):
     """RMSNorm's eps=None: its dtype's machine epsilon, as torch's (float32 without a weight)."""
     return 2.0 ** -52 if norm.weight is not None and norm.weight.dtype == _core.dtype.float64 else 2.0 ** -23
+
+
+class RReLU(Module):
+    """The randomized leaky ReLU (Xu et al. 2015): in training x for x > 0 and a x otherwise, a drawn
+    from U(lower, upper) per element (the gradient is the slope used); in eval the fixed slope
+    (lower + upper) / 2. One C++ functional (F.rrelu), as its twin's."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
+
+
+class Hardshrink(Module):
+    """x where |x| > lambd, else 0 (F.hardshrink)."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Softshrink(Module):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (F.softshrink)."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Softmax2d(Module):
+    """softmax over the channels (dim -3) of (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)

@@ -1,8 +1,10 @@
-"""torch.nn.modules.dropout: Dropout, one call of the C++ F.dropout. Tests: tests/test_nn_layers.py."""
+"""torch.nn.modules.dropout: Dropout, one call of the C++ F.dropout, and Dropout1d, Dropout2d (whole
+channels: F.dropout1d, F.dropout2d over the C++ feature_dropout). Tests: tests/test_nn_layers.py,
+tests/test_nn_modules_more.py."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d"]
 
 
 class Dropout(Module):
@@ -21,3 +23,19 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    """In training mode, zeroes whole channels of (N, C, L) or (C, L) input with probability p and
+    scales the others by 1/(1-p) (F.dropout1d); in eval mode, the identity."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    """In training mode, zeroes whole (n, c) planes of (N, C, H, W) input with probability p and
+    scales the others by 1/(1-p) (F.dropout2d, with torch's reading of 3-D input as (N, C, L))."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
