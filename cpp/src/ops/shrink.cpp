@@ -14,7 +14,7 @@ namespace seqlab {
 namespace {
 
 void check_float(const Tensor& x, const char* kernel) {
-  SEQLAB_CHECK_IMPL(is_floating(x.dtype()), "\"", kernel, "\" not implemented for '", dtype_name(x.dtype()), "'");
+  SEQLAB_CHECK_IMPL(is_floating(x.dtype()), "\"", kernel, "\" not implemented for '", scalar_type_name(x.dtype()), "'");
 }
 
 // softshrink's lambd (hardshrink takes any, as torch's: a negative one keeps every x)
@@ -22,7 +22,7 @@ void check_lambd(const Tensor& x, double lambd) {
   const double most = x.dtype() == Dtype::Float64 ? std::numeric_limits<double>::max()
                                                   : double(std::numeric_limits<float>::max());
   SEQLAB_CHECK(lambd >= 0 && lambd <= most, "lambda must be in range [0, ", most, "] for input dtype ",
-               dtype_name(x.dtype()), ", but found ", lambd);
+               scalar_type_name(x.dtype()), ", but found ", lambd);
 }
 
 }  // namespace
