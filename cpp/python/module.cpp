@@ -8,6 +8,8 @@
 
 namespace seqlab::bind {
 
+void bind_lapack(py::module_& m);  // bind_lapack.cpp: torch.linalg's LAPACK ops (after bind_ops)
+
 Tensor operand(const py::handle& o, const Tensor& like) {
   // A Python bool is a bool number: it never raises the category (bool tensor + True is bool, as in
   // torch; as an integer it made `mask + True` int64 and `mask % True` an integer remainder).
@@ -171,5 +173,6 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_word2vec(m);
   seqlab::bind::bind_glove(m);
   seqlab::bind::bind_conv(m);
+  seqlab::bind::bind_lapack(m);
   seqlab::bind::install_argument_errors(m);  // last: it reaches every function bound above
 }
