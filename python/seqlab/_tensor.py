@@ -812,3 +812,9 @@ from ._histogram import bincount as _bincount, histc as _histc, histogram as _hi
 Tensor.histc = _histc
 Tensor.histogram = _histogram
 Tensor.bincount = _bincount
+
+from . import _linalg_aliases  # noqa: E402
+
+# torch's Tensor methods for torch.linalg's ops (x.det(), x.slogdet(), x.inverse(), x.svd(), ...)
+for _name, _method in _linalg_aliases.METHODS.items():
+    setattr(Tensor, _name, _method)

@@ -139,8 +139,9 @@ Tensor v_diag_vt(const Tensor& V, const Tensor& d) { return matmul(mul(V, unsque
 }  // namespace
 
 // A = V diag(λ) V^T, λ ascending, from A's UPLO triangle.
-// dA = V (diag(dλ) + (V^T dV) / E) V^T,  E_ij = λ_j - λ_i off the diagonal (torch's formula: not
-// symmetrised; inf/nan where eigenvalues repeat and dV is nonzero, as torch's).
+// dA = V (diag(dλ) + skew(V^T dV) / E) V^T,  skew(X) = (X - X^T) / 2,  E_ij = λ_j - λ_i off the
+// diagonal: torch's formula, a symmetric gradient; inf/nan where eigenvalues repeat and dV is
+// nonzero, as torch's.
 std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, const std::string& UPLO) {
   auto [w, V] = eigh_forward(A, UPLO, true);
   if (any_requires_grad({A})) {
@@ -151,8 +152,9 @@ std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, const std::string& UPLO) 
       if (!g[1].defined()) return {v_diag_vt(V, gw)};
       const Tensor I = eye(w.size(-1), w.size(-1), w.dtype());
       const Tensor VtgV = matmul(mT(V), g[1]);
-      const Tensor E = unsqueeze(w, -2) - unsqueeze(w, -1) + I;  // 1 on the diagonal, which is replaced
-      const Tensor inner = div(VtgV, E) - mul(VtgV, I) + mul(unsqueeze(gw, -2), I);
+      const Tensor skew = (VtgV - mT(VtgV)) * 0.5;  // 0 on the diagonal
+      const Tensor E = unsqueeze(w, -2) - unsqueeze(w, -1) + I;  // 1 on the diagonal
+      const Tensor inner = div(skew, E) + mul(unsqueeze(gw, -2), I);
       return {matmul(V, matmul(inner, mT(V)))};
     });
     w = outs[0];

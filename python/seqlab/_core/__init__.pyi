@@ -227,6 +227,11 @@ class Tensor:
         """
         input expanded (a view, no copy) to `size`, -1 keeping a size (torch.broadcast_to).
         """
+    def cholesky(self, upper = False):
+        """
+        torch.cholesky (deprecated in torch for linalg.cholesky): L with A = L L^T, or U = L^T when
+            upper; errors name 'cholesky'. seqlab does not repeat torch's deprecation warning.
+        """
     def copysign(self, other):
         """
         |input| with the sign (bit) of other; always floating point (torch.copysign).
@@ -255,6 +260,10 @@ class Tensor:
     def cummin(self, dim):
         """
         (values, indices): the running minimum along dim and where it was found, as torch.cummin.
+        """
+    def det(self):
+        """
+        The determinant of each square matrix of input (torch.det = torch.linalg.det).
         """
     def diag(self, diagonal = 0):
         """
@@ -331,6 +340,10 @@ class Tensor:
         """
         In place: input[..., index, ...] = value along dim (Tensor.index_fill_).
         """
+    def inverse(self):
+        """
+        The inverse of each square matrix (torch.inverse = torch.linalg.inv).
+        """
     def isclose(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = False):
         """
         True where |input − other| ≤ atol + rtol·|other|, or the two are equal (infinities), or both
@@ -378,6 +391,10 @@ class Tensor:
             the partial results 1, 2, 4, ... places back), so no exp overflows or underflows
             (torch.logcumsumexp).
         """
+    def logdet(self):
+        """
+        log det of each square matrix: nan where det < 0, -inf where det = 0 (torch.logdet).
+        """
     def logsumexp(self, dim, keepdim = False):
         """
         log Σ exp(input) over dim (an int or a tuple), computed as m + log Σ exp(input − m) with m the
@@ -388,6 +405,10 @@ class Tensor:
         """
         The elements of input where the bool mask is True (the two broadcast), as a 1-d tensor
             (torch.masked_select).
+        """
+    def matrix_power(self, n):
+        """
+        input^n for an integer n (torch.matrix_power = torch.linalg.matrix_power).
         """
     def median(self, dim = None, keepdim = False):
         """
@@ -439,6 +460,11 @@ class Tensor:
         """
         The outer product out[i, j] = input[i]·vec2[j] of two 1-d tensors (torch.outer).
         """
+    def pinverse(self, rcond = 1e-15):
+        """
+        The pseudoinverse with singular values below rcond * largest dropped (torch.pinverse =
+            torch.linalg.pinv(input, rtol=rcond)).
+        """
     def quantile(self, q, dim = None, keepdim = False, *, interpolation = 'linear'):
         """
         The q-th quantiles along dim (all elements with dim=None): at position q (m − 1) of the
@@ -474,6 +500,10 @@ class Tensor:
         (e^x − e^−x) / 2, as (expm1(x) − expm1(−x)) / 2 to keep the digits of small x, and as
             sign(x)·e^|x| / 2 without overflow for large |x| (torch.sinh).
         """
+    def slogdet(self):
+        """
+        (sign, logabsdet) with det = sign * exp(logabsdet) (torch.slogdet).
+        """
     def sort(self, dim = -1, descending = False, stable = False):
         """
         (values, indices) of input sorted along dim (ascending unless descending), as torch.sort.
@@ -482,6 +512,11 @@ class Tensor:
         """
         The standard deviation sqrt(var) over dim, correction 1 (Bessel's) unless unbiased=False or
             correction says otherwise (torch.std).
+        """
+    def svd(self, some = True, compute_uv = True):
+        """
+        torch.svd, the old API: (U, S, V) with input = U diag(S) V^T (V, not Vh); some=True: the
+            reduced U and V. compute_uv=False: S only, and zero-filled U (m, m) and V (n, n), as torch.
         """
     def swapdims(self, dim0, dim1):
         """
