@@ -364,5 +364,6 @@ void bind_py_function(py::module_& m);
 py::object node_object(const std::shared_ptr<Node>& node);
 void bind_scatter(py::module_& m);   // bind_scatter.cpp: scatter, scatter_add, scatter_reduce, index_add/copy/reduce
 void bind_special(py::module_& m);   // bind_special.cpp: the gamma family and torch.special's kernels
+void bind_lapack(py::module_& m);    // bind_lapack.cpp: torch.linalg's LAPACK ops (after bind_ops)
 
 }  // namespace seqlab::bind

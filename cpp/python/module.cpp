@@ -218,5 +218,6 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_py_function(m);
   seqlab::bind::bind_scatter(m);
   seqlab::bind::bind_special(m);
+  seqlab::bind::bind_lapack(m);
   seqlab::bind::install_argument_errors(m);  // last: it reaches every function bound above
 }

@@ -72,6 +72,8 @@ from .training import train, evaluate  # noqa: E402,F401
 from . import (accelerator, autograd, cuda, distributed, random, utils, linalg, nn, data, optim, lm,  # noqa: E402,F401
                embed, generation, hub, onnx)
 
+from ._linalg_aliases import det, logdet, slogdet, inverse, cholesky, svd, pinverse, matrix_power  # noqa: E402,F401
+
 from ._version import __version__  # noqa: E402,F401
 from ._config import show_config  # noqa: E402,F401
 from . import func  # noqa: E402,F401  (torch.func: grad, vjp, jacrev, vmap, functional_call)

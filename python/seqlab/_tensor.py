@@ -867,3 +867,10 @@ from .autograd.graph import register_post_accumulate_grad_hook as _register_post
 
 Tensor.register_hook = _register_hook
 Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
+
+
+from . import _linalg_aliases  # noqa: E402
+
+# torch's Tensor methods for torch.linalg's ops (x.det(), x.slogdet(), x.inverse(), x.svd(), ...)
+for _name, _method in _linalg_aliases.METHODS.items():
+    setattr(Tensor, _name, _method)

@@ -23,6 +23,7 @@
 #include "seqlab/ops/transformer.hpp"
 #include "seqlab/ops/conv.hpp"
 #include "seqlab/ops/pool.hpp"
+#include "seqlab/ops/lapack_linalg.hpp"
 #include "seqlab/optim/optimizer.hpp"
 #include "seqlab/nn/init.hpp"
 #include "seqlab/nn/module.hpp"
