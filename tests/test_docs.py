@@ -14,7 +14,8 @@ import seqlab
 
 MODULES = ["seqlab", "seqlab.nn", "seqlab.nn.functional", "seqlab.optim", "seqlab.optim.lr_scheduler", "seqlab.lm",
            "seqlab.embed", "seqlab.data", "seqlab.utils.data", "seqlab.generation", "seqlab.nn.positional",
-           "seqlab.viz", "seqlab.nn.init", "seqlab.autograd", "seqlab.random", "seqlab.linalg", "seqlab.onnx"]
+           "seqlab.viz", "seqlab.nn.init", "seqlab.autograd", "seqlab.random", "seqlab.linalg", "seqlab.onnx",
+           "seqlab.autograd.function", "seqlab.autograd.functional", "seqlab.autograd.graph", "seqlab.func"]
 
 
 def public_names(module):

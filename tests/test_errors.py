@@ -197,6 +197,17 @@ CASES = {
     "tensor-str": (lambda lib, f: lib.tensor("abc"), [r"str"]),
     "from_numpy-negative-stride": (lambda lib, f: lib.from_numpy(np.arange(5.0)[::-1]), ["stride", "negative"]),
     "from_numpy-object-dtype": (lambda lib, f: lib.from_numpy(np.array([object()])), ["object"]),
+    # --- special functions (seqlab.special; tests/test_special.py)
+    "polygamma-negative-n": (lambda lib, f: lib.polygamma(-1, lib.ones(2)), [r"polygamma\(n, x\)", "negative n"]),
+    "mvlgamma-p": (lambda lib, f: lib.mvlgamma(lib.ones(2), 0), ["p has to be greater than or equal to 1"]),
+    "mvlgamma-bool": (lambda lib, f: lib.mvlgamma(lib.ones(2) > 0, 1), ["may not be a boolean tensor"]),
+    "igamma-integer": (lambda lib, f: lib.igamma(lib.ones(2).long(), lib.ones(2).long()),
+                       [r"igamma_cpu.*not implemented for 'Long'"]),
+    "lgamma_-integer": (lambda lib, f: lib.ones(2).long().lgamma_(), ["can't be cast", "Long"]),
+    "zeta-backward-x": (lambda lib, f: lib.special.zeta(lib.ones(2, requires_grad=True), lib.ones(2)).sum().backward(),
+                        ["the derivative for 'zeta' is not implemented"]),
+    "gammainc-backward-a": (lambda lib, f: lib.special.gammainc(lib.ones(2, requires_grad=True), lib.ones(2))
+                            .sum().backward(), ["the derivative for 'igamma: input' is not implemented"]),
     # --- conversions
     "dlpack-export-requires-grad": (lambda lib, f: torch.from_dlpack(lib.ones(2, requires_grad=True)),
                                     [r"dlpack|export", "grad", "detach"]),
@@ -204,6 +215,11 @@ CASES = {
                             [r"requires[_ ]grad", "detach"]),
     "item-multi-element": (lambda lib, f: lib.ones(2, 3).item(), [r"\b6\b", r"element|scalar"]),
 }
+
+# --- the scatter family: its cases are listed once, in tests/test_scatter.py
+from test_scatter import ERRORS as SCATTER_ERRORS  # noqa: E402
+
+CASES.update({name: (lambda lib, f, fn=fn: fn(lib), frags) for name, (fn, frags) in SCATTER_ERRORS.items()})
 
 
 def _case(name):

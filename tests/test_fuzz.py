@@ -22,6 +22,8 @@ FLOATS = ["float32", "float64"]
 ALL = ["float32", "float64", "int64", "bool"]
 # Sizes that overflow or that no allocator gives (2**31 floats would be allocated, slowly, by torch)
 HUGE = [2**40, 2**62, -2**62, 2**63 - 1]
+# Python ints outside (and at the edges of) the 64 bits of torch's Scalar
+BIG_INTS = [2**70, -2**70, 2**64, -2**63 - 1, 2**63, 2**63 - 1, -2**63]
 
 
 # ------------------------------------------------------------------ argument strategies
@@ -110,6 +112,10 @@ OPS = {
     "scatter_add_": st.builds(lambda x, d, i, s: method("scatter_add_", x, d, i, s),
                               tensors(dtypes=tuple(FLOATS)), dims, index_tensors(max_dims=3),
                               tensors(dtypes=tuple(FLOATS), views=False)),
+    # a list index: one index tensor, or (holding a list) a tuple of indices, torch's legacy rule
+    "__getitem__": st.builds(lambda x, k: method("__getitem__", x, k), tensors(min_dims=1),
+                             st.lists(st.one_of(st.integers(-4, 4), st.lists(st.integers(-4, 4), min_size=1,
+                                                                             max_size=3)), min_size=1, max_size=3)),
     "masked_fill": st.builds(lambda x, m, v: method("masked_fill", x, m, v), tensors(),
                              tensors(dtypes=("bool",)), st.sampled_from([0.0, 1.5, math.nan, math.inf, 2.0**63, -7])),
     # elementwise, in place and with broadcasting
@@ -119,6 +125,11 @@ OPS = {
                        st.one_of(st.none(), st.sampled_from([-1.0, 0.0, 2.0, math.nan])),
                        st.one_of(st.none(), st.sampled_from([-1.0, 1.0, math.nan]))),
     "pow": st.builds(lambda x, e: method("pow", x, e), floats_t, st.sampled_from([0, 1, 2, -1, 0.5, -0.5, 3.0])),
+    # Python ints past 64 bits (torch's OverflowError) and at its edges, on every dtype
+    "pow_int": st.builds(lambda x, e: method("pow", x, e), tensors(), st.sampled_from(BIG_INTS + [0, 3])),
+    "add_int": st.builds(lambda x, e: method("add", x, e), tensors(), st.sampled_from(BIG_INTS)),
+    "__rsub__": st.builds(lambda x, e: method("__rsub__", x, e), tensors(), st.sampled_from(BIG_INTS)),
+    "__eq__": st.builds(lambda x, e: method("__eq__", x, e), tensors(), st.sampled_from(BIG_INTS)),
     "where": st.builds(lambda c, a, b: function("where", c, a, b), tensors(dtypes=("bool",)), floats_t, floats_t),
     # the functions course code needs, on every dtype (integers promote or stay, bool has
     # no rounding kernel) and in place (an integer tensor cannot hold sin's result)
@@ -138,6 +149,14 @@ OPS = {
                             st.sampled_from([0, 2, -3, 2.5, math.nan]))),
     "matmul": st.builds(lambda a, b: method("matmul", a, b), tensors(dtypes=("float32",), max_side=3),
                         tensors(dtypes=("float32",), max_side=3)),
+    # random ops on arguments torch refuses (else the values would differ by design)
+    "multinomial": st.builds(lambda x, n, r: function("multinomial", x, n, r),
+                             tensors(dtypes=("int64", "bool"), min_dims=1, max_dims=2), st.integers(-1, 3),
+                             st.booleans()),
+    "randint": st.builds(lambda lo, hi, s: function("randint", lo, hi, s), st.sampled_from([0, -2**64, -2**63 - 1]),
+                         st.sampled_from([2**64, 2**70]), st.lists(st.integers(0, 3), max_size=2)),
+    "rand": st.builds(lambda s: function("rand", *s), st.lists(st.sampled_from([2, 0, 2**64, -2**63 - 1, 2**70]),
+                                                             min_size=1, max_size=3).filter(lambda s: max(map(abs, s)) > 2**62)),
     # creation
     "full": st.builds(lambda s, v, d: function("full", s, v, dtype={"dtype": d}),
                       st.lists(st.integers(0, 4), max_size=3),

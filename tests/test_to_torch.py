@@ -355,6 +355,8 @@ def test_every_module_of_seqlab_nn_converts():
     covered |= set(test_losses_distances.CONVERTS)
     import test_nn_modules_extra
     covered |= set(test_nn_modules_extra.CONVERTS)
+    import test_nn_modules_more
+    covered |= set(test_nn_modules_more.CONVERTS)
     missing = []
     for name in nn.__all__:
         obj = getattr(nn, name)

@@ -1,5 +1,5 @@
 // Grad mode and the engine entry points (seqlab.no_grad and friends are built on these in
-// python/seqlab/autograd.py).
+// python/seqlab/autograd/grad_mode.py and _engine.py).
 #include "bind_common.hpp"
 
 namespace seqlab::bind {

@@ -297,14 +297,21 @@ class ModuleOptions {
 
 // A Python number or tensor as an operand next to `like` (PyTorch's wrapped-number rule).
 // Returns an undefined Tensor when `o` is neither (operators then return NotImplemented).
-Tensor operand(const py::handle& o, const Tensor& like);
+// A Python int must be a 64-bit Scalar, as torch reads it (check_int_scalar); `op` and `arg`
+// name the call in that error.
+Tensor operand(const py::handle& o, const Tensor& like, const char* op, const char* arg = "other");
 // The same for a method or function argument: PyTorch's TypeError when `o` is neither,
 // "add(): argument 'other' must be a Tensor or a number".
 Tensor operand_arg(const py::handle& o, const Tensor& like, const char* op, const char* arg = "other");
 // self ** exponent for seqlab.pow, Tensor.pow and __pow__, computed without the GIL: a number
 // exponent is pow(self, double), anything else goes through operand(). Undefined when
 // `exponent` is neither (the caller raises TypeError or returns NotImplemented).
-Tensor power(const Tensor& self, const py::handle& exponent);
+Tensor power(const Tensor& self, const py::handle& exponent, const char* op = "pow");
+// A Python int where torch takes a Scalar: outside [-2^63, 2^64) torch's OverflowError; in
+// [2^63, 2^64) (a uint64 Scalar) only a floating `like` takes it (as a double), an integer or
+// bool one raises torch's "value cannot be converted to type int64_t without overflow".
+// Anything but an int passes.
+void check_int_scalar(const py::handle& o, const Tensor& like, const char* op, const char* arg);
 
 // Arguments a binding parses by hand (py::handle, py::args) are converted by these, which raise
 // torch's TypeError naming the function and the argument ("view(): argument 'size' must be tuple
@@ -314,7 +321,8 @@ Tensor power(const Tensor& self, const py::handle& exponent);
 std::string type_name(const py::handle& o);  // "str", "NoneType", "Tensor": torch's spelling
 // An int, or anything with __index__ but a float (NumPy integers, 0-d integer tensors).
 int64_t int_arg(const py::handle& o, const char* fn, const char* arg);
-// A real number: int, float, bool or a NumPy scalar (not a str).
+// A real number: int, float, bool or a NumPy scalar (not a str); an int outside [-2^63, 2^64)
+// is torch's OverflowError.
 double number_arg(const py::handle& o, const char* fn, const char* arg);
 // dim=None / int / sequence of ints -> list of dims (empty = all).
 std::vector<int64_t> dims_arg(const py::handle& o, const char* fn, const char* arg = "dim");
@@ -350,6 +358,13 @@ void bind_lm(py::module_& m);        // bind_lm.cpp: n-gram counting and smoothi
 void bind_word2vec(py::module_& m);  // bind_word2vec.cpp: word2vec and FastText training
 void bind_glove(py::module_& m);     // bind_glove.cpp: GloVe training
 void bind_conv(py::module_& m);      // bind_conv.cpp: convolutions and pooling (seqlab.nn.functional)
+// bind_py_function.cpp: torch.autograd.Function's node and Tensor.register_hook; node_object is a
+// grad_fn as Python sees it (a Function's ctx for the nodes Function.apply records).
+void bind_py_function(py::module_& m);
+py::object node_object(const std::shared_ptr<Node>& node);
+void bind_scatter(py::module_& m);   // bind_scatter.cpp: scatter, scatter_add, scatter_reduce, index_add/copy/reduce
+void bind_special(py::module_& m);   // bind_special.cpp: the gamma family and torch.special's kernels
+void bind_lapack(py::module_& m);    // bind_lapack.cpp: torch.linalg's LAPACK ops (after bind_ops)
 void bind_ctc(py::module_& m);       // bind_ctc.cpp: torch.ctc_loss (ops/ctc_loss.cpp)
 
 }  // namespace seqlab::bind

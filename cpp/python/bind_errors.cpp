@@ -34,7 +34,8 @@ PyCFunction as_method(F f) {
 std::unordered_map<PyObject*, std::string>* names = nullptr;
 
 // Called with a failed call's exception set. The two reports above are replaced by explain's
-// TypeError (if explain recognises the call; otherwise, or if explain itself fails, pybind11's
+// TypeError, or the exception it returns (a ValueError for a str UTF-8 cannot encode), if explain
+// recognises the call; otherwise, or if explain itself fails, pybind11's
 // report stays); every other exception passes untouched. call() gives the call's arguments as a
 // tuple and a dict, built only here, on the error path.
 template <typename Call>
@@ -53,8 +54,10 @@ void explain_failure(PyObject* self, Call call) {
     py::object fn = name == names->end() ? py::object(py::none()) : py::object(py::str(name->second));
     auto [args, kwargs] = call();
     py::object message = py::module_::import("seqlab._args").attr("explain")(text, fn, args, kwargs);
-    if (!message.is_none()) {
-      PyErr_SetObject(PyExc_TypeError, message.ptr());
+    if (!message.is_none()) {  // a message (a TypeError), or an exception to raise as it is
+      PyObject* type = PyExceptionInstance_Check(message.ptr()) ? reinterpret_cast<PyObject*>(Py_TYPE(message.ptr()))
+                                                                : PyExc_TypeError;
+      PyErr_SetObject(type, message.ptr());
       return;
     }
   } catch (py::error_already_set&) {

@@ -53,6 +53,58 @@ void bind_nn(py::module_& m) {
         "The rows of weight at the indices in input: out[..., :] = weight[input[...], :]; the row\n"
         "padding_idx gets no gradient (F.embedding).");
 
+  // group_norm, instance_norm (norm.cpp) and rrelu (rrelu.cpp).
+  m.def("group_norm", [](const Tensor& x, int64_t num_groups, std::optional<Tensor> w, std::optional<Tensor> b,
+                         double eps) {
+    return group_norm(x, num_groups, w.value_or(Tensor()), b.value_or(Tensor()), eps);
+  }, py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
+        py::arg("eps") = 1e-5, Release(),
+        "y = (x - mean) / sqrt(var + eps) * weight[c] + bias[c], the statistics over each group of\n"
+        "C / num_groups channels of each sample (Wu & He 2018; F.group_norm).");
+  m.def("instance_norm", [](const Tensor& x, std::optional<Tensor> rm, std::optional<Tensor> rv,
+                            std::optional<Tensor> w, std::optional<Tensor> b, bool use_input_stats, double momentum,
+                            double eps) {
+    return instance_norm(x, rm.value_or(Tensor()), rv.value_or(Tensor()), w.value_or(Tensor()), b.value_or(Tensor()),
+                         use_input_stats, momentum, eps);
+  }, py::arg("input"), py::arg("running_mean") = py::none(), py::arg("running_var") = py::none(),
+        py::arg("weight") = py::none(), py::arg("bias") = py::none(), py::arg("use_input_stats") = true,
+        py::arg("momentum") = 0.1, py::arg("eps") = 1e-5, Release(),
+        "Each (n, c) plane normalised by its own mean and biased variance (use_input_stats; the running\n"
+        "statistics, if given, move towards the batch's average by momentum), or by the running ones\n"
+        "(Ulyanov et al. 2016; F.instance_norm).");
+  m.def("instance_norm_module_forward", [](const Tensor& x, std::optional<Tensor> rm, std::optional<Tensor> rv,
+                                           std::optional<Tensor> w, std::optional<Tensor> b, bool training,
+                                           bool track_running_stats, std::optional<double> momentum, double eps,
+                                           int64_t num_features, int64_t spatial_dims) {
+    return instance_norm_module_forward(x, rm.value_or(Tensor()), rv.value_or(Tensor()), w.value_or(Tensor()),
+                                        b.value_or(Tensor()), training, track_running_stats, momentum, eps,
+                                        num_features, spatial_dims);
+  }, py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight"), py::arg("bias"),
+        py::arg("training"), py::arg("track_running_stats"), py::arg("momentum"), py::arg("eps"),
+        py::arg("num_features"), py::arg("spatial_dims"), Release(),
+        "nn.InstanceNorm1d/2d's forward: the input's checks, unbatched input, and instance_norm with\n"
+        "the planes' statistics in training or without tracked running statistics.");
+  m.def("rrelu", [](const Tensor& x, double lower, double upper, bool training) {
+    return rrelu(x, lower, upper, training);
+  }, py::arg("input"), py::arg("lower") = 1.0 / 8.0, py::arg("upper") = 1.0 / 3.0, py::arg("training") = false,
+        Release(),
+        "The randomized leaky ReLU (Xu et al. 2015): in training x for x > 0, a x otherwise with a ~\n"
+        "U(lower, upper) per element; in eval leaky_relu(x, (lower + upper) / 2) (F.rrelu).");
+  m.def("rrelu_", [](Tensor& x, double lower, double upper, bool training) -> Tensor {
+    return rrelu_(x, lower, upper, training);
+  }, py::arg("input"), py::arg("lower") = 1.0 / 8.0, py::arg("upper") = 1.0 / 3.0, py::arg("training") = false,
+        Release(), "In-place rrelu: input = rrelu(input, lower, upper, training) (F.rrelu_).");
+
+  m.def("hardshrink", [](const Tensor& x, double lambd) { return hardshrink(x, lambd); }, py::arg("input"),
+        py::arg("lambd") = 0.5, Release(), "x where |x| > lambd, else 0 (F.hardshrink).");
+  m.def("softshrink", [](const Tensor& x, double lambd) { return softshrink(x, lambd); }, py::arg("input"),
+        py::arg("lambd") = 0.5, Release(),
+        "x - lambd above lambd, x + lambd below -lambd, 0 between (F.softshrink).");
+  m.def("feature_dropout", [](const Tensor& x, double p, bool training) { return feature_dropout(x, p, training); },
+        py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true, Release(),
+        "Dropout of whole (n, c) channels of (N, C, *): each kept with probability 1 - p and scaled by\n"
+        "1 / (1 - p), or zeroed (Tompson et al. 2015; torch.feature_dropout, F.dropout1d / dropout2d).");
+
   py::module_ init = m.def_submodule("init", "torch.nn.init's initialisers, in C++");
   namespace I = seqlab::nn::init;
   init.def("calculate_gain", &I::calculate_gain, py::arg("nonlinearity"), py::arg("param") = 0.01,

@@ -106,23 +106,17 @@ void bind_nn_modules(py::module_& m) {
   bn_options.module_init<nn::BatchNorm2d>(batch_norm2d, "BatchNorm2d");
   c.attr("BatchNorm1dOptions") = c.attr("BatchNormOptions");
   c.attr("BatchNorm2dOptions") = c.attr("BatchNormOptions");
-  using DO = nn::DropoutOptions;
+  using DO = nn::DropoutOptions;  // also Dropout1d's, Dropout2d's and the alpha dropouts'
   ModuleOptions<DO> dropout_options(c, "DropoutOptions");
   dropout_options.arg("p", &DO::p, &DO::p).arg("inplace", &DO::inplace, &DO::inplace);
   Class<nn::Dropout> dropout(c, "Dropout");
   dropout_options.module_init<nn::Dropout>(dropout, "Dropout");
-  // the channel and alpha dropouts: Dropout's options (DropoutOptions, under each name too)
-  py::class_<nn::Dropout1d, nn::Dropout, std::shared_ptr<nn::Dropout1d>> dropout1d(c, "Dropout1d");
-  dropout_options.module_init<nn::Dropout1d>(dropout1d, "Dropout1d");
-  py::class_<nn::Dropout2d, nn::Dropout, std::shared_ptr<nn::Dropout2d>> dropout2d(c, "Dropout2d");
-  dropout_options.module_init<nn::Dropout2d>(dropout2d, "Dropout2d");
-  py::class_<nn::AlphaDropout, nn::Dropout, std::shared_ptr<nn::AlphaDropout>> alpha_dropout(c, "AlphaDropout");
+  // the alpha dropouts: Dropout's options (DropoutOptions, under each name too); Dropout1d/2d are below
+  Class<nn::AlphaDropout, nn::Dropout> alpha_dropout(c, "AlphaDropout");
   dropout_options.module_init<nn::AlphaDropout>(alpha_dropout, "AlphaDropout");
-  py::class_<nn::FeatureAlphaDropout, nn::Dropout, std::shared_ptr<nn::FeatureAlphaDropout>> feature_alpha_dropout(
-      c, "FeatureAlphaDropout");
+  Class<nn::FeatureAlphaDropout, nn::Dropout> feature_alpha_dropout(c, "FeatureAlphaDropout");
   dropout_options.module_init<nn::FeatureAlphaDropout>(feature_alpha_dropout, "FeatureAlphaDropout");
-  for (const char* name : {"Dropout1dOptions", "Dropout2dOptions", "AlphaDropoutOptions", "FeatureAlphaDropoutOptions"})
-    c.attr(name) = c.attr("DropoutOptions");
+  for (const char* name : {"AlphaDropoutOptions", "FeatureAlphaDropoutOptions"}) c.attr(name) = c.attr("DropoutOptions");
   Class<nn::Identity>(c, "Identity").def(py::init<>());
   Class<nn::Tanh>(c, "Tanh").def(py::init<>());
   Class<nn::Sigmoid>(c, "Sigmoid").def(py::init<>());
@@ -176,11 +170,52 @@ void bind_nn_modules(py::module_& m) {
   Class<nn::GLU>(c, "GLU").def(py::init<int64_t>(), py::arg("dim") = -1);
   Class<nn::Softmax>(c, "Softmax").def(py::init<int64_t>(), py::arg("dim"));
   Class<nn::LogSoftmax>(c, "LogSoftmax").def(py::init<int64_t>(), py::arg("dim"));
-  Class<nn::Softmax2d>(c, "Softmax2d").def(py::init<>());
   using FO = nn::FlattenOptions;
   module_with_options<nn::Flatten, FO>(c, "Flatten", "FlattenOptions", [](ModuleOptions<FO>& o) {
     o.arg("start_dim", &FO::start_dim, &FO::start_dim).arg("end_dim", &FO::end_dim, &FO::end_dim);
   });
+  // GroupNorm, InstanceNorm1d/2d (one options struct, as torch's InstanceNormOptions), RReLU.
+  using GNO = nn::GroupNormOptions;
+  module_with_options<nn::GroupNorm, GNO>(c, "GroupNorm", "GroupNormOptions", [](ModuleOptions<GNO>& o) {
+    o.arg("num_groups", &GNO::num_groups, &GNO::num_groups)
+        .arg("num_channels", &GNO::num_channels, &GNO::num_channels)
+        .arg("eps", &GNO::eps, &GNO::eps)
+        .arg("affine", &GNO::affine, &GNO::affine)
+        .arg("dtype", &GNO::dtype, &GNO::dtype)
+        .arg("bias", &GNO::bias, &GNO::bias)
+        .required({"num_groups", "num_channels"});
+  }, [] { return GNO(1, 0); });
+  using INO = nn::InstanceNormOptions;
+  ModuleOptions<INO> instance_norm_options(c, "InstanceNormOptions", [] { return INO(0); });
+  instance_norm_options.arg("num_features", &INO::num_features, &INO::num_features)
+      .arg("eps", &INO::eps, &INO::eps)
+      .arg("momentum", &INO::momentum, &INO::momentum)
+      .arg("affine", &INO::affine, &INO::affine)
+      .arg("track_running_stats", &INO::track_running_stats, &INO::track_running_stats)
+      .arg("dtype", &INO::dtype, &INO::dtype)
+      .arg("bias", &INO::bias, &INO::bias)
+      .required({"num_features"});
+  Class<nn::InstanceNorm>(c, "InstanceNorm");
+  Class<nn::InstanceNorm1d, nn::InstanceNorm> instance_norm1d(c, "InstanceNorm1d");
+  instance_norm_options.module_init<nn::InstanceNorm1d>(instance_norm1d, "InstanceNorm1d");
+  Class<nn::InstanceNorm2d, nn::InstanceNorm> instance_norm2d(c, "InstanceNorm2d");
+  instance_norm_options.module_init<nn::InstanceNorm2d>(instance_norm2d, "InstanceNorm2d");
+  for (const char* name : {"InstanceNorm1dOptions", "InstanceNorm2dOptions"})
+    c.attr(name) = instance_norm_options.cls();
+  using RRO = nn::RReLUOptions;
+  module_with_options<nn::RReLU, RRO>(c, "RReLU", "RReLUOptions", [](ModuleOptions<RRO>& o) {
+    o.arg("lower", &RRO::lower, &RRO::lower).arg("upper", &RRO::upper, &RRO::upper)
+        .arg("inplace", &RRO::inplace, &RRO::inplace);
+  });
+  Class<nn::Hardshrink>(c, "Hardshrink").def(py::init<double>(), py::arg("lambd") = 0.5);
+  Class<nn::Softshrink>(c, "Softshrink").def(py::init<double>(), py::arg("lambd") = 0.5);
+  Class<nn::Softmax2d>(c, "Softmax2d").def(py::init<>());
+  Class<nn::Dropout1d, nn::Dropout> dropout1d(c, "Dropout1d");
+  dropout_options.module_init<nn::Dropout1d>(dropout1d, "Dropout1d");
+  Class<nn::Dropout2d, nn::Dropout> dropout2d(c, "Dropout2d");
+  dropout_options.module_init<nn::Dropout2d>(dropout2d, "Dropout2d");
+  c.attr("Dropout1dOptions") = dropout_options.cls();
+  c.attr("Dropout2dOptions") = dropout_options.cls();
 }
 
 }  // namespace seqlab::bind

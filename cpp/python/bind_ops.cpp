@@ -61,8 +61,9 @@ void check_fits(const py::handle& v, Dtype d) {
 std::optional<double> bound_arg(const py::handle& b, Tensor& x, const char* op, const char* arg) {
   if (b.is_none()) return std::nullopt;
   if (py::isinstance<py::float_>(b) && !is_floating(x.dtype())) x = to_dtype(x, Dtype::Float32);
+  const double v = number_arg(b, op, arg);  // first: an int outside 64 bits is torch's OverflowError
   check_fits(b, x.dtype());
-  return number_arg(b, op, arg);
+  return v;
 }
 
 // alpha of add/sub: a Python float with integer tensors is refused, as torch does.
@@ -192,8 +193,9 @@ void bind_ops(py::module_& m) {
     Tensor ta = py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor();
     Tensor tb = py::isinstance<TensorImpl>(b) ? b.cast<Tensor>() : Tensor();
     const Tensor& like = ta.defined() ? ta : (tb.defined() ? tb : scalar_tensor(0.0, Dtype::Float32));
-    if (!ta.defined()) check_fits(a, like.dtype()), ta = operand_arg(a, like, "where", "input");
-    if (!tb.defined()) check_fits(b, like.dtype()), tb = operand_arg(b, like, "where", "other");
+    // operand_arg first: an int outside 64 bits is torch's OverflowError before any dtype's range
+    if (!ta.defined()) ta = operand_arg(a, like, "where", "input"), check_fits(a, like.dtype());
+    if (!tb.defined()) tb = operand_arg(b, like, "where", "other"), check_fits(b, like.dtype());
     return released([&] { return where(cond, ta, tb); });
   }, py::arg("condition"), py::arg("input"), py::arg("other"),
         "out_i = input_i if condition_i else other_i, broadcast together; input or other may be a number\n"
@@ -316,16 +318,20 @@ void bind_ops(py::module_& m) {
   cls.def("bitwise_not_", [](Tensor& x) -> Tensor { return inplace_unary(x, UnaryOp::BitwiseNot); }, Release(),
           "In place: self = ~self.");
   cls.def("zero_", [](Tensor& x) -> Tensor { return zero_(x); }, Release(), "Fill self with zeros in place; returns self.");
-  cls.def("fill_", [](Tensor& x, double v) -> Tensor { return fill_(x, v); }, py::arg("value"), Release(),
-          "Fill self with value in place; returns self.");
+  // value: a number (an int outside 64 bits is torch's OverflowError) or a one-element tensor
+  const auto fill_value = [](const py::handle& value, const char* op) {
+    return py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>() : number_arg(value, op, "value");
+  };
+  cls.def("fill_", [fill_value](Tensor& x, py::handle value) -> Tensor {
+    const double v = fill_value(value, "fill_");
+    return released([&] { return fill_(x, v); });
+  }, py::arg("value"), "Fill self with value in place; returns self.");
   cls.def("copy_", [](Tensor& x, const Tensor& src) -> Tensor { return copy_(x, src); }, py::arg("src"), Release(),
           "Copy src's values into self in place (src broadcasts to self, dtypes convert); returns self.");
-  cls.def("masked_fill_", [](Tensor& x, const Tensor& mask, double v) -> Tensor { return masked_fill_(x, mask, v); },
-          py::arg("mask"), py::arg("value"), Release(), "self_i = value where mask_i is True, in place; returns self.");
-  cls.def("scatter_add_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor {
-    return scatter_add_(x, dim, index, src);
-  }, py::arg("dim"), py::arg("index"), py::arg("src"), Release(),
-          "self[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims), in place (torch's scatter_add_).");
+  cls.def("masked_fill_", [fill_value](Tensor& x, const Tensor& mask, py::handle value) -> Tensor {
+    const double v = fill_value(value, "masked_fill_");
+    return released([&] { return masked_fill_(x, mask, v); });
+  }, py::arg("mask"), py::arg("value"), "self_i = value where mask_i is True, in place; returns self.");
   m.def("_index_put", [](const Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) {
     TensorList l;
     for (auto& i : idx) l.push_back(i ? *i : Tensor());
@@ -642,12 +648,8 @@ void bind_ops(py::module_& m) {
         py::arg("p") = 0.5, py::arg("training") = true, Release(),
         "In training, each element is zeroed with probability p and the rest scaled by 1 / (1 - p)\n"
         "(Srivastava et al. 2014; F.dropout); the input itself otherwise.");
-  // torch.feature_dropout, alpha_dropout, feature_alpha_dropout (random.cpp): F.dropout1d/2d,
-  // F.alpha_dropout, F.feature_alpha_dropout and the C++ twins call these.
-  m.def("feature_dropout", [](const Tensor& x, double p, bool train) { return feature_dropout(x, p, train); },
-        py::arg("input"), py::arg("p"), py::arg("train"), Release(),
-        "In training, each (n, c) channel of input (N, C, ...) is zeroed with probability p and the rest scaled\n"
-        "by 1 / (1 - p) (torch.feature_dropout); the input itself otherwise.");
+  // torch.alpha_dropout, feature_alpha_dropout (random.cpp): F.alpha_dropout, F.feature_alpha_dropout
+  // and the C++ twins call these (torch.feature_dropout is bind_nn.cpp's, shrink.cpp).
   m.def("alpha_dropout", [](const Tensor& x, double p, bool train) { return alpha_dropout(x, p, train); },
         py::arg("input"), py::arg("p"), py::arg("train"), Release(),
         "Alpha dropout (Klambauer et al. 2017; torch.alpha_dropout): in training each element is set to SELU's\n"

@@ -16,10 +16,11 @@ py::tuple shape_tuple(const Shape& s) {
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
 // a OP b (or b OP a when reflected) for a tensor and a Python operand; NotImplemented for
-// unknown operands, so that Python tries the other operand's method.
+// unknown operands, so that Python tries the other operand's method. `name` (__add__) names
+// the operator in the errors of operand().
 template <typename F>
-py::object binary(const Tensor& self, const py::handle& other, bool reflected, F f) {
-  const Tensor o = operand(other, self);
+py::object binary(const char* name, const Tensor& self, const py::handle& other, bool reflected, F f) {
+  const Tensor o = operand(other, self, name);
   if (!o.defined()) return not_implemented();
   return py::cast(released([&] { return reflected ? f(o, self) : f(self, o); }));
 }
@@ -49,7 +50,7 @@ void bind_tensor(py::module_& m) {
         py::list out;
         for (const Edge& e : n.next_edges) {
           if (e.fn)
-            out.append(py::make_tuple(py::cast(e.fn), e.input_nr));
+            out.append(py::make_tuple(node_object(e.fn), e.input_nr));
           else
             out.append(py::make_tuple(py::none(), 0));
         }
@@ -143,7 +144,7 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
         }
         t.set_grad(g ? *g : Tensor());
       }, "d(loss)/d(self), summed over backward calls: set by backward() on leaves that require grad.")
-      .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); },
+      .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(t.grad_fn()); },
                              "The op that made this tensor (None for leaves), whose backward autograd runs.")
       .def_property_readonly("is_leaf", [](const Tensor& t) { return t.is_leaf(); },
                              "True if no recorded op made this tensor: backward() fills its .grad.")
@@ -193,11 +194,11 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
         return bitwise_not(a);
       }, Release())
       .def("__pow__", [](const Tensor& a, py::handle b) {
-        const Tensor out = power(a, b);
+        const Tensor out = power(a, b, "__pow__");
         return out.defined() ? py::cast(out) : not_implemented();
       }, py::arg("exponent"), py::is_operator())
       .def("__rpow__", [](const Tensor& a, py::handle b) {
-        return binary(a, b, true, [](const Tensor& x, const Tensor& y) { return pow(x, y); });
+        return binary("__rpow__", a, b, true, [](const Tensor& x, const Tensor& y) { return pow(x, y); });
       }, py::arg("other"), py::is_operator());
 
   // + - * / % // & | ^ << >>: a OP b, b OP a (reflected: 2 - x is sub(2, x)) and a OP= b.
@@ -224,13 +225,14 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
       {"__rshift__", "__rrshift__", "__irshift__",
        [](const Tensor& x, const Tensor& y) { return bitwise_right_shift(x, y); }, InplaceOp::RightShift}};
   for (auto [name, rname, iname, fn, op] : arithmetic) {
-    cls.def(name, [fn = fn](const Tensor& a, py::handle b) { return binary(a, b, false, fn); }, py::arg("other"),
-            py::is_operator());
-    const Binary reflected = op == InplaceOp::Remainder ? &remainder_scalar_tensor : fn;
-    cls.def(rname, [reflected](const Tensor& a, py::handle b) { return binary(a, b, true, reflected); },
+    cls.def(name, [name = name, fn = fn](const Tensor& a, py::handle b) { return binary(name, a, b, false, fn); },
             py::arg("other"), py::is_operator());
-    cls.def(iname, [op = op](const Tensor& a, py::handle b) {
-      return binary(a, b, false, [op](Tensor x, const Tensor& y) { return inplace_binary(x, y, op); });
+    const Binary reflected = op == InplaceOp::Remainder ? &remainder_scalar_tensor : fn;
+    cls.def(rname, [rname = rname, reflected](const Tensor& a, py::handle b) {
+      return binary(rname, a, b, true, reflected);
+    }, py::arg("other"), py::is_operator());
+    cls.def(iname, [iname = iname, op = op](const Tensor& a, py::handle b) {
+      return binary(iname, a, b, false, [op](Tensor x, const Tensor& y) { return inplace_binary(x, y, op); });
     }, py::arg("other"), py::is_operator());
   }
 
@@ -238,8 +240,8 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
                                                     {"__lt__", CompareOp::Lt}, {"__le__", CompareOp::Le},
                                                     {"__gt__", CompareOp::Gt}, {"__ge__", CompareOp::Ge}};
   for (auto [name, op] : cmps)
-    cls.def(name, [op = op](const Tensor& a, py::handle b) {
-      return binary(a, b, false, [op](const Tensor& x, const Tensor& y) { return compare(x, y, op); });
+    cls.def(name, [name = name, op = op](const Tensor& a, py::handle b) {
+      return binary(name, a, b, false, [op](const Tensor& x, const Tensor& y) { return compare(x, y, op); });
     }, py::arg("other"), py::is_operator());
 }
 

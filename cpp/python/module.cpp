@@ -8,7 +8,41 @@
 
 namespace seqlab::bind {
 
-Tensor operand(const py::handle& o, const Tensor& like) {
+namespace {
+
+// -1: o is an int below -2^63, 1: at or above 2^64, 0: anything else (torch reads an int
+// Scalar as int64, or as uint64 from 2^63 on, and refuses what neither holds).
+int outside_64_bits(const py::handle& o) {
+  if (!PyLong_Check(o.ptr())) return 0;
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
+  if (overflow <= 0) return overflow;
+  PyLong_AsUnsignedLongLong(o.ptr());
+  if (!PyErr_Occurred()) return 0;
+  PyErr_Clear();
+  return 1;
+}
+
+[[noreturn]] void throw_outside_64_bits(int side, const char* op, const char* arg) {
+  // torch's words ("int too big to convert", "can't convert negative int to unsigned") name
+  // neither the op nor the argument
+  throw std::overflow_error(str_cat(op, "(): argument '", arg, "' is an int ", side < 0 ? "below -2**63" : "of 2**64 or more",
+                                    ", outside the 64 bits a Scalar holds (int too big to convert)"));
+}
+
+}  // namespace
+
+void check_int_scalar(const py::handle& o, const Tensor& like, const char* op, const char* arg) {
+  if (!PyLong_Check(o.ptr()) || PyBool_Check(o.ptr())) return;
+  if (const int side = outside_64_bits(o)) throw_outside_64_bits(side, op, arg);
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
+  if (overflow > 0 && !is_floating(like.dtype()))  // a uint64 Scalar: a double for floats only
+    throw std::runtime_error(str_cat(op, "(): argument '", arg, "': value cannot be converted to type int64_t "
+                                     "without overflow"));
+}
+
+Tensor operand(const py::handle& o, const Tensor& like, const char* op, const char* arg) {
   // A Python bool is a bool number: it never raises the category (bool tensor + True is bool, as in
   // torch; as an integer it made `mask + True` int64 and `mask % True` an integer remainder).
   if (py::isinstance<py::bool_>(o)) {
@@ -16,30 +50,39 @@ Tensor operand(const py::handle& o, const Tensor& like) {
     t.impl()->is_wrapped_number = true;
     return t;
   }
-  if (py::isinstance<py::int_>(o)) return scalar_like(static_cast<double>(o.cast<int64_t>()), like, true);
+  if (py::isinstance<py::int_>(o)) {
+    check_int_scalar(o, like, op, arg);
+    if (is_floating(like.dtype())) return scalar_like(PyLong_AsDouble(o.ptr()), like, true);
+    // next to an integer tensor the int stays exact (a double would round 2**62 + 1)
+    Tensor t = Tensor::empty({}, Dtype::Int64);
+    *t.data<int64_t>() = PyLong_AsLongLong(o.ptr());
+    t.impl()->is_wrapped_number = true;
+    return t;
+  }
   if (py::isinstance<py::float_>(o)) return scalar_like(o.cast<double>(), like, false);
   if (py::isinstance<TensorImpl>(o)) return o.cast<Tensor>();
   // NumPy scalars and 0-d arrays behave like numbers.
   if (py::hasattr(o, "dtype") && py::hasattr(o, "item") && py::hasattr(o, "ndim") && o.attr("ndim").cast<int>() == 0)
-    return operand(o.attr("item")(), like);
+    return operand(o.attr("item")(), like, op, arg);
   return Tensor();
 }
 
 Tensor operand_arg(const py::handle& o, const Tensor& like, const char* op, const char* arg) {
-  Tensor t = operand(o, like);
+  Tensor t = operand(o, like, op, arg);
   if (!t.defined())
     throw py::type_error(str_cat(op, "(): argument '", arg, "' must be a Tensor or a number, not ", type_name(o)));
   return t;
 }
 
-Tensor power(const Tensor& self, const py::handle& exponent) {
+Tensor power(const Tensor& self, const py::handle& exponent, const char* op) {
   if (py::isinstance<py::int_>(exponent) || py::isinstance<py::float_>(exponent)) {
+    check_int_scalar(exponent, self, op, "exponent");
     const double e = exponent.cast<double>();
     // a float exponent makes an integer base float32 (torch's promotion by kind: int16 ** 2.0 is float)
     const bool promote = py::isinstance<py::float_>(exponent) && !is_floating(self.dtype());
     return released([&] { return pow(promote ? to_dtype(self, Dtype::Float32) : self, e); });
   }
-  Tensor o = operand(exponent, self);
+  Tensor o = operand(exponent, self, op, "exponent");
   if (!o.defined()) return o;
   return released([&] { return pow(self, o); });
 }
@@ -64,6 +107,7 @@ int64_t int_arg(const py::handle& o, const char* fn, const char* arg) {
 }
 
 double number_arg(const py::handle& o, const char* fn, const char* arg) {
+  if (const int side = outside_64_bits(o)) throw_outside_64_bits(side, fn, arg);
   if (PyNumber_Check(o.ptr()) && !py::isinstance<TensorImpl>(o)) {
     const double v = PyFloat_AsDouble(o.ptr());
     if (!(v == -1.0 && PyErr_Occurred())) return v;
@@ -171,6 +215,10 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_word2vec(m);
   seqlab::bind::bind_glove(m);
   seqlab::bind::bind_conv(m);
+  seqlab::bind::bind_py_function(m);
+  seqlab::bind::bind_scatter(m);
+  seqlab::bind::bind_special(m);
+  seqlab::bind::bind_lapack(m);
   seqlab::bind::bind_ctc(m);
   seqlab::bind::install_argument_errors(m);  // last: it reaches every function bound above
 }

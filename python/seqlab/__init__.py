@@ -53,6 +53,9 @@ from ._composed import (  # noqa: E402,F401
     flip, roll, repeat_interleave, all, any, mv, dot, linspace, logspace, logsumexp, isnan, isinf, isfinite,
     index_fill,
 )
+from ._core import (  # noqa: E402,F401
+    scatter, scatter_add, scatter_reduce, index_add, index_copy, index_reduce,
+)
 from ._tensor import (  # noqa: E402,F401
     float32, float64, int64, int32, int16, int8, uint8, bool, float, double, long, short,
     tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint, randperm,
@@ -69,8 +72,12 @@ from .training import train, evaluate  # noqa: E402,F401
 from . import (accelerator, autograd, cuda, distributed, random, utils, linalg, nn, data, optim, lm,  # noqa: E402,F401
                embed, generation, hub, onnx)
 
+from ._linalg_aliases import det, logdet, slogdet, inverse, cholesky, svd, pinverse, matrix_power  # noqa: E402,F401
+
 from ._version import __version__  # noqa: E402,F401
 from ._config import show_config  # noqa: E402,F401
+from . import func  # noqa: E402,F401  (torch.func: grad, vjp, jacrev, vmap, functional_call)
+from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 
 def to_torch(module, share=False):
@@ -95,4 +102,83 @@ def blas_info():
 
 from . import distributions  # noqa: E402,F401  (torch.distributions; seqlab/distributions/)
 from ._core import ctc_loss  # noqa: E402,F401  (torch.ctc_loss: reduction as torch's enum; cpp/src/ops/ctc_loss.cpp)
-from ._core import feature_dropout, alpha_dropout, feature_alpha_dropout  # noqa: E402,F401  (torch's; random.cpp)
+
+# ---- torch's aliases, in-place forms, switches and constants (tests/test_torch_aliases.py,
+# tests/test_torch_switches.py, tests/test_torch_compositions.py)
+from ._switches import (  # noqa: E402,F401
+    e, pi, inf, nan, newaxis, Size, layout, strided, memory_format, contiguous_format, preserve_format,
+    legacy_contiguous_format, get_default_device, set_default_device, set_default_tensor_type,
+    get_float32_matmul_precision, set_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads,
+    use_deterministic_algorithms, are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode, get_deterministic_debug_mode, set_warn_always, is_warn_always_enabled, compile,
+    typename,
+)
+from ._dtypes import set_default_dtype  # noqa: E402,F401
+from ._tensor_str import set_printoptions  # noqa: E402,F401
+from ._promotion import promote_types, result_type, can_cast  # noqa: E402,F401
+from ._aliases import (  # noqa: E402,F401
+    div, divide, absolute, multiply, subtract, greater, greater_equal, less, less_equal, not_equal, fix, row_stack,
+    unsafe_chunk, unsafe_split, concatenate, positive, split_with_sizes, unsafe_split_with_sizes, ravel, range,
+    is_floating_point, is_signed, is_nonzero, is_same_size, is_inference, get_device, adjoint,
+)
+from ._inplace_forms import (  # noqa: E402,F401
+    reciprocal, square, clamp_min, clamp_max, float_power, fill, masked_scatter, put, renorm,
+)
+from ._inplace_forms import FUNCTION_FORMS as _FUNCTION_FORMS  # noqa: E402
+
+globals().update(_FUNCTION_FORMS)  # seqlab.exp_(x), seqlab.clamp_(x, 0, 1), ...: x.exp_(), ...
+from .amp import (  # noqa: E402,F401
+    autocast, is_autocast_available, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype, set_autocast_dtype,
+    is_autocast_cpu_enabled, set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype,
+    is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
+)
+from .autograd import (  # noqa: E402,F401
+    is_anomaly_enabled, set_anomaly_enabled, is_anomaly_check_nan_enabled, is_inference_mode_enabled,
+)
+from . import amp  # noqa: E402,F401
+from . import _tensor_surface, _random_extra  # noqa: E402
+
+# Tensor.new / new_empty / cuda / resize_ / unfold / apply_ / cauchy_ ..., and memory_format= on clone,
+# contiguous and the *_like functions (tests/test_torch_aliases.py)
+for _name, _method in {**_tensor_surface.METHODS, **_random_extra.METHODS}.items():
+    setattr(Tensor, _name, _method)
+from ._tensor_surface import clone, empty_strided, empty_permuted, resize_as_, to_dlpack  # noqa: E402,F401
+from ._random_extra import binomial, poisson  # noqa: E402,F401
+
+globals().update(_tensor_surface.LIKE)  # empty_like, zeros_like, ... with memory_format=
+from ._pointwise_extra import (  # noqa: E402,F401
+    addcmul, addcdiv, fmax, fmin, frexp, ldexp, deg2rad, rad2deg, heaviside, nextafter, gcd, lcm, isin, isneginf,
+    isposinf, rsub, scalar_tensor, hardshrink,
+)
+from . import _pointwise_extra, _math, _inplace_forms as _forms  # noqa: E402
+
+# their Tensor methods and in-place forms: x.addcmul_(t1, t2, value=v), seqlab.deg2rad_(x), ...
+for _name, _method in _pointwise_extra.METHODS.items():
+    setattr(Tensor, _name, _method)
+for _name in _pointwise_extra.IN_PLACE_OF:
+    setattr(Tensor, _name + "_", _math._in_place(_pointwise_extra.METHODS[_name], _name + "_"))
+for _name in ("deg2rad_", "rad2deg_", "gcd_", "lcm_", "ldexp_"):
+    globals()[_name] = _forms._function_form(_name)
+from . import _nn_top_level  # noqa: E402
+
+# torch.dropout, torch.layer_norm, torch.kl_div, ...: nn.functional under torch's top-level signatures
+for _name in _nn_top_level.__all__:
+    globals()[_name] = getattr(_nn_top_level, _name)
+Tensor.prelu = _nn_top_level.prelu
+from ._compositions import (  # noqa: E402,F401
+    inner, vdot, diagflat, dsplit, cov, corrcoef, trapezoid, trapz, cumulative_trapezoid, gradient, vander,
+    tril_indices, triu_indices, unravel_index, diagonal_scatter, select_scatter, slice_scatter, alias_copy,
+    detach_copy, diagonal_copy, expand_copy, permute_copy, select_copy, slice_copy, split_copy, split_with_sizes_copy,
+    squeeze_copy, t_copy, transpose_copy, unbind_copy, unfold_copy, unsqueeze_copy, view_copy, narrow_copy, asarray,
+    frombuffer,
+)
+from . import _compositions  # noqa: E402
+
+for _name in ("inner", "vdot", "diagflat", "dsplit", "cov", "corrcoef", "diagonal_scatter", "select_scatter",
+              "slice_scatter", "narrow_copy"):
+    setattr(Tensor, _name, getattr(_compositions, _name))
+del _name, _method
+
+# The gamma family and torch.special (cpp/src/ops/special.cpp, seqlab/special.py).
+from ._core import lgamma, digamma, polygamma, mvlgamma, i0, sinc, logit, exp2, igamma, igammac  # noqa: E402,F401
+from . import special  # noqa: E402,F401

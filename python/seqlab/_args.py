@@ -29,6 +29,14 @@ def index(value, fn, arg):
         raise TypeError(f"{fn}(): argument '{arg}' must be int, not {_type(value)}") from None
 
 
+def int64(value, fn, arg):
+    """index(value), which must also fit in int64: torch's ValueError otherwise (randint(0, 2**64))."""
+    value = index(value, fn, arg)
+    if not -2**63 <= value < 2**63:
+        raise ValueError(f"{fn}(): argument '{arg}' does not fit in int64 (Overflow when unpacking long long)")
+    return value
+
+
 def number(value, fn, arg):
     """value as a float (a Python or NumPy number, a one-element tensor), or torch's TypeError
     (float('a') would raise ValueError, float('2') would silently make 2.0)."""
@@ -69,7 +77,8 @@ def generator(value, fn):
 
 
 def ints(value, fn, arg="size"):
-    """An int or a sequence of ints (a size) as a list, or torch's TypeError."""
+    """An int or a sequence of ints (a size) as a list, or torch's TypeError (also for an int
+    that does not fit in int64, rand(2**64), with torch's words)."""
     if not isinstance(value, (str, bytes, _core.Tensor)) and isinstance(value, collections.abc.Sequence):
         out = []
         for pos, element in enumerate(value):
@@ -78,11 +87,16 @@ def ints(value, fn, arg="size"):
             except TypeError:
                 raise TypeError(f"{fn}(): argument '{arg}' must be tuple of ints, but found element of type "
                                 f"{_type(element)} at pos {pos}") from None
-        return out
-    try:
-        return [operator.index(value)]
-    except TypeError:
-        raise TypeError(f"{fn}(): argument '{arg}' must be tuple of ints, not {_type(value)}") from None
+    else:
+        try:
+            out = [operator.index(value)]
+        except TypeError:
+            raise TypeError(f"{fn}(): argument '{arg}' must be tuple of ints, not {_type(value)}") from None
+    for pos, v in enumerate(out):
+        if not -2**63 <= v < 2**63:  # torch counts this position from 1
+            raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos + 1} with error "
+                            f"\"Overflow when unpacking long long\" (it does not fit in int64)")
+    return out
 
 
 # ------------------------------------------------------------------ for the bindings' failed calls
@@ -91,7 +105,13 @@ def ints(value, fn, arg="size"):
 def explain(report, name, args, kwargs):
     """The message of the TypeError for a call of a binding that failed with pybind11's `report`,
     or None to keep the report. `name` is the function's name (None if unknown); `args` and
-    `kwargs` are the call's arguments, self first for a method."""
+    `kwargs` are the call's arguments, self first for a method. A str that UTF-8 cannot encode
+    (a lone surrogate, "a\\ud800b"), which pybind11 reports as a mismatch, is a ValueError
+    naming it: the exception itself is returned."""
+    text = _unencodable(list(args) + list(kwargs.values()))
+    if text is not None:
+        return ValueError(f"{name or 'this function'}(): the text {text!r} is not valid Unicode: it holds a lone "
+                          f"surrogate, which UTF-8 cannot encode")
     if report.startswith("Unable to cast Python instance"):  # a .cast<T>() inside a binding
         found = re.match(r"Unable to cast Python instance of type <class '([\w.]+)'>", report)
         what = found.group(1).rsplit(".", 1)[-1] if found else "an unexpected type"
@@ -121,6 +141,22 @@ def explain(report, name, args, kwargs):
              f"but expected one of:"]
     lines += [" * (" + ", ".join(p.readable() for p in params if p.name != "self") + ")" for _, params in overloads]
     return "\n".join(lines)
+
+
+def _unencodable(values, depth=2):
+    """The first str among values (and inside their lists, tuples and dicts, `depth` levels down)
+    that UTF-8 cannot encode, or None."""
+    for v in values:
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return v
+        elif depth and isinstance(v, (list, tuple, dict)):
+            found = _unencodable(v.keys() if isinstance(v, dict) else v, depth - 1)
+            if found is not None:
+                return found
+    return None
 
 
 class _Param:

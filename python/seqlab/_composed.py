@@ -8,7 +8,7 @@ import builtins
 import numpy as np
 
 from . import _args, _core
-from ._dtypes import _check_device, _default_dtype, _finish
+from ._dtypes import _check_device, _finish, get_default_dtype
 
 __all__ = ["flip", "roll", "repeat", "repeat_interleave", "all", "any", "mv", "dot", "linspace", "logspace", "logsumexp",
            "isnan", "isinf", "isfinite", "index_fill"]
@@ -159,7 +159,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     steps = _args.index(steps, "linspace", "steps")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dtype = _args.dtype(dtype, "linspace") or _default_dtype
+    dtype = _args.dtype(dtype, "linspace") or get_default_dtype()
     np_dtype = np.float64 if dtype == _core.dtype.float64 else np.float32
     start, end = _args.number(start, "linspace", "start"), _args.number(end, "linspace", "end")
     i = np.arange(steps)
@@ -181,7 +181,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     """base ** linspace(start, end, steps), as torch.logspace."""
     exps = linspace(start, end, steps, dtype=_core.dtype.float64, device=device)
     out = _core.from_numpy(np.ascontiguousarray(np.power(float(base), exps.numpy())))
-    dtype = _args.dtype(dtype, "logspace") or _default_dtype
+    dtype = _args.dtype(dtype, "logspace") or get_default_dtype()
     return _finish(out if out.dtype == dtype else out.to(dtype), requires_grad)
 
 
@@ -231,9 +231,12 @@ def isfinite(input):
 
 def _index_mask(input, dim, index, fn):
     d = _dims(dim, input.dim(), fn)[0]
-    if not isinstance(index, _core.Tensor) or index.dtype != _core.dtype.int64 or index.dim() > 1:
-        raise IndexError(f"{fn}(): index must be an int64 tensor of at most 1 dim, got "
-                         f"{type(index).__name__ if not isinstance(index, _core.Tensor) else tuple(index.shape)}")
+    if not isinstance(index, _core.Tensor):
+        raise TypeError(f"{fn}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index.dtype != _core.dtype.int64:
+        raise IndexError(f"{fn}_(): Expected dtype int64 for index. (got {index.dtype})")
+    if index.dim() > 1:
+        raise RuntimeError(f"Index has to be a vector/scalar ({fn}: index of shape {list(index.shape)})")
     n = input.shape[d] if input.dim() else 1
     positions = index.reshape(-1).numpy()
     if positions.size and (positions.min() < -n or positions.max() >= n):
@@ -250,9 +253,17 @@ def _index_mask(input, dim, index, fn):
 def index_fill(input, dim, index, value):
     """A copy of input with the entries at positions `index` along dim set to value (a number or a
     0-d tensor), as torch.index_fill; the gradient skips the filled entries."""
+    _check_fill_value(value)
     return input.masked_fill(_index_mask(input, dim, index, "index_fill"), value)
 
 
 def index_fill_(input, dim, index, value):
     """In place: input[..., index, ...] = value along dim (Tensor.index_fill_)."""
-    return input.masked_fill_(_index_mask(input, dim, index, "index_fill_"), value)
+    _check_fill_value(value)
+    return input.masked_fill_(_index_mask(input, dim, index, "index_fill"), value)
+
+
+def _check_fill_value(value):
+    if isinstance(value, _core.Tensor) and value.dim() != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")

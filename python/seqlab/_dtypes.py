@@ -13,7 +13,8 @@ int8 = _core.dtype.int8
 uint8 = _core.dtype.uint8
 bool = _core.dtype.bool  # noqa: A001 (torch.bool)
 
-# torch's default for floating tensors made without a dtype; seqlab has no set_default_dtype.
+# The dtype of floating tensors made without one: float32 as torch's, until set_default_dtype.
+# Readers call get_default_dtype() (a `from _dtypes import` of the variable would keep the old one).
 _default_dtype = float32
 
 _SCALAR_TYPE_NAMES = {float32: "Float", float64: "Double", int64: "Long", int32: "Int", int16: "Short",
@@ -21,8 +22,22 @@ _SCALAR_TYPE_NAMES = {float32: "Float", float64: "Double", int64: "Long", int32:
 
 
 def get_default_dtype():
-    """The dtype of floating tensors made without one: float32, as torch's default."""
+    """The dtype of floating tensors made without one: float32 (torch's default) unless
+    set_default_dtype chose float64."""
     return _default_dtype
+
+
+def set_default_dtype(d, /):
+    """The dtype of floating tensors made without one (torch.set_default_dtype): float32 or
+    float64. It is what tensor([1.5]), zeros, rand, arange(0.5), full(.., 1.5), linspace and
+    the layers' parameters make, and the float dtype repr leaves unnamed. (Known difference: an
+    integer tensor promoted to float by an op, int_tensor / 2, is float32 whatever the default.)"""
+    global _default_dtype
+    if not isinstance(d, _core.dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
+    if d not in (float32, float64):
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_dtype = d
 
 
 def scalar_type_name(dtype):

@@ -2,6 +2,7 @@
 functions, with PyTorch's signatures. Everything numeric happens in seqlab._core."""
 import builtins
 import collections
+import collections.abc
 import math
 import numbers
 import warnings
@@ -13,7 +14,7 @@ from ._core import Tensor
 from ._device import CPU, parse_to
 from ._tensor_str import tensor_repr
 from ._dtypes import float32, float64, int64, int32, int16, int8, uint8, bool  # noqa: A004
-from ._dtypes import _check_device, _default_dtype, _finish, get_default_dtype, scalar_type_name  # noqa: F401
+from ._dtypes import _check_device, _finish, get_default_dtype, scalar_type_name  # noqa: F401
 
 float = float32
 double = float64
@@ -57,13 +58,13 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         if isinstance(data, (np.ndarray, np.generic, Tensor)) and _seqlab_dtype(arr.dtype) is not None:
             dtype = _seqlab_dtype(arr.dtype)  # arrays keep their dtype (in either byte order), as in torch
         elif arr.dtype.kind == "f":
-            dtype = _default_dtype
+            dtype = get_default_dtype()
         elif arr.dtype.kind in "iu":
             dtype = int64
         elif arr.dtype.kind == "b":
             dtype = bool
         else:  # an object array of numbers: Python ints beyond int64 (refused by _check_fits), or with floats
-            dtype = int64 if builtins.all(isinstance(e, int) for e in arr.flat) else _default_dtype
+            dtype = int64 if builtins.all(isinstance(e, int) for e in arr.flat) else get_default_dtype()
     if not isinstance(data, (np.ndarray, np.generic, Tensor)) or arr.dtype.kind in "fO":
         _check_fits(arr, dtype)  # (an integer array converts modulo 2^bits, as torch.tensor converts it)
     if dtype in _INTEGRAL and dtype != int64 and arr.dtype.kind in "fO":
@@ -175,19 +176,22 @@ def as_tensor(data, dtype=None, device=None):
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of the given size with uninitialised values (torch.empty)."""
     _check_device(device, "empty")
-    return _finish(_core._empty(_size(size, "empty"), _args.dtype(dtype, "empty") or _default_dtype), requires_grad)
+    dtype = _args.dtype(dtype, "empty") or get_default_dtype()
+    return _finish(_core._empty(_size(size, "empty"), dtype), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of the given size filled with 0 (torch.zeros); float32 unless dtype says otherwise."""
     _check_device(device, "zeros")
-    return _finish(_core._full(_size(size, "zeros"), 0.0, _args.dtype(dtype, "zeros") or _default_dtype), requires_grad)
+    dtype = _args.dtype(dtype, "zeros") or get_default_dtype()
+    return _finish(_core._full(_size(size, "zeros"), 0.0, dtype), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of the given size filled with 1 (torch.ones)."""
     _check_device(device, "ones")
-    return _finish(_core._full(_size(size, "ones"), 1.0, _args.dtype(dtype, "ones") or _default_dtype), requires_grad)
+    dtype = _args.dtype(dtype, "ones") or get_default_dtype()
+    return _finish(_core._full(_size(size, "ones"), 1.0, dtype), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -195,7 +199,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     float32) unless dtype says otherwise (torch.full)."""
     _check_device(device, "full")
     if _args.dtype(dtype, "full") is None:
-        dtype = bool if isinstance(fill_value, builtins.bool) else int64 if isinstance(fill_value, int) else _default_dtype
+        dtype = bool if isinstance(fill_value, builtins.bool) else \
+            int64 if isinstance(fill_value, int) else get_default_dtype()
     value = _args.number(fill_value, "full", "fill_value")
     return _finish(_core._full(_size((size,), "full"), value, dtype), requires_grad)
 
@@ -205,12 +210,12 @@ _NO_END = object()  # arange(5) is arange(0, 5); arange(0, None) is torch's Type
 
 def arange(start, end=_NO_END, step=1, dtype=None, device=None, requires_grad=False):
     """The values start, start + step, ... below end (arange(end) starts at 0); int64 when all
-    arguments are ints, else float32 (torch.arange)."""
+    arguments are ints, else the default float dtype (torch.arange)."""
     _check_device(device, "arange")
     if end is _NO_END:
         start, end = 0, start
     if _args.dtype(dtype, "arange") is None:
-        dtype = int64 if all(isinstance(v, int) for v in (start, end, step)) else _default_dtype
+        dtype = int64 if all(isinstance(v, int) for v in (start, end, step)) else get_default_dtype()
     start, end, step = (_args.number(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step")))
     if not (math.isfinite(start) and math.isfinite(end)):  # torch's words
         raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
@@ -222,20 +227,20 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     _check_device(device, "eye")
     n = _args.index(n, "eye", "n")
     m = n if m is None else _args.index(m, "eye", "m")
-    return _finish(_core._eye(n, m, _args.dtype(dtype, "eye") or _default_dtype), requires_grad)
+    return _finish(_core._eye(n, m, _args.dtype(dtype, "eye") or get_default_dtype()), requires_grad)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform random values in [0, 1) of the given size, from generator or the default one (torch.rand)."""
     _check_device(device, "rand")
-    d = _args.dtype(dtype, "rand") or _default_dtype
+    d = _args.dtype(dtype, "rand") or get_default_dtype()
     return _finish(_core._rand(_size(size, "rand"), d, _args.generator(generator, "rand")), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal random values N(0, 1) of the given size (torch.randn)."""
     _check_device(device, "randn")
-    d = _args.dtype(dtype, "randn") or _default_dtype
+    d = _args.dtype(dtype, "randn") or get_default_dtype()
     return _finish(_core._randn(_size(size, "randn"), d, _args.generator(generator, "randn")), requires_grad)
 
 
@@ -245,14 +250,14 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     _check_device(device, "randint")
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
-    low, high = _args.index(low, "randint", "low"), _args.index(high, "randint", "high")
+    low, high = _args.int64(low, "randint", "low"), _args.int64(high, "randint", "high")
     return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64, _args.generator(generator, "randint"))
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0 .. n-1 (Fisher-Yates), int64 unless dtype says otherwise."""
     _check_device(device, "randperm")
-    n = _args.index(n, "randperm", "n")
+    n = _args.int64(n, "randperm", "n")
     return _finish(_core._randperm(n, _args.dtype(dtype, "randperm") or int64, _args.generator(generator, "randperm")), requires_grad)
 
 
@@ -358,7 +363,26 @@ def unbind(input, dim=0):
 def _as_index_tensor(obj):
     if isinstance(obj, Tensor):
         return obj
-    return tensor(obj)
+    t = tensor(obj)
+    return t.to(int64) if t.numel() == 0 and t.dtype.is_floating_point else t  # x[[]]: no rows, as torch
+
+
+def _sequence_as_tuple(key):
+    """torch's legacy rule (NumPy's before 1.23) for a non-tuple sequence index: x[[[0, 1]]] is
+    x[[0, 1]], i.e. the list is read as a tuple of indices, when it is shorter than 32 and one of
+    its elements is a tensor, a sequence (a list, an array, even a str), a slice, Ellipsis or
+    None; any other list ([0, 1]) is one index tensor. A tensor or array index is never a tuple."""
+    if isinstance(key, tuple):
+        return True
+    if isinstance(key, (Tensor, np.ndarray)) or not isinstance(key, collections.abc.Sequence):
+        return False
+    try:
+        if len(key) >= 32:
+            return False
+        return builtins.any(isinstance(k, (Tensor, np.ndarray, collections.abc.Sequence, slice)) or k is Ellipsis
+                            or k is None for k in key)
+    except Exception:  # a sequence that cannot be read is one index (as torch clears the error)
+        return False
 
 
 def _parse_index(x, key):
@@ -366,7 +390,14 @@ def _parse_index(x, key):
 
     Returns (view, advanced) where `view` is x after ints, slices, None and Ellipsis, and
     `advanced` is a list (one entry per dim of `view`) of index tensors or None."""
-    if not isinstance(key, tuple):
+    if isinstance(key, tuple):
+        pass
+    elif _sequence_as_tuple(key):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated: write x[tuple(seq)] "
+                      "instead of x[seq] (torch 2.9 and later are to read it as one index tensor, x[tensor(seq)])",
+                      UserWarning, stacklevel=3)
+        key = tuple(key)
+    else:
         key = (key,)
     # Bool masks become integer index tensors (one per masked dim), as NumPy does.
     expanded = []
@@ -476,7 +507,7 @@ def _setitem(self, key, value):
 def _repr(self):
     """torch's repr: see _tensor_str.py."""
     grad_fn = self.grad_fn
-    text = tensor_repr(self.detach().numpy(), self.dtype, str(self.dtype), (float32, int64, bool),
+    text = tensor_repr(self.detach().numpy(), self.dtype, str(self.dtype), (get_default_dtype(), int64, bool),
                        None if grad_fn is None else grad_fn.name(), self.requires_grad)
     if getattr(self, "_is_param", False) is True:  # an nn.Parameter (seqlab/nn/parameter.py)
         return "Parameter containing:\n" + text
@@ -595,8 +626,8 @@ def _legacy_new(*args, dtype=None, device=None):
     tensor, ints are a size (uninitialised values), anything else is data, copied. dtype is the
     type's (float32, torch's default, for Tensor)."""
     _check_device(device, "Tensor")
-    dtype = dtype or _default_dtype
-    name = "Tensor" if dtype == _default_dtype else _TYPE_NAMES[dtype]
+    dtype = dtype or get_default_dtype()
+    name = "Tensor" if dtype == get_default_dtype() else _TYPE_NAMES[dtype]
     if not args:
         return _core._empty([0], dtype)
     if builtins.all(isinstance(a, numbers.Integral) and not isinstance(a, builtins.bool) for a in args):
@@ -812,3 +843,34 @@ from ._histogram import bincount as _bincount, histc as _histc, histogram as _hi
 Tensor.histc = _histc
 Tensor.histogram = _histogram
 Tensor.bincount = _bincount
+
+from . import _aliases, _inplace_forms  # noqa: E402
+
+# torch's aliases, the in-place forms and the small facts a tensor reports (tests/test_torch_aliases.py)
+for _name, _method in {**_aliases.METHODS, **_inplace_forms.METHODS, **_inplace_forms.IN_PLACE}.items():
+    setattr(Tensor, _name, _method)
+for _name, _property in _aliases.PROPERTIES.items():
+    setattr(Tensor, _name, _property)
+Tensor.equal = equal
+
+
+def _allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True if |self - other| <= atol + rtol * |other| everywhere (torch.Tensor.allclose)."""
+    return allclose(self, other, rtol, atol, equal_nan)
+
+
+Tensor.allclose = _allclose
+
+
+from .autograd.graph import register_hook as _register_hook  # noqa: E402
+from .autograd.graph import register_post_accumulate_grad_hook as _register_post_accumulate_grad_hook  # noqa: E402
+
+Tensor.register_hook = _register_hook
+Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
+
+
+from . import _linalg_aliases  # noqa: E402
+
+# torch's Tensor methods for torch.linalg's ops (x.det(), x.slogdet(), x.inverse(), x.svd(), ...)
+for _name, _method in _linalg_aliases.METHODS.items():
+    setattr(Tensor, _name, _method)

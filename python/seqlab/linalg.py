@@ -1,10 +1,340 @@
-"""seqlab.linalg: torch.linalg's names for what seqlab computes. vector_norm is the C++ op of
-cpp/src/ops/reduce.cpp (Tensor.norm and seqlab.norm call it too); tests: tests/test_norm.py.
-cross is composed in seqlab/_shape.py (tests: tests/test_torch_functions.py)."""
-from ._core import linalg as _linalg
+"""seqlab.linalg: torch.linalg's names. The LAPACK factorizations (det, slogdet, inv, solve, cholesky,
+solve_triangular, qr, eigh, eigvalsh, svd, svdvals) are C++ ops with hand-written backward
+(cpp/src/ops/lapack_linalg.cpp, lapack_decomp.cpp); pinv, matrix_norm, norm, matrix_rank,
+matrix_power, multi_dot, vecdot and lstsq are composed from them here, as torch composes them, and
+have no backward of their own. vector_norm: cpp/src/ops/reduce.cpp (tests: tests/test_norm.py);
+cross: seqlab/_shape.py. Tests: tests/test_linalg_lapack.py."""
+import collections
+import math
+import numbers
 
-from ._shape import linalg_cross as cross  # noqa: E402
+from . import _core
+from ._core import linalg as _linalg
+from ._dtypes import scalar_type_name
+from ._math import amax as _amax, amin as _amin
+from ._shape import diagonal as _diagonal, linalg_cross as cross, movedim as _movedim
+
+__all__ = ["vector_norm", "cross", "LinAlgError", "det", "slogdet", "inv", "solve", "cholesky", "solve_triangular",
+           "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_norm", "norm", "matrix_rank", "matrix_power",
+           "multi_dot", "vecdot", "matmul", "diagonal", "lstsq"]
 
 vector_norm = _linalg.vector_norm
+LinAlgError = _linalg.LinAlgError
+det = _linalg.det
+inv = _linalg.inv
+solve = _linalg.solve
+solve_triangular = _linalg.solve_triangular
+eigvalsh = _linalg.eigvalsh
+svdvals = _linalg.svdvals
 
-__all__ = ["vector_norm", "cross"]
+# torch.return_types.linalg_*: tuples with named fields
+_slogdet_result = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+_qr_result = collections.namedtuple("linalg_qr", ["Q", "R"])
+_eigh_result = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_svd_result = collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
+_lstsq_result = collections.namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+def _zeros(shape, dtype):
+    return _core._full(list(shape), 0.0, dtype)
+
+
+_EPS = {_core.dtype.float32: 1.1920928955078125e-07, _core.dtype.float64: 2.220446049250313e-16}
+
+
+def slogdet(A):
+    """(sign, logabsdet) with det(A) = sign * exp(logabsdet), by LU; sign 0 and logabsdet -inf for a
+    singular A (torch.linalg.slogdet)."""
+    return _slogdet_result(*_linalg.slogdet(A))
+
+
+def cholesky(A, *, upper=False):
+    """L, lower triangular with A = L L^T, for each symmetric positive-definite matrix of A (*, n, n);
+    upper=True: U = L^T. Only A's lower (upper) triangle is read; LinAlgError naming the leading minor
+    that is not positive-definite (torch.linalg.cholesky)."""
+    return _linalg.cholesky(A, upper=upper)
+
+
+def qr(A, mode="reduced"):
+    """(Q, R) with A = Q R, Q with orthonormal columns, R upper triangular. mode 'reduced': Q (m, k),
+    R (k, n), k = min(m, n); 'complete': Q (m, m), R (m, n); 'r': R only, Q empty (torch.linalg.qr)."""
+    return _qr_result(*_linalg.qr(A, mode))
+
+
+def eigh(A, UPLO="L"):
+    """(eigenvalues, eigenvectors) of each symmetric matrix of A, read from its UPLO triangle:
+    A = V diag(L) V^T, eigenvalues ascending, eigenvectors the columns of V (torch.linalg.eigh)."""
+    return _eigh_result(*_linalg.eigh(A, UPLO))
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    """(U, S, Vh) with A = U diag(S) Vh, S descending; full_matrices=False gives U (m, k) and Vh (k, n),
+    k = min(m, n) (torch.linalg.svd). driver is for CUDA only, as in torch."""
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+    return _svd_result(*_linalg.svd(A, full_matrices))
+
+
+def _check_float_matrix(A, fn):
+    if not isinstance(A, _core.Tensor) or A.dim() < 2 or not A.is_floating_point():
+        kind = {_core.dtype.float32: "Float", _core.dtype.float64: "Double"}.get(getattr(A, "dtype", None))
+        raise RuntimeError(f"linalg.{fn}({kind or _type_name(A)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
+                           f"dimensions of float, double, cfloat or cdouble types")
+
+
+def _type_name(A):
+    return scalar_type_name(A.dtype)
+
+
+def _tolerance(S_max, A, atol, rtol):
+    """max(atol, rtol * S_max) per matrix, torch's defaults: rtol = eps * max(m, n) when neither is
+    given, and rtol = 0 when only atol > 0 is."""
+    default_rtol = _EPS[A.dtype] * max(A.shape[-2], A.shape[-1])
+    if rtol is None:
+        if atol is None:
+            rtol = default_rtol
+        elif isinstance(atol, _core.Tensor):
+            rtol = _core.where(atol > 0, _zeros((), A.dtype), _core._full([], default_rtol, A.dtype))
+        else:
+            rtol = 0.0 if atol > 0 else default_rtol
+    atol = 0.0 if atol is None else atol
+    tol = rtol * S_max
+    if isinstance(atol, _core.Tensor):
+        return _core.maximum(atol.unsqueeze(-1), tol)
+    return tol.clamp(min=atol)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The Moore-Penrose pseudoinverse, from the reduced SVD (or eigh when hermitian): the singular
+    values above max(atol, rtol * largest) are inverted, the others set to 0 (torch.linalg.pinv).
+    Composed, so its gradient is the SVD's (eigh's): torch's where no singular value is dropped;
+    where some are, torch differentiates pinv as if A had that rank, seqlab the truncated SVD."""
+    _check_float_matrix(A, "pinv")
+    if A.numel() == 0:  # an empty (..., n, m) result, still in A's graph as torch's is
+        return A.transpose(-2, -1).clone()
+    if hermitian:
+        L, V = eigh(A)
+        S = L.abs()
+        tol = _tolerance(_amax(S, -1, keepdim=True), A, atol, rtol)
+        S_inv = _core.where(S > tol, 1.0 / L, _zeros((), A.dtype))
+        return (V * S_inv.unsqueeze(-2)) @ V.transpose(-2, -1)
+    U, S, Vh = svd(A, full_matrices=False)
+    tol = _tolerance(S[..., :1], A, atol, rtol)
+    S_inv = _core.where(S > tol, 1.0 / S, _zeros((), A.dtype))
+    return (Vh.transpose(-2, -1) * S_inv.unsqueeze(-2)) @ U.transpose(-2, -1)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    """The number of singular values (|eigenvalues| when hermitian) above max(atol, rtol * largest),
+    int64 per matrix (torch.linalg.matrix_rank)."""
+    if not isinstance(A, _core.Tensor) or A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if not A.is_floating_point():
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    S = eigvalsh(A).abs() if hermitian else svdvals(A)
+    if S.shape[-1] == 0:
+        return _zeros(A.shape[:-2], _core.dtype.int64)
+    tol = _tolerance(_amax(S, -1, keepdim=True), A, atol, rtol)
+    return (S > tol).sum(-1)
+
+
+def _matrix_norm_dims(A, dim):
+    if isinstance(dim, numbers.Integral) or len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in ([dim] if isinstance(dim, numbers.Integral) else dim))}")
+    d0, d1 = (d + A.dim() if d < 0 else d for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """A matrix norm over the two dims `dim`: 'fro' (sqrt of the sum of squares), 'nuc' (sum of the
+    singular values), 2 / -2 (largest / smallest singular value), 1 / -1 (max / min column sum of |A|),
+    inf / -inf (max / min row sum of |A|) (torch.linalg.matrix_norm)."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not A.is_floating_point():
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_type_name(A)}")
+    if dtype is not None:
+        A = A.to(dtype)
+    d0, d1 = _matrix_norm_dims(A, dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in ("nuc", 2, -2):
+        S = svdvals(_movedim(A, (d0, d1), (-2, -1)))
+        out = S.sum(-1) if ord == "nuc" else (_amax(S, -1) if ord == 2 else _amin(S, -1))
+        if keepdim:
+            out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        return out
+    if ord in (1, -1, math.inf, -math.inf):
+        # 1: the largest column sum (sum over the rows d0, then the max over d1); inf: rows, the other way
+        sum_dim, max_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = A.abs().sum(sum_dim, keepdim=True)
+        out = _amax(sums, max_dim, keepdim=True) if ord > 0 else _amin(sums, max_dim, keepdim=True)
+        return out if keepdim else out.squeeze(max(d0, d1)).squeeze(min(d0, d1))
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """A vector or matrix norm (torch.linalg.norm): dim an int or 1-tuple, or ord None with dim None
+    (of the flattened input): vector_norm; dim a 2-tuple, or ord given for a 2-D input: matrix_norm."""
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim)
+        if len(dims) == 1:
+            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+        if len(dims) == 2:
+            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}")
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.dim()}D.")
+    if A.dim() == 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+    return vector_norm(A, ord, None, keepdim, dtype=dtype)
+
+
+def _check_square(A, fn):
+    if A.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+
+
+def matrix_power(A, n):
+    """A^n for an integer n by repeated squaring (n < 0: inv(A)^|n|; n = 0: the identity), batched
+    (torch.linalg.matrix_power)."""
+    _check_square(A, "linalg.matrix_power")
+    if n == 0:  # the identity, in A's graph with a zero gradient, as torch's
+        eye = _core._eye(A.shape[-1], A.shape[-1], A.dtype).expand(*A.shape).clone()
+        return eye + 0 * A if A.requires_grad else eye
+    if n < 0:
+        A, n = inv(A), -n
+    if n == 1:
+        return A.clone()
+    result, power = None, None
+    while n > 0:  # the binary digits of n, low first: power = A^(2^i)
+        power = A if power is None else power @ power
+        if n & 1:
+            result = power if result is None else result @ power
+        n >>= 1
+    return result
+
+
+def _chain_order(shapes):
+    """The cheapest parenthesisation of a matrix chain (Cormen et al., §15.2): split[i][j] is where
+    the product of matrices i..j splits."""
+    dims = [shapes[0][0]] + [s[1] for s in shapes]
+    k = len(shapes)
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):
+        for i in range(k - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for s in range(i, j):
+                c = cost[i][s] + cost[s + 1][j] + dims[i] * dims[s + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, s
+    return split
+
+
+def multi_dot(tensors):
+    """The product of two or more matrices, multiplied in the order with the fewest operations; the
+    first may be a row vector (1-D) and the last a column vector (torch.linalg.multi_dot)."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    first, last = tensors[0].dim(), tensors[-1].dim()
+    if first not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first}D")
+    if last not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last}D")
+    for i, t in enumerate(tensors[1:-1], 1):
+        if t.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    names = {_core.dtype.float32: "float", _core.dtype.float64: "double"}
+    for i, t in enumerate(tensors[1:], 1):
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{names.get(tensors[0].dtype, tensors[0].dtype)} and tensor {i} "
+                               f"{names.get(t.dtype, t.dtype)}")
+    mats = [t for t in tensors]
+    if first == 1:
+        mats[0] = mats[0].unsqueeze(0)
+    if last == 1:
+        mats[-1] = mats[-1].unsqueeze(-1)
+    for i in range(len(mats) - 1):
+        if mats[i].shape[1] != mats[i + 1].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(tensors[i].shape)} and "
+                               f"{list(tensors[i + 1].shape)} cannot be multiplied")
+    split = _chain_order([tuple(m.shape) for m in mats])
+
+    def product(i, j):
+        if i == j:
+            return mats[i]
+        return _core.mm(product(i, split[i][j]), product(split[i][j] + 1, j))
+
+    out = product(0, len(mats) - 1)
+    if first == 1:
+        out = out.squeeze(0)
+    if last == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+def vecdot(x, y, *, dim=-1):
+    """Σ x_i y_i along dim, the other dims broadcast (torch.linalg.vecdot, real inputs)."""
+    if not x.is_floating_point():
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+                           f"{_type_name(x)}")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{_type_name(x)} and y of type {_type_name(y)} instead")
+    return (x * y).sum(dim)
+
+
+def matmul(input, other):
+    """The matrix product with NumPy's rules (torch.linalg.matmul, an alias of torch.matmul)."""
+    return _core.matmul(input, other)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """torch.diagonal with dim1=-2, dim2=-1: the diagonal `offset` of each matrix, as the last dim
+    (torch.linalg.diagonal). A copy, as seqlab.diagonal."""
+    return _diagonal(A, offset, dim1, dim2)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution X of A X = B (min ||A X - B||), batched, from the pseudoinverse of
+    A with singular values below rcond * largest dropped (torch.linalg.lstsq; its CPU default
+    driver 'gelsy' gives the same X for full-rank A). Returns (solution, residuals, rank,
+    singular_values) with torch's shapes for the driver: residuals (squared, per column of B) when
+    m > n and A has full rank and the driver is not 'gelsy', rank unless 'gels', singular_values for
+    'gelsd' and 'gelss'."""
+    driver = "gelsy" if driver is None else driver
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    if vector:
+        B = B.unsqueeze(-1)
+    if A.shape[-2] != B.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    m, n = A.shape[-2], A.shape[-1]
+    rtol = _EPS[A.dtype] * max(m, n) if rcond is None or rcond <= 0 else rcond
+    X = pinv(A, rtol=rtol) @ B
+    S = svdvals(A.detach())
+    rank = (S > rtol * S[..., :1]).sum(-1) if S.shape[-1] else _zeros(A.shape[:-2], _core.dtype.int64)
+    empty = _zeros((0,), A.dtype)
+    residuals = X.reshape(-1)[:0]  # empty, in X's graph as torch's
+    if driver != "gelsy" and m > n and bool((rank == n).all()):
+        residuals = ((A @ X - B) ** 2).sum(-2)
+    if vector:
+        X = X.squeeze(-1)
+    return _lstsq_result(X, residuals, rank if driver != "gels" else _zeros((0,), _core.dtype.int64),
+                         S if driver in ("gelsd", "gelss") else empty)

@@ -38,6 +38,24 @@ struct Edge {
   uint32_t input_nr = 0;
 };
 
+// Tensor.register_hook (torch/csrc/autograd/function_hook.h): a hook gets the gradient arriving at
+// its tensor and returns a replacement (undefined = keep it). A non-leaf's hooks live on its
+// grad_fn at the tensor's output slot, a leaf's on the tensor (LeafHooks); the engine runs them,
+// in registration order, before anything reads that gradient (retain_grad, autograd.grad, the
+// node's backward, AccumulateGrad). Tests: tests/test_autograd_function.py.
+using GradHook = std::function<Tensor(const Tensor&)>;
+struct TensorHook {
+  uint64_t id = 0;
+  uint32_t slot = 0;  // which output of the node the hooked tensor is
+  GradHook fn;
+};
+// Tensor.register_post_accumulate_grad_hook: called with the leaf once its .grad is updated.
+using PostAccumulateGradHook = std::function<void(const Tensor&)>;
+struct LeafHooks {
+  std::vector<TensorHook> pre;
+  std::vector<std::pair<uint64_t, PostAccumulateGradHook>> post_accumulate;
+};
+
 class Node {
  public:
   // Releases the edges iteratively: a long chain (total = total + loss over 10^5 steps)
@@ -55,6 +73,8 @@ class Node {
   uint32_t num_outputs = 1;
   // Non-leaf outputs that asked for retain_grad(): filled in by the engine.
   std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained;
+  // register_hook on non-leaf outputs of this node (their slots), in registration order.
+  std::vector<TensorHook> tensor_pre_hooks;
 };
 
 // Grad mode: thread-local, as torch.no_grad() is.
@@ -145,6 +165,19 @@ TensorList grad(const TensorList& outputs, const TensorList& grad_outputs, const
 
 // A leaf's AccumulateGrad node (created on first use, shared afterwards).
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
+
+// Where a registered hook lives, so that remove() finds it even after the tensor is gone or
+// has a new grad_fn (torch's RemovableHandle). Removing twice is harmless.
+struct HookHandle {
+  std::weak_ptr<Node> node;        // a non-leaf's grad_fn
+  std::weak_ptr<TensorImpl> leaf;  // or the leaf
+  uint64_t id = 0;
+  void remove() const;
+};
+// Tensor.register_hook (the tensor must require grad) and, on leaves only,
+// Tensor.register_post_accumulate_grad_hook; torch's errors otherwise.
+HookHandle register_hook(const Tensor& t, GradHook fn);
+HookHandle register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGradHook fn);
 
 // --- in-place ops under autograd (cpp/src/autograd/inplace.cpp)
 // Raise PyTorch's error for an in-place write to a leaf that requires grad (grad mode on), and

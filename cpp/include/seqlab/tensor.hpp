@@ -15,6 +15,7 @@ namespace seqlab {
 
 using Shape = std::vector<int64_t>;
 class Node;
+struct LeafHooks;  // a leaf's Tensor.register_hook hooks (autograd.hpp)
 
 // A flat buffer. `owner` keeps the memory alive: an xtensor buffer for tensors seqlab
 // allocates, a NumPy array or a DLPack capsule for tensors that borrow memory.
@@ -49,6 +50,7 @@ struct TensorImpl {
   uint32_t output_nr = 0;         // which output of grad_fn this is
   std::shared_ptr<TensorImpl> grad;
   std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, shared by all uses
+  std::shared_ptr<LeafHooks> hooks;      // a leaf's register_hook hooks (a non-leaf's live on its grad_fn)
 };
 
 Shape contiguous_strides(const Shape& shape);

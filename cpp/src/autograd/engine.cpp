@@ -129,6 +129,29 @@ void attach_node(const TensorList& outputs, const std::shared_ptr<Node>& node, c
   }
 }
 
+// Tensor.register_hook (hooks.cpp): the hooks of the tensors whose gradients `in` holds, in
+// registration order: a leaf's at its AccumulateGrad, a non-leaf's at its slot of grad_fn. They
+// run on a copy of the list, since a hook may remove itself.
+static void run_tensor_hooks(Node* n, TensorList& in) {
+  std::vector<TensorHook> hooks;
+  if (auto leaf = n->variable()) {
+    if (leaf->hooks) hooks = leaf->hooks->pre;
+  } else {
+    hooks = n->tensor_pre_hooks;
+  }
+  for (const TensorHook& h : hooks)
+    if (h.slot < in.size() && in[h.slot].defined())
+      if (Tensor r = h.fn(in[h.slot]); r.defined()) in[h.slot] = std::move(r);
+}
+
+// Tensor.register_post_accumulate_grad_hook: once a leaf's .grad holds this backward's gradient.
+static void run_post_accumulate_hooks(Node* n) {
+  auto leaf = n->variable();
+  if (!leaf || !leaf->hooks || leaf->hooks->post_accumulate.empty()) return;
+  const auto hooks = leaf->hooks->post_accumulate;
+  for (const auto& h : hooks) h.second(Tensor(leaf));
+}
+
 static void accumulate(TensorList& buffer, uint32_t slot, const Tensor& g) {
   if (buffer.size() <= slot) buffer.resize(slot + 1);
   if (!buffer[slot].defined())
@@ -207,6 +230,7 @@ void run_backward(const TensorList& roots, const TensorList& grads, bool retain_
       buffers.erase(it);
     }
     in.resize(n->num_outputs);
+    run_tensor_hooks(n, in);  // before anything reads the gradients, as torch's tensor pre-hooks
     if (capture) {
       if (auto w = wanted.find(n); w != wanted.end())
         for (auto [slot, i] : w->second)
@@ -225,6 +249,7 @@ void run_backward(const TensorList& roots, const TensorList& grads, bool retain_
     for (const Tensor& g : in) any |= g.defined();
     TensorList out;
     if (any) out = n->apply(std::move(in));
+    if (any && !capture) run_post_accumulate_hooks(n);
     if (!retain_graph) n->release_saved();
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];

@@ -221,6 +221,10 @@ NGramModel NGramModel::read_arpa(const std::string& path) {
         r.fail(str_cat("a ", n, "-gram line needs a probability, ", n, " words and optionally a back-off weight; got '",
                        l, "'"));
       float lp = parse_float(r, fields[0]);
+      // a probability above 1 (IRSTLM writes them): KenLM refuses it by default, and so do we
+      if (lp > 0)
+        r.fail(str_cat("the log10 probability ", fields[0], " of '", l, "' is positive (a probability above 1); "
+                       "KenLM refuses it too"));
       float bo = fields.size() == static_cast<size_t>(n) + 2 ? parse_float(r, fields[n + 1]) : 0.0f;
       if (lp <= -99.0f) lp = -std::numeric_limits<float>::infinity();
       if (bo <= -99.0f) bo = -std::numeric_limits<float>::infinity();

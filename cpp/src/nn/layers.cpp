@@ -128,8 +128,6 @@ std::string RMSNorm::extra_repr() const {
 }
 
 // ------------------------------------------------------------------ Dropout
-Dropout::Dropout(const DropoutOptions& options_) : Dropout(options_, "Dropout") {}
-
 Dropout::Dropout(const DropoutOptions& options_, const char* name) : UnaryModule(name), options(options_) {
   const double p = options.p();
   SEQLAB_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
@@ -137,14 +135,6 @@ Dropout::Dropout(const DropoutOptions& options_, const char* name) : UnaryModule
 
 Tensor Dropout::forward(const Tensor& x) { return dropout(x, options.p(), training_); }
 
-Tensor Dropout1d::forward(const Tensor& x) {
-  SEQLAB_CHECK(x.dim() == 2 || x.dim() == 3, "dropout1d: Expected 2D or 3D input, but received a ", x.dim(),
-               "D input. Note that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
-               "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).");
-  if (x.dim() == 3) return feature_dropout(x, options.p(), training_);
-  return squeeze(feature_dropout(unsqueeze(x, 0), options.p(), training_), 0);  // unbatched (C, L)
-}
-Tensor Dropout2d::forward(const Tensor& x) { return feature_dropout(x, options.p(), training_); }
 Tensor AlphaDropout::forward(const Tensor& x) { return alpha_dropout(x, options.p(), training_); }
 Tensor FeatureAlphaDropout::forward(const Tensor& x) { return feature_alpha_dropout(x, options.p(), training_); }
 
@@ -335,12 +325,93 @@ std::string Threshold::extra_repr() const {
                       options.inplace());
 }
 Tensor Softmax::forward(const Tensor& x) { return softmax(x, dim); }
+Tensor LogSoftmax::forward(const Tensor& x) { return log_softmax(x, dim); }
+Tensor Flatten::forward(const Tensor& x) { return flatten(x, options.start_dim(), options.end_dim()); }
+
+// ------------------------------------------------------------------ GroupNorm, InstanceNorm
+GroupNorm::GroupNorm(const GroupNormOptions& options_) : UnaryModule("GroupNorm"), options(options_) {
+  const int64_t G = options.num_groups(), C = options.num_channels();
+  SEQLAB_CHECK_VALUE(G != 0 && C % G == 0, "num_channels (", C, ") must be divisible by num_groups (", G, ")");
+  if (options.affine()) {
+    weight = register_parameter("weight", ones({C}, options.dtype()));
+    if (options.bias()) bias = register_parameter("bias", zeros({C}, options.dtype()));
+  }
+}
+
+Tensor GroupNorm::forward(const Tensor& x) { return group_norm(x, options.num_groups(), weight, bias, options.eps()); }
+
+std::string GroupNorm::extra_repr() const {
+  return str_cat(options.num_groups(), ", ", options.num_channels(), ", eps=", py_float(options.eps()),
+                 ", affine=", options.affine() ? "True" : "False", ", bias=", bias.defined() ? "True" : "False");
+}
+
+InstanceNorm::InstanceNorm(const char* name, int64_t spatial_dims_, const InstanceNormOptions& options_)
+    : UnaryModule(name), options(options_), spatial_dims(spatial_dims_) {
+  const int64_t n = options.num_features();
+  const Dtype dtype = options.dtype();
+  if (options.affine()) {
+    weight = register_parameter("weight", ones({n}, dtype));
+    if (options.bias()) bias = register_parameter("bias", zeros({n}, dtype));
+  }
+  if (options.track_running_stats()) {
+    running_mean = register_buffer("running_mean", zeros({n}, dtype));
+    running_var = register_buffer("running_var", ones({n}, dtype));
+    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, Dtype::Int64));
+  }
+}
+
+Tensor InstanceNorm::forward(const Tensor& x) {
+  return instance_norm_module_forward(x, running_mean, running_var, weight, bias, training_,
+                                      options.track_running_stats(), options.momentum(), options.eps(),
+                                      options.num_features(), spatial_dims);
+}
+
+std::string InstanceNorm::extra_repr() const {
+  const InstanceNormOptions& o = options;
+  return str_cat(o.num_features(), ", eps=", py_float(o.eps()),
+                 ", momentum=", o.momentum() ? py_float(*o.momentum()) : "None",
+                 ", affine=", o.affine() ? "True" : "False", ", bias=", bias.defined() ? "True" : "False",
+                 ", track_running_stats=", o.track_running_stats() ? "True" : "False");
+}
+
+// ------------------------------------------------------------------ RReLU
+Tensor RReLU::forward(const Tensor& x) {
+  if (!options.inplace()) return rrelu(x, options.lower(), options.upper(), training_);
+  Tensor self = x;  // the same tensor: rrelu_ writes through it
+  return rrelu_(self, options.lower(), options.upper(), training_);
+}
+
+std::string RReLU::extra_repr() const {
+  return with_inplace("lower=" + py_float(options.lower()) + ", upper=" + py_float(options.upper()),
+                      options.inplace());
+}
+
+// ------------------------------------------------------------------ Hardshrink, Softshrink, Softmax2d, Dropout1d/2d
+Tensor Hardshrink::forward(const Tensor& x) { return hardshrink(x, lambd); }
+std::string Hardshrink::extra_repr() const { return py_float(lambd); }
+Tensor Softshrink::forward(const Tensor& x) { return softshrink(x, lambd); }
+std::string Softshrink::extra_repr() const { return py_float(lambd); }
 Tensor Softmax2d::forward(const Tensor& x) {
   SEQLAB_CHECK_VALUE(x.dim() == 3 || x.dim() == 4, "Softmax2d: expected input to be 3D or 4D, got ", x.dim(),
                      "D instead");
   return softmax(x, -3);
 }
-Tensor LogSoftmax::forward(const Tensor& x) { return log_softmax(x, dim); }
-Tensor Flatten::forward(const Tensor& x) { return flatten(x, options.start_dim(), options.end_dim()); }
+Tensor Dropout1d::forward(const Tensor& x) {
+  SEQLAB_CHECK_VALUE(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
+                     options.p());
+  SEQLAB_CHECK(x.dim() == 2 || x.dim() == 3, "dropout1d: Expected 2D or 3D input, but received a ", x.dim(),
+               "D input. Note that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+               "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).");
+  if (x.dim() == 2) return squeeze(feature_dropout(unsqueeze(x, 0), options.p(), training_), 0);
+  return feature_dropout(x, options.p(), training_);
+}
+Tensor Dropout2d::forward(const Tensor& x) {
+  SEQLAB_CHECK_VALUE(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
+                     options.p());
+  // torch's dropout2d: 4-D input is (N, C, H, W); any other is given a batch dim of 1 (a 3-D input is
+  // then read as (N, C, L), with torch's warning in Python)
+  if (x.dim() == 4) return feature_dropout(x, options.p(), training_);
+  return squeeze(feature_dropout(unsqueeze(x, 0), options.p(), training_), 0);
+}
 
 }  // namespace seqlab::nn

@@ -1,5 +1,5 @@
-// Indexing that gathers or scatters: advanced indexing x[i, j] and its in-place twin
-// index_put_, gather/scatter_add_, index_select, masked_fill, nonzero, triu/tril.
+// Indexing that gathers: advanced indexing x[i, j] and its in-place twin index_put_, gather,
+// index_select, masked_fill, nonzero, triu/tril. The scatter family: scatter.cpp.
 // Tests: tests/test_index.py.
 #include "seqlab/ops/index.hpp"
 
@@ -11,6 +11,7 @@
 #include "seqlab/ops/elementwise.hpp"
 #include "seqlab/ops/creation.hpp"
 #include "seqlab/ops/reduce.hpp"
+#include "seqlab/ops/scatter.hpp"
 #include "seqlab/ops/shape.hpp"
 
 namespace seqlab {
@@ -212,7 +213,7 @@ Tensor index_put(const Tensor& x, const TensorList& indices, const Tensor& value
 }
 
 // out[i][j][k] = x[i][index[i][j][k]][k]  (dim = 1).   dx = zeros.scatter_add_(dim, index, g)
-// torch's rules for gather and scatter_add_ (aten/src/ATen/native/ScatterGatherChecks.h): the
+// torch's rules for gather (aten/src/ATen/native/ScatterGatherChecks.h; the scatters' twin: scatter.cpp): the
 // index has self's number of dims (a 0-d self takes a 0-d or 1-d index); index.size(d) <=
 // self.size(d) for d != dim and <= src.size(d) for every d; every index in [0, self.size(dim)),
 // negative ones included, as PyTorch refuses them. All checked before anything is read or written.
@@ -274,47 +275,6 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index_in) {
       return {dx};
     });
   return out;
-}
-
-Tensor& scatter_add_(Tensor& x, int64_t dim_in, const Tensor& index_in, const Tensor& src) {
-  SEQLAB_CHECK(index_in.dtype() == Dtype::Int64 || index_in.dtype() == Dtype::Int32,
-               "scatter(): Expected dtype int32/int64 for index, got ", dtype_name(index_in.dtype()));
-  const Tensor index = index_as_int64(index_in);
-  const int64_t dim = wrap_dim(dim_in, x.dim(), "scatter_add_");
-  SEQLAB_CHECK(src.dim() == index.dim() || (src.dim() == 0 && index.dim() <= 1),
-               "scatter_add_(): Index tensor must have the same number of dimensions as src tensor (index ",
-               shape_str(index.shape()), ", src ", shape_str(src.shape()), ")");
-  SEQLAB_CHECK(src.dtype() == x.dtype(), "scatter_add_(): Expected self.dtype to be equal to src.dtype (got ",
-               dtype_name(x.dtype()), " and ", dtype_name(src.dtype()), ")");
-  check_gather_scatter("scatter_add_", x, dim, index, &src);
-  check_writable(x, "scatter_add_");
-  assert_no_internal_overlap(x, "scatter_add_");
-  const Tensor s = to_dtype(src.detach(), x.dtype());
-  const Shape xs = x.dim() == 0 ? Shape{1} : x.strides();
-  dispatch_arith(x.dtype(), "scatter_add_", [&](auto tag) {
-    using T = decltype(tag);
-    T* px = static_cast<T*>(x.raw_data());
-    const T* ps = static_cast<const T*>(s.raw_data());
-    const int64_t* pi = static_cast<const int64_t*>(index.raw_data());
-    const int64_t nd = index.dim();
-    std::vector<int64_t> pos(nd, 0);
-    for (int64_t e = 0; e < index.numel(); ++e) {
-      int64_t ioff = 0, soff = 0, xoff = 0;
-      for (int64_t d = 0; d < nd; ++d) {
-        ioff += pos[d] * index.strides()[d];
-        soff += pos[d] * s.strides()[d];
-        if (d != dim) xoff += pos[d] * xs[d];
-      }
-      T& dst = px[xoff + pi[ioff] * xs[dim]];  // pi[ioff] in [0, size): checked above
-      dst = wrap_add(dst, ps[soff]);  // pi[ioff] in [0, size): checked above
-      for (int64_t d = nd - 1; d >= 0; --d) {
-        if (++pos[d] < index.shape()[d]) break;
-        pos[d] = 0;
-      }
-    }
-  });
-  x.bump_version();
-  return x;
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index_in) {

@@ -158,6 +158,8 @@ Tensor randperm(int64_t n, Dtype dtype, Generator* gen) {
 
 // Draw indices by inverse-CDF sampling of each row of (unnormalised, non-negative) probs.
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {
+  SEQLAB_CHECK(is_floating(probs.dtype()), "multinomial only supports floating-point dtypes for input, got: ",
+               scalar_type_name(probs.dtype()));
   SEQLAB_CHECK(probs.dim() == 1 || probs.dim() == 2, "multinomial: prob_dist must be 1 or 2 dim, got shape ",
                shape_str(probs.shape()));
   const int64_t rows = probs.dim() == 1 ? 1 : probs.shape()[0];
@@ -226,13 +228,13 @@ Tensor dropout(const Tensor& x, double p, bool training) {
 
 namespace {
 
-// The channel and alpha dropouts (torch's _dropout_impl), m the keep mask, one entry per element or,
-// for `feature`, per (n, c) channel (shape (N, C, 1, ...), broadcast over the rest):
-//   dropout:        y = x · m / (1 - p)                                  dx = g · m / (1 - p)
-//   alpha dropout:  y = x · a m + (a λα (m - 1) + a λα p),  a = ((λα)² p + 1)(1 - p))^(-1/2)   dx = g · a m
+// The alpha dropouts (torch's _dropout_impl), m the keep mask, one entry per element or, for `feature`,
+// per (n, c) channel (shape (N, C, 1, ...), broadcast over the rest; the plain channel dropout,
+// feature_dropout, is shrink.cpp's):
+//   y = x · a m + (a λα (m - 1) + a λα p),  a = ((λα)² p + 1)(1 - p))^(-1/2)   dx = g · a m
 // so that dropped units sit at a λα (p - 1) (SELU's saturation, scaled and shifted). Composed of mul and
 // add on the mask, which has no history: autograd gives dx (summed over the broadcast channel dims).
-Tensor dropout_nd(const Tensor& x, double p, bool training, bool alpha, bool feature, const char* op) {
+Tensor alpha_dropout_nd(const Tensor& x, double p, bool training, bool feature, const char* op) {
   // a RuntimeError, as torch.feature_dropout's (F.dropout1d and the others check p first: ValueError)
   SEQLAB_CHECK(p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0.0 || x.numel() == 0) return x;
@@ -253,7 +255,6 @@ Tensor dropout_nd(const Tensor& x, double p, bool training, bool alpha, bool fea
         m[i] = counter_rng::dropout_keep(seed, static_cast<uint64_t>(i), threshold) ? T(1) : T(0);
     });
   });
-  if (!alpha) return mul(x, keep * (1.0 / (1.0 - p)));
   constexpr double kSaturation = 1.7580993408473766;  // -λα of SELU
   const double a = 1.0 / std::sqrt((kSaturation * kSaturation * p + 1) * (1 - p));
   Tensor shift = (keep - 1.0) * (kSaturation * a) + kSaturation * a * p;
@@ -262,14 +263,11 @@ Tensor dropout_nd(const Tensor& x, double p, bool training, bool alpha, bool fea
 
 }  // namespace
 
-Tensor feature_dropout(const Tensor& x, double p, bool training) {
-  return dropout_nd(x, p, training, false, true, "feature_dropout");
-}
 Tensor alpha_dropout(const Tensor& x, double p, bool training) {
-  return dropout_nd(x, p, training, true, false, "alpha_dropout");
+  return alpha_dropout_nd(x, p, training, false, "alpha_dropout");
 }
 Tensor feature_alpha_dropout(const Tensor& x, double p, bool training) {
-  return dropout_nd(x, p, training, true, true, "feature_alpha_dropout");
+  return alpha_dropout_nd(x, p, training, true, "feature_alpha_dropout");
 }
 
 }  // namespace seqlab

@@ -17,6 +17,7 @@
 #include "seqlab/ops/elementwise.hpp"
 #include "seqlab/ops/shape.hpp"
 #include "seqlab/ops/index.hpp"
+#include "seqlab/ops/scatter.hpp"
 #include "seqlab/ops/creation.hpp"
 
 namespace seqlab {

@@ -14,7 +14,8 @@ from . import text
 from . import lm
 from . import word2vec
 from . import glove
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'add', 'alibi_slopes', 'alpha_dropout', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'cos', 'cpp_nn', 'cross_entropy', 'ctc_loss', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'expm1', 'feature_alpha_dropout', 'feature_dropout', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'gru_cell', 'gt', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'index_select', 'init', 'initial_seed', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softsign', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+from . import special
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'add', 'alibi_slopes', 'alpha_dropout', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'cos', 'cpp_nn', 'cross_entropy', 'ctc_loss', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'digamma', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'feature_alpha_dropout', 'feature_dropout', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'i0', 'igamma', 'igammac', 'index_add', 'index_copy', 'index_reduce', 'index_select', 'init', 'initial_seed', 'instance_norm', 'instance_norm_module_forward', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lgamma', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'mvlgamma', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'polygamma', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rrelu', 'rrelu_', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinc', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softshrink', 'softsign', 'special', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -122,6 +123,10 @@ class Tensor:
     constructors. A tensor that requires grad records the ops applied to it, and backward() fills .grad.
     """
     __array_priority__: typing.ClassVar[int] = 1000
+    def absolute(self):
+        """
+        |input| elementwise: abs under NumPy's name (torch.absolute).
+        """
     def acos(self):
         """
         The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1];
@@ -136,6 +141,16 @@ class Tensor:
         """
         beta·input + alpha·Σ_b batch1[b] @ batch2[b]: the batch's products summed, input broadcast to (n, p).
         """
+    def addcdiv(self, tensor1, tensor2, *, value = 1):
+        """
+        input + value * tensor1 / tensor2, broadcast (torch.addcdiv); two integer tensors are
+            torch's error (its old integer division is gone).
+        """
+    def addcmul(self, tensor1, tensor2, *, value = 1):
+        """
+        input + value * tensor1 * tensor2, broadcast (torch.addcmul). Integer operands take an
+            integer value only, as torch's.
+        """
     def addmm(self, mat1, mat2, *, beta = 1, alpha = 1):
         """
         beta·input + alpha·(mat1 @ mat2): mat1 (n, m), mat2 (m, p), input broadcast to (n, p).
@@ -147,6 +162,10 @@ class Tensor:
     def addr(self, vec1, vec2, *, beta = 1, alpha = 1):
         """
         beta·input + alpha·(vec1 ⊗ vec2), the outer product: vec1 (n,), vec2 (m,), input broadcast to (n, m).
+        """
+    def adjoint(self):
+        """
+        The conjugate transpose of the last two dims: for seqlab's real tensors, input.mT (torch.adjoint).
         """
     def all(self, dim = None, keepdim = False):
         """
@@ -227,9 +246,34 @@ class Tensor:
         """
         input expanded (a view, no copy) to `size`, -1 keeping a size (torch.broadcast_to).
         """
+    def cholesky(self, upper = False):
+        """
+        torch.cholesky (deprecated in torch for linalg.cholesky): L with A = L L^T, or U = L^T when
+            upper; errors name 'cholesky'. seqlab does not repeat torch's deprecation warning.
+        """
+    def clamp_max(self, max):
+        """
+        min(input, max) elementwise (torch.clamp_max): clamp with only an upper bound, a number or a
+            tensor.
+        """
+    def clamp_min(self, min):
+        """
+        max(input, min) elementwise (torch.clamp_min): clamp with only a lower bound, a number or a
+            tensor.
+        """
+    def clone(self, *, memory_format = ...):
+        """
+        A copy of input with its own memory, recorded for autograd (torch.clone); memory_format
+            contiguous_format or preserve_format (the same for seqlab, whose copies are C-contiguous).
+        """
     def copysign(self, other):
         """
         |input| with the sign (bit) of other; always floating point (torch.copysign).
+        """
+    def corrcoef(self):
+        """
+        Pearson's correlation coefficients of input's rows (torch.corrcoef): cov / (σ_i σ_j),
+            clipped to [-1, 1].
         """
     def cosh(self):
         """
@@ -239,6 +283,12 @@ class Tensor:
         """
         How many elements of input along dim (an int, a tuple, None: all) are nonzero, as int64
             (torch.count_nonzero).
+        """
+    def cov(self, *, correction = 1, fweights = None, aweights = None):
+        """
+        The covariance matrix of the variables in input's rows (observations in columns; a 1-D input
+            is one variable) (torch.cov): Σ_k w_k (x_ik - x̄_i)(x_jk - x̄_j) / (Σ w - correction·Σ w a / Σ w),
+            w = fweights · aweights, x̄ the weighted means. A 1-D or one-row input gives a 0-d result.
         """
     def cross(self, other, dim = None):
         """
@@ -256,6 +306,14 @@ class Tensor:
         """
         (values, indices): the running minimum along dim and where it was found, as torch.cummin.
         """
+    def deg2rad(self):
+        """
+        input * pi / 180 (torch.deg2rad); an integer input gives the default float dtype.
+        """
+    def det(self):
+        """
+        The determinant of each square matrix of input (torch.det = torch.linalg.det).
+        """
     def diag(self, diagonal = 0):
         """
         Of a 1-d input, the square matrix with input on diagonal `diagonal`; of a 2-d input, that diagonal
@@ -266,11 +324,19 @@ class Tensor:
         A tensor whose diagonal `offset` in dims (dim1, dim2) holds input's last dim, zeros elsewhere
             (torch.diag_embed).
         """
+    def diagflat(self, offset = 0):
+        """
+        A 2-D tensor with input's elements (flattened) on its offset-th diagonal (torch.diagflat).
+        """
     def diagonal(self, offset = 0, dim1 = 0, dim2 = 1):
         """
         The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim (torch.diagonal).
             Unlike torch's, a copy, not a view: writing into it (x.diagonal().fill_(1)) leaves input unchanged
             (seqlab has no strided view from Python for it); gradients flow back to input as torch's do.
+        """
+    def diagonal_scatter(self, src, offset = 0, dim1 = 0, dim2 = 1):
+        """
+        input with its diagonal (offset, dim1, dim2) replaced by src (torch.diagonal_scatter).
         """
     def diff(self, n = 1, dim = -1, prepend = None, append = None):
         """
@@ -282,9 +348,28 @@ class Tensor:
         ‖input − other‖_p over all elements, the two broadcast together (p = 0 counts the nonzero
             differences, p = inf is the largest).
         """
+    def div(self, other, *, rounding_mode = None):
+        """
+        input / other (torch.div): true division (an integer result becomes float) unless
+            rounding_mode is "trunc" (toward zero) or "floor" (toward -inf), which keep integer
+            operands integer. The rounded forms have gradient 0, as torch's.
+        """
+    divide = div
     def dot(self, tensor):
         """
         Σ_i input_i · tensor_i of two 1-d tensors of one size and dtype, as torch.dot.
+        """
+    def dsplit(self, indices_or_sections):
+        """
+        tensor_split along dim 2 (torch.dsplit); an int must divide that dim.
+        """
+    def equal(self, other):
+        """
+        True if the two tensors have the same shape and the same elements (torch.equal).
+        """
+    def fix(self):
+        """
+        input rounded toward zero: trunc under NumPy's name (torch.fix).
         """
     def flip(self, *dims, **kwargs):
         """
@@ -298,9 +383,56 @@ class Tensor:
         """
         input with its rows (dim 0) in reverse order (torch.flipud); needs 1 dim or more.
         """
+    def float_power(self, exponent):
+        """
+        input ** exponent computed in float64, whatever the operands' dtypes (torch.float_power);
+            the gradient flows back into each operand's own dtype.
+        """
+    def fmax(self, other):
+        """
+        The elementwise maximum, ignoring NaN: where(input >= other or other is NaN, input, other)
+            (torch.fmax); NaN only where both are. The gradient goes to the chosen operand (input on ties).
+        """
+    def fmin(self, other):
+        """
+        The elementwise minimum, ignoring NaN: where(input <= other or other is NaN, input, other)
+            (torch.fmin).
+        """
+    def frexp(self):
+        """
+        (mantissa, exponent) with input = mantissa * 2**exponent and 0.5 <= |mantissa| < 1
+            (torch.frexp); exponent is int32. mantissa = input * 2**-exponent, so its gradient is
+            2**-exponent, as torch's.
+        """
+    def gcd(self, other):
+        """
+        The greatest common divisor of integer tensors, elementwise, never negative (torch.gcd).
+        """
     def ger(self, vec2):
         """
         outer(input, vec2), torch's older name (torch.ger).
+        """
+    def get_device(self):
+        """
+        -1, torch's answer for a CPU tensor (torch.get_device).
+        """
+    def greater(self, other):
+        """
+        input > other elementwise: gt under NumPy's name (torch.greater).
+        """
+    def greater_equal(self, other):
+        """
+        input >= other elementwise: ge under NumPy's name (torch.greater_equal).
+        """
+    def hardshrink(self, lambd = 0.5):
+        """
+        x where |x| > lambd, else 0 (torch.nn.functional.hardshrink); the gradient passes where x is
+            kept.
+        """
+    def heaviside(self, values):
+        """
+        0 where input < 0, values where input == 0, 1 where input > 0 (torch.heaviside); input and
+            values must share a dtype. No gradient (torch has none for it).
         """
     def histc(self, bins = 100, min = 0, max = 0):
         """
@@ -331,6 +463,31 @@ class Tensor:
         """
         In place: input[..., index, ...] = value along dim (Tensor.index_fill_).
         """
+    def inner(self, other):
+        """
+        The sum of products over the last dims of input and other (torch.inner): shape
+            input.shape[:-1] + other.shape[:-1]; a 0-d operand multiplies.
+        """
+    def inverse(self):
+        """
+        The inverse of each square matrix (torch.inverse = torch.linalg.inv).
+        """
+    def is_inference(self):
+        """
+        False: seqlab has no inference tensors (inference_mode is no_grad), so none is one.
+        """
+    def is_nonzero(self):
+        """
+        The truth of a one-element tensor (torch.is_nonzero); more or fewer elements are torch's error.
+        """
+    def is_same_size(self, other):
+        """
+        True if the two tensors have the same shape (torch.is_same_size).
+        """
+    def is_signed(self):
+        """
+        True unless the dtype is uint8 or bool (torch.is_signed).
+        """
     def isclose(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = False):
         """
         True where |input − other| ≤ atol + rtol·|other|, or the two are equal (infinities), or both
@@ -348,6 +505,14 @@ class Tensor:
         """
         True where input is NaN (torch.isnan); never for integers.
         """
+    def isneginf(self):
+        """
+        True where input is -inf (torch.isneginf); never for integers.
+        """
+    def isposinf(self):
+        """
+        True where input is +inf (torch.isposinf); never for integers.
+        """
     def kron(self, other):
         """
         The Kronecker product: out[i·m + k, ...] = input[i, ...]·other[k, ...] for every dim (torch.kron).
@@ -357,11 +522,27 @@ class Tensor:
         (values, indices): the k-th smallest element along dim (k = 1 is the smallest; NaN is the
             largest), torch.kthvalue.
         """
+    def lcm(self, other):
+        """
+        The least common multiple of integer tensors, elementwise, never negative (torch.lcm).
+        """
+    def ldexp(self, other):
+        """
+        input * 2**other (torch.ldexp); an integer input gives the default float dtype.
+        """
     def lerp(self, end, weight):
         """
         input + weight·(end − input), weight a number or a tensor (all broadcast); as torch, the
             form end − (end − input)·(1 − weight) where |weight| ≥ 0.5, exact at weight = 1 (torch.lerp;
             floating point only, as torch's kernels).
+        """
+    def less(self, other):
+        """
+        input < other elementwise: lt under NumPy's name (torch.less).
+        """
+    def less_equal(self, other):
+        """
+        input <= other elementwise: le under NumPy's name (torch.less_equal).
         """
     def logaddexp(self, other):
         """
@@ -378,16 +559,30 @@ class Tensor:
             the partial results 1, 2, 4, ... places back), so no exp overflows or underflows
             (torch.logcumsumexp).
         """
+    def logdet(self):
+        """
+        log det of each square matrix: nan where det < 0, -inf where det = 0 (torch.logdet).
+        """
     def logsumexp(self, dim, keepdim = False):
         """
         log Σ exp(input) over dim (an int or a tuple), computed as m + log Σ exp(input − m) with m the
             (detached) maximum, so nothing overflows; rows of −inf give −inf, a +inf gives +inf (torch.logsumexp).
             Integer inputs compute in float32. The gradient is softmax(input) along dim.
         """
+    def masked_scatter(self, mask, source):
+        """
+        input with the positions where mask (a bool tensor broadcast to input's shape) is True
+            filled, in row-major order, with source's first elements (torch.masked_scatter). Written as
+            where(mask, source.flatten()[cumsum(mask) - 1], input), so both get their gradient.
+        """
     def masked_select(self, mask):
         """
         The elements of input where the bool mask is True (the two broadcast), as a 1-d tensor
             (torch.masked_select).
+        """
+    def matrix_power(self, n):
+        """
+        input^n for an integer n (torch.matrix_power = torch.linalg.matrix_power).
         """
     def median(self, dim = None, keepdim = False):
         """
@@ -408,6 +603,10 @@ class Tensor:
     def msort(self):
         """
         input sorted along its first dim (torch.msort: sort(input, dim=0).values).
+        """
+    def multiply(self, other):
+        """
+        input * other: mul under NumPy's name (torch.multiply).
         """
     def mv(self, vec):
         """
@@ -435,15 +634,64 @@ class Tensor:
         """
         Σ input over dim with NaNs counted as 0 (torch.nansum).
         """
+    def narrow_copy(self, dim, start, length):
+        """
+        input.narrow(dim, start, length) copied (torch.narrow_copy).
+        """
+    def nextafter(self, other):
+        """
+        The next representable float after input toward other, in input's dtype (torch.nextafter).
+            No gradient.
+        """
+    def not_equal(self, other):
+        """
+        input != other elementwise: ne under NumPy's name (torch.not_equal).
+        """
     def outer(self, vec2):
         """
         The outer product out[i, j] = input[i]·vec2[j] of two 1-d tensors (torch.outer).
+        """
+    def pinverse(self, rcond = 1e-15):
+        """
+        The pseudoinverse with singular values below rcond * largest dropped (torch.pinverse =
+            torch.linalg.pinv(input, rtol=rcond)).
+        """
+    def positive(self):
+        """
+        input itself (torch.positive: +x); a bool tensor is torch's error.
+        """
+    def prelu(self, weight):
+        """
+        PReLU (He et al. 2015): x for x > 0, weight * x otherwise, weight one per channel (dim 1) or a
+            single one for all (F.prelu).
+        """
+    def put(self, index, source, accumulate = False):
+        """
+        input with the elements at the flat positions `index` (negative ones count from the end)
+            set to source's values, or increased by them with accumulate=True (torch.put).
         """
     def quantile(self, q, dim = None, keepdim = False, *, interpolation = 'linear'):
         """
         The q-th quantiles along dim (all elements with dim=None): at position q (m − 1) of the
             sorted values, between its neighbours by `interpolation` (linear, lower, higher, midpoint,
             nearest); a 1-D q adds a leading dim; NaN where the values hold a NaN (torch.quantile).
+        """
+    def rad2deg(self):
+        """
+        input * 180 / pi (torch.rad2deg); an integer input gives the default float dtype.
+        """
+    def ravel(self):
+        """
+        input flattened to one dimension, a view when its layout allows (torch.ravel).
+        """
+    def reciprocal(self):
+        """
+        1 / input elementwise (torch.reciprocal); an integer tensor gives the default float dtype.
+        """
+    def renorm(self, p, dim, maxnorm):
+        """
+        input with each slice along dim whose p-norm exceeds maxnorm scaled down to norm maxnorm
+            (torch.renorm): factor = maxnorm / (norm + 1e-7) where norm > maxnorm, else 1.
         """
     def repeat(self, *sizes):
         """
@@ -461,6 +709,10 @@ class Tensor:
         """
         input rotated by k·90° in the plane of dims, from the first dim towards the second (torch.rot90).
         """
+    def select_scatter(self, src, dim, index):
+        """
+        input with input.select(dim, index) replaced by src (torch.select_scatter).
+        """
     def sgn(self):
         """
         The sign of input, −1, 0 or 1 (torch.sgn; for real numbers the same as sign).
@@ -474,14 +726,40 @@ class Tensor:
         (e^x − e^−x) / 2, as (expm1(x) − expm1(−x)) / 2 to keep the digits of small x, and as
             sign(x)·e^|x| / 2 without overflow for large |x| (torch.sinh).
         """
+    def slice_scatter(self, src, dim = 0, start = None, end = None, step = 1):
+        """
+        input with input[..., start:end:step, ...] (along dim) replaced by src (torch.slice_scatter).
+        """
+    def slogdet(self):
+        """
+        (sign, logabsdet) with det = sign * exp(logabsdet) (torch.slogdet).
+        """
     def sort(self, dim = -1, descending = False, stable = False):
         """
         (values, indices) of input sorted along dim (ascending unless descending), as torch.sort.
+        """
+    def split_with_sizes(self, split_sizes, dim = 0):
+        """
+        input split along dim into pieces of the given sizes, which must sum to its size there
+            (torch.split_with_sizes): views.
+        """
+    def square(self):
+        """
+        input ** 2 elementwise (torch.square); a bool tensor gives int64, as torch's pow does.
         """
     def std(self, dim = None, unbiased = None, keepdim = False, *, correction = None):
         """
         The standard deviation sqrt(var) over dim, correction 1 (Bessel's) unless unbiased=False or
             correction says otherwise (torch.std).
+        """
+    def subtract(self, other, *, alpha = 1):
+        """
+        input - alpha * other: sub under NumPy's name (torch.subtract).
+        """
+    def svd(self, some = True, compute_uv = True):
+        """
+        torch.svd, the old API: (U, S, V) with input = U diag(S) V^T (V, not Vh); some=True: the
+            reduced U and V. compute_uv=False: S only, and zero-filled U (m, m) and V (n, n), as torch.
         """
     def swapdims(self, dim0, dim1):
         """
@@ -530,6 +808,19 @@ class Tensor:
         """
         Collapses each run of equal consecutive elements (slices along dim) to one, as
             torch.unique_consecutive; return_inverse and return_counts as in unique.
+        """
+    def unsafe_chunk(self, chunks, dim = 0):
+        """
+        chunk (torch.unsafe_chunk: torch skips a view check seqlab does not make).
+        """
+    def unsafe_split(self, split_size, dim = 0):
+        """
+        split (torch.unsafe_split: torch skips a view check seqlab does not make).
+        """
+    unsafe_split_with_sizes = split_with_sizes
+    def vdot(self, other):
+        """
+        The dot product of two 1-D tensors (torch.vdot; for real tensors, dot).
         """
     def vsplit(self, indices_or_sections):
         """
@@ -697,6 +988,14 @@ class Tensor:
         """
         out = |input| (torch.abs).
         """
+    def abs_(self, *args, **kwargs):
+        """
+        In place: self = abs(self, ...), written into self (Tensor.abs_).
+        """
+    def absolute_(self, *args, **kwargs):
+        """
+        In place: self = abs(self, ...), written into self (Tensor.absolute_).
+        """
     def acos_(self, *args, **kwargs):
         """
         In place: self = acos(self, ...), written into self (Tensor.acos_).
@@ -717,6 +1016,14 @@ class Tensor:
         """
         In place: self = addbmm(self, ...), written into self (Tensor.addbmm_).
         """
+    def addcdiv_(self, *args, **kwargs):
+        """
+        In place: self = addcdiv(self, ...), written into self (Tensor.addcdiv_).
+        """
+    def addcmul_(self, *args, **kwargs):
+        """
+        In place: self = addcmul(self, ...), written into self (Tensor.addcmul_).
+        """
     def addmm_(self, *args, **kwargs):
         """
         In place: self = addmm(self, ...), written into self (Tensor.addmm_).
@@ -728,6 +1035,15 @@ class Tensor:
     def addr_(self, *args, **kwargs):
         """
         In place: self = addr(self, ...), written into self (Tensor.addr_).
+        """
+    def allclose(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = False):
+        """
+        True if |self - other| <= atol + rtol * |other| everywhere (torch.Tensor.allclose).
+        """
+    def apply_(self, callable):
+        """
+        Replaces each element x with callable(x), a Python function, in place (torch.Tensor.apply_:
+            CPU only, slow, no autograd).
         """
     def arccos_(self, *args, **kwargs):
         """
@@ -786,10 +1102,14 @@ class Tensor:
         """
         In place: self = atanh(self, ...), written into self (Tensor.atanh_).
         """
-    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None) -> None:
+    def backward(self, gradient = None, retain_graph = None):
         """
+        backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None) -> None
+        
         Accumulate d(self)/d(leaf), times gradient (needed unless self has one element), into every leaf's
         .grad by the chain rule, in reverse order of the ops; the graph is freed unless retain_graph.
+        
+        The engine's backward, then under detect_anomaly a check that no leaf's gradient holds NaN.
         """
     def baddbmm_(self, *args, **kwargs):
         """
@@ -880,6 +1200,11 @@ class Tensor:
         """
         self converted to uint8, as torch.Tensor.to(uint8).
         """
+    def cauchy_(self, median = 0, sigma = 1, *, generator = None):
+        """
+        Fills self with Cauchy(median, sigma) samples: median + sigma * tan(pi * (u - 1/2))
+            (torch.Tensor.cauchy_).
+        """
     def ceil(self) -> Tensor:
         """
         out = the smallest integer >= input (torch.ceil).
@@ -904,17 +1229,25 @@ class Tensor:
         """
         In-place clamp: self = min(max(self, min), max).
         """
+    def clamp_max_(self, *args, **kwargs):
+        """
+        In place: self = clamp_max(self, ...), written into self (Tensor.clamp_max_).
+        """
+    def clamp_min_(self, *args, **kwargs):
+        """
+        In place: self = clamp_min(self, ...), written into self (Tensor.clamp_min_).
+        """
     def clip(self, min: typing.Any = None, max: typing.Any = None) -> Tensor:
         """
         out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).
         """
-    def clone(self) -> Tensor:
+    def clip_(self, *args, **kwargs):
         """
-        A copy with its own memory; the gradient flows back to input (torch.clone).
+        In place: self = clamp(self, ...), written into self (Tensor.clip_).
         """
-    def contiguous(self) -> Tensor:
+    def contiguous(self, memory_format = ...):
         """
-        self if its memory is contiguous (row-major), else a contiguous copy.
+        self if C-contiguous, else a C-contiguous copy (torch.Tensor.contiguous).
         """
     def copy_(self, src, non_blocking = False):
         """
@@ -944,19 +1277,35 @@ class Tensor:
         """
         self: every seqlab tensor is on the CPU (torch's cpu() returns self there too).
         """
+    def cuda(self, device = None, non_blocking = False, memory_format = ...):
+        """
+        torch's answer on a build without CUDA: AssertionError, as seqlab.cuda.synchronize.
+        """
     def cumprod(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: dtype | None = None) -> Tensor:
         """
         Cumulative product along dim: y_i = x_0 * ... * x_i (torch.cumprod), differentiable also
         where x has zeros.
+        """
+    def cumprod_(self, dim, *, dtype = None):
+        """
+        In place: self = cumprod(self, dim), written into self (Tensor.cumprod_).
         """
     def cumsum(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: dtype | None = None) -> Tensor:
         """
         Cumulative sum along dim: y_i = x_0 + ... + x_i (torch.cumsum). Integers and bools give int64
         unless dtype= says otherwise; dtype= casts the input first.
         """
+    def cumsum_(self, dim, *, dtype = None):
+        """
+        In place: self = cumsum(self, dim), written into self (Tensor.cumsum_).
+        """
     def data_ptr(self) -> int:
         """
         The address of the first element.
+        """
+    def deg2rad_(self, *args, **kwargs):
+        """
+        In place: self = deg2rad(self, ...), written into self (Tensor.deg2rad_).
         """
     def detach(self) -> Tensor:
         """
@@ -966,18 +1315,24 @@ class Tensor:
         """
         Cut self from its history in place; returns self.
         """
+    def digamma(self) -> Tensor:
+        """
+        out = digamma(input) = Gamma'(x)/Gamma(x); -inf at 0, NaN at the negative integers; d/dx = polygamma(1, x) (torch.digamma).
+        """
+    def digamma_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
+        """
     def dim(self) -> int:
         """
         The number of dims.
         """
-    def div(self, other: typing.Any) -> Tensor:
+    def div_(self, other, *, rounding_mode = None):
         """
-        out = input / other, true division, elementwise with broadcasting (torch.div).
+        In place: self = div(self, other, rounding_mode=...) (torch.Tensor.div_); true division of an
+            integer tensor is torch's error, since its float result cannot be written back.
         """
-    def div_(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
-        """
-        In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
-        """
+    divide_ = div_
     def double(self) -> Tensor:
         """
         self converted to float64, as torch.Tensor.to(float64).
@@ -989,6 +1344,10 @@ class Tensor:
     def eq(self, other: typing.Any) -> Tensor:
         """
         input == other elementwise, a bool tensor (torch.eq).
+        """
+    def eq_(self, *args, **kwargs):
+        """
+        In place: self = eq(self, ...), written into self (Tensor.eq_).
         """
     def erf(self) -> Tensor:
         """
@@ -1018,6 +1377,18 @@ class Tensor:
         """
         out = e^input (torch.exp).
         """
+    def exp2(self) -> Tensor:
+        """
+        out = 2^input (torch.exp2).
+        """
+    def exp2_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
+        """
+    def exp_(self, *args, **kwargs):
+        """
+        In place: self = exp(self, ...), written into self (Tensor.exp_).
+        """
     def expand(self, *args) -> Tensor:
         """
         expand(*sizes): size-1 dims repeated to the given sizes without copying (stride 0); -1 keeps a size
@@ -1039,9 +1410,19 @@ class Tensor:
         """
         Fill with x ~ Exp(lambd) in place: x = -log(1 - u) / lambd, u ~ U[0, 1).
         """
-    def fill_(self, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    def fill_(self, value: typing.Any) -> Tensor:
         """
         Fill self with value in place; returns self.
+        """
+    def fill_diagonal_(self, fill_value, wrap = False):
+        """
+        Writes fill_value on the main diagonal, in place (torch.Tensor.fill_diagonal_): a matrix's
+            (i, i), or an n-d tensor's (i, i, ..., i) when all its dims are equal; with wrap=True a tall
+            matrix starts the diagonal again every cols + 1 rows.
+        """
+    def fix_(self, *args, **kwargs):
+        """
+        In place: self = trunc(self, ...), written into self (Tensor.fix_).
         """
     def flatten(self, start_dim: typing.SupportsInt | typing.SupportsIndex = 0, end_dim: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
         """
@@ -1050,6 +1431,10 @@ class Tensor:
     def float(self) -> Tensor:
         """
         self converted to float32, as torch.Tensor.to(float32).
+        """
+    def float_power_(self, exponent):
+        """
+        In place: self = float_power(self, exponent); self must be float64, as torch's.
         """
     def floor(self) -> Tensor:
         """
@@ -1089,17 +1474,97 @@ class Tensor:
         out[i][j] = input[index[i][j]][j] for dim=0 (and likewise for other dims); out has index's shape
         (torch.gather).
         """
+    def gcd_(self, *args, **kwargs):
+        """
+        In place: self = gcd(self, ...), written into self (Tensor.gcd_).
+        """
     def ge(self, other: typing.Any) -> Tensor:
         """
         input >= other elementwise, a bool tensor (torch.ge).
+        """
+    def ge_(self, *args, **kwargs):
+        """
+        In place: self = ge(self, ...), written into self (Tensor.ge_).
+        """
+    def geometric_(self, p, *, generator = None):
+        """
+        Fills self with the number of Bernoulli(p) trials up to the first success, 1, 2, ...:
+            ceil(log(1 - u) / log(1 - p)) (torch.Tensor.geometric_).
+        """
+    def greater_(self, *args, **kwargs):
+        """
+        In place: self = gt(self, ...), written into self (Tensor.greater_).
+        """
+    def greater_equal_(self, *args, **kwargs):
+        """
+        In place: self = ge(self, ...), written into self (Tensor.greater_equal_).
         """
     def gt(self, other: typing.Any) -> Tensor:
         """
         input > other elementwise, a bool tensor (torch.gt).
         """
+    def gt_(self, *args, **kwargs):
+        """
+        In place: self = gt(self, ...), written into self (Tensor.gt_).
+        """
+    def heaviside_(self, *args, **kwargs):
+        """
+        In place: self = heaviside(self, ...), written into self (Tensor.heaviside_).
+        """
     def hypot_(self, *args, **kwargs):
         """
         In place: self = hypot(self, ...), written into self (Tensor.hypot_).
+        """
+    def i0(self) -> Tensor:
+        """
+        out = I0(input), the modified Bessel function of the first kind of order 0; d/dx = I1(x) (torch.i0).
+        """
+    def i0_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
+        """
+    def igamma(self, other: Tensor) -> Tensor:
+        """
+        out = P(input, other), the regularized lower incomplete gamma function; gradient for other only (torch.igamma).
+        """
+    def igamma_(self, other: Tensor) -> Tensor:
+        """
+        In place: self = igamma(self, other).
+        """
+    def igammac(self, other: Tensor) -> Tensor:
+        """
+        out = Q(input, other) = 1 - P(input, other), the regularized upper incomplete gamma function; gradient for other only (torch.igammac).
+        """
+    def igammac_(self, other: Tensor) -> Tensor:
+        """
+        In place: self = igammac(self, other).
+        """
+    def index_add(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, *, alpha: typing.Any = 1) -> Tensor:
+        """
+        out = input with out[..., index[i], ...] += alpha * source[..., i, ...] along dim; index is 1-d (int64 or
+        int32), duplicates accumulate (torch.index_add).
+        """
+    def index_add_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, *, alpha: typing.Any = 1) -> Tensor:
+        """
+        In place: self[..., index[i], ...] += alpha * source[..., i, ...] along dim; returns self.
+        """
+    def index_copy(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor) -> Tensor:
+        """
+        out = input with out[..., index[i], ...] = source[..., i, ...] along dim; index is 1-d int64
+        (torch.index_copy).
+        """
+    def index_copy_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor) -> Tensor:
+        """
+        In place: self[..., index[i], ...] = source[..., i, ...] along dim; returns self.
+        """
+    def index_reduce(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """
+        out = input with every source[..., i, ...] reduced into out[..., index[i], ...] along dim; reduce is
+        'prod', 'mean', 'amax' or 'amin', input's own value taking part when include_self (torch.index_reduce).
+        """
+    def index_reduce_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """
+        In place index_reduce; returns self (Tensor.index_reduce_).
         """
     def index_select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
@@ -1121,13 +1586,41 @@ class Tensor:
         """
         The value of a one-element tensor as a Python number.
         """
+    def lcm_(self, *args, **kwargs):
+        """
+        In place: self = lcm(self, ...), written into self (Tensor.lcm_).
+        """
+    def ldexp_(self, *args, **kwargs):
+        """
+        In place: self = ldexp(self, ...), written into self (Tensor.ldexp_).
+        """
     def le(self, other: typing.Any) -> Tensor:
         """
         input <= other elementwise, a bool tensor (torch.le).
         """
+    def le_(self, *args, **kwargs):
+        """
+        In place: self = le(self, ...), written into self (Tensor.le_).
+        """
     def lerp_(self, *args, **kwargs):
         """
         In place: self = lerp(self, ...), written into self (Tensor.lerp_).
+        """
+    def less_(self, *args, **kwargs):
+        """
+        In place: self = lt(self, ...), written into self (Tensor.less_).
+        """
+    def less_equal_(self, *args, **kwargs):
+        """
+        In place: self = le(self, ...), written into self (Tensor.less_equal_).
+        """
+    def lgamma(self) -> Tensor:
+        """
+        out = ln|Gamma(input)|; inf at 0 and the negative integers; d/dx = digamma(x) (torch.lgamma).
+        """
+    def lgamma_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
         """
     def log(self) -> Tensor:
         """
@@ -1157,6 +1650,15 @@ class Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
         """
+    def log_(self, *args, **kwargs):
+        """
+        In place: self = log(self, ...), written into self (Tensor.log_).
+        """
+    def log_normal_(self, mean = 1, std = 2, *, generator = None):
+        """
+        Fills self with exp(N(mean, std)) samples (torch.Tensor.log_normal_: mean and std are those
+            of the underlying normal).
+        """
     def log_softmax(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         log_softmax(x)_i = x_i - log sum_j exp(x_j), computed stably along dim (torch.log_softmax).
@@ -1165,17 +1667,41 @@ class Tensor:
         """
         input AND other, zero meaning False, a bool tensor (torch.logical_and).
         """
+    def logical_and_(self, *args, **kwargs):
+        """
+        In place: self = logical_and(self, ...), written into self (Tensor.logical_and_).
+        """
     def logical_not(self) -> Tensor:
         """
         NOT input, zero meaning False, a bool tensor (torch.logical_not).
+        """
+    def logical_not_(self, *args, **kwargs):
+        """
+        In place: self = logical_not(self, ...), written into self (Tensor.logical_not_).
         """
     def logical_or(self, other: typing.Any) -> Tensor:
         """
         input OR other, zero meaning False, a bool tensor (torch.logical_or).
         """
+    def logical_or_(self, *args, **kwargs):
+        """
+        In place: self = logical_or(self, ...), written into self (Tensor.logical_or_).
+        """
     def logical_xor(self, other: typing.Any) -> Tensor:
         """
         input XOR other, zero meaning False, a bool tensor (torch.logical_xor).
+        """
+    def logical_xor_(self, *args, **kwargs):
+        """
+        In place: self = logical_xor(self, ...), written into self (Tensor.logical_xor_).
+        """
+    def logit(self, eps: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        out = ln(z/(1-z)) with z = input clamped to [eps, 1-eps] when eps is given (NaN outside [0, 1] without it) (torch.logit).
+        """
+    def logit_(self, eps: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        In place: self = logit(self, eps).
         """
     def long(self) -> Tensor:
         """
@@ -1185,13 +1711,29 @@ class Tensor:
         """
         input < other elementwise, a bool tensor (torch.lt).
         """
+    def lt_(self, *args, **kwargs):
+        """
+        In place: self = lt(self, ...), written into self (Tensor.lt_).
+        """
+    def map2_(self, x, y, callable):
+        """
+        self[i] = callable(self[i], x[i], y[i]) with x and y broadcast to self (torch.Tensor.map2_).
+        """
+    def map_(self, tensor, callable):
+        """
+        self[i] = callable(self[i], tensor[i]) with tensor broadcast to self (torch.Tensor.map_).
+        """
     def masked_fill(self, mask: Tensor, value: typing.Any) -> Tensor:
         """
         input with value where mask (broadcast to input) is True (torch.masked_fill).
         """
-    def masked_fill_(self, mask: Tensor, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    def masked_fill_(self, mask: Tensor, value: typing.Any) -> Tensor:
         """
         self_i = value where mask_i is True, in place; returns self.
+        """
+    def masked_scatter_(self, *args, **kwargs):
+        """
+        In place: self = masked_scatter(self, ...), written into self (Tensor.masked_scatter_).
         """
     def matmul(self, other: Tensor) -> Tensor:
         """
@@ -1235,6 +1777,18 @@ class Tensor:
         """
         num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).
         """
+    def multiply_(self, *args, **kwargs):
+        """
+        In place: self = mul(self, ...), written into self (Tensor.multiply_).
+        """
+    def mvlgamma(self, p: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        out = the multivariate log-gamma of dimension p, p(p-1)/4 ln(pi) + sum_{j<p} lgamma(input - j/2); p >= 1 (torch.mvlgamma).
+        """
+    def mvlgamma_(self, p: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        In place: self = mvlgamma(self, p).
+        """
     def nan_to_num_(self, *args, **kwargs):
         """
         In place: self = nan_to_num(self, ...), written into self (Tensor.nan_to_num_).
@@ -1251,17 +1805,49 @@ class Tensor:
         """
         input != other elementwise, a bool tensor (torch.ne).
         """
+    def ne_(self, *args, **kwargs):
+        """
+        In place: self = ne(self, ...), written into self (Tensor.ne_).
+        """
     def neg(self) -> Tensor:
         """
         out = -input (torch.neg).
+        """
+    def neg_(self, *args, **kwargs):
+        """
+        In place: self = neg(self, ...), written into self (Tensor.neg_).
         """
     def negative(self) -> Tensor:
         """
         out = -input (torch.negative, an alias of neg).
         """
+    def negative_(self, *args, **kwargs):
+        """
+        In place: self = neg(self, ...), written into self (Tensor.negative_).
+        """
     def nelement(self) -> int:
         """
         The number of elements (numel's other name).
+        """
+    def new(self, *args, device = None):
+        """
+        torch.Tensor.new: a tensor of self's dtype: no arguments is an empty (0,) tensor, ints are
+            a size (uninitialised), a sequence is data (copied), a tensor of self's dtype is shared.
+        """
+    def new_empty(self, *size, dtype = None, device = None, requires_grad = False, layout = None, pin_memory = False):
+        """
+        An uninitialised tensor of the given size, self's dtype unless dtype says otherwise
+            (torch.Tensor.new_empty).
+        """
+    def new_empty_strided(self, size, stride, *, dtype = None, device = None, requires_grad = False, layout = None, pin_memory = False):
+        """
+        new_empty(size): seqlab makes every new tensor C-contiguous, so `stride` is checked (one per
+            dim) but not used (torch.Tensor.new_empty_strided).
+        """
+    def new_full(self, size, fill_value, *, dtype = None, device = None, requires_grad = False, layout = None, pin_memory = False):
+        """
+        A tensor of the given size filled with fill_value, self's dtype unless dtype says otherwise
+            (torch.Tensor.new_full).
         """
     def new_ones(self, *size, dtype = None, device = None, requires_grad = False):
         """
@@ -1275,6 +1861,10 @@ class Tensor:
         """
         zeros of the given size with self's dtype unless dtype says otherwise (torch.Tensor.new_zeros).
         """
+    def nextafter_(self, *args, **kwargs):
+        """
+        In place: self = nextafter(self, ...), written into self (Tensor.nextafter_).
+        """
     def nonzero(self) -> Tensor:
         """
         The indices of the non-zero elements, one row per element: shape (n, input.dim()) (torch.nonzero).
@@ -1286,6 +1876,10 @@ class Tensor:
     def normal_(self, mean: typing.SupportsFloat | typing.SupportsIndex = 0.0, std: typing.SupportsFloat | typing.SupportsIndex = 1.0, *, generator: Generator = None) -> Tensor:
         """
         Fill with x ~ N(mean, std^2) in place.
+        """
+    def not_equal_(self, *args, **kwargs):
+        """
+        In place: self = ne(self, ...), written into self (Tensor.not_equal_).
         """
     def numel(self) -> int:
         """
@@ -1300,9 +1894,21 @@ class Tensor:
         """
         permute(*dims): a view with the dims reordered (torch.permute).
         """
+    def polygamma(self, n: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        polygamma(n, self): the n-th derivative of digamma (torch.Tensor.polygamma).
+        """
+    def polygamma_(self, n: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        In place: self = polygamma(n, self).
+        """
     def pow(self, exponent: typing.Any) -> Tensor:
         """
         out = input ** exponent elementwise; exponent a tensor (broadcast) or a number (torch.pow).
+        """
+    def pow_(self, *args, **kwargs):
+        """
+        In place: self = pow(self, ...), written into self (Tensor.pow_).
         """
     def prod(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
         """
@@ -1310,11 +1916,36 @@ class Tensor:
         bools give int64 unless dtype= says otherwise; dtype= casts the input first. Differentiable also
         where the input has zeros.
         """
+    def put_(self, *args, **kwargs):
+        """
+        In place: self = put(self, ...), written into self (Tensor.put_).
+        """
+    def rad2deg_(self, *args, **kwargs):
+        """
+        In place: self = rad2deg(self, ...), written into self (Tensor.rad2deg_).
+        """
     def random_(self, *args, generator = None, **kwargs):
         """
         Fill with integers uniform in [from, to), in place: torch's random_(from=0, to=None, *,
             generator=None), where random_(to) alone means [0, to) and no bounds every integer the dtype
             holds exactly, from 0.
+        """
+    def reciprocal_(self, *args, **kwargs):
+        """
+        In place: self = reciprocal(self, ...), written into self (Tensor.reciprocal_).
+        """
+    def register_hook(self, hook):
+        """
+        Tensor.register_hook(hook): hook(grad) is called each time the gradient of this tensor is
+            computed, before it is used (accumulated into a leaf's .grad, passed further back, kept by
+            retain_grad, returned by autograd.grad); it may return a tensor to use instead, or None.
+            Hooks run in the order they were registered. Returns a handle whose remove() unregisters it.
+        """
+    def register_post_accumulate_grad_hook(self, hook):
+        """
+        Tensor.register_post_accumulate_grad_hook(hook) on a leaf: hook(tensor) is called after
+            backward has accumulated this tensor's gradient into .grad (not by autograd.grad). Its return
+            value is ignored. Returns a handle whose remove() unregisters it.
         """
     def relu(self) -> Tensor:
         """
@@ -1332,6 +1963,10 @@ class Tensor:
         """
         In place: self = remainder(self, other).
         """
+    def renorm_(self, *args, **kwargs):
+        """
+        In place: self = renorm(self, ...), written into self (Tensor.renorm_).
+        """
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """
         Set requires_grad in place (leaves only); returns self.
@@ -1339,6 +1974,20 @@ class Tensor:
     def reshape(self, *args) -> Tensor:
         """
         reshape(*shape): a view with the new shape when the strides allow, else a copy (torch.reshape).
+        """
+    def reshape_as(self, other):
+        """
+        self reshaped to other's shape (torch.Tensor.reshape_as).
+        """
+    def resize_(self, *sizes, memory_format = None):
+        """
+        self reshaped to `sizes` in place, keeping its first elements in row-major order; new elements
+            are uninitialised (torch.Tensor.resize_). seqlab reallocates: a view of self taken earlier no
+            longer shares its memory afterwards (torch keeps the storage when it is large enough).
+        """
+    def resize_as_(self, the_template, *, memory_format = None):
+        """
+        self.resize_(the_template.shape) (torch.Tensor.resize_as_).
         """
     def retain_grad(self) -> None:
         """
@@ -1360,9 +2009,51 @@ class Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
         """
+    @typing.overload
+    def scatter(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, *, reduce: str | None = None) -> Tensor:
+        """
+        out = input with out[index[i][j]][j] = src[i][j] for dim=0 (out[i][index[i][j]] = src[i][j] for dim=1, and
+        likewise for other dims); src may be a number `value`. reduce='add' or 'multiply' combines instead of
+        writing (deprecated in torch, no gradient). index is int64 or int32 with input's number of dims
+        (torch.scatter).
+        """
+    @typing.overload
+    def scatter(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, value: typing.Any, *, reduce: str | None = None) -> Tensor:
+        """
+        out = input with out[index[i][j]][j] = src[i][j] for dim=0 (out[i][index[i][j]] = src[i][j] for dim=1, and
+        likewise for other dims); src may be a number `value`. reduce='add' or 'multiply' combines instead of
+        writing (deprecated in torch, no gradient). index is int64 or int32 with input's number of dims
+        (torch.scatter).
+        """
+    @typing.overload
+    def scatter_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, *, reduce: str | None = None) -> Tensor:
+        """
+        In place: self[index[i][j]][j] = src[i][j] for dim=0 (or the number value; reduce='add' or 'multiply'
+        combines); returns self (Tensor.scatter_).
+        """
+    @typing.overload
+    def scatter_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, value: typing.Any, *, reduce: str | None = None) -> Tensor:
+        """
+        In place: self[index[i][j]][j] = value for dim=0 (and likewise for other dims); returns self.
+        """
+    def scatter_add(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor) -> Tensor:
+        """
+        out = input with out[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims); duplicate
+        indices accumulate (torch.scatter_add).
+        """
     def scatter_add_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor) -> Tensor:
         """
-        self[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims), in place (torch's scatter_add_).
+        In place: self[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims); returns self.
+        """
+    def scatter_reduce(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """
+        out = input with every src[i][j] reduced into out[index[i][j]][j] for dim=0 (and likewise for other dims);
+        reduce is 'sum', 'prod', 'mean', 'amax' or 'amin', and input's own value takes part when include_self
+        (torch.scatter_reduce). amax/amin split the gradient equally among tied values.
+        """
+    def scatter_reduce_(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+        """
+        In place scatter_reduce; returns self (Tensor.scatter_reduce_).
         """
     def select(self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -1380,6 +2071,10 @@ class Tensor:
         """
         out = 1 / (1 + e^-input); d/dx = s(x)(1 - s(x)) (torch.sigmoid).
         """
+    def sigmoid_(self, *args, **kwargs):
+        """
+        In place: self = sigmoid(self, ...), written into self (Tensor.sigmoid_).
+        """
     def sign(self) -> Tensor:
         """
         out = -1, 0 or 1 by the sign of input; gradient 0 (torch.sign).
@@ -1395,6 +2090,14 @@ class Tensor:
     def sin_(self) -> Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
+        """
+    def sinc(self) -> Tensor:
+        """
+        out = sin(pi x)/(pi x), 1 at 0, the normalized sinc function (torch.sinc).
+        """
+    def sinc_(self) -> Tensor:
+        """
+        In place: self = f(self), f as the method without the underscore (self must be floating point).
         """
     def sinh_(self, *args, **kwargs):
         """
@@ -1416,6 +2119,14 @@ class Tensor:
     def sqrt(self) -> Tensor:
         """
         out = sqrt(input); NaN below 0 (torch.sqrt).
+        """
+    def sqrt_(self, *args, **kwargs):
+        """
+        In place: self = sqrt(self, ...), written into self (Tensor.sqrt_).
+        """
+    def square_(self, *args, **kwargs):
+        """
+        In place: self = square(self, ...), written into self (Tensor.square_).
         """
     def squeeze(self, dim: typing.Any = None) -> Tensor:
         """
@@ -1441,10 +2152,19 @@ class Tensor:
         """
         In place: self = self OP alpha * other (add_, sub_), self OP other (mul_, div_); other broadcasts to self.
         """
+    def subtract_(self, *args, **kwargs):
+        """
+        In place: self = sub(self, ...), written into self (Tensor.subtract_).
+        """
     def sum(self, dim: typing.Any = None, keepdim: bool = False, *, dtype: dtype | None = None, keepdims: bool = False) -> Tensor:
         """
         The sum over dim (an int, a tuple of ints, or None: all); keepdim keeps the reduced dims as size 1;
         dtype= converts input first (torch.sum). Integers and bools sum to int64.
+        """
+    def sum_to_size(self, *size):
+        """
+        self summed over the dims it was broadcast along, to `size` (torch.Tensor.sum_to_size):
+            size must expand to self's shape.
         """
     def swapaxes(self, axis0: typing.SupportsInt | typing.SupportsIndex, axis1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -1478,6 +2198,10 @@ class Tensor:
         """
         out = tanh(input) = (e^x - e^-x) / (e^x + e^-x); d/dx = 1 - tanh(x)^2 (torch.tanh).
         """
+    def tanh_(self, *args, **kwargs):
+        """
+        In place: self = tanh(self, ...), written into self (Tensor.tanh_).
+        """
     def tile(self, *dims):
         """
         input repeated dims[i] times along each dim (x.tile(2, 3) or x.tile((2, 3)), torch's Tensor.tile).
@@ -1504,13 +2228,25 @@ class Tensor:
         """
         The lower triangle: elements with j - i <= diagonal kept, the rest 0 (torch.tril).
         """
+    def tril_(self, *args, **kwargs):
+        """
+        In place: self = tril(self, ...), written into self (Tensor.tril_).
+        """
     def triu(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
         """
         The upper triangle: elements with j - i >= diagonal kept, the rest 0 (torch.triu).
         """
+    def triu_(self, *args, **kwargs):
+        """
+        In place: self = triu(self, ...), written into self (Tensor.triu_).
+        """
     def true_divide(self, other: typing.Any) -> Tensor:
         """
         out = input / other, true division (torch.true_divide, an alias of div).
+        """
+    def true_divide_(self, *args, **kwargs):
+        """
+        In place: self = div(self, ...), written into self (Tensor.true_divide_).
         """
     def trunc(self) -> Tensor:
         """
@@ -1528,6 +2264,13 @@ class Tensor:
     def type_as(self, other):
         """
         self converted to other's dtype (torch.Tensor.type_as).
+        """
+    def unfold(self, dimension, size, step):
+        """
+        Every window of `size` elements along `dimension`, `step` apart, as a new last dim
+            (torch.Tensor.unfold): shape (..., (n - size) // step + 1, ..., size). torch returns a view;
+            seqlab gathers a copy with index_select (so writing into it does not write into self), and the
+            gradient adds each window's back where it came from, as torch's.
         """
     def uniform_(self, from_: typing.SupportsFloat | typing.SupportsIndex = 0.0, to: typing.SupportsFloat | typing.SupportsIndex = 1.0, *, generator: Generator = None) -> Tensor:
         """
@@ -1568,6 +2311,11 @@ class Tensor:
         Fill self with zeros in place; returns self.
         """
     @property
+    def H(self):
+        """
+        The conjugate transpose of a matrix; for real tensors x.T of a 2-D x.
+        """
+    @property
     def T(self) -> Tensor:
         """
         All dims reversed (torch's Tensor.T).
@@ -1602,7 +2350,7 @@ class Tensor:
     def grad(self, arg1: Tensor | None) -> None:
         ...
     @property
-    def grad_fn(self) -> Node:
+    def grad_fn(self) -> typing.Any:
         """
         The op that made this tensor (None for leaves), whose backward autograd runs.
         """
@@ -1618,14 +2366,49 @@ class Tensor:
         True if no recorded op made this tensor: backward() fills its .grad.
         """
     @property
-    def mT(self) -> Tensor:
+    def is_meta(self):
         """
-        The last two dims swapped: a batch of matrices transposed (torch's Tensor.mT).
+        False: no seqlab tensor lives on the meta device.
+        """
+    @property
+    def is_quantized(self):
+        """
+        False: seqlab has no quantized tensors.
+        """
+    @property
+    def itemsize(self):
+        """
+        Bytes per element (torch.Tensor.itemsize).
+        """
+    @property
+    def layout(self):
+        """
+        seqlab.strided: every tensor is a strided one.
+        """
+    @property
+    def mH(self):
+        """
+        The conjugate transpose of the last two dims; for real tensors mT.
+        """
+    @property
+    def mT(self):
+        """
+        The last two dims swapped, a view (torch.Tensor.mT).
+        """
+    @property
+    def nbytes(self):
+        """
+        Bytes the elements take: numel() * itemsize (torch.Tensor.nbytes).
         """
     @property
     def ndim(self) -> int:
         """
         The number of dims.
+        """
+    @property
+    def output_nr(self):
+        """
+        The output of its grad_fn this tensor is: 0 (torch's output_nr; seqlab's multi-output ops do not record it).
         """
     @property
     def requires_grad(self) -> bool:
@@ -1937,6 +2720,29 @@ class TransformerDecoderLayerParams:
     dropout1: float
     dropout2: float
     dropout3: float
+class _HookHandle:
+    """
+    Where a tensor hook is registered; remove() unregisters it.
+    """
+    def remove(self) -> None:
+        """
+        Unregister the hook (harmless if already removed).
+        """
+    @property
+    def id(self) -> int:
+        ...
+class _FunctionNodeRef:
+    """
+    A Function ctx's link to the node it recorded.
+    """
+    def next_functions(self) -> tuple:
+        """
+        ((node, input_nr), ...) for the tensor inputs, as Node.next_functions.
+        """
+    def saved_tensors(self) -> tuple:
+        """
+        ctx.saved_tensors: what save_for_backward kept, checked against in-place changes since.
+        """
 def _adaptive_avg_pool1d(input: Tensor, output_size: typing.Any) -> Tensor:
     """
     The mean over windows [floor(i*L/O), ceil((i+1)*L/O)) of input (N, C, L) or (C, L).
@@ -1969,6 +2775,10 @@ def _eye(n: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | t
     ...
 def _full(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], fill_value: typing.SupportsFloat | typing.SupportsIndex, dtype: dtype) -> Tensor:
     ...
+def _function_record(ctx: typing.Any, name: str, inputs: collections.abc.Sequence[Tensor], outputs: collections.abc.Sequence[Tensor], dirty: collections.abc.Sequence[bool], differentiable: collections.abc.Sequence[bool], to_save: collections.abc.Sequence[Tensor | None]) -> tuple[list, _FunctionNodeRef]:
+    """
+    _function_record(ctx, name, inputs, outputs, dirty, differentiable, to_save) -> (outputs, node): record one Function.apply whose backward is ctx._backward_from_engine.
+    """
 def _grad(outputs: collections.abc.Sequence[Tensor], grad_outputs: collections.abc.Sequence[Tensor], inputs: collections.abc.Sequence[Tensor], retain_graph: bool = False) -> list:
     ...
 def _index_put(input: Tensor, indices: collections.abc.Sequence[Tensor | None], values: Tensor, accumulate: bool) -> Tensor:
@@ -1997,6 +2807,14 @@ def _random_(self: Tensor, from_: typing.SupportsInt | typing.SupportsIndex, to:
     ...
 def _randperm(n: typing.SupportsInt | typing.SupportsIndex, dtype: dtype, generator: Generator) -> Tensor:
     ...
+def _register_hook(tensor: Tensor, hook: typing.Any) -> _HookHandle:
+    """
+    _register_hook(tensor, hook): hook(grad) -> replacement or None, run when the gradient of tensor is computed.
+    """
+def _register_post_accumulate_grad_hook(tensor: Tensor, hook: typing.Any) -> _HookHandle:
+    """
+    _register_post_accumulate_grad_hook(tensor, hook): hook(tensor) after backward updated tensor.grad.
+    """
 def _run_backward(tensors: collections.abc.Sequence[Tensor], grad_tensors: collections.abc.Sequence[Tensor], retain_graph: bool = False) -> None:
     ...
 def _set_grad_enabled(mode: bool) -> None:
@@ -2229,6 +3047,10 @@ def deberta_log_bucket_position(relative_position: Tensor, bucket_size: typing.S
     """
 def detect_is_causal_mask(mask: Tensor | None, is_causal: bool | None = None, size: typing.SupportsInt | typing.SupportsIndex | None = None) -> bool:
     ...
+def digamma(input: Tensor) -> Tensor:
+    """
+    out = digamma(input) = Gamma'(x)/Gamma(x); -inf at 0, NaN at the negative integers; d/dx = polygamma(1, x) (torch.digamma).
+    """
 def div(input: Tensor, other: typing.Any) -> Tensor:
     """
     out = input / other, true division, elementwise with broadcasting (torch.div).
@@ -2272,6 +3094,10 @@ def exp(input: Tensor) -> Tensor:
     """
     out = e^input (torch.exp).
     """
+def exp2(input: Tensor) -> Tensor:
+    """
+    out = 2^input (torch.exp2).
+    """
 def expm1(input: Tensor) -> Tensor:
     """
     out = e^input - 1, accurate for small input (torch.expm1).
@@ -2280,10 +3106,10 @@ def feature_alpha_dropout(input: Tensor, p: typing.SupportsFloat | typing.Suppor
     """
     Alpha dropout of whole (n, c) channels of input (N, C, ...) (torch.feature_alpha_dropout).
     """
-def feature_dropout(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex, train: bool) -> Tensor:
+def feature_dropout(input: Tensor, p: typing.SupportsFloat | typing.SupportsIndex = 0.5, training: bool = True) -> Tensor:
     """
-    In training, each (n, c) channel of input (N, C, ...) is zeroed with probability p and the rest scaled
-    by 1 / (1 - p) (torch.feature_dropout); the input itself otherwise.
+    Dropout of whole (n, c) channels of (N, C, *): each kept with probability 1 - p and scaled by
+    1 / (1 - p), or zeroed (Tompson et al. 2015; torch.feature_dropout, F.dropout1d / dropout2d).
     """
 def flatten(input: Tensor, start_dim: typing.SupportsInt | typing.SupportsIndex = 0, end_dim: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
     """
@@ -2339,11 +3165,20 @@ def glu(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex = -1) -> T
     """
     a * sigmoid(b), a and b the halves of input along dim (Dauphin et al. 2017; F.glu).
     """
+def group_norm(input: Tensor, num_groups: typing.SupportsInt | typing.SupportsIndex, weight: Tensor | None = None, bias: Tensor | None = None, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05) -> Tensor:
+    """
+    y = (x - mean) / sqrt(var + eps) * weight[c] + bias[c], the statistics over each group of
+    C / num_groups channels of each sample (Wu & He 2018; F.group_norm).
+    """
 def gru_cell(input: Tensor, hx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     ...
 def gt(input: Tensor, other: typing.Any) -> Tensor:
     """
     input > other elementwise, a bool tensor (torch.gt).
+    """
+def hardshrink(input: Tensor, lambd: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> Tensor:
+    """
+    x where |x| > lambd, else 0 (F.hardshrink).
     """
 def hardsigmoid(input: Tensor) -> Tensor:
     """
@@ -2369,6 +3204,33 @@ def hardtanh_(input: Tensor, min_val: typing.SupportsFloat | typing.SupportsInde
     """
     In-place hardtanh: input = hardtanh(input).
     """
+def i0(input: Tensor) -> Tensor:
+    """
+    out = I0(input), the modified Bessel function of the first kind of order 0; d/dx = I1(x) (torch.i0).
+    """
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """
+    out = P(input, other), the regularized lower incomplete gamma function; gradient for other only (torch.igamma).
+    """
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """
+    out = Q(input, other) = 1 - P(input, other), the regularized upper incomplete gamma function; gradient for other only (torch.igammac).
+    """
+def index_add(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, *, alpha: typing.Any = 1) -> Tensor:
+    """
+    out = input with out[..., index[i], ...] += alpha * source[..., i, ...] along dim; index is 1-d (int64 or
+    int32), duplicates accumulate (torch.index_add).
+    """
+def index_copy(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor) -> Tensor:
+    """
+    out = input with out[..., index[i], ...] = source[..., i, ...] along dim; index is 1-d int64
+    (torch.index_copy).
+    """
+def index_reduce(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+    """
+    out = input with every source[..., i, ...] reduced into out[..., index[i], ...] along dim; reduce is
+    'prod', 'mean', 'amax' or 'amin', input's own value taking part when include_self (torch.index_reduce).
+    """
 def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
     """
     The entries index (1-d, int64) along dim, copied (torch.index_select).
@@ -2376,6 +3238,17 @@ def index_select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, 
 def initial_seed() -> int:
     """
     The seed of the default generator (torch.initial_seed).
+    """
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None, weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True, momentum: typing.SupportsFloat | typing.SupportsIndex = 0.1, eps: typing.SupportsFloat | typing.SupportsIndex = 1e-05) -> Tensor:
+    """
+    Each (n, c) plane normalised by its own mean and biased variance (use_input_stats; the running
+    statistics, if given, move towards the batch's average by momentum), or by the running ones
+    (Ulyanov et al. 2016; F.instance_norm).
+    """
+def instance_norm_module_forward(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None, bias: Tensor | None, training: bool, track_running_stats: bool, momentum: typing.SupportsFloat | typing.SupportsIndex | None, eps: typing.SupportsFloat | typing.SupportsIndex, num_features: typing.SupportsInt | typing.SupportsIndex, spatial_dims: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    nn.InstanceNorm1d/2d's forward: the input's checks, unbatched input, and instance_norm with
+    the planes' statistics in training or without tracked running statistics.
     """
 def is_grad_enabled() -> bool:
     """
@@ -2397,6 +3270,10 @@ def leaky_relu(input: Tensor, negative_slope: typing.SupportsFloat | typing.Supp
 def leaky_relu_(input: Tensor, negative_slope: typing.SupportsFloat | typing.SupportsIndex = 0.01) -> Tensor:
     """
     In-place leaky_relu: input = leaky_relu(input).
+    """
+def lgamma(input: Tensor) -> Tensor:
+    """
+    out = ln|Gamma(input)|; inf at 0 and the negative integers; d/dx = digamma(x) (torch.lgamma).
     """
 def log(input: Tensor) -> Tensor:
     """
@@ -2437,6 +3314,10 @@ def logical_or(input: Tensor, other: typing.Any) -> Tensor:
 def logical_xor(input: Tensor, other: typing.Any) -> Tensor:
     """
     input XOR other, zero meaning False, a bool tensor (torch.logical_xor).
+    """
+def logit(input: Tensor, eps: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
+    """
+    out = ln(z/(1-z)) with z = input clamped to [eps, 1-eps] when eps is given (NaN outside [0, 1] without it) (torch.logit).
     """
 def lstm_cell(input: Tensor, hx: Tensor | None, cx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
     ...
@@ -2520,6 +3401,10 @@ def multinomial(input: Tensor, num_samples: typing.SupportsInt | typing.Supports
     """
     num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).
     """
+def mvlgamma(input: Tensor, p: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    out = the multivariate log-gamma of dimension p, p(p-1)/4 ln(pi) + sum_{j<p} lgamma(input - j/2); p >= 1 (torch.mvlgamma).
+    """
 def narrow(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     A view of elements start..start+length-1 along dim (torch.narrow).
@@ -2551,6 +3436,10 @@ def norm(input: Tensor, p: typing.Any = 'fro', dim: typing.Any = None, keepdim: 
 def permute(input: Tensor, dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
     """
     A view of input with its dims reordered as dims (torch.permute).
+    """
+def polygamma(n: typing.SupportsInt | typing.SupportsIndex, input: Tensor) -> Tensor:
+    """
+    out = the n-th derivative of digamma at input, (-1)^(n+1) n! zeta(n+1, input) for n >= 1; d/dx = polygamma(n+1, x) (torch.polygamma).
     """
 def positional_attention(query: Tensor, key: Tensor, value: Tensor, pos: PositionalScheme, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, q_offset: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
     """
@@ -2631,6 +3520,15 @@ def round(input: Tensor, *, decimals: typing.SupportsInt | typing.SupportsIndex 
     """
     Rounds to the nearest integer, ties to even, or to `decimals` decimal places (torch.round).
     """
+def rrelu(input: Tensor, lower: typing.SupportsFloat | typing.SupportsIndex = 0.125, upper: typing.SupportsFloat | typing.SupportsIndex = 0.3333333333333333, training: bool = False) -> Tensor:
+    """
+    The randomized leaky ReLU (Xu et al. 2015): in training x for x > 0, a x otherwise with a ~
+    U(lower, upper) per element; in eval leaky_relu(x, (lower + upper) / 2) (F.rrelu).
+    """
+def rrelu_(input: Tensor, lower: typing.SupportsFloat | typing.SupportsIndex = 0.125, upper: typing.SupportsFloat | typing.SupportsIndex = 0.3333333333333333, training: bool = False) -> Tensor:
+    """
+    In-place rrelu: input = rrelu(input, lower, upper, training) (F.rrelu_).
+    """
 def rsqrt(input: Tensor) -> Tensor:
     """
     out = 1 / sqrt(input) (torch.rsqrt).
@@ -2646,6 +3544,33 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 def scaled_dot_product_attention_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: typing.SupportsFloat | typing.SupportsIndex = 0.0, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, enable_gqa: bool = False) -> Tensor:
     """
     scaled_dot_product_attention computed by ordinary ops (bmm, softmax, dropout, bmm): the oracle.
+    """
+@typing.overload
+def scatter(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, *, reduce: str | None = None) -> Tensor:
+    """
+    out = input with out[index[i][j]][j] = src[i][j] for dim=0 (out[i][index[i][j]] = src[i][j] for dim=1, and
+    likewise for other dims); src may be a number `value`. reduce='add' or 'multiply' combines instead of
+    writing (deprecated in torch, no gradient). index is int64 or int32 with input's number of dims
+    (torch.scatter).
+    """
+@typing.overload
+def scatter(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, value: typing.Any, *, reduce: str | None = None) -> Tensor:
+    """
+    out = input with out[index[i][j]][j] = src[i][j] for dim=0 (out[i][index[i][j]] = src[i][j] for dim=1, and
+    likewise for other dims); src may be a number `value`. reduce='add' or 'multiply' combines instead of
+    writing (deprecated in torch, no gradient). index is int64 or int32 with input's number of dims
+    (torch.scatter).
+    """
+def scatter_add(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor) -> Tensor:
+    """
+    out = input with out[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims); duplicate
+    indices accumulate (torch.scatter_add).
+    """
+def scatter_reduce(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+    """
+    out = input with every src[i][j] reduced into out[index[i][j]][j] for dim=0 (and likewise for other dims);
+    reduce is 'sum', 'prod', 'mean', 'amax' or 'amin', and input's own value takes part when include_self
+    (torch.scatter_reduce). amax/amin split the gradient equally among tied values.
     """
 def select(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
@@ -2694,6 +3619,10 @@ def sin(input: Tensor) -> Tensor:
     """
     out = sin(input), in radians (torch.sin).
     """
+def sinc(input: Tensor) -> Tensor:
+    """
+    out = sin(pi x)/(pi x), 1 at 0, the normalized sinc function (torch.sinc).
+    """
 def sinusoidal_encoding(positions: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, base: typing.SupportsFloat | typing.SupportsIndex = 10000.0, dtype: dtype = numpy.dtype.float32) -> Tensor:
     """
     PE(p, 2i) = sin(p / base^(2i/dim)), PE(p, 2i+1) = cos(p / base^(2i/dim)) for positions (P): (P, dim).
@@ -2709,6 +3638,10 @@ def softmin(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Te
 def softplus(input: Tensor, beta: typing.SupportsFloat | typing.SupportsIndex = 1.0, threshold: typing.SupportsFloat | typing.SupportsIndex = 20.0) -> Tensor:
     """
     log(1 + exp(beta * x)) / beta, or x where beta * x > threshold (F.softplus).
+    """
+def softshrink(input: Tensor, lambd: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> Tensor:
+    """
+    x - lambd above lambd, x + lambd below -lambd, 0 between (F.softshrink).
     """
 def softsign(input: Tensor) -> Tensor:
     """

@@ -6,7 +6,7 @@ import collections.abc
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['ALiBi', 'ALiBiOptions', 'AbsolutePosition', 'AlphaDropout', 'AlphaDropoutOptions', 'BatchNorm1d', 'BatchNorm1dOptions', 'BatchNorm2d', 'BatchNorm2dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'ConvTranspose1d', 'ConvTranspose1dOptions', 'ConvTranspose2d', 'ConvTranspose2dOptions', 'ConvTransposeNd', 'ConvTransposeOptions', 'DARelativePosition', 'DARelativePositionOptions', 'DeBERTaRelativePosition', 'DeBERTaRelativePositionOptions', 'Dropout', 'Dropout1d', 'Dropout1dOptions', 'Dropout2d', 'Dropout2dOptions', 'DropoutOptions', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'FeatureAlphaDropout', 'FeatureAlphaDropoutOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'KERPLE', 'KERPLEOptions', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LayerNormOptions', 'LeakyReLU', 'LeakyReLUOptions', 'LearnedPositionalEmbedding', 'LearnedPositionalEmbeddingOptions', 'Linear', 'LinearOptions', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NoPE', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RMSNormOptions', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'ReLU', 'ReLU6', 'RelativePosition', 'RoPE', 'RoPEOptions', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'ShawRelativePosition', 'ShawRelativePositionOptions', 'SiLU', 'Sigmoid', 'SinusoidalPositionalEncoding', 'SinusoidalPositionalEncodingOptions', 'Softmax', 'Softmax2d', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softsign', 'T5RelativeBias', 'T5RelativeBiasOptions', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'TransformerXLRelativePosition', 'TransformerXLRelativePositionOptions', 'UnaryModule']
+__all__: list[str] = ['ALiBi', 'ALiBiOptions', 'AbsolutePosition', 'AlphaDropout', 'AlphaDropoutOptions', 'BatchNorm1d', 'BatchNorm1dOptions', 'BatchNorm2d', 'BatchNorm2dOptions', 'BatchNormOptions', 'Bilinear', 'BilinearOptions', 'CELU', 'CELUOptions', 'Conv1d', 'Conv1dOptions', 'Conv2d', 'Conv2dOptions', 'ConvNd', 'ConvOptions', 'ConvTranspose1d', 'ConvTranspose1dOptions', 'ConvTranspose2d', 'ConvTranspose2dOptions', 'ConvTransposeNd', 'ConvTransposeOptions', 'DARelativePosition', 'DARelativePositionOptions', 'DeBERTaRelativePosition', 'DeBERTaRelativePositionOptions', 'Dropout', 'Dropout1d', 'Dropout1dOptions', 'Dropout2d', 'Dropout2dOptions', 'DropoutOptions', 'ELU', 'ELUOptions', 'Embedding', 'EmbeddingOptions', 'FeatureAlphaDropout', 'FeatureAlphaDropoutOptions', 'Flatten', 'FlattenOptions', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GRUCellOptions', 'GRUOptions', 'GroupNorm', 'GroupNormOptions', 'Hardshrink', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HardtanhOptions', 'Identity', 'InstanceNorm', 'InstanceNorm1d', 'InstanceNorm1dOptions', 'InstanceNorm2d', 'InstanceNorm2dOptions', 'InstanceNormOptions', 'KERPLE', 'KERPLEOptions', 'LSTM', 'LSTMCell', 'LSTMCellOptions', 'LSTMOptions', 'LayerNorm', 'LayerNormOptions', 'LeakyReLU', 'LeakyReLUOptions', 'LearnedPositionalEmbedding', 'LearnedPositionalEmbeddingOptions', 'Linear', 'LinearOptions', 'LogSigmoid', 'LogSoftmax', 'Mish', 'Module', 'ModuleList', 'MultiheadAttention', 'MultiheadAttentionOptions', 'NoPE', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PReLUOptions', 'RMSNorm', 'RMSNormOptions', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RNNCellOptions', 'RNNOptions', 'RReLU', 'RReLUOptions', 'ReLU', 'ReLU6', 'RelativePosition', 'RoPE', 'RoPEOptions', 'SELU', 'Seq2SeqAttention', 'Seq2SeqAttentionOptions', 'ShawRelativePosition', 'ShawRelativePositionOptions', 'SiLU', 'Sigmoid', 'SinusoidalPositionalEncoding', 'SinusoidalPositionalEncodingOptions', 'Softmax', 'Softmax2d', 'Softmin', 'Softplus', 'SoftplusOptions', 'Softshrink', 'Softsign', 'T5RelativeBias', 'T5RelativeBiasOptions', 'Tanh', 'Tanhshrink', 'Threshold', 'ThresholdOptions', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerDecoderLayerOptions', 'TransformerDecoderOptions', 'TransformerEncoder', 'TransformerEncoderLayer', 'TransformerEncoderLayerOptions', 'TransformerEncoderOptions', 'TransformerLayerOptions', 'TransformerOptions', 'TransformerXLRelativePosition', 'TransformerXLRelativePositionOptions', 'UnaryModule']
 class Module:
     def __repr__(self) -> str:
         ...
@@ -222,26 +222,6 @@ class Dropout(UnaryModule):
     @property
     def options(self) -> DropoutOptions:
         ...
-class Dropout1d(Dropout):
-    @typing.overload
-    def __init__(self, options: DropoutOptions) -> None:
-        ...
-    @typing.overload
-    def __init__(self, *args, **kwargs) -> None:
-        ...
-    @property
-    def options(self) -> DropoutOptions:
-        ...
-class Dropout2d(Dropout):
-    @typing.overload
-    def __init__(self, options: DropoutOptions) -> None:
-        ...
-    @typing.overload
-    def __init__(self, *args, **kwargs) -> None:
-        ...
-    @property
-    def options(self) -> DropoutOptions:
-        ...
 class AlphaDropout(Dropout):
     @typing.overload
     def __init__(self, options: DropoutOptions) -> None:
@@ -437,9 +417,6 @@ class Softmax(UnaryModule):
 class LogSoftmax(UnaryModule):
     def __init__(self, dim: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
-class Softmax2d(UnaryModule):
-    def __init__(self) -> None:
-        ...
 class FlattenOptions:
     fields: typing.ClassVar[tuple] = ('start_dim', 'end_dim')
     def __init__(self, **kwargs) -> None:
@@ -457,6 +434,116 @@ class Flatten(UnaryModule):
         ...
     @property
     def options(self) -> FlattenOptions:
+        ...
+class GroupNormOptions:
+    fields: typing.ClassVar[tuple] = ('num_groups', 'num_channels', 'eps', 'affine', 'dtype', 'bias')
+    affine: bool
+    bias: bool
+    dtype: seqlab._core.dtype
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    eps: float
+    num_channels: int
+    num_groups: int
+class GroupNorm(UnaryModule):
+    @typing.overload
+    def __init__(self, options: GroupNormOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> GroupNormOptions:
+        ...
+class InstanceNormOptions:
+    fields: typing.ClassVar[tuple] = ('num_features', 'eps', 'momentum', 'affine', 'track_running_stats', 'dtype', 'bias')
+    affine: bool
+    bias: bool
+    dtype: seqlab._core.dtype
+    track_running_stats: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    eps: float
+    @property
+    def momentum(self) -> float | None:
+        ...
+    @momentum.setter
+    def momentum(self, arg1: typing.SupportsFloat | typing.SupportsIndex | None) -> None:
+        ...
+    num_features: int
+class InstanceNorm(UnaryModule):
+    pass
+class InstanceNorm1d(InstanceNorm):
+    @typing.overload
+    def __init__(self, options: InstanceNormOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> InstanceNormOptions:
+        ...
+class InstanceNorm2d(InstanceNorm):
+    @typing.overload
+    def __init__(self, options: InstanceNormOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> InstanceNormOptions:
+        ...
+class RReLUOptions:
+    fields: typing.ClassVar[tuple] = ('lower', 'upper', 'inplace')
+    inplace: bool
+    def __init__(self, **kwargs) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    lower: float
+    upper: float
+class RReLU(UnaryModule):
+    @typing.overload
+    def __init__(self, options: RReLUOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> RReLUOptions:
+        ...
+class Hardshrink(UnaryModule):
+    def __init__(self, lambd: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> None:
+        ...
+class Softshrink(UnaryModule):
+    def __init__(self, lambd: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> None:
+        ...
+class Softmax2d(UnaryModule):
+    def __init__(self) -> None:
+        ...
+class Dropout1d(Dropout):
+    @typing.overload
+    def __init__(self, options: DropoutOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DropoutOptions:
+        ...
+class Dropout2d(Dropout):
+    @typing.overload
+    def __init__(self, options: DropoutOptions) -> None:
+        ...
+    @typing.overload
+    def __init__(self, *args, **kwargs) -> None:
+        ...
+    @property
+    def options(self) -> DropoutOptions:
         ...
 class RNNBase(Module):
     def __call__(self, input: Tensor, hx: typing.Any = None) -> tuple:
@@ -1175,11 +1262,13 @@ class ConvTranspose2d(ConvTransposeNd):
         ...
 BatchNorm1dOptions = BatchNormOptions
 BatchNorm2dOptions = BatchNormOptions
-Dropout1dOptions = DropoutOptions
-Dropout2dOptions = DropoutOptions
 AlphaDropoutOptions = DropoutOptions
 FeatureAlphaDropoutOptions = DropoutOptions
 CELUOptions = ELUOptions
+InstanceNorm1dOptions = InstanceNormOptions
+InstanceNorm2dOptions = InstanceNormOptions
+Dropout1dOptions = DropoutOptions
+Dropout2dOptions = DropoutOptions
 LSTMOptions = RNNOptions
 GRUOptions = RNNOptions
 LSTMCellOptions = RNNCellOptions

@@ -5,7 +5,68 @@ from __future__ import annotations
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['vector_norm']
+__all__: list[str] = ['LinAlgError', 'cholesky', 'det', 'eigh', 'eigvalsh', 'inv', 'logdet', 'qr', 'slogdet', 'solve', 'solve_triangular', 'svd', 'svdvals', 'vector_norm']
+class LinAlgError(RuntimeError):
+    """
+    A factorization could not be completed: a singular or non-positive-definite matrix, or no convergence
+    (torch.linalg.LinAlgError, a RuntimeError).
+    """
+def _cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """
+    torch.cholesky(input, upper=False): linalg.cholesky under the old name, which its errors carry.
+    """
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """
+    cholesky(A, *, upper=False): L with A = L L^T (U with A = U^T U) for symmetric positive-definite A
+    (torch.linalg.cholesky).
+    """
+def det(A: Tensor) -> Tensor:
+    """
+    det(A): the determinant of each square matrix of A (*, n, n), by LU (torch.linalg.det).
+    """
+def eigh(A: Tensor, UPLO: str = 'L') -> tuple[Tensor, Tensor]:
+    """
+    eigh(A, UPLO='L') -> (eigenvalues, eigenvectors) of symmetric A, eigenvalues ascending
+    (torch.linalg.eigh).
+    """
+def eigvalsh(A: Tensor, UPLO: str = 'L') -> Tensor:
+    """
+    eigvalsh(A, UPLO='L'): the eigenvalues of symmetric A, ascending (torch.linalg.eigvalsh).
+    """
+def inv(A: Tensor) -> Tensor:
+    """
+    inv(A): the inverse of each square matrix; LinAlgError if one is singular (torch.linalg.inv).
+    """
+def logdet(input: Tensor) -> Tensor:
+    """
+    logdet(input): log det, nan where det < 0 and -inf where det = 0 (torch.logdet).
+    """
+def qr(A: Tensor, mode: str = 'reduced') -> tuple[Tensor, Tensor]:
+    """
+    qr(A, mode='reduced') -> (Q, R): A = Q R, Q orthonormal columns, R upper triangular (torch.linalg.qr).
+    """
+def slogdet(A: Tensor) -> tuple[Tensor, Tensor]:
+    """
+    slogdet(A) -> (sign, logabsdet): det(A) = sign * exp(logabsdet) (torch.linalg.slogdet).
+    """
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """
+    solve(A, B, *, left=True): X with A X = B (or X A = B); B a vector or a matrix, batch dims
+    broadcast (torch.linalg.solve).
+    """
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
+    """
+    solve_triangular(A, B, *, upper, left=True, unitriangular=False): X with A X = B (or X A = B) for
+    triangular A (torch.linalg.solve_triangular).
+    """
+def svd(A: Tensor, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    """
+    svd(A, full_matrices=True) -> (U, S, Vh): A = U diag(S) Vh, S descending (torch.linalg.svd).
+    """
+def svdvals(A: Tensor) -> Tensor:
+    """
+    svdvals(A): the singular values of A, descending (torch.linalg.svdvals).
+    """
 def vector_norm(x: Tensor, ord: typing.Any = 2, dim: typing.Any = None, keepdim: bool = False, *, dtype: seqlab._core.dtype | None = None) -> Tensor:
     """
     (sum |x|^ord)^(1/ord) over dim; ord inf/-inf is max/min |x|, ord 0 counts non-zeros

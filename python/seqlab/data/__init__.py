@@ -33,3 +33,8 @@ __all__ = [
     "TextCorpus", "read_corpus", "train_valid_test_split",
     "corpora",
 ]
+
+from ..utils.data.combined import ChainDataset, StackDataset, get_worker_info  # noqa: E402
+from ..utils.data.distributed import DistributedSampler  # noqa: E402
+
+__all__ += ["ChainDataset", "StackDataset", "get_worker_info", "DistributedSampler"]

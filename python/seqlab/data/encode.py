@@ -28,13 +28,16 @@ class EncodedCorpus(NamedTuple):
         return self.ids[self.offsets[s]:self.offsets[s + 1]]
 
 
-def encode_corpus(corpus, level="word", vocab=None):
+def encode_corpus(corpus, level="word", vocab=None, *, who="encode_corpus"):
     """Encode `corpus` into ids.
 
     corpus: a path (str or os.PathLike: one sentence per line), or an iterable of sentences,
     each a string (split on whitespace for level='word', into characters for level='char')
     or a list of tokens (used as they are: at level='char' each element is one token, a character).
     vocab: a fixed vocabulary (list of str) to encode against; otherwise one is built.
+    who: the class or function named in errors (a caller's, e.g. 'NGram.fit'). Text must be
+    valid Unicode: a str holding a lone surrogate ("a\\ud800b"), which UTF-8 cannot encode, is a
+    ValueError naming it (gensim would train on it and fail when saving; KenLM reads only UTF-8).
     """
     if level not in ("word", "char"):
         raise ValueError(f"level must be 'word' or 'char', got {level!r}")
@@ -53,7 +56,11 @@ def encode_corpus(corpus, level="word", vocab=None):
         for i, s in enumerate(sentences):
             if not isinstance(s, str):
                 raise TypeError(f"encode_corpus: sentence {i} is a {type(s).__name__}, expected str like sentence 0")
-        return EncodedCorpus(*_core.text.encode_lines(sentences, level, vocab))
+        try:
+            return EncodedCorpus(*_core.text.encode_lines(sentences, level, vocab))
+        except ValueError:  # the core's words name no sentence and no caller
+            _check_unicode(sentences, vocab, who)
+            raise
     try:
         return EncodedCorpus(*_core.text.encode_tokens(sentences, vocab))
     except TypeError:
@@ -62,3 +69,19 @@ def encode_corpus(corpus, level="word", vocab=None):
                 raise TypeError(f"encode_corpus: sentence {i} must be a list of str tokens like sentence 0, "
                                 f"got {type(s).__name__}") from None
         raise
+    except ValueError:
+        _check_unicode(sentences, vocab, who)
+        raise
+
+
+def _check_unicode(sentences, vocab, who):
+    """After the core refused a str argument: name the caller, the first text UTF-8 cannot
+    encode (a lone surrogate) and where it is."""
+    places = [(f"sentence {i}", s) for i, s in enumerate(sentences)] + [("the vocab", vocab or [])]
+    for where, texts in places:
+        for text in texts.split() if isinstance(texts, str) else texts:  # a str sentence: its words
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise ValueError(f"{who}: the token {text!r} in {where} is not valid Unicode text: "
+                                 f"{text[e.start:e.end]!r} is a lone surrogate, which UTF-8 cannot encode") from None

@@ -54,7 +54,7 @@ def _vocabulary(sentences, corpus_file, min_count, who):
         raise ValueError(f"{who}: give exactly one of sentences and corpus_file")
     if min_count < 1:
         raise ValueError(f"{who}: min_count must be >= 1, got {min_count}")
-    enc = encode_corpus(corpus_file if corpus_file is not None else sentences)
+    enc = encode_corpus(corpus_file if corpus_file is not None else sentences, who=who)
     n_kept = int(np.searchsorted(-enc.counts, -min_count, side="right"))  # counts are sorted descending
     ids = enc.ids.copy()
     ids[ids >= n_kept] = -1

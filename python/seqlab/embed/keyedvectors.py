@@ -609,6 +609,14 @@ class KeyedVectors:
         if (len(self.index_to_key), self.vector_size) != self.vectors.shape:
             raise ValueError(f"save_word2vec_format: {len(self.index_to_key)} keys but vectors of shape "
                              f"{self.vectors.shape}")
+        # Both readers end a key at its first space (and a text line at its newline; the binary
+        # reader drops leading newlines): such a key would be written and then misread. gensim
+        # writes it; seqlab refuses it before any file is touched.
+        for key in (f"{prefix}{k}" for k in keys_in_order):
+            if " " in key or "\n" in key:
+                raise ValueError(f"save_word2vec_format: the key {key!r} holds a space or a newline, which "
+                                 f"the word2vec {'binary' if binary else 'text'} format cannot store (its reader ends "
+                                 f"a key there); not writing {os.fspath(fname)}")
         if fvocab is not None:
             counts = self.expandos[sort_attr]
             with _open_write(fvocab, append) as vout:

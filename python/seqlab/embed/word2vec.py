@@ -189,7 +189,7 @@ class Word2Vec:
             return encode_corpus(os.fspath(corpus_file), vocab=vocab)
         if corpus_iterable is None:
             raise ValueError(f"{type(self).__name__}: pass corpus_iterable (lists of tokens) or corpus_file")
-        return encode_corpus(corpus_iterable, vocab=vocab)
+        return encode_corpus(corpus_iterable, vocab=vocab, who=type(self).__name__)
 
     def scan_vocab(self, corpus_iterable=None, corpus_file=None, progress_per=10000, workers=None, trim_rule=None):
         """Counts every word into raw_vocab (gensim's: a dict in first-occurrence order, pruned as

@@ -305,8 +305,8 @@ def _seed(seed, generator, fn):
     if generator is not None and not isinstance(generator, _core.Generator):
         raise TypeError(f"{fn}: generator must be a seqlab.Generator, got {type(generator).__name__}")
     if seed is not None:
-        if not _integer(seed):
-            raise ValueError(f"{fn}: seed must be an integer >= 0, got {seed!r}")
+        if not _integer(seed) or seed >= 2**64:  # a generator's seed is 64 bits
+            raise ValueError(f"{fn}: seed must be an integer in [0, 2**64), got {seed!r}")
         (generator.manual_seed if generator is not None else _core.manual_seed)(int(seed))
 
 

@@ -64,7 +64,7 @@ class NGram:
     def fit(self, sentences):
         """Count and smooth. sentences: an iterable of strings or token lists, or a path
         (str or os.PathLike) to a text file with one sentence per line. Returns self."""
-        enc = encode_corpus(sentences, self.level)
+        enc = encode_corpus(sentences, self.level, who="NGram.fit")
         if len(enc.ids) == 0:
             raise ValueError("NGram.fit: the corpus is empty (no tokens)")
         vocab = [SPACE if (self.level == "char" and w == " ") else w for w in enc.vocab]

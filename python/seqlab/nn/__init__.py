@@ -18,6 +18,7 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import positional, utils  # noqa: F401
 from .parameter import Parameter, UninitializedParameter, UninitializedBuffer  # noqa: F401
+from .parameter import Buffer  # noqa: F401
 from .modules.module import RemovableHandle  # noqa: F401
 from .seq2seq_attention import Seq2SeqAttention  # noqa: F401
 from .lm import TransformerLM, TransformerSeq2Seq, RNNLM, RNNSeq2Seq  # noqa: F401
@@ -31,4 +32,5 @@ __all__ = _modules_all + [
     "Seq2SeqAttention",
     "TransformerLM", "TransformerSeq2Seq", "RNNLM", "RNNSeq2Seq", "TransformerMaskedLM", "KVCache", "AttentionCache",
     "to_torch_state_dict",
+    "Buffer",
 ]

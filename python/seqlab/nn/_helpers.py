@@ -4,7 +4,7 @@ flags. A leaf: it imports nothing of seqlab.nn, so every module of nn/ may impor
 import warnings
 
 from .. import _args, _core
-from .._dtypes import float32, float64
+from .._dtypes import float32, float64, get_default_dtype
 
 
 def _factory(device, dtype):
@@ -12,7 +12,7 @@ def _factory(device, dtype):
     if device is not None and str(device) not in ("cpu", "cpu:0"):
         raise RuntimeError(f"seqlab runs on the CPU only; got device {device!r}")
     if dtype is None:
-        return float32
+        return get_default_dtype()
     if dtype not in (float32, float64):
         raise TypeError(f"layers hold floating point parameters (seqlab.float32 or seqlab.float64), got {dtype}")
     return dtype

@@ -1,7 +1,7 @@
-"""seqlab.nn.functional's stochastic functions beside dropout: channel dropout (dropout1d, dropout2d;
-Tompson et al. 2015) and alpha dropout and its channel form (Klambauer et al. 2017, with SELU), each one
-C++ functional (cpp/src/ops/random.cpp: torch.feature_dropout, alpha_dropout, feature_alpha_dropout,
-shared with the C++ twins), and the Gumbel-softmax (Jang et al. 2017; Maddison et al. 2017), composed.
+"""seqlab.nn.functional's stochastic functions beside dropout and channel dropout (dropout1d/2d are
+functional.py's): alpha dropout and its channel form (Klambauer et al. 2017, with SELU), each one C++
+functional (cpp/src/ops/random.cpp: torch.alpha_dropout, feature_alpha_dropout, shared with the C++
+twins), and the Gumbel-softmax (Jang et al. 2017; Maddison et al. 2017), composed.
 torch.nn.functional's signatures, checks and warnings. Tests: tests/test_nn_modules_extra.py."""
 import warnings
 
@@ -20,43 +20,6 @@ def _inplace(input, out, inplace):
     if not inplace or out is input:
         return out
     return input.copy_(out)
-
-
-def dropout1d(input, p=0.5, training=True, inplace=False):
-    """Channel dropout for (N, C, L) or (C, L) input: each channel is zeroed as a whole with probability p,
-    the rest scaled by 1 / (1 - p) (F.dropout1d)."""
-    _check_p(p)
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
-                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
-                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
-    if input.dim() == 3:
-        out = _core.feature_dropout(input, p, training)
-    else:  # unbatched (C, L): a batch of one
-        out = _core.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
-        if not training or p == 0:
-            out = input
-    return _inplace(input, out, inplace)
-
-
-def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Channel dropout for (N, C, H, W) input: each channel zeroed with probability p, the rest scaled by
-    1 / (1 - p) (F.dropout2d). A 3-D input is taken as (N, C, L), with torch's warning; other ranks warn
-    and are taken as (N, C, ...)."""
-    _check_p(p)
-    if input.dim() not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
-                      "result in an error in a future release. To retain the behavior and silence this warning, "
-                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
-                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
-                      "3D or 4D inputs).", stacklevel=2)
-    if input.dim() == 3:
-        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
-                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
-                      "This behavior will change in a future release to interpret the input as one without a batch "
-                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
-                      "switch to using dropout1d instead.", stacklevel=2)
-    return _inplace(input, _core.feature_dropout(input, p, training), inplace)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):

@@ -331,19 +331,51 @@ def pad(input, pad, mode="constant", value=None):
         if k not in (1, 2, 3) or input.dim() not in (k + 1, k + 2):
             raise NotImplementedError(f"pad(): mode {mode!r} pads the last 1, 2 or 3 dims of a (batch of) "
                                       f"(C, ...) tensor: got pad={tuple(pad)} for input of size {list(input.shape)}")
+    # torch's checks, every padded dim before any work (the messages of its kernels)
+    out_shape, overcropped = list(input.shape), None
+    for i in range(len(pad) // 2):
+        dim, before, after = input.dim() - 1 - i, pad[2 * i], pad[2 * i + 1]
+        n = input.shape[dim]
+        out_shape[dim] = n + before + after
+        where = f"(pad(): padding ({before}, {after}) at dimension {dim} of input {list(input.shape)})"
+        if mode == "constant" and n + min(before, 0) + min(after, 0) < 0:
+            # torch crops (narrow) before it pads: a crop longer than the dim fails, whatever the padding
+            raise RuntimeError(f"narrow(): length must be non-negative. {where}")
+        if mode == "circular":
+            if before > n or after > n:
+                raise RuntimeError(f"pad(): Padding value causes wrapping around more than once. {where}")
+            if n + before + after < 0:
+                raise RuntimeError(f"Negative padding value is resulting in an empty dimension {where}")
+            if n + min(before, 0) + min(after, 0) < 0 < n + before + after:  # torch reads memory it never wrote
+                overcropped = f"narrow(): length must be non-negative. (circular padding crops more than the " \
+                              f"dimension) {where}"
+    if mode in ("reflect", "replicate"):
+        k = len(pad) // 2
+        if 0 in input.shape[input.dim() - k - 1 if input.dim() == k + 2 else 0:]:
+            raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
+                               f"other non-zero dimensions for input, but got: {list(input.shape)}")
+        padded = range(input.dim() - k, input.dim())
+        if all(out_shape[d] < 1 for d in padded) or any(out_shape[d] < 0 for d in padded):
+            names = "DHW"[3 - k:]
+            raise RuntimeError("input (" + ", ".join(f"{c}: {input.shape[d]}" for c, d in zip(names, padded))
+                               + ") is too small. Calculated output "
+                               + " ".join(f"{c}: {out_shape[d]}" for c, d in zip(names, padded)))
+    if overcropped:
+        raise RuntimeError(overcropped)
+    if mode == "circular" and 0 in out_shape:  # nothing to wrap: torch copies nothing either
+        return _core._full(out_shape, 0.0, input.dtype)
     out = input
     for i in range(len(pad) // 2):
         dim, before, after = input.dim() - 1 - i, pad[2 * i], pad[2 * i + 1]
         if before == 0 and after == 0:
             continue
         n = out.shape[dim]
-        if n + before + after < 0:  # cropped past nothing
-            raise RuntimeError(f"narrow(): length must be non-negative. (pad(): padding ({before}, {after}) at "
-                               f"dimension {dim} of input {list(input.shape)})")
         if mode == "circular" and min(before, after) < 0:
             # torch crops first and wraps what is left: (−1, 1) on [1, 2, 3] is [2, 3, 2]
             out = out.narrow(dim, max(-before, 0), n + min(before, 0) + min(after, 0))
             before, after, n = max(before, 0), max(after, 0), out.shape[dim]
+        # reflect, replicate and constant map each output position to an input position without
+        # cropping first: (−3, 1) reflected on [1, 2, 3, 4] reads positions 3, 4 -> 4, 3
         pos = np.arange(-before, n + after)
         if mode == "constant":
             # positions outside [0, n) read one slice of `value` appended at index n
@@ -364,9 +396,10 @@ def pad(input, pad, mode="constant", value=None):
                 raise RuntimeError(f"pad(): cannot replicate the edge of dimension {dim} of size 0")
             idx = np.clip(pos, 0, n - 1)
         else:  # circular
-            if before > n or after > n:
-                raise RuntimeError("pad(): padding value causes wrapping around more than once "
-                                   f"(padding ({before}, {after}) at dimension {dim} of input {list(input.shape)})")
+            if before > n or after > n:  # more than what is left after the crop (torch: an overlap error)
+                raise RuntimeError("pad(): Padding value causes wrapping around more than once (padding "
+                                   f"({before}, {after}) at dimension {dim} after cropping, of input "
+                                   f"{list(input.shape)})")
             idx = np.mod(pos, n)
         out = out.index_select(dim, _core.from_numpy(np.ascontiguousarray(idx, dtype=np.int64)))
     return out
@@ -393,8 +426,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                           zero_infinity)
 
 
-from ._stochastic import (  # noqa: E402,F401  channel and alpha dropout, Gumbel-softmax (composed)
-    dropout1d, dropout2d, alpha_dropout, feature_alpha_dropout, gumbel_softmax,
+from ._stochastic import (  # noqa: E402,F401  alpha dropout (random.cpp), Gumbel-softmax (composed)
+    alpha_dropout, feature_alpha_dropout, gumbel_softmax,
 )
 from ._pooling import (  # noqa: E402,F401  adaptive max pooling (pool.cpp), power-average pooling (composed)
     adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices,
@@ -402,3 +435,196 @@ from ._pooling import (  # noqa: E402,F401  adaptive max pooling (pool.cpp), pow
 )
 from .._core import conv_transpose1d, conv_transpose2d  # noqa: E402,F401  transposed convolutions (conv.cpp)
 from ._losses import multilabel_margin_loss, triplet_margin_with_distance_loss  # noqa: E402,F401  (composed)
+from ._functional_extra import pdist, hardshrink, softshrink  # noqa: E402,F401  (_functional_extra.py)
+
+
+# group_norm and instance_norm (fused / composed in C++, norm.cpp), rrelu (rrelu.cpp),
+# local_response_norm and embedding_bag (composed here).
+from .._core import group_norm, instance_norm, instance_norm_module_forward  # noqa: E402,F401
+from ..autograd import no_grad as _no_grad  # noqa: E402
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """The randomized leaky ReLU (Xu et al. 2015; F.rrelu): in training x for x > 0, a x otherwise with
+    a ~ U(lower, upper) per element (the gradient is the slope used); in eval leaky_relu with slope
+    (lower + upper) / 2. One C++ op (rrelu.cpp); inplace writes into input (rrelu_)."""
+    return _core.rrelu_(input, lower, upper, training) if inplace else _core.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place rrelu: input = rrelu(input, lower, upper, training) (F.rrelu_)."""
+    return _core.rrelu_(input, lower, upper, training)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Local response normalisation across channels (Krizhevsky et al. 2012; F.local_response_norm):
+    y_c = x_c / (k + alpha * mean_{c' in window(c)} x_{c'}²)^beta, the window `size` channels from
+    c - size // 2, zeros beyond the edges. Composed: x² padded along C, an average pool over C."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    shape = list(input.shape)
+    div = (input * input).reshape(shape[0], 1, shape[1], -1)  # (N, 1, C, spatial)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).reshape(shape)
+    return input / (div * alpha + k) ** beta
+
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embeddings (F.embedding_bag), without the (B, L, D) rows of
+    embedding(): input (B, L) is B bags of L indices; 1-D input with offsets is bags
+    input[offsets[i]:offsets[i + 1]] (the last to the end, or, with include_last_offset, offsets[-1]
+    ends the last). per_sample_weights (input's shape, mode 'sum') scale each row first; indices equal
+    to padding_idx are left out (of the count too); an empty bag is zeros. max_norm renormalises the
+    rows used, in place, as F.embedding does. Composed: one gather of the rows into a (bags, longest
+    bag, D) block, then its sum, mean or max over the bag (the index bookkeeping in NumPy)."""
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({_size_str(per_sample_weights)}) is not None, then "
+                         f"it must have the same shape as the input ({_size_str(input)})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {_type_str(offsets)}")
+        offsets_np = np.arange(0, input.numel(), input.shape[1]) if input.shape[1] else np.zeros(input.shape[0])
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        offsets_np = offsets.numpy()
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode not in _BAG_MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("seqlab.nn.functional.embedding_bag: scale_grad_by_freq and sparse are not "
+                                  "supported")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "the Pytorch GitHub.")
+    if input.dtype not in (_core.dtype.int64, _core.dtype.int32):
+        raise RuntimeError(f"embedding_bag: expected input of dtype int64 or int32, got {input.dtype}")
+    idx = input.numpy().astype(np.int64)
+    n, rows = len(idx), weight.shape[0]
+    bad = np.flatnonzero((idx < 0) | (idx >= rows))
+    if len(bad):
+        raise RuntimeError(f"Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the valid range "
+                           f"[0, {rows}) (embedding_bag)")
+    offsets_np = np.asarray(offsets_np, dtype=np.int64)
+    if len(offsets_np) and offsets_np[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {offsets_np[0]}")
+    if len(offsets_np) and offsets_np[-1] > n:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {n}, but got {offsets_np[-1]}")
+    if np.any(np.diff(offsets_np) < 0):
+        raise RuntimeError(f"embedding_bag: offsets must be non-decreasing, got {offsets_np.tolist()}")
+    if max_norm is not None:
+        _renorm_rows(weight, np.unique(idx), max_norm, norm_type)
+    starts = offsets_np[:-1] if include_last_offset else offsets_np
+    ends = np.append(offsets_np[1:], n)[:len(starts)] if not include_last_offset else offsets_np[1:]
+    bags = len(starts)
+    keep = idx != padding_idx if padding_idx is not None else np.ones(n, dtype=bool)
+    members = [np.flatnonzero(keep[s:e]) + s for s, e in zip(starts, ends)]
+    counts = np.array([len(m) for m in members], dtype=np.int64)
+    longest = int(counts.max()) if bags else 0
+    table = np.full((bags, longest), n, dtype=np.int64)  # position n: the filler row
+    for b, m in enumerate(members):
+        table[b, :len(m)] = m
+    dim = weight.shape[1]
+    emb = weight.index_select(0, _core.from_numpy(idx))  # (n, D)
+    if per_sample_weights is not None:
+        emb = emb * per_sample_weights.unsqueeze(1)
+    filler = _core._full([1, dim], float("-inf") if mode == "max" else 0.0, weight.dtype)
+    block = _core.cat([emb, filler], 0).index_select(0, _core.from_numpy(table.reshape(-1)))
+    block = block.reshape(bags, longest, dim)
+    if mode == "max":
+        if longest == 0:
+            return block.sum(1)  # zeros (bags, D), connected to weight
+        out = block.max(1).values
+        empty = _core.from_numpy((counts == 0).reshape(bags, 1))
+        return _core.where(empty, out.new_zeros(()), out)
+    out = block.sum(1)
+    if mode == "mean":
+        out = out / _core.from_numpy(np.maximum(counts, 1).reshape(bags, 1)).to(weight.dtype)
+    return out
+
+
+def _size_str(t):
+    return str(list(t.shape))
+
+
+def _type_str(x):
+    return f"{type(x).__module__}.{type(x).__name__}"
+
+
+def _renorm_rows(weight, rows, max_norm, norm_type):
+    """F.embedding's max_norm: the given rows of weight whose norm exceeds max_norm are scaled in place
+    to max_norm (times max_norm / (norm + 1e-7), as torch's embedding_renorm_), without history."""
+    if len(rows) == 0:
+        return
+    index = _core.from_numpy(rows)
+    with _no_grad():
+        selected = weight.index_select(0, index)
+        norms = selected.norm(p=norm_type, dim=1, keepdim=True)
+        scale = _core.where(norms > max_norm, max_norm / (norms + 1e-7), norms.new_ones(()))
+        weight[index] = selected * scale
+
+
+# channel dropout: C++ ops composed of elementwise ones (shrink.cpp); hardshrink and softshrink
+# (shrink.cpp too) come with the other composed functions from _functional_extra.
+def _check_dropout_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout of (N, C, L) or unbatched (C, L) input (F.dropout1d; Tompson et al. 2015): each
+    channel zeroed whole with probability p, the others scaled by 1 / (1 - p). (inplace is accepted;
+    the result is a new tensor, as F.dropout's.)"""
+    _check_dropout_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    if input.dim() == 2:
+        return _core.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
+    return _core.feature_dropout(input, p, training)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout of (N, C, H, W) input (F.dropout2d): each (n, c) plane zeroed whole with
+    probability p, the others scaled by 1 / (1 - p). As torch's, other ranks warn, and a 3-D input is
+    read as (N, C, L) (channel-wise 1-D dropout). (inplace is accepted; the result is a new tensor.)"""
+    _check_dropout_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and will result in "
+                      "an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    if inp_dim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    if inp_dim != 4:
+        return _core.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
+    return _core.feature_dropout(input, p, training)

@@ -1,4 +1,4 @@
-"""seqlab.nn.parameter (torch.nn.parameter): Parameter, and the lazy modules' placeholders
+"""seqlab.nn.parameter (torch.nn.parameter): Parameter, Buffer, and the lazy modules' placeholders
 UninitializedParameter and UninitializedBuffer.
 
 Why Parameter is not a subclass of seqlab.Tensor
@@ -23,7 +23,7 @@ from .._device import parse_to
 from .._dtypes import float32
 from ._helpers import _empty, _factory
 
-__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
 
 class _ParameterMeta(type):
@@ -53,6 +53,30 @@ class Parameter(metaclass=_ParameterMeta):
 
 # Parameters are seqlab.Tensors: Tensor's repr (seqlab/_tensor.py) prints
 # "Parameter containing:" for them.
+
+
+class _BufferMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and getattr(obj, "_is_buffer", False) is True
+
+
+class Buffer(metaclass=_BufferMeta):
+    """A tensor that is module state but not a parameter (torch 2.5's nn.Buffer): assigned as a
+    module attribute (``self.x = nn.Buffer(t, persistent=False)``) it is registered as a buffer,
+    persistent ones in the state dict.
+
+    Returns a seqlab.Tensor, as Parameter does: ``data.detach()`` (sharing its storage, keeping its
+    requires_grad) marked ``_is_buffer`` with the attribute ``persistent``."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _core._empty([0], float32)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Buffer(): data must be a seqlab.Tensor, got {type(data).__name__}")
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
 
 _HELP = ("This error happens when you are using a `LazyModule` or explicitly manipulating "

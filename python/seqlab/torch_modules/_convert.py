@@ -232,6 +232,13 @@ def _to_torch(m, owner):
         return torch.nn.ModuleDict({k: _to_torch(c, f"{owner}.{k}") for k, c in m.items()})
     if type(m) is snn.Container:  # (deprecated on both sides: its children are keyword arguments)
         return torch.nn.Container(**{k: _to_torch(c, f"{owner}.{k}") for k, c in m.named_children()})
+    if type(m) in (snn.ParameterList, snn.ParameterDict):  # their entries: tensors (as Parameters) or any object
+        def entry(v):
+            return torch.nn.Parameter(torch.from_dlpack(v.detach()).clone(), v.requires_grad) \
+                if isinstance(v, _core.Tensor) else v
+        if type(m) is snn.ParameterList:
+            return torch.nn.ParameterList([entry(v) for v in m])
+        return torch.nn.ParameterDict({k: entry(v) for k, v in m.items()})
     if type(m) is snn.TransformerLM:
         return _transformer_lm_to_torch(m, owner)
     if type(m) is snn.RNNLM:
@@ -393,6 +400,13 @@ def _from_torch(m, owner):
         return snn.ModuleDict({k: _from_torch(c, f"{owner}.{k}") for k, c in m.items()})
     if type(m) is torch.nn.Container:
         return snn.Container(**{k: _from_torch(c, f"{owner}.{k}") for k, c in m.named_children()})
+    if type(m) in (torch.nn.ParameterList, torch.nn.ParameterDict):
+        def entry(v):
+            return snn.Parameter(_core.from_dlpack(v.detach().cpu().clone()), v.requires_grad) \
+                if isinstance(v, torch.Tensor) else v
+        if type(m) is torch.nn.ParameterList:
+            return snn.ParameterList([entry(v) for v in m])
+        return snn.ParameterDict({k: entry(v) for k, v in m.items()})
     if type(m) is TT.TransformerLM:
         block = m.layers[0]
         positional = _positional_from_torch(m.positional, owner + ".positional")

@@ -25,7 +25,7 @@ import types
 import torch
 
 from .. import _core
-from .. import autograd as _autograd
+from ..autograd import grad_mode as _grad_mode
 from .. import nn as snn
 
 __all__ = ["user_module_to_torch", "user_module_from_torch", "is_user_module", "is_converted_user_module"]
@@ -122,7 +122,7 @@ def _dotted_reads(code):
 def _grad_mode_of(wrapper):
     """The grad mode a function made by seqlab's grad-mode decorators (@no_grad(), @enable_grad(),
     @inference_mode(), @set_grad_enabled(b)) runs its function in; None for any other function."""
-    if not isinstance(wrapper, types.FunctionType) or wrapper.__code__.co_filename != _autograd.__file__ or \
+    if not isinstance(wrapper, types.FunctionType) or wrapper.__code__.co_filename != _grad_mode.__file__ or \
             not hasattr(wrapper, "__wrapped__"):
         return None
     cells = dict(zip(wrapper.__code__.co_freevars, (c.cell_contents for c in wrapper.__closure__ or ())))

@@ -127,27 +127,15 @@ struct DropoutOptions {
 // as torch's; the result is a new tensor, as in seqlab.nn.Dropout.
 class Dropout : public UnaryModule {
  public:
-  explicit Dropout(const DropoutOptions& options = {});
+  explicit Dropout(const DropoutOptions& options = {}) : Dropout(options, "Dropout") {}
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   const DropoutOptions options;
 
  protected:
-  Dropout(const DropoutOptions& options, const char* name);  // the dropouts below: Dropout's options and repr
+  Dropout(const DropoutOptions& options, const char* name);  // Dropout1d, Dropout2d, the alpha dropouts
 };
 
-// Channel dropout of (N, C, L) or (C, L) input (ops/random.hpp feature_dropout).
-class Dropout1d : public Dropout {
- public:
-  explicit Dropout1d(const DropoutOptions& options = {}) : Dropout(options, "Dropout1d") {}
-  Tensor forward(const Tensor& x) override;
-};
-// Channel dropout of (N, C, H, W) input (and, as torch, of any (N, C, ...), without its warnings).
-class Dropout2d : public Dropout {
- public:
-  explicit Dropout2d(const DropoutOptions& options = {}) : Dropout(options, "Dropout2d") {}
-  Tensor forward(const Tensor& x) override;
-};
 // Alpha dropout for SELU networks, of each element or of whole channels (ops/random.hpp).
 class AlphaDropout : public Dropout {
  public:
@@ -422,12 +410,6 @@ class Softmax : public UnaryModule {
   std::string extra_repr() const override { return "dim=" + std::to_string(dim); }
   const int64_t dim;
 };
-// softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W) input.
-class Softmax2d : public UnaryModule {
- public:
-  Softmax2d() : UnaryModule("Softmax2d") {}
-  Tensor forward(const Tensor& x) override;
-};
 class LogSoftmax : public UnaryModule {
  public:
   explicit LogSoftmax(int64_t dim) : UnaryModule("LogSoftmax"), dim(dim) {}
@@ -447,6 +429,117 @@ class Flatten : public UnaryModule {
     return str_cat("start_dim=", options.start_dim(), ", end_dim=", options.end_dim());
   }
   const FlattenOptions options;
+};
+
+// torch.nn.GroupNorm's arguments (torch::nn::GroupNormOptions).
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels) : num_groups_(num_groups), num_channels_(num_channels) {}
+
+  SEQLAB_ARG(int64_t, num_groups);
+  SEQLAB_ARG(int64_t, num_channels);
+  SEQLAB_ARG(double, eps) = 1e-5;
+  SEQLAB_ARG(bool, affine) = true;  // weight (and bias)
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+  SEQLAB_ARG(bool, bias) = true;  // with affine
+};
+
+// Group normalisation (Wu & He 2018) of (N, C, *) over each group of C / num_groups channels;
+// weight 1, bias 0 (one per channel). forward: group_norm.
+class GroupNorm : public UnaryModule {
+ public:
+  explicit GroupNorm(const GroupNormOptions& options);
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  Tensor weight, bias;
+  const GroupNormOptions options;
+};
+
+// torch.nn.InstanceNorm1d/2d's arguments (torch::nn::InstanceNormOptions); momentum unset: no
+// update of the running statistics (torch's None, which instance norm reads as 0).
+struct InstanceNormOptions {
+  explicit InstanceNormOptions(int64_t num_features) : num_features_(num_features) {}
+
+  SEQLAB_ARG(int64_t, num_features);
+  SEQLAB_ARG(double, eps) = 1e-5;
+  SEQLAB_ARG(std::optional<double>, momentum) = 0.1;
+  SEQLAB_ARG(bool, affine) = false;  // weight and bias
+  SEQLAB_ARG(bool, track_running_stats) = false;
+  SEQLAB_ARG(Dtype, dtype) = Dtype::Float32;
+  SEQLAB_ARG(bool, bias) = true;  // with affine
+};
+
+// Instance normalisation (Ulyanov et al. 2016): each (n, c) plane of (N, C, *spatial), or of
+// unbatched (C, *spatial), by its own statistics; with track_running_stats the buffers
+// running_mean, running_var, num_batches_tracked (which, as torch's, never counts) and, in eval,
+// those statistics. forward: instance_norm_module_forward.
+class InstanceNorm : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+  const InstanceNormOptions options;
+  const int64_t spatial_dims;
+
+ protected:
+  InstanceNorm(const char* name, int64_t spatial_dims, const InstanceNormOptions& options);
+};
+class InstanceNorm1d : public InstanceNorm {
+ public:
+  explicit InstanceNorm1d(const InstanceNormOptions& options) : InstanceNorm("InstanceNorm1d", 1, options) {}
+};
+class InstanceNorm2d : public InstanceNorm {
+ public:
+  explicit InstanceNorm2d(const InstanceNormOptions& options) : InstanceNorm("InstanceNorm2d", 2, options) {}
+};
+
+// torch.nn.RReLU's arguments (torch::nn::RReLUOptions).
+struct RReLUOptions {
+  SEQLAB_ARG(double, lower) = 1.0 / 8.0;
+  SEQLAB_ARG(double, upper) = 1.0 / 3.0;
+  SEQLAB_ARG(bool, inplace) = false;
+};
+
+// The randomized leaky ReLU (Xu et al. 2015): slopes ~ U(lower, upper) for x <= 0 in training,
+// (lower + upper) / 2 in eval. forward: rrelu.
+class RReLU : public UnaryModule {
+ public:
+  explicit RReLU(const RReLUOptions& options = {}) : UnaryModule("RReLU"), options(options) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const RReLUOptions options;
+};
+
+// Hardshrink, Softshrink (lambd, torch's keyword), Softmax2d (softmax over the channels of (C, H, W)
+// or (N, C, H, W)), and channel dropout Dropout1d ((N, C, L) or (C, L)) and Dropout2d ((N, C, H, W);
+// a 3-D input is read as (N, C, L), as torch's).
+class Hardshrink : public UnaryModule {
+ public:
+  explicit Hardshrink(double lambd = 0.5) : UnaryModule("Hardshrink"), lambd(lambd) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double lambd;
+};
+class Softshrink : public UnaryModule {
+ public:
+  explicit Softshrink(double lambd = 0.5) : UnaryModule("Softshrink"), lambd(lambd) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  const double lambd;
+};
+class Softmax2d : public UnaryModule {
+ public:
+  Softmax2d() : UnaryModule("Softmax2d") {}
+  Tensor forward(const Tensor& x) override;
+};
+class Dropout1d : public Dropout {
+ public:
+  explicit Dropout1d(const DropoutOptions& options = {}) : Dropout(options, "Dropout1d") {}
+  Tensor forward(const Tensor& x) override;
+};
+class Dropout2d : public Dropout {
+ public:
+  explicit Dropout2d(const DropoutOptions& options = {}) : Dropout(options, "Dropout2d") {}
+  Tensor forward(const Tensor& x) override;
 };
 
 }  // namespace seqlab::nn

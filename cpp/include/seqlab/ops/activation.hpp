@@ -53,4 +53,17 @@ constexpr double kSeluScale = 1.0507009873554804934193349852946;
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 
+// The randomized leaky ReLU (Xu et al. 2015; F.rrelu, cpp/src/ops/rrelu.cpp): in training x for
+// x > 0, a x otherwise with a ~ U(lower, upper) per element from the default generator (the
+// gradient is the slope used); in eval leaky_relu(x, (lower + upper) / 2). rrelu_ in place.
+Tensor rrelu(const Tensor& x, double lower = 1.0 / 8.0, double upper = 1.0 / 3.0, bool training = false);
+Tensor& rrelu_(Tensor& x, double lower = 1.0 / 8.0, double upper = 1.0 / 3.0, bool training = false);
+
+// hardshrink: x where |x| > lambd, else 0; softshrink: x - clamp(x, -lambd, lambd) (F.hardshrink,
+// F.softshrink); feature_dropout: dropout of whole (n, c) channels of (N, C, *), kept ones scaled by
+// 1 / (1 - p) (F.dropout1d / dropout2d). cpp/src/ops/shrink.cpp.
+Tensor hardshrink(const Tensor& x, double lambd = 0.5);
+Tensor softshrink(const Tensor& x, double lambd = 0.5);
+Tensor feature_dropout(const Tensor& x, double p = 0.5, bool training = true);
+
 }  // namespace seqlab

@@ -1,5 +1,5 @@
 // Gathering and masking: advanced indexing (x[idx], x[i, j]), index_put, gather,
-// index_select, masked_fill, triu/tril. cpp/src/ops/index.cpp.
+// index_select, masked_fill, triu/tril. cpp/src/ops/index.cpp. Scattering: ops/scatter.hpp.
 #pragma once
 #include <optional>
 #include "seqlab/tensor.hpp"
@@ -15,8 +15,6 @@ Tensor& index_put_(Tensor& x, const TensorList& indices, const Tensor& values, b
 // The out-of-place, differentiable twin (what x[idx] = v records under autograd).
 Tensor index_put(const Tensor& x, const TensorList& indices, const Tensor& values, bool accumulate = false);
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
-// x.scatter_add_(dim, index, src): x[..., index[i], ...] += src[i] along dim (no autograd).
-Tensor& scatter_add_(Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 Tensor& masked_fill_(Tensor& x, const Tensor& mask, double value);

@@ -49,9 +49,6 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = 
 
 // Inverted dropout: zero with probability p, scale the rest by 1/(1-p).
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
-// torch.feature_dropout: one Bernoulli(1 - p) draw per (n, c) channel of (N, C, ...) x, broadcast over
-// the rest (F.dropout1d / dropout2d, nn.Dropout1d / Dropout2d).
-Tensor feature_dropout(const Tensor& x, double p = 0.5, bool training = true);
 // torch.alpha_dropout (Klambauer et al. 2017): dropped units take SELU's saturation -λα, then an affine map
 // keeps zero mean and unit variance; torch.feature_alpha_dropout drops whole channels so.
 Tensor alpha_dropout(const Tensor& x, double p = 0.5, bool training = true);

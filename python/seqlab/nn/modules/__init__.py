@@ -27,6 +27,18 @@ from .loss import (
     SoftMarginLoss, HingeEmbeddingLoss, MultiLabelSoftMarginLoss,
 )
 from .distance import CosineSimilarity, PairwiseDistance
+# more of torch.nn's containers and layers
+from .container import ParameterList, ParameterDict
+from .flatten import Unflatten
+from .normalization import GroupNorm, LocalResponseNorm
+from .instancenorm import InstanceNorm1d, InstanceNorm2d
+from .activation import RReLU, Hardshrink, Softshrink, Softmax2d
+from .dropout import Dropout1d, Dropout2d
+from .sparse import EmbeddingBag
+from .padding import (
+    ZeroPad1d, ZeroPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,
+    ReplicationPad2d, CircularPad1d, CircularPad2d,
+)
 
 __all__ = [
     "Module",
@@ -45,6 +57,10 @@ __all__ = [
     "MarginRankingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
     "MultiMarginLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss",
     "CosineSimilarity", "PairwiseDistance",
+    "ParameterList", "ParameterDict", "Unflatten", "GroupNorm", "LocalResponseNorm", "InstanceNorm1d",
+    "InstanceNorm2d", "RReLU", "EmbeddingBag", "Hardshrink", "Softshrink", "Softmax2d", "Dropout1d", "Dropout2d",
+    "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
+    "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d",
 ]
 
 # issue 27 (the PyTorch surface): sequence-model losses and layers
@@ -54,10 +70,9 @@ __all__ += ["CTCLoss"]
 from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
-from .dropout import Dropout1d, Dropout2d, AlphaDropout, FeatureAlphaDropout  # noqa: E402
-from .activation import Softmax2d  # noqa: E402
+from .dropout import AlphaDropout, FeatureAlphaDropout  # noqa: E402
 
-__all__ += ["Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout", "Softmax2d"]
+__all__ += ["AlphaDropout", "FeatureAlphaDropout"]
 from .pooling import AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d  # noqa: E402
 
 __all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d"]

@@ -24,7 +24,8 @@ from .normalization import RMSNorm
 
 __all__ = ["Tanh", "Sigmoid", "ReLU", "SiLU", "GELU", "Softmax", "LogSoftmax", "ELU", "SELU", "CELU", "LeakyReLU",
            "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Mish", "Softsign", "Tanhshrink", "Hardsigmoid", "Hardswish",
-           "Threshold", "Softmin", "GLU", "PReLU", "MultiheadAttention"]
+           "Threshold", "Softmin", "GLU", "PReLU", "MultiheadAttention", "RReLU", "Hardshrink", "Softshrink",
+           "Softmax2d"]
 
 
 class _Pointwise(Module):
@@ -296,7 +297,7 @@ class MultiheadAttention(Module):
     Bool masks are True where attention is not allowed; float masks are added to the scores.
 
     seqlab's own arguments: pos, a positional scheme of seqlab.nn.positional applied inside the
-    attention; scale, the scores' factor softmax(q kᵀ · scale) (default 1/sqrt(head_dim), or the
+    attention (converted to dtype when one is given); scale, the scores' factor softmax(q kᵀ · scale) (default 1/sqrt(head_dim), or the
     scheme's own; F.scaled_dot_product_attention's scale=): T5 uses scale=1.0;
     num_key_value_heads, grouped-query attention (Ainslie et al. 2023; Llama's): keys and values
     of that many heads, each shared by num_heads / num_key_value_heads query heads (default
@@ -365,6 +366,8 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         # seqlab's: a positional scheme applied inside the attention (seqlab.nn.positional)
         self.pos = _check_pos(pos, "MultiheadAttention", embed_dim, num_heads, head_dim)
+        if self.pos is not None and dtype is not None:  # a scheme made apart takes the layer's dtype
+            self.pos.to(dtype)
         # seqlab's: the scores' scale, softmax(q kᵀ · scale) (None: the scheme's, 1/√head_dim), as
         # F.scaled_dot_product_attention's scale=; T5 passes 1.0 (its W_Q absorbs the 1/√d)
         self.scale = _check_scale(scale, "MultiheadAttention")
@@ -472,13 +475,57 @@ def _machine_eps(norm):
     return 2.0 ** -52 if norm.weight is not None and norm.weight.dtype == _core.dtype.float64 else 2.0 ** -23
 
 
+class RReLU(Module):
+    """The randomized leaky ReLU (Xu et al. 2015): in training x for x > 0 and a x otherwise, a drawn
+    from U(lower, upper) per element (the gradient is the slope used); in eval the fixed slope
+    (lower + upper) / 2. One C++ functional (F.rrelu), as its twin's."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
+
+
+class Hardshrink(Module):
+    """x where |x| > lambd, else 0 (F.hardshrink)."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Softshrink(Module):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (F.softshrink)."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
 class Softmax2d(Module):
-    """Softmax over the channels of (N, C, H, W) or (C, H, W) input, at every position (dim -3)."""
+    """softmax over the channels (dim -3) of (C, H, W) or (N, C, H, W) input."""
 
     def forward(self, input):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
-        return _core.softmax(input, -3)
-
-
-__all__ += ["Softmax2d"]
+        return F.softmax(input, -3)

@@ -1,6 +1,7 @@
-"""torch.nn.modules.dropout: Dropout, one call of the C++ F.dropout (tests/test_nn_layers.py); the
-channel and alpha dropouts, each one call of its composed functional (nn/_stochastic.py;
-tests/test_nn_modules_extra.py)."""
+"""torch.nn.modules.dropout: Dropout, one call of the C++ F.dropout; Dropout1d, Dropout2d (whole
+channels: F.dropout1d, F.dropout2d over the C++ feature_dropout); AlphaDropout, FeatureAlphaDropout (the
+C++ F.alpha_dropout, F.feature_alpha_dropout: nn/_stochastic.py). Tests: tests/test_nn_layers.py,
+tests/test_nn_modules_more.py, tests/test_nn_modules_extra.py."""
 from .. import functional as F
 from .module import Module
 
@@ -26,7 +27,8 @@ class Dropout(Module):
 
 
 class _DropoutNd(Module):
-    """p and inplace, checked and shown as torch's _DropoutNd."""
+    """p and inplace, checked and shown as torch's _DropoutNd (the base of the channel and alpha dropouts,
+    which, as torch's, are not Dropout subclasses)."""
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -40,16 +42,16 @@ class _DropoutNd(Module):
 
 
 class Dropout1d(_DropoutNd):
-    """Zeroes whole channels of (N, C, L) or (C, L) input with probability p in training, scaling the
-    rest by 1/(1-p) (F.dropout1d); the identity in eval mode."""
+    """In training mode, zeroes whole channels of (N, C, L) or (C, L) input with probability p and
+    scales the others by 1/(1-p) (F.dropout1d); in eval mode, the identity."""
 
     def forward(self, input):
         return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(_DropoutNd):
-    """Zeroes whole channels of (N, C, H, W) input with probability p in training, scaling the rest by
-    1/(1-p) (F.dropout2d); the identity in eval mode."""
+    """In training mode, zeroes whole (n, c) planes of (N, C, H, W) input with probability p and
+    scales the others by 1/(1-p) (F.dropout2d, with torch's reading of 3-D input as (N, C, L))."""
 
     def forward(self, input):
         return F.dropout2d(input, self.p, self.training, self.inplace)

@@ -26,7 +26,7 @@ from ..._core import Tensor
 from ..._tensor import float32, float64, tensor as _tensor
 from ...autograd import no_grad
 from .._helpers import _empty
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "RemovableHandle"]
 
@@ -300,7 +300,9 @@ class Module:
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer):  # nn.Buffer registers itself, with its persistence
+                    self.register_buffer(name, value, value.persistent)
+                elif buffers is not None and name in buffers:
                     if value is not None and not _is_buffer(value):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(seqlab.Tensor or None expected)")

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ... import _core
+from ... import _args, _core
 from ..._core import Tensor
 from ..._tensor import int64, full, tensor
 
@@ -58,6 +58,10 @@ class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sort
     def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
         if unsorted_indices is None:
             unsorted_indices = invert_permutation(sorted_indices)
+        else:  # torch keeps both unchecked; an entry out of range would index past the batch later
+            for indices in (sorted_indices, unsorted_indices):
+                if indices is not None:
+                    _check_indices(_ints(indices))
         if batch_sizes is None:  # PackedSequence((data, batch_sizes)), as torch allows
             if not (isinstance(data, (list, tuple)) and len(data) == 2):
                 raise AssertionError("Expected data to be a list or tuple of length 2")
@@ -95,11 +99,20 @@ class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sort
         return False
 
 
+def _check_indices(perm):
+    """Every entry of a permutation of 0 .. n-1 lies in [0, n): torch's error (from its scatter_)
+    for the first that does not (a negative one does not count from the end)."""
+    bad = perm[(perm < 0) | (perm >= perm.size)]
+    if bad.size:
+        raise RuntimeError(f"index {int(bad[0])} is out of bounds for dimension 0 with size {perm.size}")
+
+
 def invert_permutation(permutation):
     """The inverse of a 1-D int64 permutation (None for None)."""
     if permutation is None:
         return None
     perm = _ints(permutation)
+    _check_indices(perm)
     inverse = np.empty_like(perm)
     inverse[perm] = np.arange(perm.size)
     return _index(inverse)
@@ -175,8 +188,13 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
 # ------------------------------------------------------------------ pad
 def _with_padding_row(data, padding_value):
     """data (N, *) with one more row of padding_value at the end, index N. The value is
-    cast to data's dtype as torch's new_full casts it (-1.5 pads an int64 tensor with -1)."""
+    cast to data's dtype as torch's new_full casts it (-1.5 pads an int64 tensor with -1;
+    NaN, inf or a value past int64 is torch's RuntimeError)."""
     if data.dtype == int64:
+        padding_value = float(padding_value)  # torch's padding_value is a float
+        if not -2.0**63 <= padding_value < 2.0**63:  # (False for NaN)
+            raise RuntimeError(f"value cannot be converted to type int64_t without overflow (padding_value="
+                               f"{padding_value} for an int64 sequence)")
         padding_value = int(padding_value)
     elif data.dtype == _core.dtype.bool:
         padding_value = bool(padding_value)
@@ -190,6 +208,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     batch_sizes = _ints(sequence.batch_sizes)
     max_seq_length = batch_sizes.size
     if total_length is not None:
+        total_length = _args.index(total_length, "pad_packed_sequence", "total_length")
         if total_length < max_seq_length:
             raise ValueError("Expected total_length to be at least the length of the longest sequence in input, "
                              f"but got total_length={total_length} and max sequence length being {max_seq_length}")

@@ -15,3 +15,8 @@ __all__ = [
     "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
     "DataLoader", "default_collate", "default_convert",
 ]
+
+from .combined import ChainDataset, StackDataset, get_worker_info  # noqa: E402
+from .distributed import DistributedSampler  # noqa: E402 (torch.utils.data.DistributedSampler)
+
+__all__ += ["ChainDataset", "StackDataset", "get_worker_info", "DistributedSampler"]

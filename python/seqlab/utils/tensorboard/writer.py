@@ -4,6 +4,7 @@ package (see _summary.py), so `tensorboard --logdir runs` shows a seqlab trainin
 a PyTorch one. tensorboard is an optional extra: `pip install seqlab[tensorboard]`."""
 import datetime
 import io
+import operator
 import os
 import socket
 import struct
@@ -53,6 +54,20 @@ def _scalar(value, what):
         raise TypeError(f"SummaryWriter.{what}: expected a number or a 0-d tensor, got {type(value).__name__}") from e
 
 
+def _step(global_step, what):
+    """global_step as the int64 TensorBoard stores: an int exactly (int(float) would round
+    2**62 + 1), anything else truncated as torch's int(step); torch's ValueError (protobuf's
+    "Value out of range") past int64, here naming the method and the argument."""
+    try:
+        step = operator.index(global_step)
+    except TypeError:
+        step = int(_scalar(global_step, what))
+    if not -2**63 <= step < 2**63:
+        raise ValueError(f"SummaryWriter.{what}: global_step={step} is out of range: TensorBoard stores the step "
+                         f"as an int64")
+    return step
+
+
 class SummaryWriter:
     """Writes TensorBoard events to `log_dir` (default runs/<Mon DD_HH-MM-SS>_<host><comment>),
     torch's arguments and defaults. Events are queued (up to max_queue) and written by
@@ -83,17 +98,17 @@ class SummaryWriter:
     def get_logdir(self):
         return self.log_dir
 
-    def _add(self, value, global_step, walltime, writer=None):
+    def _add(self, value, global_step, walltime, what, writer=None):
         if self._closed:
             raise RuntimeError(f"SummaryWriter: the writer of {self.log_dir} is closed")
         wall = time.time() if walltime is None else float(walltime)
-        step = None if global_step is None else int(_scalar(global_step, "global_step"))
+        step = None if global_step is None else _step(global_step, what)
         (writer or self._writer).add_event(_summary.event(wall, step=step, value=value))
 
     def add_scalar(self, tag, scalar_value, global_step=None, walltime=None, new_style=False,
                    double_precision=False):
         """One point of the curve `tag` (e.g. 'loss/train') at global_step."""
-        self._add(_summary.scalar(tag, _scalar(scalar_value, "add_scalar")), global_step, walltime)
+        self._add(_summary.scalar(tag, _scalar(scalar_value, "add_scalar")), global_step, walltime, "add_scalar")
 
     def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
         """Several curves on one chart: each key of tag_scalar_dict is written, under main_tag, to
@@ -103,7 +118,7 @@ class SummaryWriter:
             if run not in self._scalar_writers:
                 self._scalar_writers[run] = _summary.EventFileWriter(run, self.max_queue, self.flush_secs,
                                                                    self.filename_suffix)
-            self._add(_summary.scalar(main_tag, _scalar(value, "add_scalars")), global_step, walltime,
+            self._add(_summary.scalar(main_tag, _scalar(value, "add_scalars")), global_step, walltime, "add_scalars",
                       self._scalar_writers[run])
 
     def add_histogram(self, tag, values, global_step=None, bins="tensorflow", walltime=None, max_bins=None):
@@ -116,21 +131,26 @@ class SummaryWriter:
             raise ValueError(f"SummaryWriter.add_histogram: {tag!r} has NaN or infinite values")
         counts, edges = np.histogram(v, bins=_tensorflow_buckets() if isinstance(bins, str) and bins == "tensorflow"
                                      else bins)
-        if max_bins is not None and len(counts) > max_bins:     # merge runs of neighbours down to max_bins
-            starts = np.arange(0, len(counts), -(-len(counts) // max_bins))
+        if max_bins is not None and len(counts) > max_bins:
+            # torch's merge: runs of len(counts) // max_bins neighbours (the last one shorter), so
+            # that more than max_bins buckets may remain (13 bins, max_bins=4: 5 buckets of 3)
+            starts = np.arange(0, len(counts), len(counts) // max_bins)
             counts, edges = np.add.reduceat(counts, starts), np.append(edges[starts], edges[-1])
         nonzero = np.flatnonzero(counts)
+        if nonzero.size == 0:  # torch: "The histogram is empty, please file a bug report."
+            raise ValueError(f"SummaryWriter.add_histogram: no value of {tag!r} lies inside the bins "
+                             f"[{edges[0]:g}, {edges[-1]:g}] (min {v.min():g}, max {v.max():g})")
         a, b = nonzero[0], nonzero[-1]
         # bucket i covers (limit[i-1], limit[i]]: an empty first bucket carries the left edge
         limits = np.concatenate([[edges[a]], edges[a + 1:b + 2]])
         buckets = np.concatenate([[0], counts[a:b + 1]])
-        value = _summary.histogram(tag, v.min(), v.max(), v.size, v.sum(), (v * v).sum(), limits, buckets)
-        self._add(value, global_step, walltime)
+        value = _summary.histogram(tag, v.min(), v.max(), v.size, v.sum(), v.dot(v), limits, buckets)
+        self._add(value, global_step, walltime, "add_histogram")
 
     def add_text(self, tag, text_string, global_step=None, walltime=None):
         """Text (Markdown) shown in TensorBoard's Text tab, e.g. a sample after each epoch."""
         # torch files text under <tag>/text_summary; TensorBoard shows that name
-        self._add(_summary.text(f"{tag}/text_summary", str(text_string)), global_step, walltime)
+        self._add(_summary.text(f"{tag}/text_summary", str(text_string)), global_step, walltime, "add_text")
 
     def add_image(self, tag, img_tensor, global_step=None, walltime=None, dataformats="CHW"):
         """An image: floats in [0, 1] (scaled by 255) or uint8, laid out as dataformats says
@@ -147,7 +167,8 @@ class SummaryWriter:
             raise ValueError(f"SummaryWriter.add_image: {img.shape[2]} channels; expected 1, 3 or 4")
         if img.dtype != np.uint8:
             img = (np.clip(img.astype(np.float64), 0, 1) * 255).round().astype(np.uint8)
-        self._add(_summary.image(tag, img.shape[0], img.shape[1], img.shape[2], _png(img)), global_step, walltime)
+        self._add(_summary.image(tag, img.shape[0], img.shape[1], img.shape[2], _png(img)), global_step, walltime,
+                  "add_image")
 
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
         """A matplotlib figure (e.g. from seqlab.viz) as an image; closed afterwards if close."""
@@ -155,7 +176,7 @@ class SummaryWriter:
         figure.savefig(buf, format="png")
         png = buf.getvalue()
         width, height = _png_size(png)
-        self._add(_summary.image(tag, height, width, 4, png), global_step, walltime)
+        self._add(_summary.image(tag, height, width, 4, png), global_step, walltime, "add_figure")
         if close:
             import matplotlib.pyplot as plt
             plt.close(figure)

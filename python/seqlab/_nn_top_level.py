@@ -1,0 +1,221 @@
+"""torch's top-level forms of nn.functional's functions (torch.dropout, torch.layer_norm, torch.kl_div,
+torch.max_pool1d...), with the argument names, order and defaults of torch's own (ATen's) signatures,
+which differ from F's: train= not training=, embedding(weight, indices), batch_norm's nine required
+arguments, and reduction as an int (0 none, 1 mean, 2 sum; the losses default to 0 in torch 2.13).
+Each calls seqlab.nn.functional. Tests: tests/test_torch_compositions.py."""
+import operator
+import warnings
+
+from . import _core
+from ._math import _in_place
+from .nn import functional as F
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction(value, fn):
+    """torch's int reduction as F's name, with torch's TypeError for a string."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{fn}(): argument 'reduction' must be int, not {type(value).__name__}")
+    if value not in _REDUCTIONS:
+        raise ValueError(f"{value} is not a valid value for reduction")
+    return _REDUCTIONS[value]
+
+
+# ------------------------------------------------------------------ same signature as F
+conv1d = F.conv1d
+conv2d = F.conv2d
+rms_norm = F.rms_norm
+bilinear = F.bilinear
+prelu = F.prelu
+cosine_similarity = F.cosine_similarity
+pdist = F.pdist
+adaptive_avg_pool1d = F.adaptive_avg_pool1d
+
+
+def pairwise_distance(x1, x2, p=2, eps=1e-06, keepdim=False):
+    """F.pairwise_distance (torch.pairwise_distance)."""
+    return F.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+# ------------------------------------------------------------------ normalisation and embedding
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """F.batch_norm with torch.batch_norm's nine required arguments, in its order (cudnn_enabled
+    is ignored: seqlab has no cuDNN)."""
+    del cudnn_enabled
+    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    """F.layer_norm (torch.layer_norm; cudnn_enable is ignored)."""
+    del cudnn_enable
+    return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """The rows of weight at indices (torch.embedding: weight first, padding_idx=-1 for none);
+    the row at padding_idx gets no gradient."""
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: seqlab has no scale_grad_by_freq or sparse gradients")
+    return F.embedding(indices, weight, None if padding_idx == -1 else padding_idx)
+
+
+# ------------------------------------------------------------------ dropout family
+def _check_p(p):
+    """torch's top-level dropouts refuse p outside [0, 1] with a RuntimeError (F's with ValueError)."""
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p, train):
+    """F.dropout(input, p, training=train) (torch.dropout: p and train are required)."""
+    _check_p(p)
+    return F.dropout(input, p, train)
+
+
+def alpha_dropout(input, p, train):
+    """F.alpha_dropout(input, p, training=train) (torch.alpha_dropout)."""
+    _check_p(p)
+    return F.alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout(input, p, train):
+    """F.feature_alpha_dropout(input, p, training=train) (torch.feature_alpha_dropout)."""
+    _check_p(p)
+    return F.feature_alpha_dropout(input, p, train)
+
+
+def feature_dropout(input, p, train):
+    """Dropout of whole channels (torch.feature_dropout): in training each (batch, channel) slice
+    is zeroed with probability p and the rest scaled by 1 / (1 - p)."""
+    _check_p(p)
+    return _core.feature_dropout(input, p, train)  # F.dropout1d/2d's op (shrink.cpp)
+
+
+def celu(input, alpha=1.0):
+    """F.celu (torch.celu)."""
+    return F.celu(input, alpha)
+
+
+def selu(input):
+    """F.selu (torch.selu)."""
+    return F.selu(input)
+
+
+def threshold(input, threshold, value):
+    """value where input <= threshold, else input (torch.threshold)."""
+    return F.threshold(input, threshold, value)
+
+
+def _forms(fn, name):
+    """torch.name_(input, ...): fn written into input (through _math._in_place's checks)."""
+    method = _in_place(fn, name)
+    method.__doc__ = f"In place: input = {fn.__name__}(input, ...), written into input (torch.{name})."
+    return method
+
+
+dropout_ = _forms(dropout, "dropout_")
+alpha_dropout_ = _forms(alpha_dropout, "alpha_dropout_")
+feature_dropout_ = _forms(feature_dropout, "feature_dropout_")
+feature_alpha_dropout_ = _forms(feature_alpha_dropout, "feature_alpha_dropout_")
+celu_ = _forms(celu, "celu_")
+selu_ = _forms(selu, "selu_")
+threshold_ = _forms(threshold, "threshold_")
+
+
+# ------------------------------------------------------------------ losses (reduction is an int)
+def kl_div(input, target, reduction=0, *, log_target=False):
+    """F.kl_div with torch.kl_div's int reduction (0 none, 1 mean over all elements, 2 sum; without
+    F's warning about 'mean', which torch's top-level form does not give)."""
+    name = _reduction(reduction, "kl_div")
+    pointwise = F.kl_div(input, target, reduction="none", log_target=log_target)
+    return pointwise if name == "none" else pointwise.mean() if name == "mean" else pointwise.sum()
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    """F.binary_cross_entropy_with_logits with torch's order (pos_weight before reduction, an int)."""
+    name = _reduction(reduction, "binary_cross_entropy_with_logits")
+    return F.binary_cross_entropy_with_logits(input, target, weight, name, pos_weight)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """F.cosine_embedding_loss with an int reduction (torch.cosine_embedding_loss)."""
+    return F.cosine_embedding_loss(input1, input2, target, margin,
+                                   reduction=_reduction(reduction, "cosine_embedding_loss"))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """F.hinge_embedding_loss with an int reduction (torch.hinge_embedding_loss)."""
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction, "hinge_embedding_loss"))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """F.margin_ranking_loss with an int reduction (torch.margin_ranking_loss)."""
+    return F.margin_ranking_loss(input1, input2, target, margin,
+                                 reduction=_reduction(reduction, "margin_ranking_loss"))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=0):
+    """F.triplet_margin_loss with an int reduction (torch.triplet_margin_loss)."""
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                 reduction=_reduction(reduction, "triplet_margin_loss"))
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """F.poisson_nll_loss with torch.poisson_nll_loss's six required arguments (reduction an int)."""
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                              reduction=_reduction(reduction, "poisson_nll_loss"))
+
+
+# ------------------------------------------------------------------ padding and pooling
+def constant_pad_nd(input, pad, value=0):
+    """F.pad(input, pad, "constant", value) (torch.constant_pad_nd)."""
+    return F.pad(input, list(pad), "constant", value)
+
+
+def _stride(stride):
+    return None if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else stride
+
+
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+    """F.avg_pool1d (torch.avg_pool1d: an empty stride means the kernel size)."""
+    return F.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
+
+
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """F.max_pool1d (torch.max_pool1d)."""
+    return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """F.max_pool2d (torch.max_pool2d)."""
+    return F.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """(values, indices) of max_pool1d (torch.max_pool1d_with_indices)."""
+    return F.max_pool1d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def adaptive_max_pool1d(input, output_size):
+    """(values, indices) of F.adaptive_max_pool1d (torch.adaptive_max_pool1d returns both)."""
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def frobenius_norm(input, dim, keepdim=False):
+    """sqrt(sum(input², dim)) (torch.frobenius_norm, deprecated there for linalg.vector_norm, with
+    its UserWarning)."""
+    warnings.warn("frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in "
+                  "a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead",
+                  UserWarning, stacklevel=2)
+    dims = [operator.index(d) for d in dim] if isinstance(dim, (list, tuple)) else [operator.index(dim)]
+    return input.norm(2, dims, keepdim)
+
+
+__all__ = ["conv1d", "conv2d", "rms_norm", "bilinear", "prelu", "cosine_similarity", "pdist", "adaptive_avg_pool1d",
+           "pairwise_distance", "batch_norm", "layer_norm", "embedding", "dropout", "alpha_dropout",
+           "feature_alpha_dropout", "feature_dropout", "celu", "selu", "threshold", "dropout_", "alpha_dropout_",
+           "feature_dropout_", "feature_alpha_dropout_", "celu_", "selu_", "threshold_", "kl_div",
+           "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+           "triplet_margin_loss", "poisson_nll_loss", "constant_pad_nd", "avg_pool1d", "max_pool1d", "max_pool2d",
+           "max_pool1d_with_indices", "adaptive_max_pool1d", "frobenius_norm"]

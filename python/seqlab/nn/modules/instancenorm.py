@@ -1,0 +1,84 @@
+"""torch.nn.modules.instancenorm: InstanceNorm1d and InstanceNorm2d, each (n, c) plane normalised by
+its own statistics; the checks, unbatched input and the running statistics are one C++ call
+(F.instance_norm_module_forward), shared with the twins nn::InstanceNorm1d/2d. (InstanceNorm3d is out of
+scope, as the other volume layers.) Tests: tests/test_nn_modules_more.py, tests/test_nn_twins.py."""
+import warnings
+
+from ... import _core
+from .. import functional as F
+from .. import init
+from .._helpers import _factory
+from .module import Module
+
+__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+
+
+class _InstanceNorm(Module):
+    """Instance normalisation (Ulyanov et al. 2016) of (N, C, *spatial) or unbatched (C, *spatial).
+
+    Each plane by its own mean and biased variance, then weight[c], bias[c] with affine. With
+    track_running_stats, buffers running_mean/running_var move towards the batch's average of
+    the planes' statistics by momentum (None: they stay) and are used in eval mode."""
+
+    _spatial_dims = 1
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__()
+        dtype = _factory(device, dtype)
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        self._new_parameter("weight", (num_features,), dtype, affine)
+        self._new_parameter("bias", (num_features,), dtype, affine and bias)
+        if track_running_stats:
+            self.register_buffer("running_mean", _core._full([num_features], 0.0, dtype))
+            self.register_buffer("running_var", _core._full([num_features], 1.0, dtype))
+            self.register_buffer("num_batches_tracked", _core._full([], 0.0, _core.dtype.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        feature_dim = input.dim() - (self._spatial_dims + 1)
+        if (not self.affine and input.dim() in (self._spatial_dims + 1, self._spatial_dims + 2)
+                and input.shape[feature_dim] != self.num_features):
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
+        return F.instance_norm_module_forward(input, self.running_mean, self.running_var, self.weight, self.bias,
+                                              self.training, self.track_running_stats, self.momentum, self.eps,
+                                              self.num_features, self._spatial_dims)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or unbatched (C, L): each (n, c) row by its own statistics."""
+
+    _spatial_dims = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or unbatched (C, H, W): each (n, c) plane by its own statistics."""
+
+    _spatial_dims = 2
