@@ -246,6 +246,11 @@ class Tensor:
         """
         input expanded (a view, no copy) to `size`, -1 keeping a size (torch.broadcast_to).
         """
+    def cholesky(self, upper = False):
+        """
+        torch.cholesky (deprecated in torch for linalg.cholesky): L with A = L L^T, or U = L^T when
+            upper; errors name 'cholesky'. seqlab does not repeat torch's deprecation warning.
+        """
     def clamp_max(self, max):
         """
         min(input, max) elementwise (torch.clamp_max): clamp with only an upper bound, a number or a
@@ -304,6 +309,10 @@ class Tensor:
     def deg2rad(self):
         """
         input * pi / 180 (torch.deg2rad); an integer input gives the default float dtype.
+        """
+    def det(self):
+        """
+        The determinant of each square matrix of input (torch.det = torch.linalg.det).
         """
     def diag(self, diagonal = 0):
         """
@@ -459,6 +468,10 @@ class Tensor:
         The sum of products over the last dims of input and other (torch.inner): shape
             input.shape[:-1] + other.shape[:-1]; a 0-d operand multiplies.
         """
+    def inverse(self):
+        """
+        The inverse of each square matrix (torch.inverse = torch.linalg.inv).
+        """
     def is_inference(self):
         """
         False: seqlab has no inference tensors (inference_mode is no_grad), so none is one.
@@ -546,6 +559,10 @@ class Tensor:
             the partial results 1, 2, 4, ... places back), so no exp overflows or underflows
             (torch.logcumsumexp).
         """
+    def logdet(self):
+        """
+        log det of each square matrix: nan where det < 0, -inf where det = 0 (torch.logdet).
+        """
     def logsumexp(self, dim, keepdim = False):
         """
         log Σ exp(input) over dim (an int or a tuple), computed as m + log Σ exp(input − m) with m the
@@ -562,6 +579,10 @@ class Tensor:
         """
         The elements of input where the bool mask is True (the two broadcast), as a 1-d tensor
             (torch.masked_select).
+        """
+    def matrix_power(self, n):
+        """
+        input^n for an integer n (torch.matrix_power = torch.linalg.matrix_power).
         """
     def median(self, dim = None, keepdim = False):
         """
@@ -629,6 +650,11 @@ class Tensor:
     def outer(self, vec2):
         """
         The outer product out[i, j] = input[i]·vec2[j] of two 1-d tensors (torch.outer).
+        """
+    def pinverse(self, rcond = 1e-15):
+        """
+        The pseudoinverse with singular values below rcond * largest dropped (torch.pinverse =
+            torch.linalg.pinv(input, rtol=rcond)).
         """
     def positive(self):
         """
@@ -704,6 +730,10 @@ class Tensor:
         """
         input with input[..., start:end:step, ...] (along dim) replaced by src (torch.slice_scatter).
         """
+    def slogdet(self):
+        """
+        (sign, logabsdet) with det = sign * exp(logabsdet) (torch.slogdet).
+        """
     def sort(self, dim = -1, descending = False, stable = False):
         """
         (values, indices) of input sorted along dim (ascending unless descending), as torch.sort.
@@ -725,6 +755,11 @@ class Tensor:
     def subtract(self, other, *, alpha = 1):
         """
         input - alpha * other: sub under NumPy's name (torch.subtract).
+        """
+    def svd(self, some = True, compute_uv = True):
+        """
+        torch.svd, the old API: (U, S, V) with input = U diag(S) V^T (V, not Vh); some=True: the
+            reduced U and V. compute_uv=False: S only, and zero-filled U (m, m) and V (n, n), as torch.
         """
     def swapdims(self, dim0, dim1):
         """
