@@ -25,6 +25,24 @@ def _trunc_int_div(a, b):
     return q + adjust.to(q.dtype)
 
 
+def _float_floor_div(a, b):
+    """Float a / b rounded toward -inf as Python's // (and torch's floor mode): from the remainder,
+    not floor(a / b), which is one too high where a / b rounds up to a whole number (7.0 // 0.1 is
+    69, floor(7.0 / 0.1) is 70). floor_divide records no graph; the gradient is torch's 0, attached
+    through an exact zero selected from a and b."""
+    q = _core.floor_divide(a.detach(), b.detach() if isinstance(b, _core.Tensor) else b)
+    needs_grad = a.requires_grad or (isinstance(b, _core.Tensor) and b.requires_grad)
+    if not needs_grad or not _core.is_grad_enabled():
+        return q
+    # an exact +0 that carries a's (and b's) zero gradient whatever their values (where() selects,
+    # so an inf or NaN in a never reaches the arithmetic); q - (+0) keeps q's -0, inf and NaN
+    never = _core._full([], 0.0, _dtypes.bool)
+    zero = _core.where(never, a, 0.0)
+    if isinstance(b, _core.Tensor) and b.requires_grad:
+        zero = zero + _core.where(never, b, 0.0)
+    return q - zero
+
+
 def div(input, other, *, rounding_mode=None):
     """input / other (torch.div): true division (an integer result becomes float) unless
     rounding_mode is "trunc" (toward zero) or "floor" (toward -inf), which keep integer
@@ -36,8 +54,8 @@ def div(input, other, *, rounding_mode=None):
                            f"'{rounding_mode}'")
     integral = not input.is_floating_point() and not (
         other.is_floating_point() if isinstance(other, _core.Tensor) else isinstance(other, float))
-    if rounding_mode == "floor":  # (floats through floor(), whose gradient is torch's 0)
-        return _core.floor_divide(input, other) if integral else _core.div(input, other).floor()
+    if rounding_mode == "floor":
+        return _core.floor_divide(input, other) if integral else _float_floor_div(input, other)
     if integral:
         if not isinstance(other, _core.Tensor):
             other = _core.from_numpy(np.array(other, dtype=np.int64))

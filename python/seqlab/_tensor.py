@@ -367,11 +367,19 @@ def _as_index_tensor(obj):
     return t.to(int64) if t.numel() == 0 and t.dtype.is_floating_point else t  # x[[]]: no rows, as torch
 
 
+_NEVER_A_TUPLE = (int, slice, type(None), type(Ellipsis), bool)
+
+
 def _sequence_as_tuple(key):
     """torch's legacy rule (NumPy's before 1.23) for a non-tuple sequence index: x[[[0, 1]]] is
     x[[0, 1]], i.e. the list is read as a tuple of indices, when it is shorter than 32 and one of
     its elements is a tensor, a sequence (a list, an array, even a str), a slice, Ellipsis or
     None; any other list ([0, 1]) is one index tensor. A tensor or array index is never a tuple."""
+    kind = type(key)
+    if kind is tuple:
+        return True
+    if kind in _NEVER_A_TUPLE:  # the common keys, before the slower ABC check below
+        return False
     if isinstance(key, tuple):
         return True
     if isinstance(key, (Tensor, np.ndarray)) or not isinstance(key, collections.abc.Sequence):

@@ -2,13 +2,23 @@
 inference_mode, each a context manager and a decorator over the C++ thread-local flag
 (cpp/include/seqlab/autograd.hpp, GradMode). Tests: tests/test_autograd.py."""
 import functools
+import threading
 
 from .. import _core
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
 
 
-_inference_modes = []  # the modes of the inference_mode blocks entered, innermost last
+# The modes of the inference_mode blocks this thread entered, innermost last: per thread, as torch's
+# (and as grad mode is in the C++ core).
+_local = threading.local()
+
+
+def _inference_modes():
+    modes = getattr(_local, "modes", None)
+    if modes is None:
+        modes = _local.modes = []
+    return modes
 
 
 class _GradModeContext:
@@ -51,11 +61,11 @@ class inference_mode(_GradModeContext):
         self._mode = not bool(mode)
 
     def __enter__(self):
-        _inference_modes.append(not self._mode)  # read by is_inference_mode_enabled
+        _inference_modes().append(not self._mode)  # read by is_inference_mode_enabled
         return super().__enter__()
 
     def __exit__(self, *exc):
-        _inference_modes.pop()
+        _inference_modes().pop()
         return super().__exit__(*exc)
 
     def __call__(self, fn):
@@ -102,4 +112,5 @@ class set_grad_enabled(_GradModeContext):
 def is_inference_mode_enabled():
     """True inside `with inference_mode()` (torch.is_inference_mode_enabled); False outside and in
     inference_mode(False)."""
-    return bool(_inference_modes and _inference_modes[-1])
+    modes = _inference_modes()
+    return bool(modes and modes[-1])
