@@ -62,3 +62,23 @@ def test_inference_mode_is_per_thread():
         worker.start()
         worker.join()
     assert torch_seen == [False]
+
+
+def test_backward_takes_torchs_inputs_and_create_graph():
+    results = []
+    for lib in (seqlab, torch):
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0], requires_grad=True)
+        loss = (w * b).sum()
+        loss.backward(inputs=[w], retain_graph=True, create_graph=False)
+        assert b.grad is None
+        loss.backward(inputs=w)                      # accumulates, as without inputs
+        h = w * 2
+        (h * b).sum().backward(inputs=[h])           # a non-leaf input gets its .grad
+        lib.autograd.backward([(w * b).sum()], inputs=[b])
+        results.append((w.grad.tolist(), h.grad.tolist(), b.grad.tolist()))
+        with pytest.raises(RuntimeError, match="`inputs` argument to `backward\\(\\)` cannot be empty"):
+            (w * b).sum().backward(inputs=[])
+    assert results[0] == results[1] == ([6.0, 6.0], [3.0, 3.0], [3.0])
+    with pytest.raises(NotImplementedError, match="double backward"):
+        (seqlab.ones(1, requires_grad=True) * 2).sum().backward(create_graph=True)

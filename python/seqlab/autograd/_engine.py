@@ -29,10 +29,31 @@ def _seed_grads(tensors, grad_tensors, check_shapes=False):
     return tensors, grads
 
 
-def backward(tensors, grad_tensors=None, retain_graph=False):
-    """Run backward from several tensors at once (torch.autograd.backward)."""
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
+    """Run backward from several tensors at once (torch.autograd.backward). With inputs, only those
+    tensors' .grad accumulate (leaves or not, as torch's); create_graph=True needs the double
+    backward seqlab does not have."""
+    if grad_variables is not None:  # torch's deprecated name
+        grad_tensors = grad_variables if grad_tensors is None else grad_tensors
+    _refuse_create_graph(create_graph, "backward")
+    if inputs is not None:
+        inputs = [inputs] if isinstance(inputs, _core.Tensor) else list(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        tensors = [tensors] if isinstance(tensors, _core.Tensor) else list(tensors)
+        grads = grad(tensors, inputs, grad_tensors, retain_graph=retain_graph, allow_unused=True)
+        for x, g in zip(inputs, grads):
+            if g is not None:
+                x.grad = g if x.grad is None else x.grad + g
+        return
     tensors, grads = _seed_grads(tensors, grad_tensors)
     _core._run_backward(tensors, grads, bool(retain_graph))
+
+
+def _refuse_create_graph(create_graph, op):
+    if create_graph:
+        raise NotImplementedError(f"autograd.{op}: create_graph=True needs double backward, which seqlab does not "
+                                  "have (the backward computes plain tensors)")
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -43,9 +64,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     allow_unused (then None, or zeros with materialize_grads). seqlab has no double backward, so
     create_graph=True and is_grads_batched=True raise."""
     from .._tensor import zeros_like
-    if create_graph:
-        raise NotImplementedError("autograd.grad: create_graph=True needs double backward, which seqlab does not "
-                                  "have (the backward computes plain tensors)")
+    _refuse_create_graph(create_graph, "grad")
     if is_grads_batched:
         raise NotImplementedError("autograd.grad: is_grads_batched=True is not supported")
     inputs = [inputs] if isinstance(inputs, _core.Tensor) else list(inputs)

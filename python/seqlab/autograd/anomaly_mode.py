@@ -88,8 +88,13 @@ def _leaves(root):
 _plain_backward = _core.Tensor.backward
 
 
-def _backward(self, gradient=None, retain_graph=None):
-    """The engine's backward, then under detect_anomaly a check that no leaf's gradient holds NaN."""
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """The engine's backward (torch.Tensor.backward's arguments: inputs limits which .grad
+    accumulate; create_graph=True needs the double backward seqlab does not have), then under
+    detect_anomaly a check that no leaf's gradient holds NaN."""
+    if create_graph or inputs is not None:
+        from ._engine import backward
+        return backward(self, gradient, retain_graph, create_graph, inputs=inputs)
     if not (_anomaly["enabled"] and _anomaly["check_nan"]) or self.grad_fn is None:
         return _plain_backward(self, gradient, retain_graph)
     leaves = _leaves(self)
