@@ -12,12 +12,10 @@ from .module import Module
 __all__ = ["BatchNorm1d", "LazyBatchNorm1d", "BatchNorm2d"]
 
 
-class BatchNorm1d(Module):
-    """Batch normalisation of (N, C) or (N, C, L) input over every dim but C (Ioffe & Szegedy 2015).
-
-    Training: batch statistics, and the buffers running_mean/running_var move towards them
-    by `momentum` (momentum=None: a cumulative average over num_batches_tracked batches).
-    Eval: the running statistics (unless track_running_stats=False)."""
+class _NormBase(Module):
+    """What batch and instance normalisation share (torch's _NormBase): num_features, eps, momentum,
+    affine weight/bias, and with track_running_stats the buffers running_mean, running_var and
+    num_batches_tracked, registered and reset in torch's order."""
 
     _version = 2
 
@@ -54,6 +52,14 @@ class BatchNorm1d(Module):
             init.ones_(self.weight)
             if self.bias is not None:
                 init.zeros_(self.bias)
+
+
+class BatchNorm1d(_NormBase):
+    """Batch normalisation of (N, C) or (N, C, L) input over every dim but C (Ioffe & Szegedy 2015).
+
+    Training: batch statistics, and the buffers running_mean/running_var move towards them
+    by `momentum` (momentum=None: a cumulative average over num_batches_tracked batches).
+    Eval: the running statistics (unless track_running_stats=False)."""
 
     def _check_input_dim(self, input):
         if input.dim() != 2 and input.dim() != 3:

@@ -4,16 +4,13 @@ its own statistics; the checks, unbatched input and the running statistics are o
 scope, as the other volume layers.) Tests: tests/test_nn_modules_more.py, tests/test_nn_twins.py."""
 import warnings
 
-from ... import _core
 from .. import functional as F
-from .. import init
-from .._helpers import _factory
-from .module import Module
+from .batchnorm import _NormBase
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d"]
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
     """Instance normalisation (Ulyanov et al. 2016) of (N, C, *spatial) or unbatched (C, *spatial).
 
     Each plane by its own mean and biased variance, then weight[c], bias[c] with affine. With
@@ -24,37 +21,7 @@ class _InstanceNorm(Module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
                  dtype=None, *, bias=True):
-        super().__init__()
-        dtype = _factory(device, dtype)
-        self.num_features = num_features
-        self.eps = eps
-        self.momentum = momentum
-        self.affine = affine
-        self.track_running_stats = track_running_stats
-        self._new_parameter("weight", (num_features,), dtype, affine)
-        self._new_parameter("bias", (num_features,), dtype, affine and bias)
-        if track_running_stats:
-            self.register_buffer("running_mean", _core._full([num_features], 0.0, dtype))
-            self.register_buffer("running_var", _core._full([num_features], 1.0, dtype))
-            self.register_buffer("num_batches_tracked", _core._full([], 0.0, _core.dtype.int64))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
-        self.reset_parameters()
-
-    def reset_running_stats(self):
-        if self.track_running_stats:
-            self.running_mean.zero_()
-            self.running_var.fill_(1)
-            self.num_batches_tracked.zero_()
-
-    def reset_parameters(self):
-        self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input):
         feature_dim = input.dim() - (self._spatial_dims + 1)
