@@ -59,6 +59,15 @@ auto released(F&& f) {
   return f();
 }
 
+// An op bound once from one definition as a module function seqlab.NAME(input, ...) (its first
+// argument named "input", as torch's) and as the method Tensor.NAME(...).
+using TensorClass = py::class_<TensorImpl, std::shared_ptr<TensorImpl>>;
+template <typename F, typename... Extra>
+void both(py::module_& m, TensorClass& cls, const char* name, F f, const Extra&... extra) {
+  cls.def(name, f, extra...);
+  m.def(name, f, py::arg("input"), extra...);
+}
+
 // An optional tensor argument (None in Python) as the C++ functionals take it: undefined for None.
 using OptTensor = std::optional<Tensor>;
 inline Tensor opt(const OptTensor& t) { return t ? *t : Tensor(); }

@@ -12,14 +12,6 @@ py::class_<TensorImpl, std::shared_ptr<TensorImpl>> tensor_class(py::module_& m)
   return py::reinterpret_borrow<py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(m.attr("Tensor"));
 }
 
-// Bind f as a module function (first argument named "input") and as a Tensor method.
-template <typename F, typename... Extra>
-void both(py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls, const char* name, F f,
-          const Extra&... extra) {
-  cls.def(name, f, extra...);
-  m.def(name, f, py::arg("input"), extra...);
-}
-
 // torch.norm's p: a number is linalg.vector_norm's ord, and so is 'fro' (ord 2) over at most two
 // dims, as torch.norm does; torch sends other strings ('nuc') to linalg.matrix_norm.
 double norm_ord(const py::handle& p, const std::vector<int64_t>& dims) {

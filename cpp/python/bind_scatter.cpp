@@ -6,15 +6,6 @@
 namespace seqlab::bind {
 namespace {
 
-using TensorClass = py::class_<TensorImpl, std::shared_ptr<TensorImpl>>;
-
-// Bind f as a module function (first argument named "input") and as a Tensor method, as bind_ops.cpp.
-template <typename F, typename... Extra>
-void both(py::module_& m, TensorClass& cls, const char* name, F f, const Extra&... extra) {
-  cls.def(name, f, extra...);
-  m.def(name, f, py::arg("input"), extra...);
-}
-
 // torch warns once per process (TORCH_WARN_ONCE) for these two.
 void warn_once(bool& warned, const char* message) {
   if (warned) return;

@@ -8,15 +8,6 @@
 namespace seqlab::bind {
 namespace {
 
-using TensorClass = py::class_<TensorImpl, std::shared_ptr<TensorImpl>>;
-
-// Bind f as a module function (first argument named "input") and as a Tensor method.
-template <typename F, typename... Extra>
-void both(py::module_& m, TensorClass& cls, const char* name, F f, const Extra&... extra) {
-  cls.def(name, f, extra...);
-  m.def(name, f, py::arg("input"), extra...);
-}
-
 // (input, other) of a function taking a tensor and a tensor or a number on either side, as
 // torch.special.zeta and xlog1py (a number is a wrapped number next to the tensor).
 std::pair<Tensor, Tensor> tensor_or_number(const char* fn, py::handle input, py::handle other,
