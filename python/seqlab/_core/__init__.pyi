@@ -1102,14 +1102,16 @@ class Tensor:
         """
         In place: self = atanh(self, ...), written into self (Tensor.atanh_).
         """
-    def backward(self, gradient = None, retain_graph = None):
+    def backward(self, gradient = None, retain_graph = None, create_graph = False, inputs = None):
         """
         backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None) -> None
         
         Accumulate d(self)/d(leaf), times gradient (needed unless self has one element), into every leaf's
         .grad by the chain rule, in reverse order of the ops; the graph is freed unless retain_graph.
         
-        The engine's backward, then under detect_anomaly a check that no leaf's gradient holds NaN.
+        The engine's backward (torch.Tensor.backward's arguments: inputs limits which .grad
+            accumulate; create_graph=True needs the double backward seqlab does not have), then under
+            detect_anomaly a check that no leaf's gradient holds NaN.
         """
     def baddbmm_(self, *args, **kwargs):
         """
