@@ -222,28 +222,39 @@ Shape expand_param(const Shape& v, size_t nsp, const char* op, const char* name)
   return v;
 }
 
-// The shared checks, geometry and autograd node of conv1d and conv2d. `same` chooses torch's
-// padding='same' (the explicit padding is then ignored); `valid` is padding 0.
-Tensor convolution(const char* op, size_t nsp, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                   const Shape& stride_, const Shape& padding_, bool same, const Shape& dilation_, int64_t groups) {
+// The checks convolution and conv_transpose share: the input unbatched or batched, the weight's
+// rank (`layout` names its first two dims), a float dtype, one dtype for input, weight and bias.
+void check_conv_operands(const char* op, size_t nsp, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                         const char* layout) {
   const int64_t in_dim = input.dim();
   SEQLAB_CHECK(in_dim == int64_t(nsp) + 1 || in_dim == int64_t(nsp) + 2, "Expected ", nsp + 1, "D (unbatched) or ",
                nsp + 2, "D (batched) input to ", op, ", but got input of size: ", shape_str(input.shape()));
-  SEQLAB_CHECK(weight.dim() == int64_t(nsp) + 2, op, ": expected weight to be ", nsp + 2,
-               "-dimensional (out_channels, in_channels / groups, kernel size...), but got weight of size ",
-               shape_str(weight.shape()));
+  SEQLAB_CHECK(weight.dim() == int64_t(nsp) + 2, op, ": expected weight to be ", nsp + 2, "-dimensional (", layout,
+               ", kernel size...), but got weight of size ", shape_str(weight.shape()));
   SEQLAB_CHECK_TYPE(is_floating(input.dtype()), "\"", op, "\" not implemented for '",
                     scalar_type_name(input.dtype()), "': input of size ", shape_str(input.shape()));
   SEQLAB_CHECK_TYPE(weight.dtype() == input.dtype() && (!bias.defined() || bias.dtype() == input.dtype()), op,
                     ": input, weight and bias must have the same dtype, but got input ", dtype_name(input.dtype()),
                     ", weight ", dtype_name(weight.dtype()),
                     bias.defined() ? str_cat(", bias ", dtype_name(bias.dtype())) : std::string());
-  const Shape stride = expand_param(stride_, nsp, op, "stride");
-  const Shape dilation = expand_param(dilation_, nsp, op, "dilation");
+}
+
+void check_stride_dilation(const char* op, const Shape& stride, const Shape& dilation) {
   for (int64_t s : stride)
     SEQLAB_CHECK(s > 0, op, ": non-positive stride is not supported, got stride=", shape_str(stride));
   for (int64_t d : dilation)
     SEQLAB_CHECK(d > 0, op, ": dilation should be greater than zero, got dilation=", shape_str(dilation));
+}
+
+// The shared checks, geometry and autograd node of conv1d and conv2d. `same` chooses torch's
+// padding='same' (the explicit padding is then ignored); `valid` is padding 0.
+Tensor convolution(const char* op, size_t nsp, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                   const Shape& stride_, const Shape& padding_, bool same, const Shape& dilation_, int64_t groups) {
+  const int64_t in_dim = input.dim();
+  check_conv_operands(op, nsp, input, weight, bias, "out_channels, in_channels / groups");
+  const Shape stride = expand_param(stride_, nsp, op, "stride");
+  const Shape dilation = expand_param(dilation_, nsp, op, "dilation");
+  check_stride_dilation(op, stride, dilation);
   SEQLAB_CHECK(groups > 0, op, ": non-positive groups is not supported, got groups=", groups);
   for (size_t k = 0; k < nsp; ++k)
     SEQLAB_CHECK(weight.shape()[2 + k] > 0, op, ": expected a positive kernel size, but got weight of size ",
@@ -353,25 +364,12 @@ Tensor conv_transpose(const char* op, size_t nsp, const Tensor& input, const Ten
                       const Shape& stride_, const Shape& padding_, const Shape& output_padding_, int64_t groups,
                       const Shape& dilation_) {
   const int64_t in_dim = input.dim();
-  SEQLAB_CHECK(in_dim == int64_t(nsp) + 1 || in_dim == int64_t(nsp) + 2, "Expected ", nsp + 1, "D (unbatched) or ",
-               nsp + 2, "D (batched) input to ", op, ", but got input of size: ", shape_str(input.shape()));
-  SEQLAB_CHECK(weight.dim() == int64_t(nsp) + 2, op, ": expected weight to be ", nsp + 2,
-               "-dimensional (in_channels, out_channels / groups, kernel size...), but got weight of size ",
-               shape_str(weight.shape()));
-  SEQLAB_CHECK_TYPE(is_floating(input.dtype()), "\"", op, "\" not implemented for '",
-                    scalar_type_name(input.dtype()), "': input of size ", shape_str(input.shape()));
-  SEQLAB_CHECK_TYPE(weight.dtype() == input.dtype() && (!bias.defined() || bias.dtype() == input.dtype()), op,
-                    ": input, weight and bias must have the same dtype, but got input ", dtype_name(input.dtype()),
-                    ", weight ", dtype_name(weight.dtype()),
-                    bias.defined() ? str_cat(", bias ", dtype_name(bias.dtype())) : std::string());
+  check_conv_operands(op, nsp, input, weight, bias, "in_channels, out_channels / groups");
   const Shape stride = expand_param(stride_, nsp, op, "stride");
   const Shape padding = expand_param(padding_, nsp, op, "padding");
   const Shape output_padding = expand_param(output_padding_, nsp, op, "output_padding");
   const Shape dilation = expand_param(dilation_, nsp, op, "dilation");
-  for (int64_t s : stride)
-    SEQLAB_CHECK(s > 0, op, ": non-positive stride is not supported, got stride=", shape_str(stride));
-  for (int64_t d : dilation)
-    SEQLAB_CHECK(d > 0, op, ": dilation should be greater than zero, got dilation=", shape_str(dilation));
+  check_stride_dilation(op, stride, dilation);
   for (int64_t p : padding)
     SEQLAB_CHECK(p >= 0, op, ": negative padding is not supported, got padding=", shape_str(padding));
   SEQLAB_CHECK(groups > 0, op, ": non-positive groups is not supported, got groups=", groups);

@@ -272,9 +272,13 @@ Tensor avg_pool(const char* op, size_t nsp, const Tensor& input, const Shape& ke
   return out;
 }
 
-// --- adaptive average pooling
+// --- adaptive pooling: output o of O reads inputs [floor(o I / O), ceil((o + 1) I / O)) of I
 
-Tensor adaptive_avg_pool(const char* op, size_t nsp, const Tensor& input, const Shape& output_size_) {
+int64_t adaptive_start(int64_t o, int64_t I, int64_t O) { return o * I / O; }
+int64_t adaptive_end(int64_t o, int64_t I, int64_t O) { return ((o + 1) * I + O - 1) / O; }
+
+// The checks and the geometry adaptive average and max pooling share.
+PoolGeometry adaptive_geometry(const char* op, size_t nsp, const Tensor& input, const Shape& output_size_) {
   const int64_t dim = input.dim();
   check_pool_input(op, nsp, input,
                    "D tensor with non-zero sizes for all dims but the batch dim, but got input of size ");
@@ -288,9 +292,15 @@ Tensor adaptive_avg_pool(const char* op, size_t nsp, const Tensor& input, const 
   g.P = input.numel() / (g.H * g.W);
   g.OH = nsp == 2 ? output_size[0] : 1;
   g.OW = output_size.back();
-  // window of output o: [floor(o*I/O), ceil((o+1)*I/O))
-  auto start = [](int64_t o, int64_t I, int64_t O) { return o * I / O; };
-  auto end = [](int64_t o, int64_t I, int64_t O) { return ((o + 1) * I + O - 1) / O; };
+  return g;
+}
+
+// --- adaptive average pooling
+
+Tensor adaptive_avg_pool(const char* op, size_t nsp, const Tensor& input, const Shape& output_size_) {
+  const PoolGeometry g = adaptive_geometry(op, nsp, input, output_size_);
+  auto start = adaptive_start;
+  auto end = adaptive_end;
   const Tensor x = contiguous_copy_if_needed(input);
   Tensor out = Tensor::empty(out_shape(input, nsp, g.OH, g.OW), input.dtype());
   dispatch_float(input.dtype(), op, [&](auto tag) {
@@ -326,22 +336,9 @@ Tensor adaptive_avg_pool(const char* op, size_t nsp, const Tensor& input, const 
 // --- adaptive max pooling
 
 std::pair<Tensor, Tensor> adaptive_max_pool(const char* op, size_t nsp, const Tensor& input, const Shape& output_size_) {
-  const int64_t dim = input.dim();
-  check_pool_input(op, nsp, input,
-                   "D tensor with non-zero sizes for all dims but the batch dim, but got input of size ");
-  const Shape output_size = expand_param(output_size_, nsp, op, "output_size");
-  for (int64_t o : output_size)
-    SEQLAB_CHECK(o >= 0 && o <= kMaxPoolArg, op, ": elements of output_size must be between 0 and ", kMaxPoolArg,
-                 " but received ", shape_str(output_size));
-  PoolGeometry g{};
-  g.W = input.shape().back();
-  g.H = nsp == 2 ? input.shape()[dim - 2] : 1;
-  g.P = input.numel() / (g.H * g.W);
-  g.OH = nsp == 2 ? output_size[0] : 1;
-  g.OW = output_size.back();
-  // window of output o: [floor(o*I/O), ceil((o+1)*I/O)), as adaptive_avg_pool's
-  auto start = [](int64_t o, int64_t I, int64_t O) { return o * I / O; };
-  auto end = [](int64_t o, int64_t I, int64_t O) { return ((o + 1) * I + O - 1) / O; };
+  const PoolGeometry g = adaptive_geometry(op, nsp, input, output_size_);
+  auto start = adaptive_start;
+  auto end = adaptive_end;
   const Tensor x = contiguous_copy_if_needed(input);
   const Shape shape = out_shape(input, nsp, g.OH, g.OW);
   Tensor out = Tensor::empty(shape, input.dtype()), indices = Tensor::empty(shape, Dtype::Int64);
