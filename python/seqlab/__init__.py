@@ -122,7 +122,7 @@ from ._aliases import (  # noqa: E402,F401
     is_floating_point, is_signed, is_nonzero, is_same_size, is_inference, get_device, adjoint,
 )
 from ._inplace_forms import (  # noqa: E402,F401
-    reciprocal, square, clamp_min, clamp_max, float_power, fill, masked_scatter, put, renorm,
+    reciprocal, square, clamp_min, clamp_max, float_power, fill, masked_scatter, put, renorm, clamp, clip,
 )
 from ._inplace_forms import FUNCTION_FORMS as _FUNCTION_FORMS  # noqa: E402
 

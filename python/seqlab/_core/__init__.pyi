@@ -251,6 +251,12 @@ class Tensor:
         torch.cholesky (deprecated in torch for linalg.cholesky): L with A = L L^T, or U = L^T when
             upper; errors name 'cholesky'. seqlab does not repeat torch's deprecation warning.
         """
+    def clamp(self, min = None, max = None):
+        """
+        min(max(input, min), max) elementwise (torch.clamp, alias clip): the bounds numbers or
+            tensors (broadcast and promoted as torch's; a tensor bound gets the gradient where it replaced
+            input), either may be None; where min > max the result is max.
+        """
     def clamp_max(self, max):
         """
         min(input, max) elementwise (torch.clamp_max): clamp with only an upper bound, a number or a
@@ -260,6 +266,10 @@ class Tensor:
         """
         max(input, min) elementwise (torch.clamp_min): clamp with only a lower bound, a number or a
             tensor.
+        """
+    def clip(self, min = None, max = None):
+        """
+        torch.clip: clamp(input, min, max), the bounds numbers, tensors or None.
         """
     def clone(self, *, memory_format = ...):
         """
@@ -1221,13 +1231,9 @@ class Tensor:
         """
         At most `chunks` views of equal size ceil(n / chunks) along dim (torch.chunk).
         """
-    def clamp(self, min: typing.Any = None, max: typing.Any = None) -> Tensor:
+    def clamp_(self, *args, **kwargs):
         """
-        out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clamp).
-        """
-    def clamp_(self, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
-        """
-        In-place clamp: self = min(max(self, min), max).
+        In place: self = clamp(self, ...), written into self (Tensor.clamp_).
         """
     def clamp_max_(self, *args, **kwargs):
         """
@@ -1237,13 +1243,9 @@ class Tensor:
         """
         In place: self = clamp_min(self, ...), written into self (Tensor.clamp_min_).
         """
-    def clip(self, min: typing.Any = None, max: typing.Any = None) -> Tensor:
-        """
-        out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).
-        """
     def clip_(self, *args, **kwargs):
         """
-        In place: self = clamp(self, ...), written into self (Tensor.clip_).
+        In place: self = clip(self, ...), written into self (Tensor.clip_).
         """
     def contiguous(self, memory_format = ...):
         """
