@@ -493,3 +493,53 @@ def test_binomial_and_poisson_follow_their_distributions():
     assert_raises_like_torch(lambda: seqlab.poisson(seqlab.tensor([-1.0])), lambda: torch.poisson(torch.tensor([-1.0])),
                              "invalid Poisson rate")
     assert math.isfinite(float(seqlab.poisson(seqlab.zeros(1)).item()))
+
+
+# ------------------------------------------------------------------ review fixes: kl_div, hinge_embedding_loss, tril/triu_indices
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_kl_div_of_a_negative_target_is_nan_like_torch(dtype):
+    x, y = np.array([-1.0, -0.5, -2.0], dtype), np.array([-0.2, 0.0, 0.3], dtype)
+    for reduction in ("none", "sum", "batchmean"):
+        s = F.kl_div(seqlab.tensor(x), seqlab.tensor(y), reduction=reduction)
+        t = TF.kl_div(torch.tensor(x), torch.tensor(y), reduction=reduction)
+        np.testing.assert_allclose(sl_np(s), th_np(t), rtol=1e-6)  # NaN where torch's is NaN
+    for reduction in (0, 2):
+        s = seqlab.kl_div(seqlab.tensor(x), seqlab.tensor(y), reduction)
+        t = torch.kl_div(torch.tensor(x), torch.tensor(y), reduction)
+        np.testing.assert_allclose(sl_np(s), th_np(t), rtol=1e-6)
+    assert np.isnan(sl_np(F.kl_div(seqlab.tensor(x), seqlab.tensor(y), reduction="sum")))
+
+
+def test_hinge_embedding_loss_keeps_an_integer_input_dtype_like_torch():
+    x, y = np.array([1, 2, 0, 5]), np.array([-1, -1, -1, 1])
+    for dtype in ("int64", "int32"):
+        for margin in (1.0, 1.5, 2.7):
+            for reduction in ("none", "sum"):
+                s = F.hinge_embedding_loss(seqlab.tensor(x).to(getattr(seqlab, dtype)), seqlab.tensor(y), margin,
+                                           reduction=reduction)
+                t = TF.hinge_embedding_loss(torch.tensor(x).to(getattr(torch, dtype)), torch.tensor(y), margin,
+                                            reduction=reduction)
+                same(s, t)
+    same(seqlab.hinge_embedding_loss(seqlab.tensor(x), seqlab.tensor(y), 1.0, 2),
+                torch.hinge_embedding_loss(torch.tensor(x), torch.tensor(y), 1.0, 2))
+    assert_raises_like_torch(lambda: F.hinge_embedding_loss(seqlab.tensor(x), seqlab.tensor(y)),
+                             lambda: TF.hinge_embedding_loss(torch.tensor(x), torch.tensor(y)),
+                             "mean\\(\\): could not infer output dtype")
+    assert_matches_torch(lambda a, b: F.hinge_embedding_loss(a, b), lambda a, b: TF.hinge_embedding_loss(a, b),
+                         [x.astype(np.float32), y])
+
+
+def test_tril_and_triu_indices_refuse_an_overflowing_size_up_front_like_torch():
+    for name in ("tril_indices", "triu_indices"):
+        for r, c, o in ((0, 0, 0), (1, 1, 0), (3, 5, -1), (5, 3, 1), (4, 4, -6), (4, 4, 6), (6, 2, 0), (2, 6, -1)):
+            for dtype in ("int64", "int32"):
+                s = getattr(seqlab, name)(r, c, o, dtype=getattr(seqlab, dtype))
+                t = getattr(torch, name)(r, c, o, dtype=getattr(torch, dtype))
+                same(s, t)
+        for dtype in ("int64", "int32"):
+            assert_raises_like_torch(lambda: getattr(seqlab, name)(2 ** 31, 2 ** 31, dtype=getattr(seqlab, dtype)),
+                                     lambda: getattr(torch, name)(2 ** 31, 2 ** 31, dtype=getattr(torch, dtype)),
+                                     "Storage size calculation overflowed with sizes=\\[2, 2305843010287435776\\]")
+    # a huge matrix with an empty (or tiny) triangle is built without a row x col mask
+    assert tuple(seqlab.tril_indices(10 ** 7, 10 ** 7, -10 ** 7).shape) == (2, 0)
+    assert seqlab.triu_indices(10 ** 6, 10 ** 6, 10 ** 6 - 1).tolist() == [[0], [10 ** 6 - 1]]
