@@ -451,3 +451,36 @@ def test_clamp_and_clip_take_tensor_bounds_like_torch(rng, dtype):
                              lambda: torch.clamp_(torch.tensor(ints), torch.tensor(0.5)), "can't be cast")
     assert_raises_like_torch(lambda: seqlab.clamp(seqlab.tensor(ints)), lambda: torch.clamp(torch.tensor(ints)),
                              "At least one of 'min' or 'max' must not be None")
+
+
+# ------------------------------------------------------------------ function forms exp2_ ... xlogy_, Tensor.resize / resize_as
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_more_in_place_function_forms_match_torch(rng, dtype):
+    x = np.abs(randn(rng, (3, 4), dtype)) * 0.4 + 0.05
+    for name, args in (("exp2_", ()), ("i0_", ()), ("sinc_", ()), ("logit_", ()), ("logit_", (0.1,)), ("xlogy_", (2.0,)),
+                       ("xlogy_", ("t",))):
+        s, t = seqlab.tensor(x), torch.tensor(x)
+        sa = [seqlab.tensor(x[0]) if a == "t" else a for a in args]
+        ta = [torch.tensor(x[0]) if a == "t" else a for a in args]
+        assert getattr(seqlab, name)(s, *sa) is s and getattr(torch, name)(t, *ta) is t
+        np.testing.assert_allclose(sl_np(s), th_np(t), rtol=1e-5, atol=1e-6)
+    assert_raises_like_torch(lambda: seqlab.exp2_(seqlab.ones(2, requires_grad=True)),
+                             lambda: torch.exp2_(torch.ones(2, requires_grad=True)), "leaf Variable that requires grad")
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_resize_and_resize_as_warn_and_match_torch(rng, dtype):
+    a = randn(rng, (2, 6), dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for layout in LAYOUTS:
+            assert_matches_torch(lambda x: x.resize(3, 4), lambda x: x.resize(3, 4), [a], layout=layout)
+            assert_matches_torch(lambda x: x.resize_as(seqlab.ones(4, 3)), lambda x: x.resize_as(torch.ones(4, 3)),
+                                 [a], layout=layout)
+        assert_gradcheck(lambda x: x.resize(4, 3), [a])
+        assert_raises_like_torch(lambda: seqlab.tensor(a).resize(5), lambda: torch.tensor(a).resize(5),
+                                 "requested resize to 5 \\(5 elements in total\\)")
+    with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+        seqlab.tensor(a).resize(12)
+    with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+        seqlab.tensor(a).resize_as(seqlab.ones(12))

@@ -543,3 +543,80 @@ def test_tril_and_triu_indices_refuse_an_overflowing_size_up_front_like_torch():
     # a huge matrix with an empty (or tiny) triangle is built without a row x col mask
     assert tuple(seqlab.tril_indices(10 ** 7, 10 ** 7, -10 ** 7).shape) == (2, 0)
     assert seqlab.triu_indices(10 ** 6, 10 ** 6, 10 ** 6 - 1).tolist() == [[0], [10 ** 6 - 1]]
+
+
+# ------------------------------------------------------------------ top-level forms: group_norm, instance_norm, rrelu, conv_transpose, ...
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_group_and_instance_norm_top_level_forms_match_torch(rng, dtype):
+    x, w, b = randn(rng, (2, 4, 5), dtype), randn(rng, (4,), dtype), randn(rng, (4,), dtype)
+    for layout in LAYOUTS:
+        assert_matches_torch(lambda a, c, d: seqlab.group_norm(a, 2, c, d, 1e-5, True),
+                             lambda a, c, d: torch.group_norm(a, 2, c, d, 1e-5, True), [x, w, b], layout=layout)
+        assert_matches_torch(lambda a: seqlab.group_norm(a, 4), lambda a: torch.group_norm(a, 4), [x], layout=layout)
+        assert_matches_torch(lambda a, c, d: seqlab.instance_norm(a, c, d, None, None, True, 0.1, 1e-5, True),
+                             lambda a, c, d: torch.instance_norm(a, c, d, None, None, True, 0.1, 1e-5, True),
+                             [x, w, b], layout=layout)
+    rm, rv = np.zeros(4, dtype), np.ones(4, dtype) * 2
+    assert_matches_torch(lambda a: seqlab.instance_norm(a, None, None, seqlab.tensor(rm), seqlab.tensor(rv), False,
+                                                        0.1, 1e-5, False),
+                         lambda a: torch.instance_norm(a, None, None, torch.tensor(rm), torch.tensor(rv), False,
+                                                       0.1, 1e-5, False), [x])
+    assert_gradcheck(lambda a, c, d: seqlab.group_norm(a, 2, c, d), [x, w, b])
+    assert_raises_like_torch(lambda: seqlab.group_norm(seqlab.tensor(x), 3), lambda: torch.group_norm(torch.tensor(x), 3),
+                             "Expected number of channels in input to be divisible by num_groups")
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_rrelu_conv_transpose_detach_top_level_forms_match_torch(rng, dtype):
+    x = randn(rng, (3, 4), dtype)
+    for layout in LAYOUTS:
+        assert_matches_torch(lambda a: seqlab.rrelu(a, 0.1, 0.3), lambda a: torch.rrelu(a, 0.1, 0.3), [x], layout=layout)
+        assert_matches_torch(lambda a: seqlab.rrelu(a, generator=None), lambda a: torch.rrelu(a, generator=None), [x],
+                             layout=layout)
+    s, t = seqlab.tensor(x), torch.tensor(x)
+    assert seqlab.rrelu_(s) is s and torch.rrelu_(t) is t
+    np.testing.assert_allclose(sl_np(s), th_np(t), rtol=1e-6)
+    assert_raises_like_torch(lambda: seqlab.rrelu(seqlab.tensor(x), generator=1),
+                             lambda: torch.rrelu(torch.tensor(x), generator=1), "must be torch.Generator, not int")
+    with pytest.raises(NotImplementedError, match="generator"):
+        seqlab.rrelu(seqlab.tensor(x), training=True, generator=seqlab.Generator())
+    trained = seqlab.rrelu(seqlab.tensor(x), 0.1, 0.3, True)
+    ratio = sl_np(trained)[x < 0] / x[x < 0]
+    assert ((ratio >= 0.1 - 1e-6) & (ratio <= 0.3 + 1e-6)).all()
+    inp, w1, w2 = randn(rng, (2, 4, 5), dtype), randn(rng, (4, 3, 2), dtype), randn(rng, (4, 2, 2, 3), dtype)
+    bias = randn(rng, (6,), dtype)
+    assert_matches_torch(lambda a, w, b: seqlab.conv_transpose1d(a, w, b, 2, 1, 1, 2, 1),
+                         lambda a, w, b: torch.conv_transpose1d(a, w, b, 2, 1, 1, 2, 1), [inp, w1, bias])
+    assert_matches_torch(lambda a, w: seqlab.conv_transpose2d(a, w, stride=(2, 1), dilation=2),
+                         lambda a, w: torch.conv_transpose2d(a, w, stride=(2, 1), dilation=2),
+                         [randn(rng, (2, 4, 3, 5), dtype), w2])
+    assert_gradcheck(lambda a, w: seqlab.conv_transpose1d(a, w, stride=2), [inp, randn(rng, (4, 3, 2), dtype)])
+    leaf = seqlab.tensor(x, requires_grad=True)
+    d = seqlab.detach(leaf * 2)
+    assert not d.requires_grad and not torch.detach(torch.tensor(x, requires_grad=True) * 2).requires_grad
+    y = leaf * 2
+    assert seqlab.detach_(y) is y and not y.requires_grad
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_chain_matmul_and_nuclear_norm_warn_and_match_torch(rng, dtype):
+    a, b, c = randn(rng, (2, 5), dtype), randn(rng, (5, 3), dtype), randn(rng, (3, 4), dtype)
+    with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
+        seqlab.chain_matmul(seqlab.tensor(a), seqlab.tensor(b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for layout in LAYOUTS:
+            assert_matches_torch(lambda *m: seqlab.chain_matmul(*m), lambda *m: torch.chain_matmul(*m), [a, b, c],
+                                 layout=layout)
+        assert_matches_torch(lambda m: seqlab.chain_matmul(m), lambda m: torch.chain_matmul(m), [a])
+        assert_gradcheck(lambda *m: seqlab.chain_matmul(*m), [a, b, c])
+        assert_raises_like_torch(lambda: seqlab.chain_matmul(seqlab.ones(2, 2, 2)),
+                                 lambda: torch.chain_matmul(torch.ones(2, 2, 2)), "Tensor dimension is 3, expected 2")
+        x = randn(rng, (2, 3, 4), dtype)
+        for layout in LAYOUTS:
+            assert_matches_torch(lambda m: seqlab.nuclear_norm(m), lambda m: torch.nuclear_norm(m), [x], layout=layout)
+            assert_matches_torch(lambda m: seqlab.nuclear_norm(m, (0, 2), True),
+                                 lambda m: torch.nuclear_norm(m, (0, 2), True), [x], layout=layout)
+        assert_gradcheck(lambda m: seqlab.nuclear_norm(m), [x])
+    with pytest.warns(UserWarning, match="nuclear_norm is deprecated"):
+        seqlab.nuclear_norm(seqlab.eye(2))

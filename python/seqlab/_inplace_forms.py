@@ -265,4 +265,4 @@ FUNCTION_FORMS = {name: _function_form(name) for name in (
     "arctan_", "arctanh_", "ceil_", "floor_", "round_", "trunc_", "frac_", "fix_", "clamp_", "clamp_min_",
     "clamp_max_", "clip_", "cos_", "cosh_", "sin_", "sinh_", "tan_", "tanh_", "exp_", "expm1_", "erf_", "erfc_",
     "log_", "log10_", "log1p_", "log2_", "neg_", "negative_", "reciprocal_", "rsqrt_", "sigmoid_", "sqrt_",
-    "square_", "relu_", "zero_", "fill_", "addmv_")}
+    "square_", "relu_", "zero_", "fill_", "addmv_", "exp2_", "i0_", "sinc_", "logit_", "xlogy_", "detach_")}

@@ -1981,11 +1981,21 @@ class Tensor:
         """
         self reshaped to other's shape (torch.Tensor.reshape_as).
         """
+    def resize(self, *sizes):
+        """
+        Tensor.resize (deprecated, as torch's, with its warning): self reshaped to sizes, which must
+            hold the same number of elements; the gradient flows back through the reshape.
+        """
     def resize_(self, *sizes, memory_format = None):
         """
         self reshaped to `sizes` in place, keeping its first elements in row-major order; new elements
             are uninitialised (torch.Tensor.resize_). seqlab reallocates: a view of self taken earlier no
             longer shares its memory afterwards (torch keeps the storage when it is large enough).
+        """
+    def resize_as(self, tensor):
+        """
+        Tensor.resize_as (deprecated, as torch's, with its warning): self reshaped to tensor's shape,
+            which must hold the same number of elements.
         """
     def resize_as_(self, the_template, *, memory_format = None):
         """
