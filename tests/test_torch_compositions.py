@@ -620,3 +620,79 @@ def test_chain_matmul_and_nuclear_norm_warn_and_match_torch(rng, dtype):
         assert_gradcheck(lambda m: seqlab.nuclear_norm(m), [x])
     with pytest.warns(UserWarning, match="nuclear_norm is deprecated"):
         seqlab.nuclear_norm(seqlab.eye(2))
+
+
+# ------------------------------------------------------------------ linalg.vander, tensorinv, tensorsolve, inv_ex, cholesky_ex, solve_ex
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_linalg_vander_tensorinv_tensorsolve_match_torch(rng, dtype):
+    x = randn(rng, (2, 4), dtype)
+    for layout in LAYOUTS:
+        assert_matches_torch(lambda a: seqlab.linalg.vander(a), lambda a: torch.linalg.vander(a), [x], layout=layout)
+        assert_matches_torch(lambda a: seqlab.linalg.vander(a, N=6), lambda a: torch.linalg.vander(a, N=6), [x],
+                             layout=layout)
+    same(seqlab.linalg.vander(seqlab.tensor([1, 2, 3])), torch.linalg.vander(torch.tensor([1, 2, 3])))
+    assert_gradcheck(lambda a: seqlab.linalg.vander(a, N=3), [x])
+    for bad in (lambda m: m.linalg.vander(m.ones(3), N=1), lambda m: m.linalg.vander(m.ones(0)),
+                lambda m: m.linalg.vander(m.tensor(2.0))):
+        assert_raises_like_torch(lambda: bad(seqlab), lambda: bad(torch), "N must be greater than 1")
+    A = randn(rng, (6, 2, 3), dtype) + np.eye(6, dtype=dtype).reshape(6, 2, 3) * 3
+    for layout in ("contig", "slice"):
+        assert_matches_torch(lambda a: seqlab.linalg.tensorinv(a, 1), lambda a: torch.linalg.tensorinv(a, 1), [A],
+                             layout=layout)
+    A4 = randn(rng, (2, 3, 6), dtype) + np.eye(6, dtype=dtype).reshape(2, 3, 6) * 3
+    assert_matches_torch(lambda a: seqlab.linalg.tensorinv(a), lambda a: torch.linalg.tensorinv(a),
+                         [A4.reshape(2, 3, 2, 3)])
+    assert_gradcheck(lambda a: seqlab.linalg.tensorinv(a, 1), [A])
+    B = randn(rng, (2, 3), dtype)
+    assert_matches_torch(lambda a, b: seqlab.linalg.tensorsolve(a, b), lambda a, b: torch.linalg.tensorsolve(a, b),
+                         [A4.reshape(2, 3, 6), B])
+    assert_matches_torch(lambda a, b: seqlab.linalg.tensorsolve(a, b, dims=(0,)),
+                         lambda a, b: torch.linalg.tensorsolve(a, b, dims=(0,)),
+                         [np.moveaxis(A4.reshape(2, 3, 6), 2, 0).copy(), B])
+    assert_gradcheck(lambda a, b: seqlab.linalg.tensorsolve(a, b), [A4.reshape(2, 3, 6), B])
+    assert_raises_like_torch(lambda: seqlab.linalg.tensorinv(seqlab.ones(2, 3), 1),
+                             lambda: torch.linalg.tensorinv(torch.ones(2, 3), 1), "but got 3 != 2")
+    assert_raises_like_torch(lambda: seqlab.linalg.tensorinv(seqlab.ones(2, 2), 0),
+                             lambda: torch.linalg.tensorinv(torch.ones(2, 2), 0), "strictly positive integer")
+    assert_raises_like_torch(lambda: seqlab.linalg.tensorsolve(seqlab.ones(2, 3, 6), seqlab.ones(2, 4)),
+                             lambda: torch.linalg.tensorsolve(torch.ones(2, 3, 6), torch.ones(2, 4)), "but got 6 != 8")
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_linalg_ex_forms_report_info_like_torch(rng, dtype):
+    good = randn(rng, (3, 3), dtype) + np.eye(3, dtype=dtype) * 4
+    spd = good @ good.T + np.eye(3, dtype=dtype)
+    batch = np.stack([good, good])
+    for layout in LAYOUTS:
+        assert_matches_torch(lambda a: seqlab.linalg.inv_ex(a), lambda a: torch.linalg.inv_ex(a), [batch],
+                             layout=layout)
+        assert_matches_torch(lambda a: seqlab.linalg.cholesky_ex(a, upper=True)[0],
+                             lambda a: torch.linalg.cholesky_ex(a, upper=True)[0], [spd], layout=layout)
+        assert_matches_torch(lambda a, b: seqlab.linalg.solve_ex(a, b), lambda a, b: torch.linalg.solve_ex(a, b),
+                             [batch, randn(rng, (2, 3), dtype)], layout=layout)
+    assert_matches_torch(lambda a, b: seqlab.linalg.solve_ex(a, b, left=False)[0],
+                         lambda a, b: torch.linalg.solve_ex(a, b, left=False)[0], [good, randn(rng, (2, 3), dtype)])
+    assert_gradcheck(lambda a: seqlab.linalg.inv_ex(a)[0], [good])
+    assert_gradcheck(lambda a: seqlab.linalg.cholesky_ex((a + a.mT) / 2)[0], [spd])  # (only one triangle is read)
+    assert_matches_torch(lambda a: seqlab.linalg.inv_ex(a), lambda a: torch.linalg.inv_ex(a),
+                         [np.zeros((0, 3, 3), dtype)])
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]], dtype)
+    mixed = np.stack([np.eye(2, dtype=dtype), singular, np.zeros((2, 2), dtype)])
+    for name, fn, args in (("inv_ex", lambda m, a: m.linalg.inv_ex(m.tensor(a)), mixed),
+                           ("cholesky_ex", lambda m, a: m.linalg.cholesky_ex(m.tensor(a)),
+                            np.stack([spd[:2, :2], singular - 3 * np.eye(2, dtype=dtype)])),
+                           ("solve_ex", lambda m, a: m.linalg.solve_ex(m.tensor(a), m.ones(3, 2, dtype=m.float64).to(
+                               m.tensor(a).dtype)), mixed)):
+        s, t = fn(seqlab, args), fn(torch, args)
+        assert s.info.tolist() == t.info.tolist() and str(s.info.dtype)[7:] == str(t.info.dtype)[6:], name
+        ok = np.array(t.info.tolist()) == 0
+        np.testing.assert_allclose(sl_np(s[0])[ok], th_np(t[0])[ok], rtol=1e-5, atol=1e-6)
+        assert np.isnan(sl_np(s[0])[~ok]).all()  # torch's are LAPACK's partial results there
+    for fn in (lambda m: m.linalg.inv_ex(m.tensor(singular), check_errors=True),
+               lambda m: m.linalg.cholesky_ex(m.tensor(singular), check_errors=True),
+               lambda m: m.linalg.solve_ex(m.tensor(singular), m.ones(2, dtype=m.tensor(singular).dtype),
+                                           check_errors=True)):
+        with pytest.raises(seqlab.linalg.LinAlgError):
+            fn(seqlab)
+        with pytest.raises(torch.linalg.LinAlgError):
+            fn(torch)
