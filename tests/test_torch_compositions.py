@@ -696,3 +696,23 @@ def test_linalg_ex_forms_report_info_like_torch(rng, dtype):
             fn(seqlab)
         with pytest.raises(torch.linalg.LinAlgError):
             fn(torch)
+
+
+def test_replace_all_batch_norm_modules_matches_torch(rng):
+    x = randn(rng, (4, 3, 5), np.float32)
+
+    def build(m):
+        net = m.nn.Sequential(m.nn.BatchNorm1d(3), m.nn.InstanceNorm1d(3, track_running_stats=True),
+                              m.nn.Sequential(m.nn.BatchNorm1d(3, track_running_stats=False)))
+        assert m.func.replace_all_batch_norm_modules_(net) is net
+        return net
+
+    s, t = build(seqlab), build(torch)
+    for sm, tm in zip(s.modules(), t.modules()):
+        assert sorted(dict(sm.named_buffers())) == sorted(dict(tm.named_buffers()))
+        if hasattr(tm, "track_running_stats"):
+            assert sm.track_running_stats == tm.track_running_stats
+            assert (sm.running_mean is None) == (tm.running_mean is None)
+    s.eval(), t.eval()
+    np.testing.assert_allclose(sl_np(s[0](seqlab.tensor(x))), th_np(t[0](torch.tensor(x))), rtol=1e-5, atol=1e-5)
+    assert sorted(s.state_dict()) == sorted(t.state_dict())
