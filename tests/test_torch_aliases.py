@@ -408,3 +408,79 @@ def test_apply_and_map_match_torch():
     assert_raises_like_torch(lambda: seqlab.ones(2, requires_grad=True).apply_(abs),
                              lambda: torch.ones(2, requires_grad=True).apply_(abs),
                              "Can't call apply_\\(\\) on Variable that requires grad")
+
+
+# ------------------------------------------------------------------ review fixes: fill keeps the graph, clamp's tensor bounds
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_fill_of_a_tensor_requiring_grad_keeps_the_graph_like_torch(rng, dtype):
+    a = randn(rng, (2, 3), dtype)
+    for layout in LAYOUTS:
+        assert_matches_torch(lambda x: seqlab.fill(x, 2), lambda x: torch.fill(x, 2), [a], layout=layout)
+    assert_matches_torch(lambda x: seqlab.fill(x, 2), lambda x: torch.fill(x, 2), [np.zeros((0, 3), dtype)])
+    s, t = seqlab.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    assert seqlab.fill(s, 2).requires_grad == torch.fill(t, 2).requires_grad is True
+    with seqlab.no_grad():
+        assert not seqlab.fill(s, 2).requires_grad
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_clamp_and_clip_take_tensor_bounds_like_torch(rng, dtype):
+    a, lo, hi = randn(rng, (3, 4), dtype), randn(rng, (4,), dtype) - 0.5, randn(rng, (3, 1), dtype) + 0.5
+    for name in ("clamp", "clip"):
+        sf, tf = getattr(seqlab, name), getattr(torch, name)
+        for layout in LAYOUTS:
+            assert_matches_torch(lambda x, l, h: sf(x, l, h), lambda x, l, h: tf(x, l, h), [a, lo, hi], layout=layout)
+            assert_matches_torch(lambda x, l: getattr(x, name)(min=l), lambda x, l: getattr(x, name)(min=l), [a, lo],
+                                 layout=layout)
+            assert_matches_torch(lambda x, h: sf(x, None, h), lambda x, h: tf(x, None, h), [a, hi], layout=layout)
+        assert_raises_like_torch(lambda: sf(seqlab.tensor(a), seqlab.tensor(lo), 0.25),
+                                 lambda: tf(torch.tensor(a), torch.tensor(lo), 0.25), "invalid combination of arguments")
+        assert_matches_torch(lambda x, l, h: sf(x, l, h), lambda x, l, h: tf(x, l, h),
+                             [np.zeros((0, 4), dtype), lo, hi[:1]])
+        for fn in (lambda m, x, l, h: getattr(m, name + "_")(x.clone(), l, h),
+                   lambda m, x, l, h: getattr(x.clone(), name + "_")(l, h)):
+            s = fn(seqlab, seqlab.tensor(a), seqlab.tensor(lo), seqlab.tensor(hi))
+            t = fn(torch, torch.tensor(a), torch.tensor(lo), torch.tensor(hi))
+            np.testing.assert_array_equal(sl_np(s), th_np(t))
+    assert_gradcheck(lambda x, l, h: seqlab.clamp(x, l, h), [a.astype(np.float64), lo, hi])
+    ints = np.array([1, 5, -3])
+    s = seqlab.clamp(seqlab.tensor(ints), seqlab.tensor(0.5))
+    t = torch.clamp(torch.tensor(ints), torch.tensor(0.5))
+    assert str(s.dtype).split(".")[-1] == str(t.dtype).split(".")[-1] and s.tolist() == t.tolist()
+    assert_raises_like_torch(lambda: seqlab.clamp_(seqlab.tensor(ints), seqlab.tensor(0.5)),
+                             lambda: torch.clamp_(torch.tensor(ints), torch.tensor(0.5)), "can't be cast")
+    assert_raises_like_torch(lambda: seqlab.clamp(seqlab.tensor(ints)), lambda: torch.clamp(torch.tensor(ints)),
+                             "At least one of 'min' or 'max' must not be None")
+
+
+# ------------------------------------------------------------------ function forms exp2_ ... xlogy_, Tensor.resize / resize_as
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_more_in_place_function_forms_match_torch(rng, dtype):
+    x = np.abs(randn(rng, (3, 4), dtype)) * 0.4 + 0.05
+    for name, args in (("exp2_", ()), ("i0_", ()), ("sinc_", ()), ("logit_", ()), ("logit_", (0.1,)), ("xlogy_", (2.0,)),
+                       ("xlogy_", ("t",))):
+        s, t = seqlab.tensor(x), torch.tensor(x)
+        sa = [seqlab.tensor(x[0]) if a == "t" else a for a in args]
+        ta = [torch.tensor(x[0]) if a == "t" else a for a in args]
+        assert getattr(seqlab, name)(s, *sa) is s and getattr(torch, name)(t, *ta) is t
+        np.testing.assert_allclose(sl_np(s), th_np(t), rtol=1e-5, atol=1e-6)
+    assert_raises_like_torch(lambda: seqlab.exp2_(seqlab.ones(2, requires_grad=True)),
+                             lambda: torch.exp2_(torch.ones(2, requires_grad=True)), "leaf Variable that requires grad")
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_resize_and_resize_as_warn_and_match_torch(rng, dtype):
+    a = randn(rng, (2, 6), dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for layout in LAYOUTS:
+            assert_matches_torch(lambda x: x.resize(3, 4), lambda x: x.resize(3, 4), [a], layout=layout)
+            assert_matches_torch(lambda x: x.resize_as(seqlab.ones(4, 3)), lambda x: x.resize_as(torch.ones(4, 3)),
+                                 [a], layout=layout)
+        assert_gradcheck(lambda x: x.resize(4, 3), [a])
+        assert_raises_like_torch(lambda: seqlab.tensor(a).resize(5), lambda: torch.tensor(a).resize(5),
+                                 "requested resize to 5 \\(5 elements in total\\)")
+    with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+        seqlab.tensor(a).resize(12)
+    with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+        seqlab.tensor(a).resize_as(seqlab.ones(12))

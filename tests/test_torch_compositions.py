@@ -493,3 +493,226 @@ def test_binomial_and_poisson_follow_their_distributions():
     assert_raises_like_torch(lambda: seqlab.poisson(seqlab.tensor([-1.0])), lambda: torch.poisson(torch.tensor([-1.0])),
                              "invalid Poisson rate")
     assert math.isfinite(float(seqlab.poisson(seqlab.zeros(1)).item()))
+
+
+# ------------------------------------------------------------------ review fixes: kl_div, hinge_embedding_loss, tril/triu_indices
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_kl_div_of_a_negative_target_is_nan_like_torch(dtype):
+    x, y = np.array([-1.0, -0.5, -2.0], dtype), np.array([-0.2, 0.0, 0.3], dtype)
+    for reduction in ("none", "sum", "batchmean"):
+        s = F.kl_div(seqlab.tensor(x), seqlab.tensor(y), reduction=reduction)
+        t = TF.kl_div(torch.tensor(x), torch.tensor(y), reduction=reduction)
+        np.testing.assert_allclose(sl_np(s), th_np(t), rtol=1e-6)  # NaN where torch's is NaN
+    for reduction in (0, 2):
+        s = seqlab.kl_div(seqlab.tensor(x), seqlab.tensor(y), reduction)
+        t = torch.kl_div(torch.tensor(x), torch.tensor(y), reduction)
+        np.testing.assert_allclose(sl_np(s), th_np(t), rtol=1e-6)
+    assert np.isnan(sl_np(F.kl_div(seqlab.tensor(x), seqlab.tensor(y), reduction="sum")))
+
+
+def test_hinge_embedding_loss_keeps_an_integer_input_dtype_like_torch():
+    x, y = np.array([1, 2, 0, 5]), np.array([-1, -1, -1, 1])
+    for dtype in ("int64", "int32"):
+        for margin in (1.0, 1.5, 2.7):
+            for reduction in ("none", "sum"):
+                s = F.hinge_embedding_loss(seqlab.tensor(x).to(getattr(seqlab, dtype)), seqlab.tensor(y), margin,
+                                           reduction=reduction)
+                t = TF.hinge_embedding_loss(torch.tensor(x).to(getattr(torch, dtype)), torch.tensor(y), margin,
+                                            reduction=reduction)
+                same(s, t)
+    same(seqlab.hinge_embedding_loss(seqlab.tensor(x), seqlab.tensor(y), 1.0, 2),
+                torch.hinge_embedding_loss(torch.tensor(x), torch.tensor(y), 1.0, 2))
+    assert_raises_like_torch(lambda: F.hinge_embedding_loss(seqlab.tensor(x), seqlab.tensor(y)),
+                             lambda: TF.hinge_embedding_loss(torch.tensor(x), torch.tensor(y)),
+                             "mean\\(\\): could not infer output dtype")
+    assert_matches_torch(lambda a, b: F.hinge_embedding_loss(a, b), lambda a, b: TF.hinge_embedding_loss(a, b),
+                         [x.astype(np.float32), y])
+
+
+def test_tril_and_triu_indices_refuse_an_overflowing_size_up_front_like_torch():
+    for name in ("tril_indices", "triu_indices"):
+        for r, c, o in ((0, 0, 0), (1, 1, 0), (3, 5, -1), (5, 3, 1), (4, 4, -6), (4, 4, 6), (6, 2, 0), (2, 6, -1)):
+            for dtype in ("int64", "int32"):
+                s = getattr(seqlab, name)(r, c, o, dtype=getattr(seqlab, dtype))
+                t = getattr(torch, name)(r, c, o, dtype=getattr(torch, dtype))
+                same(s, t)
+        for dtype in ("int64", "int32"):
+            assert_raises_like_torch(lambda: getattr(seqlab, name)(2 ** 31, 2 ** 31, dtype=getattr(seqlab, dtype)),
+                                     lambda: getattr(torch, name)(2 ** 31, 2 ** 31, dtype=getattr(torch, dtype)),
+                                     "Storage size calculation overflowed with sizes=\\[2, 2305843010287435776\\]")
+    # a huge matrix with an empty (or tiny) triangle is built without a row x col mask
+    assert tuple(seqlab.tril_indices(10 ** 7, 10 ** 7, -10 ** 7).shape) == (2, 0)
+    assert seqlab.triu_indices(10 ** 6, 10 ** 6, 10 ** 6 - 1).tolist() == [[0], [10 ** 6 - 1]]
+
+
+# ------------------------------------------------------------------ top-level forms: group_norm, instance_norm, rrelu, conv_transpose, ...
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_group_and_instance_norm_top_level_forms_match_torch(rng, dtype):
+    x, w, b = randn(rng, (2, 4, 5), dtype), randn(rng, (4,), dtype), randn(rng, (4,), dtype)
+    for layout in LAYOUTS:
+        assert_matches_torch(lambda a, c, d: seqlab.group_norm(a, 2, c, d, 1e-5, True),
+                             lambda a, c, d: torch.group_norm(a, 2, c, d, 1e-5, True), [x, w, b], layout=layout)
+        assert_matches_torch(lambda a: seqlab.group_norm(a, 4), lambda a: torch.group_norm(a, 4), [x], layout=layout)
+        assert_matches_torch(lambda a, c, d: seqlab.instance_norm(a, c, d, None, None, True, 0.1, 1e-5, True),
+                             lambda a, c, d: torch.instance_norm(a, c, d, None, None, True, 0.1, 1e-5, True),
+                             [x, w, b], layout=layout)
+    rm, rv = np.zeros(4, dtype), np.ones(4, dtype) * 2
+    assert_matches_torch(lambda a: seqlab.instance_norm(a, None, None, seqlab.tensor(rm), seqlab.tensor(rv), False,
+                                                        0.1, 1e-5, False),
+                         lambda a: torch.instance_norm(a, None, None, torch.tensor(rm), torch.tensor(rv), False,
+                                                       0.1, 1e-5, False), [x])
+    assert_gradcheck(lambda a, c, d: seqlab.group_norm(a, 2, c, d), [x, w, b])
+    assert_raises_like_torch(lambda: seqlab.group_norm(seqlab.tensor(x), 3), lambda: torch.group_norm(torch.tensor(x), 3),
+                             "Expected number of channels in input to be divisible by num_groups")
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_rrelu_conv_transpose_detach_top_level_forms_match_torch(rng, dtype):
+    x = randn(rng, (3, 4), dtype)
+    for layout in LAYOUTS:
+        assert_matches_torch(lambda a: seqlab.rrelu(a, 0.1, 0.3), lambda a: torch.rrelu(a, 0.1, 0.3), [x], layout=layout)
+        assert_matches_torch(lambda a: seqlab.rrelu(a, generator=None), lambda a: torch.rrelu(a, generator=None), [x],
+                             layout=layout)
+    s, t = seqlab.tensor(x), torch.tensor(x)
+    assert seqlab.rrelu_(s) is s and torch.rrelu_(t) is t
+    np.testing.assert_allclose(sl_np(s), th_np(t), rtol=1e-6)
+    assert_raises_like_torch(lambda: seqlab.rrelu(seqlab.tensor(x), generator=1),
+                             lambda: torch.rrelu(torch.tensor(x), generator=1), "must be torch.Generator, not int")
+    with pytest.raises(NotImplementedError, match="generator"):
+        seqlab.rrelu(seqlab.tensor(x), training=True, generator=seqlab.Generator())
+    trained = seqlab.rrelu(seqlab.tensor(x), 0.1, 0.3, True)
+    ratio = sl_np(trained)[x < 0] / x[x < 0]
+    assert ((ratio >= 0.1 - 1e-6) & (ratio <= 0.3 + 1e-6)).all()
+    inp, w1, w2 = randn(rng, (2, 4, 5), dtype), randn(rng, (4, 3, 2), dtype), randn(rng, (4, 2, 2, 3), dtype)
+    bias = randn(rng, (6,), dtype)
+    assert_matches_torch(lambda a, w, b: seqlab.conv_transpose1d(a, w, b, 2, 1, 1, 2, 1),
+                         lambda a, w, b: torch.conv_transpose1d(a, w, b, 2, 1, 1, 2, 1), [inp, w1, bias])
+    assert_matches_torch(lambda a, w: seqlab.conv_transpose2d(a, w, stride=(2, 1), dilation=2),
+                         lambda a, w: torch.conv_transpose2d(a, w, stride=(2, 1), dilation=2),
+                         [randn(rng, (2, 4, 3, 5), dtype), w2])
+    assert_gradcheck(lambda a, w: seqlab.conv_transpose1d(a, w, stride=2), [inp, randn(rng, (4, 3, 2), dtype)])
+    leaf = seqlab.tensor(x, requires_grad=True)
+    d = seqlab.detach(leaf * 2)
+    assert not d.requires_grad and not torch.detach(torch.tensor(x, requires_grad=True) * 2).requires_grad
+    y = leaf * 2
+    assert seqlab.detach_(y) is y and not y.requires_grad
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_chain_matmul_and_nuclear_norm_warn_and_match_torch(rng, dtype):
+    a, b, c = randn(rng, (2, 5), dtype), randn(rng, (5, 3), dtype), randn(rng, (3, 4), dtype)
+    with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
+        seqlab.chain_matmul(seqlab.tensor(a), seqlab.tensor(b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for layout in LAYOUTS:
+            assert_matches_torch(lambda *m: seqlab.chain_matmul(*m), lambda *m: torch.chain_matmul(*m), [a, b, c],
+                                 layout=layout)
+        assert_matches_torch(lambda m: seqlab.chain_matmul(m), lambda m: torch.chain_matmul(m), [a])
+        assert_gradcheck(lambda *m: seqlab.chain_matmul(*m), [a, b, c])
+        assert_raises_like_torch(lambda: seqlab.chain_matmul(seqlab.ones(2, 2, 2)),
+                                 lambda: torch.chain_matmul(torch.ones(2, 2, 2)), "Tensor dimension is 3, expected 2")
+        x = randn(rng, (2, 3, 4), dtype)
+        for layout in LAYOUTS:
+            assert_matches_torch(lambda m: seqlab.nuclear_norm(m), lambda m: torch.nuclear_norm(m), [x], layout=layout)
+            assert_matches_torch(lambda m: seqlab.nuclear_norm(m, (0, 2), True),
+                                 lambda m: torch.nuclear_norm(m, (0, 2), True), [x], layout=layout)
+        assert_gradcheck(lambda m: seqlab.nuclear_norm(m), [x])
+    with pytest.warns(UserWarning, match="nuclear_norm is deprecated"):
+        seqlab.nuclear_norm(seqlab.eye(2))
+
+
+# ------------------------------------------------------------------ linalg.vander, tensorinv, tensorsolve, inv_ex, cholesky_ex, solve_ex
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_linalg_vander_tensorinv_tensorsolve_match_torch(rng, dtype):
+    x = randn(rng, (2, 4), dtype)
+    for layout in LAYOUTS:
+        assert_matches_torch(lambda a: seqlab.linalg.vander(a), lambda a: torch.linalg.vander(a), [x], layout=layout)
+        assert_matches_torch(lambda a: seqlab.linalg.vander(a, N=6), lambda a: torch.linalg.vander(a, N=6), [x],
+                             layout=layout)
+    same(seqlab.linalg.vander(seqlab.tensor([1, 2, 3])), torch.linalg.vander(torch.tensor([1, 2, 3])))
+    assert_gradcheck(lambda a: seqlab.linalg.vander(a, N=3), [x])
+    for bad in (lambda m: m.linalg.vander(m.ones(3), N=1), lambda m: m.linalg.vander(m.ones(0)),
+                lambda m: m.linalg.vander(m.tensor(2.0))):
+        assert_raises_like_torch(lambda: bad(seqlab), lambda: bad(torch), "N must be greater than 1")
+    A = randn(rng, (6, 2, 3), dtype) + np.eye(6, dtype=dtype).reshape(6, 2, 3) * 3
+    for layout in ("contig", "slice"):
+        assert_matches_torch(lambda a: seqlab.linalg.tensorinv(a, 1), lambda a: torch.linalg.tensorinv(a, 1), [A],
+                             layout=layout)
+    A4 = randn(rng, (2, 3, 6), dtype) + np.eye(6, dtype=dtype).reshape(2, 3, 6) * 3
+    assert_matches_torch(lambda a: seqlab.linalg.tensorinv(a), lambda a: torch.linalg.tensorinv(a),
+                         [A4.reshape(2, 3, 2, 3)])
+    assert_gradcheck(lambda a: seqlab.linalg.tensorinv(a, 1), [A])
+    B = randn(rng, (2, 3), dtype)
+    assert_matches_torch(lambda a, b: seqlab.linalg.tensorsolve(a, b), lambda a, b: torch.linalg.tensorsolve(a, b),
+                         [A4.reshape(2, 3, 6), B])
+    assert_matches_torch(lambda a, b: seqlab.linalg.tensorsolve(a, b, dims=(0,)),
+                         lambda a, b: torch.linalg.tensorsolve(a, b, dims=(0,)),
+                         [np.moveaxis(A4.reshape(2, 3, 6), 2, 0).copy(), B])
+    assert_gradcheck(lambda a, b: seqlab.linalg.tensorsolve(a, b), [A4.reshape(2, 3, 6), B])
+    assert_raises_like_torch(lambda: seqlab.linalg.tensorinv(seqlab.ones(2, 3), 1),
+                             lambda: torch.linalg.tensorinv(torch.ones(2, 3), 1), "but got 3 != 2")
+    assert_raises_like_torch(lambda: seqlab.linalg.tensorinv(seqlab.ones(2, 2), 0),
+                             lambda: torch.linalg.tensorinv(torch.ones(2, 2), 0), "strictly positive integer")
+    assert_raises_like_torch(lambda: seqlab.linalg.tensorsolve(seqlab.ones(2, 3, 6), seqlab.ones(2, 4)),
+                             lambda: torch.linalg.tensorsolve(torch.ones(2, 3, 6), torch.ones(2, 4)), "but got 6 != 8")
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_linalg_ex_forms_report_info_like_torch(rng, dtype):
+    good = randn(rng, (3, 3), dtype) + np.eye(3, dtype=dtype) * 4
+    spd = good @ good.T + np.eye(3, dtype=dtype)
+    batch = np.stack([good, good])
+    for layout in LAYOUTS:
+        assert_matches_torch(lambda a: seqlab.linalg.inv_ex(a), lambda a: torch.linalg.inv_ex(a), [batch],
+                             layout=layout)
+        assert_matches_torch(lambda a: seqlab.linalg.cholesky_ex(a, upper=True)[0],
+                             lambda a: torch.linalg.cholesky_ex(a, upper=True)[0], [spd], layout=layout)
+        assert_matches_torch(lambda a, b: seqlab.linalg.solve_ex(a, b), lambda a, b: torch.linalg.solve_ex(a, b),
+                             [batch, randn(rng, (2, 3), dtype)], layout=layout)
+    assert_matches_torch(lambda a, b: seqlab.linalg.solve_ex(a, b, left=False)[0],
+                         lambda a, b: torch.linalg.solve_ex(a, b, left=False)[0], [good, randn(rng, (2, 3), dtype)])
+    assert_gradcheck(lambda a: seqlab.linalg.inv_ex(a)[0], [good])
+    assert_gradcheck(lambda a: seqlab.linalg.cholesky_ex((a + a.mT) / 2)[0], [spd])  # (only one triangle is read)
+    assert_matches_torch(lambda a: seqlab.linalg.inv_ex(a), lambda a: torch.linalg.inv_ex(a),
+                         [np.zeros((0, 3, 3), dtype)])
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]], dtype)
+    mixed = np.stack([np.eye(2, dtype=dtype), singular, np.zeros((2, 2), dtype)])
+    for name, fn, args in (("inv_ex", lambda m, a: m.linalg.inv_ex(m.tensor(a)), mixed),
+                           ("cholesky_ex", lambda m, a: m.linalg.cholesky_ex(m.tensor(a)),
+                            np.stack([spd[:2, :2], singular - 3 * np.eye(2, dtype=dtype)])),
+                           ("solve_ex", lambda m, a: m.linalg.solve_ex(m.tensor(a), m.ones(3, 2, dtype=m.float64).to(
+                               m.tensor(a).dtype)), mixed)):
+        s, t = fn(seqlab, args), fn(torch, args)
+        assert s.info.tolist() == t.info.tolist() and str(s.info.dtype)[7:] == str(t.info.dtype)[6:], name
+        ok = np.array(t.info.tolist()) == 0
+        np.testing.assert_allclose(sl_np(s[0])[ok], th_np(t[0])[ok], rtol=1e-5, atol=1e-6)
+        assert np.isnan(sl_np(s[0])[~ok]).all()  # torch's are LAPACK's partial results there
+    for fn in (lambda m: m.linalg.inv_ex(m.tensor(singular), check_errors=True),
+               lambda m: m.linalg.cholesky_ex(m.tensor(singular), check_errors=True),
+               lambda m: m.linalg.solve_ex(m.tensor(singular), m.ones(2, dtype=m.tensor(singular).dtype),
+                                           check_errors=True)):
+        with pytest.raises(seqlab.linalg.LinAlgError):
+            fn(seqlab)
+        with pytest.raises(torch.linalg.LinAlgError):
+            fn(torch)
+
+
+def test_replace_all_batch_norm_modules_matches_torch(rng):
+    x = randn(rng, (4, 3, 5), np.float32)
+
+    def build(m):
+        net = m.nn.Sequential(m.nn.BatchNorm1d(3), m.nn.InstanceNorm1d(3, track_running_stats=True),
+                              m.nn.Sequential(m.nn.BatchNorm1d(3, track_running_stats=False)))
+        assert m.func.replace_all_batch_norm_modules_(net) is net
+        return net
+
+    s, t = build(seqlab), build(torch)
+    for sm, tm in zip(s.modules(), t.modules()):
+        assert sorted(dict(sm.named_buffers())) == sorted(dict(tm.named_buffers()))
+        if hasattr(tm, "track_running_stats"):
+            assert sm.track_running_stats == tm.track_running_stats
+            assert (sm.running_mean is None) == (tm.running_mean is None)
+    s.eval(), t.eval()
+    np.testing.assert_allclose(sl_np(s[0](seqlab.tensor(x))), th_np(t[0](torch.tensor(x))), rtol=1e-5, atol=1e-5)
+    assert sorted(s.state_dict()) == sorted(t.state_dict())

@@ -122,7 +122,7 @@ from ._aliases import (  # noqa: E402,F401
     is_floating_point, is_signed, is_nonzero, is_same_size, is_inference, get_device, adjoint,
 )
 from ._inplace_forms import (  # noqa: E402,F401
-    reciprocal, square, clamp_min, clamp_max, float_power, fill, masked_scatter, put, renorm,
+    reciprocal, square, clamp_min, clamp_max, float_power, fill, masked_scatter, put, renorm, clamp, clip,
 )
 from ._inplace_forms import FUNCTION_FORMS as _FUNCTION_FORMS  # noqa: E402
 
@@ -165,6 +165,13 @@ from . import _nn_top_level  # noqa: E402
 for _name in _nn_top_level.__all__:
     globals()[_name] = getattr(_nn_top_level, _name)
 Tensor.prelu = _nn_top_level.prelu
+from . import _top_level_more  # noqa: E402
+
+# torch.group_norm, torch.rrelu, torch.chain_matmul, torch.nuclear_norm, ... and Tensor.resize / resize_as
+for _name in _top_level_more.__all__:
+    globals()[_name] = getattr(_top_level_more, _name)
+for _name, _method in _top_level_more.METHODS.items():
+    setattr(Tensor, _name, _method)
 from ._compositions import (  # noqa: E402,F401
     inner, vdot, diagflat, dsplit, cov, corrcoef, trapezoid, trapz, cumulative_trapezoid, gradient, vander,
     tril_indices, triu_indices, unravel_index, diagonal_scatter, select_scatter, slice_scatter, alias_copy,

@@ -278,9 +278,29 @@ def _triangle_indices(fn, np_fn, row, col, offset, dtype, device):
     row, col, offset = (_args.index(v, fn, n) for v, n in ((row, "row"), (col, "col"), (offset, "offset")))
     if row < 0 or col < 0:
         raise RuntimeError(f"row must be non-negative, got{row}" if row < 0 else f"col must be non-negative, got{col}")
-    rows, cols = np_fn(row, offset, col)
+    lower = fn == "tril_indices"
+    count = _tril_count(row, col, offset) if lower else row * col - _tril_count(row, col, offset - 1)
+    itemsize = 8 if dtype == _dtypes.int64 else 4
+    if 2 * count * itemsize >= 2 ** 63:  # refused before any allocation, as torch's storage-size check
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[2, {count}]")
+    # row i holds the columns [start_i, stop_i): built in O(row + count), no row x col mask
+    i = np.arange(row, dtype=np.int64)
+    start = np.zeros(row, np.int64) if lower else np.clip(i + offset, 0, col)
+    stop = np.clip(i + offset + 1, 0, col) if lower else np.full(row, col, np.int64)
+    width = np.maximum(stop - start, 0)
+    rows = np.repeat(i, width)
+    first = np.cumsum(width) - width  # position of each row's first entry
+    cols = np.arange(count, dtype=np.int64) - np.repeat(first - start, width)
     out = np.stack([rows, cols]).astype(np.int64 if dtype == _dtypes.int64 else np.int32)
     return _core.from_numpy(_c_order(out.reshape(2, -1)))
+
+
+def _tril_count(row, col, offset):
+    """sum over i < row of clamp(i + offset + 1, 0, col): the size of the lower triangle, exactly."""
+    a = offset + 1
+    lo = min(max(0, 1 - a), row)  # rows before lo are empty
+    hi = min(max(col - a, lo), row)  # rows from hi on are full
+    return (hi - lo) * (lo + hi - 1 + 2 * a) // 2 + (row - hi) * col
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):

@@ -51,6 +51,24 @@ def clamp_max(input, max):
     return _core.clamp(input, None, max)
 
 
+def clamp(input, min=None, max=None):
+    """min(max(input, min), max) elementwise (torch.clamp, alias clip): the bounds numbers or
+    tensors (broadcast and promoted as torch's; a tensor bound gets the gradient where it replaced
+    input), either may be None; where min > max the result is max."""
+    if not isinstance(min, _core.Tensor) and not isinstance(max, _core.Tensor):
+        return _core.clamp(input, min, max)
+    if any(b is not None and not isinstance(b, _core.Tensor) for b in (min, max)):  # torch takes no mix either
+        raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(min).__name__}, {type(max).__name__}): the bounds are both numbers or both tensors")
+    out = input if min is None else clamp_min(input, min)
+    return out if max is None else clamp_max(out, max)
+
+
+def clip(input, min=None, max=None):
+    """torch.clip: clamp(input, min, max), the bounds numbers, tensors or None."""
+    return clamp(input, min, max)
+
+
 def float_power(input, exponent):
     """input ** exponent computed in float64, whatever the operands' dtypes (torch.float_power);
     the gradient flows back into each operand's own dtype."""
@@ -74,7 +92,10 @@ def fill(input, value):
                                f"dimensions.")
         everywhere = _core._full(list(input.shape), 1.0, _dtypes.bool)  # (input gets its zero gradient, as torch's)
         return _core.where(everywhere, value.to(input.dtype), input)
-    return _core._full(list(input.shape), _args.number(value, "fill", "value"), input.dtype)
+    full = _core._full(list(input.shape), _args.number(value, "fill", "value"), input.dtype)
+    if _core.is_grad_enabled() and input.requires_grad:  # keep the graph: input gets a zero gradient, as torch's
+        return _core.where(_core._full(list(input.shape), 1.0, _dtypes.bool), full, input)
+    return full
 
 
 def masked_scatter(input, mask, source):
@@ -209,7 +230,7 @@ def _fill_diagonal_(self, fill_value, wrap=False):
 _FROM_FUNCTIONS = {
     "abs_": _core.abs, "absolute_": _core.abs, "exp_": _core.exp, "log_": _core.log, "neg_": _core.neg,
     "negative_": _core.neg, "sqrt_": _core.sqrt, "sigmoid_": _core.sigmoid, "tanh_": _core.tanh,
-    "fix_": _core.trunc, "clip_": _core.clamp, "pow_": _core.pow, "reciprocal_": reciprocal, "square_": square,
+    "fix_": _core.trunc, "clip_": clip, "clamp_": clamp, "pow_": _core.pow, "reciprocal_": reciprocal, "square_": square,
     "clamp_min_": clamp_min, "clamp_max_": clamp_max, "multiply_": _core.mul, "subtract_": _core.sub,
     "true_divide_": _core.div, "tril_": _core.tril, "triu_": _core.triu, "masked_scatter_": masked_scatter,
     "put_": put, "renorm_": renorm,
@@ -225,7 +246,7 @@ IN_PLACE.update({"float_power_": _float_power_, "cumsum_": _cumulative_(_core.cu
                  "cumprod_": _cumulative_(_core.cumprod, "cumprod_"), "fill_diagonal_": _fill_diagonal_})
 
 # Tensor methods of the out-of-place ops above
-METHODS = {"reciprocal": reciprocal, "square": square, "clamp_min": clamp_min, "clamp_max": clamp_max,
+METHODS = {"clamp": clamp, "clip": clip, "reciprocal": reciprocal, "square": square, "clamp_min": clamp_min, "clamp_max": clamp_max,
            "float_power": float_power, "masked_scatter": masked_scatter, "put": put, "renorm": renorm,
            "sum_to_size": sum_to_size}
 
@@ -244,4 +265,4 @@ FUNCTION_FORMS = {name: _function_form(name) for name in (
     "arctan_", "arctanh_", "ceil_", "floor_", "round_", "trunc_", "frac_", "fix_", "clamp_", "clamp_min_",
     "clamp_max_", "clip_", "cos_", "cosh_", "sin_", "sinh_", "tan_", "tanh_", "exp_", "expm1_", "erf_", "erfc_",
     "log_", "log10_", "log1p_", "log2_", "neg_", "negative_", "reciprocal_", "rsqrt_", "sigmoid_", "sqrt_",
-    "square_", "relu_", "zero_", "fill_", "addmv_")}
+    "square_", "relu_", "zero_", "fill_", "addmv_", "exp2_", "i0_", "sinc_", "logit_", "xlogy_", "detach_")}

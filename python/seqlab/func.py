@@ -18,6 +18,7 @@ from . import _core
 from .autograd._engine import grad as _autograd_grad
 from .autograd.functional import _differentiating, jacobian_rows
 from .autograd.grad_mode import enable_grad, no_grad
+from .nn.modules.batchnorm import BatchNorm1d as _BatchNorm  # (every BatchNorm derives from it)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
            "stack_module_state"]
@@ -554,3 +555,21 @@ def stack_module_state(models):
               for k, _ in models[0].named_parameters()}
     buffers = {k: _core.stack([dict(m.named_buffers())[k] for m in models]) for k, _ in models[0].named_buffers()}
     return params, buffers
+
+
+# ------------------------------------------------------------------ batch norm without running statistics
+def replace_all_batch_norm_modules_(root):
+    """In place, every BatchNorm module in root (root included) that tracks running statistics
+    stops: running_mean, running_var and num_batches_tracked become None and track_running_stats
+    False, so it always normalises with the batch's statistics, as vmap needs
+    (torch.func.replace_all_batch_norm_modules_). Returns root."""
+    for module in root.modules():
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root
+
+
+__all__ += ["replace_all_batch_norm_modules_"]

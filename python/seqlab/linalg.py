@@ -7,6 +7,9 @@ cross: seqlab/_shape.py. Tests: tests/test_linalg_lapack.py."""
 import collections
 import math
 import numbers
+import re
+
+import numpy as np
 
 from . import _core
 from ._core import linalg as _linalg
@@ -338,3 +341,124 @@ def lstsq(A, B, rcond=None, *, driver=None):
         X = X.squeeze(-1)
     return _lstsq_result(X, residuals, rank if driver != "gels" else _zeros((0,), _core.dtype.int64),
                          S if driver in ("gelsd", "gelss") else empty)
+
+
+# ------------------------------------------------------------------ vander, tensorinv, tensorsolve and the _ex forms
+# (torch.linalg's pages; composed from the ops above. Tests: tests/test_torch_compositions.py)
+def vander(x, N=None):
+    """The Vandermonde matrix of the last dim of x: [..., i, j] = x[..., i] ** j for j < N (N
+    defaults to x.shape[-1]), increasing powers as a running product (torch.linalg.vander)."""
+    n = x.shape[-1] if x.dim() else 0
+    N = n if N is None else N
+    if N <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    ones = _core._full(list(x.shape) + [1], 1.0, x.dtype)
+    powers = x.unsqueeze(-1).expand(list(x.shape) + [N - 1])
+    return _core.cumprod(_core.cat([ones, powers], -1), -1)
+
+
+def _prod(shape):
+    out = 1
+    for s in shape:
+        out *= s
+    return out
+
+
+def tensorinv(A, ind=2):
+    """X with tensordot(X, A, ind) the identity (torch.linalg.tensorinv): inv of A seen as a
+    prod(A.shape[:ind]) x prod(A.shape[ind:]) matrix, shaped A.shape[ind:] + A.shape[:ind]."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = list(A.shape[:ind]), list(A.shape[ind:])
+    if _prod(rows) != _prod(cols):
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {_prod(cols)} != {_prod(rows)}")
+    return inv(A.reshape([_prod(rows), _prod(cols)])).reshape(cols + rows)
+
+
+def tensorsolve(A, B, dims=None):
+    """X with tensordot(A, X, X.ndim) = B (torch.linalg.tensorsolve): A's dims in `dims` are first
+    moved to the end, then A is solved as a prod(B.shape) x prod(A.shape[B.ndim:]) matrix."""
+    if dims is not None:
+        dims = [d % A.dim() for d in dims]
+        A = _movedim(A, dims, list(range(A.dim() - len(dims), A.dim())))
+    cols = list(A.shape[B.dim():])
+    if _prod(cols) != B.numel():  # (torch's message, whose right side is B.numel())
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {_prod(cols)} != {B.numel()}")
+    return solve(A.reshape([-1, _prod(cols)]), B.reshape([-1])).reshape(cols)
+
+
+_inv_ex_result = collections.namedtuple("linalg_inv_ex", ["inverse", "info"])
+_cholesky_ex_result = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
+_solve_ex_result = collections.namedtuple("linalg_solve_ex", ["result", "info"])
+
+
+def _info_of(error):
+    """LAPACK's info from a LinAlgError's message: the zero pivot's or the failing minor's order."""
+    found = re.search(r"(?:diagonal element|order) (\d+)", str(error))
+    return int(found.group(1)) if found else 1
+
+
+def _each_matrix(A, op):
+    """(op(A), info): the whole batch at once when no matrix fails, else matrix by matrix, a failing
+    one giving NaNs and its LAPACK info (> 0) instead of raising."""
+    batch = list(A.shape[:-2])
+    try:
+        return op(A), _core.from_numpy(np.zeros(batch, np.int32))
+    except LinAlgError:
+        pass
+    flat = A.reshape([-1] + list(A.shape[-2:]))
+    outs, infos = [], []
+    for k in range(flat.shape[0]):
+        try:
+            outs.append(op(flat[k]))
+            infos.append(0)
+        except LinAlgError as error:
+            outs.append(_core._full(list(A.shape[-2:]), math.nan, A.dtype))
+            infos.append(_info_of(error))
+    return _core.stack(outs).reshape(list(A.shape)), _core.from_numpy(np.array(infos, np.int32).reshape(batch))
+
+
+def inv_ex(A, *, check_errors=False):
+    """(inverse, info) (torch.linalg.inv_ex): info 0 where A is invertible, else the 1-based index
+    of the zero pivot, that matrix's inverse NaN (torch's holds LAPACK's partial result) instead of
+    an error; check_errors=True raises linalg.inv's LinAlgError."""
+    if check_errors:
+        return _inv_ex_result(*_with_zero_info(inv(A), A))
+    return _inv_ex_result(*_each_matrix(A, inv))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """(L, info) (torch.linalg.cholesky_ex): info 0 where A is positive-definite, else the order of
+    the first leading minor that is not, that L NaN (torch's holds LAPACK's partial result) instead
+    of an error; check_errors=True raises linalg.cholesky's LinAlgError."""
+    if check_errors:
+        return _cholesky_ex_result(*_with_zero_info(cholesky(A, upper=upper), A))
+    return _cholesky_ex_result(*_each_matrix(A, lambda M: cholesky(M, upper=upper)))
+
+
+def _with_zero_info(out, A):
+    return out, _core.from_numpy(np.zeros(list(A.shape[:-2]), np.int32))
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """(result, info) (torch.linalg.solve_ex): info (over A's batch) 0 where A is invertible, else
+    the index of the zero pivot, those solutions NaN instead of an error; check_errors=True raises
+    linalg.solve's LinAlgError."""
+    if check_errors:
+        return _solve_ex_result(*_with_zero_info(solve(A, B, left=left), A))
+    try:
+        return _solve_ex_result(*_with_zero_info(solve(A, B, left=left), A))
+    except LinAlgError:
+        pass
+    info = _each_matrix(A, inv)[1]
+    bad = (info != 0).reshape(list(info.shape) + [1, 1])
+    eye = _core._eye(A.shape[-1], A.shape[-1], A.dtype)
+    result = solve(_core.where(bad, eye, A), B, left=left)
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and list(B.shape) == list(A.shape[:-1]))
+    bad = bad.reshape(list(info.shape) + [1]) if vector else bad
+    return _solve_ex_result(_core.where(bad, _core._full([], math.nan, result.dtype), result), info)
+
+
+__all__ += ["vander", "tensorinv", "tensorsolve", "inv_ex", "cholesky_ex", "solve_ex"]

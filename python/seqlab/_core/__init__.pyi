@@ -251,6 +251,12 @@ class Tensor:
         torch.cholesky (deprecated in torch for linalg.cholesky): L with A = L L^T, or U = L^T when
             upper; errors name 'cholesky'. seqlab does not repeat torch's deprecation warning.
         """
+    def clamp(self, min = None, max = None):
+        """
+        min(max(input, min), max) elementwise (torch.clamp, alias clip): the bounds numbers or
+            tensors (broadcast and promoted as torch's; a tensor bound gets the gradient where it replaced
+            input), either may be None; where min > max the result is max.
+        """
     def clamp_max(self, max):
         """
         min(input, max) elementwise (torch.clamp_max): clamp with only an upper bound, a number or a
@@ -260,6 +266,10 @@ class Tensor:
         """
         max(input, min) elementwise (torch.clamp_min): clamp with only a lower bound, a number or a
             tensor.
+        """
+    def clip(self, min = None, max = None):
+        """
+        torch.clip: clamp(input, min, max), the bounds numbers, tensors or None.
         """
     def clone(self, *, memory_format = ...):
         """
@@ -1223,13 +1233,9 @@ class Tensor:
         """
         At most `chunks` views of equal size ceil(n / chunks) along dim (torch.chunk).
         """
-    def clamp(self, min: typing.Any = None, max: typing.Any = None) -> Tensor:
+    def clamp_(self, *args, **kwargs):
         """
-        out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clamp).
-        """
-    def clamp_(self, min: typing.SupportsFloat | typing.SupportsIndex | None = None, max: typing.SupportsFloat | typing.SupportsIndex | None = None) -> Tensor:
-        """
-        In-place clamp: self = min(max(self, min), max).
+        In place: self = clamp(self, ...), written into self (Tensor.clamp_).
         """
     def clamp_max_(self, *args, **kwargs):
         """
@@ -1239,13 +1245,9 @@ class Tensor:
         """
         In place: self = clamp_min(self, ...), written into self (Tensor.clamp_min_).
         """
-    def clip(self, min: typing.Any = None, max: typing.Any = None) -> Tensor:
-        """
-        out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).
-        """
     def clip_(self, *args, **kwargs):
         """
-        In place: self = clamp(self, ...), written into self (Tensor.clip_).
+        In place: self = clip(self, ...), written into self (Tensor.clip_).
         """
     def contiguous(self, memory_format = ...):
         """
@@ -1981,11 +1983,21 @@ class Tensor:
         """
         self reshaped to other's shape (torch.Tensor.reshape_as).
         """
+    def resize(self, *sizes):
+        """
+        Tensor.resize (deprecated, as torch's, with its warning): self reshaped to sizes, which must
+            hold the same number of elements; the gradient flows back through the reshape.
+        """
     def resize_(self, *sizes, memory_format = None):
         """
         self reshaped to `sizes` in place, keeping its first elements in row-major order; new elements
             are uninitialised (torch.Tensor.resize_). seqlab reallocates: a view of self taken earlier no
             longer shares its memory afterwards (torch keeps the storage when it is large enough).
+        """
+    def resize_as(self, tensor):
+        """
+        Tensor.resize_as (deprecated, as torch's, with its warning): self reshaped to tensor's shape,
+            which must hold the same number of elements.
         """
     def resize_as_(self, the_template, *, memory_format = None):
         """

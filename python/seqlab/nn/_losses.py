@@ -220,6 +220,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     _check_reduction(reduction)
     hinge = (margin - input).clamp(min=0.0)
     loss = _core.where(target != 1, hinge, 0.0) + _core.where(target != -1, input, 0.0)
+    if not input.is_floating_point():  # an integer input keeps its dtype, as torch's (mean then refuses it)
+        loss = loss.to(input.dtype)
     return _reduce(loss, reduction)
 
 

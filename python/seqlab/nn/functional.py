@@ -218,8 +218,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if log_target:
         pointwise = target.exp() * (target - input)
-    else:  # x log x = 0 at x = 0: log of 1 there, so no 0·(−inf) reaches the gradient
-        safe = _core.where(target > 0, target, target.new_ones(()))
+    else:  # xlogy(t, t): 0 at t = 0 (log of 1 there, so no 0·(−inf) reaches the gradient), NaN for t < 0
+        safe = _core.where(target != 0, target, target.new_ones(()))
         pointwise = target * safe.log() - target * input
     if reduction == "none":
         return pointwise
