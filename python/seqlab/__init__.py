@@ -72,7 +72,10 @@ from .training import train, evaluate  # noqa: E402,F401
 from . import (accelerator, autograd, cuda, distributed, random, utils, linalg, nn, data, optim, lm,  # noqa: E402,F401
                embed, generation, hub, onnx)
 
-from ._linalg_aliases import det, logdet, slogdet, inverse, cholesky, svd, pinverse, matrix_power  # noqa: E402,F401
+from ._linalg_aliases import (  # noqa: E402,F401
+    det, logdet, slogdet, inverse, cholesky, svd, pinverse, matrix_power, qr, cholesky_solve, cholesky_inverse,
+    triangular_solve, matrix_exp,
+)
 
 from ._version import __version__  # noqa: E402,F401
 from ._config import show_config  # noqa: E402,F401
@@ -142,7 +145,10 @@ from . import _tensor_surface, _random_extra  # noqa: E402
 # contiguous and the *_like functions (tests/test_torch_aliases.py)
 for _name, _method in {**_tensor_surface.METHODS, **_random_extra.METHODS}.items():
     setattr(Tensor, _name, _method)
-from ._tensor_surface import clone, empty_strided, empty_permuted, resize_as_, to_dlpack  # noqa: E402,F401
+from ._tensor_surface import (  # noqa: E402,F401
+    clone, empty_strided, empty_permuted, resize_as_, to_dlpack, index_put, nonzero_static,
+)
+from ._tensor_surface import _index_put_ as index_put_  # noqa: E402,F401
 from ._random_extra import binomial, poisson  # noqa: E402,F401
 
 globals().update(_tensor_surface.LIKE)  # empty_like, zeros_like, ... with memory_format=

@@ -8,7 +8,7 @@ import inspect
 
 import numpy as np
 
-from . import _args, _core
+from . import _args, _core, _dtypes
 from . import _tensor
 from ._switches import check_memory_format, preserve_format, contiguous_format
 
@@ -199,6 +199,48 @@ METHODS = {"new": _new, "new_empty": _new_empty, "new_full": _new_full, "new_emp
 for _name, _method in METHODS.items():
     _method.__name__ = _method.__qualname__ = _name
 del _name, _method
+
+
+# ------------------------------------------------------------------ index_put and nonzero_static
+def _index_put_args(op, indices, values, self):
+    if not isinstance(values, _core.Tensor):
+        raise TypeError(f"{op}(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    if values.dtype != self.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_dtypes.scalar_type_name(self.dtype)} for the destination and "
+                           f"{_dtypes.scalar_type_name(values.dtype)} for the source.")
+    return list(indices)
+
+
+def index_put(input, indices, values, accumulate=False):
+    """A copy of input with input[indices] = values, or += values when accumulate (torch.index_put:
+    indices is a tuple of index tensors, None for a whole dim, as x[i, j] = v)."""
+    return _core._index_put(input, _index_put_args("index_put", indices, values, input), values, bool(accumulate))
+
+
+def _index_put_(self, indices, values, accumulate=False):
+    """In place: self[indices] = values, or += values when accumulate (torch.Tensor.index_put_)."""
+    return self._index_put_(_index_put_args("index_put_", indices, values, self), values, bool(accumulate))
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero(input) with exactly size rows (torch.nonzero_static): the first size indices of the
+    nonzero elements, padded with rows of fill_value."""
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got size={size}")
+    found = _core.nonzero(input)
+    if found.shape[0] >= size:
+        return found[:size]
+    pad = _core._full([size - found.shape[0], input.dim()], float(fill_value), _core.dtype.int64)
+    return _core.cat([found, pad], 0)
+
+
+METHODS.update({"index_put": index_put, "index_put_": _index_put_,
+                "nonzero_static": lambda self, *, size, fill_value=-1: nonzero_static(self, size=size,
+                                                                                       fill_value=fill_value)})
+METHODS["nonzero_static"].__name__ = METHODS["nonzero_static"].__qualname__ = "nonzero_static"
+METHODS["nonzero_static"].__doc__ = nonzero_static.__doc__
+_index_put_.__name__ = _index_put_.__qualname__ = "index_put_"
 
 
 def to_dlpack(tensor):

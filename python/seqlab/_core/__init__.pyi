@@ -251,6 +251,16 @@ class Tensor:
         torch.cholesky (deprecated in torch for linalg.cholesky): L with A = L L^T, or U = L^T when
             upper; errors name 'cholesky'. seqlab does not repeat torch's deprecation warning.
         """
+    def cholesky_inverse(self, upper = False):
+        """
+        A⁻¹ from A's Cholesky factor input (L, or U when upper) (torch.cholesky_inverse):
+            cholesky_solve of the identity.
+        """
+    def cholesky_solve(self, input2, upper = False):
+        """
+        X with A X = input, where input2 is A's Cholesky factor L (A = L L^T), or U (A = U^T U) when
+            upper (torch.cholesky_solve): two triangular solves, L Y = input then L^T X = Y.
+        """
     def clamp(self, min = None, max = None):
         """
         min(max(input, min), max) elementwise (torch.clamp, alias clip): the bounds numbers or
@@ -473,6 +483,11 @@ class Tensor:
         """
         In place: input[..., index, ...] = value along dim (Tensor.index_fill_).
         """
+    def index_put(self, indices, values, accumulate = False):
+        """
+        A copy of input with input[indices] = values, or += values when accumulate (torch.index_put:
+            indices is a tuple of index tensors, None for a whole dim, as x[i, j] = v).
+        """
     def inner(self, other):
         """
         The sum of products over the last dims of input and other (torch.inner): shape
@@ -590,6 +605,13 @@ class Tensor:
         The elements of input where the bool mask is True (the two broadcast), as a 1-d tensor
             (torch.masked_select).
         """
+    def matrix_exp(self):
+        """
+        e^A = Σ_k A^k / k! for each square matrix of A (torch.linalg.matrix_exp), by scaling and
+            squaring (Moler & Van Loan 2003, method 3): A / 2^s has 1-norm at most 1/2, its series to 18
+            terms (a relative error below 2^-53 · 10⁻⁵), then s squarings. Composed of matmuls, so the
+            gradient is the composition's (torch's is Najfeld & Havel's block-matrix form: equal to rounding).
+        """
     def matrix_power(self, n):
         """
         input^n for an integer n (torch.matrix_power = torch.linalg.matrix_power).
@@ -679,6 +701,11 @@ class Tensor:
         """
         input with the elements at the flat positions `index` (negative ones count from the end)
             set to source's values, or increased by them with accumulate=True (torch.put).
+        """
+    def qr(self, some = True):
+        """
+        (Q, R) with input = Q R (torch.qr, deprecated in torch for linalg.qr): reduced when some,
+            else complete.
         """
     def quantile(self, q, dim = None, keepdim = False, *, interpolation = 'linear'):
         """
@@ -797,6 +824,11 @@ class Tensor:
     def trace(self):
         """
         Σ_i input[i, i] of a 2-d tensor; integers sum to int64, as torch.trace.
+        """
+    def triangular_solve(self, A, upper = True, transpose = False, unitriangular = False):
+        """
+        (X, A.clone()) with op(A) X = b, op(A) = A or A^T, A triangular (torch.triangular_solve,
+            deprecated in torch for linalg.solve_triangular, which it calls).
         """
     def unbind(self, dim = 0):
         """
@@ -1561,6 +1593,10 @@ class Tensor:
         """
         In place: self[..., index[i], ...] = source[..., i, ...] along dim; returns self.
         """
+    def index_put_(self, indices, values, accumulate = False):
+        """
+        In place: self[indices] = values, or += values when accumulate (torch.Tensor.index_put_).
+        """
     def index_reduce(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
         """
         out = input with every source[..., i, ...] reduced into out[..., index[i], ...] along dim; reduce is
@@ -1872,6 +1908,11 @@ class Tensor:
     def nonzero(self) -> Tensor:
         """
         The indices of the non-zero elements, one row per element: shape (n, input.dim()) (torch.nonzero).
+        """
+    def nonzero_static(self, *, size, fill_value = -1):
+        """
+        nonzero(input) with exactly size rows (torch.nonzero_static): the first size indices of the
+            nonzero elements, padded with rows of fill_value.
         """
     def norm(self, p: typing.Any = 'fro', dim: typing.Any = None, keepdim: bool = False, dtype: dtype | None = None) -> Tensor:
         """
