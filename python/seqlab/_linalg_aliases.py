@@ -117,4 +117,17 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
 
 matrix_exp = linalg.matrix_exp
 
+def _triangular_solve_method(self, A, upper=True, transpose=False, unitriangular=False):
+    """triangular_solve(self, A, ...) as a Tensor method (torch.Tensor.triangular_solve)."""
+    return triangular_solve(self, A, upper, transpose, unitriangular)
+
+
+def _matrix_exp_method(self):
+    """e^self for each square matrix (torch.Tensor.matrix_exp)."""
+    return matrix_exp(self)
+
+
 METHODS = {name: globals()[name] for name in __all__}
+METHODS.update(triangular_solve=_triangular_solve_method, matrix_exp=_matrix_exp_method)
+_triangular_solve_method.__name__ = "triangular_solve"
+_matrix_exp_method.__name__ = "matrix_exp"

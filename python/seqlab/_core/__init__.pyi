@@ -605,13 +605,6 @@ class Tensor:
         The elements of input where the bool mask is True (the two broadcast), as a 1-d tensor
             (torch.masked_select).
         """
-    def matrix_exp(self):
-        """
-        e^A = Σ_k A^k / k! for each square matrix of A (torch.linalg.matrix_exp), by scaling and
-            squaring (Moler & Van Loan 2003, method 3): A / 2^s has 1-norm at most 1/2, its series to 18
-            terms (a relative error below 2^-53 · 10⁻⁵), then s squarings. Composed of matmuls, so the
-            gradient is the composition's (torch's is Najfeld & Havel's block-matrix form: equal to rounding).
-        """
     def matrix_power(self, n):
         """
         input^n for an integer n (torch.matrix_power = torch.linalg.matrix_power).
@@ -824,11 +817,6 @@ class Tensor:
     def trace(self):
         """
         Σ_i input[i, i] of a 2-d tensor; integers sum to int64, as torch.trace.
-        """
-    def triangular_solve(self, A, upper = True, transpose = False, unitriangular = False):
-        """
-        (X, A.clone()) with op(A) X = b, op(A) = A or A^T, A triangular (torch.triangular_solve,
-            deprecated in torch for linalg.solve_triangular, which it calls).
         """
     def unbind(self, dim = 0):
         """
@@ -1779,6 +1767,10 @@ class Tensor:
         """
         The matrix product with NumPy's rules: 1-d is a vector, batch dims broadcast (torch.matmul).
         """
+    def matrix_exp(self):
+        """
+        e^self for each square matrix (torch.Tensor.matrix_exp).
+        """
     def max(self, dim: typing.Any = None, keepdim: bool = False, *, keepdims: bool = False) -> typing.Any:
         """
         max(input): the largest element; max(input, dim, keepdim=False): (values, indices) along dim;
@@ -2278,6 +2270,10 @@ class Tensor:
     def transpose_(self, *args, **kwargs):
         """
         In place: self = self.transpose(...), the same tensor object with the new shape.
+        """
+    def triangular_solve(self, A, upper = True, transpose = False, unitriangular = False):
+        """
+        triangular_solve(self, A, ...) as a Tensor method (torch.Tensor.triangular_solve).
         """
     def tril(self, diagonal: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
         """
