@@ -89,6 +89,34 @@ def test_creation_functions_layers_and_repr_follow_the_default_dtype(default_flo
     assert seqlab.result_type(seqlab.tensor([1]), 1.0) == seqlab.float64
 
 
+def test_ops_promote_integers_to_the_default_dtype(default_float64):
+    """int_tensor / 2, int * 1.5, exp of ints, int ** 0.5, clamp of ints by a float bound, where of
+    two numbers, mean-free unary ops and the in-place true division's refusal: torch promotes
+    integers to its default dtype, and so does seqlab."""
+    calls = [
+        lambda L: L.tensor([1, 2]) / 2,
+        lambda L: L.tensor([1, 2]) * 1.5,
+        lambda L: L.tensor([1, 2]) + L.tensor(0.5),
+        lambda L: L.sqrt(L.tensor([4, 9])),
+        lambda L: L.exp(L.tensor([1, 2])),
+        lambda L: L.log(L.tensor([1, 2])),
+        lambda L: L.sigmoid(L.tensor([1, 2])),
+        lambda L: L.tanh(L.tensor([1, 2])),
+        lambda L: L.tensor([1, 2]) ** 0.5,
+        lambda L: L.clamp(L.tensor([1, 5]), max=2.5),
+        lambda L: L.where(L.tensor([True, False]), 1.0, 2.0),
+        lambda L: L.lgamma(L.tensor([3, 4])),
+        lambda L: L.atan2(L.tensor([1, 2]), L.tensor([2, 1])),
+        lambda L: L.tensor([True, False]).float().exp(),
+    ]
+    for i, call in enumerate(calls):
+        got, want = call(seqlab), call(torch)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], (i, got.dtype, want.dtype)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, err_msg=str(i))
+    seqlab.set_default_dtype(seqlab.float32)
+    assert (seqlab.tensor([1, 2]) / 2).dtype == seqlab.float32  # and back
+
+
 def test_set_default_tensor_type_warns_and_sets_the_dtype():
     try:
         with pytest.warns(UserWarning, match="set_default_tensor_type\\(\\) is deprecated"):

@@ -1,6 +1,7 @@
 // The ops, each bound twice from one definition: as seqlab.NAME(input, ...) and as the
 // method Tensor.NAME(...), with PyTorch's argument names and defaults.
 #include "bind_common.hpp"
+#include "seqlab/default_dtype.hpp"
 #include "simd/isa.hpp"
 #include "simd/panel_gemm.hpp"
 #include "simd/vec_math.hpp"
@@ -52,7 +53,7 @@ void check_fits(const py::handle& v, Dtype d) {
 // type promotion by kind), an int bound must fit the input's dtype.
 std::optional<double> bound_arg(const py::handle& b, Tensor& x, const char* op, const char* arg) {
   if (b.is_none()) return std::nullopt;
-  if (py::isinstance<py::float_>(b) && !is_floating(x.dtype())) x = to_dtype(x, Dtype::Float32);
+  if (py::isinstance<py::float_>(b) && !is_floating(x.dtype())) x = to_dtype(x, default_float_dtype());
   const double v = number_arg(b, op, arg);  // first: an int outside 64 bits is torch's OverflowError
   check_fits(b, x.dtype());
   return v;
@@ -184,7 +185,7 @@ void bind_ops(py::module_& m) {
   m.def("where", [](const Tensor& cond, py::handle a, py::handle b) {
     Tensor ta = py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor();
     Tensor tb = py::isinstance<TensorImpl>(b) ? b.cast<Tensor>() : Tensor();
-    const Tensor& like = ta.defined() ? ta : (tb.defined() ? tb : scalar_tensor(0.0, Dtype::Float32));
+    const Tensor& like = ta.defined() ? ta : (tb.defined() ? tb : scalar_tensor(0.0, default_float_dtype()));
     // operand_arg first: an int outside 64 bits is torch's OverflowError before any dtype's range
     if (!ta.defined()) ta = operand_arg(a, like, "where", "input"), check_fits(a, like.dtype());
     if (!tb.defined()) tb = operand_arg(b, like, "where", "other"), check_fits(b, like.dtype());
@@ -677,6 +678,10 @@ void bind_ops(py::module_& m) {
   m.def("_eye", [](int64_t n, int64_t mm, Dtype d) { return eye(n, mm, d); }, py::arg("n"), py::arg("m"),
         py::arg("dtype"), Release());
   m.def("_max_threads", &max_threads, "the most threads set_num_threads and the embedding trainers' workers accept");
+  m.def("_set_default_float_dtype", [](Dtype d) {
+    SEQLAB_CHECK_TYPE(is_floating(d), "only floating-point types are supported as the default type");
+    set_default_float_dtype(d);
+  }, py::arg("d"), "The float dtype integers promote to in ops (seqlab.set_default_dtype sets it).");
   m.def("set_num_threads", [](const py::int_& n) {
     // A Python int beyond int64 is refused as 10**6 is (pybind11 alone would say "incompatible arguments").
     if (n < py::int_(1))

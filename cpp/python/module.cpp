@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "bind_common.hpp"
+#include "seqlab/default_dtype.hpp"
 #include "simd/isa.hpp"
 
 namespace seqlab::bind {
@@ -80,7 +81,7 @@ Tensor power(const Tensor& self, const py::handle& exponent, const char* op) {
     const double e = exponent.cast<double>();
     // a float exponent makes an integer base float32 (torch's promotion by kind: int16 ** 2.0 is float)
     const bool promote = py::isinstance<py::float_>(exponent) && !is_floating(self.dtype());
-    return released([&] { return pow(promote ? to_dtype(self, Dtype::Float32) : self, e); });
+    return released([&] { return pow(promote ? to_dtype(self, default_float_dtype()) : self, e); });
   }
   Tensor o = operand(exponent, self, op, "exponent");
   if (!o.defined()) return o;

@@ -2,8 +2,10 @@
 // autograd flags. backward() and retain_grad() live with the engine (cpp/src/autograd/engine.cpp),
 // the ops in cpp/src/ops/; this file includes neither.
 #include "seqlab/tensor.hpp"
+#include "seqlab/default_dtype.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <new>
@@ -13,6 +15,13 @@
 
 
 namespace seqlab {
+
+namespace {
+std::atomic<Dtype> g_default_float{Dtype::Float32};
+}  // namespace
+
+Dtype default_float_dtype() { return g_default_float.load(std::memory_order_relaxed); }
+void set_default_float_dtype(Dtype d) { g_default_float.store(d, std::memory_order_relaxed); }
 
 const char* dtype_name(Dtype d) {
   switch (d) {

@@ -195,8 +195,8 @@ def format_tensor(self, spec):
 def logsumexp(input, dim, keepdim=False):
     """log Σ exp(input) over dim (an int or a tuple), computed as m + log Σ exp(input − m) with m the
     (detached) maximum, so nothing overflows; rows of −inf give −inf, a +inf gives +inf (torch.logsumexp).
-    Integer inputs compute in float32. The gradient is softmax(input) along dim."""
-    x = input if input.is_floating_point() else input.to(_core.dtype.float32)
+    Integer inputs compute in the default dtype. The gradient is softmax(input) along dim."""
+    x = input if input.is_floating_point() else input.to(get_default_dtype())
     dims = _dims(dim, x.dim(), "logsumexp")
     if x.dim() == 0 or x.numel() == 0:
         return (x.exp().sum(dims, keepdim=keepdim) if x.dim() else x.exp()).log()

@@ -30,14 +30,15 @@ def get_default_dtype():
 def set_default_dtype(d, /):
     """The dtype of floating tensors made without one (torch.set_default_dtype): float32 or
     float64. It is what tensor([1.5]), zeros, rand, arange(0.5), full(.., 1.5), linspace and
-    the layers' parameters make, and the float dtype repr leaves unnamed. (Known difference: an
-    integer tensor promoted to float by an op, int_tensor / 2, is float32 whatever the default.)"""
+    the layers' parameters make, what an op promotes integers to (int_tensor / 2, exp of ints),
+    and the float dtype repr leaves unnamed."""
     global _default_dtype
     if not isinstance(d, _core.dtype):
         raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
     if d not in (float32, float64):
         raise TypeError("only floating-point types are supported as the default type")
     _default_dtype = d
+    _core._set_default_float_dtype(d)
 
 
 def scalar_type_name(dtype):

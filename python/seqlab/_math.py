@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from . import _args, _core
-from ._dtypes import scalar_type_name
+from ._dtypes import get_default_dtype, scalar_type_name
 from ._composed import _dims, isfinite, isinf, isnan
 from ._shape import _result_dtype, broadcast_tensors
 
@@ -26,27 +26,26 @@ __all__ = ["amax", "amin", "aminmax", "nansum", "nanmean", "count_nonzero", "dif
            "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "var_mean", "std_mean", "cummax", "cummin",
            "logcumsumexp", "nan_to_num_", "atan", "atan2", "asin", "acos", "arctan", "arctan2", "arcsin", "arccos"]
 
-_F32 = _core.dtype.float32
 
 
 def _tensor(x, like):
-    """A Python number as a 0-d tensor (float: `like`'s float dtype or float32), a tensor as it is."""
+    """A Python number as a 0-d tensor (float: `like`'s float dtype or the default dtype), a tensor as it is."""
     if isinstance(x, _core.Tensor):
         return x
     if isinstance(x, builtins.bool):
         return _core.from_numpy(np.array(x))
     if isinstance(x, int):
         return _core.from_numpy(np.array(x, dtype=np.int64))
-    dtype = like.dtype if isinstance(like, _core.Tensor) and like.is_floating_point() else _F32
+    dtype = like.dtype if isinstance(like, _core.Tensor) and like.is_floating_point() else get_default_dtype()
     return _core.from_numpy(np.array(x, dtype=np.float64)).to(dtype)
 
 
 def _floats(*tensors):
     """The tensors in their promoted dtype (torch's binary-op rule, 0-d tensors included: see
-    _shape._result_dtype), integers and bools computed in float32 (torch's rule for functions such as
+    _shape._result_dtype), integers and bools computed in the default dtype (torch's rule for functions such as
     xlogy and hypot that always give floats)."""
     dtype = _result_dtype(tensors)
-    dtype = dtype if dtype.is_floating_point else _F32
+    dtype = dtype if dtype.is_floating_point else get_default_dtype()
     return [t if t.dtype == dtype else t.to(dtype) for t in tensors]
 
 
@@ -231,7 +230,7 @@ def lerp(input, end, weight):
 
 
 def xlogy(input, other):
-    """input·log(other), 0 where input is 0 (unless other is NaN); ints compute in float32 (torch.xlogy)."""
+    """input·log(other), 0 where input is 0 (unless other is NaN); ints compute in the default dtype (torch.xlogy)."""
     x, y = broadcast_tensors(*_floats(_tensor(input, other), _tensor(other, input)))
     # log(y) at y <= 0 (or inf) is not finite; where x is 0 the product is 0, and the gradient stays finite
     zero = (x == 0) & ((y <= 0) | (y == float("inf")))
@@ -330,7 +329,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def _float(input):
-    return input if input.is_floating_point() else input.to(_F32)
+    return input if input.is_floating_point() else input.to(get_default_dtype())
 
 
 def _half_exp(x):

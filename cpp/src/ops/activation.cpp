@@ -2,6 +2,7 @@
 // softmax/log_softmax subtract the row max first (log-sum-exp), so they never overflow.
 // Tests: tests/test_activation_loss.py.
 #include "seqlab/ops/activation.hpp"
+#include "seqlab/default_dtype.hpp"
 
 #include <cmath>
 #include <limits>
@@ -26,7 +27,7 @@ Tensor float_map2(const Tensor& g, const Tensor& s, const char* op, MakeF make_f
   return out;
 }
 
-Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : to_dtype(x, Dtype::Float32); }
+Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : to_dtype(x, default_float_dtype()); }
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 // Equations and kinks follow torch's CPU kernels (aten/src/ATen/native/cpu/Activation.cpp).
 // Tests: tests/test_activations.py.
 #include "seqlab/ops/activation.hpp"
+#include "seqlab/default_dtype.hpp"
 
 #include <cmath>
 #include <limits>
@@ -263,7 +264,7 @@ Tensor& mish_(Tensor& x) { return inplace(x, "mish_", [](const Tensor& t) { retu
 // and a true division); bool has no abs.
 Tensor softsign(const Tensor& x_) {
   SEQLAB_CHECK_IMPL(x_.dtype() != Dtype::Bool, "\"abs_cpu\" not implemented for 'Bool'");
-  const Tensor x = is_floating(x_.dtype()) ? x_ : to_dtype(x_, Dtype::Float32);
+  const Tensor x = is_floating(x_.dtype()) ? x_ : to_dtype(x_, default_float_dtype());
   return pointwise(x, "softsign", "SoftsignBackward0",
       [](auto tag) {
         using T = decltype(tag);
@@ -283,7 +284,7 @@ Tensor tanhshrink(const Tensor& x_) {
   SEQLAB_CHECK(x_.dtype() != Dtype::Bool,
                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
                "mask, use the `~` or `logical_not()` operator instead.");
-  const Tensor x = is_floating(x_.dtype()) ? x_ : to_dtype(x_, Dtype::Float32);
+  const Tensor x = is_floating(x_.dtype()) ? x_ : to_dtype(x_, default_float_dtype());
   return pointwise(x, "tanhshrink", "TanhshrinkBackward0",
       [](auto tag) {
         using T = decltype(tag);

@@ -4,6 +4,7 @@
 // The rest of the pointwise family: unary.cpp, division.cpp, bitwise.cpp, compare.cpp, copy.cpp,
 // elementwise_inplace.cpp (shared internals: elementwise_impl.hpp).
 #include "seqlab/ops/elementwise.hpp"
+#include "seqlab/default_dtype.hpp"
 
 #include "autograd/ops_used.hpp"  // declares add, reshape, ... for autograd/
 
@@ -65,7 +66,7 @@ Prepared prepare_binary(const Tensor& a, const Tensor& b, const char* op, bool i
   Shape shape = broadcast_shapes(a.shape(), b.shape(), op);
   Dtype d = result_type(a, b);
   if (d == Dtype::Bool) d = Dtype::Int64;
-  if (int_to_float && !is_floating(d)) d = Dtype::Float32;
+  if (int_to_float && !is_floating(d)) d = default_float_dtype();
   return {a.dtype() == d ? a : to_dtype(a, d), b.dtype() == d ? b : to_dtype(b, d), std::move(shape)};
 }
 
@@ -136,7 +137,7 @@ Tensor scalar_tensor(double value, Dtype dtype) {
 // does (int8 tensor + 1000 adds 1000 mod 256; uint8 tensor - 2 adds 254).
 Tensor scalar_like(double value, const Tensor& other, bool is_integral_value) {
   Dtype d = other.dtype();
-  if (!is_floating(d)) d = is_integral_value ? Dtype::Int64 : Dtype::Float32;
+  if (!is_floating(d)) d = is_integral_value ? Dtype::Int64 : default_float_dtype();
   Tensor t = scalar_tensor(value, d);
   t.impl()->is_wrapped_number = true;
   return t;
@@ -274,7 +275,7 @@ Tensor pow(const Tensor& x_, double e) {
   SEQLAB_CHECK(is_floating(x_.dtype()) || e >= 0 || e != std::floor(e),
                "pow: Integers to negative integer powers are not allowed (", dtype_name(x_.dtype()), " tensor of shape ",
                shape_str(x_.shape()), " ** ", e, ").");
-  const Tensor x = is_floating(x_.dtype()) || e == std::floor(e) ? x_ : to_dtype(x_, Dtype::Float32);
+  const Tensor x = is_floating(x_.dtype()) || e == std::floor(e) ? x_ : to_dtype(x_, default_float_dtype());
   Tensor out = map1(x, "pow", [e](auto tag) {
     using T = decltype(tag);
     return [e](T v) -> T {

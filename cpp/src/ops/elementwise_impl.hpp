@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "kernel_utils.hpp"
+#include "seqlab/default_dtype.hpp"
 #include "seqlab/ops/elementwise.hpp"
 
 namespace seqlab {
@@ -65,7 +66,7 @@ Tensor map1(const Tensor& x, const char* op, MakeF make_f) {
 
 template <typename MakeF>
 Tensor map1_float(const Tensor& x, const char* op, MakeF make_f) {
-  const Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, Dtype::Float32);
+  const Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, default_float_dtype());
   Tensor out = Tensor::empty(x.shape(), xf.dtype());
   dispatch_float(xf.dtype(), op, [&](auto tag) {
     using T = decltype(tag);

@@ -3,6 +3,7 @@
 // Tests: tests/test_elementwise.py, tests/test_autograd.py.
 #include "autograd/ops_used.hpp"  // declares clone, copy_, ... for autograd/
 #include "elementwise_impl.hpp"
+#include "seqlab/default_dtype.hpp"
 #include "seqlab/ops/shape.hpp"
 #include "seqlab/autograd.hpp"
 
@@ -39,7 +40,7 @@ Tensor& inplace_binary(Tensor& self, const Tensor& other, InplaceOp op, double a
     rebase_history(self, compute(clone(self)), name);
     return self;
   }
-  const Dtype result = op == InplaceOp::Div && !is_floating(self.dtype()) ? Dtype::Float32
+  const Dtype result = op == InplaceOp::Div && !is_floating(self.dtype()) ? default_float_dtype()
                                                                           : promote(self.dtype(), other.dtype());
   SEQLAB_CHECK(result == self.dtype() || (self.dtype() != Dtype::Bool && !is_floating(result)) ||
                    is_floating(self.dtype()),

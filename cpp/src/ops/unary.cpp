@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "elementwise_impl.hpp"
+#include "seqlab/default_dtype.hpp"
 #include "seqlab/autograd.hpp"
 #include "seqlab/ops/creation.hpp"
 
@@ -24,7 +25,7 @@ Tensor neg(const Tensor& x) {
 
 // out = e^x.   dx = g*out
 Tensor exp(const Tensor& x) {
-  Tensor out = vec_map(is_floating(x.dtype()) ? x : to_dtype(x, Dtype::Float32), simd::VecOp::Exp, "exp");
+  Tensor out = vec_map(is_floating(x.dtype()) ? x : to_dtype(x, default_float_dtype()), simd::VecOp::Exp, "exp");
   if (any_requires_grad({x}))
     attach(out, "ExpBackward0", {x}, [so = save(out)](const Tensor& g) -> TensorList { return {g * so.unpack()}; });
   return out;
@@ -32,7 +33,7 @@ Tensor exp(const Tensor& x) {
 
 // out = ln x.   dx = g/x
 Tensor log(const Tensor& x) {
-  Tensor out = vec_map(is_floating(x.dtype()) ? x : to_dtype(x, Dtype::Float32), simd::VecOp::Log, "log");
+  Tensor out = vec_map(is_floating(x.dtype()) ? x : to_dtype(x, default_float_dtype()), simd::VecOp::Log, "log");
   if (any_requires_grad({x}))
     attach(out, "LogBackward0", {x}, [sx = save(x)](const Tensor& g) -> TensorList { return {g / sx.unpack()}; });
   return out;
@@ -78,7 +79,7 @@ bool fractional_bound(const Tensor& x, std::optional<double> lo, std::optional<d
 
 Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
   SEQLAB_CHECK(lo || hi, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  if (fractional_bound(x, lo, hi)) return clamp(to_dtype(x, Dtype::Float32), lo, hi);
+  if (fractional_bound(x, lo, hi)) return clamp(to_dtype(x, default_float_dtype()), lo, hi);
   const double l = lo.value_or(-INFINITY), h = hi.value_or(INFINITY);
   Tensor out = map1(x, "clamp", [l, h](auto tag) {
     using T = decltype(tag);
