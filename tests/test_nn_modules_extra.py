@@ -1,4 +1,4 @@
-"""torch.nn names of issue 27 against torch 2.13: AdaptiveLogSoftmaxWithLoss (torch's state dict both
+"""More torch.nn names against torch 2.13: AdaptiveLogSoftmaxWithLoss (torch's state dict both
 ways, outputs, loss, gradients, log_prob, predict); gumbel_softmax (statistics, one-hot-ness, the
 straight-through gradient); the channel and alpha dropouts (eval is the identity, training by
 statistics and by gradient = mask · scale; Dropout1d/2d's and Softmax2d's own tests are

@@ -401,7 +401,7 @@ PYTHON_ONLY = {
     "CircularPad1d": "padding (see ZeroPad1d)",
     "CircularPad2d": "padding (see ZeroPad1d)",
 }
-PYTHON_ONLY.update({  # issue 27's names
+PYTHON_ONLY.update({  # the losses, pooling and containers added with CTCLoss
     "CTCLoss": "a loss (see CrossEntropyLoss): one C++ functional, ctc_loss.cpp",
     "MultiLabelMarginLoss": "a loss composed of elementwise ops (see L1Loss)",
     "TripletMarginWithDistanceLoss": "a loss composed of a distance and elementwise ops (see L1Loss)",

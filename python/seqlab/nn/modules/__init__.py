@@ -63,7 +63,7 @@ __all__ = [
     "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d",
 ]
 
-# issue 27 (the PyTorch surface): sequence-model losses and layers
+# sequence-model losses and layers: CTC, adaptive softmax, the channel dropouts, pooling, transposed conv
 from .loss import CTCLoss  # noqa: E402
 
 __all__ += ["CTCLoss"]
