@@ -4,6 +4,7 @@ torch's values at poles, infinities and NaN, non-contiguous and size-0 inputs, t
 and torch's errors. Kernels: cpp/src/ops/special.cpp; names: python/seqlab/special.py."""
 import math
 
+import mpmath
 import numpy as np
 import pytest
 import torch
@@ -185,7 +186,6 @@ def test_float64_precision(name, sl, th, x, atol):
 
 def test_trigamma_is_exact():
     """ψ' to 1e-14 against mpmath; torch's is within 1e-9 of it."""
-    mpmath = pytest.importorskip("mpmath")
     x = np.concatenate([np.linspace(-20.3, 30.1, 120), np.geomspace(1e-6, 1e5, 40)])
     exact = np.array([float(mpmath.psi(1, v)) for v in x])
     got = sl_np(seqlab.polygamma(1, seqlab.tensor(x)))
@@ -196,7 +196,6 @@ def test_trigamma_is_exact():
 
 def test_log_ndtr_gradient_is_exact():
     """φ(x)/Φ(x) to 1e-7 in float32 and 1e-13 in float64 (torch's float32 one: 9e-5)."""
-    mpmath = pytest.importorskip("mpmath")
     x = np.linspace(-40, 8, 97)
     exact = np.array([float(mpmath.npdf(v) / mpmath.ncdf(v)) for v in x])
     for dtype, rtol in ((np.float64, 1e-13), (np.float32, 2e-7)):
@@ -216,7 +215,6 @@ def test_zeta_and_incomplete_gamma_precision():
         # torch's P and Q are off by up to 2e-9 for a and x near 50 (seqlab's: 2e-14, below)
         got, want = sl_np(sl(seqlab.tensor(a), seqlab.tensor(x))), th_np(th(torch.tensor(a), torch.tensor(x)))
         assert_close(got, want, 1e-15, 3e-9)
-    mpmath = pytest.importorskip("mpmath")
     a, x = np.meshgrid(np.geomspace(1e-2, 60, 9), np.geomspace(1e-3, 150, 9))
     a, x = a.ravel(), x.ravel()
     p = np.array([float(mpmath.gammainc(u, 0, v, regularized=True)) for u, v in zip(a, x)])
@@ -284,7 +282,6 @@ def test_binary_special_values():
     x = np.array([0.0, 0, 0, 1, 2, 0, 1])
     y = np.array([-1.0, NAN, INF, -2, 1, -3, -1])
     # Q(1e-300, 1) ≈ 1e-300·E1(1): torch's is 3.6 times too large
-    mpmath = pytest.importorskip("mpmath")
     assert_close(sl_np(S.gammaincc(seqlab.tensor([1e-300], dtype=seqlab.float64), seqlab.tensor([1.0]))),
                  np.array([float(mpmath.gammainc(1e-300, 1, mpmath.inf, regularized=True))]), 0, 1e-12)
     assert_close(sl_np(S.xlog1py(seqlab.tensor(x), seqlab.tensor(y))),
@@ -365,11 +362,11 @@ def test_bessel_functions(name):
 
 
 @pytest.mark.parametrize("name, exact", [
-    ("bessel_j0", lambda v: mp().besselj(0, v)), ("bessel_j1", lambda v: mp().besselj(1, v)),
-    ("bessel_y0", lambda v: mp().bessely(0, v)), ("bessel_y1", lambda v: mp().bessely(1, v)),
-    ("modified_bessel_k0", lambda v: mp().besselk(0, v)), ("modified_bessel_k1", lambda v: mp().besselk(1, v)),
-    ("modified_bessel_i0", lambda v: mp().besseli(0, v)), ("modified_bessel_i1", lambda v: mp().besseli(1, v)),
-    ("airy_ai", lambda v: mp().airyai(v)),
+    ("bessel_j0", lambda v: mpmath.besselj(0, v)), ("bessel_j1", lambda v: mpmath.besselj(1, v)),
+    ("bessel_y0", lambda v: mpmath.bessely(0, v)), ("bessel_y1", lambda v: mpmath.bessely(1, v)),
+    ("modified_bessel_k0", lambda v: mpmath.besselk(0, v)), ("modified_bessel_k1", lambda v: mpmath.besselk(1, v)),
+    ("modified_bessel_i0", lambda v: mpmath.besseli(0, v)), ("modified_bessel_i1", lambda v: mpmath.besseli(1, v)),
+    ("airy_ai", lambda v: mpmath.airyai(v)),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_bessel_functions_are_exact(name, exact):
     x = np.concatenate([np.linspace(0.05, 60, 300), [1e-8, 100.0, 650.0]])
@@ -378,9 +375,6 @@ def test_bessel_functions_are_exact(name, exact):
     want = np.array([float(exact(v)) for v in x])
     assert_close(sl_np(getattr(S, name)(seqlab.tensor(x))), want, 2e-13, 1e-11, what=name)
 
-
-def mp():
-    return pytest.importorskip("mpmath")
 
 
 # ------------------------------------------------------------------------------------------
