@@ -16,7 +16,7 @@ PACKAGE = ROOT / "python" / "seqlab"
 # The base: the tensor and what it stands on (checks, dtypes, options fields, threads, SIMD kernels, BLAS,
 # the kernel helpers and the copy kernels, which record no graph) and text encoding, which needs no
 # tensor at all.
-BASE = {"tensor", "tensor_copy", "check", "dtype", "default_dtype", "arg", "parallel", "memory", "blas", "lapack",
+BASE = {"tensor", "tensor_copy", "check", "dtype", "half", "default_dtype", "arg", "parallel", "memory", "blas", "lapack",
         "kernel_utils", "simd", "text"}
 FAMILIES = {"nn", "optim", "lm", "embed"}
 

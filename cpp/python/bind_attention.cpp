@@ -5,7 +5,7 @@
 namespace seqlab::bind {
 
 void bind_attention(py::module_& m) {
-  m.def("scaled_dot_product_attention",
+  def_op(m, "scaled_dot_product_attention",
         [](const Tensor& q, const Tensor& k, const Tensor& v, std::optional<Tensor> attn_mask, double dropout_p,
            bool is_causal, std::optional<double> scale, bool enable_gqa) {
           return scaled_dot_product_attention(q, k, v, opt(attn_mask), dropout_p, is_causal, scale, enable_gqa);
@@ -18,7 +18,7 @@ void bind_attention(py::module_& m) {
         "attn_mask: bool (True = may attend) or float (added); is_causal masks j > i; scale defaults to\n"
         "1/sqrt(E). Fused: online softmax forward, recomputing backward, O(L·E) memory. The weights it\n"
         "never materialises: seqlab.nn.functional.attention_weights.");
-  m.def("scaled_dot_product_attention_math",
+  def_op(m, "scaled_dot_product_attention_math",
         [](const Tensor& q, const Tensor& k, const Tensor& v, std::optional<Tensor> attn_mask, double dropout_p,
            bool is_causal, std::optional<double> scale, bool enable_gqa) {
           return scaled_dot_product_attention_math(q, k, v, opt(attn_mask), dropout_p, is_causal, scale, enable_gqa);
@@ -27,7 +27,7 @@ void bind_attention(py::module_& m) {
         py::arg("dropout_p") = 0.0, py::arg("is_causal") = false, py::arg("scale") = py::none(),
         py::arg("enable_gqa") = false, Release(),
         "scaled_dot_product_attention computed by ordinary ops (bmm, softmax, dropout, bmm): the oracle.");
-  m.def("attention_weights",
+  def_op(m, "attention_weights",
         [](const Tensor& q, const Tensor& k, std::optional<Tensor> attn_mask, bool is_causal,
            std::optional<double> scale, bool enable_gqa) {
           return attention_weights(q, k, opt(attn_mask), is_causal, scale, enable_gqa);

@@ -45,6 +45,8 @@ struct type_caster<seqlab::Tensor> {
 };
 }  // namespace pybind11::detail
 
+#include "bind_reduced_float.hpp"
+
 namespace seqlab::bind {
 
 // Every compute call releases the GIL (DESIGN.md, "Threads"), so other Python threads run while
@@ -60,12 +62,19 @@ auto released(F&& f) {
 }
 
 // An op bound once from one definition as a module function seqlab.NAME(input, ...) (its first
-// argument named "input", as torch's) and as the method Tensor.NAME(...).
+// argument named "input", as torch's) and as the method Tensor.NAME(...); float16 and bfloat16
+// arguments are computed in float32 (bind_reduced_float.hpp).
 using TensorClass = py::class_<TensorImpl, std::shared_ptr<TensorImpl>>;
 template <typename F, typename... Extra>
 void both(py::module_& m, TensorClass& cls, const char* name, F f, const Extra&... extra) {
-  cls.def(name, f, extra...);
-  m.def(name, f, py::arg("input"), extra...);
+  auto g = through_float32(name, std::move(f));
+  cls.def(name, g, extra...);
+  m.def(name, g, py::arg("input"), extra...);
+}
+// An op bound as seqlab.NAME or Tensor.NAME (def_op(cls, ...)) alone, float16 and bfloat16 through float32.
+template <typename Scope, typename F, typename... Extra>
+void def_op(Scope& scope, const char* name, F f, const Extra&... extra) {
+  scope.def(name, through_float32(name, std::move(f)), extra...);
 }
 
 // An optional tensor argument (None in Python) as the C++ functionals take it: undefined for None.

@@ -83,7 +83,7 @@ void bind_conv(py::module_& m) {
                [](auto&&... a) { return max_pool2d_with_indices(a...); },
                "(max over each window of input (N, C, H, W) or (C, H, W), the argmax's position h*W + w in its plane)\n"
                "(F.max_pool2d with return_indices=True). stride defaults to kernel_size.");
-  m.def("avg_pool1d", [](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
+  def_op(m, "avg_pool1d", [](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
                          bool ceil_mode, bool count_include_pad) {
     const char* op = "avg_pool1d";
     const Shape k = size_arg(kernel_size, op, "kernel_size"), s = stride_arg(stride, op),
@@ -93,7 +93,7 @@ void bind_conv(py::module_& m) {
         py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
         "The mean over each window of input (N, C, L) or (C, L); the divisor counts the zero padding when\n"
         "count_include_pad (F.avg_pool1d). stride defaults to kernel_size.");
-  m.def("avg_pool2d", [](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
+  def_op(m, "avg_pool2d", [](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
                          bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
     const char* op = "avg_pool2d";
     const Shape k = size_arg(kernel_size, op, "kernel_size"), s = stride_arg(stride, op),
@@ -103,23 +103,23 @@ void bind_conv(py::module_& m) {
         py::arg("ceil_mode") = false, py::arg("count_include_pad") = true, py::arg("divisor_override") = py::none(),
         "The mean over each window of input (N, C, H, W) or (C, H, W); the divisor counts the zero padding\n"
         "when count_include_pad, or is divisor_override (F.avg_pool2d). stride defaults to kernel_size.");
-  m.def("_adaptive_avg_pool1d", [](const Tensor& input, py::handle output_size) {
+  def_op(m, "_adaptive_avg_pool1d", [](const Tensor& input, py::handle output_size) {
     const Shape o = size_arg(output_size, "adaptive_avg_pool1d", "output_size");
     return released([&] { return adaptive_avg_pool1d(input, o); });
   }, py::arg("input"), py::arg("output_size"),
         "The mean over windows [floor(i*L/O), ceil((i+1)*L/O)) of input (N, C, L) or (C, L).");
-  m.def("_adaptive_avg_pool2d", [](const Tensor& input, py::handle output_size) {
+  def_op(m, "_adaptive_avg_pool2d", [](const Tensor& input, py::handle output_size) {
     const Shape o = size_arg(output_size, "adaptive_avg_pool2d", "output_size");
     return released([&] { return adaptive_avg_pool2d(input, o); });
   }, py::arg("input"), py::arg("output_size"),
         "The mean over windows [floor(i*H/OH), ceil((i+1)*H/OH)) x [floor(j*W/OW), ceil((j+1)*W/OW)).");
-  m.def("adaptive_max_pool1d_with_indices", [](const Tensor& input, py::handle output_size) {
+  def_op(m, "adaptive_max_pool1d_with_indices", [](const Tensor& input, py::handle output_size) {
     const Shape o = size_arg(output_size, "adaptive_max_pool1d", "output_size");
     return released([&] { return adaptive_max_pool1d(input, o); });
   }, py::arg("input"), py::arg("output_size"),
         "(the max over windows [floor(i*L/O), ceil((i+1)*L/O)) of input (N, C, L) or (C, L), their argmax along L)\n"
         "(F.adaptive_max_pool1d_with_indices).");
-  m.def("adaptive_max_pool2d_with_indices", [](const Tensor& input, py::handle output_size) {
+  def_op(m, "adaptive_max_pool2d_with_indices", [](const Tensor& input, py::handle output_size) {
     const Shape o = size_arg(output_size, "adaptive_max_pool2d", "output_size");
     return released([&] { return adaptive_max_pool2d(input, o); });
   }, py::arg("input"), py::arg("output_size"),

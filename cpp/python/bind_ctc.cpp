@@ -34,7 +34,7 @@ Reduction reduction_enum(int64_t r) {
 
 void bind_ctc(py::module_& m) {
   // torch.ctc_loss's reduction reads as 0 (none) when left out, though its signature names Mean.
-  m.def("ctc_loss", [](const Tensor& log_probs, const Tensor& targets, py::handle input_lengths,
+  def_op(m, "ctc_loss", [](const Tensor& log_probs, const Tensor& targets, py::handle input_lengths,
                        py::handle target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
     const bool tensors = py::isinstance<TensorImpl>(input_lengths);
     if (tensors != py::isinstance<TensorImpl>(target_lengths))

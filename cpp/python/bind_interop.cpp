@@ -23,8 +23,10 @@ const char* buffer_format(Dtype d) {
     case Dtype::Int8: return "b";
     case Dtype::UInt8: return "B";
     case Dtype::Bool: return "?";
+    case Dtype::Float16: return "e";
+    case Dtype::BFloat16: break;  // NumPy has no bfloat16
   }
-  return "";
+  throw py::type_error(str_cat("Got unsupported ScalarType ", scalar_type_name(d)));
 }
 
 void check_numpy_ok(const TensorImpl& impl) {
@@ -70,9 +72,8 @@ Tensor borrow(const Foreign& f) {
   const std::string src = f.source;
   if (!f.dtype)
     throw py::type_error("can't convert " + std::string(src == "numpy array" ? "np.ndarray" : "a DLPack tensor") +
-                         " of type " + f.type_name + ". The only supported types are: float64, float32, int64, int32, "
-                         "int16, int8, uint8, and "
-                         "bool.");
+                         " of type " + f.type_name + ". The only supported types are: float64, float32, float16, "
+                         "bfloat16, int64, int32, int16, int8, uint8, and bool.");
   if (!f.native_byte_order)
     throw py::value_error("given " + src + " has byte order different from the native byte order. Conversion "
                           "between byte orders is currently not supported.");
@@ -109,6 +110,7 @@ Tensor borrow(const Foreign& f) {
 std::optional<Dtype> numpy_dtype(const py::dtype& dt) {
   if (dt.kind() == 'f' && dt.itemsize() == 4) return Dtype::Float32;
   if (dt.kind() == 'f' && dt.itemsize() == 8) return Dtype::Float64;
+  if (dt.kind() == 'f' && dt.itemsize() == 2) return Dtype::Float16;
   if (dt.kind() == 'i' && dt.itemsize() == 8) return Dtype::Int64;
   if (dt.kind() == 'i' && dt.itemsize() == 4) return Dtype::Int32;
   if (dt.kind() == 'i' && dt.itemsize() == 2) return Dtype::Int16;
@@ -122,6 +124,8 @@ std::optional<Dtype> dlpack_dtype(const DLDataType& t) {
   if (t.lanes != 1) return std::nullopt;
   if (t.code == kDLFloat && t.bits == 32) return Dtype::Float32;
   if (t.code == kDLFloat && t.bits == 64) return Dtype::Float64;
+  if (t.code == kDLFloat && t.bits == 16) return Dtype::Float16;
+  if (t.code == kDLBfloat && t.bits == 16) return Dtype::BFloat16;
   if (t.code == kDLInt && t.bits == 64) return Dtype::Int64;
   if (t.code == kDLInt && t.bits == 32) return Dtype::Int32;
   if (t.code == kDLInt && t.bits == 16) return Dtype::Int16;
@@ -219,6 +223,8 @@ void bind_interop(py::module_& m) {
       case Dtype::Int8: dl.dtype = {kDLInt, 8, 1}; break;
       case Dtype::UInt8: dl.dtype = {kDLUInt, 8, 1}; break;
       case Dtype::Bool: dl.dtype = {kDLBool, 8, 1}; break;
+      case Dtype::Float16: dl.dtype = {kDLFloat, 16, 1}; break;
+      case Dtype::BFloat16: dl.dtype = {kDLBfloat, 16, 1}; break;
     }
     dl.shape = ctx->shape.data();
     dl.strides = ctx->strides.data();

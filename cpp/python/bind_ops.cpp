@@ -160,11 +160,11 @@ void bind_ops(py::module_& m) {
        "~input: every bit flipped for integers, NOT for bools (torch.bitwise_not).");
   // torch.remainder also takes a number as its input (remainder(2, x), as 2 % x): torch records
   // no derivative for that form (remainder_scalar_tensor).
-  cls.def("remainder", [](const Tensor& a, py::handle b) {
+  def_op(cls, "remainder", [](const Tensor& a, py::handle b) {
     const Tensor o = operand_arg(b, a, "remainder");
     return released([&] { return remainder(a, o); });
   }, py::arg("other"), "Python's modulus input - floor(input / other) * other: the sign of other (torch.remainder).");
-  m.def("remainder", [](py::handle a, py::handle b) {
+  def_op(m, "remainder", [](py::handle a, py::handle b) {
     if (py::isinstance<TensorImpl>(a)) {
       const Tensor x = a.cast<Tensor>(), o = operand_arg(b, x, "remainder");
       return released([&] { return remainder(x, o); });
@@ -182,7 +182,7 @@ void bind_ops(py::module_& m) {
       throw py::type_error("pow(): argument 'exponent' must be a Tensor or a number, not " + type_name(exponent));
     return out;
   }, py::arg("exponent"), "out = input ** exponent elementwise; exponent a tensor (broadcast) or a number (torch.pow).");
-  m.def("where", [](const Tensor& cond, py::handle a, py::handle b) {
+  def_op(m, "where", [](const Tensor& cond, py::handle a, py::handle b) {
     Tensor ta = py::isinstance<TensorImpl>(a) ? a.cast<Tensor>() : Tensor();
     Tensor tb = py::isinstance<TensorImpl>(b) ? b.cast<Tensor>() : Tensor();
     const Tensor& like = ta.defined() ? ta : (tb.defined() ? tb : scalar_tensor(0.0, default_float_dtype()));
@@ -193,7 +193,7 @@ void bind_ops(py::module_& m) {
   }, py::arg("condition"), py::arg("input"), py::arg("other"),
         "out_i = input_i if condition_i else other_i, broadcast together; input or other may be a number\n"
         "(torch.where).");
-  cls.def("where", [](const Tensor& self, const Tensor& cond, py::handle other) {
+  def_op(cls, "where", [](const Tensor& self, const Tensor& cond, py::handle other) {
     check_fits(other, self.dtype());
     const Tensor o = operand_arg(other, self, "where");
     return released([&] { return where(cond, self, o); });
@@ -231,7 +231,7 @@ void bind_ops(py::module_& m) {
     return released([&] { return clamp(x, l, h); });
   }, py::arg("min") = py::none(), py::arg("max") = py::none(),
        "out = min(max(input, min), max), either bound optional; the gradient is 0 where clamped (torch.clip).");
-  cls.def("clamp_", [](Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp_(x, lo, hi); },
+  def_op(cls, "clamp_", [](Tensor& x, std::optional<double> lo, std::optional<double> hi) { return clamp_(x, lo, hi); },
           py::arg("min") = py::none(), py::arg("max") = py::none(), Release(), "In-place clamp: self = min(max(self, min), max).");
   // sin .. frac, each as seqlab.f(x), x.f() and the in-place x.f_().
   using Unary = Tensor (*)(const Tensor&);
@@ -277,7 +277,7 @@ void bind_ops(py::module_& m) {
   both(m, cls, "round", [](const Tensor& x, std::optional<int64_t> decimals) { return round(x, decimals); },
        py::kw_only(), py::arg("decimals") = py::none(), Release(),
        "Rounds to the nearest integer, ties to even, or to `decimals` decimal places (torch.round).");
-  cls.def("round_", [](Tensor& x, std::optional<int64_t> decimals) -> Tensor {
+  def_op(cls, "round_", [](Tensor& x, std::optional<int64_t> decimals) -> Tensor {
     return inplace_unary(x, UnaryOp::Round, decimals);
   }, py::kw_only(), py::arg("decimals") = py::none(), Release(), "In-place round (ties to even).");
 
@@ -308,24 +308,24 @@ void bind_ops(py::module_& m) {
       const Tensor o = operand_arg(other, self, name);
       return released([&] { return inplace_binary(self, o, op); });
     }, py::arg("other"), doc);
-  cls.def("bitwise_not_", [](Tensor& x) -> Tensor { return inplace_unary(x, UnaryOp::BitwiseNot); }, Release(),
+  def_op(cls, "bitwise_not_", [](Tensor& x) -> Tensor { return inplace_unary(x, UnaryOp::BitwiseNot); }, Release(),
           "In place: self = ~self.");
-  cls.def("zero_", [](Tensor& x) -> Tensor { return zero_(x); }, Release(), "Fill self with zeros in place; returns self.");
+  def_op(cls, "zero_", [](Tensor& x) -> Tensor { return zero_(x); }, Release(), "Fill self with zeros in place; returns self.");
   // value: a number (an int outside 64 bits is torch's OverflowError) or a one-element tensor
   const auto fill_value = [](const py::handle& value, const char* op) {
     return py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>() : number_arg(value, op, "value");
   };
-  cls.def("fill_", [fill_value](Tensor& x, py::handle value) -> Tensor {
+  def_op(cls, "fill_", [fill_value](Tensor& x, py::handle value) -> Tensor {
     const double v = fill_value(value, "fill_");
     return released([&] { return fill_(x, v); });
   }, py::arg("value"), "Fill self with value in place; returns self.");
   cls.def("copy_", [](Tensor& x, const Tensor& src) -> Tensor { return copy_(x, src); }, py::arg("src"), Release(),
           "Copy src's values into self in place (src broadcasts to self, dtypes convert); returns self.");
-  cls.def("masked_fill_", [fill_value](Tensor& x, const Tensor& mask, py::handle value) -> Tensor {
+  def_op(cls, "masked_fill_", [fill_value](Tensor& x, const Tensor& mask, py::handle value) -> Tensor {
     const double v = fill_value(value, "masked_fill_");
     return released([&] { return masked_fill_(x, mask, v); });
   }, py::arg("mask"), py::arg("value"), "self_i = value where mask_i is True, in place; returns self.");
-  m.def("_index_put", [](const Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) {
+  def_op(m, "_index_put", [](const Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) {
     TensorList l;
     for (auto& i : idx) l.push_back(i ? *i : Tensor());
     return index_put(x, l, v, acc);
@@ -391,7 +391,7 @@ void bind_ops(py::module_& m) {
   }, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none(),
      "The vector p-norm (sum |x|^p)^(1/p) over dim; p='fro' is 2 (torch.norm).");
   py::module_ linalg = m.def_submodule("linalg", "torch.linalg's names (python/seqlab/linalg.py re-exports them)");
-  linalg.def("vector_norm", [](const Tensor& x, py::object ord, py::object dim, bool keepdim,
+  def_op(linalg, "vector_norm", [](const Tensor& x, py::object ord, py::object dim, bool keepdim,
                                std::optional<Dtype> dtype) {
     const auto dims = dims_arg(dim, "linalg.vector_norm");
     const double o = number_arg(ord, "linalg.vector_norm", "ord");
@@ -433,7 +433,7 @@ void bind_ops(py::module_& m) {
        "(n, m) @ (m, p) -> (n, p), 2-d only (torch.mm).");
   both(m, cls, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, py::arg("mat2"), Release(),
        "(b, n, m) @ (b, m, p) -> (b, n, p), one matrix product per batch (torch.bmm).");
-  m.def("_linear", [](const Tensor& x, const Tensor& w, std::optional<Tensor> b) { return linear(x, w, b ? *b : Tensor()); },
+  def_op(m, "_linear", [](const Tensor& x, const Tensor& w, std::optional<Tensor> b) { return linear(x, w, b ? *b : Tensor()); },
         py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), Release());
 
   // ------------------------------------------------------------ shape
@@ -508,11 +508,11 @@ void bind_ops(py::module_& m) {
      "listed (torch.split).");
   both(m, cls, "chunk", [](const Tensor& x, int64_t c, int64_t d) { return chunk(x, c, d); }, py::arg("chunks"),
        py::arg("dim") = 0, Release(), "At most `chunks` views of equal size ceil(n / chunks) along dim (torch.chunk).");
-  m.def("cat", [](const TensorList& xs, int64_t dim) { return cat(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
+  def_op(m, "cat", [](const TensorList& xs, int64_t dim) { return cat(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
         Release(), "The tensors joined along an existing dim; the other dims must agree (torch.cat).");
-  m.def("concat", [](const TensorList& xs, int64_t dim) { return cat(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
+  def_op(m, "concat", [](const TensorList& xs, int64_t dim) { return cat(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
         Release(), "cat's other name (torch.concat).");
-  m.def("stack", [](const TensorList& xs, int64_t dim) { return stack(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
+  def_op(m, "stack", [](const TensorList& xs, int64_t dim) { return stack(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
         Release(), "Tensors of one shape joined along a new dim (torch.stack).");
 
   // ------------------------------------------------------------ indexing
@@ -544,74 +544,74 @@ void bind_ops(py::module_& m) {
        "softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x) along dim (torch.softmax).");
   both(m, cls, "log_softmax", [](const Tensor& x, int64_t dim) { return log_softmax(x, dim); },
        py::arg("dim"), Release(), "log_softmax(x)_i = x_i - log sum_j exp(x_j), computed stably along dim (torch.log_softmax).");
-  m.def("gelu", [](const Tensor& x, const std::string& approximate) {
+  def_op(m, "gelu", [](const Tensor& x, const std::string& approximate) {
     SEQLAB_CHECK(approximate == "none" || approximate == "tanh",
                  "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
     return gelu(x, approximate == "tanh");
   }, py::arg("input"), py::arg("approximate") = "none", Release(),
         "GELU(x) = x * Phi(x), Phi the standard normal CDF; approximate='tanh' uses\n"
         "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (Hendrycks & Gimpel 2016; F.gelu).");
-  m.def("silu", [](const Tensor& x) { return silu(x); }, py::arg("input"), Release(),
+  def_op(m, "silu", [](const Tensor& x) { return silu(x); }, py::arg("input"), Release(),
         "SiLU(x) = x * sigmoid(x) (Swish-1; F.silu); d/dx = s(x)(1 + x(1 - s(x))).");
-  m.def("silu_", [](Tensor& x) { return silu_(x); }, py::arg("input"), Release(),
+  def_op(m, "silu_", [](Tensor& x) { return silu_(x); }, py::arg("input"), Release(),
         "In-place silu: input = input * sigmoid(input).");
   // torch.nn's other pointwise activations (activation_pointwise.cpp); name_ writes into input.
-  m.def("elu", [](const Tensor& x, double alpha, double scale, double input_scale) {
+  def_op(m, "elu", [](const Tensor& x, double alpha, double scale, double input_scale) {
     return elu(x, alpha, scale, input_scale);
   }, py::arg("input"), py::arg("alpha") = 1.0, py::arg("scale") = 1.0, py::arg("input_scale") = 1.0, Release(),
         "scale * x for x > 0, scale * alpha * (exp(input_scale * x) - 1) otherwise (F.elu; selu and celu are\n"
         "this with their constants).");
-  m.def("elu_", [](Tensor& x, double alpha, double scale, double input_scale) {
+  def_op(m, "elu_", [](Tensor& x, double alpha, double scale, double input_scale) {
     return elu_(x, alpha, scale, input_scale);
   }, py::arg("input"), py::arg("alpha") = 1.0, py::arg("scale") = 1.0, py::arg("input_scale") = 1.0, Release(),
         "In-place elu: input = elu(input).");
-  m.def("selu", [](const Tensor& x) { return selu(x); }, py::arg("input"), Release(),
+  def_op(m, "selu", [](const Tensor& x) { return selu(x); }, py::arg("input"), Release(),
         "scale * elu(x, alpha) with Klambauer et al.'s alpha = 1.6733, scale = 1.0507 (torch.selu).");
-  m.def("selu_", [](Tensor& x) { return selu_(x); }, py::arg("input"), Release(), "In-place selu: input = selu(input).");
-  m.def("celu", [](const Tensor& x, double alpha) { return celu(x, alpha); }, py::arg("input"), py::arg("alpha") = 1.0,
+  def_op(m, "selu_", [](Tensor& x) { return selu_(x); }, py::arg("input"), Release(), "In-place selu: input = selu(input).");
+  def_op(m, "celu", [](const Tensor& x, double alpha) { return celu(x, alpha); }, py::arg("input"), py::arg("alpha") = 1.0,
         Release(), "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) (Barron 2017; torch.celu).");
-  m.def("celu_", [](Tensor& x, double alpha) { return celu_(x, alpha); }, py::arg("input"), py::arg("alpha") = 1.0,
+  def_op(m, "celu_", [](Tensor& x, double alpha) { return celu_(x, alpha); }, py::arg("input"), py::arg("alpha") = 1.0,
         Release(), "In-place celu: input = celu(input).");
-  m.def("prelu", [](const Tensor& x, const Tensor& w) { return prelu(x, w); }, py::arg("input"), py::arg("weight"),
+  def_op(m, "prelu", [](const Tensor& x, const Tensor& w) { return prelu(x, w); }, py::arg("input"), py::arg("weight"),
         Release(), "x for x > 0, weight * x otherwise, weight per channel (dim 1) or a single one (He et al. 2015; F.prelu).");
-  m.def("softmin", [](const Tensor& x, int64_t dim) { return softmin(x, dim); }, py::arg("input"), py::arg("dim"),
+  def_op(m, "softmin", [](const Tensor& x, int64_t dim) { return softmin(x, dim); }, py::arg("input"), py::arg("dim"),
         Release(), "softmax(-x) along dim (F.softmin).");
-  m.def("glu", [](const Tensor& x, int64_t dim) { return glu(x, dim); }, py::arg("input"), py::arg("dim") = -1,
+  def_op(m, "glu", [](const Tensor& x, int64_t dim) { return glu(x, dim); }, py::arg("input"), py::arg("dim") = -1,
         Release(), "a * sigmoid(b), a and b the halves of input along dim (Dauphin et al. 2017; F.glu).");
-  m.def("leaky_relu", [](const Tensor& x, double k) { return leaky_relu(x, k); }, py::arg("input"),
+  def_op(m, "leaky_relu", [](const Tensor& x, double k) { return leaky_relu(x, k); }, py::arg("input"),
         py::arg("negative_slope") = 0.01, Release(), "x for x > 0, negative_slope * x otherwise (F.leaky_relu).");
-  m.def("leaky_relu_", [](Tensor& x, double k) { return leaky_relu_(x, k); }, py::arg("input"),
+  def_op(m, "leaky_relu_", [](Tensor& x, double k) { return leaky_relu_(x, k); }, py::arg("input"),
         py::arg("negative_slope") = 0.01, Release(), "In-place leaky_relu: input = leaky_relu(input).");
-  m.def("softplus", [](const Tensor& x, double beta, double th) { return softplus(x, beta, th); }, py::arg("input"),
+  def_op(m, "softplus", [](const Tensor& x, double beta, double th) { return softplus(x, beta, th); }, py::arg("input"),
         py::arg("beta") = 1.0, py::arg("threshold") = 20.0, Release(),
         "log(1 + exp(beta * x)) / beta, or x where beta * x > threshold (F.softplus).");
-  m.def("hardtanh", [](const Tensor& x, double lo, double hi) { return hardtanh(x, lo, hi); }, py::arg("input"),
+  def_op(m, "hardtanh", [](const Tensor& x, double lo, double hi) { return hardtanh(x, lo, hi); }, py::arg("input"),
         py::arg("min_val") = -1.0, py::arg("max_val") = 1.0, Release(),
         "min(max(x, min_val), max_val); the gradient is 0 at and beyond the kinks (F.hardtanh).");
-  m.def("hardtanh_", [](Tensor& x, double lo, double hi) { return hardtanh_(x, lo, hi); }, py::arg("input"),
+  def_op(m, "hardtanh_", [](Tensor& x, double lo, double hi) { return hardtanh_(x, lo, hi); }, py::arg("input"),
         py::arg("min_val") = -1.0, py::arg("max_val") = 1.0, Release(), "In-place hardtanh: input = hardtanh(input).");
-  m.def("log_sigmoid", [](const Tensor& x) { return log_sigmoid(x); }, py::arg("input"), Release(),
+  def_op(m, "log_sigmoid", [](const Tensor& x) { return log_sigmoid(x); }, py::arg("input"), Release(),
         "log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)) (F.logsigmoid).");
-  m.def("mish", [](const Tensor& x) { return mish(x); }, py::arg("input"), Release(),
+  def_op(m, "mish", [](const Tensor& x) { return mish(x); }, py::arg("input"), Release(),
         "x * tanh(softplus(x)) (Misra 2019; F.mish).");
-  m.def("mish_", [](Tensor& x) { return mish_(x); }, py::arg("input"), Release(), "In-place mish: input = mish(input).");
-  m.def("softsign", [](const Tensor& x) { return softsign(x); }, py::arg("input"), Release(),
+  def_op(m, "mish_", [](Tensor& x) { return mish_(x); }, py::arg("input"), Release(), "In-place mish: input = mish(input).");
+  def_op(m, "softsign", [](const Tensor& x) { return softsign(x); }, py::arg("input"), Release(),
         "x / (1 + |x|) (F.softsign).");
-  m.def("tanhshrink", [](const Tensor& x) { return tanhshrink(x); }, py::arg("input"), Release(),
+  def_op(m, "tanhshrink", [](const Tensor& x) { return tanhshrink(x); }, py::arg("input"), Release(),
         "x - tanh(x) (F.tanhshrink).");
-  m.def("hardsigmoid", [](const Tensor& x) { return hardsigmoid(x); }, py::arg("input"), Release(),
+  def_op(m, "hardsigmoid", [](const Tensor& x) { return hardsigmoid(x); }, py::arg("input"), Release(),
         "min(max(x + 3, 0), 6) / 6 (F.hardsigmoid).");
-  m.def("hardsigmoid_", [](Tensor& x) { return hardsigmoid_(x); }, py::arg("input"), Release(),
+  def_op(m, "hardsigmoid_", [](Tensor& x) { return hardsigmoid_(x); }, py::arg("input"), Release(),
         "In-place hardsigmoid: input = hardsigmoid(input).");
-  m.def("hardswish", [](const Tensor& x) { return hardswish(x); }, py::arg("input"), Release(),
+  def_op(m, "hardswish", [](const Tensor& x) { return hardswish(x); }, py::arg("input"), Release(),
         "x * min(max(x + 3, 0), 6) / 6 (Howard et al. 2019; F.hardswish).");
-  m.def("hardswish_", [](Tensor& x) { return hardswish_(x); }, py::arg("input"), Release(),
+  def_op(m, "hardswish_", [](Tensor& x) { return hardswish_(x); }, py::arg("input"), Release(),
         "In-place hardswish: input = hardswish(input).");
-  m.def("threshold", [](const Tensor& x, double th, double v) { return threshold(x, th, v); }, py::arg("input"),
+  def_op(m, "threshold", [](const Tensor& x, double th, double v) { return threshold(x, th, v); }, py::arg("input"),
         py::arg("threshold"), py::arg("value"), Release(), "x where x > threshold, else value (F.threshold).");
-  m.def("threshold_", [](Tensor& x, double th, double v) { return threshold_(x, th, v); }, py::arg("input"),
+  def_op(m, "threshold_", [](Tensor& x, double th, double v) { return threshold_(x, th, v); }, py::arg("input"),
         py::arg("threshold"), py::arg("value"), Release(), "In-place threshold: input = threshold(input).");
-  m.def("cross_entropy", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
+  def_op(m, "cross_entropy", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
                             int64_t ignore_index, const std::string& reduction, double label_smoothing) {
     return cross_entropy(input, target, weight ? *weight : Tensor(), ignore_index, parse_reduction(reduction),
                          label_smoothing);
@@ -619,17 +619,17 @@ void bind_ops(py::module_& m) {
         py::arg("reduction") = "mean", py::arg("label_smoothing") = 0.0, Release(),
         "loss_n = -log softmax(input_n)[target_n] (class indices) or -sum_c target_nc log softmax(input_n)_c\n"
         "(probabilities), weighted, ignoring ignore_index, reduced by 'mean', 'sum' or 'none' (F.cross_entropy).");
-  m.def("nll_loss", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight, int64_t ignore_index,
+  def_op(m, "nll_loss", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight, int64_t ignore_index,
                        const std::string& reduction) {
     return nll_loss(input, target, weight ? *weight : Tensor(), ignore_index, parse_reduction(reduction));
   }, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("ignore_index") = -100,
         py::arg("reduction") = "mean", Release(),
         "loss_n = -weight[target_n] * input[n, target_n] for log-probabilities input (F.nll_loss).");
-  m.def("mse_loss", [](const Tensor& input, const Tensor& target, const std::string& reduction) {
+  def_op(m, "mse_loss", [](const Tensor& input, const Tensor& target, const std::string& reduction) {
     return mse_loss(input, target, parse_reduction(reduction));
   }, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", Release(),
         "(input - target)^2, reduced by 'mean', 'sum' or 'none' (F.mse_loss).");
-  m.def("binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
+  def_op(m, "binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight,
                                                const std::string& reduction, std::optional<Tensor> pos_weight) {
     return binary_cross_entropy_with_logits(input, target, weight ? *weight : Tensor(), parse_reduction(reduction),
                                             pos_weight ? *pos_weight : Tensor());
@@ -637,17 +637,17 @@ void bind_ops(py::module_& m) {
         py::arg("pos_weight") = py::none(), Release(),
         "-w [pos_weight y log s(x) + (1 - y) log(1 - s(x))], s the sigmoid, computed stably from the logits x\n"
         "(F.binary_cross_entropy_with_logits).");
-  m.def("dropout", [](const Tensor& x, double p, bool training) { return dropout(x, p, training); }, py::arg("input"),
+  def_op(m, "dropout", [](const Tensor& x, double p, bool training) { return dropout(x, p, training); }, py::arg("input"),
         py::arg("p") = 0.5, py::arg("training") = true, Release(),
         "In training, each element is zeroed with probability p and the rest scaled by 1 / (1 - p)\n"
         "(Srivastava et al. 2014; F.dropout); the input itself otherwise.");
   // torch.alpha_dropout, feature_alpha_dropout (random.cpp): F.alpha_dropout, F.feature_alpha_dropout
   // and the C++ twins call these (torch.feature_dropout is bind_nn.cpp's, shrink.cpp).
-  m.def("alpha_dropout", [](const Tensor& x, double p, bool train) { return alpha_dropout(x, p, train); },
+  def_op(m, "alpha_dropout", [](const Tensor& x, double p, bool train) { return alpha_dropout(x, p, train); },
         py::arg("input"), py::arg("p"), py::arg("train"), Release(),
         "Alpha dropout (Klambauer et al. 2017; torch.alpha_dropout): in training each element is set to SELU's\n"
         "saturation with probability p, then all scaled and shifted to keep zero mean and unit variance.");
-  m.def("feature_alpha_dropout", [](const Tensor& x, double p, bool train) { return feature_alpha_dropout(x, p, train); },
+  def_op(m, "feature_alpha_dropout", [](const Tensor& x, double p, bool train) { return feature_alpha_dropout(x, p, train); },
         py::arg("input"), py::arg("p"), py::arg("train"), Release(),
         "Alpha dropout of whole (n, c) channels of input (N, C, ...) (torch.feature_alpha_dropout).");
 
@@ -671,11 +671,11 @@ void bind_ops(py::module_& m) {
 
   // ------------------------------------------------------------ creation (the random ops: bind_random.cpp)
   m.def("_empty", [](const Shape& s, Dtype d) { return Tensor::empty(s, d); }, py::arg("size"), py::arg("dtype"));
-  m.def("_full", [](const Shape& s, double v, Dtype d) { return full(s, v, d); }, py::arg("size"), py::arg("fill_value"),
+  def_op(m, "_full", [](const Shape& s, double v, Dtype d) { return full(s, v, d); }, py::arg("size"), py::arg("fill_value"),
         py::arg("dtype"), Release());
-  m.def("_arange", [](double a, double b, double st, Dtype d) { return arange(a, b, st, d); }, py::arg("start"),
+  def_op(m, "_arange", [](double a, double b, double st, Dtype d) { return arange(a, b, st, d); }, py::arg("start"),
         py::arg("end"), py::arg("step"), py::arg("dtype"), Release());
-  m.def("_eye", [](int64_t n, int64_t mm, Dtype d) { return eye(n, mm, d); }, py::arg("n"), py::arg("m"),
+  def_op(m, "_eye", [](int64_t n, int64_t mm, Dtype d) { return eye(n, mm, d); }, py::arg("n"), py::arg("m"),
         py::arg("dtype"), Release());
   m.def("_max_threads", &max_threads, "the most threads set_num_threads and the embedding trainers' workers accept");
   m.def("_set_default_float_dtype", [](Dtype d) {

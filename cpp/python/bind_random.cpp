@@ -93,40 +93,40 @@ never disturb each other, and one seed always gives the same numbers.)");
         "The seed of the default generator (torch.initial_seed).");
 
   auto cls = py::reinterpret_borrow<py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(m.attr("Tensor"));
-  m.def("_rand", [](const Shape& s, Dtype d, Generator* g) { return rand(s, d, g); }, py::arg("size"), py::arg("dtype"),
+  def_op(m, "_rand", [](const Shape& s, Dtype d, Generator* g) { return rand(s, d, g); }, py::arg("size"), py::arg("dtype"),
         py::arg("generator"), Release());
-  m.def("_randn", [](const Shape& s, Dtype d, Generator* g) { return randn(s, d, g); }, py::arg("size"), py::arg("dtype"),
+  def_op(m, "_randn", [](const Shape& s, Dtype d, Generator* g) { return randn(s, d, g); }, py::arg("size"), py::arg("dtype"),
         py::arg("generator"), Release());
-  m.def("_randint", [](int64_t lo, int64_t hi, const Shape& s, Dtype d, Generator* g) {
+  def_op(m, "_randint", [](int64_t lo, int64_t hi, const Shape& s, Dtype d, Generator* g) {
     return randint(lo, hi, s, d, g);
   }, py::arg("low"), py::arg("high"), py::arg("size"), py::arg("dtype"), py::arg("generator"), Release());
-  m.def("_randperm", [](int64_t n, Dtype d, Generator* g) { return randperm(n, d, g); }, py::arg("n"), py::arg("dtype"),
+  def_op(m, "_randperm", [](int64_t n, Dtype d, Generator* g) { return randperm(n, d, g); }, py::arg("n"), py::arg("dtype"),
         py::arg("generator"), Release());
   m.def("_random_", [](Tensor& x, int64_t from, std::optional<int64_t> to, Generator* g) -> Tensor {
     return random_(x, from, to, g);
   }, py::arg("self"), py::arg("from"), py::arg("to"), py::arg("generator"), Release());
   const auto multinomial_fn = [](const Tensor& p, int64_t n, bool repl, Generator* g) { return multinomial(p, n, repl, g); };
-  cls.def("multinomial", multinomial_fn, py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
+  def_op(cls, "multinomial", multinomial_fn, py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
           py::arg("generator") = nullptr, Release(),
           "num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).");
-  m.def("multinomial", multinomial_fn, py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false,
+  def_op(m, "multinomial", multinomial_fn, py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false,
         py::kw_only(), py::arg("generator") = nullptr, Release(),
         "num_samples indices per row drawn with probabilities proportional to the row (torch.multinomial).");
 
-  cls.def("uniform_", [](Tensor& x, double a, double b, Generator* g) -> Tensor { return uniform_(x, a, b, g); },
+  def_op(cls, "uniform_", [](Tensor& x, double a, double b, Generator* g) -> Tensor { return uniform_(x, a, b, g); },
           py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = nullptr, Release(),
           "Fill with x ~ U[from, to) in place.");
-  cls.def("normal_", [](Tensor& x, double mean, double std, Generator* g) -> Tensor { return normal_(x, mean, std, g); },
+  def_op(cls, "normal_", [](Tensor& x, double mean, double std, Generator* g) -> Tensor { return normal_(x, mean, std, g); },
           py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = nullptr, Release(),
           "Fill with x ~ N(mean, std^2) in place.");
-  cls.def("exponential_", [](Tensor& x, double lambd, Generator* g) -> Tensor { return exponential_(x, lambd, g); },
+  def_op(cls, "exponential_", [](Tensor& x, double lambd, Generator* g) -> Tensor { return exponential_(x, lambd, g); },
           py::arg("lambd") = 1.0, py::kw_only(), py::arg("generator") = nullptr, Release(),
           "Fill with x ~ Exp(lambd) in place: x = -log(1 - u) / lambd, u ~ U[0, 1).");
   // bernoulli_(p): p a number or a tensor of probabilities broadcast to self.
-  cls.def("bernoulli_", [](Tensor& x, const Tensor& p, Generator* g) -> Tensor { return bernoulli_(x, p, g); },
+  def_op(cls, "bernoulli_", [](Tensor& x, const Tensor& p, Generator* g) -> Tensor { return bernoulli_(x, p, g); },
           py::arg("p"), py::kw_only(), py::arg("generator") = nullptr, Release(),
           "Fill with 1 with probability p_i (a tensor broadcast to self), else 0, in place.");
-  cls.def("bernoulli_", [](Tensor& x, double p, Generator* g) -> Tensor { return bernoulli_(x, p, g); },
+  def_op(cls, "bernoulli_", [](Tensor& x, double p, Generator* g) -> Tensor { return bernoulli_(x, p, g); },
           py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = nullptr, Release(),
           "Fill with 1 with probability p, else 0, in place.");
   // bernoulli(input): draws with input's probabilities; bernoulli(input, p): with probability p.
@@ -135,13 +135,13 @@ never disturb each other, and one seed always gives the same numbers.)");
     Tensor out = Tensor::empty(x.shape(), x.dtype());
     return bernoulli_(out, p, g);
   };
-  m.def("bernoulli", bernoulli_fn, py::arg("input"), py::kw_only(), py::arg("generator") = nullptr, Release(),
+  def_op(m, "bernoulli", bernoulli_fn, py::arg("input"), py::kw_only(), py::arg("generator") = nullptr, Release(),
         "1 with probability input_i, else 0 (torch.bernoulli); same shape and dtype as input.");
-  m.def("bernoulli", bernoulli_p, py::arg("input"), py::arg("p"), py::kw_only(), py::arg("generator") = nullptr,
+  def_op(m, "bernoulli", bernoulli_p, py::arg("input"), py::arg("p"), py::kw_only(), py::arg("generator") = nullptr,
         Release(), "1 with probability p, else 0, in the shape and dtype of input.");
-  cls.def("bernoulli", bernoulli_fn, py::kw_only(), py::arg("generator") = nullptr, Release(),
+  def_op(cls, "bernoulli", bernoulli_fn, py::kw_only(), py::arg("generator") = nullptr, Release(),
           "1 with probability self_i, else 0 (torch.bernoulli).");
-  cls.def("bernoulli", bernoulli_p, py::arg("p"), py::kw_only(), py::arg("generator") = nullptr, Release(),
+  def_op(cls, "bernoulli", bernoulli_p, py::arg("p"), py::kw_only(), py::arg("generator") = nullptr, Release(),
           "1 with probability p, else 0, in the shape and dtype of self.");
 }
 

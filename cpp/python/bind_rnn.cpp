@@ -51,29 +51,29 @@ void bind_rnn(py::module_& m) {
   m.def("rnn_gate_count", [](const std::string& mode) { return rnn_gate_count(parse_mode(mode)); }, py::arg("mode"),
         "Rows of W_ih per hidden unit for torch's mode string (LSTM 4, GRU 3, RNN_TANH and RNN_RELU 1), as its "
         "registered cell says.");
-  m.def("rnn_tanh_cell", [](const Tensor& x, std::optional<Tensor> hx, const Tensor& w_ih, const Tensor& w_hh,
+  def_op(m, "rnn_tanh_cell", [](const Tensor& x, std::optional<Tensor> hx, const Tensor& w_ih, const Tensor& w_hh,
                             std::optional<Tensor> b_ih, std::optional<Tensor> b_hh) {
     return rnn_tanh_cell(x, opt(hx), w_ih, w_hh, opt(b_ih), opt(b_hh));
   }, py::arg("input"), py::arg("hx"), py::arg("w_ih"), py::arg("w_hh"), py::arg("b_ih") = py::none(),
         py::arg("b_hh") = py::none(), Release());
-  m.def("rnn_relu_cell", [](const Tensor& x, std::optional<Tensor> hx, const Tensor& w_ih, const Tensor& w_hh,
+  def_op(m, "rnn_relu_cell", [](const Tensor& x, std::optional<Tensor> hx, const Tensor& w_ih, const Tensor& w_hh,
                             std::optional<Tensor> b_ih, std::optional<Tensor> b_hh) {
     return rnn_relu_cell(x, opt(hx), w_ih, w_hh, opt(b_ih), opt(b_hh));
   }, py::arg("input"), py::arg("hx"), py::arg("w_ih"), py::arg("w_hh"), py::arg("b_ih") = py::none(),
         py::arg("b_hh") = py::none(), Release());
-  m.def("lstm_cell", [](const Tensor& x, std::optional<Tensor> hx, std::optional<Tensor> cx, const Tensor& w_ih,
+  def_op(m, "lstm_cell", [](const Tensor& x, std::optional<Tensor> hx, std::optional<Tensor> cx, const Tensor& w_ih,
                         const Tensor& w_hh, std::optional<Tensor> b_ih, std::optional<Tensor> b_hh) {
     return lstm_cell(x, opt(hx), opt(cx), w_ih, w_hh, opt(b_ih), opt(b_hh));
   }, py::arg("input"), py::arg("hx"), py::arg("cx"), py::arg("w_ih"), py::arg("w_hh"), py::arg("b_ih") = py::none(),
         py::arg("b_hh") = py::none(), Release());
-  m.def("gru_cell", [](const Tensor& x, std::optional<Tensor> hx, const Tensor& w_ih, const Tensor& w_hh,
+  def_op(m, "gru_cell", [](const Tensor& x, std::optional<Tensor> hx, const Tensor& w_ih, const Tensor& w_hh,
                        std::optional<Tensor> b_ih, std::optional<Tensor> b_hh) {
     return gru_cell(x, opt(hx), w_ih, w_hh, opt(b_ih), opt(b_hh));
   }, py::arg("input"), py::arg("hx"), py::arg("w_ih"), py::arg("w_hh"), py::arg("b_ih") = py::none(),
         py::arg("b_hh") = py::none(), Release());
 
   // (output, h_n, c_n or None)
-  m.def("rnn", [](const std::string& mode, const Tensor& input, std::optional<Tensor> hx, std::optional<Tensor> cx,
+  def_op(m, "rnn", [](const std::string& mode, const Tensor& input, std::optional<Tensor> hx, std::optional<Tensor> cx,
                   const std::vector<Tensor>& weights, bool has_biases, int64_t num_layers, double dropout, bool train,
                   bool bidirectional, bool batch_first, int64_t proj_size, std::optional<Tensor> grad_norms) {
     const RnnOptions o = options(mode, has_biases, num_layers, dropout, train, bidirectional, batch_first, proj_size);
@@ -82,7 +82,7 @@ void bind_rnn(py::module_& m) {
   }, py::arg("mode"), py::arg("input"), py::arg("hx"), py::arg("cx"), py::arg("weights"), py::arg("has_biases"),
         py::arg("num_layers"), py::arg("dropout"), py::arg("train"), py::arg("bidirectional"), py::arg("batch_first"),
         py::arg("proj_size") = 0, py::arg("grad_norms") = py::none());
-  m.def("rnn_packed", [](const std::string& mode, const Tensor& data, const Tensor& batch_sizes,
+  def_op(m, "rnn_packed", [](const std::string& mode, const Tensor& data, const Tensor& batch_sizes,
                          std::optional<Tensor> sorted_indices, std::optional<Tensor> unsorted_indices,
                          std::optional<Tensor> hx, std::optional<Tensor> cx, const std::vector<Tensor>& weights,
                          bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional,

@@ -54,14 +54,14 @@ void bind_scatter(py::module_& m) {
     const std::string r = reduce_arg(reduce, false);
     return released([&] { return scatter(x, dim, index, v, r); });
   }, py::arg("dim"), py::arg("index"), py::arg("value"), py::kw_only(), py::arg("reduce") = py::none(), kScatterDoc);
-  cls.def("scatter_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+  def_op(cls, "scatter_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
                          const std::optional<std::string>& reduce) -> Tensor {
     const std::string r = reduce_arg(reduce, true);
     return released([&]() -> Tensor { return scatter_(x, dim, index, src, r); });
   }, py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(), py::arg("reduce") = py::none(),
           "In place: self[index[i][j]][j] = src[i][j] for dim=0 (or the number value; reduce='add' or 'multiply'\n"
           "combines); returns self (Tensor.scatter_).");
-  cls.def("scatter_", [](Tensor& x, int64_t dim, const Tensor& index, py::handle value,
+  def_op(cls, "scatter_", [](Tensor& x, int64_t dim, const Tensor& index, py::handle value,
                          const std::optional<std::string>& reduce) -> Tensor {
     const double v = value_arg(value, "scatter_");
     const std::string r = reduce_arg(reduce, false);
@@ -75,7 +75,7 @@ void bind_scatter(py::module_& m) {
   }, py::arg("dim"), py::arg("index"), py::arg("src"), Release(),
        "out = input with out[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims); duplicate\n"
        "indices accumulate (torch.scatter_add).");
-  cls.def("scatter_add_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor {
+  def_op(cls, "scatter_add_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor {
     return scatter_add_(x, dim, index, src);
   }, py::arg("dim"), py::arg("index"), py::arg("src"), Release(),
           "In place: self[index[i][j]][j] += src[i][j] for dim=0 (and likewise for other dims); returns self.");
@@ -84,7 +84,7 @@ void bind_scatter(py::module_& m) {
     return scatter_reduce(x, dim, index, src, reduce, include_self);
   }, py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
        py::arg("include_self") = true, Release(), kScatterReduceDoc);
-  cls.def("scatter_reduce_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+  def_op(cls, "scatter_reduce_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
                                 const std::string& reduce, bool include_self) -> Tensor {
     return scatter_reduce_(x, dim, index, src, reduce, include_self);
   }, py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
@@ -98,7 +98,7 @@ void bind_scatter(py::module_& m) {
   }, py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1,
        "out = input with out[..., index[i], ...] += alpha * source[..., i, ...] along dim; index is 1-d (int64 or\n"
        "int32), duplicates accumulate (torch.index_add).");
-  cls.def("index_add_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+  def_op(cls, "index_add_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                            py::handle alpha) -> Tensor {
     const double a = number_arg(alpha, "index_add_", "alpha");
     return released([&]() -> Tensor { return index_add_(x, dim, index, source, a); });
@@ -109,7 +109,7 @@ void bind_scatter(py::module_& m) {
   }, py::arg("dim"), py::arg("index"), py::arg("source"), Release(),
        "out = input with out[..., index[i], ...] = source[..., i, ...] along dim; index is 1-d int64\n"
        "(torch.index_copy).");
-  cls.def("index_copy_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) -> Tensor {
+  def_op(cls, "index_copy_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) -> Tensor {
     return index_copy_(x, dim, index, source);
   }, py::arg("dim"), py::arg("index"), py::arg("source"), Release(),
           "In place: self[..., index[i], ...] = source[..., i, ...] along dim; returns self.");
@@ -121,7 +121,7 @@ void bind_scatter(py::module_& m) {
        py::arg("include_self") = true,
        "out = input with every source[..., i, ...] reduced into out[..., index[i], ...] along dim; reduce is\n"
        "'prod', 'mean', 'amax' or 'amin', input's own value taking part when include_self (torch.index_reduce).");
-  cls.def("index_reduce_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+  def_op(cls, "index_reduce_", [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                               const std::string& reduce, bool include_self) -> Tensor {
     warn_once(warned_index_reduce, "index_reduce() is in beta and the API may change at any time.");
     return released([&]() -> Tensor { return index_reduce_(x, dim, index, source, reduce, include_self); });

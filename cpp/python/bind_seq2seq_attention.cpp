@@ -12,13 +12,13 @@ py::tuple result(const Seq2SeqAttentionResult& r) { return py::make_tuple(r.cont
 }  // namespace
 
 void bind_seq2seq_attention(py::module_& m) {
-  m.def("seq2seq_score", [](const std::string& name) { return seq2seq_score_name(seq2seq_score(name)); },
+  def_op(m, "seq2seq_score", [](const std::string& name) { return seq2seq_score_name(seq2seq_score(name)); },
         py::arg("score"), "The canonical name of a score ('general' for 'bilinear', 'additive' for 'concat').");
   m.def("check_seq2seq_attention_args", [](int64_t query_size, int64_t key_size, const std::string& score,
                                            int64_t hidden_size) {
     check_seq2seq_attention_args(query_size, key_size, seq2seq_score(score), hidden_size);
   }, py::arg("query_size"), py::arg("key_size"), py::arg("score"), py::arg("hidden_size"));
-  m.def("seq2seq_attention", [](const Tensor& query, const Tensor& keys, std::optional<Tensor> values,
+  def_op(m, "seq2seq_attention", [](const Tensor& query, const Tensor& keys, std::optional<Tensor> values,
                                 const std::string& score, std::optional<Tensor> W, std::optional<Tensor> query_weight,
                                 std::optional<Tensor> key_weight, std::optional<Tensor> key_bias,
                                 std::optional<Tensor> v, std::optional<Tensor> key_padding_mask) {

@@ -51,24 +51,24 @@ void bind_special(py::module_& m) {
             "In place: self = f(self), f as the method without the underscore (self must be floating point).");
   }
 
-  m.def("polygamma", [](int64_t n, const Tensor& x) { return polygamma(n, x); }, py::arg("n"), py::arg("input"),
+  def_op(m, "polygamma", [](int64_t n, const Tensor& x) { return polygamma(n, x); }, py::arg("n"), py::arg("input"),
         Release(),
         "out = the n-th derivative of digamma at input, (-1)^(n+1) n! zeta(n+1, input) for n >= 1; d/dx = "
         "polygamma(n+1, x) (torch.polygamma).");
-  cls.def("polygamma", [](const Tensor& x, int64_t n) { return polygamma(n, x); }, py::arg("n"), Release(),
+  def_op(cls, "polygamma", [](const Tensor& x, int64_t n) { return polygamma(n, x); }, py::arg("n"), Release(),
           "polygamma(n, self): the n-th derivative of digamma (torch.Tensor.polygamma).");
-  cls.def("polygamma_", [](Tensor& x, int64_t n) -> Tensor { return polygamma_(x, n); }, py::arg("n"), Release(),
+  def_op(cls, "polygamma_", [](Tensor& x, int64_t n) -> Tensor { return polygamma_(x, n); }, py::arg("n"), Release(),
           "In place: self = polygamma(n, self).");
   both(m, cls, "mvlgamma", [](const Tensor& x, int64_t p) { return mvlgamma(x, p); }, py::arg("p"), Release(),
        "out = the multivariate log-gamma of dimension p, p(p-1)/4 ln(pi) + sum_{j<p} lgamma(input - j/2); p >= 1 "
        "(torch.mvlgamma).");
-  cls.def("mvlgamma_", [](Tensor& x, int64_t p) -> Tensor { return mvlgamma_(x, p); }, py::arg("p"), Release(),
+  def_op(cls, "mvlgamma_", [](Tensor& x, int64_t p) -> Tensor { return mvlgamma_(x, p); }, py::arg("p"), Release(),
           "In place: self = mvlgamma(self, p).");
   both(m, cls, "logit", [](const Tensor& x, std::optional<double> eps) { return logit(x, eps); },
        py::arg("eps") = py::none(), Release(),
        "out = ln(z/(1-z)) with z = input clamped to [eps, 1-eps] when eps is given (NaN outside [0, 1] "
        "without it) (torch.logit).");
-  cls.def("logit_", [](Tensor& x, std::optional<double> eps) -> Tensor { return logit_(x, eps); },
+  def_op(cls, "logit_", [](Tensor& x, std::optional<double> eps) -> Tensor { return logit_(x, eps); },
           py::arg("eps") = py::none(), Release(), "In place: self = logit(self, eps).");
   both(m, cls, "igamma", [](const Tensor& a, const Tensor& x) { return igamma(a, x); }, py::arg("other"), Release(),
        "out = P(input, other), the regularized lower incomplete gamma function; gradient for other only "
@@ -76,9 +76,9 @@ void bind_special(py::module_& m) {
   both(m, cls, "igammac", [](const Tensor& a, const Tensor& x) { return igammac(a, x); }, py::arg("other"), Release(),
        "out = Q(input, other) = 1 - P(input, other), the regularized upper incomplete gamma function; gradient for "
        "other only (torch.igammac).");
-  cls.def("igamma_", [](Tensor& a, const Tensor& x) -> Tensor { return igamma_(a, x); }, py::arg("other"), Release(),
+  def_op(cls, "igamma_", [](Tensor& a, const Tensor& x) -> Tensor { return igamma_(a, x); }, py::arg("other"), Release(),
           "In place: self = igamma(self, other).");
-  cls.def("igammac_", [](Tensor& a, const Tensor& x) -> Tensor { return igammac_(a, x); }, py::arg("other"),
+  def_op(cls, "igammac_", [](Tensor& a, const Tensor& x) -> Tensor { return igammac_(a, x); }, py::arg("other"),
           Release(), "In place: self = igammac(self, other).");
 
   // ------------------------------------------------------------ torch.special only
@@ -116,12 +116,12 @@ void bind_special(py::module_& m) {
   for (auto [name, op, doc] : bessel_ops)
     s.def(name, [op = op](const Tensor& x) { return bessel(x, op); }, py::arg("input"), Release(),
           str_cat(doc, " No gradient, as torch.special.", name, ".").c_str());
-  s.def("zeta", [](py::handle input, py::handle other) {
+  def_op(s, "zeta", [](py::handle input, py::handle other) {
     auto [x, q] = tensor_or_number("zeta", input, other);
     return released([&] { return zeta(x, q); });
   }, py::arg("input"), py::arg("other"),
         "out = the Hurwitz zeta function sum_k (k + other)^-input; gradient for other only (torch.special.zeta).");
-  s.def("xlog1py", [](py::handle input, py::handle other) {
+  def_op(s, "xlog1py", [](py::handle input, py::handle other) {
     auto [x, y] = tensor_or_number("xlog1py", input, other);
     return released([&] { return xlog1py(x, y); });
   }, py::arg("input"), py::arg("other"),

@@ -31,6 +31,8 @@ void bind_tensor(py::module_& m) {
   py::enum_<Dtype>(m, "dtype")
       .value("float32", Dtype::Float32)
       .value("float64", Dtype::Float64)
+      .value("float16", Dtype::Float16)
+      .value("bfloat16", Dtype::BFloat16)
       .value("int64", Dtype::Int64)
       .value("int32", Dtype::Int32)
       .value("int16", Dtype::Int16)
@@ -167,6 +169,8 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
       .def("item", [](const Tensor& t) -> py::object {
         switch (t.dtype()) {
           case Dtype::Bool: return py::bool_(t.item<bool>());
+          case Dtype::Float16:
+          case Dtype::BFloat16:
           case Dtype::Float32:
           case Dtype::Float64: return py::float_(t.item<double>());
           default: return py::int_(t.item<int64_t>());
@@ -185,21 +189,21 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
       })
       .def("__hash__", [](const py::object& self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); })
       // --- operators
-      .def("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, py::arg("other"), Release(), py::is_operator())
-      .def("__neg__", [](const Tensor& a) { return neg(a); }, Release())
-      .def("__abs__", [](const Tensor& a) { return abs(a); }, Release())
+      .def("__matmul__", through_float32("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }), py::arg("other"), Release(), py::is_operator())
+      .def("__neg__", through_float32("__neg__", [](const Tensor& a) { return neg(a); }), Release())
+      .def("__abs__", through_float32("__abs__", [](const Tensor& a) { return abs(a); }), Release())
       .def("__invert__", [](const Tensor& a) {
         if (is_floating(a.dtype()))  // (torch's TypeError, from its Python operator)
           throw py::type_error("~ (operator.invert) is only implemented on integer and Boolean-type tensors");
         return bitwise_not(a);
       }, Release())
-      .def("__pow__", [](const Tensor& a, py::handle b) {
+      .def("__pow__", through_float32("__pow__", [](const Tensor& a, py::handle b) {
         const Tensor out = power(a, b, "__pow__");
         return out.defined() ? py::cast(out) : not_implemented();
-      }, py::arg("exponent"), py::is_operator())
-      .def("__rpow__", [](const Tensor& a, py::handle b) {
+      }), py::arg("exponent"), py::is_operator())
+      .def("__rpow__", through_float32("__rpow__", [](const Tensor& a, py::handle b) {
         return binary("__rpow__", a, b, true, [](const Tensor& x, const Tensor& y) { return pow(x, y); });
-      }, py::arg("other"), py::is_operator());
+      }), py::arg("other"), py::is_operator());
 
   // + - * / % // & | ^ << >>: a OP b, b OP a (reflected: 2 - x is sub(2, x)) and a OP= b.
   using Binary = Tensor (*)(const Tensor&, const Tensor&);
@@ -225,24 +229,25 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
       {"__rshift__", "__rrshift__", "__irshift__",
        [](const Tensor& x, const Tensor& y) { return bitwise_right_shift(x, y); }, InplaceOp::RightShift}};
   for (auto [name, rname, iname, fn, op] : arithmetic) {
-    cls.def(name, [name = name, fn = fn](const Tensor& a, py::handle b) { return binary(name, a, b, false, fn); },
-            py::arg("other"), py::is_operator());
+    cls.def(name, through_float32(name, [name = name, fn = fn](const Tensor& a, py::handle b) {
+      return binary(name, a, b, false, fn);
+    }), py::arg("other"), py::is_operator());
     const Binary reflected = op == InplaceOp::Remainder ? &remainder_scalar_tensor : fn;
-    cls.def(rname, [rname = rname, reflected](const Tensor& a, py::handle b) {
+    cls.def(rname, through_float32(rname, [rname = rname, reflected](const Tensor& a, py::handle b) {
       return binary(rname, a, b, true, reflected);
-    }, py::arg("other"), py::is_operator());
-    cls.def(iname, [iname = iname, op = op](const Tensor& a, py::handle b) {
+    }), py::arg("other"), py::is_operator());
+    cls.def(iname, through_float32(iname, [iname = iname, op = op](const Tensor& a, py::handle b) {
       return binary(iname, a, b, false, [op](Tensor x, const Tensor& y) { return inplace_binary(x, y, op); });
-    }, py::arg("other"), py::is_operator());
+    }), py::arg("other"), py::is_operator());
   }
 
   const std::pair<const char*, CompareOp> cmps[] = {{"__eq__", CompareOp::Eq}, {"__ne__", CompareOp::Ne},
                                                     {"__lt__", CompareOp::Lt}, {"__le__", CompareOp::Le},
                                                     {"__gt__", CompareOp::Gt}, {"__ge__", CompareOp::Ge}};
   for (auto [name, op] : cmps)
-    cls.def(name, [name = name, op = op](const Tensor& a, py::handle b) {
+    cls.def(name, through_float32(name, [name = name, op = op](const Tensor& a, py::handle b) {
       return binary(name, a, b, false, [op](const Tensor& x, const Tensor& y) { return compare(x, y, op); });
-    }, py::arg("other"), py::is_operator());
+    }), py::arg("other"), py::is_operator());
 }
 
 }  // namespace seqlab::bind

@@ -146,7 +146,7 @@ ModuleOptions<nn::TransformerLayerOptions> transformer_layer_options(py::module_
 
 void bind_transformer(py::module_& m) {
   // --- torch.nn.functional.multi_head_attention_forward, torch's signature.
-  m.def("multi_head_attention_forward",
+  def_op(m, "multi_head_attention_forward",
         [](const Tensor& query, const Tensor& key, const Tensor& value, int64_t embed_dim_to_check, int64_t num_heads,
            OptTensor in_proj_weight, OptTensor in_proj_bias, OptTensor bias_k, OptTensor bias_v, bool add_zero_attn,
            double dropout_p, const Tensor& out_proj_weight, OptTensor out_proj_bias, bool training,
@@ -262,7 +262,7 @@ void bind_transformer(py::module_& m) {
       .done();
 
   // --- the modules' forwards.
-  m.def("multihead_attention", [](const Tensor& query, const Tensor& key, const Tensor& value,
+  def_op(m, "multihead_attention", [](const Tensor& query, const Tensor& key, const Tensor& value,
                                   const MultiheadAttentionParams& p, bool training, OptTensor key_padding_mask,
                                   bool need_weights, OptTensor attn_mask, bool average_attn_weights, bool is_causal,
                                   AttentionCache* cache) {
@@ -275,7 +275,7 @@ void bind_transformer(py::module_& m) {
   }, py::arg("query"), py::arg("key"), py::arg("value"), py::arg("params"), py::arg("training"),
         py::arg("key_padding_mask") = py::none(), py::arg("need_weights") = true, py::arg("attn_mask") = py::none(),
         py::arg("average_attn_weights") = true, py::arg("is_causal") = false, py::arg("cache") = py::none());
-  m.def("transformer_encoder_layer", [](const Tensor& src, const TransformerEncoderLayerParams& p, bool training,
+  def_op(m, "transformer_encoder_layer", [](const Tensor& src, const TransformerEncoderLayerParams& p, bool training,
                                         OptTensor src_mask, OptTensor src_key_padding_mask, bool is_causal,
                                         AttentionCache* cache) {
     warn_mismatched_masks(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask");
@@ -285,7 +285,7 @@ void bind_transformer(py::module_& m) {
     });
   }, py::arg("src"), py::arg("params"), py::arg("training"), py::arg("src_mask") = py::none(),
         py::arg("src_key_padding_mask") = py::none(), py::arg("is_causal") = false, py::arg("cache") = py::none());
-  m.def("transformer_decoder_layer", [](const Tensor& tgt, const Tensor& memory, const TransformerDecoderLayerParams& p,
+  def_op(m, "transformer_decoder_layer", [](const Tensor& tgt, const Tensor& memory, const TransformerDecoderLayerParams& p,
                                         bool training, OptTensor tgt_mask, OptTensor memory_mask,
                                         OptTensor tgt_key_padding_mask, OptTensor memory_key_padding_mask,
                                         bool tgt_is_causal, bool memory_is_causal, AttentionCache* cache,
@@ -306,22 +306,22 @@ void bind_transformer(py::module_& m) {
   // --- the stacks' helpers.
   m.def("check_multihead_attention_args", &check_multihead_attention_args, py::arg("embed_dim"),
         py::arg("num_heads"));
-  m.def("canonical_mask", [](OptTensor mask, const std::string& mask_name, OptTensor other,
+  def_op(m, "canonical_mask", [](OptTensor mask, const std::string& mask_name, OptTensor other,
                              const std::string& other_name, Dtype dtype) -> py::object {
     warn_mismatched_masks(mask, mask_name.c_str(), other, other_name.c_str());
     return none_if_undefined(canonical_mask(opt(mask), mask_name, dtype));
   }, py::arg("mask"), py::arg("mask_name"), py::arg("other"), py::arg("other_name"), py::arg("target_type"));
   m.def("transformer_activation_check", [](const std::string& name) { transformer_activation(name); },
         py::arg("activation"));
-  m.def("generate_square_subsequent_mask", &generate_square_subsequent_mask, py::arg("sz"),
+  def_op(m, "generate_square_subsequent_mask", &generate_square_subsequent_mask, py::arg("sz"),
         py::arg("dtype") = Dtype::Float32, Release());
-  m.def("detect_is_causal_mask", [](OptTensor mask, std::optional<bool> is_causal, std::optional<int64_t> size) {
+  def_op(m, "detect_is_causal_mask", [](OptTensor mask, std::optional<bool> is_causal, std::optional<int64_t> size) {
     return detect_is_causal_mask(opt(mask), is_causal, size);
   }, py::arg("mask"), py::arg("is_causal") = py::none(), py::arg("size") = py::none(), Release());
   m.def("transformer_encoder_why_not_nested", &transformer_encoder_why_not_nested, py::arg("is_encoder_layer"),
         py::arg("norm_first"), py::arg("batch_first"), py::arg("qkv_same_embed_dim"), py::arg("has_in_proj_bias"),
         py::arg("activation_relu_or_gelu"), py::arg("norm1_eps"), py::arg("norm2_eps"), py::arg("num_heads"));
-  m.def("transformer_encoder_nested_padding", [](const Tensor& src, OptTensor kpm, OptTensor mask, bool use_nested,
+  def_op(m, "transformer_encoder_nested_padding", [](const Tensor& src, OptTensor kpm, OptTensor mask, bool use_nested,
                                                  bool training, bool mask_check,
                                                  const std::vector<OptTensor>& params) -> py::object {
     TensorList ps;

@@ -5,7 +5,7 @@
 
 extern "C" {
 typedef enum { kDLCPU = 1 } DLDeviceType;
-typedef enum { kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLBool = 6U } DLDataTypeCode;
+typedef enum { kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLBfloat = 4U, kDLBool = 6U } DLDataTypeCode;
 typedef struct {
   int32_t device_type;
   int32_t device_id;

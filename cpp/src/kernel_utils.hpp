@@ -21,33 +21,48 @@ inline Tensor contiguous_copy_if_needed(const Tensor& x) { return x.is_contiguou
 // The dtype dispatch. Each dtype a dispatcher admits instantiates the kernel once more, so heavy
 // kernels (float math, GEMMs, activations) take dispatch_float or dispatch_numeric, and the small
 // integer types (uint8, int8, int16, int32) go only through copies and conversions, elementwise
-// arithmetic and comparisons, indexing and reductions (dispatch_all, dispatch_arith).
+// arithmetic and comparisons, indexing and reductions (dispatch_all, dispatch_arith). float16 and
+// bfloat16 reach kernels only through dispatch_copy (copies, conversions, data movement): every
+// other op computes them in float32 (ops/reduced_float.cpp), so the other dispatchers refuse them
+// in torch's words rather than read 2-byte elements as float.
+
+// torch's NotImplementedError for a dtype without a kernel: "\"op\" not implemented for 'Half'".
+[[noreturn]] void throw_not_implemented(const char* op, Dtype d);
 
 // Call f(T{}) with T the C++ type of `d`, for every dtype but bool (which is not instantiated).
 template <typename F>
-decltype(auto) dispatch_but_bool(Dtype d, F&& f) {
+decltype(auto) dispatch_but_bool(Dtype d, F&& f, const char* op = "kernel") {
   switch (d) {
+    case Dtype::Float32: break;
     case Dtype::Float64: return f(double{});
     case Dtype::Int64: return f(int64_t{});
     case Dtype::Int32: return f(int32_t{});
     case Dtype::Int16: return f(int16_t{});
     case Dtype::Int8: return f(int8_t{});
     case Dtype::UInt8: return f(uint8_t{});
-    default: break;
+    case Dtype::Bool: case Dtype::Float16: case Dtype::BFloat16: throw_not_implemented(op, d);
   }
   return f(float{});
 }
-// Every dtype.
+// Every dtype but float16 and bfloat16.
 template <typename F>
 decltype(auto) dispatch_all(Dtype d, F&& f) {
   if (d == Dtype::Bool) return f(bool{});
   return dispatch_but_bool(d, f);
+}
+// Every dtype, float16 and bfloat16 as seqlab::Half and seqlab::BFloat16: copies and conversions.
+template <typename F>
+decltype(auto) dispatch_copy(Dtype d, F&& f) {
+  if (d == Dtype::Float16) return f(Half{});
+  if (d == Dtype::BFloat16) return f(BFloat16{});
+  return dispatch_all(d, f);
 }
 template <typename F>
 decltype(auto) dispatch_float(Dtype d, const char* op, F&& f) {
   SEQLAB_CHECK_TYPE(is_floating(d), op, ": expected a floating point tensor (float32 or float64), got ",
                     dtype_name(d));
   if (d == Dtype::Float64) return f(double{});
+  if (d != Dtype::Float32) throw_not_implemented(op, d);
   return f(float{});
 }
 // float32, float64, int64. An op with no kernel for the other integer types says so in torch's
@@ -55,11 +70,11 @@ decltype(auto) dispatch_float(Dtype d, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_numeric(Dtype d, const char* op, F&& f) {
   SEQLAB_CHECK_TYPE(d != Dtype::Bool, op, ": not implemented for dtype bool");
-  SEQLAB_CHECK_IMPL(is_floating(d) || d == Dtype::Int64, "\"", op, "\" not implemented for '", scalar_type_name(d), "'");
   switch (d) {
+    case Dtype::Float32: break;
     case Dtype::Float64: return f(double{});
     case Dtype::Int64: return f(int64_t{});
-    default: break;
+    default: throw_not_implemented(op, d);
   }
   return f(float{});
 }
@@ -67,7 +82,7 @@ decltype(auto) dispatch_numeric(Dtype d, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_arith(Dtype d, const char* op, F&& f) {
   SEQLAB_CHECK_TYPE(d != Dtype::Bool, op, ": not implemented for dtype bool");
-  return dispatch_but_bool(d, f);
+  return dispatch_but_bool(d, f, op);
 }
 
 // Integer arithmetic wraps modulo 2^bits, as torch's does (int8 127 + 1 = -128). Signed overflow
@@ -105,9 +120,16 @@ inline T wrap_neg(T a) {
 // One element converted as torch's copy converts it: a float reaches an integer type narrower
 // than int64 through int64 (uint8 from -1.0 is 255, as torch; in C++ a double outside the target's
 // range does not convert).
+// float16 and bfloat16 convert through float32 both ways, as c10::Half and c10::BFloat16 do.
 template <typename D, typename S>
 inline D convert(S x) {
-  if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D> && !std::is_same_v<D, bool> && sizeof(D) < 8)
+  if constexpr (std::is_same_v<D, S>)
+    return x;
+  else if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>)
+    return convert<D>(static_cast<float>(x));
+  else if constexpr ((std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) && !std::is_same_v<S, float>)
+    return D(convert<float>(x));
+  else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D> && !std::is_same_v<D, bool> && sizeof(D) < 8)
     return static_cast<D>(static_cast<int64_t>(x));
   else
     return static_cast<D>(x);

@@ -31,6 +31,8 @@ const char* dtype_name(Dtype d) {
     case Dtype::Int16: return "int16";
     case Dtype::Int32: return "int32";
     case Dtype::Int64: return "int64";
+    case Dtype::Float16: return "float16";
+    case Dtype::BFloat16: return "bfloat16";
     case Dtype::Float32: return "float32";
     case Dtype::Float64: return "float64";
   }
@@ -108,6 +110,15 @@ void check_value_fits(double value, Dtype dtype, const char* op) {
     case Dtype::Float32: {
       const bool fits = !std::isfinite(value) || std::fabs(value) <= static_cast<double>(std::numeric_limits<float>::max());
       SEQLAB_CHECK(fits, op, ": value cannot be converted to type float without overflow (got ", value, ")");
+      return;
+    }
+    case Dtype::Float16:
+    case Dtype::BFloat16: {
+      // the largest finite values: 65504 = (2 - 2^-10)·2^15, (2 - 2^-7)·2^127
+      const double max = dtype == Dtype::Float16 ? 65504.0 : 3.3895313892515355e38;
+      const bool fits = !std::isfinite(value) || std::fabs(value) <= max;
+      SEQLAB_CHECK(fits, op, ": value cannot be converted to type at::", scalar_type_name(dtype),
+                   " without overflow (got ", value, ")");
       return;
     }
     case Dtype::Bool:
@@ -202,6 +213,8 @@ T Tensor::dispatch_value() const {
   switch (dtype()) {
     case Dtype::Float32: return static_cast<T>(*static_cast<const float*>(raw_data()));
     case Dtype::Float64: return static_cast<T>(*static_cast<const double*>(raw_data()));
+    case Dtype::Float16: return static_cast<T>(static_cast<float>(*static_cast<const Half*>(raw_data())));
+    case Dtype::BFloat16: return static_cast<T>(static_cast<float>(*static_cast<const BFloat16*>(raw_data())));
     case Dtype::Int64: return static_cast<T>(*static_cast<const int64_t*>(raw_data()));
     case Dtype::Int32: return static_cast<T>(*static_cast<const int32_t*>(raw_data()));
     case Dtype::Int16: return static_cast<T>(*static_cast<const int16_t*>(raw_data()));

@@ -105,13 +105,13 @@ static bool transpose_copy(const Tensor& dst, const Tensor& src, const std::arra
 // Strided copy with conversion: dst[...] = src[...] (src broadcast to dst's shape).
 void copy_kernel(const Tensor& dst, const Tensor& src) {
   std::array<Shape, 2> st{dst.strides(), broadcast_strides(src, dst.shape())};
-  const bool done = dispatch_all(dst.dtype(), [&](auto dtag) {
-    return dispatch_all(src.dtype(), [&](auto stag) { return transpose_copy<decltype(dtag), decltype(stag)>(dst, src, st); });
+  const bool done = dispatch_copy(dst.dtype(), [&](auto dtag) {
+    return dispatch_copy(src.dtype(), [&](auto stag) { return transpose_copy<decltype(dtag), decltype(stag)>(dst, src, st); });
   });
   if (done) return;
-  dispatch_all(dst.dtype(), [&](auto dtag) {
+  dispatch_copy(dst.dtype(), [&](auto dtag) {
     using D = decltype(dtag);
-    dispatch_all(src.dtype(), [&](auto stag) {
+    dispatch_copy(src.dtype(), [&](auto stag) {
       using S = decltype(stag);
       strided_loop<2>(dst.shape(), {static_cast<char*>(dst.raw_data()), static_cast<char*>(src.raw_data())}, st,
                       {int64_t(sizeof(D)), int64_t(sizeof(S))},
@@ -127,6 +127,10 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
                       });
     });
   });
+}
+
+void throw_not_implemented(const char* op, Dtype d) {
+  throw NotImplementedError(str_cat("\"", op, "\" not implemented for '", scalar_type_name(d), "'"));
 }
 
 Tensor contiguous_copy(const Tensor& x) {

@@ -6,6 +6,8 @@ from ._device import check_device as _check_device_type
 
 float32 = _core.dtype.float32
 float64 = _core.dtype.float64
+float16 = _core.dtype.float16  # storage dtypes: their ops compute in float32 and round once
+bfloat16 = _core.dtype.bfloat16
 int64 = _core.dtype.int64
 int32 = _core.dtype.int32
 int16 = _core.dtype.int16
@@ -17,8 +19,8 @@ bool = _core.dtype.bool  # noqa: A001 (torch.bool)
 # Readers call get_default_dtype() (a `from _dtypes import` of the variable would keep the old one).
 _default_dtype = float32
 
-_SCALAR_TYPE_NAMES = {float32: "Float", float64: "Double", int64: "Long", int32: "Int", int16: "Short",
-                      int8: "Char", uint8: "Byte", bool: "Bool"}
+_SCALAR_TYPE_NAMES = {float32: "Float", float64: "Double", float16: "Half", bfloat16: "BFloat16", int64: "Long",
+                      int32: "Int", int16: "Short", int8: "Char", uint8: "Byte", bool: "Bool"}
 
 
 def get_default_dtype():

@@ -7,7 +7,7 @@ from ._dtypes import get_default_dtype
 
 __all__ = ["finfo", "iinfo"]
 
-_FLOATS = {"float32": np.float32, "float64": np.float64}
+_FLOATS = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "bfloat16": None}
 _INTS = {"int8": np.int8, "uint8": np.uint8, "int16": np.int16, "int32": np.int32, "int64": np.int64}
 
 
@@ -27,6 +27,12 @@ class finfo:
         if name not in _FLOATS:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
+        if name == "bfloat16":  # NumPy has no bfloat16: 8 exponent bits as float32, 7 mantissa bits
+            self.bits, self.dtype = 16, name
+            self.eps, self.max = 2.0 ** -7, (2.0 - 2.0 ** -7) * 2.0 ** 127
+            self.min, self.tiny = -self.max, 2.0 ** -126
+            self.smallest_normal, self.resolution = self.tiny, 0.01   # 10^−2: 7 bits hold 2 decimal digits
+            return
         info = np.finfo(_FLOATS[name])
         self.bits, self.dtype = int(info.bits), name
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)

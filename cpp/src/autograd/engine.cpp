@@ -92,6 +92,9 @@ class AccumulateGrad final : public Node {
       const bool steal = g.impl_ptr().use_count() <= 2 && g.is_contiguous() && !g.impl()->is_view &&
                          g.impl()->storage.use_count() == 1;
       leaf_->grad = steal ? g.detach().impl_ptr() : clone(g).impl_ptr();
+    } else if (is_reduced_float(g.dtype())) {
+      Tensor acc(leaf_->grad);  // float16/bfloat16: summed in float32, rounded once, as torch's kernels
+      copy_(acc, add(to_dtype(acc, Dtype::Float32), to_dtype(g, Dtype::Float32), 1.0));
     } else {
       Tensor acc(leaf_->grad);
       add_(acc, g, 1.0);
@@ -156,6 +159,8 @@ static void accumulate(TensorList& buffer, uint32_t slot, const Tensor& g) {
   if (buffer.size() <= slot) buffer.resize(slot + 1);
   if (!buffer[slot].defined())
     buffer[slot] = g;
+  else if (is_reduced_float(g.dtype()) && buffer[slot].dtype() == g.dtype())  // summed in float32, rounded once
+    buffer[slot] = to_dtype(add(to_dtype(buffer[slot], Dtype::Float32), to_dtype(g, Dtype::Float32), 1.0), g.dtype());
   else
     buffer[slot] = add(buffer[slot], g, 1.0);
 }
@@ -275,6 +280,8 @@ static Tensor one_like(const Tensor& t) {
   switch (t.dtype()) {  // (only floating tensors require grad; the rest cannot reach here)
     case Dtype::Float32: *one.data<float>() = 1.0f; break;
     case Dtype::Float64: *one.data<double>() = 1.0; break;
+    case Dtype::Float16: *one.data<Half>() = Half(1.0f); break;
+    case Dtype::BFloat16: *one.data<BFloat16>() = BFloat16(1.0f); break;
     default: SEQLAB_CHECK(false, "grad can be implicitly created only for real scalar outputs, got ", dtype_name(t.dtype()));
   }
   return one;

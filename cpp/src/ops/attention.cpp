@@ -37,6 +37,8 @@ const char* c10_name(Dtype d) {  // torch's dtype words in its attention message
     case Dtype::Int16: return "short int";
     case Dtype::Int8: return "signed char";
     case Dtype::UInt8: return "unsigned char";
+    case Dtype::Float16: return "c10::Half";
+    case Dtype::BFloat16: return "c10::BFloat16";
     default: return "bool";
   }
 }

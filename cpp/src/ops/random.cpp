@@ -37,10 +37,11 @@ template <typename Draw>
 Tensor& fill_random(Tensor& x, const char* op, Generator* gen, Draw draw) {
   assert_no_internal_overlap(x, op);
   NoGradGuard ng;
-  Tensor tmp = Tensor::empty(x.shape(), x.dtype());
+  // float16/bfloat16 draw in float32 and round, as torch's kernels do
+  Tensor tmp = Tensor::empty(x.shape(), is_reduced_float(x.dtype()) ? Dtype::Float32 : x.dtype());
   Generator& g = generator_or_default(gen);
   std::lock_guard<std::mutex> lock(g.mutex());
-  dispatch_all(x.dtype(), [&](auto tag) {
+  dispatch_all(tmp.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* p = tmp.data<T>();
     for (int64_t i = 0; i < tmp.numel(); ++i) p[i] = draw(g.engine(), T{});
@@ -88,6 +89,8 @@ Tensor& random_(Tensor& x, int64_t from, std::optional<int64_t> to, Generator* g
   switch (x.dtype()) {
     case Dtype::Float32: hi = (int64_t{1} << 24) + 1; break;
     case Dtype::Float64: hi = (int64_t{1} << 53) + 1; break;
+    case Dtype::Float16: hi = (int64_t{1} << 11) + 1; break;
+    case Dtype::BFloat16: hi = (int64_t{1} << 8) + 1; break;
     case Dtype::Bool: hi = 2; break;
     case Dtype::Int64: hi = std::numeric_limits<int64_t>::max(); break;
     case Dtype::Int32: hi = int64_t{1} << 31; break;

@@ -1,0 +1,232 @@
+// float16 and bfloat16 through float32, at the binding of each op: torch's CPU kernels load a
+// 16-bit float, compute in float32 and round the result once to 16 bits; seqlab's kernels are
+// float32 and float64 only, so the binding does the same around the whole op. through_float32(name,
+// f) returns f with the same signature, which
+//   - finds the float16/bfloat16 tensors among the arguments (a Tensor, an optional or a vector
+//     of them, a Python object holding a tensor or a list of tensors), and a float16/bfloat16
+//     `dtype=` argument;
+//   - if there are none, calls f unchanged (one dtype test per tensor argument);
+//   - else calls f with each of them converted to float32 (recorded by autograd, so a gradient
+//     reaches the 16-bit tensor rounded to its dtype) and a 16-bit dtype argument replaced by
+//     float32, and rounds each float32 tensor of the result to the dtype torch's type promotion
+//     gives the tensor arguments (float16 + float16 is float16; float16 + float32 is float32; a
+//     float16 tensor with an int64 tensor is float16; a 0-dim float32 with a float16 vector is
+//     float16), or to the dtype argument;
+//   - for an in-place op (NAME_ or __iNAME__), writes the result into its first tensor argument.
+// Results that are not float32 (indices, masks) keep their dtype. Tests: tests/test_half_dtypes.py.
+#pragma once
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace seqlab::bind {
+
+namespace reduced {
+
+// What the arguments hold, from a first pass over them.
+struct Scan {
+  bool any = false;                 // a float16/bfloat16 tensor or dtype argument is present
+  std::optional<Dtype> dims, zero;  // torch's result_type, over tensors with dim > 0 and 0-dim ones
+  std::optional<Dtype> dtype_arg;   // a `dtype=` argument (any dtype: it decides the result's)
+
+  void tensor(const Tensor& t) {
+    if (!t.defined()) return;
+    any = any || is_reduced_float(t.dtype());
+    auto& r = t.dim() > 0 ? dims : zero;
+    r = r ? promote(*r, t.dtype()) : t.dtype();
+  }
+  // The dtype torch's type promotion gives the tensors: the dimensioned tensors' unless only the
+  // 0-dim tensors are floating (a higher category wins).
+  std::optional<Dtype> result() const {
+    if (dtype_arg) return dtype_arg;
+    if (dims && (is_floating(*dims) || !zero || !is_floating(*zero))) return dims;
+    return zero;
+  }
+};
+
+inline bool is_tensor(py::handle h) {
+  static PyTypeObject* const type =
+      reinterpret_cast<PyTypeObject*>(py::detail::get_type_handle(typeid(TensorImpl), true).ptr());
+  return PyObject_TypeCheck(h.ptr(), type);
+}
+inline bool is_dtype(py::handle h) {
+  static PyTypeObject* const type =
+      reinterpret_cast<PyTypeObject*>(py::detail::get_type_handle(typeid(Dtype), true).ptr());
+  return h.ptr() && Py_TYPE(h.ptr()) == type;
+}
+
+// Pass 1: what one argument holds.
+inline void scan(Scan& s, const Tensor& t) { s.tensor(t); }
+inline void scan(Scan& s, const std::optional<Tensor>& t) { if (t) s.tensor(*t); }
+inline void scan(Scan& s, const std::vector<Tensor>& v) { for (const Tensor& t : v) s.tensor(t); }
+inline void scan(Scan& s, const std::optional<std::vector<Tensor>>& v) { if (v) scan(s, *v); }
+inline void scan_dtype(Scan& s, Dtype d) {
+  s.dtype_arg = d;
+  s.any = s.any || is_reduced_float(d);
+}
+inline void scan(Scan& s, Dtype d) { scan_dtype(s, d); }
+inline void scan(Scan& s, const std::optional<Dtype>& d) { if (d) scan_dtype(s, *d); }
+inline void scan_object(Scan& s, py::handle h) {
+  if (is_tensor(h)) {
+    s.tensor(h.cast<Tensor>());
+  } else if (is_dtype(h)) {
+    scan_dtype(s, h.cast<Dtype>());
+  } else if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
+    for (py::handle item : h)
+      if (is_tensor(item)) s.tensor(item.cast<Tensor>());
+  } else if (PyDict_Check(h.ptr())) {  // **kwargs
+    for (auto item : py::reinterpret_borrow<py::dict>(h)) scan_object(s, item.second);
+  }
+}
+// A Python object (py::handle, py::object, py::args, py::kwargs): what it holds; any other
+// argument (a number, a string, a shape) holds nothing to convert.
+template <typename T>
+void scan(Scan& s, const T& v) {
+  if constexpr (std::is_base_of_v<py::handle, T>) scan_object(s, v);
+}
+
+// Pass 2: the argument as f receives it, 16-bit floats as float32.
+inline Tensor up(const Tensor& t) { return t.defined() && is_reduced_float(t.dtype()) ? to_dtype(t, Dtype::Float32) : t; }
+inline std::optional<Tensor> up(const std::optional<Tensor>& t) { return t ? std::optional<Tensor>(up(*t)) : t; }
+inline std::vector<Tensor> up(const std::vector<Tensor>& v) {
+  std::vector<Tensor> out;
+  out.reserve(v.size());
+  for (const Tensor& t : v) out.push_back(up(t));
+  return out;
+}
+inline std::optional<std::vector<Tensor>> up(const std::optional<std::vector<Tensor>>& v) {
+  return v ? std::optional<std::vector<Tensor>>(up(*v)) : v;
+}
+inline Dtype up(Dtype d) { return is_reduced_float(d) ? Dtype::Float32 : d; }
+inline std::optional<Dtype> up(const std::optional<Dtype>& d) { return d ? std::optional<Dtype>(up(*d)) : d; }
+inline py::object up_object(py::handle h) {
+  if (is_tensor(h)) return py::cast(up(h.cast<Tensor>()));
+  if (is_dtype(h)) return py::cast(up(h.cast<Dtype>()));
+  if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
+    py::list items;
+    for (py::handle item : h) items.append(up_object(item));
+    if (PyTuple_Check(h.ptr())) return py::tuple(items);
+    return std::move(items);
+  }
+  if (PyDict_Check(h.ptr())) {
+    py::dict out;
+    for (auto item : py::reinterpret_borrow<py::dict>(h)) out[item.first] = up_object(item.second);
+    return std::move(out);
+  }
+  return py::reinterpret_borrow<py::object>(h);
+}
+// A Python object converted (a py::handle is held as an owning py::object for the call); any
+// other argument as it is.
+template <typename T>
+auto up(const T& v) {
+  if constexpr (std::is_same_v<T, py::handle>)
+    return up_object(v);
+  else if constexpr (std::is_base_of_v<py::object, T>)
+    return py::reinterpret_steal<T>(up_object(v).release());
+  else
+    return v;
+}
+
+// Pass 3: the result with its float32 tensors rounded to `to`.
+inline Tensor down(const Tensor& t, Dtype to) {
+  return t.defined() && t.dtype() == Dtype::Float32 && to != Dtype::Float32 ? to_dtype(t, to) : t;
+}
+inline std::vector<Tensor> down(std::vector<Tensor> v, Dtype to) {
+  for (Tensor& t : v) t = down(t, to);
+  return v;
+}
+inline std::optional<Tensor> down(std::optional<Tensor> t, Dtype to) { return t ? std::optional<Tensor>(down(*t, to)) : t; }
+inline py::object down(const py::object& o, Dtype to) {
+  if (is_tensor(o)) return py::cast(down(o.cast<Tensor>(), to));
+  if (PyTuple_Check(o.ptr()) || PyList_Check(o.ptr())) {
+    py::list items;
+    for (py::handle item : o)
+      items.append(is_tensor(item) ? py::cast(down(item.cast<Tensor>(), to)) : py::reinterpret_borrow<py::object>(item));
+    if (PyList_Check(o.ptr())) return std::move(items);
+    if (py::hasattr(o, "_make")) return py::type::handle_of(o).attr("_make")(items);  // a named tuple keeps its type
+    if (Py_TYPE(o.ptr()) != &PyTuple_Type) return py::type::handle_of(o)(py::tuple(items));  // values_indices and the like
+    return py::tuple(items);
+  }
+  return o;
+}
+template <typename... T>
+std::tuple<T...> down(std::tuple<T...> r, Dtype to) {
+  return std::apply([to](auto&&... x) { return std::tuple<T...>(down(std::move(x), to)...); }, std::move(r));
+}
+template <typename A, typename B>
+std::pair<A, B> down(std::pair<A, B> r, Dtype to) {
+  return {down(std::move(r.first), to), down(std::move(r.second), to)};
+}
+template <typename T>
+T down(T v, Dtype) { return v; }
+
+// The first tensor argument: the `self` an in-place op writes into.
+inline const Tensor* first_tensor(const Tensor& t) { return &t; }
+template <typename T>
+const Tensor* first_tensor(const T&) { return nullptr; }
+
+template <typename... P>
+const Tensor* first_of(P... p) {
+  const Tensor* out = nullptr;
+  ((out = out ? out : p), ...);
+  return out;
+}
+
+// The result r of an in-place op run on self's float32 copy, written back into self; returns
+// self in r's place.
+inline Tensor write_back(const Tensor& self, const Tensor& r) {
+  Tensor s = self;
+  if (r.defined() && r.impl() != self.impl()) copy_(s, r);
+  return self;
+}
+inline py::object write_back(const Tensor& self, const py::object& r) {
+  if (is_tensor(r)) return py::cast(write_back(self, r.cast<Tensor>()));
+  return r;
+}
+
+template <typename F> struct fn_traits : fn_traits<decltype(&F::operator())> {};
+template <typename C, typename R, typename... A> struct fn_traits<R (C::*)(A...) const> { using sig = R (*)(A...); };
+template <typename C, typename R, typename... A> struct fn_traits<R (C::*)(A...)> { using sig = R (*)(A...); };
+template <typename R, typename... A> struct fn_traits<R (*)(A...)> { using sig = R (*)(A...); };
+
+template <typename F, typename R, typename... A>
+auto wrap(const char* name, F f, R (*)(A...)) {
+  const std::string n = name;
+  static const char* const augmented[] = {"__iadd__", "__isub__", "__imul__", "__itruediv__", "__imod__",
+                                          "__ifloordiv__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
+                                          "__irshift__", "__ipow__", "__imatmul__"};
+  bool inplace = n.size() > 1 && n.back() == '_' && n[n.size() - 2] != '_';
+  for (const char* a : augmented) inplace = inplace || n == a;
+  return [f = std::move(f), inplace](A... a) -> R {
+    Scan s;
+    (scan(s, a), ...);
+    if (!s.any) return f(std::forward<A>(a)...);
+    std::tuple<std::decay_t<decltype(up(a))>...> converted{up(a)...};
+    const std::optional<Dtype> to = s.result();
+    const Tensor* self = nullptr;
+    if (inplace) ((self = self ? self : first_tensor(a)), ...);
+    const bool write = self && is_reduced_float(self->dtype());
+    if constexpr (std::is_void_v<R>) {
+      std::apply(f, converted);
+      if (write) std::apply([&](const auto&... c) { write_back(*self, *first_of(first_tensor(c)...)); }, converted);
+    } else {
+      R r = std::apply(f, converted);
+      if constexpr (std::is_same_v<R, Tensor> || std::is_same_v<R, py::object>)
+        if (write) return write_back(*self, r);
+      if (to && is_reduced_float(*to)) return down(std::move(r), *to);
+      return r;
+    }
+  };
+}
+
+}  // namespace reduced
+
+// f (a lambda or a function pointer) with float16/bfloat16 arguments computed in float32.
+template <typename F>
+auto through_float32(const char* name, F f) {
+  return reduced::wrap(name, std::move(f), typename reduced::fn_traits<std::decay_t<F>>::sig{});
+}
+
+}  // namespace seqlab::bind
