@@ -495,3 +495,41 @@ def test_stack_module_state_errors_as_torch():
     ]
     for call, message in cases:
         assert_raises_like_torch(lambda: call(seqlab), lambda: call(torch), message)
+
+
+# ------------------------------------------------------------------ linearize
+def test_linearize_matches_torchs_jvp(rng):
+    """linearize(f, *primals) gives f(*primals) and a jvp_fn equal to torch.func.jvp at those
+    primals (linearize's definition; torch's own linearize traces with make_fx, which this test
+    process keeps out of), callable many times, over pytrees."""
+    (x, y, u, v), (tx, ty, tu, tv) = tensors(rng, (3, 4), (3, 4), (3, 4), (3, 4))
+
+    def g(a, b):
+        return ((a * b).exp(), {"s": a.sum() * b, "t": a.tanh()})
+
+    out, fn = sf.linearize(g, x, y)
+    tout = g(tx, ty)
+    assert_trees_close(out, tout)
+    for (p, q), (tp, tq) in [((u, v), (tu, tv)), ((v, u), (tv, tu)), ((u * 0, v), (tu * 0, tv))]:
+        assert_trees_close(fn(p, q), tf.jvp(g, (tx, ty), (tp, tq))[1], 1e-10, 1e-10)
+    out, fn = sf.linearize(lambda d: d["a"].sin() @ d["b"].t(), {"a": x, "b": y})
+    want = tf.jvp(lambda d: d["a"].sin() @ d["b"].t(), ({"a": tx, "b": ty},), ({"a": tu, "b": tv},))[1]
+    assert_trees_close(fn({"a": u, "b": v}), want, 1e-10, 1e-10)
+    # an output that does not depend on the inputs has a zero derivative
+    _, fn = sf.linearize(lambda a: (a * 2, seqlab.ones(2)), x)
+    assert_trees_close(fn(u), (tu * 2, torch.zeros(2)), 1e-12, 0)
+
+
+def test_linearize_errors_as_torch():
+    """jvp_fn checks its tangents against the primals as torch's does (messages as torch 2.13's)."""
+    x = seqlab.ones(3)
+    _, fn = sf.linearize(lambda a, b: a * b, x, x)
+    with pytest.raises(RuntimeError, match=r"Expected the tangents \(\*\) to have the same argspec as the primals "
+                                           r"\(\*, \*\)"):
+        fn(seqlab.ones(3))
+    with pytest.raises(RuntimeError, match=r"tangent:0 with shape seqlab.Size\(\[2\]\) in flattened pytree doesn't "
+                                           r"match the shape seqlab.Size\(\[3\]\) of the corresponding primal"):
+        fn(seqlab.ones(2), seqlab.ones(3))
+    with pytest.raises(RuntimeError, match="tangent:1 with dtype seqlab.float64 in flattened pytree doesn't match "
+                                           "the dtype seqlab.float32 of the corresponding primal"):
+        fn(seqlab.ones(3), seqlab.ones(3, dtype=seqlab.float64))

@@ -162,6 +162,13 @@ def test_variable_is_torchs_deprecated_alias():
         Variable(x, volatile=True)
 
 
+def test_variable_function_raises_torchs_deprecation_error():
+    """torch.autograd.variable (lower case) only raises, naming the replacement; seqlab's does the same."""
+    assert_raises_like_torch(lambda: seqlab.autograd.variable(seqlab.ones(2)),
+                             lambda: torch.autograd.variable(torch.ones(2)),
+                             r"autograd\.variable\(\.\.\.\) is deprecated, use (seqlab|torch)\.tensor\(\.\.\.\) instead")
+
+
 def test_distributed_entry_points_say_there_is_no_group():
     import seqlab.distributed as dist
     assert dist.is_available() is False and dist.is_initialized() is False

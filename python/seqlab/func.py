@@ -1,11 +1,11 @@
 """seqlab.func, as torch.func (https://pytorch.org/docs/stable/func.api.html): grad,
-grad_and_value, vjp, jvp, jacrev, jacfwd, vmap, functional_call and stack_module_state, with
+grad_and_value, vjp, jvp, linearize, jacrev, jacfwd, vmap, functional_call and stack_module_state, with
 torch's arguments, pytrees (tuples, lists and dicts of tensors) and errors. Tests: tests/test_func.py.
 
 How seqlab computes them, and where that differs from torch:
 - The transforms differentiate with seqlab's reverse-mode engine (autograd.grad) on fresh leaves.
-  jacfwd and jvp give torch's values by reverse mode (a pass per output element); there is no
-  forward-mode AD.
+  jacfwd, jvp and linearize give torch's values by reverse mode (a pass per output element); there
+  is no forward-mode AD.
 - There is no double backward, so a differentiating transform cannot differentiate another:
   grad(grad(f)), jacrev(grad(f)), hessian raise NotImplementedError. vmap composes freely.
 - vmap has no batching rules: it calls func once per batch element (its slice along in_dims) and
@@ -17,11 +17,12 @@ import functools
 from . import _core
 from .autograd._engine import grad as _autograd_grad
 from .autograd.functional import _differentiating, jacobian_rows
+from ._switches import Size as _Size
 from .autograd.grad_mode import enable_grad, no_grad
 from .nn.modules.batchnorm import BatchNorm1d as _BatchNorm  # (every BatchNorm derives from it)
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
-           "stack_module_state"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "vmap",
+           "functional_call", "stack_module_state"]
 
 Tensor = _core.Tensor
 
@@ -226,26 +227,64 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                                f"Tensor, this is not supported. Tensor is of size {list(p.shape)} while the given "
                                f"forward gradient is of size {list(t.shape)}.")
     with enable_grad(), _differentiating("seqlab.func.jvp"):
-        args, diff = _fresh_args(primals, tuple(range(len(primals))))
-        output = func(*args)
-        aux = None
-        if has_aux:
-            output, aux = output
-        flat_in = [leaf for leaves, _ in diff for leaf in leaves]
-        out_leaves, out_spec = _flatten(output)
-        products = []
-        for out in out_leaves:
-            total = None
-            for J, x, v in zip(jacobian_rows(out, flat_in), flat_in, t_leaves):
-                if J is not None:
-                    term = (J.reshape(out.numel(), x.numel()) @ v.reshape(-1).to(J.dtype)).reshape(tuple(out.shape))
-                    total = term if total is None else total + term
-            if total is None:
-                from ._tensor import zeros_like
-                total = zeros_like(out)
-            products.append(total)
-    result = (_detached(output), _unflatten(products, out_spec))
+        output, aux, jacobians, out_spec = _linear_map(func, primals, has_aux)
+    result = (_detached(output), _unflatten(_apply_jacobians(jacobians, t_leaves), out_spec))
     return result + (_detached_aux(aux),) if has_aux else result
+
+
+def _linear_map(func, primals, has_aux=False):
+    """func(*primals) on fresh leaves, and its Jacobians: for each output leaf, (output, [J_j per
+    input leaf, or None where it does not depend on it]), found by one reverse pass per output
+    element."""
+    args, diff = _fresh_args(primals, tuple(range(len(primals))))
+    output = func(*args)
+    aux = None
+    if has_aux:
+        output, aux = output
+    flat_in = [leaf for leaves, _ in diff for leaf in leaves]
+    out_leaves, out_spec = _flatten(output)
+    jacobians = [(out, flat_in, jacobian_rows(out, flat_in)) for out in out_leaves]
+    return output, aux, jacobians, out_spec
+
+
+def _apply_jacobians(jacobians, t_leaves):
+    """J·v for each output leaf: Σ_j J_j (flattened to output.numel() × input.numel()) · v_j."""
+    from ._tensor import zeros_like
+    products = []
+    for out, flat_in, rows in jacobians:
+        total = None
+        for J, x, v in zip(rows, flat_in, t_leaves):
+            if J is not None:
+                term = (J.reshape(out.numel(), x.numel()) @ v.reshape(-1).to(J.dtype)).reshape(tuple(out.shape))
+                total = term if total is None else total + term
+        products.append(zeros_like(out).detach() if total is None else total.detach())
+    return products
+
+
+def linearize(func, *primals):
+    """torch.func.linearize: (func(*primals), jvp_fn), where jvp_fn(*tangents) is J·tangents at
+    primals, with tangents in the primals' structure and the result in the output's. The Jacobians
+    are found once, here (a reverse pass per output element, as jvp), so each jvp_fn call is one
+    matrix product per (output, input) pair and func does not run again."""
+    p_leaves, p_spec = _flatten(primals)
+    with enable_grad(), _differentiating("seqlab.func.linearize"):
+        output, _, jacobians, out_spec = _linear_map(func, primals)
+
+    def jvp_fn(*tangents):
+        t_leaves, t_spec = _flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(f"Expected the tangents {_spec_str(t_spec)} to have the same argspec as the primals "
+                               f"{_spec_str(p_spec)}")
+        for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
+            if tuple(t.shape) != tuple(p.shape):
+                raise RuntimeError(f"tangent:{i} with shape {_Size(t.shape)!r} in flattened pytree doesn't match the "
+                                   f"shape {_Size(p.shape)!r} of the corresponding primal.")
+            if t.dtype != p.dtype:
+                raise RuntimeError(f"tangent:{i} with dtype {t.dtype} in flattened pytree doesn't match the dtype "
+                                   f"{p.dtype} of the corresponding primal.")
+        return _unflatten(_apply_jacobians(jacobians, t_leaves), out_spec)
+
+    return _detached(output), jvp_fn
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):

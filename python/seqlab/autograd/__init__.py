@@ -108,3 +108,9 @@ class Variable(metaclass=_VariableMeta):
             warnings.warn("volatile was removed and now has no effect. Use `with seqlab.no_grad():` instead.",
                           stacklevel=2)
         return data.detach().requires_grad_(bool(requires_grad))
+
+
+def variable(*args, **kwargs):
+    """torch.autograd.variable, the function form of Variable from before 0.4: torch keeps the
+    name and raises its deprecation error, which names the replacement."""
+    raise RuntimeError("seqlab.autograd.variable(...) is deprecated, use seqlab.tensor(...) instead")
