@@ -716,3 +716,99 @@ def test_replace_all_batch_norm_modules_matches_torch(rng):
     s.eval(), t.eval()
     np.testing.assert_allclose(sl_np(s[0](seqlab.tensor(x))), th_np(t[0](torch.tensor(x))), rtol=1e-5, atol=1e-5)
     assert sorted(s.state_dict()) == sorted(t.state_dict())
+
+
+# ------------------------------------------------------------------ ATen's recurrent functions
+def _rnn_params(rng, mode, input_size, hidden, layers, bidirectional, has_biases, proj_size=0):
+    """Flat params in nn.LSTM's _flat_weights order, as float64 arrays."""
+    gates = {"LSTM": 4, "GRU": 3}.get(mode, 1)
+    out_size = proj_size or hidden
+    params = []
+    for layer in range(layers):
+        for _ in range(2 if bidirectional else 1):
+            in_size = input_size if layer == 0 else out_size * (2 if bidirectional else 1)
+            params += [rng.standard_normal((gates * hidden, in_size)) * 0.3,
+                       rng.standard_normal((gates * hidden, out_size)) * 0.3]
+            if has_biases:
+                params += [rng.standard_normal(gates * hidden) * 0.1, rng.standard_normal(gates * hidden) * 0.1]
+            if proj_size:
+                params.append(rng.standard_normal((proj_size, hidden)) * 0.3)
+    return params
+
+
+_RNN_FUNCTIONS = [("lstm", "LSTM"), ("gru", "GRU"), ("rnn_tanh", "RNN_TANH"), ("rnn_relu", "RNN_RELU")]
+_RNN_LAYOUTS = [(1, False, True, False, 0), (2, True, True, True, 0), (2, False, False, False, 0)]
+
+
+@pytest.mark.parametrize("name,mode,layers,bidirectional,has_biases,batch_first,proj_size",
+                         [f + layout for f in _RNN_FUNCTIONS for layout in _RNN_LAYOUTS]
+                         + [("lstm", "LSTM", 2, True, True, False, 3)])   # projections: LSTM only
+def test_aten_recurrent_functions_match_torch(rng, name, mode, layers, bidirectional, has_biases, batch_first,
+                                              proj_size):
+    """torch.lstm / gru / rnn_tanh / rnn_relu (the functions nn.LSTM & co. call) on the same flat
+    params: outputs, final states and every gradient, in the input and the packed form."""
+    T, B, I, H = 5, 3, 4, 6
+    directions = 2 if bidirectional else 1
+    arrays = _rnn_params(rng, mode, I, H, layers, bidirectional, has_biases, proj_size)
+    x = rng.standard_normal((B, T, I) if batch_first else (T, B, I))
+    h0 = rng.standard_normal((layers * directions, B, proj_size or H))
+    c0 = rng.standard_normal((layers * directions, B, H))
+
+    def run(lib):
+        ps = [lib.tensor(a, requires_grad=True) for a in arrays]
+        xs, hs, cs = (lib.tensor(a, requires_grad=True) for a in (x, h0, c0))
+        hx = [hs, cs] if mode == "LSTM" else hs
+        outs = getattr(lib, name)(xs, hx, ps, has_biases, layers, 0.0, True, bidirectional, batch_first)
+        loss = sum((o * (k + 1)).sin().sum() for k, o in enumerate(outs))
+        loss.backward()
+        leaves = ps + [xs, hs] + ([cs] if mode == "LSTM" else [])
+        return [o.detach().numpy() for o in outs] + [t.grad.numpy() for t in leaves]
+
+    for got, want in zip(run(seqlab), run(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-10)
+
+    # the packed form: data and batch_sizes of a PackedSequence (lengths sorted), hx in that order
+    lengths = [5, 4, 2]
+    def run_packed(lib, nn_utils):
+        ps = [lib.tensor(a) for a in arrays]
+        seq = nn_utils.pack_padded_sequence(lib.tensor(x if not batch_first else x.transpose(1, 0, 2)), lengths)
+        hx = [lib.tensor(h0), lib.tensor(c0)] if mode == "LSTM" else lib.tensor(h0)
+        outs = getattr(lib, name)(seq.data, seq.batch_sizes, hx, ps, has_biases, layers, 0.0, False, bidirectional)
+        return [o.numpy() for o in outs]
+
+    import seqlab.nn.utils.rnn as sl_rnn
+    import torch.nn.utils.rnn as th_rnn
+    for got, want in zip(run_packed(seqlab, sl_rnn), run_packed(torch, th_rnn)):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-10)
+
+
+def test_aten_recurrent_cells_match_torch(rng):
+    """torch.lstm_cell (hx = [h, c]), gru_cell, rnn_tanh_cell, rnn_relu_cell: values and gradients,
+    with and without biases."""
+    B, I, H = 3, 4, 5
+    x, h, c = rng.standard_normal((B, I)), rng.standard_normal((B, H)), rng.standard_normal((B, H))
+    for name, gates in [("lstm_cell", 4), ("gru_cell", 3), ("rnn_tanh_cell", 1), ("rnn_relu_cell", 1)]:
+        for biased in (True, False):
+            arrays = [rng.standard_normal((gates * H, I)), rng.standard_normal((gates * H, H))]
+            if biased:
+                arrays += [rng.standard_normal(gates * H), rng.standard_normal(gates * H)]
+
+            def run(lib):
+                ts = [lib.tensor(a, requires_grad=True) for a in [x, h, c] + arrays]
+                hx = [ts[1], ts[2]] if name == "lstm_cell" else ts[1]
+                out = getattr(lib, name)(ts[0], hx, *ts[3:])
+                outs = list(out) if isinstance(out, tuple) else [out]
+                sum((o * (k + 2)).cos().sum() for k, o in enumerate(outs)).backward()
+                used = ts if name == "lstm_cell" else ts[:2] + ts[3:]
+                return [o.detach().numpy() for o in outs] + [t.grad.numpy() for t in used]
+
+            for got, want in zip(run(seqlab), run(torch)):
+                np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg=f"{name} biased={biased}")
+    assert_raises_like_torch(lambda: seqlab.lstm_cell(seqlab.ones(2, 4), [seqlab.ones(2, 5)], seqlab.ones(20, 4),
+                                                      seqlab.ones(20, 5)),
+                             lambda: torch.lstm_cell(torch.ones(2, 4), [torch.ones(2, 5)], torch.ones(20, 4),
+                                                     torch.ones(20, 5)), "lstm_cell expects two hidden states")
+    assert_raises_like_torch(lambda: seqlab.lstm(seqlab.ones(2, 1, 4), [seqlab.ones(1, 1, 5)], [], True, 1, 0.0, False,
+                                                 False, False),
+                             lambda: torch.lstm(torch.ones(2, 1, 4), [torch.ones(1, 1, 5)], [], True, 1, 0.0, False,
+                                                False, False), "lstm expects two hidden states")

@@ -2,7 +2,8 @@
 torch.max_pool1d...), with the argument names, order and defaults of torch's own (ATen's) signatures,
 which differ from F's: train= not training=, embedding(weight, indices), batch_norm's nine required
 arguments, and reduction as an int (0 none, 1 mean, 2 sum; the losses default to 0 in torch 2.13).
-Each calls seqlab.nn.functional. Tests: tests/test_torch_compositions.py."""
+Each calls seqlab.nn.functional, or for the recurrent functions (torch.lstm, torch.gru_cell, ...)
+the fused recurrent op nn.LSTM and friends call. Tests: tests/test_torch_compositions.py."""
 import operator
 import warnings
 
@@ -218,4 +219,87 @@ __all__ = ["conv1d", "conv2d", "rms_norm", "bilinear", "prelu", "cosine_similari
            "feature_dropout_", "feature_alpha_dropout_", "celu_", "selu_", "threshold_", "kl_div",
            "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
            "triplet_margin_loss", "poisson_nll_loss", "constant_pad_nd", "avg_pool1d", "max_pool1d", "max_pool2d",
-           "max_pool1d_with_indices", "adaptive_max_pool1d", "frobenius_norm"]
+           "max_pool1d_with_indices", "adaptive_max_pool1d", "frobenius_norm", "lstm", "gru", "rnn_tanh", "rnn_relu",
+           "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
+
+
+# ------------------------------------------------------------------ ATen's recurrent functions
+# What nn.LSTM / GRU / RNN call (torch's _VF.lstm ...): params is the flat list of weights in
+# nn.LSTM's _flat_weights order (per layer and direction w_ih, w_hh, then b_ih, b_hh when
+# has_biases, then w_hr for an LSTM with projections). Two overloads each, told apart as ATen's
+# parser does by the argument types:
+#   input form  (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+#   packed form (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional),
+# the packed form on a PackedSequence's data with hx in its sorted order. hx is [h_0, c_0] for lstm.
+def _recurrent(mode, fn, args):
+    packed = (len(args) > 2 and isinstance(args[1], _core.Tensor)
+              and not (mode != "LSTM" and isinstance(args[2], (list, tuple))))
+    if len(args) != 9:
+        raise TypeError(f"{fn}() takes 9 positional arguments ({'data, batch_sizes, hx, params' if packed else 'input, hx, params'}, "
+                        f"has_biases, num_layers, dropout, train, bidirectional{'' if packed else ', batch_first'}) "
+                        f"but {len(args)} were given")
+    if packed:
+        data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional = args
+    else:
+        data, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
+    if mode == "LSTM":
+        if not isinstance(hx, (list, tuple)) or len(hx) != 2:
+            raise RuntimeError("lstm expects two hidden states")
+        h0, c0 = hx
+    else:
+        h0, c0 = hx, None
+    params = list(params)
+    per = (4 if has_biases else 2)
+    directions = 2 if bidirectional else 1
+    proj_size = 0
+    if mode == "LSTM" and len(params) == (per + 1) * num_layers * directions:
+        proj_size = params[per].shape[0]   # w_hr_l0: (proj_size, hidden_size)
+    if packed:
+        out, h_n, c_n = _core.rnn_packed(mode, data, batch_sizes, None, None, h0, c0, params, has_biases, num_layers,
+                                         dropout, train, bidirectional, proj_size)
+    else:
+        out, h_n, c_n = _core.rnn(mode, data, h0, c0, params, has_biases, num_layers, dropout, train, bidirectional,
+                                  batch_first, proj_size)
+    return (out, h_n, c_n) if mode == "LSTM" else (out, h_n)
+
+
+def lstm(*args):
+    """torch.lstm: (output, h_n, c_n) of a multi-layer LSTM over a sequence, as nn.LSTM computes it."""
+    return _recurrent("LSTM", "lstm", args)
+
+
+def gru(*args):
+    """torch.gru: (output, h_n) of a multi-layer GRU over a sequence, as nn.GRU computes it."""
+    return _recurrent("GRU", "gru", args)
+
+
+def rnn_tanh(*args):
+    """torch.rnn_tanh: (output, h_n) of a multi-layer Elman RNN with tanh, as nn.RNN computes it."""
+    return _recurrent("RNN_TANH", "rnn_tanh", args)
+
+
+def rnn_relu(*args):
+    """torch.rnn_relu: (output, h_n) of a multi-layer Elman RNN with ReLU, as nn.RNN computes it."""
+    return _recurrent("RNN_RELU", "rnn_relu", args)
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """torch.lstm_cell: one LSTM step, hx = [h, c] -> (h', c'), as nn.LSTMCell computes it."""
+    if not isinstance(hx, (list, tuple)) or len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
+    return tuple(_core.lstm_cell(input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh))
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """torch.gru_cell: one GRU step, as nn.GRUCell computes it."""
+    return _core.gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """torch.rnn_tanh_cell: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh), as nn.RNNCell computes it."""
+    return _core.rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """torch.rnn_relu_cell: h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh), as nn.RNNCell(nonlinearity='relu')."""
+    return _core.rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
