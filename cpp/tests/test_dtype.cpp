@@ -89,7 +89,11 @@ TEST(Dtype, SixteenBitTensorsConvert) {
   const Tensor i = to_dtype(h, Dtype::Int32);
   EXPECT_EQ(i.data<int32_t>()[1], -300);
   EXPECT_EQ(to_dtype(b, Dtype::Float16).data<Half>()[0].x, Half(1.5f).x);
-  EXPECT_EQ(h.item<double>(), 1.5);
+  EXPECT_EQ(to_dtype(slice(x, 0, 0, 1, 1), Dtype::Float16).item<double>(), 1.5);
+  // creation fills 16-bit tensors directly (one conversion of the value)
+  EXPECT_EQ(full({2}, 0.1, Dtype::Float16).data<Half>()[1].x, Half(0.1f).x);
+  EXPECT_EQ(static_cast<float>(arange(0, 3, 0.5, Dtype::BFloat16).data<BFloat16>()[5]), 2.5f);
+  EXPECT_EQ(static_cast<float>(eye(2, 2, Dtype::Float16).data<Half>()[3]), 1.0f);
   // arithmetic on them is refused by the kernels in torch's words (the bindings compute in float32)
   try {
     add(h, h, 1.0);

@@ -22,7 +22,7 @@ Tensor full(const Shape& shape, double value, Dtype dtype) {
     std::memset(t.raw_data(), 0, static_cast<size_t>(t.numel()) * itemsize(dtype));
     return t;
   }
-  dispatch_all(dtype, [&](auto tag) {
+  dispatch_copy(dtype, [&](auto tag) {
     using T = decltype(tag);
     std::fill(t.data<T>(), t.data<T>() + t.numel(), convert<T>(value));
   });
@@ -35,7 +35,7 @@ Tensor arange(double start, double end, double step, Dtype dtype) {
                      "arange: upper bound and larger bound inconsistent with step sign");
   const int64_t n = static_cast<int64_t>(std::ceil((end - start) / step));
   Tensor t = Tensor::empty({n}, dtype);
-  dispatch_all(dtype, [&](auto tag) {
+  dispatch_copy(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = t.data<T>();
     for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(start + static_cast<double>(i) * step);  // (wraps, as torch)
@@ -46,7 +46,7 @@ Tensor arange(double start, double end, double step, Dtype dtype) {
 Tensor eye(int64_t n, int64_t m, Dtype dtype) {
   SEQLAB_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got ", n, " and ", m);
   Tensor t = zeros({n, m}, dtype);
-  dispatch_all(dtype, [&](auto tag) {
+  dispatch_copy(dtype, [&](auto tag) {
     using T = decltype(tag);
     for (int64_t i = 0; i < std::min(n, m); ++i) t.data<T>()[i * m + i] = T(1);
   });
