@@ -242,14 +242,12 @@ EXCLUDED = {
 # The ledger: in scope, not built yet.
 MISSING = {
     'torch': """
-        BFloat16Tensor GradScaler HalfTensor as_strided as_strided_ as_strided_copy
-        as_strided_scatter bfloat16 conv_tbc convolution embedding_bag embedding_renorm_ float16
-        geqrf get_file_path half histogramdd lobpcg lu lu_solve lu_unpack norm_except_dim orgqr
-        ormqr pca_lowrank segment_reduce svd_lowrank uint16 uint32 uint64
+        BFloat16Tensor GradScaler HalfTensor as_strided_ bfloat16 conv_tbc convolution embedding_bag
+        embedding_renorm_ float16 geqrf get_file_path half histogramdd lobpcg lu lu_solve lu_unpack
+        norm_except_dim orgqr ormqr pca_lowrank segment_reduce svd_lowrank uint16 uint32 uint64
     """.split(),
     'Tensor': """
-        as_strided as_strided_ as_strided_scatter as_subclass bfloat16 geqrf half index lu lu_solve
-        orgqr ormqr
+        as_subclass bfloat16 geqrf half index lu lu_solve orgqr ormqr
     """.split(),
     'F': """
         conv_tbc linear_cross_entropy
@@ -271,8 +269,8 @@ MISSING = {
 }
 
 COVERAGE = {
-    'torch': (579, 609),
-    'Tensor': (504, 516),
+    'torch': (582, 609),
+    'Tensor': (507, 516),
     'F': (98, 100),
     'nn': (126, 133),
     'init': (26, 26),

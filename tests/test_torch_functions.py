@@ -686,11 +686,20 @@ def test_amax_amin_with_nan_and_infinite_ties_match_torch():
         assert_matches_torch(*both(fn), [x])
 
 
-def test_diagonal_is_a_documented_copy():
-    """seqlab has no strided view to reach from Python: diagonal copies (its docstring says so), and
-    its gradient still reaches the input."""
-    assert "copy, not a view" in seqlab.diagonal.__doc__
-    z = seqlab.zeros(3, 3)
-    z.diagonal().fill_(1.0)
-    assert float(z.sum()) == 0.0
+def test_diagonal_and_unfold_are_views_as_torchs():
+    """diagonal and unfold are strided views (as_strided), as torch's: writing into them writes into
+    the input, and their gradients still reach it (unfold's overlapping windows add up)."""
+    for lib in (seqlab, torch):
+        z = lib.zeros(3, 4)
+        z.diagonal(1).fill_(1.0)
+        z.t().diagonal(-1).add_(2.0)   # a view of a transposed view
+        y = lib.arange(6.0)
+        y.unfold(0, 2, 3).mul_(10.0)   # windows [0:2], [3:5] (writes into overlapping windows are undefined)
+        if lib is seqlab:
+            got = (z.numpy().copy(), y.numpy().copy())
+        else:
+            np.testing.assert_array_equal(got[0], z.numpy())
+            np.testing.assert_array_equal(got[1], y.numpy())
     assert_matches_torch(*both(lambda L, t: t.diagonal(1)), [np.arange(12.0).reshape(3, 4)])
+    assert_matches_torch(*both(lambda L, t: t.diagonal(-1, 0, 2)), [np.arange(24.0).reshape(2, 3, 4)])
+    assert_matches_torch(*both(lambda L, t: t.unfold(1, 2, 1) * 3), [np.arange(12.0).reshape(3, 4)])

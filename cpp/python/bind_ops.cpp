@@ -458,6 +458,27 @@ void bind_ops(py::module_& m) {
     return released([&] { return expand(x, s); });
   }, "expand(*sizes): size-1 dims repeated to the given sizes without copying (stride 0); -1 keeps a size\n"
      "(torch.Tensor.expand).");
+  // as_strided is a view: bound without the float32 conversion of the ops (bind_reduced_float.hpp).
+  const auto as_strided_view = [](const Tensor& x, py::handle size, py::handle stride, std::optional<int64_t> offset) {
+    const Shape sz = size_arg(size, "as_strided", "size"), st = size_arg(stride, "as_strided", "stride");
+    return released([&] { return as_strided(x, sz, st, offset); });
+  };
+  cls.def("as_strided", as_strided_view, py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none(),
+          "A view of self's storage with the given sizes, strides (in elements) and storage offset (torch.as_strided).");
+  m.def("as_strided", as_strided_view, py::arg("input"), py::arg("size"), py::arg("stride"),
+        py::arg("storage_offset") = py::none(),
+        "A view of input's storage with the given sizes, strides (in elements) and storage offset.");
+  // as_strided_: self takes the new geometry (and, in the graph, the history of as_strided(self)).
+  cls.def("as_strided_", [as_strided_view](const Tensor& x, py::handle size, py::handle stride,
+                                          std::optional<int64_t> offset) {
+    check_inplace(x, "as_strided_");
+    const Tensor v = as_strided_view(x, size, stride, offset);
+    TensorImpl& impl = *x.impl();
+    impl.shape = v.shape(), impl.strides = v.strides(), impl.offset = v.offset(), impl.numel = v.numel();
+    if (v.grad_fn()) impl.grad_fn = v.grad_fn(), impl.output_nr = v.impl()->output_nr;
+    return x;
+  }, py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none(),
+     "self restrided in place over its storage (torch.Tensor.as_strided_); returns self.");
   cls.def("permute", [](const Tensor& x, py::args dims) {
     const Shape s = size_args(dims, "permute", "dims");
     return released([&] { return permute(x, s); });

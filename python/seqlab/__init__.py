@@ -105,6 +105,7 @@ def blas_info():
 
 from . import distributions  # noqa: E402,F401  (torch.distributions; seqlab/distributions/)
 from ._core import ctc_loss  # noqa: E402,F401  (torch.ctc_loss: reduction as torch's enum; cpp/src/ops/ctc_loss.cpp)
+from ._core import as_strided  # noqa: E402,F401  (a view: cpp/src/ops/shape.cpp)
 
 # ---- torch's aliases, in-place forms, switches and constants (tests/test_torch_aliases.py,
 # tests/test_torch_switches.py, tests/test_torch_compositions.py)
@@ -180,7 +181,8 @@ for _name, _method in _top_level_more.METHODS.items():
     setattr(Tensor, _name, _method)
 from ._compositions import (  # noqa: E402,F401
     inner, vdot, diagflat, dsplit, cov, corrcoef, trapezoid, trapz, cumulative_trapezoid, gradient, vander,
-    tril_indices, triu_indices, unravel_index, diagonal_scatter, select_scatter, slice_scatter, alias_copy,
+    tril_indices, triu_indices, unravel_index, diagonal_scatter, select_scatter, slice_scatter, as_strided_scatter,
+    as_strided_copy, alias_copy,
     detach_copy, diagonal_copy, expand_copy, permute_copy, select_copy, slice_copy, split_copy, split_with_sizes_copy,
     squeeze_copy, t_copy, transpose_copy, unbind_copy, unfold_copy, unsqueeze_copy, view_copy, narrow_copy, asarray,
     frombuffer,
@@ -188,7 +190,7 @@ from ._compositions import (  # noqa: E402,F401
 from . import _compositions  # noqa: E402
 
 for _name in ("inner", "vdot", "diagflat", "dsplit", "cov", "corrcoef", "diagonal_scatter", "select_scatter",
-              "slice_scatter", "narrow_copy"):
+              "slice_scatter", "as_strided_scatter", "narrow_copy"):
     setattr(Tensor, _name, getattr(_compositions, _name))
 del _name, _method
 

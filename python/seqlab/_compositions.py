@@ -368,6 +368,12 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return _scatter_into_view(input, src, lambda t: _slice(t, dim, start, end, step), "slice_scatter")
 
 
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """input with input.clone().as_strided(size, stride, storage_offset) replaced by src
+    (torch.as_strided_scatter): the strides address the clone's contiguous storage."""
+    return _scatter_into_view(input, src, lambda t: t.as_strided(size, stride, storage_offset), "as_strided_scatter")
+
+
 # ------------------------------------------------------------------ the functional *_copy ops
 def _copies(out):
     return tuple(o.clone() for o in out) if isinstance(out, (list, tuple)) else out.clone()
@@ -381,6 +387,11 @@ def alias_copy(input):
 def detach_copy(input):
     """A copy of input without history (torch.detach_copy)."""
     return input.detach().clone()
+
+
+def as_strided_copy(input, size, stride, storage_offset=None):
+    """input.as_strided(size, stride, storage_offset) copied (torch.as_strided_copy)."""
+    return input.as_strided(size, stride, storage_offset).clone()
 
 
 def diagonal_copy(input, offset=0, dim1=0, dim2=1):
@@ -440,8 +451,8 @@ def unbind_copy(input, dim=0):
 
 
 def unfold_copy(input, dimension, size, step):
-    """input.unfold(dimension, size, step), which seqlab already copies (torch.unfold_copy)."""
-    return input.unfold(dimension, size, step)
+    """input.unfold(dimension, size, step) copied (torch.unfold_copy)."""
+    return input.unfold(dimension, size, step).clone()
 
 
 def unsqueeze_copy(input, dim):

@@ -312,19 +312,23 @@ def _diagonal_positions(rows, cols, offset):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim (torch.diagonal).
-    Unlike torch's, a copy, not a view: writing into it (x.diagonal().fill_(1)) leaves input unchanged
-    (seqlab has no strided view from Python for it); gradients flow back to input as torch's do."""
+    """The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim
+    (torch.diagonal): a view, whose stride is the sum of the two dims' strides, so writing into it
+    (x.diagonal().fill_(1)) writes into input."""
     if input.dim() < 2:
         raise RuntimeError(f"diagonal(): expected a tensor of at least 2 dims, got {input.dim()}")
     a, b = _dim(dim1, input.dim(), "diagonal"), _dim(dim2, input.dim(), "diagonal")
     if a == b:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    offset = _args.index(offset, "diagonal", "offset")
     rows, cols = input.shape[a], input.shape[b]
-    x = movedim(input, (a, b), (-2, -1))
-    x = x.reshape(list(x.shape[:-2]) + [rows * cols])
-    return _core.index_select(x, -1, _index(_diagonal_positions(rows, cols, _args.index(offset, "diagonal",
-                                                                                            "offset"))))
+    strides = input.stride()
+    start_row, start_col = (0, offset) if offset >= 0 else (-offset, 0)
+    length = builtins.max(builtins.min(rows - start_row, cols - start_col), 0)
+    keep = [d for d in range(input.dim()) if d not in (a, b)]
+    start = input.storage_offset() + (start_row * strides[a] + start_col * strides[b] if length else 0)
+    return input.as_strided([input.shape[d] for d in keep] + [length], [strides[d] for d in keep] +
+                            [strides[a] + strides[b]], start)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):

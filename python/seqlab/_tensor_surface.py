@@ -141,9 +141,8 @@ def resize_as_(input, the_template, *, memory_format=None):
 # ------------------------------------------------------------------ unfold
 def _unfold(self, dimension, size, step):
     """Every window of `size` elements along `dimension`, `step` apart, as a new last dim
-    (torch.Tensor.unfold): shape (..., (n - size) // step + 1, ..., size). torch returns a view;
-    seqlab gathers a copy with index_select (so writing into it does not write into self), and the
-    gradient adds each window's back where it came from, as torch's."""
+    (torch.Tensor.unfold): shape (..., (n - size) // step + 1, ..., size), a view whose windows
+    overlap in memory when step < size; the gradient adds each window's back where it came from."""
     d = dimension + builtins.max(self.dim(), 1) if dimension < 0 else dimension
     if not 0 <= d < builtins.max(self.dim(), 1):
         raise IndexError(f"Dimension out of range (expected to be in range of [{-builtins.max(self.dim(), 1)}, "
@@ -159,12 +158,10 @@ def _unfold(self, dimension, size, step):
     if self.dim() == 0:
         return x  # (torch: a 0-d tensor's one window is a (1,) tensor)
     windows = (n - size) // step + 1
-    starts = np.arange(windows, dtype=np.int64)[:, None] * step
-    index = _core.from_numpy(np.ascontiguousarray((starts + np.arange(size, dtype=np.int64)[None, :]).reshape(-1)))
-    picked = x.index_select(d, index)
+    strides = list(x.stride())
     shape = list(x.shape)
-    out = picked.reshape(shape[:d] + [windows, size] + shape[d + 1:])
-    return out.movedim(d + 1, -1)
+    return x.as_strided(shape[:d] + [windows] + shape[d + 1:] + [size],
+                        strides[:d] + [strides[d] * step] + strides[d + 1:] + [strides[d]], x.storage_offset())
 
 
 # ------------------------------------------------------------------ Python callables, element by element

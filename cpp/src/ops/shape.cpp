@@ -10,6 +10,7 @@
 
 #include "seqlab/ops/elementwise.hpp"
 #include "seqlab/ops/creation.hpp"
+#include "seqlab/ops/index.hpp"
 #include "seqlab/ops/reduce.hpp"
 
 namespace seqlab {
@@ -265,6 +266,80 @@ Tensor slice(const Tensor& x, int64_t dim_in, int64_t start, int64_t stop, int64
       copy_(part, g);
       return {dx};
     });
+  return out;
+}
+
+// ---------------------------------------------------------------- as_strided
+namespace {
+// The storage position (in elements) of each element of a (shape, strides, offset) geometry,
+// in row-major order: offset + Σ_k i_k · stride_k.
+Tensor storage_positions(const Shape& shape, const Shape& strides, int64_t offset) {
+  Tensor pos = Tensor::empty(shape, Dtype::Int64);
+  int64_t* p = pos.data<int64_t>();
+  const int64_t nd = static_cast<int64_t>(shape.size()), n = pos.numel();
+  std::vector<int64_t> idx(nd, 0);
+  int64_t at = offset;
+  for (int64_t e = 0; e < n; ++e) {
+    p[e] = at;
+    for (int64_t d = nd - 1; d >= 0; --d) {  // odometer: next index, keeping `at` in step
+      at += strides[d];
+      if (++idx[d] < shape[d]) break;
+      at -= idx[d] * strides[d];
+      idx[d] = 0;
+    }
+  }
+  return reshape(pos, {-1});
+}
+}  // namespace
+
+// out = the elements at storage positions offset + Σ i_k·stride_k (torch.as_strided): a view of
+// x's storage with any geometry that stays inside it.
+//   dx: g summed into the storage positions it was read from (several outputs may read one), then
+//   read back at x's own positions, each divided by how many of x's elements share it (as torch,
+//   so an expanded x still sums to the right gradient).
+Tensor as_strided(const Tensor& x, const Shape& size, const Shape& stride, std::optional<int64_t> storage_offset) {
+  SEQLAB_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
+  const int64_t offset = storage_offset.value_or(x.offset());
+  SEQLAB_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
+  for (int64_t s : stride)
+    SEQLAB_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
+  for (int64_t n : size) SEQLAB_CHECK(n >= 0, "as_strided: negative size in ", shape_str(size));
+  const int64_t isz = static_cast<int64_t>(itemsize(x.dtype()));
+  int64_t last = offset;  // the furthest element the view reaches
+  bool empty = false;
+  for (size_t d = 0; d < size.size(); ++d) {
+    empty = empty || size[d] == 0;
+    int64_t span = 0;
+    SEQLAB_CHECK(!__builtin_mul_overflow(size[d] == 0 ? 0 : size[d] - 1, stride[d], &span) &&
+                     !__builtin_add_overflow(last, span, &last),
+                 "as_strided: sizes ", shape_str(size), " and strides ", shape_str(stride), " overflow int64");
+  }
+  const int64_t need = empty ? 0 : (last + 1) * isz, have = static_cast<int64_t>(x.impl()->storage->nbytes);
+  SEQLAB_CHECK(need <= have, "setStorage: sizes ", shape_str(size), ", strides ", shape_str(stride), ", storage offset ",
+               offset, ", and itemsize ", isz, " requiring a storage size of ", need,
+               " are out of bounds for storage of size ", have);
+  Tensor out = make_view(x, size, stride, offset);
+  if (any_requires_grad({x}))
+    attach(out, "AsStridedBackward0", {x},
+           [in_shape = x.shape(), in_strides = x.strides(), in_offset = x.offset(), size, stride, offset,
+            dtype = x.dtype()](const Tensor& g) -> TensorList {
+             const Tensor gf = is_reduced_float(g.dtype()) ? to_dtype(g, Dtype::Float32) : g;
+             const Tensor out_pos = storage_positions(size, stride, offset);
+             const Tensor in_pos = storage_positions(in_shape, in_strides, in_offset);
+             int64_t extent = 1;
+             for (const Tensor& p : {out_pos, in_pos})
+               for (int64_t i = 0; i < p.numel(); ++i) extent = std::max(extent, p.data<int64_t>()[i] + 1);
+             Tensor storage_grad = index_put(zeros({extent}, gf.dtype()), {out_pos}, reshape(gf, {-1}), true);
+             Tensor dx = index(storage_grad, {in_pos});
+             bool overlap = false;  // x's own elements share storage (an expanded x)
+             for (size_t d = 0; d < in_shape.size(); ++d) overlap = overlap || (in_strides[d] == 0 && in_shape[d] > 1);
+             if (overlap) {
+               const Tensor count = index_put(zeros({extent}, gf.dtype()), {in_pos}, ones({in_pos.numel()}, gf.dtype()), true);
+               dx = div(dx, index(count, {in_pos}));
+             }
+             dx = reshape(dx, in_shape);
+             return {dx.dtype() == dtype ? dx : to_dtype(dx, dtype)};
+           });
   return out;
 }
 

@@ -15,7 +15,7 @@ from . import lm
 from . import word2vec
 from . import glove
 from . import special
-__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'add', 'alibi_slopes', 'alpha_dropout', 'argmax', 'argmin', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'cos', 'cpp_nn', 'cross_entropy', 'ctc_loss', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'digamma', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'feature_alpha_dropout', 'feature_dropout', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'i0', 'igamma', 'igammac', 'index_add', 'index_copy', 'index_reduce', 'index_select', 'init', 'initial_seed', 'instance_norm', 'instance_norm_module_forward', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lgamma', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'mvlgamma', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'polygamma', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rrelu', 'rrelu_', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinc', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softshrink', 'softsign', 'special', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
+__all__: list[str] = ['AttentionCache', 'Generator', 'KVCache', 'LayerNormParams', 'LinearParams', 'MultiheadAttentionParams', 'Node', 'PositionalScheme', 'Tensor', 'TransformerDecoderLayerParams', 'TransformerEncoderLayerParams', 'abs', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'add', 'alibi_slopes', 'alpha_dropout', 'argmax', 'argmin', 'as_strided', 'attention_weights', 'avg_pool1d', 'avg_pool2d', 'batch_norm', 'batch_norm_module_forward', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'canonical_mask', 'cat', 'ceil', 'celu', 'celu_', 'check_multihead_attention_args', 'check_rnn_args', 'check_seq2seq_attention_args', 'check_transformer_inputs', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'cos', 'cpp_nn', 'cross_entropy', 'ctc_loss', 'cumprod', 'cumsum', 'deberta_log_bucket_position', 'default_generator', 'detect_is_causal_mask', 'digamma', 'div', 'dropout', 'dtype', 'elu', 'elu_', 'embedding', 'eq', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'feature_alpha_dropout', 'feature_dropout', 'flatten', 'floor', 'floor_divide', 'fmod', 'frac', 'from_dlpack', 'from_numpy', 'gather', 'ge', 'gelu', 'generate_square_subsequent_mask', 'get_num_threads', 'glove', 'glu', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'i0', 'igamma', 'igammac', 'index_add', 'index_copy', 'index_reduce', 'index_select', 'init', 'initial_seed', 'instance_norm', 'instance_norm_module_forward', 'is_grad_enabled', 'layer_norm', 'le', 'leaky_relu', 'leaky_relu_', 'lgamma', 'linalg', 'lm', 'log', 'log10', 'log1p', 'log2', 'log_sigmoid', 'log_softmax', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'lstm_cell', 'lt', 'manual_seed', 'masked_fill', 'matmul', 'max', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'maximum', 'mean', 'min', 'minimum', 'mish', 'mish_', 'mm', 'mse_loss', 'mul', 'multi_head_attention_forward', 'multihead_attention', 'multinomial', 'mvlgamma', 'narrow', 'ne', 'neg', 'negative', 'nll_loss', 'nonzero', 'norm', 'optim', 'permute', 'polygamma', 'positional_attention', 'positional_attention_math', 'positional_attention_weights', 'positional_scheme_kinds', 'pow', 'prelu', 'prod', 'relu', 'relu_', 'remainder', 'reshape', 'rms_norm', 'rnn', 'rnn_gate_count', 'rnn_nonlinearity_mode', 'rnn_packed', 'rnn_relu_cell', 'rnn_tanh_cell', 'rotary_embedding', 'round', 'rrelu', 'rrelu_', 'rsqrt', 'scaled_dot_product_attention', 'scaled_dot_product_attention_math', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'selu', 'selu_', 'seq2seq_attention', 'seq2seq_score', 'set_flush_denormal', 'set_num_threads', 'sigmoid', 'sign', 'silu', 'silu_', 'sin', 'sinc', 'sinusoidal_encoding', 'softmax', 'softmin', 'softplus', 'softshrink', 'softsign', 'special', 'split', 'sqrt', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 't5_relative_position_bucket', 'tan', 'tanh', 'tanhshrink', 'text', 'threshold', 'threshold_', 'transformer_activation_check', 'transformer_decoder_layer', 'transformer_encoder_layer', 'transformer_encoder_nested_padding', 'transformer_encoder_why_not_nested', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'unsqueeze', 'var', 'where', 'word2vec']
 class dtype:
     """
     Members:
@@ -233,6 +233,11 @@ class Tensor:
         The indices of the nonzero elements of input, one row per element: shape (n, input.dim())
             (torch.argwhere, = nonzero).
         """
+    def as_strided_scatter(self, src, size, stride, storage_offset = None):
+        """
+        input with input.clone().as_strided(size, stride, storage_offset) replaced by src
+            (torch.as_strided_scatter): the strides address the clone's contiguous storage.
+        """
     asin = arcsin
     asinh = arcsinh
     atan = arctan
@@ -356,9 +361,9 @@ class Tensor:
         """
     def diagonal(self, offset = 0, dim1 = 0, dim2 = 1):
         """
-        The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim (torch.diagonal).
-            Unlike torch's, a copy, not a view: writing into it (x.diagonal().fill_(1)) leaves input unchanged
-            (seqlab has no strided view from Python for it); gradients flow back to input as torch's do.
+        The elements input[..., i, i + offset, ...] of dims dim1 and dim2, as a new last dim
+            (torch.diagonal): a view, whose stride is the sum of the two dims' strides, so writing into it
+            (x.diagonal().fill_(1)) writes into input.
         """
     def diagonal_scatter(self, src, offset = 0, dim1 = 0, dim2 = 1):
         """
@@ -1117,6 +1122,14 @@ class Tensor:
     def argmin(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False) -> Tensor:
         """
         The index of the smallest value along dim (of the flattened input if dim is None) (torch.argmin).
+        """
+    def as_strided(self, size: typing.Any, stride: typing.Any, storage_offset: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        A view of self's storage with the given sizes, strides (in elements) and storage offset (torch.as_strided).
+        """
+    def as_strided_(self, size: typing.Any, stride: typing.Any, storage_offset: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
+        """
+        self restrided in place over its storage (torch.Tensor.as_strided_); returns self.
         """
     def asin_(self, *args, **kwargs):
         """
@@ -2325,9 +2338,8 @@ class Tensor:
     def unfold(self, dimension, size, step):
         """
         Every window of `size` elements along `dimension`, `step` apart, as a new last dim
-            (torch.Tensor.unfold): shape (..., (n - size) // step + 1, ..., size). torch returns a view;
-            seqlab gathers a copy with index_select (so writing into it does not write into self), and the
-            gradient adds each window's back where it came from, as torch's.
+            (torch.Tensor.unfold): shape (..., (n - size) // step + 1, ..., size), a view whose windows
+            overlap in memory when step < size; the gradient adds each window's back where it came from.
         """
     def uniform_(self, from_: typing.SupportsFloat | typing.SupportsIndex = 0.0, to: typing.SupportsFloat | typing.SupportsIndex = 1.0, *, generator: Generator = None) -> Tensor:
         """
@@ -2924,6 +2936,10 @@ def argmax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex | None 
 def argmin(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: bool = False) -> Tensor:
     """
     The index of the smallest value along dim (of the flattened input if dim is None) (torch.argmin).
+    """
+def as_strided(input: Tensor, size: typing.Any, stride: typing.Any, storage_offset: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
+    """
+    A view of input's storage with the given sizes, strides (in elements) and storage offset.
     """
 def attention_weights(query: Tensor, key: Tensor, attn_mask: Tensor | None = None, is_causal: bool = False, scale: typing.SupportsFloat | typing.SupportsIndex | None = None, enable_gqa: bool = False) -> Tensor:
     """

@@ -1,6 +1,7 @@
 // Views and shape ops (torch.Tensor.view/reshape/permute/...; cat/stack/split). Views share
 // storage; their backward maps the gradient back to the base's shape. cpp/src/ops/shape.cpp.
 #pragma once
+#include <optional>
 #include "seqlab/tensor.hpp"
 #include "seqlab/autograd.hpp"
 
@@ -19,6 +20,8 @@ Tensor expand(const Tensor& x, const Shape& shape);  // -1 keeps a size
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step);  // clamped like Python
 Tensor select(const Tensor& x, int64_t dim, int64_t index);
+// A view of x's storage with any geometry inside it (torch.as_strided); offset defaults to x's.
+Tensor as_strided(const Tensor& x, const Shape& size, const Shape& stride, std::optional<int64_t> storage_offset = {});
 Tensor cat(const TensorList& xs, int64_t dim = 0);
 Tensor stack(const TensorList& xs, int64_t dim = 0);
 TensorList split(const Tensor& x, int64_t split_size, int64_t dim = 0);
