@@ -812,3 +812,63 @@ def test_aten_recurrent_cells_match_torch(rng):
                                                  False, False),
                              lambda: torch.lstm(torch.ones(2, 1, 4), [torch.ones(1, 1, 5)], [], True, 1, 0.0, False,
                                                 False, False), "lstm expects two hidden states")
+
+
+# ------------------------------------------------------------------ convolution entry points and weight-norm helpers
+def _match(fn, inputs, **kw):
+    """assert_matches_torch of fn(library, *tensors) written once for both libraries."""
+    assert_matches_torch(lambda *a: fn(seqlab, *a), lambda *a: fn(torch, *a), inputs, **kw)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("nd", [1, 2])
+def test_convolution_matches_torch(rng, nd, transposed):
+    """torch.convolution, the entry point every conv module reaches: values and gradients for 1-D
+    and 2-D, plain and transposed, with stride, padding, dilation, output_padding and groups."""
+    shape = (2, 4) + (7,) * nd
+    w_shape = (4, 3) + (3,) * nd if transposed else (6, 2) + (3,) * nd
+    stride, padding, dilation, out_pad = [2] * nd, [1] * nd, [1] * nd, [1] * nd if transposed else [0] * nd
+    _match(
+        lambda L, x, w, b: L.convolution(x, w, b, stride, padding, dilation, transposed, out_pad, 2),
+        [rng.standard_normal(shape), rng.standard_normal(w_shape),
+         rng.standard_normal(w_shape[1] * 2 if transposed else w_shape[0])], atol=1e-9, rtol=1e-9)
+
+
+def test_conv_tbc_matches_torch(rng):
+    """torch.conv_tbc and F.conv_tbc (fairseq's time-batch-channel 1-D convolution): values,
+    gradients and torch's shape errors."""
+    for pad in (0, 1, 2):
+        _match(lambda L, x, w, b: L.conv_tbc(x, w, b, pad),
+                             [rng.standard_normal((7, 2, 3)), rng.standard_normal((3, 3, 4)), rng.standard_normal(4)],
+                             atol=1e-9, rtol=1e-9)
+    x, w, b = seqlab.ones(5, 2, 3), seqlab.ones(3, 3, 4), seqlab.ones(4)
+    assert F.conv_tbc(x, w, b, 1).shape == (5, 2, 4)
+    for bad in [(seqlab.ones(5, 3), w, b), (x, seqlab.ones(3, 2, 4), b), (x, w, seqlab.ones(5))]:
+        tb = [torch.tensor(t.numpy()) for t in bad]
+        assert_raises_like_torch(lambda: seqlab.conv_tbc(*bad), lambda: torch.conv_tbc(*tb),
+                                 "Input must have 3 dims|not == dim 1 in the weight|Bias size must equal")
+
+
+def test_norm_except_dim_and_embedding_renorm_match_torch(rng):
+    v = rng.standard_normal((3, 4, 5))
+    for p, d in [(2, 0), (2, 1), (3, 2), (2, -1), (1, -2)]:
+        _match(lambda L, t: L.norm_except_dim(t, p, d), [v], atol=1e-12, rtol=1e-12)
+    np.testing.assert_array_equal(seqlab.norm_except_dim(seqlab.tensor([-3.0, 4.0]), 2, 0).numpy(), [3.0, 4.0])
+    assert_raises_like_torch(lambda: seqlab.norm_except_dim(seqlab.tensor(5.0), 2, 0),
+                             lambda: torch.norm_except_dim(torch.tensor(5.0), 2, 0),
+                             "Dimension specified as 0 but tensor has no dimensions")
+    w = rng.standard_normal((6, 3)) * 2
+    sw, tw = seqlab.tensor(w), torch.tensor(w)
+    assert seqlab.embedding_renorm_(sw, seqlab.tensor([0, 2, 2, 5]), 1.0, 2.0) is sw
+    torch.embedding_renorm_(tw, torch.tensor([0, 2, 2, 5]), 1.0, 2.0)
+    np.testing.assert_allclose(sw.numpy(), tw.numpy(), rtol=1e-12)
+
+
+def test_get_file_path_and_grad_scaler_at_the_top_level():
+    import os
+    assert seqlab.get_file_path("seqlab", "nn") == os.path.join(os.path.dirname(os.path.dirname(seqlab.__file__)),
+                                                                "seqlab", "nn")
+    assert os.path.isdir(seqlab.get_file_path("seqlab", "nn"))
+    assert torch.get_file_path("torch", "nn") == os.path.join(os.path.dirname(os.path.dirname(torch.__file__)),
+                                                              "torch", "nn")
+    assert seqlab.GradScaler is seqlab.amp.GradScaler and torch.GradScaler is torch.amp.GradScaler

@@ -242,15 +242,15 @@ EXCLUDED = {
 # The ledger: in scope, not built yet.
 MISSING = {
     'torch': """
-        BFloat16Tensor GradScaler HalfTensor as_strided_ bfloat16 conv_tbc convolution embedding_bag
-        embedding_renorm_ float16 geqrf get_file_path half histogramdd lobpcg lu lu_solve lu_unpack
-        norm_except_dim orgqr ormqr pca_lowrank segment_reduce svd_lowrank uint16 uint32 uint64
+        BFloat16Tensor HalfTensor as_strided_ bfloat16 embedding_bag float16 geqrf half histogramdd
+        lobpcg lu lu_solve lu_unpack orgqr ormqr pca_lowrank segment_reduce svd_lowrank uint16
+        uint32 uint64
     """.split(),
     'Tensor': """
         as_subclass bfloat16 geqrf half index lu lu_solve orgqr ormqr
     """.split(),
     'F': """
-        conv_tbc linear_cross_entropy
+        linear_cross_entropy
     """.split(),
     'nn': """
         LazyBatchNorm2d LazyConvTranspose1d LazyConvTranspose2d LazyInstanceNorm1d
@@ -269,9 +269,9 @@ MISSING = {
 }
 
 COVERAGE = {
-    'torch': (582, 609),
+    'torch': (588, 609),
     'Tensor': (507, 516),
-    'F': (98, 100),
+    'F': (99, 100),
     'nn': (126, 133),
     'init': (26, 26),
     'linalg': (31, 41),

@@ -134,7 +134,7 @@ globals().update(_FUNCTION_FORMS)  # seqlab.exp_(x), seqlab.clamp_(x, 0, 1), ...
 from .amp import (  # noqa: E402,F401
     autocast, is_autocast_available, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype, set_autocast_dtype,
     is_autocast_cpu_enabled, set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype,
-    is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
+    is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache, GradScaler,
 )
 from .autograd import (  # noqa: E402,F401
     is_anomaly_enabled, set_anomaly_enabled, is_anomaly_check_nan_enabled, is_inference_mode_enabled,

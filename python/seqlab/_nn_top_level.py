@@ -25,6 +25,7 @@ def _reduction(value, fn):
 
 # ------------------------------------------------------------------ same signature as F
 conv1d = F.conv1d
+conv_tbc = F.conv_tbc
 conv2d = F.conv2d
 rms_norm = F.rms_norm
 bilinear = F.bilinear
@@ -220,7 +221,8 @@ __all__ = ["conv1d", "conv2d", "rms_norm", "bilinear", "prelu", "cosine_similari
            "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
            "triplet_margin_loss", "poisson_nll_loss", "constant_pad_nd", "avg_pool1d", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "adaptive_max_pool1d", "frobenius_norm", "lstm", "gru", "rnn_tanh", "rnn_relu",
-           "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
+           "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "convolution", "conv_tbc", "norm_except_dim",
+           "embedding_renorm_"]
 
 
 # ------------------------------------------------------------------ ATen's recurrent functions
@@ -303,3 +305,40 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """torch.rnn_relu_cell: h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh), as nn.RNNCell(nonlinearity='relu')."""
     return _core.rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+# ------------------------------------------------------------------ ATen's convolution entry points
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """torch.convolution: the one entry point every convolution module reaches, picked by weight's
+    dims (3: 1-D, 4: 2-D) and `transposed`; all arguments required, as ATen's."""
+    nd = weight.dim() - 2
+    if nd not in (1, 2):
+        raise NotImplementedError(f"convolution: seqlab has 1-D and 2-D convolutions (a weight of 3 or 4 dims), "
+                                  f"got a weight of {weight.dim()} dims (3-D convolutions are out of scope)")
+    if transposed:
+        fn = F.conv_transpose1d if nd == 1 else F.conv_transpose2d
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    fn = F.conv1d if nd == 1 else F.conv2d
+    return fn(input, weight, bias, stride, padding, dilation, groups)
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """torch.norm_except_dim (weight_norm's g): the p-norm of v over every dim but `dim`, kept as
+    size-1 dims; dim=-1 is the norm of all of v (a 0-dim tensor), as torch's."""
+    if dim == -1:
+        return v.norm(pow)
+    if v.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = dim + v.dim() if dim < 0 else dim
+    others = [k for k in range(v.dim()) if k != d]
+    return v.norm(pow, dim=others, keepdim=True) if others else v.abs()
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """torch.embedding_renorm_: the rows of input (an embedding table) that indices name and whose
+    norm_type-norm exceeds max_norm, scaled in place to max_norm (by max_norm / (norm + 1e-7)), without
+    history, as F.embedding(max_norm=) does; returns input."""
+    import numpy as np
+    rows = np.unique(np.asarray(indices.detach().reshape(-1).numpy(), dtype=np.int64))
+    F._renorm_rows(input, rows, max_norm, norm_type)
+    return input

@@ -105,6 +105,13 @@ def _resize(self, sizes):
     return self.contiguous().reshape(sizes)
 
 
+def get_file_path(*path_components):
+    """torch.get_file_path: a path under the directory the package is installed in (site-packages
+    for an installed seqlab), joined from path_components."""
+    import os
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *path_components)
+
+
 __all__ = ["conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm", "rrelu", "rrelu_", "detach",
-           "chain_matmul", "nuclear_norm"]
+           "chain_matmul", "nuclear_norm", "get_file_path"]
 METHODS = {"resize": resize, "resize_as": resize_as}

@@ -434,6 +434,25 @@ from ._pooling import (  # noqa: E402,F401  adaptive max pooling (pool.cpp), pow
     lp_pool1d, lp_pool2d,
 )
 from .._core import conv_transpose1d, conv_transpose2d  # noqa: E402,F401  transposed convolutions (conv.cpp)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """torch.conv_tbc: a 1-D convolution in time-batch-channel layout (fairseq's): input (T, B, C_in),
+    weight (K, C_in, C_out), bias (C_out), `pad` zeros at both ends of time; out (T + 2·pad − K + 1, B, C_out).
+    It is conv1d on (B, C_in, T) with weight (C_out, C_in, K)."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return out.permute(2, 0, 1)
+
 from ._losses import multilabel_margin_loss, triplet_margin_with_distance_loss  # noqa: E402,F401  (composed)
 from ._functional_extra import pdist, hardshrink, softshrink  # noqa: E402,F401  (_functional_extra.py)
 
