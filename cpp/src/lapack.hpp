@@ -1,7 +1,7 @@
 // LAPACK from the library GEMM comes from (scipy-openblas32 exports it with the `scipy_` prefix
 // and the Fortran ABI): the few routines torch.linalg's dense ops need, one typed wrapper each,
 // column-major, 32-bit ints; workspaces are queried and allocated inside. DESIGN.md "BLAS".
-// The ops that call them: cpp/src/ops/lapack_linalg.cpp, lapack_decomp.cpp.
+// The ops that call them: cpp/src/ops/lapack_linalg.cpp, lapack_decomp.cpp, lapack_lu.cpp.
 #pragma once
 #include <cstdint>
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['LinAlgError', 'cholesky', 'det', 'eigh', 'eigvalsh', 'inv', 'logdet', 'qr', 'slogdet', 'solve', 'solve_triangular', 'svd', 'svdvals', 'vector_norm']
+__all__: list[str] = ['LinAlgError', 'cholesky', 'det', 'eigh', 'eigvalsh', 'inv', 'logdet', 'lu', 'lu_factor_ex', 'lu_solve', 'lu_unpack', 'qr', 'slogdet', 'solve', 'solve_triangular', 'svd', 'svdvals', 'vector_norm']
 class LinAlgError(RuntimeError):
     """
     A factorization could not be completed: a singular or non-positive-definite matrix, or no convergence
@@ -40,6 +40,24 @@ def inv(A: Tensor) -> Tensor:
 def logdet(input: Tensor) -> Tensor:
     """
     logdet(input): log det, nan where det < 0 and -inf where det = 0 (torch.logdet).
+    """
+def lu(A: Tensor, *, pivot: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    """
+    lu(A, *, pivot=True) -> (P, L, U): A = P L U (torch.linalg.lu).
+    """
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, _op: str = 'torch.linalg.lu_factor_ex') -> tuple[Tensor, Tensor, Tensor]:
+    """
+    lu_factor_ex(A, *, pivot=True, check_errors=False) -> (LU, pivots, info): P A = L U packed
+    (torch.linalg.lu_factor_ex; _op names the caller in errors).
+    """
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
+    """
+    lu_solve(LU, pivots, B, *, left=True, adjoint=False): X with A X = B from A's lu_factor
+    (torch.linalg.lu_solve).
+    """
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    """
+    lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True) -> (P, L, U) (torch.lu_unpack).
     """
 def qr(A: Tensor, mode: str = 'reduced') -> tuple[Tensor, Tensor]:
     """

@@ -1,0 +1,304 @@
+// torch.linalg's LU family through LAPACK (cpp/src/lapack.hpp): lu_factor(_ex), lu, lu_unpack,
+// lu_solve (getrf, getrs), as the torch.linalg pages define them, each with its
+// backward where torch has one. Batched over leading dims, float32 and float64. Tests: tests/test_linalg_lu.py.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernel_utils.hpp"
+#include "lapack.hpp"
+#include "lapack_impl.hpp"
+#include "seqlab/ops/creation.hpp"
+#include "seqlab/ops/index.hpp"
+#include "seqlab/ops/linalg.hpp"
+#include "seqlab/ops/reduce.hpp"
+
+namespace seqlab {
+
+using namespace lapack_ops;
+
+namespace {
+
+Tensor int32_tensor(const std::vector<int>& values, const Shape& shape) {
+  Tensor t = Tensor::empty(shape, Dtype::Int32);
+  if (!values.empty()) std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(int));
+  return t;
+}
+
+// The pivots of every matrix as one contiguous int vector, (batch, k).
+std::vector<int> pivot_values(const Tensor& pivots) {
+  const Tensor p = contiguous(pivots);
+  std::vector<int> v(static_cast<size_t>(p.numel()));
+  if (!v.empty()) std::memcpy(v.data(), p.raw_data(), v.size() * sizeof(int));
+  return v;
+}
+
+// P (*, m, m) with A = P L U from getrf's k row swaps per matrix (row i went to piv[i] - 1, in turn):
+// the swaps applied to 0..m-1 give perm with (P^T A)_i = A_perm[i], so P[perm[i], i] = 1.
+Tensor permutation_matrix(const std::vector<int>& piv, const Shape& batch, int64_t k, int64_t m, Dtype dtype) {
+  Tensor P = zeros(with_matrix(batch, m, m), dtype);
+  const int64_t count = shape_numel(batch);
+  dispatch_copy(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = static_cast<T*>(P.raw_data());
+    std::vector<int64_t> perm(static_cast<size_t>(m));
+    for (int64_t b = 0; b < count; ++b) {
+      for (int64_t i = 0; i < m; ++i) perm[i] = i;
+      for (int64_t i = 0; i < k; ++i) std::swap(perm[i], perm[piv[b * k + i] - 1]);
+      for (int64_t i = 0; i < m; ++i) p[b * m * m + perm[i] * m + i] = T(1);
+    }
+  });
+  return P;
+}
+
+void check_lu_input(const Tensor& A, const char* op) {
+  SEQLAB_CHECK(A.dim() >= 2, op, ": Expected tensor with 2 or more dimensions. Got size: ", shape_str(A.shape()),
+               " instead");
+  SEQLAB_CHECK_IMPL(is_floating(A.dtype()), "\"lu_cpu\" not implemented for '", scalar_type_name(A.dtype()), "'");
+}
+
+// L (m, k) unit lower and U (k, n) upper from the packed (m, n) LU, k = min(m, n); differentiable.
+std::pair<Tensor, Tensor> unpack_lu(const Tensor& LU) {
+  const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
+  const Tensor L = tril(narrow(LU, -1, 0, k), -1) + eye(m, k, LU.dtype());
+  const Tensor U = triu(narrow(LU, -2, 0, k), 0);
+  return {L, U};
+}
+
+Tensor or_zeros(const Tensor& g, const Tensor& like) { return g.defined() ? g : zeros_like(like); }
+
+// L^{-T} X for unit lower L;  X U^{-T} for upper U.
+Tensor solve_lt(const Tensor& L, const Tensor& X) {
+  return linalg_solve_triangular(mT(L), X, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+}
+Tensor solve_ut_right(const Tensor& U, const Tensor& X) {
+  return linalg_solve_triangular(mT(U), X, /*upper=*/false, /*left=*/false);
+}
+
+// A = P L U (Walter & Lehmann 2018, "Algorithmic differentiation of linear algebra functions with
+// application in optimum experimental design"; torch's linalg_lu_backward):
+//   square:  dA = P L^{-T} [tril(L^T dL, -1) + triu(dU U^T)] U^{-T}
+//   wide (m < n), U = [U1 | U2]:  U2 = L^{-1} P^T A2 moves dU2 onto L:
+//            dA1 = P L^{-T} [tril(L^T dL - dU2 U2^T, -1) + triu(dU1 U1^T)] U1^{-T},  dA2 = P L^{-T} dU2
+//   tall (m > n), L = [L1; L2]:  L2 = A2' U^{-1} moves dL2 onto U:
+//            dA1 = L1^{-T} [tril(L1^T dL1, -1) + triu(dU U^T - L2^T dL2)] U^{-T},  dA2 = dL2 U^{-T},
+//            dA = P [dA1; dA2]
+// The upper part of dL and the lower part of dU do not reach dA (L's unit diagonal, U's zeros).
+Tensor lu_backward(const Tensor& gL_, const Tensor& gU_, const Tensor& P, const Tensor& L, const Tensor& U) {
+  const Tensor gL = or_zeros(gL_, L), gU = or_zeros(gU_, U);
+  const int64_t m = L.size(-2), n = U.size(-1);
+  if (m == n) {
+    const Tensor phi = tril(matmul(mT(L), gL), -1) + triu(matmul(gU, mT(U)), 0);
+    return matmul(P, solve_ut_right(U, solve_lt(L, phi)));
+  }
+  if (m < n) {
+    const Tensor U1 = narrow(U, -1, 0, m), U2 = narrow(U, -1, m, n - m);
+    const Tensor gU1 = narrow(gU, -1, 0, m), gU2 = narrow(gU, -1, m, n - m);
+    const Tensor phi = tril(matmul(mT(L), gL) - matmul(gU2, mT(U2)), -1) + triu(matmul(gU1, mT(U1)), 0);
+    return matmul(P, cat({solve_ut_right(U1, solve_lt(L, phi)), solve_lt(L, gU2)}, -1));
+  }
+  const Tensor L1 = narrow(L, -2, 0, n), L2 = narrow(L, -2, n, m - n);
+  const Tensor gL1 = narrow(gL, -2, 0, n), gL2 = narrow(gL, -2, n, m - n);
+  const Tensor phi = tril(matmul(mT(L1), gL1), -1) + triu(matmul(gU, mT(U)) - matmul(mT(L2), gL2), 0);
+  return matmul(P, cat({solve_ut_right(U, solve_lt(L1, phi)), solve_ut_right(U, gL2)}, -2));
+}
+
+struct Getrf {
+  Tensor lu;
+  std::vector<int> pivots, info;
+  Shape batch;
+  int64_t k = 0;
+};
+
+Getrf getrf_all(const Tensor& A, const char* op) {
+  Getrf f;
+  f.lu = fortran_copy(A);
+  f.batch = batch_shape(A);
+  const int64_t m = A.size(-2), n = A.size(-1), count = shape_numel(f.batch);
+  f.k = std::min(m, n);
+  f.pivots.assign(static_cast<size_t>(count * f.k), 0);
+  f.info.assign(static_cast<size_t>(count), 0);
+  const int mi = lapack_int(m, op), ni = lapack_int(n, op);
+  if (f.k == 0) return f;
+  dispatch_float(A.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T* a = static_cast<T*>(f.lu.raw_data());
+    for (int64_t b = 0; b < count; ++b) f.info[b] = lapack::getrf<T>(mi, ni, a + b * m * n, mi, &f.pivots[b * f.k]);
+  });
+  return f;
+}
+
+}  // namespace
+
+// P A = L U, packed: L's strict lower part and U in one (m, n) matrix, as LAPACK's getrf leaves them.
+// The gradient is lu_backward's with dL = tril(dLU, -1), dU = triu(dLU).
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors,
+                                                       const char* op) {
+  check_lu_input(A, "torch.lu_factor");
+  SEQLAB_CHECK(pivot, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
+  Getrf f = getrf_all(A, op);
+  if (check_errors)
+    for (size_t b = 0; b < f.info.size(); ++b)
+      SEQLAB_CHECK(f.info[b] <= 0, op, ": ", batch_prefix(A.dim() > 2, static_cast<int64_t>(b)), "U[", f.info[b], ",",
+                   f.info[b], "] is zero and using it on lu_solve would result in a division by zero. If you still "
+                   "want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+                   "linalg.lu_factor_ex(A, pivot)");
+  Shape piv_shape = f.batch;
+  piv_shape.push_back(f.k);
+  Tensor pivots = int32_tensor(f.pivots, piv_shape), info = int32_tensor(f.info, f.batch);
+  Tensor LU = f.lu;
+  if (any_requires_grad({A}))
+    attach(LU, "LinalgLuFactorExBackward0", {A},
+           [sLU = save(LU), piv = std::move(f.pivots), batch = f.batch, k = f.k](const Tensor& g) -> TensorList {
+             const Tensor LU = sLU.unpack();
+             auto [L, U] = unpack_lu(LU);
+             const Tensor P = permutation_matrix(piv, batch, k, LU.size(-2), LU.dtype());
+             const Tensor gL = tril(narrow(g, -1, 0, k), -1), gU = triu(narrow(g, -2, 0, k), 0);
+             return {lu_backward(gL, gU, P, L, U)};
+           });
+  return {LU, pivots, info};
+}
+
+// A = P L U: P (m, m), L (m, k) unit lower, U (k, n), k = min(m, n). P has no gradient.
+std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
+  check_lu_input(A, "linalg.lu");
+  SEQLAB_CHECK(pivot, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
+  Getrf f = getrf_all(A, "linalg.lu");
+  const int64_t m = A.size(-2);
+  Tensor P = permutation_matrix(f.pivots, f.batch, f.k, m, A.dtype());
+  auto [L, U] = unpack_lu(f.lu);
+  L = contiguous(L);
+  U = contiguous(U);
+  if (any_requires_grad({A})) {
+    TensorList outs{L, U};
+    attach_multi(outs, "LinalgLuBackward0", {A}, [sP = save(P), sL = save(L), sU = save(U)](const TensorList& g) {
+      return TensorList{lu_backward(g[0], g[1], sP.unpack(), sL.unpack(), sU.unpack())};
+    });
+    L = outs[0];
+    U = outs[1];
+  }
+  return {P, L, U};
+}
+
+// (P, L, U) from (LU, pivots); L and U are copies of LU's triangles (differentiable), P is
+// built from the pivots. torch accepts integer LU here too.
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
+                                             bool unpack_pivots) {
+  const char* op = "torch.lu_unpack";
+  SEQLAB_CHECK(LU.dim() >= 2, op, ": Expected tensor with 2 or more dimensions. Got size: ", shape_str(LU.shape()),
+               " instead");
+  const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
+  Tensor P = Tensor::empty({0}, LU.dtype()), L = P, U = P;
+  if (unpack_pivots) {
+    SEQLAB_CHECK(pivots.dtype() == Dtype::Int32, op, ": LU_pivots is expected to be a contiguous tensor of torch.int32 "
+                 "dtype.\nNote: this function is intended to be used with the output produced by "
+                 "torch.linalg.lu_factor");
+    const Shape batch = batch_shape(LU);
+    Shape piv_shape = batch;
+    piv_shape.push_back(pivots.dim() ? pivots.size(-1) : 1);
+    SEQLAB_CHECK(pivots.dim() >= 1 && pivots.size(-1) <= k, op, ": Expected at most min(LU.size(-2), LU.size(-1)) = ",
+                 k, " pivots per matrix, but got pivots of shape ", shape_str(pivots.shape()));
+    const int64_t kp = pivots.size(-1);
+    const std::vector<int> piv = pivot_values(expand(pivots, piv_shape));
+    for (int v : piv)
+      SEQLAB_CHECK(v >= 1 && v <= m, "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
+                   "properly pass the result of lu_factor?");
+    P = permutation_matrix(piv, batch, kp, m, LU.dtype());
+  }
+  if (unpack_data) {
+    auto lu = unpack_lu(LU);
+    L = lu.first;
+    U = lu.second;
+  }
+  return {P, L, U};
+}
+
+namespace {
+
+void check_pivots(const Tensor& LU, const Tensor& pivots, const char* op) {
+  SEQLAB_CHECK(pivots.dtype() == Dtype::Int32, op, ": pivots should be a Tensor of scalar type torch.int32");
+  SEQLAB_CHECK(pivots.dim() >= 1 && pivots.size(-1) == LU.size(-1), op,
+               ": Number of pivots per batch should be same as the dimension of the matrix");
+  SEQLAB_CHECK(Shape(LU.shape().begin(), LU.shape().end() - 1) == pivots.shape(), op,
+               ": Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with shape ",
+               shape_str(pivots.shape()), " instead");
+}
+
+// op(A) X = B for A = P L U (getrs), B (*, n, k), batch dims broadcast; no autograd.
+Tensor lu_solve_left(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool adjoint) {
+  const char* op = "linalg.lu_solve";
+  const Shape batch = broadcast_shapes(batch_shape(B), batch_shape(LU), op);
+  const int64_t n = LU.size(-1), k = B.size(-1), count = shape_numel(batch);
+  const Tensor lu = fortran_copy(expand(LU.detach(), with_matrix(batch, n, n)));
+  Shape piv_shape = batch;
+  piv_shape.push_back(n);
+  const std::vector<int> piv = pivot_values(expand(pivots, piv_shape));
+  for (int v : piv) {
+    SEQLAB_CHECK(v >= 1, "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the "
+                 "result of lu_factor?");
+    SEQLAB_CHECK(v <= n, "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly "
+                 "pass the result of lu_factor?");
+  }
+  Tensor X = fortran_copy(expand(B.detach(), with_matrix(batch, n, k)));
+  if (n == 0 || k == 0) return X;
+  const int ni = lapack_int(n, op), ki = lapack_int(k, op);
+  dispatch_float(LU.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* a = static_cast<const T*>(lu.raw_data());
+    T* x = static_cast<T*>(X.raw_data());
+    for (int64_t b = 0; b < count; ++b)
+      lapack::getrs<T>(adjoint ? 'T' : 'N', ni, ki, a + b * n * n, ni, &piv[b * n], x + b * n * k, ni);
+  });
+  return X;
+}
+
+Tensor lu_solve_forward(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  // X op(A) = B  <=>  op(A)^T X^T = B^T
+  return left ? lu_solve_left(LU, pivots, B, adjoint) : mT(lu_solve_left(LU, pivots, mT(B), !adjoint));
+}
+
+}  // namespace
+
+// X = op(A)^{-1} B (left) or B op(A)^{-1}, A = P L U. With gB = the same solve of g with op(A)^T:
+//   left: gA = -gB X^T (adjoint: -X gB^T);   right: gA = -X^T gB (adjoint: -gB^T X)
+// and through A = P L U to the packed factors:  gLU = tril(P^T gA U^T, -1) + triu(L^T P^T gA).
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  const char* op = "linalg.lu_solve";
+  SEQLAB_CHECK(LU.dim() >= 2, "torch.linalg.lu_solve: The input tensor A must have at least 2 dimensions.");
+  SEQLAB_CHECK(LU.size(-1) == LU.size(-2), "torch.linalg.lu_solve: A must be batches of square matrices, but they are ",
+               LU.size(-2), " by ", LU.size(-1), " matrices");
+  SEQLAB_CHECK(is_floating(LU.dtype()), "torch.linalg.lu_solve: Expected a floating point or complex tensor as input. "
+               "Got ", scalar_type_name(LU.dtype()));
+  SEQLAB_CHECK(B.dim() >= 2, op, ": The input tensor B must have at least 2 dimensions.");
+  const int64_t n = LU.size(-1);
+  SEQLAB_CHECK((left ? B.size(-2) : B.size(-1)) == n, op, ": Incompatible shapes of A and B for the equation ",
+               left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
+  SEQLAB_CHECK(LU.dtype() == B.dtype(), op, ": Expected LU and B to have the same dtype, but found LU of type ",
+               scalar_type_name(LU.dtype()), " and B of type ", scalar_type_name(B.dtype()), " instead");
+  check_pivots(LU, pivots, op);
+  Tensor X = lu_solve_forward(LU, pivots, B, left, adjoint);
+  if (any_requires_grad({LU, B})) {
+    const bool need_lu = LU.requires_grad(), need_b = B.requires_grad();
+    attach(X, "LinalgLuSolveBackward0", {LU, B},
+           [sLU = save(LU), sX = need_lu ? save(X) : SavedTensor(), piv = pivots.detach(), need_lu, need_b, left,
+            adjoint, lu_shape = LU.shape(), b_shape = B.shape()](const Tensor& g) -> TensorList {
+             const Tensor LU = sLU.unpack();
+             const Tensor gB = lu_solve_forward(LU, piv, g, left, !adjoint);
+             Tensor gLU;
+             if (need_lu) {
+               const Tensor X = sX.unpack();
+               const Tensor gA = neg(left ? (adjoint ? matmul(X, mT(gB)) : matmul(gB, mT(X)))
+                                          : (adjoint ? matmul(mT(gB), X) : matmul(mT(X), gB)));
+               auto [L, U] = unpack_lu(LU);
+               const int64_t n = LU.size(-1);
+               const Tensor P = permutation_matrix(pivot_values(piv), batch_shape(LU), n, n, LU.dtype());
+               const Tensor PtgA = matmul(mT(P), gA);
+               gLU = sum_to(tril(matmul(PtgA, mT(U)), -1) + triu(matmul(mT(L), PtgA), 0), lu_shape);
+             }
+             return {gLU, need_b ? sum_to(gB, b_shape) : Tensor()};
+           });
+  }
+  return X;
+}
+
+}  // namespace seqlab
