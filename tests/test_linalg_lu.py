@@ -1,5 +1,6 @@
-"""torch.linalg's LU family (cpp/src/ops/lapack_lu.cpp, seqlab/linalg.py, seqlab/_linalg_aliases.py)
-against torch 2.13: lu_factor(_ex), lu, lu_solve, torch.lu, lu_solve, lu_unpack and their Tensor methods: values
+"""torch.linalg's LU and LDL families (cpp/src/ops/lapack_lu.cpp, seqlab/linalg.py,
+seqlab/_linalg_aliases.py) against torch 2.13: lu_factor(_ex), lu, lu_solve, torch.lu, lu_solve, lu_unpack,
+ldl_factor(_ex), ldl_solve and their Tensor methods: values
 (the factors of well-conditioned random matrices, where pivoting has no ties, and the products they
 reconstruct), shapes, dtypes, batches and size 0, gradients and float64 gradcheck, out=, and errors."""
 import warnings
@@ -18,6 +19,11 @@ def general(rng, shape, dtype=np.float64):
     """Random matrices kept away from singular: a shifted diagonal (any shape)."""
     m, n = shape[-2], shape[-1]
     return (rng.standard_normal(shape) + 2.0 * np.sqrt(max(m, n, 1)) * np.eye(m, n)).astype(dtype)
+
+
+def symmetric(rng, shape, dtype=np.float64):
+    x = rng.standard_normal(shape)
+    return (x + np.swapaxes(x, -1, -2) + np.eye(shape[-1])).astype(dtype)
 
 
 def lu_data(lib, a):
@@ -201,6 +207,60 @@ def test_torch_lu_solve_and_method(rng):
     assert_matches_torch(quiet(lambda y, x: y.lu_solve(x, piv_s)), quiet(lambda y, x: y.lu_solve(x, piv_t)), [b, lu])
 
 
+# ---------------------------------------------------------------- ldl_factor, ldl_factor_ex, ldl_solve
+@pytest.mark.parametrize("hermitian", [False, True])
+@pytest.mark.parametrize("shape", [(3, 3), (1, 1), (2, 5, 5), (2, 1, 4, 4), (0, 3, 3), (0, 0)], ids=str)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_ldl_factor_and_solve(rng, dtype, shape, hermitian):
+    a = symmetric(rng, shape, dtype)
+    for ours, theirs in ((SL.ldl_factor, TH.ldl_factor), (SL.ldl_factor_ex, TH.ldl_factor_ex)):
+        s = ours(seqlab.tensor(a), hermitian=hermitian)
+        t = theirs(torch.tensor(a), hermitian=hermitian)
+        assert type(s).__name__ == type(t).__name__ and s._fields == ("LD", "pivots", "info")[:len(t)]
+        for x, y in zip(s, t):
+            assert tuple(x.shape) == tuple(y.shape) and str(x.dtype).split(".")[1] == str(y.dtype).split(".")[1]
+            np.testing.assert_allclose(sl_np(x), y.numpy(), *tol(dtype, 20)[::-1])
+    b = rng.standard_normal(shape[:-1] + (2,)).astype(dtype)
+    LD, piv = SL.ldl_factor(seqlab.tensor(a))
+    x = SL.ldl_solve(LD, piv, seqlab.tensor(b), hermitian=hermitian)
+    y = TH.ldl_solve(*TH.ldl_factor(torch.tensor(a)), torch.tensor(b), hermitian=hermitian)
+    np.testing.assert_allclose(sl_np(x), y.numpy(), *tol(dtype, 50)[::-1])
+    np.testing.assert_allclose(a @ sl_np(x), b, *tol(dtype, 100)[::-1])
+
+
+def test_ldl_indefinite_two_by_two_pivots(rng):
+    """A matrix whose Bunch-Kaufman pivoting takes 2x2 blocks (negative pivots), batch-broadcast solve."""
+    a = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]])
+    s, t = SL.ldl_factor(seqlab.tensor(a)), TH.ldl_factor(torch.tensor(a))
+    assert sl_np(s.pivots).tolist() == t.pivots.tolist() and (t.pivots < 0).any()
+    np.testing.assert_allclose(sl_np(s.LD), t.LD.numpy(), atol=1e-14)
+    b = rng.standard_normal((2, 3, 2))
+    np.testing.assert_allclose(sl_np(SL.ldl_solve(s.LD, s.pivots, seqlab.tensor(b))),
+                               TH.ldl_solve(t.LD, t.pivots, torch.tensor(b)).numpy(), atol=1e-12)
+
+
+def test_ldl_singular_and_no_gradient(rng):
+    a = np.stack([symmetric(rng, (3, 3)), np.zeros((3, 3))])
+    s, t = SL.ldl_factor_ex(seqlab.tensor(a)), TH.ldl_factor_ex(torch.tensor(a))
+    assert sl_np(s.info).tolist() == t.info.tolist() == [0, 1]
+    # torch's check of info > 0 is an internal assertion; seqlab raises a RuntimeError naming the op
+    with pytest.raises(RuntimeError, match=r"torch.linalg.ldl_factor: \(Batch element 1\): .*D is exactly singular"):
+        SL.ldl_factor(seqlab.tensor(a))
+    with pytest.raises(RuntimeError), warnings.catch_warnings():
+        TH.ldl_factor(torch.tensor(a))
+    x = sl_leaf(a[0])
+    LD = SL.ldl_factor(x).LD
+    assert LD.requires_grad
+    raises_as_torch(lambda: LD.sum().backward(),
+                    lambda: TH.ldl_factor(torch.tensor(a[0], requires_grad=True)).LD.sum().backward())
+    LD, piv = SL.ldl_factor(seqlab.tensor(a[0]))
+    X = SL.ldl_solve(LD, piv, sl_leaf(np.ones((3, 1))))
+    LDt, pivt = TH.ldl_factor(torch.tensor(a[0]))
+    raises_as_torch(lambda: X.sum().backward(),
+                    lambda: TH.ldl_solve(LDt, pivt, torch.ones(3, 1, dtype=torch.float64, requires_grad=True))
+                    .sum().backward())
+
+
 # ---------------------------------------------------------------- out=
 def test_out_arguments_as_torch(rng):
     a = general(rng, (3, 3))
@@ -261,6 +321,13 @@ ERRORS = [  # (call with lib, arrays)
     (lambda L, a, p: L.lu_unpack(a, p), [np.ones(3), PIV3]),
     (lambda L, a, p: L.lu_unpack(a, p), [I3, PIV3.astype(np.int64)]),
     (lambda L, a, p: L.lu_unpack(a, p), [I3, np.array([5, 1, 1], np.int32)]),
+    (lambda L, a: L.linalg.ldl_factor(a), [np.ones((3, 3), np.int64)]),
+    (lambda L, a: L.linalg.ldl_factor(a), [np.ones((3, 4))]),
+    (lambda L, a: L.linalg.ldl_factor(a), [np.ones(3)]),
+    (lambda L, a: L.linalg.ldl_factor_ex(a), [np.ones(3)]),
+    (lambda L, a, p, b: L.linalg.ldl_solve(a, p, b), [I3, PIV3, np.ones((3, 2), np.float32)]),
+    (lambda L, a, p, b: L.linalg.ldl_solve(a, p, b), [I3, PIV3, np.ones((4, 2))]),
+    (lambda L, a, p, b: L.linalg.ldl_solve(a, p, b), [I3, PIV3[:2], np.ones((3, 2))]),
 ]
 
 
@@ -270,3 +337,10 @@ def test_errors_as_torch(i):
     raises_as_torch(lambda: call(seqlab, *[seqlab.tensor(a) for a in arrays]),
                     lambda: call(torch, *[torch.tensor(a) for a in arrays]))
 
+
+def test_ldl_solve_vector_b_refused():
+    """torch fails on a 1-D B with an IndexError from inside; seqlab's IndexError says what is wrong."""
+    with pytest.raises(IndexError):
+        TH.ldl_solve(torch.eye(3), torch.tensor([1, 2, 3], dtype=torch.int32), torch.ones(3))
+    with pytest.raises(IndexError, match=r"torch.linalg.ldl_solve: The input tensor B must have at least 2 dimensions"):
+        SL.ldl_solve(seqlab.eye(3), seqlab.tensor(PIV3), seqlab.ones(3))

@@ -71,6 +71,16 @@ void bind_lapack(py::module_& m) {
   }, py::arg("LU"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("left") = true, py::arg("adjoint") = false,
              Release(), "lu_solve(LU, pivots, B, *, left=True, adjoint=False): X with A X = B from A's lu_factor\n"
              "(torch.linalg.lu_solve).");
+  def_op(linalg, "ldl_factor_ex", [](const Tensor& A, bool hermitian, bool check_errors, const std::string& op) {
+    return linalg_ldl_factor_ex(A, hermitian, check_errors, op.c_str());
+  }, py::arg("A"), py::kw_only(), py::arg("hermitian") = false, py::arg("check_errors") = false,
+             py::arg("_op") = "torch.linalg.ldl_factor_ex", Release(),
+             "ldl_factor_ex(A, *, hermitian=False, check_errors=False) -> (LD, pivots, info): A = L D L^T\n"
+             "(torch.linalg.ldl_factor_ex).");
+  def_op(linalg, "ldl_solve", [](const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+    return linalg_ldl_solve(LD, pivots, B, hermitian);
+  }, py::arg("LD"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("hermitian") = false, Release(),
+             "ldl_solve(LD, pivots, B, *, hermitian=False): X with A X = B from A's ldl_factor (torch.linalg.ldl_solve).");
 
 }
 

@@ -3,7 +3,7 @@ solve_triangular, qr, eigh, eigvalsh, svd, svdvals) are C++ ops with hand-writte
 (cpp/src/ops/lapack_linalg.cpp, lapack_decomp.cpp); pinv, matrix_norm, norm, matrix_rank,
 matrix_power, multi_dot, vecdot and lstsq are composed from them here, as torch composes them, and
 have no backward of their own. vector_norm: cpp/src/ops/reduce.cpp (tests: tests/test_norm.py);
-cross: seqlab/_shape.py. Tests: tests/test_linalg_lapack.py. The LU family
+cross: seqlab/_shape.py. Tests: tests/test_linalg_lapack.py. The LU and LDL families
 (cpp/src/ops/lapack_lu.cpp, with torch's out=): tests/test_linalg_lu.py."""
 import collections
 import math
@@ -495,11 +495,13 @@ def matrix_exp(A):
 __all__ += ["matrix_exp"]
 
 
-# ------------------------------------------------------------------ the LU family
+# ------------------------------------------------------------------ the LU and LDL families
 # (C++ ops in cpp/src/ops/lapack_lu.cpp; tests: tests/test_linalg_lu.py)
 _lu_factor_result = collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
 _lu_factor_ex_result = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 _lu_result = collections.namedtuple("linalg_lu", ["P", "L", "U"])
+_ldl_factor_result = collections.namedtuple("linalg_ldl_factor", ["LD", "pivots"])
+_ldl_factor_ex_result = collections.namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
 _OUT_TYPE_NAMES = {_core.dtype.float32: "float", _core.dtype.float64: "double", _core.dtype.int32: "int",
                    _core.dtype.int64: "long int"}
@@ -561,4 +563,25 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     return _write_out("linalg_lu_solve", _linalg.lu_solve(LU, pivots, B, left=left, adjoint=adjoint), out)
 
 
-__all__ += ["lu_factor", "lu_factor_ex", "lu", "lu_solve"]
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """(LD, pivots, info): A = L D L^T for symmetric A read from its lower triangle, by LAPACK's
+    sytrf (Bunch-Kaufman pivoting, D with 1x1 and 2x2 blocks; pivots as sytrf's ipiv, int32); info
+    > 0 where D is exactly singular, which check_errors=True raises (torch.linalg.ldl_factor_ex).
+    Not differentiable, as torch's."""
+    return _write_out("linalg_ldl_factor_ex", _ldl_factor_ex_result(
+        *_linalg.ldl_factor_ex(A, hermitian=hermitian, check_errors=check_errors)), out)
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """(LD, pivots): ldl_factor_ex that raises where D is exactly singular (torch.linalg.ldl_factor)."""
+    LD, pivots, _ = _linalg.ldl_factor_ex(A, hermitian=hermitian, check_errors=True, _op="torch.linalg.ldl_factor")
+    return _write_out("linalg_ldl_factor_ex", _ldl_factor_result(LD, pivots), out)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """X with A X = B from A's ldl_factor (LD, pivots), batch dims broadcast (torch.linalg.ldl_solve).
+    Not differentiable, as torch's."""
+    return _write_out("linalg_ldl_solve", _linalg.ldl_solve(LD, pivots, B, hermitian=hermitian), out)
+
+
+__all__ += ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve"]

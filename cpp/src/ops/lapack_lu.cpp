@@ -1,5 +1,6 @@
-// torch.linalg's LU family through LAPACK (cpp/src/lapack.hpp): lu_factor(_ex), lu, lu_unpack,
-// lu_solve (getrf, getrs), as the torch.linalg pages define them, each with its
+// torch.linalg's LU and LDL families through LAPACK (cpp/src/lapack.hpp): lu_factor(_ex), lu,
+// lu_unpack, lu_solve (getrf, getrs), ldl_factor(_ex), ldl_solve (sytrf, sytrs), as the
+// torch.linalg pages define them, each with its
 // backward where torch has one. Batched over leading dims, float32 and float64. Tests: tests/test_linalg_lu.py.
 #include <algorithm>
 #include <cstring>
@@ -297,6 +298,111 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
              }
              return {gLU, need_b ? sum_to(gB, b_shape) : Tensor()};
            });
+  }
+  return X;
+}
+
+namespace {
+
+// torch records a node that refuses the backward for the ops it cannot differentiate.
+void refuse_grad(TensorList& outs, const TensorList& inputs, const char* node, std::string message,
+                 bool not_implemented) {
+  attach_multi(outs, node, inputs, [message, not_implemented](const TensorList&) -> TensorList {
+    if (not_implemented) throw NotImplementedError(message);
+    throw std::runtime_error(message);
+  });
+}
+
+}  // namespace
+
+// A = L D L^T by Bunch-Kaufman pivoting (sytrf on the lower triangle): LD holds L's strict lower
+// part and D's blocks, its upper triangle 0. info > 0: D[info, info] is exactly zero (the
+// factorization is complete, D singular), which check_errors refuses.
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian, bool check_errors,
+                                                        const char* op) {
+  (void)hermitian;  // real inputs: hermitian and symmetric are the same
+  SEQLAB_CHECK(A.dim() >= 2, "torch.linalg.ldl_factor_ex: The input tensor A must have at least 2 dimensions.");
+  SEQLAB_CHECK(A.size(-1) == A.size(-2), "torch.linalg.ldl_factor_ex: A must be batches of square matrices, but they "
+               "are ", A.size(-2), " by ", A.size(-1), " matrices");
+  SEQLAB_CHECK(is_floating(A.dtype()), "torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as "
+               "input. Got ", scalar_type_name(A.dtype()));
+  Tensor LD = fortran_copy(A);
+  const Shape batch = batch_shape(A);
+  const int64_t n = A.size(-1), count = shape_numel(batch);
+  std::vector<int> piv(static_cast<size_t>(count * n), 0), info(static_cast<size_t>(count), 0);
+  const int ni = lapack_int(n, op);
+  if (n > 0)
+    dispatch_float(A.dtype(), op, [&](auto tag) {
+      using T = decltype(tag);
+      T* a = static_cast<T*>(LD.raw_data());
+      for (int64_t b = 0; b < count; ++b) {
+        T* ab = a + b * n * n;  // column-major: a(i, j) = ab[i + j n]
+        info[b] = lapack::sytrf<T>('L', ni, ab, ni, &piv[b * n]);
+        for (int64_t j = 0; j < n; ++j)
+          for (int64_t i = 0; i < j; ++i) ab[i + j * n] = T(0);
+      }
+    });
+  if (check_errors)
+    for (int64_t b = 0; b < count; ++b)
+      SEQLAB_CHECK(info[b] <= 0, op, ": ", batch_prefix(A.dim() > 2, b), "The factorization could not be completed "
+                   "because the block diagonal matrix D is exactly singular (D[", info[b], ",", info[b],
+                   "] is zero; LAPACK sytrf error code: ", info[b], ").");
+  Shape piv_shape = batch;
+  piv_shape.push_back(n);
+  Tensor pivots = int32_tensor(piv, piv_shape), infos = int32_tensor(info, batch);
+  if (any_requires_grad({A})) {
+    TensorList outs{LD};
+    refuse_grad(outs, {A}, "NotImplemented", "derivative for aten::linalg_ldl_factor_ex is not implemented", false);
+    LD = outs[0];
+  }
+  return {LD, pivots, infos};
+}
+
+// A X = B from A's ldl_factor (sytrs), B (*, n, k), batch dims broadcast; no gradient, as torch.
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  (void)hermitian;
+  const char* op = "torch.linalg.ldl_solve";
+  SEQLAB_CHECK(LD.dim() >= 2, op, ": The input tensor LD must have at least 2 dimensions.");
+  SEQLAB_CHECK(LD.size(-1) == LD.size(-2), op, ": LD must be batches of square matrices, but they are ", LD.size(-2),
+               " by ", LD.size(-1), " matrices");
+  SEQLAB_CHECK_INDEX(B.dim() >= 2, op, ": The input tensor B must have at least 2 dimensions (Dimension out of range "
+                     "(expected to be in range of [-1, 0], but got -2))");
+  SEQLAB_CHECK(pivots.dim() >= 1 && Shape(LD.shape().begin(), LD.shape().end() - 1) == pivots.shape(), op,
+               ": Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with shape ",
+               shape_str(pivots.shape()), " instead");
+  SEQLAB_CHECK(is_floating(LD.dtype()), op, ": Expected a floating point or complex tensor as input. Got ",
+               scalar_type_name(LD.dtype()));
+  SEQLAB_CHECK(is_integral(pivots.dtype()), op, ": pivots should be a Tensor of an integer type, but got ",
+               scalar_type_name(pivots.dtype()));
+  SEQLAB_CHECK(B.dtype() == LD.dtype(), "Expected b and A to have the same dtype, but found b of type ",
+               scalar_type_name(B.dtype()), " and A of type ", scalar_type_name(LD.dtype()), " instead.");
+  const int64_t n = LD.size(-1), k = B.size(-1);
+  SEQLAB_CHECK(B.size(-2) == n, "Incompatible matrix sizes for ", op, ": each A matrix is ", n, " by ", n,
+               " but each b matrix is ", B.size(-2), " by ", k);
+  const Shape batch = broadcast_shapes(batch_shape(B), batch_shape(LD), op);
+  const int64_t count = shape_numel(batch);
+  const Tensor ld = fortran_copy(expand(LD.detach(), with_matrix(batch, n, n)));
+  Shape piv_shape = batch;
+  piv_shape.push_back(n);
+  const std::vector<int> piv = pivot_values(to_dtype(expand(pivots, piv_shape), Dtype::Int32));
+  for (int v : piv)
+    SEQLAB_CHECK(v != 0 && v >= -n && v <= n, op, ": the pivots must be ldl_factor's, between -", n, " and ", n,
+                 " and not 0");
+  Tensor X = fortran_copy(expand(B.detach(), with_matrix(batch, n, k)));
+  if (n > 0 && k > 0) {
+    const int ni = lapack_int(n, op), ki = lapack_int(k, op);
+    dispatch_float(LD.dtype(), op, [&](auto tag) {
+      using T = decltype(tag);
+      const T* a = static_cast<const T*>(ld.raw_data());
+      T* x = static_cast<T*>(X.raw_data());
+      for (int64_t b = 0; b < count; ++b)
+        lapack::sytrs<T>('L', ni, ki, a + b * n * n, ni, &piv[b * n], x + b * n * k, ni);
+    });
+  }
+  if (any_requires_grad({LD, B})) {
+    TensorList outs{X};
+    refuse_grad(outs, {LD, B}, "NotImplemented", "derivative for aten::linalg_ldl_solve is not implemented", false);
+    X = outs[0];
   }
   return X;
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['LinAlgError', 'cholesky', 'det', 'eigh', 'eigvalsh', 'inv', 'logdet', 'lu', 'lu_factor_ex', 'lu_solve', 'lu_unpack', 'qr', 'slogdet', 'solve', 'solve_triangular', 'svd', 'svdvals', 'vector_norm']
+__all__: list[str] = ['LinAlgError', 'cholesky', 'det', 'eigh', 'eigvalsh', 'inv', 'ldl_factor_ex', 'ldl_solve', 'logdet', 'lu', 'lu_factor_ex', 'lu_solve', 'lu_unpack', 'qr', 'slogdet', 'solve', 'solve_triangular', 'svd', 'svdvals', 'vector_norm']
 class LinAlgError(RuntimeError):
     """
     A factorization could not be completed: a singular or non-positive-definite matrix, or no convergence
@@ -36,6 +36,15 @@ def eigvalsh(A: Tensor, UPLO: str = 'L') -> Tensor:
 def inv(A: Tensor) -> Tensor:
     """
     inv(A): the inverse of each square matrix; LinAlgError if one is singular (torch.linalg.inv).
+    """
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, _op: str = 'torch.linalg.ldl_factor_ex') -> tuple[Tensor, Tensor, Tensor]:
+    """
+    ldl_factor_ex(A, *, hermitian=False, check_errors=False) -> (LD, pivots, info): A = L D L^T
+    (torch.linalg.ldl_factor_ex).
+    """
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
+    """
+    ldl_solve(LD, pivots, B, *, hermitian=False): X with A X = B from A's ldl_factor (torch.linalg.ldl_solve).
     """
 def logdet(input: Tensor) -> Tensor:
     """

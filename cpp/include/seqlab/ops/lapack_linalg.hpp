@@ -1,7 +1,7 @@
 // torch.linalg's dense factorizations through LAPACK (cpp/src/lapack.hpp), float32 and float64,
 // batched over leading dims, each with its backward: cpp/src/ops/lapack_linalg.cpp (det, slogdet,
 // inv, solve, cholesky, solve_triangular), lapack_decomp.cpp (qr, eigh, svd) and lapack_lu.cpp (the
-// LU family).
+// LU and LDL families).
 // Tests: tests/test_linalg_lapack.py, tests/test_linalg_lu.py.
 #pragma once
 #include <stdexcept>
@@ -50,5 +50,10 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
 // when adjoint; batch dims broadcast.
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true,
                        bool adjoint = false);
+// A = L D L^T by sytrf (Bunch-Kaufman): (LD, pivots, info); no gradient, as torch.
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian = false,
+                                                        bool check_errors = false,
+                                                        const char* op = "torch.linalg.ldl_factor_ex");
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false);
 
 }  // namespace seqlab
