@@ -1,6 +1,6 @@
-"""torch.linalg's LU and LDL families (cpp/src/ops/lapack_lu.cpp, seqlab/linalg.py,
+"""torch.linalg's LU and LDL families and Householder products (cpp/src/ops/lapack_lu.cpp, seqlab/linalg.py,
 seqlab/_linalg_aliases.py) against torch 2.13: lu_factor(_ex), lu, lu_solve, torch.lu, lu_solve, lu_unpack,
-ldl_factor(_ex), ldl_solve and their Tensor methods: values
+ldl_factor(_ex), ldl_solve, householder_product, orgqr, geqrf, ormqr and their Tensor methods: values
 (the factors of well-conditioned random matrices, where pivoting has no ties, and the products they
 reconstruct), shapes, dtypes, batches and size 0, gradients and float64 gradcheck, out=, and errors."""
 import warnings
@@ -261,6 +261,87 @@ def test_ldl_singular_and_no_gradient(rng):
                     .sum().backward())
 
 
+# ---------------------------------------------------------------- householder_product, orgqr, geqrf, ormqr
+HH_SHAPES = [((4, 3), 3), ((4, 3), 2), ((3, 3), 3), ((2, 5, 2), 2), ((2, 1, 4, 4), 3), ((3, 0), 0), ((0, 0), 0),
+             ((0, 4, 3), 3), ((4, 3), 0)]
+HH_OPS = {
+    "linalg.householder_product": (SL.householder_product, TH.householder_product),
+    "orgqr": (seqlab.orgqr, torch.orgqr),
+    "Tensor.orgqr": (lambda a, t: a.orgqr(t), lambda a, t: a.orgqr(t)),
+}
+
+
+@pytest.mark.parametrize("case", HH_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", list(HH_OPS))
+def test_householder_product(rng, name, dtype, case):
+    shape, k = case
+    ours, theirs = HH_OPS[name]
+    a = rng.standard_normal(shape).astype(dtype)
+    tau = rng.uniform(0.2, 1.8, shape[:-2] + (k,)).astype(dtype)
+    assert_matches_torch(ours, theirs, [a, tau], *tol(dtype, 20))
+
+
+@pytest.mark.parametrize("case", [((4, 3), 3), ((4, 3), 2), ((2, 3, 3), 3), ((5, 2), 1)], ids=str)
+def test_householder_product_gradcheck(rng, case):
+    shape, k = case
+    assert_gradcheck(SL.householder_product, [rng.standard_normal(shape), rng.uniform(0.2, 1.8, shape[:-2] + (k,))])
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3), (2, 5, 2), (0, 3), (2, 0, 2)], ids=str)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_geqrf_and_q(rng, dtype, shape):
+    a = rng.standard_normal(shape).astype(dtype)
+    for ours, theirs in ((seqlab.geqrf, torch.geqrf), (lambda x: x.geqrf(), lambda x: x.geqrf())):
+        s, t = ours(seqlab.tensor(a)), theirs(torch.tensor(a))
+        assert type(s).__name__ == "geqrf" and s._fields == ("a", "tau")
+        for x, y in zip(s, t):
+            assert tuple(x.shape) == tuple(y.shape)
+            np.testing.assert_allclose(sl_np(x), y.numpy(), *tol(dtype, 20)[::-1])
+    # Q R = A with Q from householder_product
+    if min(shape[-2:]) > 0 and shape[-2] >= shape[-1]:
+        s = seqlab.geqrf(seqlab.tensor(a))
+        Q = SL.householder_product(s.a, s.tau)
+        np.testing.assert_allclose(sl_np(Q @ s.a.triu()[..., :shape[-1], :]), a, *tol(dtype, 20)[::-1])
+
+
+def test_geqrf_refuses_gradient_as_torch(rng):
+    a = rng.standard_normal((3, 3))
+    s = seqlab.geqrf(sl_leaf(a))
+    assert s.a.requires_grad and s.tau.requires_grad
+    raises_as_torch(lambda: s.a.sum().backward(),
+                    lambda: torch.geqrf(torch.tensor(a, requires_grad=True)).a.sum().backward())
+
+
+ORMQR_CASES = [  # (input shape, other shape, left)
+    ((4, 3), (4, 2), True), ((4, 3), (2, 4), False), ((3, 4), (3, 2), True), ((4, 5), (3, 4), False),
+    ((2, 4, 2), (2, 4, 3), True), ((2, 4, 4), (2, 1, 4), False), ((4, 3), (4, 0), True), ((0, 4, 3), (0, 4, 2), True),
+]
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("case", ORMQR_CASES, ids=str)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=DTYPE_IDS)
+def test_ormqr(rng, dtype, case, transpose):
+    a_shape, c_shape, left = case
+    a, c = rng.standard_normal(a_shape).astype(dtype), rng.standard_normal(c_shape).astype(dtype)
+    k = min(a_shape[-2], a_shape[-1])
+    tau = rng.uniform(0.2, 1.8, a_shape[:-2] + (k,)).astype(dtype)
+    for grad in (False, True):  # LAPACK's ormqr without a gradient, the composed product with one
+        assert_matches_torch(lambda x, t, y: seqlab.ormqr(x, t, y, left, transpose),
+                             lambda x, t, y: torch.ormqr(x, t, y, left, transpose), [a, tau, c], *tol(dtype, 20),
+                             grad=grad)
+    assert_matches_torch(lambda x, t, y: x.ormqr(t, y, left=left, transpose=transpose),
+                         lambda x, t, y: x.ormqr(t, y, left=left, transpose=transpose), [a, tau, c], *tol(dtype, 20),
+                         grad=False)
+
+
+def test_ormqr_gradcheck(rng):
+    a, tau, c = rng.standard_normal((4, 3)), rng.uniform(0.2, 1.8, 3), rng.standard_normal((4, 2))
+    assert_gradcheck(lambda x, t, y: seqlab.ormqr(x, t, y, True, True), [a, tau, c])
+    assert_gradcheck(lambda x, t, y: seqlab.ormqr(x, t, y.mT, False, False), [a, tau, c])
+
+
 # ---------------------------------------------------------------- out=
 def test_out_arguments_as_torch(rng):
     a = general(rng, (3, 3))
@@ -285,7 +366,12 @@ def test_out_arguments_as_torch(rng):
                     lambda: TH.lu_factor(torch.tensor(a), out=(LU, torch.empty(0, dtype=torch.int64))))
     raises_as_torch(lambda: SL.lu_factor(sl_leaf(a), out=(LU_s, piv_s)),
                     lambda: TH.lu_factor(torch.tensor(a, requires_grad=True), out=(LU, piv)))
-
+    tau = seqlab.empty(0, dtype=seqlab.float64)
+    g = seqlab.geqrf(seqlab.tensor(a), out=(seqlab.empty(0, dtype=seqlab.float64), tau))
+    assert g.tau is tau and tuple(tau.shape) == (3,)
+    q = seqlab.empty(0, dtype=seqlab.float64)
+    assert SL.householder_product(g.a, g.tau, out=q) is q
+    np.testing.assert_allclose(sl_np(q), TH.householder_product(*torch.geqrf(torch.tensor(a))).numpy(), atol=1e-12)
 
 
 # ---------------------------------------------------------------- errors
@@ -328,6 +414,29 @@ ERRORS = [  # (call with lib, arrays)
     (lambda L, a, p, b: L.linalg.ldl_solve(a, p, b), [I3, PIV3, np.ones((3, 2), np.float32)]),
     (lambda L, a, p, b: L.linalg.ldl_solve(a, p, b), [I3, PIV3, np.ones((4, 2))]),
     (lambda L, a, p, b: L.linalg.ldl_solve(a, p, b), [I3, PIV3[:2], np.ones((3, 2))]),
+    (lambda L, a, t: L.linalg.householder_product(a, t), [np.ones((3, 4)), np.ones(3)]),
+    (lambda L, a, t: L.linalg.householder_product(a, t), [np.ones((4, 3)), np.ones(4)]),
+    (lambda L, a, t: L.linalg.householder_product(a, t), [np.ones((4, 3)), np.ones(3, np.float32)]),
+    (lambda L, a, t: L.linalg.householder_product(a, t), [np.ones(3), np.ones(3)]),
+    (lambda L, a, t: L.linalg.householder_product(a, t), [np.ones((2, 4, 3)), np.ones(3)]),
+    (lambda L, a, t: L.linalg.householder_product(a, t), [np.ones((4, 3)), np.ones((2, 3))]),
+    (lambda L, a, t: L.linalg.householder_product(a, t), [np.ones((1, 4, 3)), np.ones((2, 3))]),
+    (lambda L, a, t: L.linalg.householder_product(a, t), [np.ones((4, 3), np.int64), np.ones(3, np.int64)]),
+    (lambda L, a, t: L.orgqr(a, t), [np.ones((3, 4)), np.ones(3)]),
+    (lambda L, a: L.geqrf(a), [np.ones(3)]),
+    (lambda L, a: L.geqrf(a), [np.ones((3, 3), np.int64)]),
+    (lambda L, a, t, c: L.ormqr(a, t, c), [np.ones((4, 3)), np.ones(3), np.ones((3, 2))]),
+    (lambda L, a, t, c: L.ormqr(a, t, c, False), [np.ones((4, 3)), np.ones(3), np.ones((2, 3))]),
+    (lambda L, a, t, c: L.ormqr(a, t, c), [np.ones((4, 3)), np.ones(2), np.ones((4, 2))]),
+    (lambda L, a, t, c: L.ormqr(a, t, c), [np.ones((4, 3)), np.ones(3), np.ones(4)]),
+    (lambda L, a, t, c: L.ormqr(a, t, c), [np.ones((4, 3)), np.ones(3), np.ones((1, 4, 2))]),
+    (lambda L, a, t, c: L.ormqr(a, t, c), [np.ones((4, 3)), np.ones(3), np.ones((4, 2), np.float32)]),
+    (lambda L, a, t, c: L.ormqr(a, t, c), [np.ones((4, 3)), np.ones(3, np.float32), np.ones((4, 2))]),
+    (lambda L, a, t, c: L.ormqr(a, t, c), [np.ones((2, 4, 3)), np.ones(3), np.ones((2, 4, 2))]),
+    (lambda L, a, t, c: L.ormqr(a, t, c), [np.ones((2, 4, 3)), np.ones((3, 3)), np.ones((2, 4, 2))]),
+    (lambda L, a, t, c: L.ormqr(a, t, c), [np.ones((2, 4, 3)), np.ones((2, 3)), np.ones((3, 4, 2))]),
+    (lambda L, a, t, c: L.ormqr(a, t, c, False, True), [np.ones((4, 5)), np.ones(3), np.ones((3, 4))]),
+    (lambda L, a, t, c: L.ormqr(a, t, c), [np.ones((4, 3), np.int64), np.ones(3, np.int64), np.ones((4, 2), np.int64)]),
 ]
 
 

@@ -81,7 +81,16 @@ void bind_lapack(py::module_& m) {
     return linalg_ldl_solve(LD, pivots, B, hermitian);
   }, py::arg("LD"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("hermitian") = false, Release(),
              "ldl_solve(LD, pivots, B, *, hermitian=False): X with A X = B from A's ldl_factor (torch.linalg.ldl_solve).");
-
+  def_op(linalg, "householder_product", [](const Tensor& A, const Tensor& tau, const std::string& op) {
+    return linalg_householder_product(A, tau, op.c_str());
+  }, py::arg("A"), py::arg("tau"), py::arg("_op") = "torch.linalg.householder_product", Release(),
+             "householder_product(A, tau): the first n columns of H_1 ... H_k (torch.linalg.householder_product).");
+  def_op(linalg, "geqrf", [](const Tensor& A) { return geqrf(A); }, py::arg("input"), Release(),
+             "geqrf(input) -> (a, tau): LAPACK's geqrf (torch.geqrf).");
+  def_op(linalg, "ormqr", [](const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool transpose) {
+    return ormqr(A, tau, C, left, transpose);
+  }, py::arg("input"), py::arg("tau"), py::arg("other"), py::arg("left") = true, py::arg("transpose") = false,
+             Release(), "ormqr(input, tau, other, left=True, transpose=False): op(Q) other or other op(Q) (torch.ormqr).");
 }
 
 }  // namespace seqlab::bind

@@ -22,6 +22,10 @@ template <typename T> int potrf(char uplo, int n, T* a, int lda);
 template <typename T> int geqrf(int m, int n, T* a, int lda, T* tau);
 // The first n columns of Q (m x n) from geqrf's k reflectors, in place.
 template <typename T> int orgqr(int m, int n, int k, T* a, int lda, const T* tau);
+// op(Q) C (left) or C op(Q) with Q = H_1 ... H_k from geqrf's k reflectors in A (lda rows) and
+// tau; trans 'N' or 'T'; C (m x n) is overwritten.
+template <typename T>
+int ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, const T* tau, T* c, int ldc);
 // A = L D L^T (uplo 'L') by Bunch-Kaufman pivoting, in place; ipiv: 1-based interchanges, a
 // negative pair marking a 2 x 2 block of D.
 template <typename T> int sytrf(char uplo, int n, T* a, int lda, int* ipiv);

@@ -1,8 +1,8 @@
 """torch's top-level names for seqlab.linalg's ops (torch.det, logdet, slogdet, inverse, cholesky,
 svd, pinverse, matrix_power, qr, cholesky_solve, cholesky_inverse, triangular_solve,
-matrix_exp; lu, lu_solve, lu_unpack) with torch's argument names and result
+matrix_exp; lu, lu_solve, lu_unpack, geqrf, orgqr, ormqr) with torch's argument names and result
 types; _tensor.py makes them Tensor methods too (METHODS). Tests: tests/test_linalg_lapack.py,
-tests/test_linalg_lu.py (the LU family)."""
+tests/test_linalg_lu.py (the LU family and the Householder names)."""
 import collections
 import warnings
 
@@ -11,7 +11,7 @@ import numpy as np
 from . import _core, linalg
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "svd", "pinverse", "matrix_power", "qr", "cholesky_solve",
-           "cholesky_inverse", "triangular_solve", "matrix_exp", "lu", "lu_solve", "lu_unpack"]
+           "cholesky_inverse", "triangular_solve", "matrix_exp", "lu", "lu_solve", "lu_unpack", "geqrf", "orgqr", "ormqr"]
 
 _slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
 _svd_result = collections.namedtuple("svd", ["U", "S", "V"])
@@ -130,6 +130,7 @@ def _matrix_exp_method(self):
 
 
 _lu_unpack_result = collections.namedtuple("lu_unpack", ["P", "L", "U"])
+_geqrf_result = collections.namedtuple("geqrf", ["a", "tau"])
 _lu_warned = []
 
 
@@ -167,6 +168,23 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return linalg._write_out("lu_unpack", result, out)
 
 
+def geqrf(input, *, out=None):
+    """(a, tau) as LAPACK's geqrf leaves them: R in a's upper triangle, the Householder vectors below
+    it, their scales in tau (torch.geqrf). Not differentiable, as torch's."""
+    return linalg._write_out("geqrf", _geqrf_result(*_core.linalg.geqrf(input)), out)
+
+
+def orgqr(input, tau):
+    """torch.orgqr = torch.linalg.householder_product (its errors name the latter, as torch's)."""
+    return linalg.householder_product(input, tau)
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """op(Q) other (left) or other op(Q), Q = H_1 ... H_k the Householder product of geqrf's (input,
+    tau), op(Q) = Q^T when transpose (LAPACK's ormqr; torch.ormqr)."""
+    return linalg._write_out("ormqr", _core.linalg.ormqr(input, tau, other, left, transpose), out)
+
+
 def _lu_method(self, pivot=True, get_infos=False):
     """torch.Tensor.lu: torch.lu(self, pivot, get_infos)."""
     return lu(self, pivot, get_infos)
@@ -177,8 +195,23 @@ def _lu_solve_method(self, LU_data, LU_pivots):
     return lu_solve(self, LU_data, LU_pivots)
 
 
+def _orgqr_method(self, input2):
+    """torch.Tensor.orgqr: torch.orgqr(self, input2)."""
+    return orgqr(self, input2)
+
+
+def _geqrf_method(self):
+    """torch.Tensor.geqrf: torch.geqrf(self)."""
+    return geqrf(self)
+
+
+def _ormqr_method(self, input2, input3, left=True, transpose=False):
+    """torch.Tensor.ormqr: torch.ormqr(self, input2, input3, left, transpose)."""
+    return ormqr(self, input2, input3, left, transpose)
+
+
 METHODS = {name: globals()[name] for name in __all__ if name != "lu_unpack"}
 METHODS.update(triangular_solve=_triangular_solve_method, matrix_exp=_matrix_exp_method, lu=_lu_method,
-               lu_solve=_lu_solve_method)
-for _name in ("triangular_solve", "matrix_exp", "lu", "lu_solve"):
+               lu_solve=_lu_solve_method, orgqr=_orgqr_method, geqrf=_geqrf_method, ormqr=_ormqr_method)
+for _name in ("triangular_solve", "matrix_exp", "lu", "lu_solve", "orgqr", "geqrf", "ormqr"):
     METHODS[_name].__name__ = METHODS[_name].__qualname__ = _name

@@ -3,8 +3,8 @@ solve_triangular, qr, eigh, eigvalsh, svd, svdvals) are C++ ops with hand-writte
 (cpp/src/ops/lapack_linalg.cpp, lapack_decomp.cpp); pinv, matrix_norm, norm, matrix_rank,
 matrix_power, multi_dot, vecdot and lstsq are composed from them here, as torch composes them, and
 have no backward of their own. vector_norm: cpp/src/ops/reduce.cpp (tests: tests/test_norm.py);
-cross: seqlab/_shape.py. Tests: tests/test_linalg_lapack.py. The LU and LDL families
-(cpp/src/ops/lapack_lu.cpp, with torch's out=): tests/test_linalg_lu.py."""
+cross: seqlab/_shape.py. Tests: tests/test_linalg_lapack.py. The LU and LDL families and
+householder_product (cpp/src/ops/lapack_lu.cpp, with torch's out=): tests/test_linalg_lu.py."""
 import collections
 import math
 import numbers
@@ -495,7 +495,7 @@ def matrix_exp(A):
 __all__ += ["matrix_exp"]
 
 
-# ------------------------------------------------------------------ the LU and LDL families
+# ------------------------------------------------------------------ the LU and LDL families, householder_product
 # (C++ ops in cpp/src/ops/lapack_lu.cpp; tests: tests/test_linalg_lu.py)
 _lu_factor_result = collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
 _lu_factor_ex_result = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -584,4 +584,12 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     return _write_out("linalg_ldl_solve", _linalg.ldl_solve(LD, pivots, B, hermitian=hermitian), out)
 
 
-__all__ += ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve"]
+def householder_product(A, tau, *, out=None):
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i the i-th column of A
+    below its diagonal and a leading 1 (LAPACK's orgqr; A (*, m, n), tau (*, k), k <= n <= m)
+    (torch.linalg.householder_product)."""
+    return _write_out("linalg_householder_product", _linalg.householder_product(A, tau), out)
+
+
+__all__ += ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+            "householder_product"]

@@ -1,6 +1,6 @@
-// torch.linalg's LU and LDL families through LAPACK (cpp/src/lapack.hpp): lu_factor(_ex), lu,
-// lu_unpack, lu_solve (getrf, getrs), ldl_factor(_ex), ldl_solve (sytrf, sytrs), as the
-// torch.linalg pages define them, each with its
+// torch.linalg's LU and LDL families and Householder products through LAPACK (cpp/src/lapack.hpp):
+// lu_factor(_ex), lu, lu_unpack, lu_solve (getrf, getrs), ldl_factor(_ex), ldl_solve (sytrf, sytrs),
+// householder_product (orgqr), geqrf, ormqr, as the torch.linalg pages define them, each with its
 // backward where torch has one. Batched over leading dims, float32 and float64. Tests: tests/test_linalg_lu.py.
 #include <algorithm>
 #include <cstring>
@@ -403,6 +403,179 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
     TensorList outs{X};
     refuse_grad(outs, {LD, B}, "NotImplemented", "derivative for aten::linalg_ldl_solve is not implemented", false);
     X = outs[0];
+  }
+  return X;
+}
+
+namespace {
+
+// torch's shared checks of (input, tau) for householder_product / orgqr and ormqr.
+void check_tau(const Tensor& A, const Tensor& tau, const char* op) {
+  SEQLAB_CHECK(A.dim() - tau.dim() == 1, op, ": Expected tau to have one dimension less than input, but got tau.ndim "
+               "equal to ", tau.dim(), " and input.ndim is equal to ", A.dim());
+  if (A.dim() > 2) {
+    const Shape tb(tau.shape().begin(), tau.shape().end() - 1);
+    SEQLAB_CHECK(tb == batch_shape(A), op, ": Expected batch dimensions of tau to be equal to input.shape[:-2], but "
+                 "got ", shape_str(tb));
+  }
+}
+
+// V (*, m, k): the Householder vectors below A's diagonal, with their unit leading entries.
+Tensor householder_vectors(const Tensor& A, int64_t k) {
+  return tril(narrow(A, -1, 0, k), -1) + eye(A.size(-2), k, A.dtype());
+}
+
+// X <- H_i X = X - tau_i v_i (v_i^T X)
+Tensor apply_reflector(const Tensor& v, const Tensor& t, const Tensor& X) { return X - mul(t, matmul(v, matmul(mT(v), X))); }
+
+// Q = H_0 ... H_{k-1} E (E: the first n columns of I). With S_i = H_{i+1} ... H_{k-1} E and
+// G_i = H_{i-1} ... H_0 gQ, the reflector H_i = I - tau_i v_i v_i^T sees the gradient G_i S_i^T, so
+//   g tau_i = -(G_i^T v_i) . (S_i^T v_i),   g v_i = -tau_i (G_i S_i^T v_i + S_i G_i^T v_i),
+// g v_i landing on A's column i below the diagonal (v_i's other entries are fixed).
+std::pair<Tensor, Tensor> householder_backward(const Tensor& gQ, const Tensor& A, const Tensor& tau) {
+  const int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1);
+  const Tensor V = householder_vectors(A, k);
+  std::vector<Tensor> v(k), t(k), S(k);
+  for (int64_t i = 0; i < k; ++i) {
+    v[i] = narrow(V, -1, i, 1);
+    t[i] = unsqueeze(narrow(tau, -1, i, 1), -1);
+  }
+  Tensor Si = expand(eye(m, n, A.dtype()), gQ.shape());
+  for (int64_t i = k - 1; i >= 0; --i) {
+    S[i] = Si;
+    Si = apply_reflector(v[i], t[i], Si);
+  }
+  Tensor G = gQ;
+  TensorList gv, gt;
+  for (int64_t i = 0; i < k; ++i) {
+    const Tensor a = matmul(mT(G), v[i]), b = matmul(mT(S[i]), v[i]);  // (*, n, 1)
+    gt.push_back(neg(sum(mul(a, b), {-2, -1}, false)));
+    gv.push_back(neg(mul(t[i], matmul(G, b) + matmul(S[i], a))));
+    G = apply_reflector(v[i], t[i], G);
+  }
+  Tensor gA = zeros_like(A);
+  if (k > 0) {
+    gA = tril(cat(gv, -1), -1);
+    if (n > k) gA = cat({gA, zeros(with_matrix(batch_shape(A), m, n - k), A.dtype())}, -1);
+  }
+  return {gA, k > 0 ? stack(gt, -1) : zeros_like(tau)};
+}
+
+}  // namespace
+
+// Q's first n columns from the k <= n <= m reflectors of A and tau (orgqr), as torch.linalg.householder_product.
+Tensor linalg_householder_product(const Tensor& A, const Tensor& tau, const char* op) {
+  SEQLAB_CHECK(A.dim() >= 2, op, ": input must have at least 2 dimensions.");
+  const int64_t m = A.size(-2), n = A.size(-1);
+  SEQLAB_CHECK(m >= n, op, ": input.shape[-2] must be greater than or equal to input.shape[-1]");
+  SEQLAB_CHECK(tau.dim() >= 1 && n >= tau.size(-1), op, ": input.shape[-1] must be greater than or equal to "
+               "tau.shape[-1]");
+  check_tau(A, tau, op);
+  SEQLAB_CHECK(tau.dtype() == A.dtype(), op, ": tau dtype ", scalar_type_name(tau.dtype()),
+               " does not match input dtype ", scalar_type_name(A.dtype()));
+  SEQLAB_CHECK_IMPL(is_floating(A.dtype()), "\"orgqr_cpu\" not implemented for '", scalar_type_name(A.dtype()), "'");
+  const int64_t k = tau.size(-1), count = shape_numel(batch_shape(A));
+  Tensor Q = fortran_copy(A);
+  const Tensor t = contiguous(tau.detach());
+  if (m > 0 && n > 0) {
+    const int mi = lapack_int(m, op), ni = lapack_int(n, op), ki = static_cast<int>(k);
+    dispatch_float(A.dtype(), op, [&](auto tag) {
+      using T = decltype(tag);
+      T* q = static_cast<T*>(Q.raw_data());
+      const T* tp = static_cast<const T*>(t.raw_data());
+      for (int64_t b = 0; b < count; ++b) lapack::orgqr<T>(mi, ni, ki, q + b * m * n, mi, tp + b * k);
+    });
+  }
+  if (any_requires_grad({A, tau}))
+    attach(Q, "LinalgHouseholderProductBackward0", {A, tau},
+           [sA = save(A), st = save(tau)](const Tensor& g) -> TensorList {
+             auto [gA, gt] = householder_backward(g, sA.unpack(), st.unpack());
+             return {gA, gt};
+           });
+  return Q;
+}
+
+// LAPACK's geqrf: R in a's upper triangle, the Householder vectors below it, their scales in tau.
+// No gradient: torch records a node that refuses it.
+std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
+  const char* op = "torch.geqrf";
+  SEQLAB_CHECK(A.dim() >= 2, op, ": input must have at least 2 dimensions.");
+  SEQLAB_CHECK_IMPL(is_floating(A.dtype()), "\"geqrf_cpu\" not implemented for '", scalar_type_name(A.dtype()), "'");
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  const Shape batch = batch_shape(A);
+  const int64_t count = shape_numel(batch);
+  Tensor a = fortran_copy(A);
+  Shape tau_shape = batch;
+  tau_shape.push_back(k);
+  Tensor tau = zeros(tau_shape, A.dtype());
+  if (k > 0) {
+    const int mi = lapack_int(m, op), ni = lapack_int(n, op);
+    dispatch_float(A.dtype(), op, [&](auto tag) {
+      using T = decltype(tag);
+      for (int64_t b = 0; b < count; ++b)
+        lapack::geqrf<T>(mi, ni, static_cast<T*>(a.raw_data()) + b * m * n, mi,
+                         static_cast<T*>(tau.raw_data()) + b * k);
+    });
+  }
+  if (any_requires_grad({A})) {
+    TensorList outs{a, tau};
+    refuse_grad(outs, {A}, "GeqrfBackward0", "the derivative for 'geqrf' is not implemented.", true);
+    a = outs[0];
+    tau = outs[1];
+  }
+  return {a, tau};
+}
+
+// op(Q) C or C op(Q) by LAPACK's ormqr, Q = H_1 ... H_k (mn x mn, mn = C's rows when left, else
+// its columns). With a gradient, the same product is composed instead: Q from householder_product
+// of A's k reflector columns padded to mn columns, then a matmul, so gradients reach A, tau and C.
+Tensor ormqr(const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool transpose) {
+  const char* op = "torch.ormqr";
+  SEQLAB_CHECK(A.dim() >= 2, op, ": input must have at least 2 dimensions.");
+  SEQLAB_CHECK(C.dim() >= 2, op, ": other must have at least 2 dimensions.");
+  const int64_t mn = A.size(-2);
+  if (left)
+    SEQLAB_CHECK(C.size(-2) == mn, op, ": other.shape[-2] must be equal to input.shape[-2]");
+  else
+    SEQLAB_CHECK(C.size(-1) == mn, op, ": other.shape[-1] must be equal to input.shape[-2]");
+  const int64_t k = std::min(left ? C.size(-2) : C.size(-1), A.size(-1));
+  SEQLAB_CHECK(tau.dim() >= 1 && tau.size(-1) == k, op, ": tau.shape[-1] must be equal to min(other.shape[",
+               left ? "-2" : "-1", "], input.shape[-1])");
+  check_tau(A, tau, op);
+  SEQLAB_CHECK(C.dim() == A.dim(), op, ": Expected other to have the same number of dimensions as input, but got "
+               "other.ndim equal to ", C.dim(), " and input.ndim is equal to ", A.dim());
+  if (A.dim() > 2) {
+    const Shape cb = batch_shape(C);
+    SEQLAB_CHECK(cb == batch_shape(A), op, ": Expected batch dimensions of other to be equal to input.shape[:-2], but "
+                 "got ", shape_str(cb));
+  }
+  SEQLAB_CHECK(tau.dtype() == A.dtype(), op, ": Expected input and tau to have the same dtype, but input has dtype",
+               scalar_type_name(A.dtype()), " and tau has dtype ", scalar_type_name(tau.dtype()));
+  SEQLAB_CHECK(C.dtype() == A.dtype(), op, ": Expected input and other to have the same dtype, but input has dtype",
+               scalar_type_name(A.dtype()), " and other has dtype ", scalar_type_name(C.dtype()));
+  SEQLAB_CHECK_IMPL(is_floating(A.dtype()), "\"ormqr_cpu\" not implemented for '", scalar_type_name(A.dtype()), "'");
+  if (any_requires_grad({A, tau, C})) {
+    Tensor H = narrow(A, -1, 0, k);
+    if (mn > k) H = cat({H, zeros(with_matrix(batch_shape(A), mn, mn - k), A.dtype())}, -1);
+    const Tensor Q = linalg_householder_product(H, tau, op);
+    const Tensor opQ = transpose ? mT(Q) : Q;
+    return left ? matmul(opQ, C) : matmul(C, opQ);
+  }
+  const int64_t m = C.size(-2), n = C.size(-1), count = shape_numel(batch_shape(C));
+  const Tensor a = fortran_copy(narrow(A, -1, 0, k)), t = contiguous(tau);
+  Tensor X = fortran_copy(C);
+  if (m > 0 && n > 0) {
+    const int mi = lapack_int(m, op), ni = lapack_int(n, op), ki = static_cast<int>(k),
+              lda = std::max(1, static_cast<int>(mn));
+    dispatch_float(A.dtype(), op, [&](auto tag) {
+      using T = decltype(tag);
+      const T* pa = static_cast<const T*>(a.raw_data());
+      const T* pt = static_cast<const T*>(t.raw_data());
+      T* px = static_cast<T*>(X.raw_data());
+      for (int64_t b = 0; b < count; ++b)
+        lapack::ormqr<T>(left ? 'L' : 'R', transpose ? 'T' : 'N', mi, ni, ki, pa + b * mn * k, lda, pt + b * k,
+                         px + b * m * n, mi);
+    });
   }
   return X;
 }

@@ -1521,6 +1521,10 @@ class Tensor:
         Fills self with the number of Bernoulli(p) trials up to the first success, 1, 2, ...:
             ceil(log(1 - u) / log(1 - p)) (torch.Tensor.geometric_).
         """
+    def geqrf(self):
+        """
+        torch.Tensor.geqrf: torch.geqrf(self).
+        """
     def greater_(self, *args, **kwargs):
         """
         In place: self = gt(self, ...), written into self (Tensor.greater_).
@@ -1940,6 +1944,14 @@ class Tensor:
         """
         A NumPy array sharing this tensor's memory (torch.Tensor.numpy); refuses tensors that require grad
         unless force=True.
+        """
+    def orgqr(self, input2):
+        """
+        torch.Tensor.orgqr: torch.orgqr(self, input2).
+        """
+    def ormqr(self, input2, input3, left = True, transpose = False):
+        """
+        torch.Tensor.ormqr: torch.ormqr(self, input2, input3, left, transpose).
         """
     def permute(self, *args) -> Tensor:
         """

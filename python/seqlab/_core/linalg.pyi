@@ -5,7 +5,7 @@ from __future__ import annotations
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['LinAlgError', 'cholesky', 'det', 'eigh', 'eigvalsh', 'inv', 'ldl_factor_ex', 'ldl_solve', 'logdet', 'lu', 'lu_factor_ex', 'lu_solve', 'lu_unpack', 'qr', 'slogdet', 'solve', 'solve_triangular', 'svd', 'svdvals', 'vector_norm']
+__all__: list[str] = ['LinAlgError', 'cholesky', 'det', 'eigh', 'eigvalsh', 'geqrf', 'householder_product', 'inv', 'ldl_factor_ex', 'ldl_solve', 'logdet', 'lu', 'lu_factor_ex', 'lu_solve', 'lu_unpack', 'ormqr', 'qr', 'slogdet', 'solve', 'solve_triangular', 'svd', 'svdvals', 'vector_norm']
 class LinAlgError(RuntimeError):
     """
     A factorization could not be completed: a singular or non-positive-definite matrix, or no convergence
@@ -32,6 +32,14 @@ def eigh(A: Tensor, UPLO: str = 'L') -> tuple[Tensor, Tensor]:
 def eigvalsh(A: Tensor, UPLO: str = 'L') -> Tensor:
     """
     eigvalsh(A, UPLO='L'): the eigenvalues of symmetric A, ascending (torch.linalg.eigvalsh).
+    """
+def geqrf(input: Tensor) -> tuple[Tensor, Tensor]:
+    """
+    geqrf(input) -> (a, tau): LAPACK's geqrf (torch.geqrf).
+    """
+def householder_product(A: Tensor, tau: Tensor, _op: str = 'torch.linalg.householder_product') -> Tensor:
+    """
+    householder_product(A, tau): the first n columns of H_1 ... H_k (torch.linalg.householder_product).
     """
 def inv(A: Tensor) -> Tensor:
     """
@@ -67,6 +75,10 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     """
     lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True) -> (P, L, U) (torch.lu_unpack).
+    """
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
+    """
+    ormqr(input, tau, other, left=True, transpose=False): op(Q) other or other op(Q) (torch.ormqr).
     """
 def qr(A: Tensor, mode: str = 'reduced') -> tuple[Tensor, Tensor]:
     """

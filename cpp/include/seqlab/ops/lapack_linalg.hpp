@@ -1,7 +1,7 @@
 // torch.linalg's dense factorizations through LAPACK (cpp/src/lapack.hpp), float32 and float64,
 // batched over leading dims, each with its backward: cpp/src/ops/lapack_linalg.cpp (det, slogdet,
 // inv, solve, cholesky, solve_triangular), lapack_decomp.cpp (qr, eigh, svd) and lapack_lu.cpp (the
-// LU and LDL families).
+// LU and LDL families, householder_product, geqrf, ormqr).
 // Tests: tests/test_linalg_lapack.py, tests/test_linalg_lu.py.
 #pragma once
 #include <stdexcept>
@@ -55,5 +55,11 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool he
                                                         bool check_errors = false,
                                                         const char* op = "torch.linalg.ldl_factor_ex");
 Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false);
+// The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i below A's diagonal (orgqr).
+Tensor linalg_householder_product(const Tensor& A, const Tensor& tau, const char* op = "torch.linalg.householder_product");
+// (a, tau) of LAPACK's geqrf; no gradient, as torch.
+std::pair<Tensor, Tensor> geqrf(const Tensor& A);
+// op(Q) C (left) or C op(Q), Q = H_1 ... H_k from geqrf's (A, tau), op(Q) = Q^T when transpose.
+Tensor ormqr(const Tensor& A, const Tensor& tau, const Tensor& C, bool left = true, bool transpose = false);
 
 }  // namespace seqlab
