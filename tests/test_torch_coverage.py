@@ -242,12 +242,11 @@ EXCLUDED = {
 # The ledger: in scope, not built yet.
 MISSING = {
     'torch': """
-        BFloat16Tensor HalfTensor as_strided_ bfloat16 embedding_bag float16 geqrf half histogramdd
-        lobpcg lu lu_solve lu_unpack orgqr ormqr pca_lowrank segment_reduce svd_lowrank uint16
-        uint32 uint64
+        BFloat16Tensor HalfTensor as_strided_ bfloat16 embedding_bag float16 half histogramdd lobpcg
+        pca_lowrank segment_reduce svd_lowrank uint16 uint32 uint64
     """.split(),
     'Tensor': """
-        as_subclass bfloat16 geqrf half index lu lu_solve orgqr ormqr
+        as_subclass bfloat16 half index
     """.split(),
     'F': """
         linear_cross_entropy
@@ -257,8 +256,7 @@ MISSING = {
         LazyInstanceNorm2d LinearCrossEntropyLoss LinearCrossEntropyOptions
     """.split(),
     'linalg': """
-        eig eigvals householder_product ldl_factor ldl_factor_ex ldl_solve lu lu_factor lu_factor_ex
-        lu_solve
+        eig eigvals
     """.split(),
     'autograd': """
         SavedTensor gradgradcheck
@@ -269,12 +267,12 @@ MISSING = {
 }
 
 COVERAGE = {
-    'torch': (588, 609),
-    'Tensor': (507, 516),
+    'torch': (594, 609),
+    'Tensor': (512, 516),
     'F': (99, 100),
     'nn': (126, 133),
     'init': (26, 26),
-    'linalg': (31, 41),
+    'linalg': (39, 41),
     'special': (56, 56),
     'autograd': (12, 14),
     'func': (12, 13),

@@ -1,4 +1,4 @@
-// torch.linalg's LAPACK-backed ops (cpp/src/ops/lapack_linalg.cpp, lapack_decomp.cpp) in
+// torch.linalg's LAPACK-backed ops (cpp/src/ops/lapack_linalg.cpp, lapack_decomp.cpp, lapack_lu.cpp) in
 // seqlab._core.linalg, with torch's argument names; python/seqlab/linalg.py gives them torch's
 // named-tuple results and composes the rest. LinAlgError is torch.linalg.LinAlgError (a RuntimeError).
 #include "bind_common.hpp"
@@ -54,6 +54,43 @@ void bind_lapack(py::module_& m) {
              "svd(A, full_matrices=True) -> (U, S, Vh): A = U diag(S) Vh, S descending (torch.linalg.svd).");
   def_op(linalg, "svdvals", [](const Tensor& A) { return linalg_svdvals(A); }, py::arg("A"), Release(),
              "svdvals(A): the singular values of A, descending (torch.linalg.svdvals).");
+  def_op(linalg, "lu_factor_ex", [](const Tensor& A, bool pivot, bool check_errors, const std::string& op) {
+    return linalg_lu_factor_ex(A, pivot, check_errors, op.c_str());
+  }, py::arg("A"), py::kw_only(), py::arg("pivot") = true, py::arg("check_errors") = false,
+             py::arg("_op") = "torch.linalg.lu_factor_ex", Release(),
+             "lu_factor_ex(A, *, pivot=True, check_errors=False) -> (LU, pivots, info): P A = L U packed\n"
+             "(torch.linalg.lu_factor_ex; _op names the caller in errors).");
+  def_op(linalg, "lu", [](const Tensor& A, bool pivot) { return linalg_lu(A, pivot); }, py::arg("A"), py::kw_only(),
+             py::arg("pivot") = true, Release(), "lu(A, *, pivot=True) -> (P, L, U): A = P L U (torch.linalg.lu).");
+  def_op(linalg, "lu_unpack", [](const Tensor& LU, const Tensor& pivots, bool unpack_data, bool unpack_pivots) {
+    return lu_unpack(LU, pivots, unpack_data, unpack_pivots);
+  }, py::arg("LU_data"), py::arg("LU_pivots"), py::arg("unpack_data") = true, py::arg("unpack_pivots") = true,
+             Release(), "lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True) -> (P, L, U) (torch.lu_unpack).");
+  def_op(linalg, "lu_solve", [](const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+    return linalg_lu_solve(LU, pivots, B, left, adjoint);
+  }, py::arg("LU"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("left") = true, py::arg("adjoint") = false,
+             Release(), "lu_solve(LU, pivots, B, *, left=True, adjoint=False): X with A X = B from A's lu_factor\n"
+             "(torch.linalg.lu_solve).");
+  def_op(linalg, "ldl_factor_ex", [](const Tensor& A, bool hermitian, bool check_errors, const std::string& op) {
+    return linalg_ldl_factor_ex(A, hermitian, check_errors, op.c_str());
+  }, py::arg("A"), py::kw_only(), py::arg("hermitian") = false, py::arg("check_errors") = false,
+             py::arg("_op") = "torch.linalg.ldl_factor_ex", Release(),
+             "ldl_factor_ex(A, *, hermitian=False, check_errors=False) -> (LD, pivots, info): A = L D L^T\n"
+             "(torch.linalg.ldl_factor_ex).");
+  def_op(linalg, "ldl_solve", [](const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+    return linalg_ldl_solve(LD, pivots, B, hermitian);
+  }, py::arg("LD"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("hermitian") = false, Release(),
+             "ldl_solve(LD, pivots, B, *, hermitian=False): X with A X = B from A's ldl_factor (torch.linalg.ldl_solve).");
+  def_op(linalg, "householder_product", [](const Tensor& A, const Tensor& tau, const std::string& op) {
+    return linalg_householder_product(A, tau, op.c_str());
+  }, py::arg("A"), py::arg("tau"), py::arg("_op") = "torch.linalg.householder_product", Release(),
+             "householder_product(A, tau): the first n columns of H_1 ... H_k (torch.linalg.householder_product).");
+  def_op(linalg, "geqrf", [](const Tensor& A) { return geqrf(A); }, py::arg("input"), Release(),
+             "geqrf(input) -> (a, tau): LAPACK's geqrf (torch.geqrf).");
+  def_op(linalg, "ormqr", [](const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool transpose) {
+    return ormqr(A, tau, C, left, transpose);
+  }, py::arg("input"), py::arg("tau"), py::arg("other"), py::arg("left") = true, py::arg("transpose") = false,
+             Release(), "ormqr(input, tau, other, left=True, transpose=False): op(Q) other or other op(Q) (torch.ormqr).");
 }
 
 }  // namespace seqlab::bind

@@ -40,6 +40,20 @@ void scipy_sgesdd_(const char* jobz, const int* m, const int* n, float* a, const
 void scipy_dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
                    const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork, int* info,
                    size_t jobz_len);
+void scipy_sormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const float* a,
+                   const int* lda, const float* tau, float* c, const int* ldc, float* work, const int* lwork, int* info,
+                   size_t side_len, size_t trans_len);
+void scipy_dormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
+                   const int* lda, const double* tau, double* c, const int* ldc, double* work, const int* lwork,
+                   int* info, size_t side_len, size_t trans_len);
+void scipy_ssytrf_(const char* uplo, const int* n, float* a, const int* lda, int* ipiv, float* work, const int* lwork,
+                   int* info, size_t uplo_len);
+void scipy_dsytrf_(const char* uplo, const int* n, double* a, const int* lda, int* ipiv, double* work,
+                   const int* lwork, int* info, size_t uplo_len);
+void scipy_ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv,
+                   float* b, const int* ldb, int* info, size_t uplo_len);
+void scipy_dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+                   double* b, const int* ldb, int* info, size_t uplo_len);
 // clang-format on
 }
 
@@ -152,6 +166,63 @@ int orgqr<double>(int m, int n, int k, double* a, int lda, const double* tau) {
   lwork = work_size(query);
   std::vector<double> work(static_cast<size_t>(lwork));
   scipy_dorgqr_(&m, &n, &k, a, &lda, tau, work.data(), &lwork, &info);
+  return info;
+}
+
+template <>
+int ormqr<float>(char side, char trans, int m, int n, int k, const float* a, int lda, const float* tau, float* c,
+                 int ldc) {
+  int info = 0, lwork = -1;
+  float query = 0;
+  scipy_sormqr_(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, &query, &lwork, &info, 1, 1);
+  lwork = work_size(query);
+  std::vector<float> work(static_cast<size_t>(lwork));
+  scipy_sormqr_(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work.data(), &lwork, &info, 1, 1);
+  return info;
+}
+template <>
+int ormqr<double>(char side, char trans, int m, int n, int k, const double* a, int lda, const double* tau, double* c,
+                  int ldc) {
+  int info = 0, lwork = -1;
+  double query = 0;
+  scipy_dormqr_(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, &query, &lwork, &info, 1, 1);
+  lwork = work_size(query);
+  std::vector<double> work(static_cast<size_t>(lwork));
+  scipy_dormqr_(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work.data(), &lwork, &info, 1, 1);
+  return info;
+}
+
+template <>
+int sytrf<float>(char uplo, int n, float* a, int lda, int* ipiv) {
+  int info = 0, lwork = -1;
+  float query = 0;
+  scipy_ssytrf_(&uplo, &n, a, &lda, ipiv, &query, &lwork, &info, 1);
+  lwork = work_size(query);
+  std::vector<float> work(static_cast<size_t>(lwork));
+  scipy_ssytrf_(&uplo, &n, a, &lda, ipiv, work.data(), &lwork, &info, 1);
+  return info;
+}
+template <>
+int sytrf<double>(char uplo, int n, double* a, int lda, int* ipiv) {
+  int info = 0, lwork = -1;
+  double query = 0;
+  scipy_dsytrf_(&uplo, &n, a, &lda, ipiv, &query, &lwork, &info, 1);
+  lwork = work_size(query);
+  std::vector<double> work(static_cast<size_t>(lwork));
+  scipy_dsytrf_(&uplo, &n, a, &lda, ipiv, work.data(), &lwork, &info, 1);
+  return info;
+}
+
+template <>
+int sytrs<float>(char uplo, int n, int nrhs, const float* a, int lda, const int* ipiv, float* b, int ldb) {
+  int info = 0;
+  scipy_ssytrs_(&uplo, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+  return info;
+}
+template <>
+int sytrs<double>(char uplo, int n, int nrhs, const double* a, int lda, const int* ipiv, double* b, int ldb) {
+  int info = 0;
+  scipy_dsytrs_(&uplo, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
   return info;
 }
 

@@ -1,7 +1,7 @@
 // LAPACK from the library GEMM comes from (scipy-openblas32 exports it with the `scipy_` prefix
 // and the Fortran ABI): the few routines torch.linalg's dense ops need, one typed wrapper each,
 // column-major, 32-bit ints; workspaces are queried and allocated inside. DESIGN.md "BLAS".
-// The ops that call them: cpp/src/ops/lapack_linalg.cpp, lapack_decomp.cpp.
+// The ops that call them: cpp/src/ops/lapack_linalg.cpp, lapack_decomp.cpp, lapack_lu.cpp.
 #pragma once
 #include <cstdint>
 
@@ -22,6 +22,15 @@ template <typename T> int potrf(char uplo, int n, T* a, int lda);
 template <typename T> int geqrf(int m, int n, T* a, int lda, T* tau);
 // The first n columns of Q (m x n) from geqrf's k reflectors, in place.
 template <typename T> int orgqr(int m, int n, int k, T* a, int lda, const T* tau);
+// op(Q) C (left) or C op(Q) with Q = H_1 ... H_k from geqrf's k reflectors in A (lda rows) and
+// tau; trans 'N' or 'T'; C (m x n) is overwritten.
+template <typename T>
+int ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, const T* tau, T* c, int ldc);
+// A = L D L^T (uplo 'L') by Bunch-Kaufman pivoting, in place; ipiv: 1-based interchanges, a
+// negative pair marking a 2 x 2 block of D.
+template <typename T> int sytrf(char uplo, int n, T* a, int lda, int* ipiv);
+// A X = B with A's sytrf factors; B (n x nrhs) is overwritten by X.
+template <typename T> int sytrs(char uplo, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb);
 // A = V diag(w) V^T for symmetric A (triangle uplo), w ascending; jobz 'V': V overwrites A.
 template <typename T> int syevd(char jobz, char uplo, int n, T* a, int lda, T* w);
 // A = U diag(s) V^T, s descending, by divide and conquer; jobz 'A' (U m x m, VT n x n), 'S'

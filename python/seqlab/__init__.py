@@ -74,7 +74,7 @@ from . import (accelerator, autograd, cuda, distributed, random, utils, linalg, 
 
 from ._linalg_aliases import (  # noqa: E402,F401
     det, logdet, slogdet, inverse, cholesky, svd, pinverse, matrix_power, qr, cholesky_solve, cholesky_inverse,
-    triangular_solve, matrix_exp,
+    triangular_solve, matrix_exp, lu, lu_solve, lu_unpack, geqrf, orgqr, ormqr,
 )
 
 from ._version import __version__  # noqa: E402,F401

@@ -1,7 +1,8 @@
 """torch's top-level names for seqlab.linalg's ops (torch.det, logdet, slogdet, inverse, cholesky,
 svd, pinverse, matrix_power, qr, cholesky_solve, cholesky_inverse, triangular_solve,
-matrix_exp) with torch's argument names and result types; _tensor.py makes them
-Tensor methods too (METHODS). Tests: tests/test_linalg_lapack.py."""
+matrix_exp; lu, lu_solve, lu_unpack, geqrf, orgqr, ormqr) with torch's argument names and result
+types; _tensor.py makes them Tensor methods too (METHODS). Tests: tests/test_linalg_lapack.py,
+tests/test_linalg_lu.py (the LU family and the Householder names)."""
 import collections
 import warnings
 
@@ -10,7 +11,7 @@ import numpy as np
 from . import _core, linalg
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "svd", "pinverse", "matrix_power", "qr", "cholesky_solve",
-           "cholesky_inverse", "triangular_solve", "matrix_exp"]
+           "cholesky_inverse", "triangular_solve", "matrix_exp", "lu", "lu_solve", "lu_unpack", "geqrf", "orgqr", "ormqr"]
 
 _slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
 _svd_result = collections.namedtuple("svd", ["U", "S", "V"])
@@ -127,7 +128,90 @@ def _matrix_exp_method(self):
     return matrix_exp(self)
 
 
-METHODS = {name: globals()[name] for name in __all__}
-METHODS.update(triangular_solve=_triangular_solve_method, matrix_exp=_matrix_exp_method)
-_triangular_solve_method.__name__ = "triangular_solve"
-_matrix_exp_method.__name__ = "matrix_exp"
+
+_lu_unpack_result = collections.namedtuple("lu_unpack", ["P", "L", "U"])
+_geqrf_result = collections.namedtuple("geqrf", ["a", "tau"])
+_lu_warned = []
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu (deprecated in torch for linalg.lu_factor(_ex), with its one-time warning): (LU,
+    pivots), or (LU, pivots, infos) when get_infos; a zero pivot is not an error here."""
+    if "lu" not in _lu_warned:
+        _lu_warned.append("lu")
+        warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
+                      "be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be "
+                      "replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = "
+                      "torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+                      "torch.linalg.lu_factor_ex(A, compute_pivots)", UserWarning, stacklevel=2)
+    LU, pivots, infos = _core.linalg.lu_factor_ex(A, pivot=pivot, _op="torch.lu")
+    result = (LU, pivots, infos) if get_infos else (LU, pivots)
+    return linalg._write_out("lu", result, out)
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """X with A X = b from A's lu_factor (LU_data, LU_pivots) (torch.lu_solve =
+    linalg.lu_solve(LU_data, LU_pivots, b); deprecated in torch, with its one-time warning)."""
+    if "lu_solve" not in _lu_warned:
+        _lu_warned.append("lu_solve")
+        warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
+                      "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = "
+                      "torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)",
+                      UserWarning, stacklevel=2)
+    return linalg.lu_solve(LU_data, LU_pivots, b, out=out)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """(P, L, U) from lu_factor's packed (LU_data, LU_pivots); the parts not asked for are empty
+    tensors (torch.lu_unpack). L and U carry LU_data's gradient."""
+    result = _lu_unpack_result(*_core.linalg.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots))
+    return linalg._write_out("lu_unpack", result, out)
+
+
+def geqrf(input, *, out=None):
+    """(a, tau) as LAPACK's geqrf leaves them: R in a's upper triangle, the Householder vectors below
+    it, their scales in tau (torch.geqrf). Not differentiable, as torch's."""
+    return linalg._write_out("geqrf", _geqrf_result(*_core.linalg.geqrf(input)), out)
+
+
+def orgqr(input, tau):
+    """torch.orgqr = torch.linalg.householder_product (its errors name the latter, as torch's)."""
+    return linalg.householder_product(input, tau)
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """op(Q) other (left) or other op(Q), Q = H_1 ... H_k the Householder product of geqrf's (input,
+    tau), op(Q) = Q^T when transpose (LAPACK's ormqr; torch.ormqr)."""
+    return linalg._write_out("ormqr", _core.linalg.ormqr(input, tau, other, left, transpose), out)
+
+
+def _lu_method(self, pivot=True, get_infos=False):
+    """torch.Tensor.lu: torch.lu(self, pivot, get_infos)."""
+    return lu(self, pivot, get_infos)
+
+
+def _lu_solve_method(self, LU_data, LU_pivots):
+    """torch.Tensor.lu_solve: torch.lu_solve(self, LU_data, LU_pivots)."""
+    return lu_solve(self, LU_data, LU_pivots)
+
+
+def _orgqr_method(self, input2):
+    """torch.Tensor.orgqr: torch.orgqr(self, input2)."""
+    return orgqr(self, input2)
+
+
+def _geqrf_method(self):
+    """torch.Tensor.geqrf: torch.geqrf(self)."""
+    return geqrf(self)
+
+
+def _ormqr_method(self, input2, input3, left=True, transpose=False):
+    """torch.Tensor.ormqr: torch.ormqr(self, input2, input3, left, transpose)."""
+    return ormqr(self, input2, input3, left, transpose)
+
+
+METHODS = {name: globals()[name] for name in __all__ if name != "lu_unpack"}
+METHODS.update(triangular_solve=_triangular_solve_method, matrix_exp=_matrix_exp_method, lu=_lu_method,
+               lu_solve=_lu_solve_method, orgqr=_orgqr_method, geqrf=_geqrf_method, ormqr=_ormqr_method)
+for _name in ("triangular_solve", "matrix_exp", "lu", "lu_solve", "orgqr", "geqrf", "ormqr"):
+    METHODS[_name].__name__ = METHODS[_name].__qualname__ = _name

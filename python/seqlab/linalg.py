@@ -3,11 +3,13 @@ solve_triangular, qr, eigh, eigvalsh, svd, svdvals) are C++ ops with hand-writte
 (cpp/src/ops/lapack_linalg.cpp, lapack_decomp.cpp); pinv, matrix_norm, norm, matrix_rank,
 matrix_power, multi_dot, vecdot and lstsq are composed from them here, as torch composes them, and
 have no backward of their own. vector_norm: cpp/src/ops/reduce.cpp (tests: tests/test_norm.py);
-cross: seqlab/_shape.py. Tests: tests/test_linalg_lapack.py."""
+cross: seqlab/_shape.py. Tests: tests/test_linalg_lapack.py. The LU and LDL families and
+householder_product (cpp/src/ops/lapack_lu.cpp, with torch's out=): tests/test_linalg_lu.py."""
 import collections
 import math
 import numbers
 import re
+import warnings
 
 import numpy as np
 
@@ -491,3 +493,103 @@ def matrix_exp(A):
 
 
 __all__ += ["matrix_exp"]
+
+
+# ------------------------------------------------------------------ the LU and LDL families, householder_product
+# (C++ ops in cpp/src/ops/lapack_lu.cpp; tests: tests/test_linalg_lu.py)
+_lu_factor_result = collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
+_lu_factor_ex_result = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+_lu_result = collections.namedtuple("linalg_lu", ["P", "L", "U"])
+_ldl_factor_result = collections.namedtuple("linalg_ldl_factor", ["LD", "pivots"])
+_ldl_factor_ex_result = collections.namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
+
+_OUT_TYPE_NAMES = {_core.dtype.float32: "float", _core.dtype.float64: "double", _core.dtype.int32: "int",
+                   _core.dtype.int64: "long int"}
+
+
+def _write_out(op, result, out):
+    """torch's out= for an op: the result written into out (a tensor, or a tuple of them for a tuple
+    result), resized as torch resizes (with its warning when out had elements), refused when a result
+    requires grad or a dtype differs; returns out (as the result's named tuple)."""
+    if out is None:
+        return result
+    results = result if isinstance(result, tuple) else (result,)
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if len(outs) != len(results):
+        raise TypeError(f"{op}(): argument 'out' must be a tuple of {len(results)} Tensors")
+    if _core.is_grad_enabled() and any(r.requires_grad for r in results):
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, but "
+                           f"one of the arguments requires grad.")
+    for r, o in zip(results, outs):
+        if o.dtype != r.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {_OUT_TYPE_NAMES.get(r.dtype, r.dtype)}, but got "
+                               f"{_OUT_TYPE_NAMES.get(o.dtype, o.dtype)} instead")
+    for r, o in zip(results, outs):
+        if list(o.shape) != list(r.shape):
+            if o.numel() != 0:
+                warnings.warn(f"An output with one or more elements was resized since it had shape {list(o.shape)}, "
+                              f"which does not match the required output shape {list(r.shape)}. This behavior is "
+                              "deprecated, and in a future PyTorch release outputs will not be resized unless they "
+                              "have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, "
+                              "to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+            o.resize_(*r.shape)
+        o.copy_(r)
+    return type(result)(*outs) if isinstance(result, tuple) else outs[0]
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """(LU, pivots, info): P A = L U by partial pivoting (LAPACK getrf), L's strict lower part and U
+    packed in LU, pivots the 1-based row swaps (int32), info 0 or the index of the first zero pivot
+    of U (int32 per matrix); check_errors=True raises on one (torch.linalg.lu_factor_ex)."""
+    return _write_out("linalg_lu_factor_ex", _lu_factor_ex_result(
+        *_linalg.lu_factor_ex(A, pivot=pivot, check_errors=check_errors)), out)
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """(LU, pivots): lu_factor_ex that raises when U has a zero pivot (torch.linalg.lu_factor)."""
+    LU, pivots, _ = _linalg.lu_factor_ex(A, pivot=pivot, check_errors=True, _op="torch.linalg.lu_factor")
+    return _write_out("linalg_lu_factor_ex", _lu_factor_result(LU, pivots), out)
+
+
+def lu(A, *, pivot=True, out=None):
+    """(P, L, U) with A = P L U: P a permutation matrix, L (m, k) unit lower triangular, U (k, n)
+    upper triangular, k = min(m, n); singular A is fine (torch.linalg.lu)."""
+    return _write_out("linalg_lu", _lu_result(*_linalg.lu(A, pivot=pivot)), out)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """X with A X = B (left=False: X A = B; adjoint=True: A^T in place of A) from A's
+    lu_factor (LU, pivots), batch dims broadcast (torch.linalg.lu_solve)."""
+    return _write_out("linalg_lu_solve", _linalg.lu_solve(LU, pivots, B, left=left, adjoint=adjoint), out)
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """(LD, pivots, info): A = L D L^T for symmetric A read from its lower triangle, by LAPACK's
+    sytrf (Bunch-Kaufman pivoting, D with 1x1 and 2x2 blocks; pivots as sytrf's ipiv, int32); info
+    > 0 where D is exactly singular, which check_errors=True raises (torch.linalg.ldl_factor_ex).
+    Not differentiable, as torch's."""
+    return _write_out("linalg_ldl_factor_ex", _ldl_factor_ex_result(
+        *_linalg.ldl_factor_ex(A, hermitian=hermitian, check_errors=check_errors)), out)
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """(LD, pivots): ldl_factor_ex that raises where D is exactly singular (torch.linalg.ldl_factor)."""
+    LD, pivots, _ = _linalg.ldl_factor_ex(A, hermitian=hermitian, check_errors=True, _op="torch.linalg.ldl_factor")
+    return _write_out("linalg_ldl_factor_ex", _ldl_factor_result(LD, pivots), out)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """X with A X = B from A's ldl_factor (LD, pivots), batch dims broadcast (torch.linalg.ldl_solve).
+    Not differentiable, as torch's."""
+    return _write_out("linalg_ldl_solve", _linalg.ldl_solve(LD, pivots, B, hermitian=hermitian), out)
+
+
+def householder_product(A, tau, *, out=None):
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i the i-th column of A
+    below its diagonal and a leading 1 (LAPACK's orgqr; A (*, m, n), tau (*, k), k <= n <= m)
+    (torch.linalg.householder_product)."""
+    return _write_out("linalg_householder_product", _linalg.householder_product(A, tau), out)
+
+
+__all__ += ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+            "householder_product"]

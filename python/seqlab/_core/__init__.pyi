@@ -1534,6 +1534,10 @@ class Tensor:
         Fills self with the number of Bernoulli(p) trials up to the first success, 1, 2, ...:
             ceil(log(1 - u) / log(1 - p)) (torch.Tensor.geometric_).
         """
+    def geqrf(self):
+        """
+        torch.Tensor.geqrf: torch.geqrf(self).
+        """
     def greater_(self, *args, **kwargs):
         """
         In place: self = gt(self, ...), written into self (Tensor.greater_).
@@ -1762,6 +1766,14 @@ class Tensor:
         """
         In place: self = lt(self, ...), written into self (Tensor.lt_).
         """
+    def lu(self, pivot = True, get_infos = False):
+        """
+        torch.Tensor.lu: torch.lu(self, pivot, get_infos).
+        """
+    def lu_solve(self, LU_data, LU_pivots):
+        """
+        torch.Tensor.lu_solve: torch.lu_solve(self, LU_data, LU_pivots).
+        """
     def map2_(self, x, y, callable):
         """
         self[i] = callable(self[i], x[i], y[i]) with x and y broadcast to self (torch.Tensor.map2_).
@@ -1945,6 +1957,14 @@ class Tensor:
         """
         A NumPy array sharing this tensor's memory (torch.Tensor.numpy); refuses tensors that require grad
         unless force=True.
+        """
+    def orgqr(self, input2):
+        """
+        torch.Tensor.orgqr: torch.orgqr(self, input2).
+        """
+    def ormqr(self, input2, input3, left = True, transpose = False):
+        """
+        torch.Tensor.ormqr: torch.ormqr(self, input2, input3, left, transpose).
         """
     def permute(self, *args) -> Tensor:
         """

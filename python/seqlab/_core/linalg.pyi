@@ -5,7 +5,7 @@ from __future__ import annotations
 import seqlab._core
 import typing
 from seqlab._core import Tensor, dtype
-__all__: list[str] = ['LinAlgError', 'cholesky', 'det', 'eigh', 'eigvalsh', 'inv', 'logdet', 'qr', 'slogdet', 'solve', 'solve_triangular', 'svd', 'svdvals', 'vector_norm']
+__all__: list[str] = ['LinAlgError', 'cholesky', 'det', 'eigh', 'eigvalsh', 'geqrf', 'householder_product', 'inv', 'ldl_factor_ex', 'ldl_solve', 'logdet', 'lu', 'lu_factor_ex', 'lu_solve', 'lu_unpack', 'ormqr', 'qr', 'slogdet', 'solve', 'solve_triangular', 'svd', 'svdvals', 'vector_norm']
 class LinAlgError(RuntimeError):
     """
     A factorization could not be completed: a singular or non-positive-definite matrix, or no convergence
@@ -33,13 +33,52 @@ def eigvalsh(A: Tensor, UPLO: str = 'L') -> Tensor:
     """
     eigvalsh(A, UPLO='L'): the eigenvalues of symmetric A, ascending (torch.linalg.eigvalsh).
     """
+def geqrf(input: Tensor) -> tuple[Tensor, Tensor]:
+    """
+    geqrf(input) -> (a, tau): LAPACK's geqrf (torch.geqrf).
+    """
+def householder_product(A: Tensor, tau: Tensor, _op: str = 'torch.linalg.householder_product') -> Tensor:
+    """
+    householder_product(A, tau): the first n columns of H_1 ... H_k (torch.linalg.householder_product).
+    """
 def inv(A: Tensor) -> Tensor:
     """
     inv(A): the inverse of each square matrix; LinAlgError if one is singular (torch.linalg.inv).
     """
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, _op: str = 'torch.linalg.ldl_factor_ex') -> tuple[Tensor, Tensor, Tensor]:
+    """
+    ldl_factor_ex(A, *, hermitian=False, check_errors=False) -> (LD, pivots, info): A = L D L^T
+    (torch.linalg.ldl_factor_ex).
+    """
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
+    """
+    ldl_solve(LD, pivots, B, *, hermitian=False): X with A X = B from A's ldl_factor (torch.linalg.ldl_solve).
+    """
 def logdet(input: Tensor) -> Tensor:
     """
     logdet(input): log det, nan where det < 0 and -inf where det = 0 (torch.logdet).
+    """
+def lu(A: Tensor, *, pivot: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    """
+    lu(A, *, pivot=True) -> (P, L, U): A = P L U (torch.linalg.lu).
+    """
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, _op: str = 'torch.linalg.lu_factor_ex') -> tuple[Tensor, Tensor, Tensor]:
+    """
+    lu_factor_ex(A, *, pivot=True, check_errors=False) -> (LU, pivots, info): P A = L U packed
+    (torch.linalg.lu_factor_ex; _op names the caller in errors).
+    """
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
+    """
+    lu_solve(LU, pivots, B, *, left=True, adjoint=False): X with A X = B from A's lu_factor
+    (torch.linalg.lu_solve).
+    """
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    """
+    lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True) -> (P, L, U) (torch.lu_unpack).
+    """
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
+    """
+    ormqr(input, tau, other, left=True, transpose=False): op(Q) other or other op(Q) (torch.ormqr).
     """
 def qr(A: Tensor, mode: str = 'reduced') -> tuple[Tensor, Tensor]:
     """

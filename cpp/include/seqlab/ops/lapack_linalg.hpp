@@ -1,7 +1,8 @@
 // torch.linalg's dense factorizations through LAPACK (cpp/src/lapack.hpp), float32 and float64,
 // batched over leading dims, each with its backward: cpp/src/ops/lapack_linalg.cpp (det, slogdet,
-// inv, solve, cholesky, solve_triangular) and lapack_decomp.cpp (qr, eigh, svd).
-// Tests: tests/test_linalg_lapack.py.
+// inv, solve, cholesky, solve_triangular), lapack_decomp.cpp (qr, eigh, svd) and lapack_lu.cpp (the
+// LU and LDL families, householder_product, geqrf, ormqr).
+// Tests: tests/test_linalg_lapack.py, tests/test_linalg_lu.py.
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -35,5 +36,30 @@ Tensor linalg_eigvalsh(const Tensor& A, const std::string& UPLO = "L");
 // (U, S, Vh), S descending.
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices = true);
 Tensor linalg_svdvals(const Tensor& A);
+
+// P A = L U by getrf: (LU packed, pivots int32 1-based, info int32 per matrix). `op` names the
+// caller in errors; check_errors raises on a zero pivot (info > 0).
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false,
+                                                       const char* op = "torch.linalg.lu_factor_ex");
+// (P, L, U) with A = P L U; P has no gradient.
+std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot = true);
+// (P, L, U) from lu_factor's (LU, pivots); an empty tensor for the parts not asked for.
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data = true,
+                                             bool unpack_pivots = true);
+// X with op(A) X = B (left) or X op(A) = B, A = P L U given as lu_factor's (LU, pivots), op(A) = A^T
+// when adjoint; batch dims broadcast.
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true,
+                       bool adjoint = false);
+// A = L D L^T by sytrf (Bunch-Kaufman): (LD, pivots, info); no gradient, as torch.
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian = false,
+                                                        bool check_errors = false,
+                                                        const char* op = "torch.linalg.ldl_factor_ex");
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false);
+// The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i below A's diagonal (orgqr).
+Tensor linalg_householder_product(const Tensor& A, const Tensor& tau, const char* op = "torch.linalg.householder_product");
+// (a, tau) of LAPACK's geqrf; no gradient, as torch.
+std::pair<Tensor, Tensor> geqrf(const Tensor& A);
+// op(Q) C (left) or C op(Q), Q = H_1 ... H_k from geqrf's (A, tau), op(Q) = Q^T when transpose.
+Tensor ormqr(const Tensor& A, const Tensor& tau, const Tensor& C, bool left = true, bool transpose = false);
 
 }  // namespace seqlab
