@@ -24,6 +24,10 @@ class dtype:
     
       float64
     
+      float16
+    
+      bfloat16
+    
       int64
     
       int32
@@ -37,7 +41,9 @@ class dtype:
       bool
     """
     __members__: typing.ClassVar[dict[str, dtype]]
+    bfloat16: typing.ClassVar[dtype]
     bool: typing.ClassVar[dtype]
+    float16: typing.ClassVar[dtype]
     float32: typing.ClassVar[dtype]
     float64: typing.ClassVar[dtype]
     int16: typing.ClassVar[dtype]
@@ -592,7 +598,7 @@ class Tensor:
         """
         log Σ exp(input) over dim (an int or a tuple), computed as m + log Σ exp(input − m) with m the
             (detached) maximum, so nothing overflows; rows of −inf give −inf, a +inf gives +inf (torch.logsumexp).
-            Integer inputs compute in float32. The gradient is softmax(input) along dim.
+            Integer inputs compute in the default dtype. The gradient is softmax(input) along dim.
         """
     def masked_scatter(self, mask, source):
         """
@@ -858,7 +864,7 @@ class Tensor:
         """
     def xlogy(self, other):
         """
-        input·log(other), 0 where input is 0 (unless other is NaN); ints compute in float32 (torch.xlogy).
+        input·log(other), 0 where input is 0 (unless other is NaN); ints compute in the default dtype (torch.xlogy).
         """
     def __abs__(self) -> Tensor:
         ...
@@ -2824,6 +2830,8 @@ def _empty(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIn
     ...
 def _eye(n: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | typing.SupportsIndex, dtype: dtype) -> Tensor:
     ...
+def _from_numpy_as(ndarray: numpy.ndarray, dtype: dtype) -> Tensor:
+    ...
 def _full(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], fill_value: typing.SupportsFloat | typing.SupportsIndex, dtype: dtype) -> Tensor:
     ...
 def _function_record(ctx: typing.Any, name: str, inputs: collections.abc.Sequence[Tensor], outputs: collections.abc.Sequence[Tensor], dirty: collections.abc.Sequence[bool], differentiable: collections.abc.Sequence[bool], to_save: collections.abc.Sequence[Tensor | None]) -> tuple[list, _FunctionNodeRef]:
@@ -2868,6 +2876,10 @@ def _register_post_accumulate_grad_hook(tensor: Tensor, hook: typing.Any) -> _Ho
     """
 def _run_backward(tensors: collections.abc.Sequence[Tensor], grad_tensors: collections.abc.Sequence[Tensor], retain_graph: bool = False) -> None:
     ...
+def _set_default_float_dtype(d: dtype) -> None:
+    """
+    The float dtype integers promote to in ops (seqlab.set_default_dtype sets it).
+    """
 def _set_grad_enabled(mode: bool) -> None:
     ...
 def _set_isa(isa: str) -> None:
@@ -3440,13 +3452,13 @@ def mul(input: Tensor, other: typing.Any) -> Tensor:
     """
     out = input * other, elementwise with broadcasting; other may be a number (torch.mul).
     """
-def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex, in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool, dropout_p: typing.SupportsFloat | typing.SupportsIndex, out_proj_weight: Tensor, out_proj_bias: Tensor | None, training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None, static_v: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False) -> tuple:
+def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex, in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool, dropout_p: typing.SupportsFloat | typing.SupportsIndex, out_proj_weight: Tensor, out_proj_bias: Tensor | None, training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None, static_v: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False) -> typing.Any:
     """
     Multi-head attention, softmax(Q K^T / sqrt(d_k) + mask) V per head, with the input and output
     projections (Vaswani et al. 2017, §3.2; F.multi_head_attention_forward): (attn_output,
     attn_output_weights).
     """
-def multihead_attention(query: Tensor, key: Tensor, value: Tensor, params: MultiheadAttentionParams, training: bool, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: AttentionCache = None) -> tuple:
+def multihead_attention(query: Tensor, key: Tensor, value: Tensor, params: MultiheadAttentionParams, training: bool, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: AttentionCache = None) -> typing.Any:
     ...
 def multinomial(input: Tensor, num_samples: typing.SupportsInt | typing.SupportsIndex, replacement: bool = False, *, generator: Generator = None) -> Tensor:
     """
@@ -3547,7 +3559,7 @@ def rms_norm(input: Tensor, normalized_shape: typing.Any, weight: Tensor | None 
     y = x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims; eps None: the
     dtype's machine epsilon (Zhang & Sennrich 2019; F.rms_norm).
     """
-def rnn(mode: str, input: Tensor, hx: Tensor | None, cx: Tensor | None, weights: collections.abc.Sequence[Tensor], has_biases: bool, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, train: bool, bidirectional: bool, batch_first: bool, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, grad_norms: Tensor | None = None) -> tuple:
+def rnn(mode: str, input: Tensor, hx: Tensor | None, cx: Tensor | None, weights: collections.abc.Sequence[Tensor], has_biases: bool, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, train: bool, bidirectional: bool, batch_first: bool, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, grad_norms: Tensor | None = None) -> typing.Any:
     ...
 def rnn_gate_count(mode: str) -> int:
     """
@@ -3555,7 +3567,7 @@ def rnn_gate_count(mode: str) -> int:
     """
 def rnn_nonlinearity_mode(nonlinearity: str) -> str:
     ...
-def rnn_packed(mode: str, data: Tensor, batch_sizes: Tensor, sorted_indices: Tensor | None, unsorted_indices: Tensor | None, hx: Tensor | None, cx: Tensor | None, weights: collections.abc.Sequence[Tensor], has_biases: bool, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, train: bool, bidirectional: bool, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, grad_norms: Tensor | None = None) -> tuple:
+def rnn_packed(mode: str, data: Tensor, batch_sizes: Tensor, sorted_indices: Tensor | None, unsorted_indices: Tensor | None, hx: Tensor | None, cx: Tensor | None, weights: collections.abc.Sequence[Tensor], has_biases: bool, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, train: bool, bidirectional: bool, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, grad_norms: Tensor | None = None) -> typing.Any:
     ...
 def rnn_relu_cell(input: Tensor, hx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     ...
@@ -3635,7 +3647,7 @@ def selu_(input: Tensor) -> Tensor:
     """
     In-place selu: input = selu(input).
     """
-def seq2seq_attention(query: Tensor, keys: Tensor, values: Tensor | None = None, score: str = 'dot', W: Tensor | None = None, query_weight: Tensor | None = None, key_weight: Tensor | None = None, key_bias: Tensor | None = None, v: Tensor | None = None, key_padding_mask: Tensor | None = None) -> tuple:
+def seq2seq_attention(query: Tensor, keys: Tensor, values: Tensor | None = None, score: str = 'dot', W: Tensor | None = None, query_weight: Tensor | None = None, key_weight: Tensor | None = None, key_bias: Tensor | None = None, v: Tensor | None = None, key_padding_mask: Tensor | None = None) -> typing.Any:
     ...
 def seq2seq_score(score: str) -> str:
     """
