@@ -1,9 +1,9 @@
 """float16 and bfloat16 where checkpoints and models meet them, against torch 2.13 and the safetensors
 package: seqlab.save/load (safetensors F16/BF16, bit for bit, checksums kept), Module.half() /
 bfloat16() / to(dtype) and load_state_dict across dtypes, to_torch_state_dict, the forward and
-backward of the common layers in 16 bits, the optimizers' steps on 16-bit parameters, and autocast
-(a documented no-op). The hub's 16-bit loading is in tests/test_hub.py. Code:
-python/seqlab/serialization.py, nn/modules/module.py, cpp/src/optim/, amp.py."""
+backward of the common layers in 16 bits, the optimizers' steps and clip_grad_norm_ on 16-bit
+parameters, and autocast (a documented no-op). The hub's 16-bit loading is in tests/test_hub.py.
+Code: python/seqlab/serialization.py, nn/modules/module.py, cpp/src/optim/, amp.py."""
 import io
 import zlib
 
@@ -327,6 +327,42 @@ def test_optimizers_step_16_bit_parameters_as_torchs_single_tensor_path(name, dt
         else:
             assert mine.dtype == dtype, key
             assert ulps(mine, value, dtype).max() <= 4, key
+
+
+@pytest.mark.parametrize("dtype", HALVES, ids=NAME.get)
+@pytest.mark.parametrize("max_norm,norm_type", [(1.0, 2.0), (0.5, float("inf")), (100.0, 2.0), (1.0, 1.0)])
+def test_clip_grad_norm_of_16_bit_gradients_as_torchs(dtype, max_norm, norm_type):
+    g = torch.Generator().manual_seed(0)
+    grads = [torch.randn(3, 4, generator=g).to(TORCH[dtype]) for _ in range(2)]
+    theirs = [torch.nn.Parameter(torch.zeros(3, 4, dtype=TORCH[dtype])) for _ in grads]
+    ours = [nn.Parameter(seqlab.zeros(3, 4).to(dtype)) for _ in grads]
+    for q, p, grad in zip(theirs, ours, grads):
+        q.grad, p.grad = grad.clone(), to_seqlab(grad.clone())
+    want = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type)
+    got = nn.utils.clip_grad_norm_(ours, max_norm, norm_type)
+    assert got.dtype == dtype and want.dtype == TORCH[dtype]
+    np.testing.assert_array_equal(bits(got), bits(want))
+    for p, q in zip(ours, theirs):
+        assert p.grad.dtype == dtype
+        np.testing.assert_array_equal(bits(p.grad), bits(q.grad))
+
+
+@pytest.mark.parametrize("dtype", HALVES, ids=NAME.get)
+def test_layers_made_with_a_16_bit_dtype_hold_initialised_16_bit_parameters(dtype):
+    lin = nn.Linear(40, 30, dtype=dtype)
+    assert lin.weight.dtype == lin.bias.dtype == dtype and lin.weight.requires_grad and lin.weight.is_leaf
+    bound = 1 / np.sqrt(40)   # kaiming_uniform_(a=√5): U(-1/√fan_in, 1/√fan_in), as torch's
+    w = f64(lin.weight)
+    assert np.all(np.abs(w) <= bound * 1.01) and w.std() > bound / 3
+    assert torch.nn.Linear(40, 30, dtype=TORCH[dtype]).weight.dtype == TORCH[dtype]
+    emb = nn.Embedding(7, 5, dtype=dtype)
+    assert emb.weight.dtype == dtype and 0.5 < f64(emb.weight).std() < 2
+    p = nn.Parameter(seqlab.zeros(4, 4).to(dtype))
+    nn.init.orthogonal_(p)
+    assert p.is_leaf and p.grad_fn is None and p.dtype == dtype
+    np.testing.assert_allclose(f64(p) @ f64(p).T, np.eye(4), atol=0.05)
+    nn.init.constant_(p, 1 / 3)
+    np.testing.assert_array_equal(bits(p), bits(torch.full((4, 4), 1 / 3, dtype=TORCH[dtype])))
 
 
 def test_a_16_bit_optimizer_state_round_trips_through_a_checkpoint(tmp_path):
