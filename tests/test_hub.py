@@ -5,8 +5,8 @@ their weights drawn at random with a seed (larger than the init's, so that the n
 logits are well apart and greedy and beam search have no near-ties), saved with save_pretrained
 and loaded by seqlab. Compared with transformers' own forward: logits, every hidden state and
 every attention map, in float64 and float32; generate(), greedy and beam, plain and with
-left-padded prompts. Then the files: sharded and torch.save checkpoints, 16-bit weights, and
-bad checkpoints, each an error naming the file and the tensor or field. python/seqlab/hub/."""
+left-padded prompts. Then the files: sharded and torch.save checkpoints, 16-bit weights (widened
+by default, kept with dtype= or dtype="auto"), and bad checkpoints, each an error naming the file and the tensor or field. python/seqlab/hub/."""
 import copy
 import json
 import os
@@ -243,6 +243,61 @@ def test_16_bit_weights_load_exactly_as_float32(gpt2, tmp_path, half):
     assert rel_err(logits_of(model, ids), want) < 1e-5
 
 
+def torch_bits(t):
+    return t.detach().contiguous().view(torch.int16).numpy()
+
+
+@pytest.mark.parametrize("half", ["float16", "bfloat16"])
+@pytest.mark.parametrize("how", ["dtype", "name", "torch_dtype", "auto", "auto-from-weights", "auto-torch-bin"])
+def test_16_bit_weights_load_in_their_dtype_when_asked(tmp_path, half, how):
+    """dtype=seqlab.float16/bfloat16 (or its name, or torch_dtype=) keeps a 16-bit checkpoint's dtype, bit
+    for bit; dtype="auto" takes config.json's dtype, else the first floating-point tensor's (Hugging
+    Face's torch_dtype="auto"), from safetensors and torch.save files alike."""
+    low = hf_model(GPT2LMHeadModel, MODELS[0][2], seed=5).to(getattr(torch, half))
+    low.save_pretrained(tmp_path)
+    ours = getattr(seqlab._core.dtype, half)
+    if how.startswith("auto-"):   # no dtype in config.json: the weights decide
+        config = json.loads((tmp_path / "config.json").read_text())
+        config.pop("torch_dtype", None), config.pop("dtype", None)
+        (tmp_path / "config.json").write_text(json.dumps(config))
+    if how == "auto-torch-bin":
+        os.remove(tmp_path / "model.safetensors")
+        torch.save(low.state_dict(), tmp_path / "pytorch_model.bin")
+    kwargs = {"dtype": {"dtype": ours, "name": half}.get(how, "auto")}
+    if how == "torch_dtype":
+        kwargs = {"torch_dtype": ours}
+    model = hub.from_pretrained(tmp_path, **kwargs)
+    assert {p.dtype for p in model.parameters()} == {ours}
+    np.testing.assert_array_equal(torch_bits(torch.from_dlpack(model.tok_emb.weight.detach())),
+                                  torch_bits(low.transformer.wte.weight))
+    w = low.transformer.h[0].attn.c_attn.weight   # Conv1D (in, out): transposed into in_proj_weight
+    np.testing.assert_array_equal(torch_bits(torch.from_dlpack(model.layers[0].self_attn.in_proj_weight.detach())),
+                                  torch_bits(w.t()))
+    ids = prompts()
+    with seqlab.no_grad():
+        logits = model(seqlab.tensor(ids))
+    assert logits.dtype == ours
+    with torch.no_grad():
+        want = low.float()(torch.from_numpy(ids)).logits.numpy()
+    # computed in 16 bits: a few roundings from the float32 forward of the same weights
+    assert rel_err(torch.from_dlpack(logits).double().numpy(), want) < (2e-2 if half == "float16" else 6e-2)
+
+
+def test_auto_dtype_of_a_float32_checkpoint_is_float32_and_a_bad_config_dtype_is_named(gpt2, tmp_path):
+    hf, path = gpt2
+    assert {p.dtype for p in hub.from_pretrained(path, dtype="auto").parameters()} == {seqlab.float32}
+    hf.save_pretrained(tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    config.pop("dtype", None)
+    config["torch_dtype"] = "int8"
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ValueError, match="torch_dtype = 'int8' is not a floating-point dtype"):
+        hub.from_pretrained(tmp_path, dtype="auto")
+    assert hub.from_pretrained(tmp_path).tok_emb.weight.dtype == seqlab.float32   # only "auto" reads it
+    with pytest.raises(ValueError, match="give dtype or torch_dtype"):
+        hub.from_pretrained(path, dtype=seqlab.float32, torch_dtype=seqlab.float32)
+
+
 def test_transformer_lm_from_pretrained_is_the_hub_loader(gpt2):
     hf, path = gpt2
     ids = prompts()
@@ -355,7 +410,7 @@ def test_a_llama_variant_seqlab_cannot_honour_is_refused(tmp_path, fields, messa
 
 
 def test_only_float32_and_float64(gpt2):
-    with pytest.raises(ValueError, match="dtype must be seqlab.float32 or seqlab.float64"):
+    with pytest.raises(ValueError, match="dtype must be a floating-point dtype"):
         hub.from_pretrained(gpt2[1], dtype=seqlab.int64)
 
 
@@ -429,7 +484,10 @@ def test_nanogpt_style_from_pretrained_copies_hugging_faces_torch_tensors(gpt2):
 
 def test_copy_from_a_foreign_tensor_names_copy_when_its_dtype_cannot_be_read():
     with pytest.raises(TypeError, match="copy_: src Tensor: .*convert it first"):
-        seqlab.zeros(3).copy_(torch.ones(3, dtype=torch.bfloat16))
+        seqlab.zeros(3).copy_(torch.ones(3, dtype=torch.uint16))
+    x = seqlab.zeros(3)   # bfloat16 is a seqlab dtype now: copied with conversion, as torch's copy_
+    x.copy_(torch.tensor([1.5, -2.25, 3.0], dtype=torch.bfloat16))
+    np.testing.assert_array_equal(x.numpy(), [1.5, -2.25, 3.0])
     x = seqlab.zeros(2, 3, dtype=seqlab.float64)
     x.copy_(np.arange(6.0).reshape(3, 2).T)  # a NumPy view through DLPack, strides and all
     np.testing.assert_array_equal(x.numpy(), np.arange(6.0).reshape(3, 2).T)

@@ -195,6 +195,24 @@ void bind_interop(py::module_& m) {
   }, py::arg("ndarray"),
         "A tensor sharing the NumPy array's memory, zero-copy (torch.from_numpy).");
 
+  // The bytes of a NumPy array read as `dtype`, of the same element size, zero-copy: how
+  // serialization loads BF16 entries bit for bit (NumPy has no bfloat16 of its own); private,
+  // not torch.from_numpy, which refuses ml_dtypes' bfloat16.
+  m.def("_from_numpy_as", [](const py::array& arr, Dtype dtype) {
+    SEQLAB_CHECK_TYPE(static_cast<size_t>(arr.itemsize()) == itemsize(dtype), "_from_numpy_as: a ",
+                      arr.itemsize(), "-byte element cannot be read as ", dtype_name(dtype));
+    Foreign f{"numpy array", const_cast<void*>(arr.data())};
+    f.dtype = dtype;
+    f.native_byte_order = arr.dtype().attr("isnative").cast<bool>();
+    for (ssize_t i = 0; i < arr.ndim(); ++i) {
+      f.shape.push_back(arr.shape(i));
+      f.byte_strides.push_back(arr.strides(i));
+    }
+    f.read_only = !arr.writeable();
+    f.owner = keep_alive(arr);
+    return borrow(f);
+  }, py::arg("ndarray"), py::arg("dtype"));
+
   cls.def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(static_cast<int>(kDLCPU), 0); },
         "(device type, device id): (kDLCPU, 0).");
   cls.def("__dlpack__", [](const Tensor& t, py::object stream, py::object max_version, py::object dl_device,

@@ -5,6 +5,22 @@
 
 namespace seqlab::bind {
 
+namespace {
+// An nn.init filler f for float16 / bfloat16 tensors too: it fills a float32 tensor, whose values
+// are rounded into t without history (no in-place op recorded on a leaf that requires grad).
+template <typename... A>
+auto fill_through_float32(Tensor (*f)(Tensor&, A...)) {
+  return [f](Tensor& t, A... a) -> Tensor {
+    if (!is_reduced_float(t.dtype())) return f(t, a...);
+    Tensor wide = to_dtype(t.detach(), Dtype::Float32);
+    f(wide, a...);
+    NoGradGuard no_grad;
+    copy_(t, wide);
+    return t;
+  };
+}
+}  // namespace
+
 void bind_nn(py::module_& m) {
   def_op(m, "layer_norm", [](const Tensor& x, py::handle normalized_shape, std::optional<Tensor> w, std::optional<Tensor> b,
                          double eps) {
@@ -112,39 +128,50 @@ void bind_nn(py::module_& m) {
         "sqrt(2 / (1 + param^2)) (leaky_relu), 3/4 (selu) (nn.init.calculate_gain).");
   init.def("_calculate_fan_in_and_fan_out", &I::calculate_fan_in_and_fan_out, py::arg("tensor"),
         "(fan_in, fan_out) of a weight: its dims 1 and 0 times the receptive field.");
-  def_op(init, "uniform_", [](Tensor& t, double a, double b, Generator* g) -> Tensor { return I::uniform_(t, a, b, g); },
-           py::arg("tensor"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("generator") = nullptr, Release(),
+  init.def("uniform_", fill_through_float32(+[](Tensor& t, double a, double b, Generator* g) -> Tensor {
+    return I::uniform_(t, a, b, g);
+  }), py::arg("tensor"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("generator") = nullptr, Release(),
         "Fill tensor with U(a, b) in place.");
-  def_op(init, "normal_", [](Tensor& t, double mean, double std, Generator* g) -> Tensor {
+  init.def("normal_", fill_through_float32(+[](Tensor& t, double mean, double std, Generator* g) -> Tensor {
     return I::normal_(t, mean, std, g);
-  }, py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("generator") = nullptr, Release(),
+  }), py::arg("tensor"), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("generator") = nullptr, Release(),
         "Fill tensor with N(mean, std^2) in place.");
-  def_op(init, "constant_", [](Tensor& t, double v) -> Tensor { return I::constant_(t, v); }, py::arg("tensor"),
-           py::arg("val"), Release(),
+  init.def("constant_", fill_through_float32(+[](Tensor& t, double v) -> Tensor {
+    return I::constant_(t, v);
+  }), py::arg("tensor"), py::arg("val"), Release(),
         "Fill tensor with val in place.");
-  def_op(init, "zeros_", [](Tensor& t) -> Tensor { return I::zeros_(t); }, py::arg("tensor"), Release(),
+  init.def("zeros_", fill_through_float32(+[](Tensor& t) -> Tensor {
+    return I::zeros_(t);
+  }), py::arg("tensor"), Release(),
         "Fill tensor with 0 in place.");
-  def_op(init, "ones_", [](Tensor& t) -> Tensor { return I::ones_(t); }, py::arg("tensor"), Release(),
+  init.def("ones_", fill_through_float32(+[](Tensor& t) -> Tensor {
+    return I::ones_(t);
+  }), py::arg("tensor"), Release(),
         "Fill tensor with 1 in place.");
-  def_op(init, "xavier_uniform_", [](Tensor& t, double g, Generator* gen) -> Tensor { return I::xavier_uniform_(t, g, gen); },
-           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release(),
+  init.def("xavier_uniform_", fill_through_float32(+[](Tensor& t, double g, Generator* gen) -> Tensor {
+    return I::xavier_uniform_(t, g, gen);
+  }), py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release(),
         "U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010), in place.");
-  def_op(init, "xavier_normal_", [](Tensor& t, double g, Generator* gen) -> Tensor { return I::xavier_normal_(t, g, gen); },
-           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release(),
+  init.def("xavier_normal_", fill_through_float32(+[](Tensor& t, double g, Generator* gen) -> Tensor {
+    return I::xavier_normal_(t, g, gen);
+  }), py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release(),
         "N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out)) (Glorot & Bengio 2010), in place.");
-  def_op(init, "kaiming_uniform_", [](Tensor& t, double a, const std::string& mode, const std::string& nl, Generator* g) -> Tensor {
+  init.def("kaiming_uniform_", fill_through_float32(+[](Tensor& t, double a, const std::string& mode, const std::string& nl,
+                                                     Generator* g) -> Tensor {
     return I::kaiming_uniform_(t, a, mode, nl, g);
-  }, py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
+  }), py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
            py::arg("generator") = nullptr, Release(),
         "U(-b, b) with b = gain * sqrt(3 / fan), gain = calculate_gain(nonlinearity, a), fan = fan_in or\n"
         "fan_out by mode (He et al. 2015), in place.");
-  def_op(init, "kaiming_normal_", [](Tensor& t, double a, const std::string& mode, const std::string& nl, Generator* g) -> Tensor {
+  init.def("kaiming_normal_", fill_through_float32(+[](Tensor& t, double a, const std::string& mode, const std::string& nl,
+                                                     Generator* g) -> Tensor {
     return I::kaiming_normal_(t, a, mode, nl, g);
-  }, py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
+  }), py::arg("tensor"), py::arg("a") = 0.0, py::arg("mode") = "fan_in", py::arg("nonlinearity") = "leaky_relu",
            py::arg("generator") = nullptr, Release(),
         "N(0, std^2) with std = gain / sqrt(fan) (He et al. 2015), in place.");
-  def_op(init, "orthogonal_", [](Tensor& t, double g, Generator* gen) -> Tensor { return I::orthogonal_(t, g, gen); },
-           py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release(),
+  init.def("orthogonal_", fill_through_float32(+[](Tensor& t, double g, Generator* gen) -> Tensor {
+    return I::orthogonal_(t, g, gen);
+  }), py::arg("tensor"), py::arg("gain") = 1.0, py::arg("generator") = nullptr, Release(),
         "A (semi-)orthogonal matrix times gain, from the QR decomposition of a normal matrix (Saxe et al.\n"
         "2013), in place.");
 }

@@ -23,7 +23,8 @@ RnnOptions options(const std::string& mode, bool has_biases, int64_t num_layers,
   return o;
 }
 
-py::tuple result(const RnnResult& r) { return py::make_tuple(r.output, r.h_n, r.c_n); }
+// (a py::object, not a py::tuple: through_float32 rounds the tensors of an object for 16-bit inputs)
+py::object result(const RnnResult& r) { return py::make_tuple(r.output, r.h_n, r.c_n); }
 
 template <typename Cell>
 Tensor rnn_cell_forward(Cell& mod, const Tensor& x, std::optional<Tensor> hx) {

@@ -7,7 +7,8 @@ namespace seqlab::bind {
 
 namespace {
 
-py::tuple result(const Seq2SeqAttentionResult& r) { return py::make_tuple(r.context, r.weights); }
+// (a py::object, not a py::tuple: through_float32 rounds the tensors of an object for 16-bit inputs)
+py::object result(const Seq2SeqAttentionResult& r) { return py::make_tuple(r.context, r.weights); }
 
 }  // namespace
 

@@ -70,7 +70,8 @@ py::object activation_of(const P& p) {
 
 py::object none_if_undefined(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
 
-py::tuple pair_result(const std::pair<Tensor, Tensor>& r) {
+// (a py::object, not a py::tuple: through_float32 rounds the tensors of an object for 16-bit inputs)
+py::object pair_result(const std::pair<Tensor, Tensor>& r) {
   return py::make_tuple(r.first, none_if_undefined(r.second));
 }
 

@@ -143,8 +143,8 @@ def get_float32_matmul_precision():
 
 def set_float32_matmul_precision(precision):
     """Records "highest", "high" or "medium" (torch.set_float32_matmul_precision); another value
-    is torch's UserWarning and no change. seqlab has no TF32 or bfloat16 path, so every value
-    computes in full float32."""
+    is torch's UserWarning and no change. seqlab has no TF32 path and does not lower float32
+    matmuls to bfloat16 ("medium" in torch), so every value computes in full float32."""
     global _matmul_precision
     if precision not in ("highest", "high", "medium"):
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "

@@ -1,9 +1,12 @@
 """torch.amp as seqlab has it on the CPU: autocast (with torch's state functions: is_autocast_enabled,
-get/set_autocast_dtype, the cache switches) and GradScaler. seqlab has no float16 or bfloat16 yet,
-so autocast computes nothing in lower precision: inside `with autocast("cpu")` every op runs in its
-inputs' dtype, and the context only keeps torch's state, warnings and nesting, so mixed-precision
-scripts run unchanged. GradScaler scales, unscales and skips steps with inf/NaN gradients exactly as
-torch's does on a CPU build. Tests: tests/test_torch_switches.py."""
+get/set_autocast_dtype, the cache switches) and GradScaler. autocast is a documented no-op: seqlab
+has float16 and bfloat16 tensors (a model converted with .half() / .bfloat16() computes each op in
+float32 and rounds it, as torch's CPU kernels do), but autocast does not lower ops to them. Inside
+`with autocast("cpu")` every op runs in its inputs' dtype (torch's CPU autocast would run linear,
+matmul, bmm, conv and the like in bfloat16), and the context keeps torch's state, warnings and
+nesting, so mixed-precision scripts run unchanged, in float32. GradScaler scales, unscales and skips
+steps with inf/NaN gradients exactly as torch's does on a CPU build. Tests:
+tests/test_torch_switches.py, tests/test_half_checkpoints.py."""
 import functools
 import warnings
 
@@ -13,13 +16,8 @@ from ._device import device as _device_type
 __all__ = ["autocast", "GradScaler", "is_autocast_available"]
 
 
-def _low_precision(name):
-    """seqlab's float16 / bfloat16 dtype once it has one, else None."""
-    return getattr(_core.dtype, name, None)
-
-
 # Per device type: [enabled, dtype]; torch's defaults are bfloat16 on the CPU, float16 on CUDA.
-_STATE = {"cpu": [False, _low_precision("bfloat16")], "cuda": [False, _low_precision("float16")]}
+_STATE = {"cpu": [False, _core.dtype.bfloat16], "cuda": [False, _core.dtype.float16]}
 _cache = {"enabled": True, "nesting": 0}
 
 
@@ -51,8 +49,8 @@ def set_autocast_enabled(device_type, enabled=None):
 
 
 def get_autocast_dtype(device_type):
-    """The dtype autocast lowers to on device_type: bfloat16 on the CPU as torch's, or None while
-    seqlab has no such dtype."""
+    """The dtype torch's autocast lowers to on device_type: bfloat16 on the CPU, float16 on CUDA
+    (seqlab's autocast reports it and lowers nothing)."""
     return _STATE[_device(device_type, "get_autocast_dtype")][1]
 
 
@@ -106,8 +104,9 @@ def clear_autocast_cache():
 class autocast:
     """torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None): a context manager
     and a decorator that turns autocast's state on for device_type. On the CPU the state is kept
-    and reported, but seqlab has no lower-precision dtype, so ops compute in their inputs' dtypes
-    (a documented no-op); a dtype other than float16 / bfloat16 disables it with torch's warning.
+    and reported, but ops compute in their inputs' dtypes (a documented no-op: no op is lowered to
+    float16 / bfloat16; convert the model with .bfloat16() for that); a dtype other than float16 /
+    bfloat16 disables it with torch's warning.
     "cuda" warns and disables, as torch without CUDA does."""
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
@@ -121,11 +120,11 @@ class autocast:
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
                           stacklevel=2)
             self._enabled = False
-        supported = [d for d in (_low_precision("bfloat16"), _low_precision("float16")) if d is not None]
+        supported = (_core.dtype.bfloat16, _core.dtype.float16)
         if self.device == "cpu" and self._enabled and dtype is not None and dtype not in supported:
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
-                          "CPU Autocast only supports dtypes of bfloat16 and float16 (which seqlab does not have "
-                          "yet) currently.", UserWarning, stacklevel=2)
+                          "CPU Autocast only supports dtypes of seqlab.bfloat16, seqlab.float16 currently.",
+                          UserWarning, stacklevel=2)
             self._enabled = False
 
     def __enter__(self):

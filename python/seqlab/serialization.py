@@ -16,8 +16,9 @@ plain values, where each tensor goes) is the structure, JSON text kept in the fi
 `__metadata__` under the one key "seqlab" with its checksums (below). One key, because the
 library writes the metadata from a hash map whose order varies from process to process: with
 one entry the same object saves to the same bytes every time. dtypes: every seqlab dtype (F32,
-F64, I64, I32, I16, I8, U8, BOOL) is written and read as itself; F16 and BF16 (Hugging Face
-checkpoints) are read as float32, which holds their values exactly.
+F64, F16, BF16, I64, I32, I16, I8, U8, BOOL) is written and read as itself, bit for bit (a float16
+or bfloat16 Hugging Face checkpoint loads in its own dtype, as safetensors.torch.load_file gives
+it; convert with .float() or load it into a float32 model, whose load_state_dict converts).
 
 Checksums: the "seqlab" entry is the JSON
 {"structure": text, "crc32": {"structure": crc, "tensors": {name: crc}}}: the structure's JSON
@@ -65,8 +66,11 @@ import safetensors
 import safetensors.numpy
 
 from ._atomic import atomic_path
+from . import _core
 from ._core import Tensor, from_numpy
 from ._tensor import bool as _bool, float32, float64, int8, int16, int32, int64, uint8
+
+float16, bfloat16 = _core.dtype.float16, _core.dtype.bfloat16
 
 __all__ = ["save", "load"]
 
@@ -76,13 +80,12 @@ FORMAT_VERSION = 2
 STRUCTURE_KEY = "seqlab.structure"
 CHECKSUM_KEY = "seqlab.crc32"
 
-# safetensors dtype code -> (seqlab dtype, NumPy dtype: what the library's NumPy reader gives)
-_DTYPES = {"F32": (float32, "<f4"), "F64": (float64, "<f8"), "I64": (int64, "<i8"), "I32": (int32, "<i4"),
-           "I16": (int16, "<i2"), "I8": (int8, "i1"), "U8": (uint8, "u1"), "BOOL": (_bool, "?")}
+# safetensors dtype code -> (seqlab dtype, NumPy dtype: what the library's NumPy reader gives;
+# NumPy's bfloat16 is ml_dtypes', imported when one is met)
+_DTYPES = {"F32": (float32, "<f4"), "F64": (float64, "<f8"), "F16": (float16, "<f2"), "BF16": (bfloat16, "bfloat16"),
+           "I64": (int64, "<i8"), "I32": (int32, "<i4"), "I16": (int16, "<i2"), "I8": (int8, "i1"), "U8": (uint8, "u1"),
+           "BOOL": (_bool, "?")}
 _SEQLAB_DTYPES = {sl for sl, _ in _DTYPES.values()}
-# 16-bit floats (Hugging Face checkpoints are often stored so) load as float32, which holds every
-# F16 and BF16 value exactly: seqlab has no 16-bit float dtype. NumPy's bfloat16 is ml_dtypes'.
-_WIDENED = {"F16": "<f2", "BF16": "bfloat16"}
 
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _MAX_HEADER = 100_000_000  # the safetensors library refuses larger headers
@@ -197,6 +200,11 @@ def _crc32(data):
 
 def _array(t):
     """A tensor's values as the C-ordered NumPy array the library writes."""
+    if t.dtype == bfloat16:
+        # NumPy has no bfloat16 of its own (Tensor.numpy() refuses it, as torch's): a bfloat16 is
+        # the top 16 bits of the float32 it widens to exactly, NaN payloads included
+        wide = t.to(float32).contiguous().numpy()
+        return (wide.view(np.uint32) >> 16).astype(np.uint16).view(_numpy_dtype("BF16"))
     a = t.contiguous().numpy()
     return a if a.flags.c_contiguous else a.copy(order="C")  # (a size-0 tensor may have odd strides)
 
@@ -281,15 +289,15 @@ def _numpy_dtype(code):
     if code == "BF16":
         import ml_dtypes  # registers NumPy's bfloat16 (the library's NumPy reader needs it too)
         return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(_WIDENED[code] if code in _WIDENED else _DTYPES[code][1])
+    return np.dtype(_DTYPES[code][1])
 
 
 def _assemble(arrays, metadata, bad):
     """The checkpoint from {name: (dtype code, read())}, in the file's order, and its metadata:
     every tensor read, checked against its checksum and made a seqlab tensor; then the structure."""
     for name, (code, _) in arrays.items():
-        if code not in _DTYPES and code not in _WIDENED:
-            raise bad(f"tensor {name!r} has dtype {code!r}; seqlab reads {', '.join([*_DTYPES, *_WIDENED])}")
+        if code not in _DTYPES:
+            raise bad(f"tensor {name!r} has dtype {code!r}; seqlab reads {', '.join(_DTYPES)}")
         _numpy_dtype(code)  # (BF16: ml_dtypes registered before the library reads one)
     layout = _Layout(metadata, arrays, bad)
     tensors = {}
@@ -300,11 +308,11 @@ def _assemble(arrays, metadata, bad):
             raise bad(f"tensor {name!r}: {e}") from None
         if layout.checksums is not None:
             _verify(f"tensor {name!r}", _bytes(a), layout.checksums["tensors"][name], bad)
-        if code in _WIDENED:
-            a = a.astype(np.float32)
-        elif not (a.flags.writeable and a.flags.aligned):
+        if not (a.flags.writeable and a.flags.aligned):
             a = a.copy()
-        tensors[name] = from_numpy(a)
+        # BF16: the array's bytes read as seqlab's bfloat16, bit for bit (from_numpy, as torch's,
+        # knows no ml_dtypes type)
+        tensors[name] = _core._from_numpy_as(a, bfloat16) if code == "BF16" else from_numpy(a)
     if layout.structure is None:
         if layout.checksums is not None:   # a damaged key name would otherwise load as a flat dict
             raise bad(f"the {CHECKSUM_KEY} metadata holds seqlab's checksums but there is no {STRUCTURE_KEY} "
@@ -454,9 +462,9 @@ def _entry_refusal(name, info, data_len):
     if offsets[1] > data_len:
         return (f"tensor {name!r}: data_offsets {offsets} reach beyond the {data_len} bytes of data in the file "
                 f"(truncated?)")
-    if code not in _DTYPES and code not in _WIDENED:
+    if code not in _DTYPES:
         return None  # a dtype seqlab does not read: refused by name once the library accepts the file
-    need = math.prod(shape) * (2 if code in _WIDENED else np.dtype(_DTYPES[code][1]).itemsize)
+    need = math.prod(shape) * _numpy_dtype(code).itemsize
     if offsets[1] - offsets[0] != need:
         return (f"tensor {name!r}: data_offsets {offsets} span {offsets[1] - offsets[0]} bytes but a {code} tensor "
                 f"of shape {shape} has {need}")

@@ -2862,6 +2862,8 @@ def _empty(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIn
     ...
 def _eye(n: typing.SupportsInt | typing.SupportsIndex, m: typing.SupportsInt | typing.SupportsIndex, dtype: dtype) -> Tensor:
     ...
+def _from_numpy_as(ndarray: numpy.ndarray, dtype: dtype) -> Tensor:
+    ...
 def _full(size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], fill_value: typing.SupportsFloat | typing.SupportsIndex, dtype: dtype) -> Tensor:
     ...
 def _function_record(ctx: typing.Any, name: str, inputs: collections.abc.Sequence[Tensor], outputs: collections.abc.Sequence[Tensor], dirty: collections.abc.Sequence[bool], differentiable: collections.abc.Sequence[bool], to_save: collections.abc.Sequence[Tensor | None]) -> tuple[list, _FunctionNodeRef]:
@@ -3486,13 +3488,13 @@ def mul(input: Tensor, other: typing.Any) -> Tensor:
     """
     out = input * other, elementwise with broadcasting; other may be a number (torch.mul).
     """
-def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex, in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool, dropout_p: typing.SupportsFloat | typing.SupportsIndex, out_proj_weight: Tensor, out_proj_bias: Tensor | None, training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None, static_v: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False) -> tuple:
+def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: typing.SupportsInt | typing.SupportsIndex, num_heads: typing.SupportsInt | typing.SupportsIndex, in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool, dropout_p: typing.SupportsFloat | typing.SupportsIndex, out_proj_weight: Tensor, out_proj_bias: Tensor | None, training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None, static_v: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False) -> typing.Any:
     """
     Multi-head attention, softmax(Q K^T / sqrt(d_k) + mask) V per head, with the input and output
     projections (Vaswani et al. 2017, §3.2; F.multi_head_attention_forward): (attn_output,
     attn_output_weights).
     """
-def multihead_attention(query: Tensor, key: Tensor, value: Tensor, params: MultiheadAttentionParams, training: bool, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: AttentionCache = None) -> tuple:
+def multihead_attention(query: Tensor, key: Tensor, value: Tensor, params: MultiheadAttentionParams, training: bool, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: AttentionCache = None) -> typing.Any:
     ...
 def multinomial(input: Tensor, num_samples: typing.SupportsInt | typing.SupportsIndex, replacement: bool = False, *, generator: Generator = None) -> Tensor:
     """
@@ -3593,7 +3595,7 @@ def rms_norm(input: Tensor, normalized_shape: typing.Any, weight: Tensor | None 
     y = x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims; eps None: the
     dtype's machine epsilon (Zhang & Sennrich 2019; F.rms_norm).
     """
-def rnn(mode: str, input: Tensor, hx: Tensor | None, cx: Tensor | None, weights: collections.abc.Sequence[Tensor], has_biases: bool, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, train: bool, bidirectional: bool, batch_first: bool, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, grad_norms: Tensor | None = None) -> tuple:
+def rnn(mode: str, input: Tensor, hx: Tensor | None, cx: Tensor | None, weights: collections.abc.Sequence[Tensor], has_biases: bool, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, train: bool, bidirectional: bool, batch_first: bool, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, grad_norms: Tensor | None = None) -> typing.Any:
     ...
 def rnn_gate_count(mode: str) -> int:
     """
@@ -3601,7 +3603,7 @@ def rnn_gate_count(mode: str) -> int:
     """
 def rnn_nonlinearity_mode(nonlinearity: str) -> str:
     ...
-def rnn_packed(mode: str, data: Tensor, batch_sizes: Tensor, sorted_indices: Tensor | None, unsorted_indices: Tensor | None, hx: Tensor | None, cx: Tensor | None, weights: collections.abc.Sequence[Tensor], has_biases: bool, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, train: bool, bidirectional: bool, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, grad_norms: Tensor | None = None) -> tuple:
+def rnn_packed(mode: str, data: Tensor, batch_sizes: Tensor, sorted_indices: Tensor | None, unsorted_indices: Tensor | None, hx: Tensor | None, cx: Tensor | None, weights: collections.abc.Sequence[Tensor], has_biases: bool, num_layers: typing.SupportsInt | typing.SupportsIndex, dropout: typing.SupportsFloat | typing.SupportsIndex, train: bool, bidirectional: bool, proj_size: typing.SupportsInt | typing.SupportsIndex = 0, grad_norms: Tensor | None = None) -> typing.Any:
     ...
 def rnn_relu_cell(input: Tensor, hx: Tensor | None, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     ...
@@ -3681,7 +3683,7 @@ def selu_(input: Tensor) -> Tensor:
     """
     In-place selu: input = selu(input).
     """
-def seq2seq_attention(query: Tensor, keys: Tensor, values: Tensor | None = None, score: str = 'dot', W: Tensor | None = None, query_weight: Tensor | None = None, key_weight: Tensor | None = None, key_bias: Tensor | None = None, v: Tensor | None = None, key_padding_mask: Tensor | None = None) -> tuple:
+def seq2seq_attention(query: Tensor, keys: Tensor, values: Tensor | None = None, score: str = 'dot', W: Tensor | None = None, query_weight: Tensor | None = None, key_weight: Tensor | None = None, key_bias: Tensor | None = None, v: Tensor | None = None, key_padding_mask: Tensor | None = None) -> typing.Any:
     ...
 def seq2seq_score(score: str) -> str:
     """

@@ -889,7 +889,7 @@ class LearnedPositionalEmbeddingOptions:
     dropout: float
     max_len: int
 class Seq2SeqAttention(Module):
-    def __call__(self, query: Tensor, keys: Tensor, values: Tensor | None = None, key_padding_mask: Tensor | None = None) -> tuple:
+    def __call__(self, query: Tensor, keys: Tensor, values: Tensor | None = None, key_padding_mask: Tensor | None = None) -> typing.Any:
         ...
     @typing.overload
     def __init__(self, options: Seq2SeqAttentionOptions) -> None:
@@ -897,7 +897,7 @@ class Seq2SeqAttention(Module):
     @typing.overload
     def __init__(self, *args, **kwargs) -> None:
         ...
-    def forward(self, query: Tensor, keys: Tensor, values: Tensor | None = None, key_padding_mask: Tensor | None = None) -> tuple:
+    def forward(self, query: Tensor, keys: Tensor, values: Tensor | None = None, key_padding_mask: Tensor | None = None) -> typing.Any:
         ...
     def reset_parameters(self) -> None:
         ...
@@ -932,7 +932,7 @@ class ModuleList(Module):
     def __len__(self) -> int:
         ...
 class MultiheadAttention(Module):
-    def __call__(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: seqlab._core.AttentionCache = None) -> tuple:
+    def __call__(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: seqlab._core.AttentionCache = None) -> typing.Any:
         ...
     @typing.overload
     def __init__(self, options: MultiheadAttentionOptions) -> None:
@@ -940,7 +940,7 @@ class MultiheadAttention(Module):
     @typing.overload
     def __init__(self, *args, **kwargs) -> None:
         ...
-    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: seqlab._core.AttentionCache = None) -> tuple:
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False, cache: seqlab._core.AttentionCache = None) -> typing.Any:
         ...
     @property
     def options(self) -> MultiheadAttentionOptions:

@@ -17,8 +17,12 @@ architecture's config fields and tensor names onto the seqlab model's; nothing e
 a model. A config field or tensor seqlab cannot honour is an error naming the file and the field or
 tensor, raised before any weight is copied in.
 
-Weights load in float32 (F16 / BF16 checkpoints exactly widened) or, with dtype=seqlab.float64,
-in float64. A name that is not a directory is fetched with huggingface_hub into its cache, when that
+Weights load in float32 by default, whatever the checkpoint's dtype (a float16 / bfloat16 one is
+widened exactly), as Hugging Face's from_pretrained does without torch_dtype; dtype=seqlab.float64,
+float16 or bfloat16 (or its name, "float16") loads them in that dtype, and dtype="auto" in the
+checkpoint's own: config.json's torch_dtype (or dtype) when it has one, else the dtype of the
+first floating-point tensor in the weights, as Hugging Face's torch_dtype="auto". torch_dtype= is
+accepted as dtype's older name, as in transformers. A name that is not a directory is fetched with huggingface_hub into its cache, when that
 package is installed and there is a network. The model keeps config.json as model.config (its
 fields as attributes) and generation_config.json's generate() arguments (eos_token_id, ...) as
 model.generation_config, which model.generate() uses as its defaults, as Hugging Face's does."""
@@ -32,7 +36,7 @@ from ..nn.utils.init import _no_init
 from . import bloom, deberta_v2, gpt2, llama, t5  # noqa: F401  (each registers its architecture)
 from ._architecture import Architecture
 from ._checkpoint import Checkpoint, Config
-from ._files import read_config, read_generation_config, read_weights, resolve
+from ._files import array_dtype, read_config, read_generation_config, read_weights, resolve
 
 __all__ = ["from_pretrained", "tokenizer", "supported_architectures"]
 
@@ -42,10 +46,48 @@ def supported_architectures():
     return sorted(Architecture.registry)
 
 
-def from_pretrained(path_or_name, dtype=None, revision=None, cache_dir=None, local_files_only=False):
-    """The seqlab model of a Hugging Face model directory (or Hub name), in eval mode."""
-    if dtype not in (None, _core.dtype.float32, _core.dtype.float64):
-        raise ValueError(f"seqlab.hub.from_pretrained: dtype must be seqlab.float32 or seqlab.float64, got {dtype!r}")
+_FLOATING = {"float32": _core.dtype.float32, "float64": _core.dtype.float64, "float16": _core.dtype.float16,
+             "bfloat16": _core.dtype.bfloat16}
+# config.json's torch_dtype names, torch's aliases among them
+_NAMES = {**_FLOATING, "float": _core.dtype.float32, "double": _core.dtype.float64, "half": _core.dtype.float16}
+
+
+def _dtype(dtype):
+    """from_pretrained's dtype argument as a seqlab dtype, "auto", or None (float32)."""
+    if isinstance(dtype, str) and dtype != "auto":
+        dtype = _NAMES.get(dtype.removeprefix("torch."), dtype)
+    if dtype is None or dtype == "auto" or (isinstance(dtype, _core.dtype) and dtype in _FLOATING.values()):
+        return dtype
+    raise ValueError(f"seqlab.hub.from_pretrained: dtype must be a floating-point dtype (seqlab.float32, float64, "
+                     f"float16 or bfloat16, or its name) or 'auto', got {dtype!r}")
+
+
+def _auto_dtype(config, read):
+    """torch_dtype="auto": config.json's torch_dtype (dtype in newer transformers), else the dtype of
+    the first floating-point tensor of the checkpoint, else float32 (Hugging Face's rule)."""
+    for key in ("torch_dtype", "dtype"):
+        name = config.values.get(key)
+        if isinstance(name, str) and name != "auto":
+            if name.removeprefix("torch.") not in _NAMES:
+                raise ValueError(f"seqlab.hub: {config.path}: {key} = {name!r} is not a floating-point dtype seqlab "
+                                 f"has (float32, float64, float16, bfloat16)")
+            return _NAMES[name.removeprefix("torch.")]
+    for array, _ in read().values():
+        dtype = array_dtype(array)
+        if dtype is not None and dtype.is_floating_point:
+            return dtype
+    return _core.dtype.float32
+
+
+def from_pretrained(path_or_name, dtype=None, revision=None, cache_dir=None, local_files_only=False, *,
+                    torch_dtype=None):
+    """The seqlab model of a Hugging Face model directory (or Hub name), in eval mode, its weights
+    in float32, in `dtype`, or (dtype="auto") in the checkpoint's dtype."""
+    if torch_dtype is not None:
+        if dtype is not None:
+            raise ValueError("seqlab.hub.from_pretrained: give dtype or torch_dtype (its older name), not both")
+        dtype = torch_dtype
+    dtype = _dtype(dtype)
     directory = resolve(path_or_name, revision, cache_dir, local_files_only)
     path, values = read_config(directory)
     config = Config(values, path)
@@ -53,9 +95,18 @@ def from_pretrained(path_or_name, dtype=None, revision=None, cache_dir=None, loc
     if arch is None:
         raise NotImplementedError(f"seqlab.hub: {path}: model_type = {config.model_type!r} is not an architecture "
                                   f"seqlab reads (supported: {', '.join(supported_architectures())})")
+    weights = []  # read once, after the config's checks unless "auto" needs them first
+
+    def read():
+        if not weights:
+            weights.append(read_weights(directory))
+        return weights[0]
+
+    if dtype == "auto":
+        dtype = _auto_dtype(config, read)
     with _no_init():  # every parameter is loaded below, or from_pretrained fails
         model = arch.build(config, dtype)
-    arch.load(model, config, Checkpoint(read_weights(directory), arch.prefix, arch.ignored))
+    arch.load(model, config, Checkpoint(read(), arch.prefix, arch.ignored))
     model.config = types.SimpleNamespace(**values)
     model.generation_config = {**arch.generation_defaults(config),
                                **{k: v for k, v in read_generation_config(directory).items() if k in _DEFAULTS}}

@@ -3,12 +3,13 @@ its model_type (class GPT2(Architecture, model_type="gpt2")) and gives build(con
 model, and weights(config, checkpoint) -> {seqlab state-dict name: array}; load() does the rest
 the same way for all: every tensor is read and checked against the model's own state dict before
 one goes in; an array the parameter can hold as it is becomes its data (no copy), the others
-(transposed views, other dtypes) are copied in."""
+(transposed views, other dtypes: a float16 checkpoint into a float32 model) are copied in,
+converted."""
 import numpy as np
 
-from .._core import from_numpy
 from ..autograd import no_grad
 from ..nn import GELU
+from ._files import array_dtype, as_tensor
 
 # Hugging Face's activation names (transformers.activations.ACT2FN) that seqlab's layers compute:
 # 'relu' and 'gelu' as the fused C++ ops, the tanh-approximated GELUs (GPT-2's 'gelu_new',
@@ -82,9 +83,9 @@ class Architecture:
             for name, array in state.items():
                 param = params[name]
                 if _adoptable(array, param) and adopted.setdefault(_address(array), param) is param:
-                    param.data = from_numpy(array)  # the file's bytes as read become the parameter: no copy
+                    param.data = as_tensor(array)  # the file's bytes as read become the parameter: no copy
                 else:  # a transposed view or another dtype, or memory another parameter holds: copied
-                    param.copy_(array)
+                    param.copy_(as_tensor(array))
 
 
 def _address(array):
@@ -94,5 +95,5 @@ def _address(array):
 def _adoptable(array, param):
     """An array the parameter can take over as it is: of its dtype and shape, C-contiguous,
     aligned and writable (a tensor as read from the file, or a fresh concatenation)."""
-    return (isinstance(array, np.ndarray) and array.dtype == param.detach().numpy().dtype and array.shape == tuple(param.shape)
+    return (isinstance(array, np.ndarray) and array_dtype(array) == param.dtype and array.shape == tuple(param.shape)
             and array.flags.c_contiguous and array.flags.aligned and array.flags.writeable)

@@ -100,7 +100,7 @@ class Checkpoint:
         if tuple(array.shape) != tuple(shape):
             raise ValueError(f"seqlab.hub: {path}: tensor {key!r} has shape {tuple(array.shape)}, but the config "
                              f"asks for {tuple(shape)}")
-        if array.dtype.kind != "f":
+        if array.dtype.kind != "f" and array.dtype.name != "bfloat16":  # (ml_dtypes' bfloat16 is kind "V")
             raise ValueError(f"seqlab.hub: {path}: tensor {key!r} is {array.dtype}, not a floating-point tensor")
         return array
 

@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from .. import serialization
+from .. import _core, serialization
 
 WEIGHTS = "model.safetensors"
 SHARDED = "model.safetensors.index.json"
@@ -66,8 +66,35 @@ def read_generation_config(directory):
     return read_json(path) if os.path.isfile(path) else {}
 
 
+# NumPy dtype -> seqlab dtype of the arrays read_weights gives (bfloat16 is ml_dtypes', looked up by name)
+_SEQLAB_OF = {np.dtype(np.float32): _core.dtype.float32, np.dtype(np.float64): _core.dtype.float64,
+              np.dtype(np.float16): _core.dtype.float16, np.dtype(np.int64): _core.dtype.int64,
+              np.dtype(np.int32): _core.dtype.int32, np.dtype(np.int16): _core.dtype.int16,
+              np.dtype(np.int8): _core.dtype.int8, np.dtype(np.uint8): _core.dtype.uint8,
+              np.dtype(np.bool_): _core.dtype.bool}
+
+
+def array_dtype(array):
+    """The seqlab dtype of an array read_weights gives (None for one seqlab has not)."""
+    if array.dtype.name == "bfloat16":
+        return _core.dtype.bfloat16
+    return _SEQLAB_OF.get(array.dtype)
+
+
+def as_tensor(array):
+    """A seqlab tensor of the array's dtype over its memory when it can (C-contiguous, aligned),
+    else over a copy; a bfloat16 array's bytes are read bit for bit."""
+    if not (array.flags.c_contiguous and array.flags.aligned):
+        array = np.ascontiguousarray(array)
+    dtype = array_dtype(array)
+    if dtype == _core.dtype.bfloat16:
+        return _core._from_numpy_as(array, dtype)
+    return _core.from_numpy(array)
+
+
 def read_weights(directory):
-    """{name: (float/int NumPy array, the file it came from)} of every tensor of the checkpoint."""
+    """{name: (NumPy array, the file it came from)} of every tensor of the checkpoint, in the
+    file's dtype (float16 as NumPy's, bfloat16 as ml_dtypes')."""
     single, index = os.path.join(directory, WEIGHTS), os.path.join(directory, SHARDED)
     if os.path.isfile(single):
         return _safetensors(single)
@@ -81,7 +108,8 @@ def read_weights(directory):
 
 
 def _safetensors(path):
-    return {name: (t.numpy(), path) for name, t in serialization.load(path).items()}
+    # serialization._array: a bfloat16 tensor as ml_dtypes' array (Tensor.numpy() refuses it, as torch's)
+    return {name: (serialization._array(t), path) for name, t in serialization.load(path).items()}
 
 
 def _sharded(index, directory):
@@ -110,7 +138,9 @@ def _torch_bin(path):
     state = torch.load(path, map_location="cpu", weights_only=True)
     out = {}
     for name, t in state.items():
-        if t.dtype in (torch.float16, torch.bfloat16):
-            t = t.float()  # exact, as serialization.load widens F16 / BF16
-        out[name] = (t.detach().numpy().copy(), path)
+        t = t.detach()
+        if t.dtype == torch.bfloat16:  # its bits, as ml_dtypes' bfloat16 (torch's numpy() refuses it)
+            out[name] = (t.view(torch.int16).numpy().copy().view(serialization._numpy_dtype("BF16")), path)
+        else:
+            out[name] = (t.numpy().copy(), path)
     return out

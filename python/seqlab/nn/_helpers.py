@@ -4,7 +4,7 @@ flags. A leaf: it imports nothing of seqlab.nn, so every module of nn/ may impor
 import warnings
 
 from .. import _args, _core
-from .._dtypes import float32, float64, get_default_dtype
+from .._dtypes import get_default_dtype
 
 
 def _factory(device, dtype):
@@ -13,8 +13,9 @@ def _factory(device, dtype):
         raise RuntimeError(f"seqlab runs on the CPU only; got device {device!r}")
     if dtype is None:
         return get_default_dtype()
-    if dtype not in (float32, float64):
-        raise TypeError(f"layers hold floating point parameters (seqlab.float32 or seqlab.float64), got {dtype}")
+    if not (isinstance(dtype, _core.dtype) and dtype.is_floating_point):
+        raise TypeError(f"layers hold floating point parameters (seqlab.float32, float64, float16 or bfloat16), "
+                        f"got {dtype}")
     return dtype
 
 

@@ -8,8 +8,8 @@ PyTorch's, so a torch state dict loads into the matching seqlab model and back.
 
 Parameter is nn/parameter.py (why it is not a subclass of seqlab.Tensor is explained there).
 
-Conversions (to(dtype), float(), double()) convert each parameter in place, as torch's do:
-``param.data = converted`` (and ``param.grad.data = ...``) keeps the Parameter object, so
+Conversions (to(dtype), float(), double(), half(), bfloat16()) convert each floating-point
+parameter and buffer, as torch's do: ``param.data = converted`` (and ``param.grad.data = ...``) keeps the Parameter object, so
 tied weights stay tied and an optimizer built before the conversion steps the converted
 parameters. Buffers are replaced by their converted copies.
 """
@@ -114,7 +114,8 @@ def _addindent(s, num_spaces):
 
 
 _NP_TO_SEQLAB = {np.dtype(np.float32): float32, np.dtype(np.float64): float64,
-                 np.dtype(np.int64): _core.dtype.int64, np.dtype(np.int32): _core.dtype.int32,
+                 np.dtype(np.float16): _core.dtype.float16, np.dtype(np.int64): _core.dtype.int64,
+                 np.dtype(np.int32): _core.dtype.int32,
                  np.dtype(np.int16): _core.dtype.int16, np.dtype(np.int8): _core.dtype.int8,
                  np.dtype(np.uint8): _core.dtype.uint8, np.dtype(np.bool_): _core.dtype.bool}
 
@@ -133,9 +134,11 @@ def _to_seqlab(value):
             value = value.detach()
         try:
             return _core.from_dlpack(value)
-        except Exception:  # a dtype seqlab lacks (float16, int32, ...): go through NumPy
+        except Exception:  # a dtype seqlab lacks (uint16, complex64, ...): go through NumPy
             value = value.cpu().numpy() if hasattr(value, "cpu") else np.asarray(value)
     arr = np.asarray(value)
+    if arr.dtype.name == "bfloat16":  # ml_dtypes' (Hugging Face's NumPy bfloat16): its bits as seqlab's
+        return _core._from_numpy_as(np.ascontiguousarray(arr), _core.dtype.bfloat16)
     if arr.dtype not in _NP_TO_SEQLAB:
         arr = arr.astype(np.float64 if arr.dtype.kind in "fc" else np.int64 if arr.dtype.kind in "iu" else arr.dtype)
     return _tensor(arr)
@@ -161,7 +164,7 @@ def _parse_to(*args, **kwargs):
             device = a
     if device is not None and str(device) not in ("cpu", "cpu:0"):
         raise RuntimeError(f"seqlab runs on the CPU only; got device {device!r}")
-    if dtype is not None and dtype not in (float32, float64):
+    if dtype is not None and not dtype.is_floating_point:
         raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
     return device, dtype
 
@@ -479,6 +482,12 @@ class Module:
 
     def double(self):
         return self.to(float64)
+
+    def half(self):
+        return self.to(_core.dtype.float16)
+
+    def bfloat16(self):
+        return self.to(_core.dtype.bfloat16)
 
     def cpu(self):
         return self
