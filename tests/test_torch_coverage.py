@@ -242,15 +242,13 @@ EXCLUDED = {
 # The ledger: in scope, not built yet.
 MISSING = {
     'torch': """
-        BFloat16Tensor GradScaler HalfTensor as_strided as_strided_ as_strided_copy
-        as_strided_scatter bfloat16 conv_tbc convolution embedding_bag embedding_renorm_ float16
-        geqrf get_file_path gru gru_cell half histogramdd lobpcg lstm lstm_cell lu lu_solve
-        lu_unpack norm_except_dim orgqr ormqr pca_lowrank rnn_relu rnn_relu_cell rnn_tanh
-        rnn_tanh_cell segment_reduce svd_lowrank uint16 uint32 uint64
+        GradScaler as_strided as_strided_ as_strided_copy as_strided_scatter conv_tbc convolution
+        embedding_bag embedding_renorm_ geqrf get_file_path gru gru_cell histogramdd lobpcg lstm
+        lstm_cell lu lu_solve lu_unpack norm_except_dim orgqr ormqr pca_lowrank rnn_relu
+        rnn_relu_cell rnn_tanh rnn_tanh_cell segment_reduce svd_lowrank uint16 uint32 uint64
     """.split(),
     'Tensor': """
-        as_strided as_strided_ as_strided_scatter as_subclass bfloat16 geqrf half index lu lu_solve
-        orgqr ormqr
+        as_strided as_strided_ as_strided_scatter as_subclass geqrf index lu lu_solve orgqr ormqr
     """.split(),
     'F': """
         conv_tbc linear_cross_entropy
@@ -272,8 +270,8 @@ MISSING = {
 }
 
 COVERAGE = {
-    'torch': (571, 609),
-    'Tensor': (504, 516),
+    'torch': (576, 609),
+    'Tensor': (506, 516),
     'F': (98, 100),
     'nn': (126, 133),
     'init': (26, 26),

@@ -9,7 +9,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import _args, _core
+from . import _args, _core, _reduced_float
 
 __all__ = ["sort", "argsort", "topk", "unique", "unique_consecutive"]
 
@@ -29,7 +29,7 @@ def _dim(x, dim, fn):
 
 def _order(x, dim, descending):
     """Indices that sort x along dim (stable), as an int64 NumPy array."""
-    a = x.detach().contiguous().numpy()
+    a = _reduced_float.numpy_values(x.contiguous())  # (bfloat16 as float32: the same order)
     if a.ndim == 0:
         return np.zeros((), dtype=np.int64)
     if np.issubdtype(a.dtype, np.floating):
