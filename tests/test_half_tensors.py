@@ -201,6 +201,21 @@ def test_random_creation(name):
     assert r.dtype == s and set(r.tolist()) == set(float(k) for k in range(-5, 5))
     p = seqlab.randperm(200, dtype=s)
     assert p.dtype == s and sorted(p.tolist()) == [float(k) for k in range(200)]
+    t = getattr(torch, name)
+    assert_raises_like_torch(lambda: seqlab.randint(0, 10 ** 39, (2,), dtype=s),
+                             lambda: torch.randint(0, 10 ** 39, (2,), dtype=t), "Overflow|out of bounds")
+    if name == "float16":
+        assert_raises_like_torch(lambda: seqlab.randint(-70000, 5, (2,), dtype=s),
+                                 lambda: torch.randint(-70000, 5, (2,), dtype=t), "from is out of bounds for c10::Half")
+        assert_raises_like_torch(lambda: seqlab.randint(0, 70000, (2,), dtype=s),
+                                 lambda: torch.randint(0, 70000, (2,), dtype=t), "to - 1 is out of bounds for c10::Half")
+        assert_raises_like_torch(lambda: seqlab.randperm(2050, dtype=s), lambda: torch.randperm(2050, dtype=t),
+                                 "n cannot be greater than 2049 for Half type.")
+        assert seqlab.randperm(2049, dtype=s).shape == torch.randperm(2049, dtype=t).shape
+    with pytest.warns(UserWarning, match=r"to - 1 is out of bounds \[-\(2\^\d+\), 2\^\d+\]. Due to precision"):
+        seqlab.randint(0, 5000, (3,), dtype=s)
+    with pytest.warns(UserWarning, match=r"to - 1 is out of bounds \[-\(2\^\d+\), 2\^\d+\]. Due to precision"):
+        torch.randint(0, 5000, (3,), dtype=t)
     x = seqlab.zeros(3, 4, dtype=s)
     for like in (seqlab.rand_like(x), seqlab.randn_like(x), seqlab.randint_like(x, 3)):
         assert like.dtype == s and tuple(like.shape) == (3, 4)
@@ -397,6 +412,52 @@ def test_shape_and_movement(name):
             same(got, want)
         else:
             assert str(got.dtype).rpartition(".")[2] == str(want.dtype).rpartition(".")[2], i
+            np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=str(i))
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_fill_overflow(name):
+    """fill_ and masked_fill convert their number as torch's checked conversion: beyond the largest
+    finite value is refused (inf is not); a 0-d tensor fill_ value is copied, unchecked."""
+    x, y = pair(name, [1.0, 2.0, 3.0])
+    m_s, m_t = seqlab.tensor([True, False, True]), torch.tensor([True, False, True])
+    kind = "Half" if name == "float16" else "BFloat16"
+    big = 1e6 if name == "float16" else 1e39
+    for value in (big, -big, 65504.5 if name == "float16" else 3.4e38):
+        for fn in (lambda a, m, v: a.masked_fill(m, v), lambda a, m, v: a.clone().masked_fill_(m, v),
+                   lambda a, m, v: a.clone().fill_(v)):
+            assert_raises_like_torch(lambda: fn(x, m_s, value), lambda: fn(y, m_t, value),
+                                     f"value cannot be converted to type .*{kind} without overflow")
+        if name == "float16":  # (a float32 0-d value: 1e6 stays finite; bfloat16's bounds go inf in float32)
+            assert_raises_like_torch(lambda: x.masked_fill(m_s, seqlab.tensor(value)),
+                                     lambda: y.masked_fill(m_t, torch.tensor(value)), f"{kind} without overflow")
+        same(x.clone().fill_(seqlab.tensor(value)), y.clone().fill_(torch.tensor(value)))
+    for value in (float("inf"), float("nan"), 1 / 3, 65504.0, 7):
+        same(x.masked_fill(m_s, value), y.masked_fill(m_t, value))
+        same(seqlab.masked_fill(x, m_s, value), torch.masked_fill(y, m_t, value))
+        same(x.clone().masked_fill_(m_s, value), y.clone().masked_fill_(m_t, value))
+        same(x.clone().fill_(value), y.clone().fill_(value))
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_numpy_read_ops(name):
+    """The ops seqlab computes through NumPy (sort, unique, order statistics, searchsorted) read
+    bfloat16 as its float32 values and give back bfloat16."""
+    data = [[1 / 3, -2.5, 7.0, 1.0], [1e-6, 3.0, 2.0, 3.0], [2.0, 1.0, -1.0, 1 / 7]]
+    x, y = pair(name, data)
+    assert x.itemsize == y.itemsize == 2 and x.nbytes == y.nbytes == 24
+    cases = [lambda m, a: a.unique(), lambda m, a: m.unique(a, return_inverse=True, return_counts=True)[1],
+             lambda m, a: a.unique_consecutive(), lambda m, a: a.unique(dim=0), lambda m, a: a.median(),
+             lambda m, a: a.median(0)[0], lambda m, a: a.median(0)[1], lambda m, a: a.kthvalue(2, 1)[0],
+             lambda m, a: a.kthvalue(2, 1)[1], lambda m, a: a.mode(1)[0], lambda m, a: m.msort(a),
+             lambda m, a: a.argsort(1), lambda m, a: a.sort(1, descending=True)[0], lambda m, a: a.nanmedian(),
+             lambda m, a: m.searchsorted(a[0].sort()[0], a[1]), lambda m, a: m.bucketize(a[1], a[0].sort()[0]),
+             lambda m, a: a.reshape(-1)[:0].median()]
+    for i, case in enumerate(cases):
+        got, want = case(seqlab, x), case(torch, y)
+        if want.dtype.is_floating_point:
+            same(got, want)
+        else:
             np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=str(i))
 
 

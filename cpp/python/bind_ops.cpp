@@ -330,15 +330,30 @@ void bind_ops(py::module_& m) {
   const auto fill_value = [](const py::handle& value, const char* op) {
     return py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>() : number_arg(value, op, "value");
   };
-  def_op(cls, "fill_", [fill_value](Tensor& x, py::handle value) -> Tensor {
+  // fill_ and masked_fill store one number: a float16/bfloat16 self refuses a value beyond its range
+  // as torch's checked conversion does, before the float32 computation (which would give inf); a
+  // 0-d tensor fill_ value is copied unchecked, as torch's
+  const auto fits_16 = [fill_value](const Tensor& x, py::handle value, const char* op) {
+    if (!is_reduced_float(x.dtype()) || (op[0] == 'f' && py::isinstance<TensorImpl>(value))) return;
+    check_value_fits(fill_value(value, op), x.dtype(), op);
+  };
+  auto fill = through_float32("fill_", [fill_value](Tensor& x, py::handle value) -> Tensor {
     const double v = fill_value(value, "fill_");
     return released([&] { return fill_(x, v); });
+  });
+  cls.def("fill_", [fill, fits_16](Tensor& x, py::handle value) -> Tensor {
+    fits_16(x, value, "fill_");
+    return fill(x, value);
   }, py::arg("value"), "Fill self with value in place; returns self.");
   cls.def("copy_", [](Tensor& x, const Tensor& src) -> Tensor { return copy_(x, src); }, py::arg("src"), Release(),
           "Copy src's values into self in place (src broadcasts to self, dtypes convert); returns self.");
-  def_op(cls, "masked_fill_", [fill_value](Tensor& x, const Tensor& mask, py::handle value) -> Tensor {
+  auto masked_fill_in_place = through_float32("masked_fill_", [fill_value](Tensor& x, const Tensor& mask, py::handle value) -> Tensor {
     const double v = fill_value(value, "masked_fill_");
     return released([&] { return masked_fill_(x, mask, v); });
+  });
+  cls.def("masked_fill_", [masked_fill_in_place, fits_16](Tensor& x, const Tensor& mask, py::handle value) -> Tensor {
+    fits_16(x, value, "masked_fill_");
+    return masked_fill_in_place(x, mask, value);
   }, py::arg("mask"), py::arg("value"), "self_i = value where mask_i is True, in place; returns self.");
   def_op(m, "_index_put", [](const Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) {
     TensorList l;
@@ -544,11 +559,20 @@ void bind_ops(py::module_& m) {
        "(torch.gather).");
   both(m, cls, "index_select", [](const Tensor& x, int64_t dim, const Tensor& index) { return index_select(x, dim, index); },
        py::arg("dim"), py::arg("index"), Release(), "The entries index (1-d, int64) along dim, copied (torch.index_select).");
-  both(m, cls, "masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value) {
-    const double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>()
-                                                       : number_arg(value, "masked_fill", "value");
-    return released([&] { return masked_fill(x, mask, v); });
-  }, py::arg("mask"), py::arg("value"), "input with value where mask (broadcast to input) is True (torch.masked_fill).");
+  {
+    auto f = through_float32("masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value) {
+      const double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>()
+                                                         : number_arg(value, "masked_fill", "value");
+      return released([&] { return masked_fill(x, mask, v); });
+    });
+    auto g = [f, fits_16](const Tensor& x, const Tensor& mask, py::handle value) {
+      fits_16(x, value, "masked_fill");
+      return f(x, mask, value);
+    };
+    const char* doc = "input with value where mask (broadcast to input) is True (torch.masked_fill).";
+    cls.def("masked_fill", g, py::arg("mask"), py::arg("value"), doc);
+    m.def("masked_fill", g, py::arg("input"), py::arg("mask"), py::arg("value"), doc);
+  }
   both(m, cls, "nonzero", [](const Tensor& x) { return nonzero(x); }, Release(),
        "The indices of the non-zero elements, one row per element: shape (n, input.dim()) (torch.nonzero).");
   both(m, cls, "triu", [](const Tensor& x, int64_t d) { return triu(x, d); }, py::arg("diagonal") = 0, Release(),

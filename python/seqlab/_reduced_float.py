@@ -3,6 +3,8 @@ RangeFactories.cpp): each step of arange, linspace and logspace rounded to 16 bi
 does, so the values are torch's bit for bit. NumPy stands in for the 16-bit arithmetic: each
 operation in float32, rounded to nearest even once (c10::Half and c10::BFloat16 do the same).
 Tests: tests/test_half_tensors.py."""
+import warnings
+
 import numpy as np
 
 from . import _core
@@ -54,6 +56,21 @@ def check_fits(value, dtype, fn):
     if np.isfinite(value) and abs(value) > _MAX[dtype]:
         raise RuntimeError(f"{fn}(): value cannot be converted to type {_C10_NAMES[dtype]} without overflow "
                            f"(got {value:g})")
+
+
+def check_random_bounds(low, high_inclusive, dtype):
+    """randint's bounds as torch checks them for a 16-bit dtype: each must convert (a
+    RuntimeError), and beyond ±2^digits (where not every integer is held) torch warns."""
+    name, digits = _C10_NAMES[dtype], DIGITS[dtype]
+    for value, what in ((low, "from"), (high_inclusive, "to - 1")):
+        if abs(value) > _MAX[dtype]:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    for value, what in ((low, "from"), (high_inclusive, "to - 1")):
+        if abs(value) > 2 ** digits:
+            warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {name} "
+                          f"can support discrete uniform distribution only within this range. This warning will "
+                          f"become an error in version 1.7 release, please fix the code in advance", UserWarning,
+                          stacklevel=3)
 
 
 def arange(start, step, n, dtype):

@@ -269,6 +269,8 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     low, high = _args.int64(low, "randint", "low"), _args.int64(high, "randint", "high")
+    if _args.dtype(dtype, "randint") in _REDUCED:
+        _reduced_float.check_random_bounds(low, high - 1, dtype)
     return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64, _args.generator(generator, "randint"))
 
 
@@ -276,6 +278,8 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     """A random permutation of 0 .. n-1 (Fisher-Yates), int64 unless dtype says otherwise."""
     _check_device(device, "randperm")
     n = _args.int64(n, "randperm", "n")
+    if dtype == float16 and n > 2049:  # torch's limit: 2^11 + 1, the integers float16 holds exactly
+        raise RuntimeError("n cannot be greater than 2049 for Half type.")
     return _finish(_core._randperm(n, _args.dtype(dtype, "randperm") or int64, _args.generator(generator, "randperm")), requires_grad)
 
 
