@@ -5,6 +5,7 @@ numpy, DLPack), indexing and data movement, set_default_dtype, finfo and promote
 compared bit for bit. The op sweep is tests/test_half_dtypes.py; the Python side:
 python/seqlab/_tensor.py and _reduced_float.py."""
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -102,7 +103,9 @@ def test_tensor_rounds_as_torch(name):
     arr = np.array(TRICKY)
     same(seqlab.tensor(arr, dtype=s), torch.tensor(arr, dtype=t))
     same(seqlab.as_tensor(arr, dtype=s), torch.as_tensor(arr, dtype=t))
-    same(seqlab.tensor(arr.astype(np.float32), dtype=s), torch.tensor(arr.astype(np.float32), dtype=t))
+    with np.errstate(over="ignore"):
+        arr32 = arr.astype(np.float32)
+    same(seqlab.tensor(arr32, dtype=s), torch.tensor(arr32, dtype=t))
     ints = [0, 1, -7, 2049, 2051, 65519, 70000, 2 ** 40, 2 ** 70]
     same(seqlab.tensor(ints, dtype=s), torch.tensor(ints, dtype=t))
     same(seqlab.tensor(np.array(ints[:-1]), dtype=s), torch.tensor(np.array(ints[:-1]), dtype=t))
@@ -529,6 +532,25 @@ def test_set_default_dtype(name):
         seqlab.set_default_dtype(seqlab.float32)
         torch.set_default_dtype(torch.float32)
     same(seqlab.tensor([1, 2]) / 3, torch.tensor([1, 2]) / 3)
+
+
+@pytest.mark.parametrize("type_name", ["HalfTensor", "BFloat16Tensor"])
+def test_set_default_tensor_type(type_name):
+    try:
+        for make_s, make_t in ((lambda: getattr(seqlab, type_name), lambda: getattr(torch, type_name)),
+                               (lambda: f"torch.{type_name}", lambda: f"torch.{type_name}")):
+            with pytest.warns(UserWarning, match="set_default_tensor_type\\(\\) is deprecated"):
+                seqlab.set_default_tensor_type(make_s())
+            with warnings.catch_warnings():  # (torch warns once per process)
+                warnings.simplefilter("ignore")
+                torch.set_default_tensor_type(make_t())
+            assert str(seqlab.get_default_dtype()) == str(torch.get_default_dtype()).replace("torch.", "seqlab.")
+            same(seqlab.tensor([1 / 3]), torch.tensor([1 / 3]))
+            seqlab.set_default_dtype(seqlab.float32)
+            torch.set_default_dtype(torch.float32)
+    finally:
+        seqlab.set_default_dtype(seqlab.float32)
+        torch.set_default_dtype(torch.float32)
 
 
 def test_set_default_dtype_refuses_integers():

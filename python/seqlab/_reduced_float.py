@@ -27,7 +27,8 @@ def rounder(dtype):
 
 
 def _round_half(x):
-    return np.asarray(x, _f32).astype(np.float16).astype(_f32)
+    with np.errstate(over="ignore"):  # beyond 65504 rounds to inf, as c10::Half
+        return np.asarray(x, _f32).astype(np.float16).astype(_f32)
 
 
 def _round_bfloat16(x):
