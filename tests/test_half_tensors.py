@@ -90,6 +90,15 @@ def test_conversion_methods(method):
                              lambda: getattr(y, method)(memory_format=3), "memory_format")
     assert_raises_like_torch(lambda: getattr(x, method)(seqlab.preserve_format),
                              lambda: getattr(y, method)(torch.preserve_format))
+    # differentiable: the gradient comes back in the source's dtype
+    grads = []
+    for lib in (seqlab, torch):
+        leaf = lib.tensor([1 / 3, 2.5, -7.0], requires_grad=True)
+        out = getattr(leaf, method)()
+        assert out.grad_fn.name() == "ToCopyBackward0" and out.requires_grad
+        ((out * out).float() * 3).sum().backward()
+        grads.append(leaf.grad)
+    assert grads[0].dtype == seqlab.float32 and grads[0].tolist() == grads[1].tolist()
     # the other conversions take the same keyword
     same(x.float(memory_format=seqlab.preserve_format), y.float(memory_format=torch.preserve_format))
     same(x.double(memory_format=seqlab.contiguous_format), y.double(memory_format=torch.contiguous_format))
