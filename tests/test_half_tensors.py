@@ -464,7 +464,7 @@ def test_numpy_read_ops(name):
              lambda m, a: a.kthvalue(2, 1)[1], lambda m, a: a.mode(1)[0], lambda m, a: m.msort(a),
              lambda m, a: a.argsort(1), lambda m, a: a.sort(1, descending=True)[0], lambda m, a: a.nanmedian(),
              lambda m, a: m.searchsorted(a[0].sort()[0], a[1]), lambda m, a: m.bucketize(a[1], a[0].sort()[0]),
-             lambda m, a: a.reshape(-1)[:0].median()]
+             lambda m, a: a.reshape(-1)[:0].median(), lambda m, a: a.cummax(1)[0], lambda m, a: a.cummin(0)[1]]
     for i, case in enumerate(cases):
         got, want = case(seqlab, x), case(torch, y)
         if want.dtype.is_floating_point:
