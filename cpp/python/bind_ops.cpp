@@ -66,6 +66,14 @@ double alpha_arg(const py::handle& alpha, const Tensor& a, const Tensor& b, cons
   return number_arg(alpha, op, "alpha");
 }
 
+// A view op bound as seqlab.NAME(input, ...) and Tensor.NAME(...) as both() binds an op, but not
+// through float32: a float16/bfloat16 view shares its base's memory as any other view does.
+template <typename F, typename... Extra>
+void both_view(py::module_& m, TensorClass& cls, const char* name, F f, const Extra&... extra) {
+  cls.def(name, f, extra...);
+  m.def(name, f, py::arg("input"), extra...);
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
@@ -101,18 +109,25 @@ void bind_ops(py::module_& m) {
              "The elementwise maximum of input and other; NaN if either is NaN (torch.maximum).", true);
   def_binary("minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); },
              "The elementwise minimum of input and other; NaN if either is NaN (torch.minimum).", true);
-  def_binary("eq", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Eq); },
-             "input == other elementwise, a bool tensor (torch.eq).");
-  def_binary("ne", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Ne); },
-             "input != other elementwise, a bool tensor (torch.ne).");
-  def_binary("lt", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Lt); },
-             "input < other elementwise, a bool tensor (torch.lt).");
-  def_binary("le", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Le); },
-             "input <= other elementwise, a bool tensor (torch.le).");
-  def_binary("gt", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Gt); },
-             "input > other elementwise, a bool tensor (torch.gt).");
-  def_binary("ge", [](const Tensor& a, const Tensor& b) { return compare(a, b, CompareOp::Ge); },
-             "input >= other elementwise, a bool tensor (torch.ge).");
+  // the comparisons: float16/bfloat16 operands are first brought to their common dtype (common_operands)
+  for (auto [name, op, doc] : {std::tuple<const char*, CompareOp, const char*>{
+           "eq", CompareOp::Eq, "input == other elementwise, a bool tensor (torch.eq)."},
+       {"ne", CompareOp::Ne, "input != other elementwise, a bool tensor (torch.ne)."},
+       {"lt", CompareOp::Lt, "input < other elementwise, a bool tensor (torch.lt)."},
+       {"le", CompareOp::Le, "input <= other elementwise, a bool tensor (torch.le)."},
+       {"gt", CompareOp::Gt, "input > other elementwise, a bool tensor (torch.gt)."},
+       {"ge", CompareOp::Ge, "input >= other elementwise, a bool tensor (torch.ge)."}}) {
+    auto f = through_float32(name, [name = name, op = op](const Tensor& a, py::handle b) {
+      const Tensor o = operand_arg(b, a, name);
+      return released([&] { return compare(a, o, op); });
+    });
+    auto g = [f](const Tensor& a, py::handle b) {
+      auto [x, y] = common_operands(a, b);
+      return f(x, y);
+    };
+    cls.def(name, g, py::arg("other"), doc);
+    m.def(name, g, py::arg("input"), py::arg("other"), doc);
+  }
   def_binary("logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); },
              "input AND other, zero meaning False, a bool tensor (torch.logical_and).", true);
   def_binary("logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); },
@@ -315,15 +330,30 @@ void bind_ops(py::module_& m) {
   const auto fill_value = [](const py::handle& value, const char* op) {
     return py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>() : number_arg(value, op, "value");
   };
-  def_op(cls, "fill_", [fill_value](Tensor& x, py::handle value) -> Tensor {
+  // fill_ and masked_fill store one number: a float16/bfloat16 self refuses a value beyond its range
+  // as torch's checked conversion does, before the float32 computation (which would give inf); a
+  // 0-d tensor fill_ value is copied unchecked, as torch's
+  const auto fits_16 = [fill_value](const Tensor& x, py::handle value, const char* op) {
+    if (!is_reduced_float(x.dtype()) || (op[0] == 'f' && py::isinstance<TensorImpl>(value))) return;
+    check_value_fits(fill_value(value, op), x.dtype(), op);
+  };
+  auto fill = through_float32("fill_", [fill_value](Tensor& x, py::handle value) -> Tensor {
     const double v = fill_value(value, "fill_");
     return released([&] { return fill_(x, v); });
+  });
+  cls.def("fill_", [fill, fits_16](Tensor& x, py::handle value) -> Tensor {
+    fits_16(x, value, "fill_");
+    return fill(x, value);
   }, py::arg("value"), "Fill self with value in place; returns self.");
   cls.def("copy_", [](Tensor& x, const Tensor& src) -> Tensor { return copy_(x, src); }, py::arg("src"), Release(),
           "Copy src's values into self in place (src broadcasts to self, dtypes convert); returns self.");
-  def_op(cls, "masked_fill_", [fill_value](Tensor& x, const Tensor& mask, py::handle value) -> Tensor {
+  auto masked_fill_in_place = through_float32("masked_fill_", [fill_value](Tensor& x, const Tensor& mask, py::handle value) -> Tensor {
     const double v = fill_value(value, "masked_fill_");
     return released([&] { return masked_fill_(x, mask, v); });
+  });
+  cls.def("masked_fill_", [masked_fill_in_place, fits_16](Tensor& x, const Tensor& mask, py::handle value) -> Tensor {
+    fits_16(x, value, "masked_fill_");
+    return masked_fill_in_place(x, mask, value);
   }, py::arg("mask"), py::arg("value"), "self_i = value where mask_i is True, in place; returns self.");
   def_op(m, "_index_put", [](const Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) {
     TensorList l;
@@ -349,6 +379,8 @@ void bind_ops(py::module_& m) {
           "self converted to dtype.");
   cls.def("float", [](const Tensor& x) { return to_dtype(x, Dtype::Float32); }, Release(), "self converted to float32, as torch.Tensor.to(float32).");
   cls.def("double", [](const Tensor& x) { return to_dtype(x, Dtype::Float64); }, Release(), "self converted to float64, as torch.Tensor.to(float64).");
+  cls.def("half", [](const Tensor& x) { return to_dtype(x, Dtype::Float16); }, Release(), "self converted to float16, as torch.Tensor.to(float16).");
+  cls.def("bfloat16", [](const Tensor& x) { return to_dtype(x, Dtype::BFloat16); }, Release(), "self converted to bfloat16, as torch.Tensor.to(bfloat16).");
   cls.def("long", [](const Tensor& x) { return to_dtype(x, Dtype::Int64); }, Release(), "self converted to int64, as torch.Tensor.to(int64).");
   cls.def("int", [](const Tensor& x) { return to_dtype(x, Dtype::Int32); }, Release(), "self converted to int32, as torch.Tensor.to(int32).");
   cls.def("short", [](const Tensor& x) { return to_dtype(x, Dtype::Int16); }, Release(), "self converted to int16, as torch.Tensor.to(int16).");
@@ -485,14 +517,14 @@ void bind_ops(py::module_& m) {
   }, "permute(*dims): a view with the dims reordered (torch.permute).");
   m.def("permute", [](const Tensor& x, std::vector<int64_t> dims) { return permute(x, dims); }, py::arg("input"),
         py::arg("dims"), Release(), "A view of input with its dims reordered as dims (torch.permute).");
-  both(m, cls, "flatten", [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); },
+  both_view(m, cls, "flatten", [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); },
        py::arg("start_dim") = 0, py::arg("end_dim") = -1, Release(),
        "Dims start_dim..end_dim merged into one (a view when possible) (torch.flatten).");
-  both(m, cls, "transpose", [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); }, py::arg("dim0"),
+  both_view(m, cls, "transpose", [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); }, py::arg("dim0"),
        py::arg("dim1"), Release(), "A view with dims dim0 and dim1 swapped (torch.transpose).");
-  both(m, cls, "swapaxes", [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); }, py::arg("axis0"),
+  both_view(m, cls, "swapaxes", [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); }, py::arg("axis0"),
        py::arg("axis1"), Release(), "transpose with NumPy's names (torch.swapaxes).");
-  both(m, cls, "t", [](const Tensor& x) { return t(x); }, Release(),
+  both_view(m, cls, "t", [](const Tensor& x) { return t(x); }, Release(),
        "The transpose of a matrix (dims 0 and 1); 0-d and 1-d come back as they are (torch.t).");
   cls.def_property_readonly("T", [](const Tensor& x) {
     std::vector<int64_t> perm;
@@ -501,9 +533,9 @@ void bind_ops(py::module_& m) {
   }, "All dims reversed (torch's Tensor.T).");
   cls.def_property_readonly("mT", [](const Tensor& x) { return transpose(x, -2, -1); },
                             "The last two dims swapped: a batch of matrices transposed (torch's Tensor.mT).");
-  both(m, cls, "unsqueeze", [](const Tensor& x, int64_t d) { return unsqueeze(x, d); }, py::arg("dim"), Release(),
+  both_view(m, cls, "unsqueeze", [](const Tensor& x, int64_t d) { return unsqueeze(x, d); }, py::arg("dim"), Release(),
        "A view with a size-1 dim inserted at dim (torch.unsqueeze).");
-  both(m, cls, "squeeze", [](const Tensor& x, py::object dim) {
+  both_view(m, cls, "squeeze", [](const Tensor& x, py::object dim) {
     if (dim.is_none()) return squeeze(x);
     auto dims = dims_arg(dim, "squeeze");
     Tensor r = x;
@@ -513,21 +545,21 @@ void bind_ops(py::module_& m) {
     for (int64_t d : ws) r = squeeze(r, d);
     return r;
   }, py::arg("dim") = py::none(), "A view without the size-1 dims (all, or those in dim) (torch.squeeze).");
-  both(m, cls, "narrow", [](const Tensor& x, int64_t d, int64_t s, int64_t l) { return narrow(x, d, s, l); },
+  both_view(m, cls, "narrow", [](const Tensor& x, int64_t d, int64_t s, int64_t l) { return narrow(x, d, s, l); },
        py::arg("dim"), py::arg("start"), py::arg("length"), Release(),
        "A view of elements start..start+length-1 along dim (torch.narrow).");
-  both(m, cls, "select", [](const Tensor& x, int64_t d, int64_t i) { return select(x, d, i); }, py::arg("dim"),
+  both_view(m, cls, "select", [](const Tensor& x, int64_t d, int64_t i) { return select(x, d, i); }, py::arg("dim"),
        py::arg("index"), Release(), "A view of index along dim, that dim removed: x.select(0, i) is x[i] (torch.select).");
   cls.def("_slice", [](const Tensor& x, int64_t d, int64_t s, int64_t e, int64_t st) { return slice(x, d, s, e, st); },
           py::arg("dim"), py::arg("start"), py::arg("end"), py::arg("step"), Release());
-  both(m, cls, "split", [](const Tensor& x, py::handle size, int64_t dim) {
+  both_view(m, cls, "split", [](const Tensor& x, py::handle size, int64_t dim) {
     const char* arg = "split_size_or_sections";
     if (py::isinstance<py::int_>(size)) return split(x, int_arg(size, "split", arg), dim);
     return split(x, size_arg(size, "split", arg), dim);
   }, py::arg("split_size_or_sections"), py::arg("dim") = 0,
      "Views of consecutive pieces along dim: of split_size each (the last may be smaller), or of the sizes\n"
      "listed (torch.split).");
-  both(m, cls, "chunk", [](const Tensor& x, int64_t c, int64_t d) { return chunk(x, c, d); }, py::arg("chunks"),
+  both_view(m, cls, "chunk", [](const Tensor& x, int64_t c, int64_t d) { return chunk(x, c, d); }, py::arg("chunks"),
        py::arg("dim") = 0, Release(), "At most `chunks` views of equal size ceil(n / chunks) along dim (torch.chunk).");
   def_op(m, "cat", [](const TensorList& xs, int64_t dim) { return cat(xs, dim); }, py::arg("tensors"), py::arg("dim") = 0,
         Release(), "The tensors joined along an existing dim; the other dims must agree (torch.cat).");
@@ -548,11 +580,20 @@ void bind_ops(py::module_& m) {
        "(torch.gather).");
   both(m, cls, "index_select", [](const Tensor& x, int64_t dim, const Tensor& index) { return index_select(x, dim, index); },
        py::arg("dim"), py::arg("index"), Release(), "The entries index (1-d, int64) along dim, copied (torch.index_select).");
-  both(m, cls, "masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value) {
-    const double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>()
-                                                       : number_arg(value, "masked_fill", "value");
-    return released([&] { return masked_fill(x, mask, v); });
-  }, py::arg("mask"), py::arg("value"), "input with value where mask (broadcast to input) is True (torch.masked_fill).");
+  {
+    auto f = through_float32("masked_fill", [](const Tensor& x, const Tensor& mask, py::handle value) {
+      const double v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>().item<double>()
+                                                         : number_arg(value, "masked_fill", "value");
+      return released([&] { return masked_fill(x, mask, v); });
+    });
+    auto g = [f, fits_16](const Tensor& x, const Tensor& mask, py::handle value) {
+      fits_16(x, value, "masked_fill");
+      return f(x, mask, value);
+    };
+    const char* doc = "input with value where mask (broadcast to input) is True (torch.masked_fill).";
+    cls.def("masked_fill", g, py::arg("mask"), py::arg("value"), doc);
+    m.def("masked_fill", g, py::arg("input"), py::arg("mask"), py::arg("value"), doc);
+  }
   both(m, cls, "nonzero", [](const Tensor& x) { return nonzero(x); }, Release(),
        "The indices of the non-zero elements, one row per element: shape (n, input.dim()) (torch.nonzero).");
   both(m, cls, "triu", [](const Tensor& x, int64_t d) { return triu(x, d); }, py::arg("diagonal") = 0, Release(),
@@ -692,7 +733,8 @@ void bind_ops(py::module_& m) {
 
   // ------------------------------------------------------------ creation (the random ops: bind_random.cpp)
   m.def("_empty", [](const Shape& s, Dtype d) { return Tensor::empty(s, d); }, py::arg("size"), py::arg("dtype"));
-  def_op(m, "_full", [](const Shape& s, double v, Dtype d) { return full(s, v, d); }, py::arg("size"), py::arg("fill_value"),
+  // (a fill converts one value and copies it: float16 and bfloat16 directly, with their overflow check)
+  m.def("_full", [](const Shape& s, double v, Dtype d) { return full(s, v, d); }, py::arg("size"), py::arg("fill_value"),
         py::arg("dtype"), Release());
   def_op(m, "_arange", [](double a, double b, double st, Dtype d) { return arange(a, b, st, d); }, py::arg("start"),
         py::arg("end"), py::arg("step"), py::arg("dtype"), Release());
@@ -701,7 +743,9 @@ void bind_ops(py::module_& m) {
   m.def("_max_threads", &max_threads, "the most threads set_num_threads and the embedding trainers' workers accept");
   m.def("_set_default_float_dtype", [](Dtype d) {
     SEQLAB_CHECK_TYPE(is_floating(d), "only floating-point types are supported as the default type");
-    set_default_float_dtype(d);
+    // a float16/bfloat16 default: the kernels promote to float32 and the bindings round (bind_reduced_float.hpp)
+    reduced::set_default_dtype(d);
+    set_default_float_dtype(is_reduced_float(d) ? Dtype::Float32 : d);
   }, py::arg("d"), "The float dtype integers promote to in ops (seqlab.set_default_dtype sets it).");
   m.def("set_num_threads", [](const py::int_& n) {
     // A Python int beyond int64 is refused as 10**6 is (pybind11 alone would say "incompatible arguments").

@@ -12,9 +12,12 @@
 //     gives the tensor arguments (float16 + float16 is float16; float16 + float32 is float32; a
 //     float16 tensor with an int64 tensor is float16; a 0-dim float32 with a float16 vector is
 //     float16), or to the dtype argument;
-//   - for an in-place op (NAME_ or __iNAME__), writes the result into its first tensor argument.
+//   - for an in-place op (NAME_ or __iNAME__), writes the result into its first tensor argument;
+//   - under a float16/bfloat16 default dtype, rounds the float32 results of an op without floating
+//     tensor arguments (integers promoted to the default) to it.
 // Results that are not float32 (indices, masks) keep their dtype. Tests: tests/test_half_dtypes.py.
 #pragma once
+#include <atomic>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -24,6 +27,16 @@
 namespace seqlab::bind {
 
 namespace reduced {
+
+// seqlab.set_default_dtype(float16 or bfloat16): the kernels' default stays float32
+// (default_float_dtype()), and an op whose tensors are not floating rounds its float32 results
+// (int_tensor / 2, exp of ints, where(mask, 1.5, 2.0)) to this dtype, as torch gives them.
+inline std::atomic<Dtype> default_dtype_{Dtype::Float32};
+inline void set_default_dtype(Dtype d) { default_dtype_.store(d, std::memory_order_relaxed); }
+inline std::optional<Dtype> reduced_default() {
+  const Dtype d = default_dtype_.load(std::memory_order_relaxed);
+  return is_reduced_float(d) ? std::optional<Dtype>(d) : std::nullopt;
+}
 
 // What the arguments hold, from a first pass over them.
 struct Scan {
@@ -202,7 +215,13 @@ auto wrap(const char* name, F f, R (*)(A...)) {
   return [f = std::move(f), inplace](A... a) -> R {
     Scan s;
     (scan(s, a), ...);
-    if (!s.any) return f(std::forward<A>(a)...);
+    if (!s.any) {
+      const std::optional<Dtype> dflt = reduced_default();
+      const std::optional<Dtype> kind = s.result();
+      if constexpr (!std::is_void_v<R>)
+        if (dflt && !(kind && is_floating(*kind))) return down(f(std::forward<A>(a)...), *dflt);
+      return f(std::forward<A>(a)...);
+    }
     std::tuple<std::decay_t<decltype(up(a))>...> converted{up(a)...};
     const std::optional<Dtype> to = s.result();
     const Tensor* self = nullptr;
@@ -222,6 +241,28 @@ auto wrap(const char* name, F f, R (*)(A...)) {
 }
 
 }  // namespace reduced
+
+// torch's comparison kernels read both operands in their common dtype: where that is float16 or
+// bfloat16, the other operand (a number, or a tensor of another dtype) is rounded to it first, so
+// x_half == 2049 compares with 2048 and bf16(1/3) <= 1/3 holds; then the comparison runs in float32.
+inline std::pair<Tensor, py::object> common_operands(const Tensor& a, py::handle b) {
+  if (reduced::is_tensor(b)) {
+    const Tensor o = b.cast<Tensor>();
+    if (!is_reduced_float(a.dtype()) && !is_reduced_float(o.dtype())) return {a, py::reinterpret_borrow<py::object>(b)};
+    reduced::Scan s;
+    s.tensor(a);
+    s.tensor(o);
+    const std::optional<Dtype> to = s.result();
+    if (!to || !is_reduced_float(*to)) return {a, py::reinterpret_borrow<py::object>(b)};
+    return {to_dtype(a, *to), py::cast(to_dtype(o, *to))};
+  }
+  int overflow = 0;  // (an int beyond 64 bits goes on to the op's own OverflowError)
+  const bool number = PyFloat_Check(b.ptr()) ||
+                      (PyLong_Check(b.ptr()) && (PyLong_AsLongLongAndOverflow(b.ptr(), &overflow), overflow == 0));
+  if (!is_reduced_float(a.dtype()) || !number) return {a, py::reinterpret_borrow<py::object>(b)};
+  // (double -> 16 bits through float, as c10's conversion)
+  return {a, py::cast(to_dtype(scalar_tensor(b.cast<double>(), Dtype::Float64), a.dtype()))};
+}
 
 // f (a lambda or a function pointer) with float16/bfloat16 arguments computed in float32.
 template <typename F>

@@ -65,7 +65,7 @@ void bind_tensor(py::module_& m) {
         return Tensor(leaf);
       }, "AccumulateGrad only: the leaf tensor whose .grad this node accumulates into.");
 
-  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", R"(An n-dimensional array (float32, float64, the integers int64, int32, int16, int8, uint8, or bool) with reverse-mode autograd, as torch.Tensor.
+  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", R"(An n-dimensional array (float32, float64, float16, bfloat16, the integers int64, int32, int16, int8, uint8, or bool) with reverse-mode autograd, as torch.Tensor.
 Make one with seqlab.tensor(data), zeros, randn, ...; Tensor(data) and Tensor(*sizes) are torch's legacy
 constructors. A tensor that requires grad records the ops applied to it, and backward() fills .grad.)",
       py::dynamic_attr(), py::buffer_protocol());
@@ -244,10 +244,15 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
   const std::pair<const char*, CompareOp> cmps[] = {{"__eq__", CompareOp::Eq}, {"__ne__", CompareOp::Ne},
                                                     {"__lt__", CompareOp::Lt}, {"__le__", CompareOp::Le},
                                                     {"__gt__", CompareOp::Gt}, {"__ge__", CompareOp::Ge}};
-  for (auto [name, op] : cmps)
-    cls.def(name, through_float32(name, [name = name, op = op](const Tensor& a, py::handle b) {
+  for (auto [name, op] : cmps) {
+    auto f = through_float32(name, [name = name, op = op](const Tensor& a, py::handle b) {
       return binary(name, a, b, false, [op](const Tensor& x, const Tensor& y) { return compare(x, y, op); });
-    }), py::arg("other"), py::is_operator());
+    });
+    cls.def(name, [f](const Tensor& a, py::handle b) {
+      auto [x, y] = common_operands(a, b);  // (float16/bfloat16: both operands in that dtype first)
+      return f(x, y);
+    }, py::arg("other"), py::is_operator());
+  }
 }
 
 }  // namespace seqlab::bind

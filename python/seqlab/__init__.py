@@ -57,12 +57,12 @@ from ._core import (  # noqa: E402,F401
     scatter, scatter_add, scatter_reduce, index_add, index_copy, index_reduce,
 )
 from ._tensor import (  # noqa: E402,F401
-    float32, float64, int64, int32, int16, int8, uint8, bool, float, double, long, short,
+    float32, float64, float16, bfloat16, half, int64, int32, int16, int8, uint8, bool, float, double, long, short,
     tensor, as_tensor, zeros, ones, empty, full, arange, eye, rand, randn, randint, randperm,
     zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
     std, equal, allclose, numel, is_tensor, unbind,
-    FloatTensor, DoubleTensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor,
-    get_default_dtype,
+    FloatTensor, DoubleTensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor, HalfTensor,
+    BFloat16Tensor, get_default_dtype,
 )
 from ._tensor import int32 as int  # noqa: E402,F401  (torch.int; after this line `int` is the dtype)
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401

@@ -233,8 +233,8 @@ def _itemsize(self):
     return _dtypes_itemsize[self.dtype]
 
 
-_dtypes_itemsize = {_dtypes.float32: 4, _dtypes.float64: 8, _dtypes.int64: 8, _dtypes.int32: 4, _dtypes.int16: 2,
-                    _dtypes.int8: 1, _dtypes.uint8: 1, _dtypes.bool: 1}
+_dtypes_itemsize = {_dtypes.float32: 4, _dtypes.float64: 8, _dtypes.float16: 2, _dtypes.bfloat16: 2, _dtypes.int64: 8,
+                    _dtypes.int32: 4, _dtypes.int16: 2, _dtypes.int8: 1, _dtypes.uint8: 1, _dtypes.bool: 1}
 
 
 def _matrix_transpose(self):

@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from . import _args, _core
+from . import _args, _core, _reduced_float
 from ._dtypes import _check_device, _finish, get_default_dtype
 
 __all__ = ["flip", "roll", "repeat", "repeat_interleave", "all", "any", "mv", "dot", "linspace", "logspace", "logsumexp",
@@ -160,6 +160,9 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = _args.dtype(dtype, "linspace") or get_default_dtype()
+    if dtype in _reduced_float.REDUCED:  # torch's kernel computes in the 16-bit type itself
+        start, end = _args.number(start, "linspace", "start"), _args.number(end, "linspace", "end")
+        return _finish(_reduced_float.linspace(start, end, steps, dtype), requires_grad)
     np_dtype = np.float64 if dtype == _core.dtype.float64 else np.float32
     start, end = _args.number(start, "linspace", "start"), _args.number(end, "linspace", "end")
     i = np.arange(steps)
@@ -179,6 +182,15 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     """base ** linspace(start, end, steps), as torch.logspace."""
+    dtype_ = _args.dtype(dtype, "logspace")
+    if dtype_ in _reduced_float.REDUCED or (dtype_ is None and get_default_dtype() in _reduced_float.REDUCED):
+        _check_device(device, "logspace")
+        steps = _args.index(steps, "logspace", "steps")
+        if steps < 0:
+            raise RuntimeError("number of steps must be non-negative")
+        start, end = _args.number(start, "logspace", "start"), _args.number(end, "logspace", "end")
+        t = _reduced_float.logspace(start, end, steps, base, dtype_ or get_default_dtype())
+        return _finish(t, requires_grad)
     exps = linspace(start, end, steps, dtype=_core.dtype.float64, device=device)
     out = _core.from_numpy(np.ascontiguousarray(np.power(float(base), exps.numpy())))
     dtype = _args.dtype(dtype, "logspace") or get_default_dtype()

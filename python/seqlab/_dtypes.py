@@ -30,14 +30,15 @@ def get_default_dtype():
 
 
 def set_default_dtype(d, /):
-    """The dtype of floating tensors made without one (torch.set_default_dtype): float32 or
-    float64. It is what tensor([1.5]), zeros, rand, arange(0.5), full(.., 1.5), linspace and
-    the layers' parameters make, what an op promotes integers to (int_tensor / 2, exp of ints),
-    and the float dtype repr leaves unnamed."""
+    """The dtype of floating tensors made without one (torch.set_default_dtype): float32, float64,
+    float16 or bfloat16. It is what tensor([1.5]), zeros, rand, arange(0.5), full(.., 1.5), linspace
+    and the layers' parameters make, what an op promotes integers to (int_tensor / 2, exp of ints;
+    a 16-bit default computes in float32 and rounds, as every 16-bit op), and the float dtype repr
+    leaves unnamed."""
     global _default_dtype
     if not isinstance(d, _core.dtype):
         raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
-    if d not in (float32, float64):
+    if d not in (float32, float64, float16, bfloat16):
         raise TypeError("only floating-point types are supported as the default type")
     _default_dtype = d
     _core._set_default_float_dtype(d)

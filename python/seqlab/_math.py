@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _args, _core
 from ._dtypes import get_default_dtype, scalar_type_name
+from ._reduced_float import numpy_values
 from ._composed import _dims, isfinite, isinf, isnan
 from ._shape import _result_dtype, broadcast_tensors
 
@@ -542,7 +543,7 @@ _scan_result = {"cummax": collections.namedtuple("cummax", ["values", "indices"]
 
 def _cumulative_extreme(input, dim, fn, largest):
     d = _dims(dim, input.dim(), fn)[0]
-    x = input.detach().numpy() if input.dim() else input.detach().numpy().reshape(1)
+    x = numpy_values(input) if input.dim() else numpy_values(input).reshape(1)  # (bfloat16 as float32)
     x = np.moveaxis(x, d, -1) if input.dim() else x
     index = np.zeros(x.shape, dtype=np.int64)
     if x.shape[-1] and x.size:

@@ -11,6 +11,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _core
+from ._reduced_float import numpy_values
 from ._math import lerp
 from ._sorting import _dim, sort
 
@@ -27,7 +28,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _rows(x, dim):
     """x's values as a NumPy array with dim moved last: (..., n)."""
-    a = x.detach().contiguous().numpy()
+    a = numpy_values(x.contiguous())  # (bfloat16 as its float32 values: the same order)
     return np.moveaxis(a.reshape(1) if a.ndim == 0 else a, dim, -1)
 
 
@@ -83,9 +84,9 @@ def _median(input, dim, keepdim, fn, ignore_nan, result):
     if dim is None:   # the whole tensor: a 0-d value (NaN when empty, as torch)
         flat = input.reshape(-1)
         if flat.shape[0] == 0:   # NaN, or an integer dtype's smallest value (NaN converted, as torch's)
-            kind = flat.detach().numpy().dtype
+            kind = numpy_values(flat).dtype
             empty = np.nan if np.issubdtype(kind, np.floating) else np.iinfo(kind).min
-            return _core.from_numpy(np.array(empty, dtype=kind))
+            return _core.from_numpy(np.array(empty, dtype=kind)).to(input.dtype)
         return _select(flat, 0, _median_index(_rows(flat, 0), ignore_nan), False, result).values
     d = _dim(input, dim, fn)
     _nonempty(input, d, fn)

@@ -8,6 +8,7 @@ Tests: tests/test_add_products.py."""
 import numpy as np
 
 from . import _core
+from ._reduced_float import numpy_values
 from ._dtypes import scalar_type_name
 
 __all__ = ["searchsorted", "bucketize"]
@@ -33,7 +34,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     values; N-D: one sequence per row, its first N-1 dims equal to input's); input may be a number
     (a 0-d result). sorter: the indices that sort an unsorted sequence (argsort's)."""
     side = _side(side, right)
-    seq = sorted_sequence.detach().numpy()
+    seq = numpy_values(sorted_sequence)  # (bfloat16 as its float32 values: the same order)
     if seq.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")
@@ -50,7 +51,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         seq = np.take_along_axis(seq, order, axis=-1)
     scalar = not isinstance(input, _core.Tensor)
     # a number keeps its own type (2.5 among int64 boundaries is searched as 2.5, not 2)
-    values = np.asarray(input) if scalar else input.detach().numpy()
+    values = np.asarray(input) if scalar else numpy_values(input)
     if seq.ndim <= 1:
         return _result(np.searchsorted(seq.reshape(-1), values, side=side), out_int32)
     if scalar or values.ndim != seq.ndim or values.shape[:-1] != seq.shape[:-1]:

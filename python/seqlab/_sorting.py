@@ -9,7 +9,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import _args, _core
+from . import _args, _core, _reduced_float
 
 __all__ = ["sort", "argsort", "topk", "unique", "unique_consecutive"]
 
@@ -29,7 +29,7 @@ def _dim(x, dim, fn):
 
 def _order(x, dim, descending):
     """Indices that sort x along dim (stable), as an int64 NumPy array."""
-    a = x.detach().contiguous().numpy()
+    a = _reduced_float.numpy_values(x.contiguous())  # (bfloat16 as float32: the same order)
     if a.ndim == 0:
         return np.zeros((), dtype=np.int64)
     if np.issubdtype(a.dtype, np.floating):
@@ -83,9 +83,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return topk_result(_gather(input, d, idx), _core.from_numpy(np.array(idx, dtype=np.int64)))
 
 
-def _unique_result(values, inverse, counts, return_inverse, return_counts, dtype):
-    """torch's return convention: the values alone, or a tuple with the inverse and/or counts."""
+def _unique_result(values, inverse, counts, return_inverse, return_counts, dtype, like=None):
+    """torch's return convention: the values alone, or a tuple with the inverse and/or counts.
+    like: the input, whose dtype the values take (bfloat16 is read as float32)."""
     out = [_core.from_numpy(np.array(values, dtype=dtype, order="C"))]
+    if like is not None and out[0].dtype != like.dtype:
+        out[0] = out[0].to(like.dtype)
     if return_inverse:  # (np.array, not ascontiguousarray, which makes a 0-d inverse 1-d)
         out.append(_core.from_numpy(np.array(inverse, dtype=np.int64, order="C")))
     if return_counts:
@@ -106,14 +109,14 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     element (slice) of input went, shaped as input (as input.shape[d]); return_counts: how often
     each value occurs. NaNs are all distinct, as in torch. torch's CPU kernel sorts also when
     sorted=False, and so does seqlab."""
-    a = input.detach().contiguous().numpy()
+    a = _reduced_float.numpy_values(input.contiguous())
     if dim is None:
         flat = a.reshape(-1)
         values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
-        return _unique_result(values, inverse.reshape(a.shape), counts, return_inverse, return_counts, a.dtype)
+        return _unique_result(values, inverse.reshape(a.shape), counts, return_inverse, return_counts, a.dtype, input)
     d = _unique_dim(input, dim, "unique")
     if a.ndim == 0:
-        return _unique_result(a.reshape(1), np.zeros(1), np.ones(1), return_inverse, return_counts, a.dtype)
+        return _unique_result(a.reshape(1), np.zeros(1), np.ones(1), return_inverse, return_counts, a.dtype, input)
     moved = np.moveaxis(a, d, 0)
     rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
     # Lexicographic order of the slices, as torch's unique_dim: sort by the last column first.
@@ -127,13 +130,13 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     inverse[order] = group
     counts = np.diff(np.append(np.flatnonzero(new), len(srt)))
     values = np.moveaxis(moved[order][new], 0, d)
-    return _unique_result(values, inverse, counts, return_inverse, return_counts, a.dtype)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts, a.dtype, input)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapses each run of equal consecutive elements (slices along dim) to one, as
     torch.unique_consecutive; return_inverse and return_counts as in unique."""
-    a = input.detach().contiguous().numpy()
+    a = _reduced_float.numpy_values(input.contiguous())
     if dim is None:
         rows = a.reshape(-1, 1)
         shape = a.shape
@@ -149,4 +152,4 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     inverse = (np.cumsum(new) - 1).reshape(shape)
     counts = np.diff(np.append(np.flatnonzero(new), len(rows)))
     values = rows[new].reshape(-1) if dim is None else np.moveaxis(moved[new], 0, d)
-    return _unique_result(values, inverse, counts, return_inverse, return_counts, a.dtype)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts, a.dtype, input)

@@ -108,13 +108,14 @@ def set_default_device(device):
         raise AssertionError("Torch not compiled with CUDA enabled (seqlab runs on the CPU only)")
 
 
-_TYPE_DTYPES = {"FloatTensor": _dtypes.float32, "DoubleTensor": _dtypes.float64}
+_TYPE_DTYPES = {"FloatTensor": _dtypes.float32, "DoubleTensor": _dtypes.float64, "HalfTensor": _dtypes.float16,
+                "BFloat16Tensor": _dtypes.bfloat16}
 
 
 def set_default_tensor_type(t):
-    """Deprecated in torch 2.1 for set_default_dtype: FloatTensor or DoubleTensor (the class or
-    its name, "torch.FloatTensor" or "seqlab.DoubleTensor") sets the default dtype, with torch's
-    UserWarning."""
+    """Deprecated in torch 2.1 for set_default_dtype: FloatTensor, DoubleTensor, HalfTensor or
+    BFloat16Tensor (the class or its name, "torch.FloatTensor" or "seqlab.DoubleTensor") sets the
+    default dtype, with torch's UserWarning."""
     warnings.warn("seqlab.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
                   "set_default_dtype() and set_default_device() as alternatives.", UserWarning, stacklevel=2)
     name = t if isinstance(t, str) else getattr(t, "__name__", repr(t))
@@ -126,7 +127,7 @@ def set_default_tensor_type(t):
         dtype = _TYPE_DTYPES[short]
     if dtype is None and not isinstance(t, str):
         raise TypeError(f"invalid type object: {name}")
-    if dtype not in (_dtypes.float32, _dtypes.float64):
+    if dtype not in _TYPE_DTYPES.values():
         raise TypeError("only floating-point types are supported as the default type")
     _dtypes.set_default_dtype(dtype)
 

@@ -13,17 +13,21 @@ from . import _args, _core
 from ._core import Tensor
 from ._device import CPU, parse_to
 from ._tensor_str import tensor_repr
-from ._dtypes import float32, float64, int64, int32, int16, int8, uint8, bool  # noqa: A004
+from ._dtypes import float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, bool  # noqa: A004
+from . import _reduced_float
 from ._dtypes import _check_device, _finish, get_default_dtype, scalar_type_name  # noqa: F401
 
 float = float32
 double = float64
+half = float16
 long = int64
 short = int16  # (torch.int is int32: seqlab/__init__.py names it, since `int` here is Python's)
 
-_NP = {float32: np.float32, float64: np.float64, int64: np.int64, int32: np.int32, int16: np.int16, int8: np.int8,
-       uint8: np.uint8, bool: np.bool_}
+_NP = {float32: np.float32, float64: np.float64, float16: np.float16, int64: np.int64, int32: np.int32,
+       int16: np.int16, int8: np.int8, uint8: np.uint8, bool: np.bool_}  # (NumPy has no bfloat16)
 _INTEGRAL = (int64, int32, int16, int8, uint8)
+_REDUCED = (float16, bfloat16)
+_numpy = _reduced_float.numpy_values  # (bfloat16 as float32 values)
 
 # torch.return_types.max and friends: a named (values, indices) pair.
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
@@ -43,7 +47,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of `data` (a number, nested lists, a NumPy array or a tensor)."""
     _check_device(device, "tensor")
     if isinstance(data, Tensor):
-        arr = data.detach().numpy()
+        arr = _numpy(data)
+        dtype = data.dtype if _args.dtype(dtype, "tensor") is None else dtype
     elif isinstance(data, (str, bytes)):
         raise TypeError(f"tensor(): new(): invalid data type '{type(data).__name__}'")
     else:
@@ -71,6 +76,12 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         arr = np.asarray(arr, dtype=np.int64)  # floats truncate, then wrap (uint8 takes -1 as 255, as torch)
     # A fresh C-contiguous array in native byte order, aligned: NumPy converts whatever the source
     # was (big-endian, misaligned, negative strides), and from_numpy borrows the copy.
+    if dtype in _REDUCED:
+        # float32 first, then rounded to nearest even: torch converts a double to c10::Half or
+        # c10::BFloat16 through float (NumPy's float64 -> float16 rounds once, sometimes otherwise)
+        with np.errstate(over="ignore", invalid="ignore"):
+            arr = np.array(arr, dtype=np.float32, order="C", copy=True)
+        return _finish(_core.from_numpy(arr).to(dtype), requires_grad)
     with np.errstate(over="ignore"):  # float64 -> float32 overflows to inf, silently as in torch
         arr = np.array(arr, dtype=_NP[dtype], order="C", copy=True)  # (ascontiguousarray would make 0-d 1-d)
     return _finish(_core.from_numpy(arr), requires_grad)
@@ -96,8 +107,8 @@ def _scalars(data):
 def _seqlab_dtype(np_dtype):
     """The seqlab dtype of a NumPy dtype in either byte order, or None."""
     kind, size = np_dtype.kind, np_dtype.itemsize
-    return {("f", 4): float32, ("f", 8): float64, ("i", 8): int64, ("i", 4): int32, ("i", 2): int16, ("i", 1): int8,
-            ("u", 1): uint8, ("b", 1): bool}.get((kind, size))
+    return {("f", 4): float32, ("f", 8): float64, ("f", 2): float16, ("i", 8): int64, ("i", 4): int32,
+            ("i", 2): int16, ("i", 1): int8, ("u", 1): uint8, ("b", 1): bool}.get((kind, size))
 
 
 # Python's and NumPy's real numbers (bool is an int; NumPy's complex scalars are not here).
@@ -219,6 +230,9 @@ def arange(start, end=_NO_END, step=1, dtype=None, device=None, requires_grad=Fa
     start, end, step = (_args.number(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step")))
     if not (math.isfinite(start) and math.isfinite(end)):  # torch's words
         raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if dtype in _REDUCED:  # the length and the checks are float32's; the values torch's 16-bit kernel's
+        n = _core._arange(start, end, step, float32).numel()
+        return _finish(_reduced_float.arange(start, step, n, dtype), requires_grad)
     return _finish(_core._arange(start, end, step, dtype), requires_grad)
 
 
@@ -234,6 +248,10 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform random values in [0, 1) of the given size, from generator or the default one (torch.rand)."""
     _check_device(device, "rand")
     d = _args.dtype(dtype, "rand") or get_default_dtype()
+    if d in _REDUCED:  # as torch: k / 2^digits from the dtype's digits (11 or 8) random bits, never 1
+        scale = 2.0 ** _reduced_float.DIGITS[d]
+        u = _core._rand(_size(size, "rand"), float32, _args.generator(generator, "rand"))
+        return _finish((u * scale).floor().div(scale).to(d), requires_grad)
     return _finish(_core._rand(_size(size, "rand"), d, _args.generator(generator, "rand")), requires_grad)
 
 
@@ -251,6 +269,8 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     low, high = _args.int64(low, "randint", "low"), _args.int64(high, "randint", "high")
+    if _args.dtype(dtype, "randint") in _REDUCED:
+        _reduced_float.check_random_bounds(low, high - 1, dtype)
     return _core._randint(low, high, _size((size,), "randint"), _args.dtype(dtype, "randint") or int64, _args.generator(generator, "randint"))
 
 
@@ -258,6 +278,8 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     """A random permutation of 0 .. n-1 (Fisher-Yates), int64 unless dtype says otherwise."""
     _check_device(device, "randperm")
     n = _args.int64(n, "randperm", "n")
+    if dtype == float16 and n > 2049:  # torch's limit: 2^11 + 1, the integers float16 holds exactly
+        raise RuntimeError("n cannot be greater than 2049 for Half type.")
     return _finish(_core._randperm(n, _args.dtype(dtype, "randperm") or int64, _args.generator(generator, "randperm")), requires_grad)
 
 
@@ -334,13 +356,12 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def equal(input, other):
     """True if the two tensors have the same shape and the same elements (torch.equal)."""
-    return builtins.bool(tuple(input.shape) == tuple(other.shape)
-                         and np.array_equal(input.detach().numpy(), other.detach().numpy()))
+    return builtins.bool(tuple(input.shape) == tuple(other.shape) and np.array_equal(_numpy(input), _numpy(other)))
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True if |a - b| <= atol + rtol * |b| everywhere (torch.allclose); NaNs equal only with equal_nan."""
-    return builtins.bool(np.allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return builtins.bool(np.allclose(_numpy(a), _numpy(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def numel(x):
@@ -488,6 +509,8 @@ def _setitem(self, key, value):
         raise TypeError(f"can't assign a {type(value).__name__} to a {self.dtype} tensor")
     if not isinstance(value, Tensor):
         value = tensor(value, dtype=self.dtype)
+    elif value.dtype != self.dtype and not (value.dim() == 0 and isinstance(key, Tensor) and key.dtype == bool):
+        _check_put_dtype(self, key, value)
     while value.dim() and value.shape[0] == 1:  # torch drops a value's leading size-1 dims (t[i] = row (1, n))
         value = value.squeeze(0)
     if _core.is_grad_enabled() and (self.requires_grad or value.requires_grad):
@@ -512,10 +535,20 @@ def _setitem(self, key, value):
         view.copy_(value)
 
 
+def _check_put_dtype(self, key, value):
+    """torch's index_put_ takes values of self's dtype only (a basic index copies any dtype, and a
+    0-d value under one bool mask is a masked_fill)."""
+    _, advanced = _parse_index(self, key)
+    if any(a is not None for a in advanced):
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{scalar_type_name(self.dtype)} for the destination and "
+                           f"{scalar_type_name(value.dtype)} for the source.")
+
+
 def _repr(self):
     """torch's repr: see _tensor_str.py."""
     grad_fn = self.grad_fn
-    text = tensor_repr(self.detach().numpy(), self.dtype, str(self.dtype), (get_default_dtype(), int64, bool),
+    text = tensor_repr(_numpy(self), self.dtype, str(self.dtype), (get_default_dtype(), int64, bool),
                        None if grad_fn is None else grad_fn.name(), self.requires_grad)
     if getattr(self, "_is_param", False) is True:  # an nn.Parameter (seqlab/nn/parameter.py)
         return "Parameter containing:\n" + text
@@ -533,8 +566,10 @@ def _deepcopy(self, memo):
     return out
 
 
-def _rebuild(array, requires_grad, is_param):
+def _rebuild(array, requires_grad, is_param, dtype=None):
     t = _core.from_numpy(array)
+    if dtype is not None:  # bfloat16, pickled as its float32 values
+        t = t.to(dtype)
     if requires_grad:
         t.requires_grad_(True)
     if is_param:
@@ -544,8 +579,10 @@ def _rebuild(array, requires_grad, is_param):
 
 def _reduce(self):
     """Pickling: the data as a NumPy array, plus requires_grad and the Parameter mark."""
-    return (_rebuild, (self.detach().numpy().copy(), self.is_leaf and self.requires_grad,
-                       getattr(self, "_is_param", False) is True))
+    state = (self.is_leaf and self.requires_grad, getattr(self, "_is_param", False) is True)
+    if self.dtype == bfloat16:
+        return (_rebuild, (_numpy(self), *state, bfloat16))
+    return (_rebuild, (self.detach().numpy().copy(), *state))
 
 
 def _get_data(self):
@@ -564,7 +601,7 @@ def _assign_data(self, value):
 
 def _tolist(self):
     """The values as nested Python lists (a number for a 0-d tensor) (torch.Tensor.tolist)."""
-    return self.detach().numpy().tolist()
+    return _numpy(self).tolist()
 
 
 def _iter(self):
@@ -625,7 +662,7 @@ def _to(self, *args, **kwargs):
     return out.clone() if copy and out is self else out
 
 
-_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor", int32: "IntTensor",
+_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor", bfloat16: "BFloat16Tensor", int64: "LongTensor", int32: "IntTensor",
                int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor", bool: "BoolTensor"}
 
 
@@ -682,6 +719,8 @@ ShortTensor = _typed_tensor(int16)
 CharTensor = _typed_tensor(int8)
 ByteTensor = _typed_tensor(uint8)
 BoolTensor = _typed_tensor(bool)
+HalfTensor = _typed_tensor(float16)
+BFloat16Tensor = _typed_tensor(bfloat16)
 
 
 def _type(self, dtype=None, non_blocking=False):

@@ -91,6 +91,25 @@ def _contiguous(self, memory_format=contiguous_format):
     return _plain_contiguous(self)
 
 
+def _conversion(name):
+    """Tensor.float(), .half(), .bfloat16(), .long() ... with torch's keyword memory_format: the C++
+    conversion, C-contiguous, or self when the dtype is already right (whatever memory_format says,
+    as torch's)."""
+    plain = getattr(_core.Tensor, name)
+
+    def method(self, *, memory_format=preserve_format):
+        if memory_format is not preserve_format:
+            check_memory_format(memory_format, name)
+        return plain(self)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = plain.__doc__.strip().splitlines()[-1] + " memory_format: preserve_format or contiguous_format."
+    return method
+
+
+CONVERSIONS = {name: _conversion(name) for name in ("float", "double", "half", "bfloat16", "long", "int", "short",
+                                                    "char", "byte", "bool")}
+
+
 def _like(fn):
     """fn (empty_like, zeros_like, ...) taking torch's memory_format= keyword too."""
     def like(input, *args, memory_format=preserve_format, **kwargs):
@@ -190,7 +209,7 @@ def _map2_(self, x, y, callable):
     return _apply_elementwise(self, "map2_", callable, [x, y])
 
 
-METHODS = {"new": _new, "new_empty": _new_empty, "new_full": _new_full, "new_empty_strided": _new_empty_strided,
+METHODS = {**CONVERSIONS, "new": _new, "new_empty": _new_empty, "new_full": _new_full, "new_empty_strided": _new_empty_strided,
            "cuda": _cuda, "clone": clone, "contiguous": _contiguous, "resize_": _resize_,
            "resize_as_": _resize_as_, "unfold": _unfold, "apply_": _apply_, "map_": _map_, "map2_": _map2_}
 for _name, _method in METHODS.items():

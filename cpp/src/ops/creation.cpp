@@ -18,11 +18,11 @@ Tensor full(const Shape& shape, double value, Dtype dtype) {
   check_value_fits(value, dtype, "full");
   Tensor t = Tensor::empty(shape, dtype);
   if (t.numel() == 0) return t;
-  if (value == 0.0) {
+  if (value == 0.0 && !std::signbit(value)) {  // (-0.0 keeps its sign, as torch's fill)
     std::memset(t.raw_data(), 0, static_cast<size_t>(t.numel()) * itemsize(dtype));
     return t;
   }
-  dispatch_copy(dtype, [&](auto tag) {
+  dispatch_copy(dtype, [&](auto tag) {  // one converted value, copied: no arithmetic in T
     using T = decltype(tag);
     std::fill(t.data<T>(), t.data<T>() + t.numel(), convert<T>(value));
   });

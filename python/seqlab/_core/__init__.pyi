@@ -124,7 +124,7 @@ class Node:
         """
 class Tensor:
     """
-    An n-dimensional array (float32, float64, the integers int64, int32, int16, int8, uint8, or bool) with reverse-mode autograd, as torch.Tensor.
+    An n-dimensional array (float32, float64, float16, bfloat16, the integers int64, int32, int16, int8, uint8, or bool) with reverse-mode autograd, as torch.Tensor.
     Make one with seqlab.tensor(data), zeros, randn, ...; Tensor(data) and Tensor(*sizes) are torch's legacy
     constructors. A tensor that requires grad records the ops applied to it, and backward() fills .grad.
     """
@@ -1186,6 +1186,10 @@ class Tensor:
         """
         Fill with 1 with probability p, else 0, in place.
         """
+    def bfloat16(self, *, memory_format = ...):
+        """
+        self converted to bfloat16, as torch.Tensor.to(bfloat16). memory_format: preserve_format or contiguous_format.
+        """
     def bitwise_and(self, other: typing.Any) -> Tensor:
         """
         input & other on integer or bool tensors, with torch's promotion; either may be a number
@@ -1243,13 +1247,13 @@ class Tensor:
         """
         (b, n, m) @ (b, m, p) -> (b, n, p), one matrix product per batch (torch.bmm).
         """
-    def bool(self) -> Tensor:
+    def bool(self, *, memory_format = ...):
         """
-        self converted to bool, as torch.Tensor.to(bool).
+        self converted to bool, as torch.Tensor.to(bool). memory_format: preserve_format or contiguous_format.
         """
-    def byte(self) -> Tensor:
+    def byte(self, *, memory_format = ...):
         """
-        self converted to uint8, as torch.Tensor.to(uint8).
+        self converted to uint8, as torch.Tensor.to(uint8). memory_format: preserve_format or contiguous_format.
         """
     def cauchy_(self, median = 0, sigma = 1, *, generator = None):
         """
@@ -1264,9 +1268,9 @@ class Tensor:
         """
         In place: self = f(self), f as the method without the underscore.
         """
-    def char(self) -> Tensor:
+    def char(self, *, memory_format = ...):
         """
-        self converted to int8, as torch.Tensor.to(int8).
+        self converted to int8, as torch.Tensor.to(int8). memory_format: preserve_format or contiguous_format.
         """
     def chunk(self, chunks: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> list[Tensor]:
         """
@@ -1376,9 +1380,9 @@ class Tensor:
             integer tensor is torch's error, since its float result cannot be written back.
         """
     divide_ = div_
-    def double(self) -> Tensor:
+    def double(self, *, memory_format = ...):
         """
-        self converted to float64, as torch.Tensor.to(float64).
+        self converted to float64, as torch.Tensor.to(float64). memory_format: preserve_format or contiguous_format.
         """
     def element_size(self) -> int:
         """
@@ -1471,9 +1475,9 @@ class Tensor:
         """
         Dims start_dim..end_dim merged into one (a view when possible) (torch.flatten).
         """
-    def float(self) -> Tensor:
+    def float(self, *, memory_format = ...):
         """
-        self converted to float32, as torch.Tensor.to(float32).
+        self converted to float32, as torch.Tensor.to(float32). memory_format: preserve_format or contiguous_format.
         """
     def float_power_(self, exponent):
         """
@@ -1554,6 +1558,10 @@ class Tensor:
         """
         In place: self = gt(self, ...), written into self (Tensor.gt_).
         """
+    def half(self, *, memory_format = ...):
+        """
+        self converted to float16, as torch.Tensor.to(float16). memory_format: preserve_format or contiguous_format.
+        """
     def heaviside_(self, *args, **kwargs):
         """
         In place: self = heaviside(self, ...), written into self (Tensor.heaviside_).
@@ -1621,9 +1629,9 @@ class Tensor:
         """
         The entries index (1-d, int64) along dim, copied (torch.index_select).
         """
-    def int(self) -> Tensor:
+    def int(self, *, memory_format = ...):
         """
-        self converted to int32, as torch.Tensor.to(int32).
+        self converted to int32, as torch.Tensor.to(int32). memory_format: preserve_format or contiguous_format.
         """
     def is_contiguous(self) -> bool:
         """
@@ -1754,9 +1762,9 @@ class Tensor:
         """
         In place: self = logit(self, eps).
         """
-    def long(self) -> Tensor:
+    def long(self, *, memory_format = ...):
         """
-        self converted to int64, as torch.Tensor.to(int64).
+        self converted to int64, as torch.Tensor.to(int64). memory_format: preserve_format or contiguous_format.
         """
     def lt(self, other: typing.Any) -> Tensor:
         """
@@ -2149,9 +2157,9 @@ class Tensor:
         """
         In place: self = sgn(self, ...), written into self (Tensor.sgn_).
         """
-    def short(self) -> Tensor:
+    def short(self, *, memory_format = ...):
         """
-        self converted to int16, as torch.Tensor.to(int16).
+        self converted to int16, as torch.Tensor.to(int16). memory_format: preserve_format or contiguous_format.
         """
     def sigmoid(self) -> Tensor:
         """
