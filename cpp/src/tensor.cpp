@@ -117,7 +117,7 @@ void check_value_fits(double value, Dtype dtype, const char* op) {
       // the largest finite values: 65504 = (2 - 2^-10)·2^15, (2 - 2^-7)·2^127
       const double max = dtype == Dtype::Float16 ? 65504.0 : 3.3895313892515355e38;
       const bool fits = !std::isfinite(value) || std::fabs(value) <= max;
-      SEQLAB_CHECK(fits, op, ": value cannot be converted to type at::", scalar_type_name(dtype),
+      SEQLAB_CHECK(fits, op, ": value cannot be converted to type c10::", scalar_type_name(dtype),
                    " without overflow (got ", value, ")");
       return;
     }
