@@ -232,7 +232,8 @@ def test_lazy_norms_and_transposed_convs_as_torch(rng, make, shape, dtype):
     assert type(s).__name__ == type(t).__name__ == type(t).__name__.replace("Lazy", "")
     assert type(s) is getattr(snn, type(t).__name__)
     assert repr(s) == repr(t)
-    assert {k: tuple(v.shape) for k, v in s.state_dict().items()} == {k: tuple(v.shape) for k, v in t.state_dict().items()}
+    assert ({k: tuple(v.shape) for k, v in s.state_dict().items()}
+            == {k: tuple(v.shape) for k, v in t.state_dict().items()})
     assert all(p.dtype == getattr(seqlab, dtype) for p in s.parameters())
     if "Conv" in type(s).__name__:
         # initialised as the full module: U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = weight.shape[1] * prod(k)
@@ -287,7 +288,8 @@ def test_lazy_transposed_conv_and_norm_load_a_state_dict_before_their_first_call
     # a loaded affine instance norm keeps num_features 0 (nothing is left to infer), so its first call fails the
     # size check, in both libraries
     state = tnn.InstanceNorm1d(3, affine=True).state_dict()
-    ours, torch_lazy = snn.LazyInstanceNorm1d(track_running_stats=False), tnn.LazyInstanceNorm1d(track_running_stats=False)
+    ours = snn.LazyInstanceNorm1d(track_running_stats=False)
+    torch_lazy = tnn.LazyInstanceNorm1d(track_running_stats=False)
     ours.load_state_dict({k: seqlab.tensor(v.numpy()) for k, v in state.items()})
     torch_lazy.load_state_dict(state)
     assert_raises_like_torch(lambda: ours(seqlab.zeros(2, 3, 4)), lambda: torch_lazy(torch.zeros(2, 3, 4)),
