@@ -421,6 +421,8 @@ PYTHON_ONLY.update({  # the losses, pooling and containers added with CTCLoss
     "LPPool1d": "pooling composed of avg_pool and elementwise ops (see MaxPool1d)",
     "LPPool2d": "pooling (see LPPool1d)",
 })
+PYTHON_ONLY["LinearCrossEntropyLoss"] = ("a loss (see CrossEntropyLoss) over a twinned Linear head: one C++ functional "
+                                         "(linear_cross_entropy.cpp, chunked), which C++ calls directly")
 
 
 def test_every_layer_is_twinned_or_listed_as_python_only():

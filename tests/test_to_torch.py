@@ -363,6 +363,8 @@ def test_every_module_of_seqlab_nn_converts():
     covered |= set(test_nn_modules_extra.CONVERTS)
     import test_nn_modules_more
     covered |= set(test_nn_modules_more.CONVERTS)
+    import test_linear_cross_entropy
+    covered |= set(test_linear_cross_entropy.CONVERTS)
     missing = []
     for name in nn.__all__:
         obj = getattr(nn, name)
