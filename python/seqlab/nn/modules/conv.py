@@ -3,9 +3,8 @@ LazyConv1d/2d, LazyConvTranspose1d/2d (in_channels taken from the first input, a
 LazyLinear). The same parameter names, shapes, initialisation (kaiming_uniform_(a=sqrt(5)), bias
 U(-1/sqrt(fan_in), 1/sqrt(fan_in))) and repr as torch's, so state dicts move both ways; the forward
 is one call of the C++ functional F.conv1d / F.conv2d (cpp/src/ops/conv.cpp), after F.pad for the
-padding modes other than 'zeros'. The C++
-twins (cpp/include/seqlab/nn/conv.hpp, padding with zeros) are checked by tests/test_nn_twins.py.
-Tests: tests/test_conv.py."""
+padding modes other than 'zeros'. The C++ twins (cpp/include/seqlab/nn/conv.hpp, padding with
+zeros) are checked by tests/test_nn_twins.py. Tests: tests/test_conv.py."""
 from ...autograd import no_grad
 from .. import functional as F
 from .._helpers import _factory, _ntuple
