@@ -1,15 +1,18 @@
-"""nn.LazyLinear and nn.LazyBatchNorm1d (python/seqlab/nn/modules/lazy.py, linear.py, batchnorm.py) against torch's: reprs and
+"""nn.LazyLinear, nn.LazyBatchNorm1d/2d, nn.LazyInstanceNorm1d/2d and nn.LazyConvTranspose1d/2d
+(python/seqlab/nn/modules/lazy.py, linear.py, batchnorm.py, instancenorm.py, conv.py) against torch's: reprs and
 placeholders before the first call, shapes, names, class and initialisation bounds after it,
 the same outputs, gradients and running statistics as torch's given the same weights, state
 dicts loaded into lazy modules, and the errors."""
+import inspect
 import math
+import warnings
 
 import numpy as np
 import pytest
 import torch
 
 import seqlab
-from conftest import assert_close, sl_np
+from conftest import assert_close, assert_raises_like_torch, sl_np
 
 snn, tnn = seqlab.nn, torch.nn
 
@@ -174,3 +177,145 @@ def test_bad_first_input_raises_as_torch(make, shape):
         make(tnn)(torch.zeros(shape))
     with pytest.raises(IndexError):
         make(snn)(seqlab.zeros(shape))
+
+
+# (constructor, first input's shape): the lazy norms and transposed convolutions, each with torch's defaults and
+# with the arguments that change what is materialised
+LAZY = [
+    (lambda nn: nn.LazyBatchNorm2d(), (4, 3, 5, 6)),
+    (lambda nn: nn.LazyBatchNorm2d(momentum=None, bias=False), (4, 3, 2, 2)),
+    (lambda nn: nn.LazyBatchNorm2d(affine=False, track_running_stats=False), (2, 3, 4, 4)),
+    (lambda nn: nn.LazyInstanceNorm1d(), (2, 3, 7)),
+    (lambda nn: nn.LazyInstanceNorm1d(eps=1e-3, affine=True, track_running_stats=False, bias=False), (2, 3, 7)),
+    (lambda nn: nn.LazyInstanceNorm1d(affine=False, track_running_stats=False), (2, 3, 7)),  # nothing lazy: warns
+    (lambda nn: nn.LazyInstanceNorm2d(), (2, 3, 4, 5)),
+    (lambda nn: nn.LazyInstanceNorm2d(affine=False, momentum=0.3), (2, 3, 4, 5)),
+    (lambda nn: nn.LazyConvTranspose1d(6, 3), (2, 4, 7)),
+    (lambda nn: nn.LazyConvTranspose1d(6, 3, stride=2, padding=1, output_padding=1, groups=2, dilation=2), (2, 4, 7)),
+    (lambda nn: nn.LazyConvTranspose1d(4, 3, bias=False), (5, 7)),  # unbatched: in_channels from dim 0
+    (lambda nn: nn.LazyConvTranspose2d(4, 3), (2, 3, 5, 5)),
+    (lambda nn: nn.LazyConvTranspose2d(4, (3, 2), stride=(2, 1), padding=(1, 0), groups=2, bias=False), (2, 4, 5, 6)),
+]
+LAZY_IDS = [f"{inspect.getsource(m).split('nn.')[1].split('),')[0]})-{s}" for m, s in LAZY]
+
+
+def params(cls):
+    """The constructor's parameters: names, kinds and defaults (torch's also carry type annotations)."""
+    return [(p.name, p.kind, p.default) for p in inspect.signature(cls).parameters.values()]
+
+
+def first_call(module, x):
+    """The first call's output and the warnings it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = module(x)
+    return out, [str(w.message) for w in caught]
+
+
+@pytest.mark.filterwarnings("ignore:input's size at dim=1 does not match num_features")  # the later calls
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("make, shape", LAZY, ids=LAZY_IDS)
+def test_lazy_norms_and_transposed_convs_as_torch(rng, make, shape, dtype):
+    s, t = make(snn), make(tnn)
+    assert params(type(s)) == params(type(t))
+    assert repr(s) == repr(t)
+    assert list(s.state_dict()) == list(t.state_dict())
+    assert [n for n, _ in s.named_parameters()] == [n for n, _ in t.named_parameters()]
+    assert s.has_uninitialized_params() == t.has_uninitialized_params()
+    assert all(isinstance(p, snn.parameter.UninitializedParameter) for p in s.parameters())
+    s.to(getattr(seqlab, dtype))
+    t.to(getattr(torch, dtype))
+    x = rng.standard_normal(shape).astype(dtype)
+    so, s_warned = first_call(s, seqlab.tensor(x))
+    to, t_warned = first_call(t, torch.tensor(x))
+    assert s_warned == t_warned
+    assert type(s).__name__ == type(t).__name__ == type(t).__name__.replace("Lazy", "")
+    assert type(s) is getattr(snn, type(t).__name__)
+    assert repr(s) == repr(t)
+    assert ({k: tuple(v.shape) for k, v in s.state_dict().items()}
+            == {k: tuple(v.shape) for k, v in t.state_dict().items()})
+    assert all(p.dtype == getattr(seqlab, dtype) for p in s.parameters())
+    if "Conv" in type(s).__name__:
+        # initialised as the full module: U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = weight.shape[1] * prod(k)
+        w = sl_np(s.weight)
+        bound = 1 / math.sqrt(w[0].size)
+        assert 0 < np.abs(w).max() <= bound
+        if s.bias is not None:
+            assert np.abs(sl_np(s.bias)).max() <= bound
+    else:
+        if s.affine:
+            assert (sl_np(s.weight) == 1).all()
+        if s.bias is not None:
+            assert (sl_np(s.bias) == 0).all()
+        for name in ("running_mean", "running_var", "num_batches_tracked"):  # the first call's statistics
+            if getattr(t, name) is not None:
+                assert_close(sl_np(getattr(s, name)), getattr(t, name).numpy(), 1e-6, 1e-5, name)
+            else:
+                assert getattr(s, name) is None
+        atol = 1e-5 if dtype == "float32" else 1e-12
+        assert_close(sl_np(so), to.detach().numpy(), atol, atol)  # no random init: the first outputs agree
+    # given torch's weights, a later call equals torch's: outputs, gradients, running statistics
+    s.load_state_dict({k: seqlab.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
+    x2 = rng.standard_normal(shape).astype(dtype)
+    sx, tx = seqlab.tensor(x2, requires_grad=True), torch.tensor(x2, requires_grad=True)
+    so, to = s(sx), t(tx)
+    atol = 1e-5 if dtype == "float32" else 1e-12
+    assert_close(sl_np(so), to.detach().numpy(), atol, atol)
+    g = rng.standard_normal(tuple(to.shape)).astype(dtype)
+    so.backward(seqlab.tensor(g))
+    to.backward(torch.tensor(g))
+    assert_close(sl_np(sx.grad), tx.grad.numpy(), atol, atol)
+    for (name, sp), (_, tp) in zip(s.named_parameters(), t.named_parameters()):
+        assert_close(sl_np(sp.grad), tp.grad.numpy(), atol, atol, name)
+    for (name, sb), (_, tb) in zip(s.named_buffers(), t.named_buffers()):
+        assert_close(sl_np(sb), tb.numpy(), atol, atol, name)
+
+
+def test_lazy_transposed_conv_and_norm_load_a_state_dict_before_their_first_call():
+    theirs = tnn.ConvTranspose2d(3, 4, 3, stride=2)
+    for ours, torch_lazy in [(snn.LazyConvTranspose2d(4, 3, stride=2), tnn.LazyConvTranspose2d(4, 3, stride=2))]:
+        ours.load_state_dict({k: seqlab.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+        torch_lazy.load_state_dict(theirs.state_dict())
+        assert type(ours).__name__ == type(torch_lazy).__name__ == "LazyConvTranspose2d"
+        assert repr(ours) == repr(torch_lazy)  # in_channels is still 0 until the first call, as torch's
+        assert tuple(ours.weight.shape) == tuple(torch_lazy.weight.shape) == (3, 4, 3, 3)
+        x = np.arange(75, dtype=np.float32).reshape(1, 3, 5, 5) / 75
+        assert_close(sl_np(ours(seqlab.tensor(x))), theirs(torch.tensor(x)).detach().numpy(), 1e-5, 1e-5)
+        assert type(ours) is snn.ConvTranspose2d
+    bn = snn.LazyBatchNorm2d()
+    bn.load_state_dict({k: seqlab.tensor(v.numpy()) for k, v in tnn.BatchNorm2d(5).state_dict().items()})
+    assert tuple(bn.running_mean.shape) == tuple(bn.weight.shape) == (5,)
+    # a loaded affine instance norm keeps num_features 0 (nothing is left to infer), so its first call fails the
+    # size check, in both libraries
+    state = tnn.InstanceNorm1d(3, affine=True).state_dict()
+    ours = snn.LazyInstanceNorm1d(track_running_stats=False)
+    torch_lazy = tnn.LazyInstanceNorm1d(track_running_stats=False)
+    ours.load_state_dict({k: seqlab.tensor(v.numpy()) for k, v in state.items()})
+    torch_lazy.load_state_dict(state)
+    assert_raises_like_torch(lambda: ours(seqlab.zeros(2, 3, 4)), lambda: torch_lazy(torch.zeros(2, 3, 4)),
+                             r"expected input's size at dim=1 to match num_features \(0\), but got: 3")
+
+
+@pytest.mark.parametrize("make, shape, fragments", [
+    (lambda nn: nn.LazyConvTranspose1d(4, 3), (2, 3, 4, 5),
+     [r"Expected 2D \(unbatched\) or 3D \(batched\) input to LazyConvTranspose1d, but got input of size"]),
+    (lambda nn: nn.LazyConvTranspose2d(4, 3), (3, 5),
+     [r"Expected 3D \(unbatched\) or 4D \(batched\) input to LazyConvTranspose2d"]),
+    (lambda nn: nn.LazyConvTranspose2d(4, 3, groups=2), (2, 3, 5, 5), ["in_channels must be divisible by groups"]),
+    (lambda nn: nn.LazyConvTranspose1d(4, 3, padding_mode="reflect"), None,
+     ['Only "zeros" padding mode is supported for LazyConvTranspose1d']),
+    (lambda nn: nn.LazyBatchNorm2d(), (3, 4, 5), [r"expected 4D input \(got 3D input\)"]),
+    (lambda nn: nn.LazyBatchNorm2d(), (3,), []),  # no dim 1 to infer from: IndexError
+    (lambda nn: nn.LazyInstanceNorm1d(), (2, 3, 4, 5), [r"expected 2D or 3D input \(got 4D input\)"]),
+    (lambda nn: nn.LazyInstanceNorm2d(), (3, 4), [r"expected 3D or 4D input \(got 2D input\)"]),
+    # unbatched (C, H, W): torch infers num_features from dim 1 all the same, and the check then fails
+    (lambda nn: nn.LazyInstanceNorm2d(), (3, 4, 5),
+     [r"expected input's size at dim=0 to match num_features \(4\), but got: 3\."]),
+])
+def test_lazy_norm_and_transposed_conv_errors_as_torch(make, shape, fragments):
+    if shape is None:
+        assert_raises_like_torch(lambda: make(snn), lambda: make(tnn), *fragments)
+        return
+    s, t = make(snn), make(tnn)
+    assert_raises_like_torch(lambda: s(seqlab.zeros(shape)), lambda: t(torch.zeros(shape)), *fragments)
+    assert type(s).__name__ == type(t).__name__

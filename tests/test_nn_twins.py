@@ -309,11 +309,13 @@ def test_every_layer_of_seqlab_nn_has_a_twin_case():
     from seqlab.nn.modules import activation, batchnorm, conv, dropout, flatten, linear, normalization, rnn, sparse
     from seqlab.nn.modules import instancenorm, transformer
     layers = set().union(*(m.__all__ for m in (linear, sparse, dropout, normalization, batchnorm, flatten, activation)))
-    layers -= {"NonDynamicallyQuantizableLinear", "LazyLinear", "LazyBatchNorm1d"}
+    lazy = {"LazyLinear", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
+            "LazyConvTranspose2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d"}  # see PYTHON_ONLY
+    layers -= {"NonDynamicallyQuantizableLinear"} | lazy
     layers -= {"Unflatten", "LocalResponseNorm", "EmbeddingBag"}  # composed in Python: see PYTHON_ONLY
     covered = {name for name, _, _ in TWINS}
     modules = (layers | set(rnn.__all__) - {"RNNBase", "RNNCellBase"} | set(seq2seq_attention.__all__)
-               | set(transformer.__all__) | set(conv.__all__) - {"LazyConv1d", "LazyConv2d"} | set(instancenorm.__all__))
+               | set(transformer.__all__) | set(conv.__all__) - lazy | set(instancenorm.__all__) - lazy)
     assert modules <= covered, sorted(modules - covered)
     assert covered <= set(dir(cpp_nn)), sorted(covered - set(dir(cpp_nn)))
 
@@ -345,10 +347,15 @@ PYTHON_ONLY = {
     "ModuleDict": "a container: it holds Python modules and computes nothing",
     "ModuleList": "a container (cpp_nn.ModuleList is its C++ counterpart for C++ modules)",
     "LazyLinear": "lazy modules infer their shapes at the first call (a Python mechanism); materialised, they are "
-                  "Linear, BatchNorm1d, Conv1d, Conv2d, which are twinned",
+                  "Linear, BatchNorm1d/2d, InstanceNorm1d/2d, Conv1d/2d, ConvTranspose1d/2d, which are twinned",
     "LazyBatchNorm1d": "lazy (see LazyLinear)",
+    "LazyBatchNorm2d": "lazy (see LazyLinear)",
+    "LazyInstanceNorm1d": "lazy (see LazyLinear)",
+    "LazyInstanceNorm2d": "lazy (see LazyLinear)",
     "LazyConv1d": "lazy (see LazyLinear)",
     "LazyConv2d": "lazy (see LazyLinear)",
+    "LazyConvTranspose1d": "lazy (see LazyLinear)",
+    "LazyConvTranspose2d": "lazy (see LazyLinear)",
     "MaxPool1d": "pooling has no parameters: the module calls its C++ functional (pool.cpp) and a C++ user calls it "
                  "directly",
     "MaxPool2d": "pooling (see MaxPool1d)",
@@ -414,6 +421,8 @@ PYTHON_ONLY.update({  # the losses, pooling and containers added with CTCLoss
     "LPPool1d": "pooling composed of avg_pool and elementwise ops (see MaxPool1d)",
     "LPPool2d": "pooling (see LPPool1d)",
 })
+PYTHON_ONLY["LinearCrossEntropyLoss"] = ("a loss (see CrossEntropyLoss) over a twinned Linear head: one C++ functional "
+                                         "(linear_cross_entropy.cpp, chunked), which C++ calls directly")
 
 
 def test_every_layer_is_twinned_or_listed_as_python_only():

@@ -329,7 +329,12 @@ def test_what_has_no_torch_counterpart_is_a_clear_error():
 
 
 @pytest.mark.parametrize("lazy,shape", [(nn.LazyLinear(3), (2, 5)), (nn.LazyConv1d(4, 3), (2, 5, 7)),
-                                        (nn.LazyConv2d(2, 3), (1, 5, 6, 6)), (nn.LazyBatchNorm1d(), (4, 5))],
+                                        (nn.LazyConv2d(2, 3), (1, 5, 6, 6)), (nn.LazyBatchNorm1d(), (4, 5)),
+                                        (nn.LazyBatchNorm2d(momentum=0.2), (4, 3, 2, 2)),
+                                        (nn.LazyInstanceNorm1d(affine=True), (2, 3, 5)),
+                                        (nn.LazyInstanceNorm2d(eps=1e-3), (2, 3, 4, 4)),
+                                        (nn.LazyConvTranspose1d(4, 3, stride=2), (2, 5, 7)),
+                                        (nn.LazyConvTranspose2d(2, 3, groups=2, bias=False), (1, 4, 5, 5))],
                          ids=lambda v: type(v).__name__ if isinstance(v, nn.Module) else str(v))
 def test_a_lazy_module_becomes_torchs_lazy_one_and_both_take_their_shape_on_first_use(lazy, shape):
     tl = seqlab.to_torch(lazy)
@@ -347,7 +352,8 @@ def test_every_module_of_seqlab_nn_converts():
     covered = {name for name, _, _ in TORCH_CASES} | {type(m).__name__ for m, _ in LOSSES} | {
         "Sequential", "ModuleList", "ModuleDict", "TransformerLM", "RNNLM", "MaxPool1d", "MaxPool2d", "AvgPool1d",
         "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "LazyLinear", "LazyConv1d", "LazyConv2d",
-        "LazyBatchNorm1d"}
+        "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyConvTranspose1d",
+        "LazyConvTranspose2d"}
     import test_losses_distances
     import test_to_torch_encoder_decoder
     import test_to_torch_seq2seq
@@ -357,6 +363,8 @@ def test_every_module_of_seqlab_nn_converts():
     covered |= set(test_nn_modules_extra.CONVERTS)
     import test_nn_modules_more
     covered |= set(test_nn_modules_more.CONVERTS)
+    import test_linear_cross_entropy
+    covered |= set(test_linear_cross_entropy.CONVERTS)
     missing = []
     for name in nn.__all__:
         obj = getattr(nn, name)

@@ -9,6 +9,8 @@
 
 namespace seqlab::bind {
 
+void bind_linear_cross_entropy(py::module_& m);  // bind_linear_cross_entropy.cpp: F.linear_cross_entropy's chunks
+
 namespace {
 
 // -1: o is an int below -2^63, 1: at or above 2^64, 0: anything else (torch reads an int
@@ -221,5 +223,6 @@ PYBIND11_MODULE(_core, m) {
   seqlab::bind::bind_special(m);
   seqlab::bind::bind_lapack(m);
   seqlab::bind::bind_ctc(m);
+  seqlab::bind::bind_linear_cross_entropy(m);
   seqlab::bind::install_argument_errors(m);  // last: it reaches every function bound above
 }

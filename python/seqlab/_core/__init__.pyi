@@ -2884,6 +2884,17 @@ def _index_put(input: Tensor, indices: collections.abc.Sequence[Tensor | None], 
     ...
 def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     ...
+def _linear_cross_entropy_chunked(input: Tensor, linear_weight: Tensor, target: Tensor, linear_bias: Tensor | None = None, weight: Tensor | None = None, reduction: str = 'mean', ignore_index: typing.SupportsInt | typing.SupportsIndex = -100, batch_chunk_size: typing.SupportsInt | typing.SupportsIndex = 1, allow_retain_graph: bool = False) -> Tensor:
+    """
+    cross_entropy(input @ linear_weight.T + linear_bias, target) over batch_chunk_size rows at a time: input
+    (N, d), linear_weight (C, d), target (N) int64; the (N, C) logits are never made. 'mean' and 'sum' make
+    the gradients with the loss (a second backward raises unless allow_retain_graph); 'none' recomputes each
+    chunk's logits in its backward.
+    """
+def _linear_cross_entropy_max_chunk_rows() -> int:
+    """
+    The rows of the largest logits buffer the chunked linear_cross_entropy made since the last call (then 0).
+    """
 def _max_threads() -> int:
     """
     the most threads set_num_threads and the embedding trainers' workers accept

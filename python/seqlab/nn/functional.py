@@ -647,3 +647,79 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     if inp_dim != 4:
         return _core.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
     return _core.feature_dropout(input, p, training)
+
+
+# linear_cross_entropy: the language-model head's loss, cross_entropy(linear(x, W, b), target). Without
+# options the reference path (those two ops); with options the chunked C++ op
+# (cpp/src/ops/linear_cross_entropy.cpp), which never makes the (N, num_classes) logits.
+# Tests: tests/test_linear_cross_entropy.py.
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """cross_entropy(input @ linear_weight.T + linear_bias, target, weight=, reduction=, ignore_index=,
+    label_smoothing=) (F.linear_cross_entropy). input (in_features) or (N, in_features); linear_weight
+    (C, in_features) or (C, d_1, ..., d_K, in_features) for a K-dimensional loss (batched input only);
+    target class indices () / (N) / (N, d_1, ...) or class probabilities of the logits' shape.
+    ignore_index None means -100, and may not be given with probabilities. With options
+    (nn.LinearCrossEntropyOptions) the rows go through in chunks of options' size: for 'mean', 'sum'
+    and 'none', int64 targets, no smoothing and a 2-D linear_weight; anything else warns and takes
+    the reference path, as torch's."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    batch = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), "
+                           f"got {in_features} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batch:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires "
+                           f"batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    logits_shape = (*batch, num_classes, *out_features)
+    # a target of the logits' shape holds probabilities (cross_entropy's own test)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if options is not None:
+        chunked = (not out_features and reduction in ("mean", "sum", "none") and label_smoothing == 0.0
+                   and target.dtype == _core.dtype.int64)
+        if not chunked:
+            warnings.warn("linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+                          "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, out_features == (). "
+                          f"Got reduction={reduction!r}, label_smoothing={label_smoothing}, "
+                          f"target.dtype={target.dtype}, out_features={out_features}, tracing=False, linear_bias.shape="
+                          f"{tuple(linear_bias.shape) if linear_bias is not None else None}.", stacklevel=2)
+        else:
+            return _linear_cross_entropy_chunked(input, linear_weight, target, linear_bias, weight, reduction,
+                                                 ignore_index, options)
+    if out_features:  # one (C * d_1 * ... * d_K, in_features) linear, its logits then (N, C, d_1, ..., d_K)
+        rows = num_classes
+        for d in out_features:
+            rows *= d
+        linear_weight = linear_weight.reshape(rows, in_features)
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(rows)
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
+
+
+def _linear_cross_entropy_chunked(input, linear_weight, target, linear_bias, weight, reduction, ignore_index,
+                                  options):
+    batched = input.dim() == 2
+    if not batched:
+        input, target = input.unsqueeze(0), target.unsqueeze(0)
+    options = options._adjust(num_batches=input.shape[0], in_features=input.shape[1],
+                              num_classes=linear_weight.shape[0], dtype=input.dtype)
+    dtype, acc = input.dtype, options.acc_dtype
+    if acc != dtype and not (dtype in (_core.dtype.float16, _core.dtype.bfloat16) and acc == _core.dtype.float32):
+        raise RuntimeError(f"linear_cross_entropy supports float32 acc_dtype with float16/bfloat16 inputs, but got "
+                           f"{acc} acc_dtype and {dtype} inputs.")
+    loss = _core._linear_cross_entropy_chunked(input, linear_weight, target, linear_bias, weight, reduction,
+                                               ignore_index, options.batch_chunk_size, options.allow_retain_graph)
+    return loss if batched else loss.squeeze(0)

@@ -10,6 +10,7 @@ TransformerEncoderLayer with rms_norm / glu, TransformerLM, the positional schem
 parameters carry seqlab's names. from_torch reverses both. share=True makes the torch parameters
 views of seqlab's memory (DLPack) instead of copies. A module with no converter is an error naming
 it. Tests: tests/test_to_torch.py."""
+import dataclasses
 import inspect
 import warnings
 
@@ -56,7 +57,21 @@ _DERIVED = {"MultiheadAttention": {"bias": lambda m: m.in_proj_bias is not None,
                                    "add_bias_kv": lambda m: m.bias_k is not None},
             "PairwiseDistance": {"p": lambda m: m.norm},
             "AdaptiveLogSoftmaxWithLoss": {"cutoffs": lambda m: list(m.cutoffs[:-1])},  # (both keep n_classes last)
-            "TripletMarginWithDistanceLoss": {"distance_function": lambda m: _distance_function(m.distance_function)}}
+            "TripletMarginWithDistanceLoss": {"distance_function": lambda m: _distance_function(m.distance_function)},
+            "LinearCrossEntropyLoss": {"in_features": lambda m: m.linear.in_features,
+                                       "bias": lambda m: m.linear.bias is not None,
+                                       "options": lambda m: _linear_cross_entropy_options(m.options)}}
+
+
+def _linear_cross_entropy_options(options):
+    """A LinearCrossEntropyOptions as the other side's (the same fields, acc_dtype by name); None stays None."""
+    if options is None:
+        return None
+    to_torch = isinstance(options, snn.LinearCrossEntropyOptions)
+    fields = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+    if fields["acc_dtype"] is not None:
+        fields["acc_dtype"] = getattr(torch if to_torch else _core.dtype, str(fields["acc_dtype"]).split(".")[-1])
+    return (torch.nn.LinearCrossEntropyOptions if to_torch else snn.LinearCrossEntropyOptions)(**fields)
 
 
 def _distance_function(fn):

@@ -88,3 +88,13 @@ __all__ += ["Container"]
 from .batchnorm import BatchNorm2d  # noqa: E402
 
 __all__ += ["BatchNorm2d"]
+from .batchnorm import LazyBatchNorm2d  # noqa: E402
+from .instancenorm import LazyInstanceNorm1d, LazyInstanceNorm2d  # noqa: E402
+from .conv import LazyConvTranspose1d, LazyConvTranspose2d  # noqa: E402
+
+__all__ += ["LazyBatchNorm2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyConvTranspose1d",
+            "LazyConvTranspose2d"]
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
+from .loss import LinearCrossEntropyLoss  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]

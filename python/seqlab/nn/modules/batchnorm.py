@@ -1,5 +1,6 @@
-"""torch.nn.modules.batchnorm: BatchNorm1d and LazyBatchNorm1d; the statistics and the running
-averages are one C++ call (F.batch_norm_module_forward), shared with the twin nn::BatchNorm1d.
+"""torch.nn.modules.batchnorm: BatchNorm1d/2d and their lazy forms LazyBatchNorm1d/2d (_LazyNormBase,
+also instancenorm.py's lazy forms); the statistics and the running averages are one C++ call
+(F.batch_norm_module_forward), shared with the twins nn::BatchNorm1d/2d.
 Tests: tests/test_nn_layers.py, tests/test_lazy.py."""
 from ... import _core
 from .. import functional as F
@@ -9,7 +10,7 @@ from ..parameter import UninitializedBuffer
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "LazyBatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "LazyBatchNorm1d", "BatchNorm2d", "LazyBatchNorm2d"]
 
 
 class _NormBase(Module):
@@ -90,15 +91,17 @@ class BatchNorm1d(_NormBase):
                 f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
-class LazyBatchNorm1d(LazyModuleMixin, BatchNorm1d):
-    """A BatchNorm1d whose num_features is input.shape[1] of the first call."""
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """num_features from the first input's dim 1 (torch's _LazyNormBase, for the batch and the instance
+    norms): weight/bias and the running statistics are placeholders until then; num_batches_tracked
+    is a real 0 from the start, as torch's."""
 
-    cls_to_become = BatchNorm1d
     _inferred = "num_features"
 
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
                  bias=True):
-        super().__init__(0, eps, momentum, False, False)
+        # affine and track_running_stats False here: no tensors made only to be replaced
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
         dtype = _factory(device, dtype)
         self.affine = affine
         self.track_running_stats = track_running_stats
@@ -110,6 +113,7 @@ class LazyBatchNorm1d(LazyModuleMixin, BatchNorm1d):
 
     def initialize_parameters(self, input):
         if self.has_uninitialized_params():
+            # dim 1 even for unbatched instance-norm input, as torch's
             self.num_features = input.shape[1]
             if self.affine:
                 self._materialize("weight", (self.num_features,))
@@ -121,6 +125,12 @@ class LazyBatchNorm1d(LazyModuleMixin, BatchNorm1d):
             self.reset_parameters()
 
 
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    """A BatchNorm1d whose num_features is input.shape[1] of the first call."""
+
+    cls_to_become = BatchNorm1d
+
+
 class BatchNorm2d(BatchNorm1d):
     """Batch normalisation of (N, C, H, W) input over N, H and W: BatchNorm1d's parameters, buffers
     and C++ functional (which normalises any (N, C, *) input), with torch's 4-D input check; the C++
@@ -129,3 +139,9 @@ class BatchNorm2d(BatchNorm1d):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    """A BatchNorm2d whose num_features is input.shape[1] of the first call."""
+
+    cls_to_become = BatchNorm2d

@@ -1,10 +1,10 @@
-"""torch.nn.modules.conv: Conv1d, Conv2d and their lazy forms LazyConv1d, LazyConv2d (in_channels
-taken from the first input, as linear.py's LazyLinear). The same parameter names, shapes,
-initialisation (kaiming_uniform_(a=sqrt(5)), bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))) and repr as
-torch's, so state dicts move both ways; the forward is one call of the C++ functional F.conv1d /
-F.conv2d (cpp/src/ops/conv.cpp), after F.pad for the padding modes other than 'zeros'. The C++
-twins (cpp/include/seqlab/nn/conv.hpp, padding with zeros) are checked by tests/test_nn_twins.py.
-Tests: tests/test_conv.py."""
+"""torch.nn.modules.conv: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d and their lazy forms
+LazyConv1d/2d, LazyConvTranspose1d/2d (in_channels taken from the first input, as linear.py's
+LazyLinear). The same parameter names, shapes, initialisation (kaiming_uniform_(a=sqrt(5)), bias
+U(-1/sqrt(fan_in), 1/sqrt(fan_in))) and repr as torch's, so state dicts move both ways; the forward
+is one call of the C++ functional F.conv1d / F.conv2d (cpp/src/ops/conv.cpp), after F.pad for the
+padding modes other than 'zeros'. The C++ twins (cpp/include/seqlab/nn/conv.hpp, padding with
+zeros) are checked by tests/test_nn_twins.py. Tests: tests/test_conv.py."""
 from ...autograd import no_grad
 from .. import functional as F
 from .._helpers import _factory, _ntuple
@@ -12,7 +12,8 @@ from .lazy import LazyModuleMixin
 from .linear import _reset_kaiming_uniform
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "LazyConv1d", "LazyConv2d", "ConvTranspose1d", "ConvTranspose2d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -123,16 +124,10 @@ class Conv2d(_ConvNd):
 
 class _LazyConvMixin(LazyModuleMixin):
     """in_channels from the first input's channel dim (dim 1, or dim 0 unbatched), as torch's
-    _LazyConvXdMixin; the parameters are then materialised in place and initialised. The
-    constructor is LazyConv1d's and LazyConv2d's: the convolution's without in_channels."""
+    _LazyConvXdMixin; the parameters are then materialised in place, (out, in / groups, k...) or
+    transposed (in, out / groups, k...), and initialised."""
 
     _inferred = "in_channels"
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        self.out_channels = out_channels
-        self._lazy_weight_and_bias(True, bias, _factory(device, dtype))
 
     def initialize_parameters(self, input, *args, **kwargs):
         if self.has_uninitialized_params():
@@ -140,7 +135,11 @@ class _LazyConvMixin(LazyModuleMixin):
                 self.in_channels = self._get_in_channels(input)
                 if self.in_channels % self.groups != 0:
                     raise ValueError("in_channels must be divisible by groups")
-                self._materialize("weight", (self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+                if self.transposed:
+                    shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+                else:
+                    shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+                self._materialize("weight", shape)
                 if self.bias is not None:
                     self._materialize("bias", (self.out_channels,))
                 self.reset_parameters()
@@ -153,13 +152,24 @@ class _LazyConvMixin(LazyModuleMixin):
         return input.shape[1] if input.dim() == batched else input.shape[0]
 
 
-class LazyConv1d(_LazyConvMixin, Conv1d):
+class _LazyConv(_LazyConvMixin):
+    """The constructor of LazyConv1d and LazyConv2d: the convolution's without in_channels."""
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        # bias False here: no tensor made only to be replaced
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        self.out_channels = out_channels
+        self._lazy_weight_and_bias(True, bias, _factory(device, dtype))
+
+
+class LazyConv1d(_LazyConv, Conv1d):
     """A Conv1d whose in_channels is the first input's channel count."""
 
     cls_to_become = Conv1d
 
 
-class LazyConv2d(_LazyConvMixin, Conv2d):
+class LazyConv2d(_LazyConv, Conv2d):
     """A Conv2d whose in_channels is the first input's channel count (d2l's LeNet: nn.LazyConv2d(6, kernel_size=5))."""
 
     cls_to_become = Conv2d
@@ -222,3 +232,27 @@ class ConvTranspose2d(_ConvTransposeNd):
     kH, kW), bias (C_out,); each output size (I - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1."""
 
     _n = 2
+
+
+class _LazyConvTranspose(_LazyConvMixin):
+    """The constructor of LazyConvTranspose1d and LazyConvTranspose2d: the transposed convolution's
+    without in_channels."""
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                         device, dtype)
+        self.out_channels = out_channels
+        self._lazy_weight_and_bias(True, bias, _factory(device, dtype))
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    """A ConvTranspose1d whose in_channels is the first input's channel count."""
+
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    """A ConvTranspose2d whose in_channels is the first input's channel count."""
+
+    cls_to_become = ConvTranspose2d

@@ -1,13 +1,14 @@
 """torch.nn.modules.instancenorm: InstanceNorm1d and InstanceNorm2d, each (n, c) plane normalised by
-its own statistics; the checks, unbatched input and the running statistics are one C++ call
-(F.instance_norm_module_forward), shared with the twins nn::InstanceNorm1d/2d. (InstanceNorm3d is out of
-scope, as the other volume layers.) Tests: tests/test_nn_modules_more.py, tests/test_nn_twins.py."""
+its own statistics, and their lazy forms LazyInstanceNorm1d/2d (batchnorm.py's _LazyNormBase); the
+checks, unbatched input and the running statistics are one C++ call (F.instance_norm_module_forward),
+shared with the twins nn::InstanceNorm1d/2d. (InstanceNorm3d is out of scope, as the other volume
+layers.) Tests: tests/test_nn_modules_more.py, tests/test_nn_twins.py, tests/test_lazy.py."""
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -49,3 +50,16 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation of (N, C, H, W) or unbatched (C, H, W): each (n, c) plane by its own statistics."""
 
     _spatial_dims = 2
+
+
+class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
+    """An InstanceNorm1d whose num_features is input.shape[1] of the first call (torch's defaults:
+    affine=True, track_running_stats=True, those of the lazy batch norms)."""
+
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
+    """An InstanceNorm2d whose num_features is input.shape[1] of the first call."""
+
+    cls_to_become = InstanceNorm2d

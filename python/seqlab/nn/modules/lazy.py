@@ -1,7 +1,8 @@
-"""torch.nn.modules.lazy: LazyModuleMixin, what makes a module lazy. LazyLinear, LazyBatchNorm1d
-and LazyConv1d/2d (linear.py, batchnorm.py, conv.py) infer in_features / num_features /
-in_channels from their first input. Until then their parameters are UninitializedParameter
-(buffers UninitializedBuffer; nn/parameter.py); the first call materialises them in place,
+"""torch.nn.modules.lazy: LazyModuleMixin, what makes a module lazy. LazyLinear, LazyBatchNorm1d/2d,
+LazyInstanceNorm1d/2d, LazyConv1d/2d and LazyConvTranspose1d/2d (linear.py, batchnorm.py,
+instancenorm.py, conv.py) infer in_features / num_features / in_channels from their first input.
+Until then their parameters are UninitializedParameter (buffers UninitializedBuffer;
+nn/parameter.py); the first call materialises them in place,
 initialises them as the full module would (reset_parameters), and turns the module into that
 module (LazyLinear -> Linear). Loading a state dict into a lazy module materialises it with the
 loaded shapes. Tests: tests/test_lazy.py."""

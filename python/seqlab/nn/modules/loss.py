@@ -296,3 +296,50 @@ class NLLLoss2d(NLLLoss):
                       "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
                       stacklevel=2)
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+# The language-model head's loss: a Linear and cross_entropy in one functional (F.linear_cross_entropy).
+import math  # noqa: E402
+
+from .linear import Linear  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss"]
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """cross_entropy(self.linear(input) viewed as (N, num_classes, *out_features), target) with the class
+    weights `weight` (a buffer), reduction, ignore_index (None: -100 for class indices), label_smoothing
+    and options (torch.nn.LinearCrossEntropyLoss): one call of F.linear_cross_entropy, chunked with options
+    (cpp/src/ops/linear_cross_entropy.cpp). The head is self.linear, its weight stored flat as
+    (num_classes * prod(out_features), in_features), bias False by default. Tests:
+    tests/test_linear_cross_entropy.py."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        linear_weight = self.linear.weight.reshape(self.num_classes, *self.out_features, self.linear.in_features)
+        linear_bias = None
+        if self.linear.bias is not None:
+            linear_bias = self.linear.bias.reshape(self.num_classes, *self.out_features)
+        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
