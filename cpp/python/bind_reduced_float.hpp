@@ -13,6 +13,8 @@
 //     float16 tensor with an int64 tensor is float16; a 0-dim float32 with a float16 vector is
 //     float16), or to the dtype argument;
 //   - for an in-place op (NAME_ or __iNAME__), writes the result into its first tensor argument.
+// refusing_reduced / refusing_low_precision wrap an op torch has no 16-bit CPU kernel for (LAPACK):
+// it raises torch's exception for a float16/bfloat16 argument instead.
 // Results that are not float32 (indices, masks) keep their dtype. Tests: tests/test_half_dtypes.py.
 #pragma once
 #include <optional>
@@ -221,12 +223,42 @@ auto wrap(const char* name, F f, R (*)(A...)) {
   };
 }
 
+template <typename F, typename R, typename... A>
+auto refuse(std::string message, bool runtime, F f, R (*)(A...)) {
+  return [f = std::move(f), message = std::move(message), runtime](A... a) -> R {
+    Scan s;
+    (scan(s, a), ...);
+    if (s.any) {
+      const std::optional<Dtype> d = s.dims ? s.dims : s.zero;
+      const char* name = scalar_type_name(d && is_reduced_float(*d) ? *d : Dtype::Float16);
+      if (runtime) throw std::runtime_error(message + name);
+      throw NotImplementedError("\"" + message + "\" not implemented for '" + name + "'");
+    }
+    return f(std::forward<A>(a)...);
+  };
+}
+
 }  // namespace reduced
 
 // f (a lambda or a function pointer) with float16/bfloat16 arguments computed in float32.
 template <typename F>
 auto through_float32(const char* name, F f) {
   return reduced::wrap(name, std::move(f), typename reduced::fn_traits<std::decay_t<F>>::sig{});
+}
+
+// f refusing float16/bfloat16 tensor arguments where torch's CPU kernel has none (its LAPACK ops):
+// NotImplementedError "\"kernel\" not implemented for 'Half'", as torch's dispatcher says, before f
+// could read 16-bit elements.
+template <typename F>
+auto refusing_reduced(const char* kernel, F f) {
+  return reduced::refuse(kernel, false, std::move(f), typename reduced::fn_traits<std::decay_t<F>>::sig{});
+}
+// The same with torch's RuntimeError "op: Low precision dtypes not supported. Got Half" (linalg.inv,
+// slogdet, logdet check the dtype before dispatching).
+template <typename F>
+auto refusing_low_precision(const char* op, F f) {
+  return reduced::refuse(std::string(op) + ": Low precision dtypes not supported. Got ", true, std::move(f),
+                         typename reduced::fn_traits<std::decay_t<F>>::sig{});
 }
 
 }  // namespace seqlab::bind

@@ -7,9 +7,10 @@ import numbers
 
 from . import _core, _dtypes
 
-_ORDER = [_dtypes.bool, _dtypes.uint8, _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64, _dtypes.float32,
-          _dtypes.float64]
-_FLOATS = (_dtypes.float32, _dtypes.float64)
+_F16, _BF16 = _core.dtype.float16, _core.dtype.bfloat16
+_ORDER = [_dtypes.bool, _dtypes.uint8, _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64, _F16, _BF16,
+          _dtypes.float32, _dtypes.float64]
+_FLOATS = (_F16, _BF16, _dtypes.float32, _dtypes.float64)
 
 
 def _check(d, fn, arg):
@@ -19,12 +20,15 @@ def _check(d, fn, arg):
 
 def promote_types(type1, type2):
     """The smallest dtype both convert to without losing their kind (torch.promote_types):
-    bool < uint8 < int8 < int16 < int32 < int64 < float32 < float64, and uint8 with int8 is int16."""
+    bool < uint8 < int8 < int16 < int32 < int64 < float16, bfloat16 < float32 < float64, uint8 with int8
+    is int16 and float16 with bfloat16 is float32."""
     _check(type1, "promote_types", "type1")
     _check(type2, "promote_types", "type2")
     lo, hi = sorted((type1, type2), key=_ORDER.index)
     if (lo, hi) == (_dtypes.uint8, _dtypes.int8):
         return _dtypes.int16
+    if (lo, hi) == (_F16, _BF16):   # neither holds the other: float32 holds both
+        return _dtypes.float32
     return hi
 
 
