@@ -14,18 +14,12 @@ void bind_nn(py::module_& m) {
         py::arg("eps") = 1e-5,
         "y = (x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims,\n"
         "var biased (Ba et al. 2016; F.layer_norm).");
-  // eps=None is torch.finfo(input.dtype).eps, float16's (2^-10) and bfloat16's (2^-7) too: resolved
-  // from the input's dtype before the float32 copy the kernel sees
-  auto rms = through_float32("rms_norm", [](const Tensor& x, py::handle normalized_shape, std::optional<Tensor> w,
-                                            std::optional<double> eps) {
+  // eps=None: the machine epsilon of the dtype computed in, float32's for float16/bfloat16 input (torch
+  // 2.13's CPU kernel computes those in float32 with float32's epsilon, not finfo(float16).eps)
+  def_op(m, "rms_norm", [](const Tensor& x, py::handle normalized_shape, std::optional<Tensor> w,
+                       std::optional<double> eps) {
     const Shape ns = size_arg(normalized_shape, "rms_norm", "normalized_shape");
     return released([&] { return rms_norm(x, ns, w ? *w : Tensor(), eps); });
-  });
-  m.def("rms_norm", [rms](const Tensor& x, py::handle normalized_shape, std::optional<Tensor> w,
-                          std::optional<double> eps) {
-    if (!eps && x.dtype() == Dtype::Float16) eps = 0x1p-10;
-    if (!eps && x.dtype() == Dtype::BFloat16) eps = 0x1p-7;
-    return rms(x, normalized_shape, w, eps);
   }, py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("eps") = py::none(),
         "y = x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims; eps None: the\n"
         "dtype's machine epsilon (Zhang & Sennrich 2019; F.rms_norm).");

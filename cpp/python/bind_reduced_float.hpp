@@ -12,7 +12,11 @@
 //     gives the tensor arguments (float16 + float16 is float16; float16 + float32 is float32; a
 //     float16 tensor with an int64 tensor is float16; a 0-dim float32 with a float16 vector is
 //     float16), or to the dtype argument;
-//   - for an in-place op (NAME_ or __iNAME__), writes the result into its first tensor argument.
+//   - for an in-place op (NAME_ or __iNAME__), writes the result into its first tensor argument;
+//   - rounds an operand that torch casts to the 16-bit result dtype before computing: a 0-dim
+//     float32/float64 tensor, and the first Python float among the Python-object arguments (x + 2.7
+//     adds 2.7 rounded to float16, as torch's), except for the ops whose CPU kernels keep such a
+//     scalar in float32 when it is the second operand (mul, div, floor_divide, lerp, addcmul, addcdiv).
 // refusing_reduced / refusing_low_precision wrap an op torch has no 16-bit CPU kernel for (LAPACK):
 // it raises torch's exception for a float16/bfloat16 argument instead.
 // Results that are not float32 (indices, masks) keep their dtype. Tests: tests/test_half_dtypes.py.
@@ -32,10 +36,16 @@ struct Scan {
   bool any = false;                 // a float16/bfloat16 tensor or dtype argument is present
   std::optional<Dtype> dims, zero;  // torch's result_type, over tensors with dim > 0 and 0-dim ones
   std::optional<Dtype> dtype_arg;   // a `dtype=` argument (any dtype: it decides the result's)
+  std::optional<Dtype> first_float;
+  bool mixed = false;               // floating tensors of two dtypes
 
   void tensor(const Tensor& t) {
     if (!t.defined()) return;
     any = any || is_reduced_float(t.dtype());
+    if (is_floating(t.dtype())) {
+      mixed = mixed || (first_float && *first_float != t.dtype());
+      if (!first_float) first_float = t.dtype();
+    }
     auto& r = t.dim() > 0 ? dims : zero;
     r = r ? promote(*r, t.dtype()) : t.dtype();
   }
@@ -89,8 +99,25 @@ void scan(Scan& s, const T& v) {
   if constexpr (std::is_base_of_v<py::handle, T>) scan_object(s, v);
 }
 
-// Pass 2: the argument as f receives it, 16-bit floats as float32.
-inline Tensor up(const Tensor& t) { return t.defined() && is_reduced_float(t.dtype()) ? to_dtype(t, Dtype::Float32) : t; }
+// Pass 2: the argument as f receives it, 16-bit floats as float32. Rounding, while set (for the
+// duration of one wrapped call, on this thread), is the 16-bit dtype a 0-dim float operand and the
+// first Python float operand are rounded to first.
+struct Rounding {
+  std::optional<Dtype> to;
+  bool number_done = false;
+  bool first_tensor_only = false;  // mul, div: a scalar second operand stays in float32, a first one is rounded
+  bool tensor_seen = false;
+};
+inline thread_local Rounding* rounding = nullptr;
+
+inline Tensor up(const Tensor& t) {
+  if (!t.defined()) return t;
+  const bool first = rounding && !std::exchange(rounding->tensor_seen, true);
+  if (is_reduced_float(t.dtype())) return to_dtype(t, Dtype::Float32);
+  if (rounding && rounding->to && t.dim() == 0 && is_floating(t.dtype()) && (first || !rounding->first_tensor_only))
+    return to_dtype(to_dtype(t, *rounding->to), Dtype::Float32);
+  return t;
+}
 inline std::optional<Tensor> up(const std::optional<Tensor>& t) { return t ? std::optional<Tensor>(up(*t)) : t; }
 inline std::vector<Tensor> up(const std::vector<Tensor>& v) {
   std::vector<Tensor> out;
@@ -105,6 +132,12 @@ inline Dtype up(Dtype d) { return is_reduced_float(d) ? Dtype::Float32 : d; }
 inline std::optional<Dtype> up(const std::optional<Dtype>& d) { return d ? std::optional<Dtype>(up(*d)) : d; }
 inline py::object up_object(py::handle h) {
   if (is_tensor(h)) return py::cast(up(h.cast<Tensor>()));
+  if (rounding && rounding->to && !rounding->first_tensor_only && !rounding->number_done && PyFloat_Check(h.ptr())) {
+    rounding->number_done = true;
+    const Tensor r = to_dtype(to_dtype(scalar_tensor(PyFloat_AsDouble(h.ptr()), Dtype::Float64), *rounding->to),
+                              Dtype::Float64);
+    return py::float_(r.item<double>());
+  }
   if (is_dtype(h)) return py::cast(up(h.cast<Dtype>()));
   if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
     py::list items;
@@ -180,7 +213,16 @@ const Tensor* first_of(P... p) {
 // self in r's place.
 inline Tensor write_back(const Tensor& self, const Tensor& r) {
   Tensor s = self;
-  if (r.defined() && r.impl() != self.impl()) copy_(s, r);
+  if (r.defined() && r.impl() != self.impl()) {
+    if (self.is_leaf() && self.requires_grad() && !r.requires_grad()) {
+      // an op that records no gradient (uniform_, an init function) on a parameter: its values are
+      // written as the op writes a float32 parameter's, without copy_'s refusal of a leaf
+      NoGradGuard no_grad;
+      copy_(s, r);
+    } else {
+      copy_(s, r);
+    }
+  }
   return self;
 }
 inline py::object write_back(const Tensor& self, const py::object& r) {
@@ -201,12 +243,38 @@ auto wrap(const char* name, F f, R (*)(A...)) {
                                           "__irshift__", "__ipow__", "__imatmul__"};
   bool inplace = n.size() > 1 && n.back() == '_' && n[n.size() - 2] != '_';
   for (const char* a : augmented) inplace = inplace || n == a;
-  return [f = std::move(f), inplace](A... a) -> R {
+  // torch's CPU kernels of these take a scalar operand in float32 instead of casting it to 16 bits
+  static const char* const exact_scalar[] = {"mul", "mul_", "multiply", "multiply_", "__mul__", "__rmul__",
+                                             "__imul__", "div", "div_", "divide", "divide_", "true_divide",
+                                             "true_divide_", "__truediv__", "__itruediv__", "floor_divide",
+                                             "floor_divide_", "__floordiv__", "__rfloordiv__", "__ifloordiv__",
+                                             "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_"};
+  bool round_scalars = true;
+  for (const char* e : exact_scalar) round_scalars = round_scalars && n != e;
+  // torch's matrix products and convolutions take no mixed dtypes: for float16 with float32 the op
+  // gets its arguments unconverted, so that its own check refuses them
+  static const char* const same_dtype[] = {"matmul", "__matmul__", "__rmatmul__", "mm", "bmm", "addmm", "addbmm",
+                                           "baddbmm", "addmv", "mv", "dot", "vdot", "linear", "bilinear",
+                                           "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"};
+  bool refuse_mixed = false;
+  for (const char* e : same_dtype) refuse_mixed = refuse_mixed || n == e;
+  return [f = std::move(f), inplace, round_scalars, refuse_mixed](A... a) -> R {
     Scan s;
     (scan(s, a), ...);
-    if (!s.any) return f(std::forward<A>(a)...);
-    std::tuple<std::decay_t<decltype(up(a))>...> converted{up(a)...};
+    if (!s.any || (refuse_mixed && s.mixed)) return f(std::forward<A>(a)...);
     const std::optional<Dtype> to = s.result();
+    Rounding round;
+    if (to && is_reduced_float(*to)) round.to = to, round.first_tensor_only = !round_scalars;
+    Rounding* const outer = std::exchange(rounding, &round);
+    std::optional<std::tuple<std::decay_t<decltype(up(a))>...>> holder;
+    try {
+      holder.emplace(std::tuple<std::decay_t<decltype(up(a))>...>{up(a)...});  // braces: left to right
+    } catch (...) {
+      rounding = outer;
+      throw;
+    }
+    rounding = outer;
+    auto& converted = *holder;
     const Tensor* self = nullptr;
     if (inplace) ((self = self ? self : first_tensor(a)), ...);
     const bool write = self && is_reduced_float(self->dtype());

@@ -211,6 +211,7 @@ def _lerp_floats(input, kernel):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input.dtype)}'")
 
 
+@through_float32
 def lerp(input, end, weight):
     """input + weight·(end − input), weight a number or a tensor (all broadcast); as torch, the
     form end − (end − input)·(1 − weight) where |weight| ≥ 0.5, exact at weight = 1 (torch.lerp;
@@ -303,9 +304,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     largest and lowest finite values) (torch.nan_to_num)."""
     if not input.is_floating_point():
         return input.clone()
-    info = np.finfo(np.float64 if input.dtype == _core.dtype.float64 else np.float32)
-    posinf = float(info.max) if posinf is None else posinf
-    neginf = float(info.min) if neginf is None else neginf
+    most = {_core.dtype.float64: float(np.finfo(np.float64).max), _core.dtype.float16: 65504.0,
+            _core.dtype.bfloat16: (2 - 2.0 ** -7) * 2.0 ** 127}.get(input.dtype, float(np.finfo(np.float32).max))
+    posinf = most if posinf is None else posinf
+    neginf = -most if neginf is None else neginf
     out = input.masked_fill(isnan(input), nan)
     out = out.masked_fill(input == float("inf"), posinf)
     return out.masked_fill(input == float("-inf"), neginf)

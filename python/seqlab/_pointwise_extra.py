@@ -30,6 +30,7 @@ def _dtype_of(*operands):
     return out
 
 
+@through_float32
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2, broadcast (torch.addcmul). Integer operands take an
     integer value only, as torch's."""
@@ -39,6 +40,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     return input + (product if value == 1 else product * value)
 
 
+@through_float32
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2, broadcast (torch.addcdiv); two integer tensors are
     torch's error (its old integer division is gone)."""

@@ -18,13 +18,19 @@ def _tensors(args):
             yield from (t for t in a if isinstance(t, _core.Tensor))
 
 
-def _up(a):
+def _up(a, to):
+    """a as fn receives it: a 16-bit tensor or dtype as float32; a 0-dim float32/float64 tensor rounded
+    to the 16-bit result dtype `to` first, as torch casts an operand to the result dtype."""
     if isinstance(a, _core.Tensor):
-        return a.to(_F32) if a.dtype in _REDUCED else a
+        if a.dtype in _REDUCED:
+            return a.to(_F32)
+        if to in _REDUCED and a.dim() == 0 and a.is_floating_point():
+            return a.to(to).to(_F32)
+        return a
     if isinstance(a, _core.dtype):
         return _F32 if a in _REDUCED else a
     if isinstance(a, (list, tuple)) and not hasattr(a, "_fields"):
-        return type(a)(_up(x) for x in a)
+        return type(a)(_up(x, to) for x in a)
     return a
 
 
@@ -69,7 +75,7 @@ def through_float32(fn):
             return fn(*args, **kwargs)
         dtype = kwargs.get("dtype")
         to = dtype if isinstance(dtype, _core.dtype) else _result_dtype(list(_tensors((*args, *kwargs.values()))))
-        out = fn(*(_up(a) for a in args), **{k: _up(v) for k, v in kwargs.items()})
+        out = fn(*(_up(a, to) for a in args), **{k: _up(v, to) for k, v in kwargs.items()})
         return _down(out, to) if to in _REDUCED else out
     return wrapper
 

@@ -71,6 +71,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 @_args.numpy_names
+@through_float32
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) values along dim and their indices, as torch.topk."""
     d = _dim(input, dim, "topk")

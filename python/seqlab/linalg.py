@@ -42,7 +42,8 @@ def _zeros(shape, dtype):
     return _core._full(list(shape), 0.0, dtype)
 
 
-_EPS = {_core.dtype.float32: 1.1920928955078125e-07, _core.dtype.float64: 2.220446049250313e-16}
+_EPS = {_core.dtype.float32: 1.1920928955078125e-07, _core.dtype.float64: 2.220446049250313e-16,
+        _core.dtype.float16: 2.0 ** -10, _core.dtype.bfloat16: 2.0 ** -7}
 
 
 def slogdet(A):

@@ -528,7 +528,11 @@ Tensor sum_to(const Tensor& g, const Shape& shape) {
   for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
   for (size_t i = 0; i < shape.size(); ++i)
     if (shape[i] == 1 && g.shape()[lead + i] != 1) dims.push_back(lead + static_cast<int64_t>(i));
-  Tensor s = dims.empty() ? g : sum(g, dims, true);
+  // a float16/bfloat16 gradient (a broadcast or expanded 16-bit tensor's) is summed in float32 and
+  // rounded once, as torch's reduction kernels do
+  Tensor s = dims.empty()                    ? g
+             : is_reduced_float(g.dtype())   ? to_dtype(sum(to_dtype(g, Dtype::Float32), dims, true), g.dtype())
+                                             : sum(g, dims, true);
   return reshape(s, shape);
 }
 
