@@ -24,6 +24,10 @@ class dtype:
     
       float64
     
+      float16
+    
+      bfloat16
+    
       int64
     
       int32
@@ -37,7 +41,9 @@ class dtype:
       bool
     """
     __members__: typing.ClassVar[dict[str, dtype]]
+    bfloat16: typing.ClassVar[dtype]
     bool: typing.ClassVar[dtype]
+    float16: typing.ClassVar[dtype]
     float32: typing.ClassVar[dtype]
     float64: typing.ClassVar[dtype]
     int16: typing.ClassVar[dtype]
@@ -592,7 +598,7 @@ class Tensor:
         """
         log Σ exp(input) over dim (an int or a tuple), computed as m + log Σ exp(input − m) with m the
             (detached) maximum, so nothing overflows; rows of −inf give −inf, a +inf gives +inf (torch.logsumexp).
-            Integer inputs compute in float32. The gradient is softmax(input) along dim.
+            Integer inputs compute in the default dtype. The gradient is softmax(input) along dim.
         """
     def masked_scatter(self, mask, source):
         """
@@ -858,7 +864,7 @@ class Tensor:
         """
     def xlogy(self, other):
         """
-        input·log(other), 0 where input is 0 (unless other is NaN); ints compute in float32 (torch.xlogy).
+        input·log(other), 0 where input is 0 (unless other is NaN); ints compute in the default dtype (torch.xlogy).
         """
     def __abs__(self) -> Tensor:
         ...
@@ -2868,6 +2874,10 @@ def _register_post_accumulate_grad_hook(tensor: Tensor, hook: typing.Any) -> _Ho
     """
 def _run_backward(tensors: collections.abc.Sequence[Tensor], grad_tensors: collections.abc.Sequence[Tensor], retain_graph: bool = False) -> None:
     ...
+def _set_default_float_dtype(d: dtype) -> None:
+    """
+    The float dtype integers promote to in ops (seqlab.set_default_dtype sets it).
+    """
 def _set_grad_enabled(mode: bool) -> None:
     ...
 def _set_isa(isa: str) -> None:
