@@ -92,12 +92,46 @@ inline void scan_object(Scan& s, py::handle h) {
     for (auto item : py::reinterpret_borrow<py::dict>(h)) scan_object(s, item.second);
   }
 }
+// The parameter records of the layer functionals (MultiheadAttentionParams, TransformerEncoderLayerParams,
+// ...): their tensors are tensor arguments too, a module's 16-bit parameters among them.
+template <typename F>
+void each_tensor(LinearParams& p, F f) { f(p.weight), f(p.bias); }
+template <typename F>
+void each_tensor(LayerNormParams& p, F f) { f(p.weight), f(p.bias); }
+template <typename F>
+void each_tensor(MultiheadAttentionParams& p, F f) {
+  for (Tensor* t : {&p.in_proj_weight, &p.q_proj_weight, &p.k_proj_weight, &p.v_proj_weight, &p.in_proj_bias,
+                    &p.out_proj_weight, &p.out_proj_bias, &p.bias_k, &p.bias_v})
+    f(*t);
+  for (auto& [name, t] : p.pos.params) f(t);
+}
+template <typename F>
+void each_tensor(TransformerEncoderLayerParams& p, F f) {
+  each_tensor(p.self_attn, f), each_tensor(p.linear1, f), each_tensor(p.linear2, f), each_tensor(p.linear3, f);
+  each_tensor(p.norm1, f), each_tensor(p.norm2, f);
+}
+template <typename F>
+void each_tensor(TransformerDecoderLayerParams& p, F f) {
+  each_tensor(p.self_attn, f), each_tensor(p.multihead_attn, f), each_tensor(p.linear1, f);
+  each_tensor(p.linear2, f), each_tensor(p.linear3, f), each_tensor(p.norm1, f), each_tensor(p.norm2, f);
+  each_tensor(p.norm3, f);
+}
+template <typename T, typename = void>
+struct is_record : std::false_type {};
+template <typename T>
+struct is_record<T, std::void_t<decltype(each_tensor(std::declval<T&>(), std::declval<void (*)(Tensor&)>()))>>
+    : std::true_type {};
+
 // A Python object (py::handle, py::object, py::args, py::kwargs): what it holds; any other
 // argument (a number, a string, a shape) holds nothing to convert.
 template <typename T>
 void scan(Scan& s, const T& v) {
-  if constexpr (std::is_base_of_v<py::handle, T>) scan_object(s, v);
+  if constexpr (std::is_base_of_v<py::handle, T>)
+    scan_object(s, v);
+  else if constexpr (is_record<T>::value)
+    each_tensor(const_cast<T&>(v), [&](const Tensor& t) { s.tensor(t); });
 }
+
 
 // Pass 2: the argument as f receives it, 16-bit floats as float32. Rounding, while set (for the
 // duration of one wrapped call, on this thread), is the 16-bit dtype a 0-dim float operand and the
@@ -107,12 +141,19 @@ struct Rounding {
   bool number_done = false;
   bool first_tensor_only = false;  // mul, div: a scalar second operand stays in float32, a first one is rounded
   bool tensor_seen = false;
+  const Tensor* leaf_self = nullptr;  // an in-place op's self that is (a view of) a leaf requiring grad
 };
 inline thread_local Rounding* rounding = nullptr;
 
 inline Tensor up(const Tensor& t) {
   if (!t.defined()) return t;
   const bool first = rounding && !std::exchange(rounding->tensor_seen, true);
+  if (rounding && rounding->leaf_self && t.impl() == rounding->leaf_self->impl()) {
+    // self as a float32 leaf requiring grad, so the op refuses it or not as it does a float32 leaf's
+    Tensor leaf = to_dtype(t.detach(), Dtype::Float32);
+    leaf.set_requires_grad(true);
+    return leaf;
+  }
   if (is_reduced_float(t.dtype())) return to_dtype(t, Dtype::Float32);
   if (rounding && rounding->to && t.dim() == 0 && is_floating(t.dtype()) && (first || !rounding->first_tensor_only))
     return to_dtype(to_dtype(t, *rounding->to), Dtype::Float32);
@@ -152,11 +193,15 @@ inline py::object up_object(py::handle h) {
   }
   return py::reinterpret_borrow<py::object>(h);
 }
-// A Python object converted (a py::handle is held as an owning py::object for the call); any
-// other argument as it is.
+// A Python object converted (a py::handle is held as an owning py::object for the call), a parameter
+// record copied with its tensors converted; any other argument as it is.
 template <typename T>
 auto up(const T& v) {
-  if constexpr (std::is_same_v<T, py::handle>)
+  if constexpr (is_record<T>::value) {
+    T q = v;
+    each_tensor(q, [](Tensor& t) { t = up(t); });
+    return q;
+  } else if constexpr (std::is_same_v<T, py::handle>)
     return up_object(v);
   else if constexpr (std::is_base_of_v<py::object, T>)
     return py::reinterpret_steal<T>(up_object(v).release());
@@ -178,7 +223,7 @@ inline py::object down(const py::object& o, Dtype to) {
   if (PyTuple_Check(o.ptr()) || PyList_Check(o.ptr())) {
     py::list items;
     for (py::handle item : o)
-      items.append(is_tensor(item) ? py::cast(down(item.cast<Tensor>(), to)) : py::reinterpret_borrow<py::object>(item));
+      items.append(down(py::reinterpret_borrow<py::object>(item), to));  // nested: (output, (h_n, c_n))
     if (PyList_Check(o.ptr())) return std::move(items);
     if (py::hasattr(o, "_make")) return py::type::handle_of(o).attr("_make")(items);  // a named tuple keeps its type
     if (Py_TYPE(o.ptr()) != &PyTuple_Type) return py::type::handle_of(o)(py::tuple(items));  // values_indices and the like
@@ -195,7 +240,12 @@ std::pair<A, B> down(std::pair<A, B> r, Dtype to) {
   return {down(std::move(r.first), to), down(std::move(r.second), to)};
 }
 template <typename T>
-T down(T v, Dtype) { return v; }
+T down(T v, Dtype to) {
+  if constexpr (std::is_base_of_v<py::object, T>)  // a py::tuple, py::list: as a py::object
+    return py::reinterpret_steal<T>(down(static_cast<const py::object&>(v), to).release());
+  else
+    return v;
+}
 
 // The first tensor argument: the `self` an in-place op writes into.
 inline const Tensor* first_tensor(const Tensor& t) { return &t; }
@@ -211,12 +261,21 @@ const Tensor* first_of(P... p) {
 
 // The result r of an in-place op run on self's float32 copy, written back into self; returns
 // self in r's place.
-inline Tensor write_back(const Tensor& self, const Tensor& r) {
+// (A view of) a leaf that requires grad, which an in-place op may only fill without recording
+// (uniform_, an init function): the op runs on a float32 leaf copy and refuses it as it refuses a
+// float32 leaf, or its values are written back without history.
+inline bool leaf_or_view_of_leaf(const Tensor& t) {
+  if (!GradMode::is_enabled() || !t.requires_grad()) return false;
+  if (t.is_leaf()) return true;
+  if (!t.impl()->is_view || !t.impl()->view_base) return false;
+  const Tensor base(t.impl()->view_base);
+  return base.is_leaf() && base.requires_grad();
+}
+
+inline Tensor write_back(const Tensor& self, const Tensor& r, bool leaf) {
   Tensor s = self;
   if (r.defined() && r.impl() != self.impl()) {
-    if (self.is_leaf() && self.requires_grad() && !r.requires_grad()) {
-      // an op that records no gradient (uniform_, an init function) on a parameter: its values are
-      // written as the op writes a float32 parameter's, without copy_'s refusal of a leaf
+    if (leaf) {
       NoGradGuard no_grad;
       copy_(s, r);
     } else {
@@ -225,8 +284,8 @@ inline Tensor write_back(const Tensor& self, const Tensor& r) {
   }
   return self;
 }
-inline py::object write_back(const Tensor& self, const py::object& r) {
-  if (is_tensor(r)) return py::cast(write_back(self, r.cast<Tensor>()));
+inline py::object write_back(const Tensor& self, const py::object& r, bool leaf) {
+  if (is_tensor(r)) return py::cast(write_back(self, r.cast<Tensor>(), leaf));
   return r;
 }
 
@@ -263,8 +322,13 @@ auto wrap(const char* name, F f, R (*)(A...)) {
     (scan(s, a), ...);
     if (!s.any || (refuse_mixed && s.mixed)) return f(std::forward<A>(a)...);
     const std::optional<Dtype> to = s.result();
+    const Tensor* self = nullptr;
+    if (inplace) ((self = self ? self : first_tensor(a)), ...);
+    const bool write = self && is_reduced_float(self->dtype());
+    const bool leaf = write && leaf_or_view_of_leaf(*self);
     Rounding round;
     if (to && is_reduced_float(*to)) round.to = to, round.first_tensor_only = !round_scalars;
+    if (leaf) round.leaf_self = self;
     Rounding* const outer = std::exchange(rounding, &round);
     std::optional<std::tuple<std::decay_t<decltype(up(a))>...>> holder;
     try {
@@ -275,16 +339,14 @@ auto wrap(const char* name, F f, R (*)(A...)) {
     }
     rounding = outer;
     auto& converted = *holder;
-    const Tensor* self = nullptr;
-    if (inplace) ((self = self ? self : first_tensor(a)), ...);
-    const bool write = self && is_reduced_float(self->dtype());
     if constexpr (std::is_void_v<R>) {
       std::apply(f, converted);
-      if (write) std::apply([&](const auto&... c) { write_back(*self, *first_of(first_tensor(c)...)); }, converted);
+      if (write)
+        std::apply([&](const auto&... c) { write_back(*self, *first_of(first_tensor(c)...), leaf); }, converted);
     } else {
       R r = std::apply(f, converted);
       if constexpr (std::is_same_v<R, Tensor> || std::is_same_v<R, py::object>)
-        if (write) return write_back(*self, r);
+        if (write) return write_back(*self, r, leaf);
       if (to && is_reduced_float(*to)) return down(std::move(r), *to);
       return r;
     }

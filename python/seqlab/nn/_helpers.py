@@ -13,8 +13,9 @@ def _factory(device, dtype):
         raise RuntimeError(f"seqlab runs on the CPU only; got device {device!r}")
     if dtype is None:
         return get_default_dtype()
-    if dtype not in (float32, float64):
-        raise TypeError(f"layers hold floating point parameters (seqlab.float32 or seqlab.float64), got {dtype}")
+    if dtype not in (float32, float64, _core.dtype.float16, _core.dtype.bfloat16):
+        raise TypeError(f"layers hold floating point parameters (seqlab.float16, seqlab.bfloat16, seqlab.float32 "
+                        f"or seqlab.float64), got {dtype}")
     return dtype
 
 
