@@ -27,7 +27,7 @@ Shape stride_arg(py::handle stride, const char* op) {
 // F.conv1d and F.conv2d: the same arguments for `conv` (conv1d or conv2d).
 template <typename Conv>
 void def_conv(py::module_& m, const char* op, Conv conv, const char* doc) {
-  m.def(op, [op, conv](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride,
+  def_op(m, op, [op, conv](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride,
                        py::handle padding, py::handle dilation, int64_t groups) {
     return conv_call(op, conv, input, weight, bias, stride, padding, dilation, groups);
   }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
@@ -37,7 +37,7 @@ void def_conv(py::module_& m, const char* op, Conv conv, const char* doc) {
 // F.max_pool1d and F.max_pool2d with return_indices=True: the same arguments for `pool`.
 template <typename Pool>
 void def_max_pool(py::module_& m, const char* name, const char* op, Pool pool, const char* doc) {
-  m.def(name, [op, pool](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
+  def_op(m, name, [op, pool](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
                          py::handle dilation, bool ceil_mode) {
     const Shape k = size_arg(kernel_size, op, "kernel_size"), s = stride_arg(stride, op),
                 p = size_arg(padding, op, "padding"), d = size_arg(dilation, op, "dilation");
@@ -58,7 +58,7 @@ void bind_conv(py::module_& m) {
            "(out, C/groups, kH, kW) (F.conv2d). padding: an int, a tuple, 'valid' (0) or 'same' (stride 1).");
   for (const char* op : {"conv_transpose1d", "conv_transpose2d"}) {
     const bool two = std::string(op) == "conv_transpose2d";
-    m.def(op, [op, two](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride,
+    def_op(m, op, [op, two](const Tensor& input, const Tensor& weight, OptTensor bias, py::handle stride,
                         py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
       const Shape s = size_arg(stride, op, "stride"), p = size_arg(padding, op, "padding"),
                   o = size_arg(output_padding, op, "output_padding"), d = size_arg(dilation, op, "dilation");

@@ -14,82 +14,82 @@ void bind_lapack(py::module_& m) {
       "A factorization could not be completed: a singular or non-positive-definite matrix, or no convergence\n"
       "(torch.linalg.LinAlgError, a RuntimeError).";
 
-  def_op(linalg, "det", [](const Tensor& A) { return linalg_det(A); }, py::arg("A"), Release(),
+  linalg.def("det", refusing_reduced("lu_cpu", [](const Tensor& A) { return linalg_det(A); }), py::arg("A"), Release(),
              "det(A): the determinant of each square matrix of A (*, n, n), by LU (torch.linalg.det).");
-  def_op(linalg, "slogdet", [](const Tensor& A) { return linalg_slogdet(A); }, py::arg("A"), Release(),
+  linalg.def("slogdet", refusing_low_precision("linalg.slogdet", [](const Tensor& A) { return linalg_slogdet(A); }), py::arg("A"), Release(),
              "slogdet(A) -> (sign, logabsdet): det(A) = sign * exp(logabsdet) (torch.linalg.slogdet).");
-  def_op(linalg, "logdet", [](const Tensor& A) { return logdet(A); }, py::arg("input"), Release(),
+  linalg.def("logdet", refusing_low_precision("logdet", [](const Tensor& A) { return logdet(A); }), py::arg("input"), Release(),
              "logdet(input): log det, nan where det < 0 and -inf where det = 0 (torch.logdet).");
-  def_op(linalg, "inv", [](const Tensor& A) { return linalg_inv(A); }, py::arg("A"), Release(),
+  linalg.def("inv", refusing_low_precision("linalg.inv", [](const Tensor& A) { return linalg_inv(A); }), py::arg("A"), Release(),
              "inv(A): the inverse of each square matrix; LinAlgError if one is singular (torch.linalg.inv).");
-  def_op(linalg, "solve", [](const Tensor& A, const Tensor& B, bool left) { return linalg_solve(A, B, left); },
+  linalg.def("solve", refusing_reduced("lu_cpu", [](const Tensor& A, const Tensor& B, bool left) { return linalg_solve(A, B, left); }),
              py::arg("A"), py::arg("B"), py::kw_only(), py::arg("left") = true, Release(),
              "solve(A, B, *, left=True): X with A X = B (or X A = B); B a vector or a matrix, batch dims\n"
              "broadcast (torch.linalg.solve).");
-  def_op(linalg, "cholesky", [](const Tensor& A, bool upper) { return linalg_cholesky(A, upper); }, py::arg("A"),
+  linalg.def("cholesky", refusing_reduced("cholesky_cpu", [](const Tensor& A, bool upper) { return linalg_cholesky(A, upper); }), py::arg("A"),
              py::kw_only(), py::arg("upper") = false, Release(),
              "cholesky(A, *, upper=False): L with A = L L^T (U with A = U^T U) for symmetric positive-definite A\n"
              "(torch.linalg.cholesky).");
-  def_op(linalg, "_cholesky", [](const Tensor& A, bool upper) { return linalg_cholesky(A, upper, "cholesky"); },
+  linalg.def("_cholesky", refusing_reduced("cholesky_cpu", [](const Tensor& A, bool upper) { return linalg_cholesky(A, upper, "cholesky"); }),
              py::arg("input"), py::arg("upper") = false, Release(),
              "torch.cholesky(input, upper=False): linalg.cholesky under the old name, which its errors carry.");
-  def_op(linalg, "solve_triangular", [](const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  linalg.def("solve_triangular", refusing_reduced("triangular_solve_cpu", [](const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
     return linalg_solve_triangular(A, B, upper, left, unitriangular);
-  }, py::arg("A"), py::arg("B"), py::kw_only(), py::arg("upper"), py::arg("left") = true,
+  }), py::arg("A"), py::arg("B"), py::kw_only(), py::arg("upper"), py::arg("left") = true,
              py::arg("unitriangular") = false, Release(),
              "solve_triangular(A, B, *, upper, left=True, unitriangular=False): X with A X = B (or X A = B) for\n"
              "triangular A (torch.linalg.solve_triangular).");
-  def_op(linalg, "qr", [](const Tensor& A, const std::string& mode) { return linalg_qr(A, mode); }, py::arg("A"),
+  linalg.def("qr", refusing_reduced("geqrf_cpu", [](const Tensor& A, const std::string& mode) { return linalg_qr(A, mode); }), py::arg("A"),
              py::arg("mode") = "reduced", Release(),
              "qr(A, mode='reduced') -> (Q, R): A = Q R, Q orthonormal columns, R upper triangular (torch.linalg.qr).");
-  def_op(linalg, "eigh", [](const Tensor& A, const std::string& UPLO) { return linalg_eigh(A, UPLO); }, py::arg("A"),
+  linalg.def("eigh", refusing_reduced("linalg_eigh_cpu", [](const Tensor& A, const std::string& UPLO) { return linalg_eigh(A, UPLO); }), py::arg("A"),
              py::arg("UPLO") = "L", Release(),
              "eigh(A, UPLO='L') -> (eigenvalues, eigenvectors) of symmetric A, eigenvalues ascending\n"
              "(torch.linalg.eigh).");
-  def_op(linalg, "eigvalsh", [](const Tensor& A, const std::string& UPLO) { return linalg_eigvalsh(A, UPLO); },
+  linalg.def("eigvalsh", refusing_reduced("linalg_eigh_cpu", [](const Tensor& A, const std::string& UPLO) { return linalg_eigvalsh(A, UPLO); }),
              py::arg("A"), py::arg("UPLO") = "L", Release(),
              "eigvalsh(A, UPLO='L'): the eigenvalues of symmetric A, ascending (torch.linalg.eigvalsh).");
-  def_op(linalg, "svd", [](const Tensor& A, bool full_matrices) { return linalg_svd(A, full_matrices); }, py::arg("A"),
+  linalg.def("svd", refusing_reduced("linalg_svd_cpu", [](const Tensor& A, bool full_matrices) { return linalg_svd(A, full_matrices); }), py::arg("A"),
              py::arg("full_matrices") = true, Release(),
              "svd(A, full_matrices=True) -> (U, S, Vh): A = U diag(S) Vh, S descending (torch.linalg.svd).");
-  def_op(linalg, "svdvals", [](const Tensor& A) { return linalg_svdvals(A); }, py::arg("A"), Release(),
+  linalg.def("svdvals", refusing_reduced("linalg_svd_cpu", [](const Tensor& A) { return linalg_svdvals(A); }), py::arg("A"), Release(),
              "svdvals(A): the singular values of A, descending (torch.linalg.svdvals).");
-  def_op(linalg, "lu_factor_ex", [](const Tensor& A, bool pivot, bool check_errors, const std::string& op) {
+  linalg.def("lu_factor_ex", refusing_reduced("lu_cpu", [](const Tensor& A, bool pivot, bool check_errors, const std::string& op) {
     return linalg_lu_factor_ex(A, pivot, check_errors, op.c_str());
-  }, py::arg("A"), py::kw_only(), py::arg("pivot") = true, py::arg("check_errors") = false,
+  }), py::arg("A"), py::kw_only(), py::arg("pivot") = true, py::arg("check_errors") = false,
              py::arg("_op") = "torch.linalg.lu_factor_ex", Release(),
              "lu_factor_ex(A, *, pivot=True, check_errors=False) -> (LU, pivots, info): P A = L U packed\n"
              "(torch.linalg.lu_factor_ex; _op names the caller in errors).");
-  def_op(linalg, "lu", [](const Tensor& A, bool pivot) { return linalg_lu(A, pivot); }, py::arg("A"), py::kw_only(),
+  linalg.def("lu", refusing_reduced("lu_cpu", [](const Tensor& A, bool pivot) { return linalg_lu(A, pivot); }), py::arg("A"), py::kw_only(),
              py::arg("pivot") = true, Release(), "lu(A, *, pivot=True) -> (P, L, U): A = P L U (torch.linalg.lu).");
   def_op(linalg, "lu_unpack", [](const Tensor& LU, const Tensor& pivots, bool unpack_data, bool unpack_pivots) {
     return lu_unpack(LU, pivots, unpack_data, unpack_pivots);
   }, py::arg("LU_data"), py::arg("LU_pivots"), py::arg("unpack_data") = true, py::arg("unpack_pivots") = true,
              Release(), "lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True) -> (P, L, U) (torch.lu_unpack).");
-  def_op(linalg, "lu_solve", [](const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  linalg.def("lu_solve", refusing_reduced("linalg.lu_solve_cpu", [](const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
     return linalg_lu_solve(LU, pivots, B, left, adjoint);
-  }, py::arg("LU"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("left") = true, py::arg("adjoint") = false,
+  }), py::arg("LU"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("left") = true, py::arg("adjoint") = false,
              Release(), "lu_solve(LU, pivots, B, *, left=True, adjoint=False): X with A X = B from A's lu_factor\n"
              "(torch.linalg.lu_solve).");
-  def_op(linalg, "ldl_factor_ex", [](const Tensor& A, bool hermitian, bool check_errors, const std::string& op) {
+  linalg.def("ldl_factor_ex", refusing_reduced("ldl_factor_kernel_cpu", [](const Tensor& A, bool hermitian, bool check_errors, const std::string& op) {
     return linalg_ldl_factor_ex(A, hermitian, check_errors, op.c_str());
-  }, py::arg("A"), py::kw_only(), py::arg("hermitian") = false, py::arg("check_errors") = false,
+  }), py::arg("A"), py::kw_only(), py::arg("hermitian") = false, py::arg("check_errors") = false,
              py::arg("_op") = "torch.linalg.ldl_factor_ex", Release(),
              "ldl_factor_ex(A, *, hermitian=False, check_errors=False) -> (LD, pivots, info): A = L D L^T\n"
              "(torch.linalg.ldl_factor_ex).");
-  def_op(linalg, "ldl_solve", [](const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  linalg.def("ldl_solve", refusing_reduced("ldl_solve_kernel_cpu", [](const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
     return linalg_ldl_solve(LD, pivots, B, hermitian);
-  }, py::arg("LD"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("hermitian") = false, Release(),
+  }), py::arg("LD"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("hermitian") = false, Release(),
              "ldl_solve(LD, pivots, B, *, hermitian=False): X with A X = B from A's ldl_factor (torch.linalg.ldl_solve).");
-  def_op(linalg, "householder_product", [](const Tensor& A, const Tensor& tau, const std::string& op) {
+  linalg.def("householder_product", refusing_reduced("orgqr_cpu", [](const Tensor& A, const Tensor& tau, const std::string& op) {
     return linalg_householder_product(A, tau, op.c_str());
-  }, py::arg("A"), py::arg("tau"), py::arg("_op") = "torch.linalg.householder_product", Release(),
+  }), py::arg("A"), py::arg("tau"), py::arg("_op") = "torch.linalg.householder_product", Release(),
              "householder_product(A, tau): the first n columns of H_1 ... H_k (torch.linalg.householder_product).");
-  def_op(linalg, "geqrf", [](const Tensor& A) { return geqrf(A); }, py::arg("input"), Release(),
+  linalg.def("geqrf", refusing_reduced("geqrf_cpu", [](const Tensor& A) { return geqrf(A); }), py::arg("input"), Release(),
              "geqrf(input) -> (a, tau): LAPACK's geqrf (torch.geqrf).");
-  def_op(linalg, "ormqr", [](const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool transpose) {
+  linalg.def("ormqr", refusing_reduced("ormqr_cpu", [](const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool transpose) {
     return ormqr(A, tau, C, left, transpose);
-  }, py::arg("input"), py::arg("tau"), py::arg("other"), py::arg("left") = true, py::arg("transpose") = false,
+  }), py::arg("input"), py::arg("tau"), py::arg("other"), py::arg("left") = true, py::arg("transpose") = false,
              Release(), "ormqr(input, tau, other, left=True, transpose=False): op(Q) other or other op(Q) (torch.ormqr).");
 }
 

@@ -30,6 +30,8 @@ void bind_nn(py::module_& m) {
         py::arg("eps") = 1e-5,
         "y = (x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims,\n"
         "var biased (Ba et al. 2016; F.layer_norm).");
+  // eps=None: the machine epsilon of the dtype computed in, float32's for float16/bfloat16 input (torch
+  // 2.13's CPU kernel computes those in float32 with float32's epsilon, not finfo(float16).eps)
   def_op(m, "rms_norm", [](const Tensor& x, py::handle normalized_shape, std::optional<Tensor> w,
                        std::optional<double> eps) {
     const Shape ns = size_arg(normalized_shape, "rms_norm", "normalized_shape");
@@ -113,8 +115,17 @@ void bind_nn(py::module_& m) {
 
   def_op(m, "hardshrink", [](const Tensor& x, double lambd) { return hardshrink(x, lambd); }, py::arg("input"),
         py::arg("lambd") = 0.5, Release(), "x where |x| > lambd, else 0 (F.hardshrink).");
-  def_op(m, "softshrink", [](const Tensor& x, double lambd) { return softshrink(x, lambd); }, py::arg("input"),
-        py::arg("lambd") = 0.5, Release(),
+  // lambd at most the largest value of the input's dtype (65504 for float16), checked before the
+  // float32 copy the kernel sees, as torch's
+  auto soft = through_float32("softshrink", [](const Tensor& x, double lambd) { return softshrink(x, lambd); });
+  m.def("softshrink", [soft](const Tensor& x, double lambd) {
+    if (is_reduced_float(x.dtype())) {
+      const double most = x.dtype() == Dtype::Float16 ? 65504.0 : 0x1.fep127;
+      SEQLAB_CHECK(lambd >= 0 && lambd <= most, "lambda must be in range [0, ", most, "] for input dtype ",
+                   scalar_type_name(x.dtype()), ", but found ", lambd);
+    }
+    return soft(x, lambd);
+  }, py::arg("input"), py::arg("lambd") = 0.5, Release(),
         "x - lambd above lambd, x + lambd below -lambd, 0 between (F.softshrink).");
   def_op(m, "feature_dropout", [](const Tensor& x, double p, bool training) { return feature_dropout(x, p, training); },
         py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true, Release(),

@@ -285,7 +285,7 @@ void bind_ops(py::module_& m) {
        "out = input - trunc(input), with the sign of input (torch.frac)."}};
   for (auto [name, inplace_name, fn, op, doc] : unary) {
     both(m, cls, name, fn, Release(), doc);
-    cls.def(inplace_name, [op = op](Tensor& x) -> Tensor { return inplace_unary(x, op); }, Release(),
+    def_op(cls, inplace_name, [op = op](Tensor& x) -> Tensor { return inplace_unary(x, op); }, Release(),
             "In place: self = f(self), f as the method without the underscore.");
   }
   // torch.round(input, *, decimals=0): an explicit decimals is torch's round.decimals overload.
@@ -298,7 +298,7 @@ void bind_ops(py::module_& m) {
 
   // ------------------------------------------------------------ in place
   auto def_inplace = [&](const char* name, InplaceOp op) {
-    cls.def(name, [op, name](Tensor& self, py::handle other, py::handle alpha_) -> Tensor {
+    def_op(cls, name, [op, name](Tensor& self, py::handle other, py::handle alpha_) -> Tensor {
       const Tensor o = operand_arg(other, self, name);
       const double alpha = alpha_arg(alpha_, self, o, name);
       return released([&] { return inplace_binary(self, o, op, alpha); });
@@ -318,11 +318,17 @@ void bind_ops(py::module_& m) {
            {"bitwise_or_", InplaceOp::BitwiseOr, "In place: self = self | other."},
            {"bitwise_xor_", InplaceOp::BitwiseXor, "In place: self = self ^ other."},
            {"bitwise_left_shift_", InplaceOp::LeftShift, "In place: self = self << other."},
-           {"bitwise_right_shift_", InplaceOp::RightShift, "In place: self = self >> other."}})
-    cls.def(name, [op = op, name = name](Tensor& self, py::handle other) -> Tensor {
+           {"bitwise_right_shift_", InplaceOp::RightShift, "In place: self = self >> other."}}) {
+    auto f = [op = op, name = name](Tensor& self, py::handle other) -> Tensor {
       const Tensor o = operand_arg(other, self, name);
       return released([&] { return inplace_binary(self, o, op); });
-    }, py::arg("other"), doc);
+    };
+    // the bitwise ones are integer-only: their kernels refuse float16/bfloat16 as torch's do
+    if (std::string(name).rfind("bitwise", 0) == 0)
+      cls.def(name, f, py::arg("other"), doc);
+    else
+      def_op(cls, name, f, py::arg("other"), doc);
+  }
   def_op(cls, "bitwise_not_", [](Tensor& x) -> Tensor { return inplace_unary(x, UnaryOp::BitwiseNot); }, Release(),
           "In place: self = ~self.");
   def_op(cls, "zero_", [](Tensor& x) -> Tensor { return zero_(x); }, Release(), "Fill self with zeros in place; returns self.");
@@ -362,7 +368,7 @@ void bind_ops(py::module_& m) {
   }, py::arg("input"), py::arg("indices"), py::arg("values"), py::arg("accumulate"), Release());
   cls.def("_rebase", [](Tensor& self, const Tensor& result) { rebase_history(self, result, "setitem"); }, py::arg("result"),
           Release());
-  cls.def("_index_put_", [](Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) -> Tensor {
+  def_op(cls, "_index_put_", [](Tensor& x, std::vector<std::optional<Tensor>> idx, const Tensor& v, bool acc) -> Tensor {
     TensorList l;
     for (auto& i : idx) l.push_back(i ? *i : Tensor());
     return index_put_(x, l, v, acc);

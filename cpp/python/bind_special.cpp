@@ -47,7 +47,7 @@ void bind_special(py::module_& m) {
        "out = 2^input (torch.exp2)."}};
   for (auto [name, inplace_name, fn, fn_, doc] : unary) {
     both(m, cls, name, fn, Release(), doc);
-    cls.def(inplace_name, [f = fn_](Tensor& x) -> Tensor { return f(x); }, Release(),
+    def_op(cls, inplace_name, [f = fn_](Tensor& x) -> Tensor { return f(x); }, Release(),
             "In place: self = f(self), f as the method without the underscore (self must be floating point).");
   }
 
@@ -98,7 +98,15 @@ void bind_special(py::module_& m) {
        "(torch.special.log_ndtr)."},
       {"entr", [](const Tensor& x) { return entr(x); },
        "out = -input ln(input) for input > 0, 0 at 0, -inf below (torch.special.entr)."}};
-  for (auto [name, fn, doc] : special_unary) s.def(name, fn, py::arg("input"), Release(), doc);
+  // torch computes i0e, i1, i1e and entr for float16/bfloat16 (in float32); erfcx, ndtri and log_ndtr it
+  // refuses, and so do their kernels here
+  for (auto [name, fn, doc] : special_unary) {
+    const std::string n = name;
+    if (n == "erfcx" || n == "ndtri" || n == "log_ndtr")
+      s.def(name, fn, py::arg("input"), Release(), doc);
+    else
+      def_op(s, name, fn, py::arg("input"), Release(), doc);
+  }
   const std::tuple<const char*, BesselOp, const char*> bessel_ops[] = {
       {"bessel_j0", BesselOp::J0, "out = J0(input), the Bessel function of the first kind of order 0."},
       {"bessel_j1", BesselOp::J1, "out = J1(input), the Bessel function of the first kind of order 1."},
@@ -116,7 +124,8 @@ void bind_special(py::module_& m) {
   for (auto [name, op, doc] : bessel_ops)
     s.def(name, [op = op](const Tensor& x) { return bessel(x, op); }, py::arg("input"), Release(),
           str_cat(doc, " No gradient, as torch.special.", name, ".").c_str());
-  def_op(s, "zeta", [](py::handle input, py::handle other) {
+  // torch has no float16/bfloat16 zeta on CPU: the kernel refuses them, as torch's
+  s.def("zeta", [](py::handle input, py::handle other) {
     auto [x, q] = tensor_or_number("zeta", input, other);
     return released([&] { return zeta(x, q); });
   }, py::arg("input"), py::arg("other"),

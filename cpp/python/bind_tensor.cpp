@@ -233,13 +233,28 @@ constructors. A tensor that requires grad records the ops applied to it, and bac
       return binary(name, a, b, false, fn);
     }), py::arg("other"), py::is_operator());
     const Binary reflected = op == InplaceOp::Remainder ? &remainder_scalar_tensor : fn;
-    cls.def(rname, through_float32(rname, [rname = rname, reflected](const Tensor& a, py::handle b) {
-      return binary(rname, a, b, true, reflected);
-    }), py::arg("other"), py::is_operator());
+    if (op != InplaceOp::Div)  // __rtruediv__ is bound below
+      cls.def(rname, through_float32(rname, [rname = rname, reflected](const Tensor& a, py::handle b) {
+        return binary(rname, a, b, true, reflected);
+      }), py::arg("other"), py::is_operator());
     cls.def(iname, through_float32(iname, [iname = iname, op = op](const Tensor& a, py::handle b) {
       return binary(iname, a, b, false, [op](Tensor x, const Tensor& y) { return inplace_binary(x, y, op); });
     }), py::arg("other"), py::is_operator());
   }
+
+  // b / x is x.reciprocal() * b in torch (its Tensor.__rtruediv__): for float16/bfloat16 the reciprocal
+  // is rounded to 16 bits before the product, which keeps b in float32
+  auto rdiv = through_float32("__rtruediv__", [](const Tensor& a, py::handle b) {
+    return binary("__rtruediv__", a, b, true, [](const Tensor& x, const Tensor& y) { return div(x, y); });
+  });
+  auto reciprocal_of = through_float32("reciprocal", [](const Tensor& a) { return div(scalar_tensor(1.0, a.dtype()), a); });
+  auto times = through_float32("__mul__", [](const Tensor& a, py::handle b) {
+    return binary("__mul__", a, b, false, [](const Tensor& x, const Tensor& y) { return mul(x, y); });
+  });
+  cls.def("__rtruediv__", [rdiv, reciprocal_of, times](const Tensor& a, py::handle b) -> py::object {
+    if (!is_reduced_float(a.dtype())) return rdiv(a, b);
+    return times(reciprocal_of(a), b);
+  }, py::arg("other"), py::is_operator());
 
   const std::pair<const char*, CompareOp> cmps[] = {{"__eq__", CompareOp::Eq}, {"__ne__", CompareOp::Ne},
                                                     {"__lt__", CompareOp::Lt}, {"__le__", CompareOp::Le},

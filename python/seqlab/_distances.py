@@ -2,6 +2,7 @@
 gradient is vector_norm's (0 where a distance is 0, as torch's). Tests: tests/test_add_products.py."""
 from . import _core
 from ._dtypes import scalar_type_name
+from ._through_float32 import refuse
 
 
 def _name(dtype):
@@ -27,6 +28,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     for name, x in (("X1", x1), ("X2", x2)):
         if not x.dtype.is_floating_point:
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {_name(x.dtype)}")
+        refuse("cdist", x)   # torch has no 16-bit cdist on CPU
         if x.dim() < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.dim()}D")
     if x1.shape[-1] != x2.shape[-1]:

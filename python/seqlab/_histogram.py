@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _args, _core
 from ._dtypes import scalar_type_name
+from ._through_float32 import through_float32
 
 __all__ = ["histc", "histogram", "bincount"]
 
@@ -65,6 +66,7 @@ def _count(x, edges, weight, linear, local_search):
     return np.bincount(pos, weights=w, minlength=B)[:B].astype(x.dtype if len(x) else edges.dtype)
 
 
+@through_float32
 def histc(input, bins=100, min=0, max=0):
     """Counts of input's elements in `bins` equal bins over [min, max]; min == max means the
     data's range (widened by 1 each side if it is one value). Elements outside are ignored."""

@@ -21,6 +21,7 @@ from ._dtypes import get_default_dtype, scalar_type_name
 from ._reduced_float import numpy_values
 from ._composed import _dims, isfinite, isinf, isnan
 from ._shape import _result_dtype, broadcast_tensors
+from ._through_float32 import through_float32
 
 __all__ = ["amax", "amin", "aminmax", "nansum", "nanmean", "count_nonzero", "diff", "lerp", "xlogy", "logaddexp",
            "logaddexp2", "hypot", "sgn", "signbit", "copysign", "nan_to_num", "isclose", "sinh", "cosh", "asinh",
@@ -211,6 +212,7 @@ def _lerp_floats(input, kernel):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input.dtype)}'")
 
 
+@through_float32
 def lerp(input, end, weight):
     """input + weight·(end − input), weight a number or a tensor (all broadcast); as torch, the
     form end − (end − input)·(1 − weight) where |weight| ≥ 0.5, exact at weight = 1 (torch.lerp;
@@ -247,17 +249,20 @@ def _logaddexp(input, other, fn, log1p_exp):
     return _core.where(same_inf, a, out)
 
 
+@through_float32
 def logaddexp(input, other):
     """log(exp(input) + exp(other)), as max + log1p(exp(−|input − other|)) so nothing overflows
     (torch.logaddexp)."""
     return _logaddexp(input, other, "logaddexp", lambda t: t.exp().log1p())
 
 
+@through_float32
 def logaddexp2(input, other):
     """log2(2^input + 2^other), as max + log2(1 + 2^(−|input − other|)) (torch.logaddexp2)."""
     return _logaddexp(input, other, "logaddexp2", lambda t: (t * math.log(2)).exp().log1p() / math.log(2))
 
 
+@through_float32
 def hypot(input, other):
     """sqrt(input² + other²), scaled by max(|input|, |other|) so that the squares do not overflow
     (torch.hypot)."""
@@ -274,6 +279,7 @@ def sgn(input):
     return input.sign()
 
 
+@through_float32
 def signbit(input):
     """True where input's sign bit is set: negative numbers and −0.0 (torch.signbit)."""
     if input.dtype == _core.dtype.bool:
@@ -281,6 +287,7 @@ def signbit(input):
     return _core.from_numpy(np.array(np.signbit(input.detach().numpy()), order="C"))
 
 
+@through_float32
 def copysign(input, other):
     """|input| with the sign (bit) of other; always floating point (torch.copysign)."""
     x = _tensor(input, other)
@@ -298,9 +305,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     largest and lowest finite values) (torch.nan_to_num)."""
     if not input.is_floating_point():
         return input.clone()
-    info = np.finfo(np.float64 if input.dtype == _core.dtype.float64 else np.float32)
-    posinf = float(info.max) if posinf is None else posinf
-    neginf = float(info.min) if neginf is None else neginf
+    most = {_core.dtype.float64: float(np.finfo(np.float64).max), _core.dtype.float16: 65504.0,
+            _core.dtype.bfloat16: (2 - 2.0 ** -7) * 2.0 ** 127}.get(input.dtype, float(np.finfo(np.float32).max))
+    posinf = most if posinf is None else posinf
+    neginf = -most if neginf is None else neginf
     out = input.masked_fill(isnan(input), nan)
     out = out.masked_fill(input == float("inf"), posinf)
     return out.masked_fill(input == float("-inf"), neginf)
@@ -345,6 +353,7 @@ def _half_exp(x):
     return ((a * 0.5).exp() * 0.5) * (a * 0.5).exp(), x.masked_fill(big, 0.0), big
 
 
+@through_float32
 def sinh(input):
     """(e^x − e^−x) / 2, as (expm1(x) − expm1(−x)) / 2 to keep the digits of small x, and as
     sign(x)·e^|x| / 2 without overflow for large |x| (torch.sinh)."""
@@ -353,6 +362,7 @@ def sinh(input):
     return _core.where(big, _core.where(x < 0, -far, far), (near.expm1() - (-near).expm1()) * 0.5)
 
 
+@through_float32
 def cosh(input):
     """(e^x + e^−x) / 2, as e^|x| / 2 without overflow for large |x| (torch.cosh)."""
     x = _float(input)
@@ -375,6 +385,7 @@ def _large(x):
     return 1e150 if x.dtype == _core.dtype.float64 else 1e18
 
 
+@through_float32
 def asinh(input):
     """log(x + sqrt(x² + 1)), computed as sign(x)·log1p(|x| + x²/(1 + sqrt(1 + x²))) for precision near
     0 and as sign(x)·(log|x| + log 2) where x² would overflow (torch.asinh)."""
@@ -396,6 +407,7 @@ def asinh(input):
     return _core.where(x == 0, x, out)   # asinh(−0) = −0
 
 
+@through_float32
 def acosh(input):
     """log(x + sqrt(x² − 1)) for x ≥ 1 (NaN below), computed as log1p((x − 1) + sqrt((x − 1)(x + 1)))
     and as log x + log 2 where x² would overflow; gradient +inf at 1 (torch.acosh)."""
@@ -409,6 +421,7 @@ def acosh(input):
     return _core.where(at, _vertical(x, at, 1.0), _core.where(big, far, near))
 
 
+@through_float32
 def atanh(input):
     """½·log((1 + x)/(1 − x)) for |x| ≤ 1, computed as ½·log1p(2x / (1 − x)); ±inf at ±1, with
     gradient +inf there (torch.atanh)."""
@@ -457,6 +470,7 @@ def _atan_nonnegative(a):
     return r + _core.where(far, zero + math.pi / 2, _core.where(mid, zero + math.pi / 4, zero))
 
 
+@through_float32
 def atan(input):
     """The angle in (−π/2, π/2) whose tangent is input (torch.atan; see _ATAN_P for how)."""
     x = _float(input)
@@ -465,6 +479,7 @@ def atan(input):
                        _atan_nonnegative(x.masked_fill(negative, 0.0)))
 
 
+@through_float32
 def atan2(input, other):
     """The angle in [−π, π] of the point (x, y) = (other, input): atan(y/x) moved to x's half-plane,
     as π/2·sign(y) − atan(x/y) where |y| > |x| (so no division by 0), with C's signed zeros and
@@ -484,6 +499,7 @@ def atan2(input, other):
     return _core.where(steep, upright, flat)
 
 
+@through_float32
 def asin(input):
     """The angle in [−π/2, π/2] whose sine is input, atan2(x, sqrt((1 − x)(1 + x))); NaN outside
     [−1, 1]; at ±1, ±π/2 with gradient +inf (torch.asin)."""
@@ -494,6 +510,7 @@ def asin(input):
                        atan2(inner, ((1 - inner) * (1 + inner)).sqrt()))
 
 
+@through_float32
 def acos(input):
     """The angle in [0, π] whose cosine is input, atan2(sqrt((1 − x)(1 + x)), x); NaN outside [−1, 1];
     at 1 and −1, 0 and π with gradient −inf (torch.acos)."""
@@ -562,6 +579,7 @@ def _cumulative_extreme(input, dim, fn, largest):
     return _scan_result[fn](values, idx)
 
 
+@through_float32
 def cummax(input, dim):
     """(values, indices): the running maximum along dim and where it was found (the last of equal
     values; NaN propagates, pointing at the latest NaN), as torch.cummax. The gradient goes to the
@@ -569,11 +587,13 @@ def cummax(input, dim):
     return _cumulative_extreme(input, dim, "cummax", True)
 
 
+@through_float32
 def cummin(input, dim):
     """(values, indices): the running minimum along dim and where it was found, as torch.cummin."""
     return _cumulative_extreme(input, dim, "cummin", False)
 
 
+@through_float32
 def logcumsumexp(input, dim):
     """out[i] = log Σ_{j ≤ i} exp(input[j]) along dim, by a scan of log2(n) logaddexp steps (each adds
     the partial results 1, 2, 4, ... places back), so no exp overflows or underflows

@@ -14,6 +14,7 @@ from . import _core
 from ._reduced_float import numpy_values
 from ._math import lerp
 from ._sorting import _dim, sort
+from ._through_float32 import through_float32
 
 __all__ = ["kthvalue", "median", "nanmedian", "quantile", "nanquantile", "mode", "msort"]
 
@@ -93,12 +94,14 @@ def _median(input, dim, keepdim, fn, ignore_nan, result):
     return _select(input, d, _median_index(_rows(input, d), ignore_nan), keepdim, result)
 
 
+@through_float32
 def median(input, dim=None, keepdim=False):
     """The lower median (the ((m − 1) // 2)-th smallest of m values): of all elements as a 0-d
     tensor, or (values, indices) along dim; NaN wherever a NaN is among the values (torch.median)."""
     return _median(input, dim, keepdim, "median", False, median_result)
 
 
+@through_float32
 def nanmedian(input, dim=None, keepdim=False):
     """median ignoring NaN: the lower median of the numbers; NaN only where there are none
     (torch.nanmedian)."""
@@ -178,6 +181,7 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
+@through_float32
 def mode(input, dim=-1, keepdim=False):
     """(values, indices): the most frequent value along dim, the smallest among equally frequent
     ones, and the index of its last occurrence, as torch.mode on CPU. NaN counts as one value, the
@@ -195,6 +199,7 @@ def mode(input, dim=-1, keepdim=False):
     return _select(input, d, idx.reshape(rows.shape[:-1]), keepdim, mode_result)
 
 
+@through_float32
 def msort(input):
     """input sorted along its first dim (torch.msort: sort(input, dim=0).values)."""
     return sort(input, 0).values

@@ -13,6 +13,7 @@ import numpy as np
 from . import _args, _core, _dtypes
 from ._dtypes import _check_device
 from ._promotion import result_type
+from ._through_float32 import through_float32
 
 def _c_order(array, dtype=None):
     """A C-contiguous copy of array that stays 0-d when it is (np.ascontiguousarray makes 0-d 1-d)."""
@@ -29,6 +30,7 @@ def _dtype_of(*operands):
     return out
 
 
+@through_float32
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2, broadcast (torch.addcmul). Integer operands take an
     integer value only, as torch's."""
@@ -38,6 +40,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     return input + (product if value == 1 else product * value)
 
 
+@through_float32
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2, broadcast (torch.addcdiv); two integer tensors are
     torch's error (its old integer division is gone)."""
@@ -69,6 +72,7 @@ def fmin(input, other):
 _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])  # torch.return_types.frexp
 
 
+@through_float32
 def frexp(input):
     """(mantissa, exponent) with input = mantissa * 2**exponent and 0.5 <= |mantissa| < 1
     (torch.frexp); exponent is int32. mantissa = input * 2**-exponent, so its gradient is
@@ -92,6 +96,7 @@ def _power_of_two(other, like):
                                                  if values.dtype.kind in "iub" else np.exp2(values.astype(dtype))))
 
 
+@through_float32
 def ldexp(input, other):
     """input * 2**other (torch.ldexp); an integer input gives the default float dtype."""
     if not input.is_floating_point():
@@ -127,6 +132,7 @@ def _detached(fn, *tensors):
     return _core.from_numpy(_c_order(fn(*arrays)))
 
 
+@through_float32
 def heaviside(input, values):
     """0 where input < 0, values where input == 0, 1 where input > 0 (torch.heaviside); input and
     values must share a dtype. No gradient (torch has none for it)."""
@@ -164,6 +170,7 @@ lcm.__doc__ = "The least common multiple of integer tensors, elementwise, never 
 
 
 # ------------------------------------------------------------------ membership and infinities
+@through_float32
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """A bool tensor of elements' shape: True where the element is one of test_elements (torch.isin);
     invert=True negates it. Either may be a number."""

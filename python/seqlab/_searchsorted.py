@@ -10,6 +10,7 @@ import numpy as np
 from . import _core
 from ._reduced_float import numpy_values
 from ._dtypes import scalar_type_name
+from ._through_float32 import through_float32
 
 __all__ = ["searchsorted", "bucketize"]
 
@@ -29,6 +30,7 @@ def _result(index, out_int32):
     return _core.from_numpy(np.array(index, dtype=np.int32 if out_int32 else np.int64, order="C"))
 
 
+@through_float32
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Insertion indices of `input`'s values into `sorted_sequence` (1-D: one sequence for all
     values; N-D: one sequence per row, its first N-1 dims equal to input's); input may be a number

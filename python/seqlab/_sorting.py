@@ -10,6 +10,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _args, _core, _reduced_float
+from ._through_float32 import through_float32
 
 __all__ = ["sort", "argsort", "topk", "unique", "unique_consecutive"]
 
@@ -54,6 +55,7 @@ def _gather(x, dim, idx):
 
 
 @_args.numpy_names
+@through_float32
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) of input sorted along dim (ascending unless descending), as torch.sort."""
     d = _dim(input, dim, "sort")
@@ -62,12 +64,14 @@ def sort(input, dim=-1, descending=False, stable=False):
 
 
 @_args.numpy_names
+@through_float32
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort input along dim, as torch.argsort."""
     return sort(input, dim, descending, stable).indices
 
 
 @_args.numpy_names
+@through_float32
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) values along dim and their indices, as torch.topk."""
     d = _dim(input, dim, "topk")
@@ -103,6 +107,7 @@ def _unique_dim(input, dim, fn):
     return d
 
 
+@through_float32
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values of input in ascending order (torch.unique); dim=None flattens input first,
     dim=d takes the distinct slices along d in lexicographic order. return_inverse: where each
@@ -133,6 +138,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return _unique_result(values, inverse, counts, return_inverse, return_counts, a.dtype, input)
 
 
+@through_float32
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapses each run of equal consecutive elements (slices along dim) to one, as
     torch.unique_consecutive; return_inverse and return_counts as in unique."""

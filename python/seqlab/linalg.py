@@ -18,6 +18,7 @@ from ._core import linalg as _linalg
 from ._dtypes import scalar_type_name
 from ._math import amax as _amax, amin as _amin
 from ._shape import diagonal as _diagonal, linalg_cross as cross, movedim as _movedim
+from ._through_float32 import through_float32
 
 __all__ = ["vector_norm", "cross", "LinAlgError", "det", "slogdet", "inv", "solve", "cholesky", "solve_triangular",
            "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_norm", "norm", "matrix_rank", "matrix_power",
@@ -43,7 +44,8 @@ def _zeros(shape, dtype):
     return _core._full(list(shape), 0.0, dtype)
 
 
-_EPS = {_core.dtype.float32: 1.1920928955078125e-07, _core.dtype.float64: 2.220446049250313e-16}
+_EPS = {_core.dtype.float32: 1.1920928955078125e-07, _core.dtype.float64: 2.220446049250313e-16,
+        _core.dtype.float16: 2.0 ** -10, _core.dtype.bfloat16: 2.0 ** -7}
 
 
 def slogdet(A):
@@ -466,6 +468,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 __all__ += ["vander", "tensorinv", "tensorsolve", "inv_ex", "cholesky_ex", "solve_ex"]
 
 
+@through_float32
 def matrix_exp(A):
     """e^A = Σ_k A^k / k! for each square matrix of A (torch.linalg.matrix_exp), by scaling and
     squaring (Moler & Van Loan 2003, method 3): A / 2^s has 1-norm at most 1/2, its series to 18

@@ -12,6 +12,7 @@ from ._core import special as _special
 from ._core import digamma, erf, erfc, erfinv, exp2, expm1, i0, log1p, polygamma, round, sinc  # noqa: F401
 from ._core import igamma as gammainc, igammac as gammaincc, lgamma as gammaln, sigmoid as expit  # noqa: F401
 from ._math import xlogy  # noqa: F401
+from ._through_float32 import through_float32
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
            "chebyshev_polynomial_v", "chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
@@ -47,6 +48,7 @@ hermite_polynomial_h, hermite_polynomial_he = _special.hermite_polynomial_h, _sp
 laguerre_polynomial_l, legendre_polynomial_p = _special.laguerre_polynomial_l, _special.legendre_polynomial_p
 
 
+@through_float32
 def logit(input, eps=None):
     """ln(z / (1 − z)) with z = input clamped to [eps, 1 − eps] when eps is given; NaN outside [0, 1]
     without it (torch.special.logit)."""

@@ -133,7 +133,9 @@ Tensor index(const Tensor& x, const TensorList& indices) {
     if (row_bytes) std::memcpy(dst + j * row_bytes, src + p.rows[j] * row_bytes, row_bytes);
   Tensor out = p.insert_at == 0 ? tmp : contiguous(permute(tmp, result_perm(p)));
   if (any_requires_grad({x})) {
-    attach(out, "IndexBackward0", {x}, [p, in_shape = x.shape(), rest](const Tensor& g) -> TensorList {
+    attach(out, "IndexBackward0", {x}, [p, in_shape = x.shape(), rest](const Tensor& g16) -> TensorList {
+      // a float16/bfloat16 gradient: the rows summed in float32, rounded once, as torch's kernel
+      const Tensor g = is_reduced_float(g16.dtype()) ? to_dtype(g16, Dtype::Float32) : g16;
       // g in result order -> (index dims..., rest...) rows
       Tensor gr = contiguous(p.insert_at == 0 ? g : permute(g, inverse_perm(result_perm(p))));
       Shape perm_shape;
@@ -143,6 +145,7 @@ Tensor index(const Tensor& x, const TensorList& indices) {
         using T = decltype(tag);
         add_rows<T>(dxp.data<T>(), gr.data<T>(), p.rows, rest);
       });
+      if (g16.dtype() != g.dtype()) dxp = to_dtype(dxp, g16.dtype());
       return {permute(dxp, inverse_perm(p.perm))};
     });
   }

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _core
 from .._pointwise_extra import hardshrink, softshrink  # noqa: F401
+from .._through_float32 import refuse
 
 
 def pdist(input, p=2):
@@ -18,6 +19,7 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports non-negative p values")
     if not input.is_floating_point():
         raise RuntimeError("pdist only supports floating-point dtypes")
+    refuse("pdist", input)   # torch has no 16-bit pdist on CPU
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)
     left = input.index_select(0, _core.from_numpy(np.ascontiguousarray(i, dtype=np.int64)))

@@ -10,6 +10,7 @@ from seqlab.nn.functional."""
 import warnings
 
 from .. import _core
+from .._through_float32 import refuse
 from ..autograd import no_grad
 from ._helpers import _legacy_reduction
 
@@ -342,6 +343,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if input.dim() > 2 or (input.dim() == 2 and input.size(1) == 0) or (input.dim() < 2 and input.numel() == 0):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(input.shape)}")
+    refuse("multi_margin_loss_cpu_kernel", input)   # torch has no 16-bit multi_margin_loss on CPU
     x = input.reshape(1, -1) if input.dim() < 2 else input
     n, c = x.size(0), x.size(1)
     if not (target.dim() <= 1 and target.numel() == n):

@@ -34,6 +34,7 @@ from ._losses import (  # noqa: F401  losses and distances composed of elementwi
     margin_ranking_loss, hinge_embedding_loss, soft_margin_loss, multilabel_soft_margin_loss, cosine_embedding_loss,
     triplet_margin_loss, poisson_nll_loss, gaussian_nll_loss, multi_margin_loss,
 )
+from .._through_float32 import through_float32
 
 
 def silu(input, inplace=False):
@@ -129,6 +130,7 @@ def mish(input, inplace=False):
     return _core.mish_(input) if inplace else _core.mish(input)
 
 
+@through_float32
 def softsign(input):
     """x / (1 + |x|) (F.softsign)."""
     return _core.softsign(input)

@@ -430,17 +430,9 @@ def _params(module):
             value = value.p
         elif _record_of(value) is not None:
             value = _params(value)
-        elif isinstance(value, _core.Tensor) and value.dtype in _REDUCED:
-            # a half / bfloat16 module's weights in float32 (autograd records the conversion): the
-            # record is opaque to the binding's 16-bit wrapper, which converts the inputs and
-            # rounds the result to their dtype
-            value = value.to(_core.dtype.float32)
         values[field] = value
     # made through _core's name, where the ONNX exporter's tracer records each record's fields
     return getattr(_core, record.__name__)(**values)
-
-
-_REDUCED = (_core.dtype.float16, _core.dtype.bfloat16)
 
 
 def _record_of(module):
