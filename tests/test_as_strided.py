@@ -85,6 +85,7 @@ def test_as_strided_inplace_copy_and_scatter_match_torch(rng):
     for lib in (seqlab, torch):
         z = lib.tensor(data)
         assert z.as_strided_((3,), (2,), 1) is z
+        assert lib.as_strided_(lib.tensor(data), (2,), (3,)).stride() == (3,)
         assert tuple(z.shape) == (3,) and tuple(z.stride()) == (2,)
         if lib is seqlab:
             got = z.numpy().copy()

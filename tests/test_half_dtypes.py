@@ -152,6 +152,9 @@ SWEEP_SKIP = set("""
     # logical_*_ methods on a leaf that requires grad, nextafter's requires_grad, binomial(x, x) with
     # probabilities above 1, multilabel_margin_loss on a float target (which of two errors comes first)
     "where", "histogram", "repeat_interleave", "logical_and_", "logical_or_", "logical_xor_", "logical_not_",
+    # called without indexing= / dim= they give torch's one-time deprecation warnings, which
+    # tests/test_torch_functions.py checks: CASES calls them with the argument
+    "meshgrid", "cross",
     "nextafter", "nextafter_", "binomial", "multilabel_margin_loss",
     # matrix_rank(A, tol) (torch's deprecated positional tol)
     "matrix_rank",
@@ -325,6 +328,8 @@ CASES = {
     "radd_scalar": (lambda L, a: 1.5 + a, _x(3, 4), 0),
     "rsub_scalar": (lambda L, a: 1 - a, _x(3, 4), 0),
     "neg_abs": (lambda L, a: (-a).abs(), _x(3, 4), 0),
+    "meshgrid_cross": (lambda L, a, b: (*L.meshgrid(a[0], b[:, 0], indexing="ij"), L.cross(a, b, dim=1)),
+                       _xy((3, 3), (3, 3)), 0),
     "floordiv_mod": (lambda L, a, b: (a // b, a % b), _xy((3, 4), (3, 4), 0.5, 2.0), 0, False),  # no derivative
     "matmul_op": (lambda L, a, b: a @ b, _xy((3, 5), (5, 4)), 2),
     "exp_log": (lambda L, a: (a.exp(), a.abs().log(), a.sigmoid(), a.tanh()), _x(3, 4), 0),

@@ -242,8 +242,7 @@ EXCLUDED = {
 # The ledger: in scope, not built yet.
 MISSING = {
     'torch': """
-        as_strided_ embedding_bag histogramdd lobpcg pca_lowrank segment_reduce svd_lowrank uint16
-        uint32 uint64
+        embedding_bag histogramdd lobpcg pca_lowrank segment_reduce svd_lowrank uint16 uint32 uint64
     """.split(),
     'Tensor': """
         as_subclass index
@@ -260,7 +259,7 @@ MISSING = {
 }
 
 COVERAGE = {
-    'torch': (599, 609),
+    'torch': (600, 609),
     'Tensor': (514, 516),
     'F': (100, 100),
     'nn': (133, 133),

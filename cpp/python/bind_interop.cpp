@@ -120,6 +120,22 @@ std::optional<Dtype> numpy_dtype(const py::dtype& dt) {
   return std::nullopt;
 }
 
+// A NumPy array's memory as borrow() takes it, its elements read as `dtype` (nullopt: a type
+// seqlab does not have, which borrow() refuses naming the array's type).
+Foreign foreign_array(const py::array& arr, std::optional<Dtype> dtype) {
+  Foreign f{"numpy array", const_cast<void*>(arr.data())};
+  f.dtype = dtype;
+  f.type_name = "numpy." + std::string(py::str(arr.dtype().attr("type").attr("__name__")));
+  f.native_byte_order = arr.dtype().attr("isnative").cast<bool>();
+  for (ssize_t i = 0; i < arr.ndim(); ++i) {
+    f.shape.push_back(arr.shape(i));
+    f.byte_strides.push_back(arr.strides(i));
+  }
+  f.read_only = !arr.writeable();
+  f.owner = keep_alive(arr);
+  return f;
+}
+
 std::optional<Dtype> dlpack_dtype(const DLDataType& t) {
   if (t.lanes != 1) return std::nullopt;
   if (t.code == kDLFloat && t.bits == 32) return Dtype::Float32;
@@ -181,17 +197,7 @@ void bind_interop(py::module_& m) {
     if (!py::isinstance<py::array>(obj))
       throw py::type_error("expected np.ndarray (got " + type_name(obj) + ")");
     auto arr = py::reinterpret_borrow<py::array>(obj);
-    Foreign f{"numpy array", const_cast<void*>(arr.data())};
-    f.dtype = numpy_dtype(arr.dtype());
-    f.type_name = "numpy." + std::string(py::str(arr.dtype().attr("type").attr("__name__")));
-    f.native_byte_order = arr.dtype().attr("isnative").cast<bool>();
-    for (ssize_t i = 0; i < arr.ndim(); ++i) {
-      f.shape.push_back(arr.shape(i));
-      f.byte_strides.push_back(arr.strides(i));
-    }
-    f.read_only = !arr.writeable();
-    f.owner = keep_alive(arr);
-    return borrow(f);
+    return borrow(foreign_array(arr, numpy_dtype(arr.dtype())));
   }, py::arg("ndarray"),
         "A tensor sharing the NumPy array's memory, zero-copy (torch.from_numpy).");
 
@@ -201,16 +207,7 @@ void bind_interop(py::module_& m) {
   m.def("_from_numpy_as", [](const py::array& arr, Dtype dtype) {
     SEQLAB_CHECK_TYPE(static_cast<size_t>(arr.itemsize()) == itemsize(dtype), "_from_numpy_as: a ",
                       arr.itemsize(), "-byte element cannot be read as ", dtype_name(dtype));
-    Foreign f{"numpy array", const_cast<void*>(arr.data())};
-    f.dtype = dtype;
-    f.native_byte_order = arr.dtype().attr("isnative").cast<bool>();
-    for (ssize_t i = 0; i < arr.ndim(); ++i) {
-      f.shape.push_back(arr.shape(i));
-      f.byte_strides.push_back(arr.strides(i));
-    }
-    f.read_only = !arr.writeable();
-    f.owner = keep_alive(arr);
-    return borrow(f);
+    return borrow(foreign_array(arr, dtype));
   }, py::arg("ndarray"), py::arg("dtype"));
 
   cls.def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(static_cast<int>(kDLCPU), 0); },

@@ -182,7 +182,7 @@ for _name, _method in _top_level_more.METHODS.items():
 from ._compositions import (  # noqa: E402,F401
     inner, vdot, diagflat, dsplit, cov, corrcoef, trapezoid, trapz, cumulative_trapezoid, gradient, vander,
     tril_indices, triu_indices, unravel_index, diagonal_scatter, select_scatter, slice_scatter, as_strided_scatter,
-    as_strided_copy, alias_copy,
+    as_strided_copy, as_strided_, alias_copy,
     detach_copy, diagonal_copy, expand_copy, permute_copy, select_copy, slice_copy, split_copy, split_with_sizes_copy,
     squeeze_copy, t_copy, transpose_copy, unbind_copy, unfold_copy, unsqueeze_copy, view_copy, narrow_copy, asarray,
     frombuffer,

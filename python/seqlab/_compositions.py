@@ -368,6 +368,11 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return _scatter_into_view(input, src, lambda t: _slice(t, dim, start, end, step), "slice_scatter")
 
 
+def as_strided_(input, size, stride, storage_offset=None):
+    """input restrided in place over its storage (torch.as_strided_); returns input."""
+    return input.as_strided_(size, stride, storage_offset)
+
+
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """input with input.clone().as_strided(size, stride, storage_offset) replaced by src
     (torch.as_strided_scatter): the strides address the clone's contiguous storage."""
