@@ -533,3 +533,57 @@ def test_linearize_errors_as_torch():
     with pytest.raises(RuntimeError, match="tangent:1 with dtype seqlab.float64 in flattened pytree doesn't match "
                                            "the dtype seqlab.float32 of the corresponding primal"):
         fn(seqlab.ones(3), seqlab.ones(3, dtype=seqlab.float64))
+
+
+# ------------------------------------------------------------------ rearrange (einops)
+REARRANGE = [
+    ("b h w c -> b c h w", {}), ("b h w c -> (b h) w c", {}), ("b h w c -> h (b w) c", {}),
+    ("b h w c -> b (c h w)", {}), ("b (h1 h) (w1 w) c -> (b h1 w1) h w c", {"h1": 2, "w1": 2}),
+    ("b (h h1) (w w1) c -> b h w (c h1 w1)", {"h1": 2, "w1": 2}), ("b ... c -> c b ...", {}),
+    ("b h w c -> b h w c 1", {}), ("b h w c -> b h w () c", {}), ("... c -> (...) c", {}),
+    ("b h w c -> c (w h) b", {}), ("b (h w) ... -> b h w ...", {"h": 3}), ("b h w c -> b h w c", {}),
+]
+
+
+@pytest.mark.parametrize("pattern,lengths", REARRANGE)
+def test_rearrange_matches_torch(rng, pattern, lengths):
+    """torch.func.rearrange's patterns (its docstring's and more): the same values and shapes, and the
+    gradient flows back through the reshapes and the permute."""
+    x = rng.standard_normal((4, 6, 8, 3))
+    got = sf.rearrange(seqlab.tensor(x), pattern, **lengths)
+    want = tf.rearrange(torch.tensor(x), pattern, **lengths)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    xs = seqlab.tensor(x, requires_grad=True)
+    (sf.rearrange(xs, pattern, **lengths) * seqlab.tensor(want.numpy())).sum().backward()
+    np.testing.assert_allclose(xs.grad.numpy(), x, rtol=1e-12)   # d Σ r(x)·r(x) / dx = x through a permutation
+
+
+def test_rearrange_stacks_a_list_and_gives_views():
+    xs = [seqlab.ones(2, 3) * k for k in range(4)]
+    got = sf.rearrange(xs, "n b c -> b n c")
+    want = tf.rearrange([torch.ones(2, 3) * k for k in range(4)], "n b c -> b n c")
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    x = seqlab.zeros(2, 6)
+    sf.rearrange(x, "a (b c) -> c a b", c=3).fill_(1.0)   # a reshape and a permute of x: a view
+    assert float(x.sum()) == 12.0
+
+
+@pytest.mark.parametrize("pattern,lengths,match", [
+    ("b (h w) c -> c", {"h": 2}, "Identifiers only on one side"),
+    ("a b c -> a b", {}, "Identifiers only on one side"),
+    ("a a c -> a c", {}, "duplicate dimension 'a'"),
+    ("a b c -> a b c", {"d": 3}, "Identifiers not found in rearrange expression"),
+    ("a b -> a b", {}, "Wrong shape"),
+    ("a (b c) d -> a b c d", {}, "Could not infer sizes"),
+    ("a b c -> a b c ...", {}, "Ellipsis found in right side, but not left side"),
+    ("a b c", {}, "single '->'"),
+])
+def test_rearrange_errors(pattern, lengths, match):
+    """Bad patterns raise ValueError as torch's rearrange does, with its words where it has them."""
+    x, tx = seqlab.zeros(2, 6, 4), torch.zeros(2, 6, 4)
+    with pytest.raises(ValueError, match=match):
+        sf.rearrange(x, pattern, **lengths)
+    with pytest.raises(Exception):
+        tf.rearrange(tx, pattern, **lengths)
+    with pytest.raises(ValueError, match="can't divide axis of length 6 in chunks of 4"):
+        sf.rearrange(x, "a (b b2) c -> a b b2 c", b=4)

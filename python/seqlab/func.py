@@ -1,6 +1,7 @@
 """seqlab.func, as torch.func (https://pytorch.org/docs/stable/func.api.html): grad,
-grad_and_value, vjp, jvp, linearize, jacrev, jacfwd, vmap, functional_call and stack_module_state, with
-torch's arguments, pytrees (tuples, lists and dicts of tensors) and errors. Tests: tests/test_func.py.
+grad_and_value, vjp, jvp, linearize, jacrev, jacfwd, vmap, functional_call, stack_module_state and
+rearrange (einops', in _einops.py), with torch's arguments, pytrees (tuples, lists and dicts of
+tensors) and errors. Tests: tests/test_func.py.
 
 How seqlab computes them, and where that differs from torch:
 - The transforms differentiate with seqlab's reverse-mode engine (autograd.grad) on fresh leaves.
@@ -17,12 +18,13 @@ import functools
 from . import _core
 from .autograd._engine import grad as _autograd_grad
 from .autograd.functional import _differentiating, jacobian_rows
+from ._einops import rearrange  # noqa: F401  (torch.func.rearrange)
 from ._switches import Size as _Size
 from .autograd.grad_mode import enable_grad, no_grad
 from .nn.modules.batchnorm import BatchNorm1d as _BatchNorm  # (every BatchNorm derives from it)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call", "stack_module_state"]
+           "functional_call", "stack_module_state", "rearrange"]
 
 Tensor = _core.Tensor
 
