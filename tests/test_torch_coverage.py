@@ -242,7 +242,7 @@ EXCLUDED = {
 # The ledger: in scope, not built yet.
 MISSING = {
     'torch': """
-        embedding_bag histogramdd lobpcg segment_reduce uint16 uint32 uint64
+        embedding_bag histogramdd lobpcg uint16 uint32 uint64
     """.split(),
     'Tensor': """
         as_subclass index
@@ -256,7 +256,7 @@ MISSING = {
 }
 
 COVERAGE = {
-    'torch': (602, 609),
+    'torch': (603, 609),
     'Tensor': (514, 516),
     'F': (100, 100),
     'nn': (133, 133),

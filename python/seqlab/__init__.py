@@ -107,6 +107,7 @@ from . import distributions  # noqa: E402,F401  (torch.distributions; seqlab/dis
 from ._core import ctc_loss  # noqa: E402,F401  (torch.ctc_loss: reduction as torch's enum; cpp/src/ops/ctc_loss.cpp)
 from ._core import as_strided  # noqa: E402,F401  (a view: cpp/src/ops/shape.cpp)
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402,F401  (randomized SVD, Halko et al. 2009)
+from ._segment import segment_reduce  # noqa: E402,F401
 
 # ---- torch's aliases, in-place forms, switches and constants (tests/test_torch_aliases.py,
 # tests/test_torch_switches.py, tests/test_torch_compositions.py)
