@@ -3,6 +3,7 @@
 // Follows torch/csrc/autograd/VariableTypeUtils.h (check_inplace) and variable.cpp
 // (rebase_history). Tests: tests/test_autograd.py ("in place").
 #include "ops_used.hpp"
+#include "positions.hpp"
 
 namespace seqlab {
 
@@ -13,27 +14,23 @@ void check_inplace(const Tensor& t, const char* op) {
                "a leaf Variable that requires grad is being used in an in-place operation (", op, ").");
 }
 
-namespace {
-
-// Flat positions, in a contiguous base, of the elements of a view of it.
-Tensor view_positions(const Tensor& view, const Tensor& base) {
-  Tensor pos = Tensor::empty(view.shape(), Dtype::Int64);
+Tensor strided_positions(const Shape& shape, const Shape& strides, int64_t offset) {
+  Tensor pos = Tensor::empty({shape_numel(shape)}, Dtype::Int64);
   int64_t* p = pos.data<int64_t>();
-  const int64_t nd = view.dim();
+  const int64_t nd = static_cast<int64_t>(shape.size()), n = pos.numel();
   std::vector<int64_t> idx(nd, 0);
-  for (int64_t e = 0; e < view.numel(); ++e) {
-    int64_t off = view.offset() - base.offset();
-    for (int64_t d = 0; d < nd; ++d) off += idx[d] * view.strides()[d];
-    p[e] = off;
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      if (++idx[d] < view.shape()[d]) break;
+  int64_t at = offset;
+  for (int64_t e = 0; e < n; ++e) {
+    p[e] = at;
+    for (int64_t d = nd - 1; d >= 0; --d) {  // odometer: next index, keeping `at` in step
+      at += strides[d];
+      if (++idx[d] < shape[d]) break;
+      at -= idx[d] * strides[d];
       idx[d] = 0;
     }
   }
   return pos;
 }
-
-}  // namespace
 
 // Give `self` the history of `result` (same shape), writing result's values into self's
 // storage: how an in-place op on a tensor in the graph is recorded.
@@ -49,7 +46,8 @@ void rebase_history(Tensor& self, const Tensor& result, const char* op) {
     SEQLAB_CHECK(base.is_contiguous() && !base.impl()->is_view, op,
                  ": in-place operation on a view of a non-contiguous tensor that requires grad is not supported by "
                  "seqlab; use the out-of-place form");
-    const Tensor flat_pos = reshape(view_positions(self, base), {-1});
+    // flat positions, in the contiguous base, of the view's elements
+    const Tensor flat_pos = strided_positions(self.shape(), self.strides(), self.offset() - base.offset());
     Tensor base_new =
         reshape(index_put(reshape(base, {-1}), {flat_pos}, reshape(result, {-1}), false), base.shape());
     rebase_history(base, base_new, op);

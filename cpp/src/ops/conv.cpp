@@ -32,6 +32,21 @@ struct ConvGeometry {
   int64_t NL() const { return N * OH * OW; }     // columns of cols
 };
 
+// The kernel's fields of g, shared by the convolution and its transpose: size from the weight's
+// trailing dims, stride, dilation and padding before (top, left); a 1-D convolution is a 2-D
+// one with a height of 1.
+void set_kernel(ConvGeometry& g, const Tensor& weight, const Shape& stride, const Shape& dilation,
+                const Shape& pad_before, size_t nsp) {
+  g.kH = nsp == 2 ? weight.shape()[2] : 1;
+  g.kW = weight.shape().back();
+  g.sH = nsp == 2 ? stride[0] : 1;
+  g.sW = stride.back();
+  g.dH = nsp == 2 ? dilation[0] : 1;
+  g.dW = dilation.back();
+  g.pT = nsp == 2 ? pad_before[0] : 0;
+  g.pL = pad_before.back();
+}
+
 // The outputs o in [0, O) whose input index o*s + offset lies in [0, I): the range [lo, hi).
 void inside(int64_t I, int64_t O, int64_t s, int64_t offset, int64_t& lo, int64_t& hi) {
   lo = std::min(O, offset >= 0 ? int64_t(0) : (-offset + s - 1) / s);
@@ -302,14 +317,7 @@ Tensor convolution(const char* op, size_t nsp, const Tensor& input, const Tensor
   g.G = groups;
   g.H = nsp == 2 ? xs[xs.size() - 2] : 1;
   g.W = xs.back();
-  g.kH = nsp == 2 ? weight.shape()[2] : 1;
-  g.kW = weight.shape().back();
-  g.sH = nsp == 2 ? stride[0] : 1;
-  g.sW = stride.back();
-  g.dH = nsp == 2 ? dilation[0] : 1;
-  g.dW = dilation.back();
-  g.pT = nsp == 2 ? pad_before[0] : 0;
-  g.pL = pad_before.back();
+  set_kernel(g, weight, stride, dilation, pad_before, nsp);
   const int64_t padded_H = g.H + g.pT + (nsp == 2 ? pad_after[0] : 0), padded_W = g.W + g.pL + pad_after.back();
   const int64_t ext_H = g.dH * (g.kH - 1) + 1, ext_W = g.dW * (g.kW - 1) + 1;  // the dilated kernel
   SEQLAB_CHECK(padded_H >= ext_H && padded_W >= ext_W, op, ": calculated padded input size per channel: (",
@@ -409,14 +417,7 @@ Tensor conv_transpose(const char* op, size_t nsp, const Tensor& input, const Ten
   g.G = groups;
   g.OH = nsp == 2 ? xs[xs.size() - 2] : 1;
   g.OW = xs.back();
-  g.kH = nsp == 2 ? weight.shape()[2] : 1;
-  g.kW = weight.shape().back();
-  g.sH = nsp == 2 ? stride[0] : 1;
-  g.sW = stride.back();
-  g.dH = nsp == 2 ? dilation[0] : 1;
-  g.dW = dilation.back();
-  g.pT = nsp == 2 ? padding[0] : 0;
-  g.pL = padding.back();
+  set_kernel(g, weight, stride, dilation, padding, nsp);
   g.H = nsp == 2 ? (g.OH - 1) * g.sH - 2 * g.pT + g.dH * (g.kH - 1) + output_padding[0] + 1 : 1;
   g.W = (g.OW - 1) * g.sW - 2 * g.pL + g.dW * (g.kW - 1) + output_padding.back() + 1;
   SEQLAB_CHECK(g.H > 0 && g.W > 0, op, ": given input size per channel: (",

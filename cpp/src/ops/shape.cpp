@@ -4,6 +4,7 @@
 #include "seqlab/ops/shape.hpp"
 
 #include "autograd/ops_used.hpp"  // declares add, reshape, ... for autograd/
+#include "autograd/positions.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -270,27 +271,6 @@ Tensor slice(const Tensor& x, int64_t dim_in, int64_t start, int64_t stop, int64
 }
 
 // ---------------------------------------------------------------- as_strided
-namespace {
-// The storage position (in elements) of each element of a (shape, strides, offset) geometry,
-// in row-major order: offset + Σ_k i_k · stride_k.
-Tensor storage_positions(const Shape& shape, const Shape& strides, int64_t offset) {
-  Tensor pos = Tensor::empty(shape, Dtype::Int64);
-  int64_t* p = pos.data<int64_t>();
-  const int64_t nd = static_cast<int64_t>(shape.size()), n = pos.numel();
-  std::vector<int64_t> idx(nd, 0);
-  int64_t at = offset;
-  for (int64_t e = 0; e < n; ++e) {
-    p[e] = at;
-    for (int64_t d = nd - 1; d >= 0; --d) {  // odometer: next index, keeping `at` in step
-      at += strides[d];
-      if (++idx[d] < shape[d]) break;
-      at -= idx[d] * strides[d];
-      idx[d] = 0;
-    }
-  }
-  return reshape(pos, {-1});
-}
-}  // namespace
 
 // out = the elements at storage positions offset + Σ i_k·stride_k (torch.as_strided): a view of
 // x's storage with any geometry that stays inside it.
@@ -324,8 +304,8 @@ Tensor as_strided(const Tensor& x, const Shape& size, const Shape& stride, std::
            [in_shape = x.shape(), in_strides = x.strides(), in_offset = x.offset(), size, stride, offset,
             dtype = x.dtype()](const Tensor& g) -> TensorList {
              const Tensor gf = is_reduced_float(g.dtype()) ? to_dtype(g, Dtype::Float32) : g;
-             const Tensor out_pos = storage_positions(size, stride, offset);
-             const Tensor in_pos = storage_positions(in_shape, in_strides, in_offset);
+             const Tensor out_pos = strided_positions(size, stride, offset);
+             const Tensor in_pos = strided_positions(in_shape, in_strides, in_offset);
              int64_t extent = 1;
              for (const Tensor& p : {out_pos, in_pos})
                for (int64_t i = 0; i < p.numel(); ++i) extent = std::max(extent, p.data<int64_t>()[i] + 1);
